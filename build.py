@@ -1,0 +1,11 @@
+"""Build the site: ``python build.py [--out DIR] [--data DIR] [--base-url /path/]``.
+
+The same as ``jouleboard build``.
+"""
+
+import sys
+
+from jouleboard.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["build", *sys.argv[1:]]))

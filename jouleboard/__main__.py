@@ -1,0 +1,5 @@
+import sys
+
+from jouleboard.cli import main
+
+sys.exit(main())

@@ -1,0 +1,185 @@
+"""Command line: build, validate, rank, import-mlenergy.
+
+Heavy libraries (altair, vl_convert) are imported by the commands that need them, so
+``jouleboard --help``, ``validate`` and ``rank`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from jouleboard.problems import ValidationFailed
+from jouleboard.records import PERCENTILES
+
+RANK_COLUMNS = (
+    "rank", "model_id", "nickname", "gpu_model", "num_gpus", "weight_precision", "max_num_seqs",
+    "median_itl_ms", "energy_per_token_joules", "tokens_per_joule", "energy_per_response_joules",
+    "avg_power_watts", "output_throughput_tokens_per_sec",
+)
+
+
+class UsageError(Exception):
+    """A bad command-line value: printed as one line, exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="jouleboard", description=(
+        "Publish GPU energy-efficiency leaderboards of AI models as a static site."))
+    sub = p.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("build", help="validate the data and build the static site")
+    b.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
+    b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site)")
+    b.add_argument("--base-url", help="URL path the site is served under, e.g. /leaderboard/")
+    b.add_argument("--templates", type=Path, default=None, help=argparse.SUPPRESS)
+
+    v = sub.add_parser("validate", help="check measurement files and registries")
+    v.add_argument("paths", nargs="*", type=Path,
+                   help="data folders, or measurement files/folders checked against --data")
+    v.add_argument("--data", type=Path, default=Path("data"))
+
+    r = sub.add_parser("rank", help="print a task's ranking under a latency deadline")
+    r.add_argument("--task", required=True)
+    r.add_argument("--deadline-ms", type=float, default=None,
+                   help="latency deadline in ms (default: the task's default)")
+    r.add_argument("--percentile", choices=PERCENTILES, default=None,
+                   help="ITL percentile the deadline applies to (default: the task's)")
+    r.add_argument("--gpu", action="append", default=None,
+                   help="allowed GPU (repeatable; default: the site's default GPUs)")
+    r.add_argument("--top", type=int, default=None, help="keep the first N rows")
+    r.add_argument("--energy-budget", type=float, default=None,
+                   help="drop configurations above this many J/token")
+    r.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    r.add_argument("--data", type=Path, default=Path("data"))
+
+    i = sub.add_parser("import-mlenergy", help="convert ML.ENERGY leaderboard site data")
+    i.add_argument("src", type=Path, help="folder with index.json, tasks/ and models/")
+    i.add_argument("--out", type=Path, default=Path("data"))
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "build":
+            return _build(args)
+        if args.command == "validate":
+            return _validate(args)
+        if args.command == "rank":
+            return _rank(args)
+        if args.command == "import-mlenergy":
+            return _import(args)
+    except ValidationFailed as e:
+        print(e.report(), file=sys.stderr)
+        print("nothing was written" if args.command == "build" else "validation failed",
+              file=sys.stderr)
+        return 1
+    except UsageError as e:
+        print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    return 2
+
+
+def _build(args: argparse.Namespace) -> int:
+    from jouleboard.build import build_site
+
+    summary = build_site(args.data, args.out, base_url=args.base_url)
+    print(summary)
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from jouleboard.dataset import load_dataset
+
+    data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
+    extra = [p for p in args.paths if not (p / "site.yaml").exists()]
+    problems = []
+    total = 0
+    for data in data_dirs:
+        try:
+            total += len(load_dataset(data, extra).configurations)
+        except ValidationFailed as e:
+            problems.extend(e.problems)
+    if problems:
+        raise ValidationFailed(problems)
+    print(f"ok: {total} configurations valid")
+    return 0
+
+
+def _rank(args: argparse.Namespace) -> int:
+    from jouleboard.dataset import load_dataset
+    from jouleboard.rank import Deadline, rank
+
+    data = load_dataset(args.data)
+    reg = data.registry
+    task = reg.tasks.get(args.task)
+    if task is None:
+        raise UsageError(f"unknown task {args.task!r}; valid: {', '.join(sorted(reg.tasks))}")
+    gpus = args.gpu or reg.site.default_gpus
+    unknown = [g for g in gpus if g not in reg.gpus]
+    if unknown:
+        raise UsageError(f"unknown GPU {unknown[0]!r}; valid: {', '.join(sorted(reg.gpus))}")
+    deadline_ms = task.default_deadline.ms if args.deadline_ms is None else args.deadline_ms
+    if not (math.isfinite(deadline_ms) and deadline_ms > 0):
+        raise UsageError(f"--deadline-ms must be a positive number of ms, got {deadline_ms}")
+    if args.top is not None and args.top < 1:
+        raise UsageError(f"--top must be 1 or more, got {args.top}")
+    if args.energy_budget is not None and not (math.isfinite(args.energy_budget)
+                                               and args.energy_budget > 0):
+        raise UsageError(f"--energy-budget must be a positive J/token, got {args.energy_budget}")
+    deadline = Deadline(deadline_ms, args.percentile or task.default_deadline.percentile)
+    rows = rank(data.for_task(args.task), deadline, gpus=set(gpus), top=args.top,
+                energy_budget_joules_per_token=args.energy_budget)
+    records = [rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname)
+               for r in rows]
+    sys.stdout.write(format_rank(records, args.format))
+    return 0
+
+
+def rank_record(rank: int, c: object, nickname: str) -> dict[str, object]:
+    """A ranking row with exactly RANK_COLUMNS, in order, at full precision."""
+    values = {"rank": rank, "nickname": nickname}
+    return {k: values[k] if k in values else getattr(c, k) for k in RANK_COLUMNS}
+
+
+def format_rank(records: list[dict[str, object]], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(records, indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=RANK_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        return out.getvalue()
+    from jouleboard.present.formats import format_value
+
+    header = list(RANK_COLUMNS)
+    body = [[format_value(k, r[k]) for k in header] for r in records]
+    widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h)
+              for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines += ["  ".join(v.rjust(w) if i >= 6 or i in (0, 4) else v.ljust(w)
+                        for i, (v, w) in enumerate(zip(row, widths, strict=True)))
+              for row in body]
+    if not body:
+        lines.append("(no configuration meets the deadline)")
+    return "\n".join(lines) + "\n"
+
+
+def _import(args: argparse.Namespace) -> int:
+    from jouleboard.sources.mlenergy_site import import_mlenergy
+
+    if not (args.src / "index.json").exists():
+        raise UsageError(f"{args.src} has no index.json; expected the ML.ENERGY site data folder")
+    counts = import_mlenergy(args.src, args.out)
+    for task, n in counts.items():
+        print(f"{task}: {n} configurations")
+    print(f"wrote {sum(counts.values())} measurement files to {args.out / 'measurements'}")
+    return 0

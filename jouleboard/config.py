@@ -1,0 +1,110 @@
+"""The registries in data/: site.yaml, models.yaml, gpus.yaml, tasks.yaml -> one frozen Registry."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from jouleboard.problems import Problem, pointer
+from jouleboard.records import (
+    GPU_ID_PATTERN,
+    MODEL_ID_PATTERN,
+    TASK_ID_PATTERN,
+    GpuInfo,
+    ModelInfo,
+    SiteSettings,
+    TaskInfo,
+)
+from jouleboard.schema_errors import problems_from
+from jouleboard.yamlio import read_yaml
+
+# Names Windows refuses as file names, whatever the extension; ids become path segments.
+_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Registry:
+    site: SiteSettings
+    models: dict[str, ModelInfo]
+    gpus: dict[str, GpuInfo]
+    tasks: dict[str, TaskInfo]
+
+
+def id_problem(kind: str, value: str, pattern: str) -> str | None:
+    """Why ``value`` is not a usable id of ``kind`` (None when it is)."""
+    if not re.fullmatch(pattern, value):
+        return (f"{kind} id {value!r} must be ASCII letters, digits, '.', '_' or '-'"
+                + (" as 'org/name'" if kind == "model" else ""))
+    if any(_RESERVED.match(part) for part in value.split("/")):
+        return f"{kind} id {value!r} contains a name reserved on Windows"
+    if any(part in {".", ".."} or part.endswith(".") for part in value.split("/")):
+        return f"{kind} id {value!r} has a path segment of dots or ending in a dot"
+    return None
+
+
+def _load_table(path: Path, display: str, model: type[M], kind: str,
+                id_pattern: str) -> tuple[dict[str, M], list[Problem]]:
+    value, error, rule = read_yaml(path)
+    if error:
+        return {}, [Problem(display, "", rule, error, f"fix {display}")]
+    if not isinstance(value, dict):
+        return {}, [Problem(display, "", "schema.wrong-type",
+                            f"expected a mapping of {kind} id to its facts",
+                            "see docs/measurement-format.md#registries")]
+    table: dict[str, M] = {}
+    problems: list[Problem] = []
+    for key in sorted(value, key=str):
+        entry = value[key]
+        if not isinstance(key, str) or (why := id_problem(kind, key, id_pattern)):
+            problems.append(Problem(display, pointer(key), "value.bad-identifier",
+                                    why or f"{kind} id must be a string", "rename the entry"))
+            continue
+        try:
+            table[key] = model.model_validate(entry)
+        except ValidationError as e:
+            problems.extend(problems_from(e, display, model, (key,)))
+    return table, problems
+
+
+def load_registry(data_dir: Path) -> tuple[Registry | None, list[Problem]]:
+    """Read and check the four registries; every problem is returned, none raised."""
+
+    def shown(name: str) -> str:
+        return str(data_dir / name)
+
+    models, p1 = _load_table(data_dir / "models.yaml", shown("models.yaml"), ModelInfo,
+                             "model", MODEL_ID_PATTERN)
+    gpus, p2 = _load_table(data_dir / "gpus.yaml", shown("gpus.yaml"), GpuInfo, "gpu",
+                           GPU_ID_PATTERN)
+    tasks, p3 = _load_table(data_dir / "tasks.yaml", shown("tasks.yaml"), TaskInfo, "task",
+                            TASK_ID_PATTERN)
+    problems = p1 + p2 + p3
+    site = _load_site(data_dir / "site.yaml", shown("site.yaml"), problems)
+    if site is not None:
+        for i, gpu in enumerate(site.default_gpus):
+            if gpu not in gpus:
+                problems.append(Problem(shown("site.yaml"), pointer("default_gpus", i),
+                                        "registry.unknown-gpu", f"unknown GPU {gpu!r}",
+                                        f"known GPUs: {', '.join(sorted(gpus))}"))
+    if problems or site is None:
+        return None, problems
+    return Registry(site=site, models=models, gpus=gpus, tasks=tasks), []
+
+
+def _load_site(path: Path, display: str, problems: list[Problem]) -> SiteSettings | None:
+    value: Any
+    value, error, rule = read_yaml(path)
+    if error:
+        problems.append(Problem(display, "", rule, error, f"fix {display}"))
+        return None
+    try:
+        return SiteSettings.model_validate(value)
+    except ValidationError as e:
+        problems.extend(problems_from(e, display, SiteSettings))
+        return None

@@ -1,0 +1,1 @@
+"""Presentation: values -> tables, chart specs and display strings (no I/O)."""

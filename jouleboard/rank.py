@@ -1,0 +1,114 @@
+"""Ranking: the energy-optimal configuration of each model under a latency deadline.
+
+Pure functions over Configuration records (docs/metrics.md, "The energy-optimal
+configuration under a latency deadline").
+
+Tie-break (the one place that defines it): configurations compare by
+1. the objective (energy per token, J, lower first);
+2. the latency at the chosen percentile (lower first);
+3. the number of GPUs (fewer first);
+4. model id, GPU model, max_num_seqs, tensor/expert/data parallel degrees, precision,
+   repeat (ascending), which identify a configuration uniquely in a valid data set.
+The same key chooses each model's configuration and orders the models, so the order
+is total and does not depend on input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+
+from jouleboard.records import Configuration, Percentile
+
+Objective = Callable[[Configuration], float]
+
+
+def energy_per_token(c: Configuration) -> float:
+    return c.energy_per_token_joules
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A latency limit: ``percentile`` ITL must be <= ``ms``."""
+
+    ms: float
+    percentile: Percentile = "p50"
+
+    def admits(self, c: Configuration) -> bool:
+        return c.itl_ms(self.percentile) <= self.ms
+
+
+@dataclass(frozen=True, slots=True)
+class RankedRow:
+    rank: int
+    config: Configuration
+
+
+def sort_key(c: Configuration, percentile: Percentile = "p50",
+             objective: Objective = energy_per_token) -> tuple[float | int | str, ...]:
+    """The documented total order of configurations (see module docstring)."""
+    return (objective(c), c.itl_ms(percentile), c.num_gpus, c.model_id, c.gpu_model,
+            c.max_num_seqs, c.tensor_parallel, c.expert_parallel, c.data_parallel,
+            c.weight_precision, c.repeat)
+
+
+def eligible(configs: Iterable[Configuration], deadline: Deadline,
+             gpus: Collection[str] | None = None,
+             energy_budget_joules_per_token: float | None = None) -> list[Configuration]:
+    """Configurations that meet the deadline, run on an allowed GPU, and fit the budget."""
+    return [c for c in configs
+            if deadline.admits(c)
+            and (gpus is None or c.gpu_model in gpus)
+            and (energy_budget_joules_per_token is None
+                 or c.energy_per_token_joules <= energy_budget_joules_per_token)]
+
+
+def best_per_model(configs: Iterable[Configuration], percentile: Percentile = "p50",
+                   objective: Objective = energy_per_token) -> dict[str, Configuration]:
+    """For each model, its best configuration by :func:`sort_key`."""
+    best: dict[str, Configuration] = {}
+    for c in configs:
+        current = best.get(c.model_id)
+        if current is None or sort_key(c, percentile, objective) < \
+                sort_key(current, percentile, objective):
+            best[c.model_id] = c
+    return best
+
+
+def rank(configs: Iterable[Configuration], deadline: Deadline,
+         gpus: Collection[str] | None = None, top: int | None = None,
+         energy_budget_joules_per_token: float | None = None,
+         objective: Objective = energy_per_token) -> list[RankedRow]:
+    """One row per model: its energy-optimal configuration under ``deadline``, best first."""
+    kept = eligible(configs, deadline, gpus, energy_budget_joules_per_token)
+    best = best_per_model(kept, deadline.percentile, objective)
+    ordered = sorted(best.values(), key=lambda c: sort_key(c, deadline.percentile, objective))
+    if top is not None:
+        ordered = ordered[:top]
+    return [RankedRow(rank=i, config=c) for i, c in enumerate(ordered, start=1)]
+
+
+def pareto_frontier(configs: Iterable[Configuration],
+                    percentile: Percentile = "p50") -> list[Configuration]:
+    """Configurations no other beats on both energy per token and ``percentile`` latency.
+
+    Returned by latency ascending (energy then descends). Of exact duplicates on both
+    axes, the first by :func:`sort_key` is kept.
+    """
+    ordered = sorted(configs, key=lambda c: (c.itl_ms(percentile),
+                                              *sort_key(c, percentile)))
+    frontier: list[Configuration] = []
+    for c in ordered:
+        if not frontier or c.energy_per_token_joules < frontier[-1].energy_per_token_joules:
+            frontier.append(c)
+    return frontier
+
+
+def best_per_model_and_gpu(configs: Iterable[Configuration], deadline: Deadline
+                           ) -> dict[tuple[str, str], Configuration]:
+    """For GPU comparisons: the best configuration of each (model, GPU) under ``deadline``."""
+    groups: dict[tuple[str, str], list[Configuration]] = {}
+    for c in eligible(configs, deadline):
+        groups.setdefault((c.model_id, c.gpu_model), []).append(c)
+    return {key: min(group, key=lambda c: sort_key(c, deadline.percentile))
+            for key, group in sorted(groups.items())}

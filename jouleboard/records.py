@@ -1,0 +1,256 @@
+"""Typed records: the measurement file format, the registries, and the flat configuration.
+
+Units live in field names (``*_joules``, ``*_watts``, ``*_ms``, ``*_per_sec``,
+``*_billions``). The pydantic models describe files as contributors write them
+(strict: no coercion, no unknown fields); :class:`Configuration` is the flat,
+frozen record that every later stage works with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jouleboard import metrics
+
+SCHEMA_VERSION = 1
+
+# Identifiers end up in paths and URLs, so they are plain ASCII with no path tricks.
+# A model id is Hugging Face style: ``org/name``.
+MODEL_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$"
+GPU_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$"
+TASK_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,47}$"
+
+Precision = Literal["bfloat16", "float16", "float32", "fp8", "mxfp4", "nvfp4", "int8", "int4"]
+Percentile = Literal["p50", "p90", "p95", "p99"]
+PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
+
+PositiveFloat = Annotated[float, Field(gt=0)]
+PositiveInt = Annotated[int, Field(gt=0, le=1_000_000)]
+ShortText = Annotated[str, Field(max_length=200)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+# --- the measurement file -------------------------------------------------------------
+
+
+class Provenance(_Strict):
+    """Where a measurement comes from; shown on the site and kept in downloads."""
+
+    dataset: ShortText = Field(description="Name of the benchmark or data set.")
+    version: ShortText = Field(description="Version of the data set.")
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="Data date, YYYY-MM-DD.")
+    license: ShortText = Field(description="SPDX license id of the data.")
+    source: Annotated[str, Field(max_length=500)] = Field(
+        description="Where the data came from (repository, commit, file or run directory)."
+    )
+    citation: Annotated[str, Field(max_length=500)] = ""
+
+
+class Serving(_Strict):
+    """Serving settings that distinguish configurations of the same model on the same GPUs."""
+
+    max_num_seqs: PositiveInt = Field(description="Batch-size cap of the server.")
+    tensor_parallel: PositiveInt = 1
+    expert_parallel: PositiveInt = 1
+    data_parallel: PositiveInt = 1
+    notes: Annotated[str, Field(max_length=200)] = ""
+
+
+class TokenMetrics(_Strict):
+    """Steady-state metrics of an LLM or multimodal-LLM configuration."""
+
+    energy_per_token_joules: PositiveFloat = Field(description="GPU energy per output token, J.")
+    avg_power_watts: PositiveFloat = Field(description="Average GPU power over all GPUs, W.")
+    output_throughput_tokens_per_sec: PositiveFloat
+    energy_per_response_joules: PositiveFloat = Field(
+        description="energy_per_token_joules x avg_output_len_tokens, J."
+    )
+    avg_output_len_tokens: PositiveFloat
+    avg_batch_size: PositiveFloat
+    median_itl_ms: PositiveFloat = Field(description="Median inter-token latency, ms.")
+    p90_itl_ms: PositiveFloat
+    p95_itl_ms: PositiveFloat
+    p99_itl_ms: PositiveFloat
+
+
+class Histogram(_Strict):
+    """Output-length distribution: ``len(bin_edges_tokens) == len(counts) + 1``."""
+
+    bin_edges_tokens: Annotated[list[float], Field(min_length=2, max_length=1001)]
+    counts: Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1, max_length=1000)]
+
+
+class Measurement(_Strict):
+    """One measured configuration of a model on a task (one JSON file)."""
+
+    schema_version: Literal[1] = Field(description="Format version; bump on breaking changes.")
+    kind: Literal["llm", "mllm"] = Field(description="Task family: text LLM or multimodal LLM.")
+    task: str = Field(pattern=TASK_ID_PATTERN)
+    model_id: str = Field(pattern=MODEL_ID_PATTERN)
+    gpu_model: str = Field(pattern=GPU_ID_PATTERN)
+    num_gpus: Annotated[int, Field(gt=0, le=1024)]
+    weight_precision: Precision
+    serving: Serving
+    repeat: Annotated[int, Field(ge=1, le=100)] = Field(
+        default=1,
+        description="1 for the first published measurement of these settings; 2, 3, ... for "
+        "repeat runs of the same configuration published separately.")
+    metrics: TokenMetrics
+    output_length_distribution: Histogram | None = None
+    provenance: Provenance
+
+
+# --- registries ------------------------------------------------------------------------
+
+
+class ModelLink(_Strict):
+    label: ShortText
+    url: str = Field(pattern=r"^https://[^\s\"'<>]{1,500}$")
+
+
+class ModelInfo(_Strict):
+    """A model's facts (data/models.yaml, keyed by model id)."""
+
+    nickname: ShortText
+    builder: ShortText
+    total_params_billions: PositiveFloat
+    active_params_billions: PositiveFloat
+    architecture: ShortText = ""
+    weight_precision: Precision
+    links: list[ModelLink] = []
+    description_md: Annotated[str, Field(max_length=20_000)] = ""
+
+
+class GpuInfo(_Strict):
+    """An accelerator (data/gpus.yaml, keyed by GPU id as measurements name it)."""
+
+    name: ShortText
+    vendor: ShortText
+    generation: ShortText
+    memory_gb: PositiveFloat
+    board_power_watts: PositiveFloat = Field(description="Board power limit of one GPU, W.")
+
+
+class DeadlineSetting(_Strict):
+    percentile: Percentile = "p50"
+    ms: PositiveFloat
+
+
+class TaskInfo(_Strict):
+    """A task (data/tasks.yaml, keyed by task id)."""
+
+    name: ShortText
+    benchmark: ShortText
+    kind: Literal["llm", "mllm"]
+    description_md: Annotated[str, Field(max_length=5_000)] = ""
+    output_unit: ShortText = "token"
+    response_unit: ShortText = "response"
+    default_deadline: DeadlineSetting
+    preset_deadlines_ms: list[PositiveFloat] = []
+
+
+class SiteSettings(_Strict):
+    """data/site.yaml."""
+
+    title: ShortText
+    tagline: Annotated[str, Field(max_length=500)] = ""
+    top_n: Annotated[int, Field(gt=0, le=1000)] = 7
+    default_gpus: list[str] = Field(min_length=1)
+    data_version: ShortText
+    data_date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    base_url: str = Field(default="/", pattern=r"^(/|/[A-Za-z0-9._~/-]*/)$")
+    attribution_md: Annotated[str, Field(max_length=5_000)] = ""
+
+
+# --- the flat record everything downstream uses -----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """One validated configuration, flat. Derived metrics are properties (see metrics.py)."""
+
+    source: str  # path of the file it came from, relative to the data folder
+    task: str
+    model_id: str
+    gpu_model: str
+    num_gpus: int
+    weight_precision: str
+    max_num_seqs: int
+    tensor_parallel: int
+    expert_parallel: int
+    data_parallel: int
+    repeat: int
+    energy_per_token_joules: float
+    avg_power_watts: float
+    output_throughput_tokens_per_sec: float
+    energy_per_response_joules: float
+    avg_output_len_tokens: float
+    avg_batch_size: float
+    median_itl_ms: float
+    p90_itl_ms: float
+    p95_itl_ms: float
+    p99_itl_ms: float
+    output_length_bin_edges_tokens: tuple[float, ...] = ()
+    output_length_counts: tuple[int, ...] = ()
+
+    @property
+    def tokens_per_joule(self) -> float:
+        return metrics.tokens_per_joule(self.energy_per_token_joules)
+
+    def itl_ms(self, percentile: Percentile) -> float:
+        """Inter-token latency at ``percentile`` (p50 is the median), ms."""
+        if percentile == "p50":
+            return self.median_itl_ms
+        value: float = getattr(self, f"{percentile}_itl_ms")
+        return value
+
+    @property
+    def identity(self) -> tuple[str, str, str, int, str, int, int, int, int, int]:
+        """What makes two measurements the same configuration (duplicates are rejected)."""
+        return (
+            self.task,
+            self.model_id,
+            self.gpu_model,
+            self.num_gpus,
+            self.weight_precision,
+            self.max_num_seqs,
+            self.tensor_parallel,
+            self.expert_parallel,
+            self.data_parallel,
+            self.repeat,
+        )
+
+    @classmethod
+    def from_measurement(cls, m: Measurement, source: str) -> Configuration:
+        s, x, h = m.serving, m.metrics, m.output_length_distribution
+        return cls(
+            source=source,
+            task=m.task,
+            model_id=m.model_id,
+            gpu_model=m.gpu_model,
+            num_gpus=m.num_gpus,
+            weight_precision=m.weight_precision,
+            max_num_seqs=s.max_num_seqs,
+            tensor_parallel=s.tensor_parallel,
+            expert_parallel=s.expert_parallel,
+            data_parallel=s.data_parallel,
+            repeat=m.repeat,
+            energy_per_token_joules=x.energy_per_token_joules,
+            avg_power_watts=x.avg_power_watts,
+            output_throughput_tokens_per_sec=x.output_throughput_tokens_per_sec,
+            energy_per_response_joules=x.energy_per_response_joules,
+            avg_output_len_tokens=x.avg_output_len_tokens,
+            avg_batch_size=x.avg_batch_size,
+            median_itl_ms=x.median_itl_ms,
+            p90_itl_ms=x.p90_itl_ms,
+            p95_itl_ms=x.p95_itl_ms,
+            p99_itl_ms=x.p99_itl_ms,
+            output_length_bin_edges_tokens=tuple(h.bin_edges_tokens) if h else (),
+            output_length_counts=tuple(h.counts) if h else (),
+        )

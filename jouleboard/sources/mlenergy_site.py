@@ -1,0 +1,261 @@
+"""Import the published ML.ENERGY Leaderboard site data into measurement files + registries.
+
+Input: a folder with ``index.json``, ``tasks/{task}.json`` and
+``models/{org}__{model}__{task}.json`` (the files the ML.ENERGY v3 web app reads).
+Output: one measurement JSON per configuration under ``data/measurements/`` and the
+registries. Entries already in the registries keep their hand-written fields, so a
+maintainer's descriptions survive a re-import. The output is deterministic.
+
+Every source field is kept: per-configuration metrics and serving settings go to the
+measurement file, per-model facts to models.yaml. The per-model output-length
+histogram of the source is the sum of its configurations' histograms, so it is not
+stored twice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from jouleboard.jsonio import dumps_canonical
+from jouleboard.records import SCHEMA_VERSION
+
+TOKEN_KINDS = {"llm": "llm", "mllm": "mllm"}
+
+# Who builds the models, by Hugging Face organisation (registry default; editable).
+BUILDERS = {
+    "openai": "OpenAI",
+    "Qwen": "Alibaba Qwen",
+    "nvidia": "NVIDIA",
+    "deepseek-ai": "DeepSeek",
+    "meta-llama": "Meta",
+    "google": "Google",
+    "mistralai": "Mistral AI",
+    "zai-org": "Z.ai",
+    "tencent": "Tencent",
+    "Tencent-Hunyuan": "Tencent",
+    "black-forest-labs": "Black Forest Labs",
+    "stabilityai": "Stability AI",
+    "Efficient-Large-Model": "NVIDIA (Efficient-Large-Model)",
+    "PixArt-alpha": "PixArt-alpha",
+    "Wan-AI": "Alibaba Wan",
+}
+
+GPUS = {
+    "B200": {"name": "NVIDIA B200", "vendor": "NVIDIA", "generation": "Blackwell",
+             "memory_gb": 180.0, "board_power_watts": 1000.0},
+    "H100": {"name": "NVIDIA H100 SXM", "vendor": "NVIDIA", "generation": "Hopper",
+             "memory_gb": 80.0, "board_power_watts": 700.0},
+}
+
+TASKS: dict[str, dict[str, Any]] = {
+    "gpqa": {
+        "name": "Problem Solving with Reasoning",
+        "description_md": (
+            "Graduate-level multiple-choice science questions (GPQA Diamond). Models reason "
+            "step by step before they answer, so responses run to thousands of tokens."),
+    },
+    "lm-arena-chat": {
+        "name": "Chat",
+        "description_md": "Conversational prompts as people send them to chat assistants "
+                          "(LM Arena conversations).",
+    },
+    "sourcegraph-fim": {
+        "name": "Code Completion",
+        "description_md": "Fill-in-the-middle code completion requests (Sourcegraph): short "
+                          "outputs, latency-sensitive.",
+    },
+    "image-chat": {
+        "name": "Image Chat",
+        "description_md": "Questions about an image, answered by multimodal models.",
+    },
+    "video-chat": {
+        "name": "Video Chat",
+        "description_md": "Questions about a short video, answered by multimodal models.",
+    },
+}
+PRESET_DEADLINES_MS = [50.0, 100.0, 200.0, 500.0]
+DEFAULT_DEADLINE_MS = 300.0
+
+DATASET = "The ML.ENERGY Benchmark v3"
+CITATION = ("Jae-Won Chung et al., The ML.ENERGY Benchmark: Toward Automated Inference Energy "
+            "Measurement and Optimization, NeurIPS 2025 Datasets and Benchmarks")
+LICENSE = "Apache-2.0"
+
+
+def _read(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _source_ref(src: Path) -> str:
+    """The upstream commit, when PROVENANCE.md beside the data names one."""
+    provenance = src / "PROVENANCE.md"
+    if provenance.exists():
+        match = re.search(r"commit ([0-9a-f]{40})", provenance.read_text(encoding="utf-8"))
+        if match:
+            return f"ml-energy/leaderboard public/data @ {match.group(1)[:12]}"
+    return "ml-energy/leaderboard public/data"
+
+
+def measurement_path(task: str, model_id: str, c: dict[str, Any], precision: str,
+                     repeat: int) -> str:
+    """Where the importer puts a configuration, relative to data/."""
+    par = c["parallelization"]
+    name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-tp{par['tensor_parallel']}"
+            f"-ep{par['expert_parallel']}-dp{par['data_parallel']}-seqs{c['max_num_seqs']}")
+    suffix = f"-r{repeat}" if repeat > 1 else ""
+    return f"measurements/{task}/{model_id}/{name}{suffix}.json"
+
+
+def _measurement(task: str, kind: str, model: dict[str, Any], c: dict[str, Any], repeat: int,
+                 provenance: dict[str, str]) -> dict[str, Any]:
+    par, hist = c["parallelization"], c["output_length_distribution"]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": kind,
+        "task": task,
+        "model_id": model["model_id"],
+        "gpu_model": c["gpu_model"],
+        "num_gpus": c["num_gpus"],
+        "weight_precision": model["weight_precision"],
+        "serving": {
+            "max_num_seqs": c["max_num_seqs"],
+            "tensor_parallel": par["tensor_parallel"],
+            "expert_parallel": par["expert_parallel"],
+            "data_parallel": par["data_parallel"],
+            "notes": par.get("notes", ""),
+        },
+        "repeat": repeat,
+        "metrics": {
+            "energy_per_token_joules": c["energy_per_token_joules"],
+            "avg_power_watts": c["avg_power_watts"],
+            "output_throughput_tokens_per_sec": c["output_throughput_tokens_per_sec"],
+            "energy_per_response_joules": c["energy_per_request_joules"],
+            "avg_output_len_tokens": c["avg_output_len"],
+            "avg_batch_size": c["avg_batch_size"],
+            "median_itl_ms": c["median_itl_ms"],
+            "p90_itl_ms": c["p90_itl_ms"],
+            "p95_itl_ms": c["p95_itl_ms"],
+            "p99_itl_ms": c["p99_itl_ms"],
+        },
+        "output_length_distribution": {"bin_edges_tokens": hist["bins"],
+                                       "counts": hist["counts"]},
+        "provenance": provenance,
+    }
+
+
+def _model_entry(model_id: str, info: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    org = model_id.split("/")[0]
+    entry = {
+        "nickname": info["nickname"],
+        "builder": BUILDERS.get(org, org),
+        "total_params_billions": float(info["total_params_billions"]),
+        "active_params_billions": float(info["activated_params_billions"]),
+        "architecture": info.get("architecture", ""),
+        "weight_precision": info["weight_precision"],
+        "links": [{"label": "Hugging Face", "url": f"https://huggingface.co/{model_id}"}],
+        "description_md": "",
+    }
+    # Hand-edited fields win over the defaults above.
+    entry.update({k: v for k, v in old.items() if k in {"builder", "links", "description_md"}})
+    return entry
+
+
+def _task_entry(task: str, display: str, kind: str, old: dict[str, Any]) -> dict[str, Any]:
+    curated = TASKS.get(task, {})
+    entry = {
+        "name": curated.get("name", display),
+        "benchmark": display,
+        "kind": kind,
+        "description_md": curated.get("description_md", ""),
+        "output_unit": "token",
+        "response_unit": "response",
+        "default_deadline": {"percentile": "p50", "ms": DEFAULT_DEADLINE_MS},
+        "preset_deadlines_ms": list(PRESET_DEADLINES_MS),
+    }
+    entry.update(old)
+    return entry
+
+
+def _dump_yaml(path: Path, value: Any, header: str) -> None:
+    text = yaml.safe_dump(value, sort_keys=True, allow_unicode=True, width=100)
+    path.write_text(header + text, encoding="utf-8")
+
+
+def _old_yaml(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    value = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return value if isinstance(value, dict) else {}
+
+
+def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
+    """Convert the site data in ``src`` into ``out`` (a data folder). Returns counts per task."""
+    index = _read(src / "index.json")
+    kinds = {task: kind for kind, tasks in index["architectures"].items() for task in tasks
+             if kind in TOKEN_KINDS}
+    provenance = {"dataset": DATASET, "version": "v3", "date": index["last_updated"],
+                  "license": LICENSE, "source": _source_ref(src), "citation": CITATION}
+
+    measurements = out / "measurements"
+    for task in kinds:
+        shutil.rmtree(measurements / task, ignore_errors=True)
+    counts: dict[str, int] = {}
+    used_models: set[str] = set()
+    for path in sorted((src / "models").glob("*.json")):
+        model = _read(path)
+        task = model["task"]
+        if task not in kinds:
+            continue
+        # The source publishes some configurations twice (repeat runs): number them.
+        seen: dict[str, int] = {}
+        for c in model["configurations"]:
+            key = measurement_path(task, model["model_id"], c, model["weight_precision"], 1)
+            repeat = seen[key] = seen.get(key, 0) + 1
+            doc = _measurement(task, kinds[task], model, c, repeat, {**provenance,
+                               "source": f"{provenance['source']}/models/{path.name}"})
+            target = out / measurement_path(task, model["model_id"], c, model["weight_precision"],
+                                            repeat)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(dumps_canonical(doc, indent=2), encoding="utf-8")
+            counts[task] = counts.get(task, 0) + 1
+        used_models.add(model["model_id"])
+
+    header = "# Imported from {} (Apache-2.0) by `jouleboard import-mlenergy`.\n" \
+             "# Hand-edited fields are kept on re-import: {}.\n"
+    old_models = _old_yaml(out / "models.yaml")
+    models = {mid: _model_entry(mid, index["models"][mid], old_models.get(mid, {}))
+              for mid in sorted(used_models)}
+    models.update({k: v for k, v in old_models.items() if k not in models})
+    _dump_yaml(out / "models.yaml", models,
+               header.format(DATASET, "builder, links, description_md"))
+
+    old_tasks = _old_yaml(out / "tasks.yaml")
+    tasks = {t: _task_entry(t, _read(src / "tasks" / f"{t}.json")["task_display_name"],
+                            kinds[t], old_tasks.get(t, {})) for t in sorted(kinds)}
+    tasks.update({k: v for k, v in old_tasks.items() if k not in tasks})
+    _dump_yaml(out / "tasks.yaml", tasks, header.format(DATASET, "every field"))
+
+    gpus = {**GPUS, **_old_yaml(out / "gpus.yaml")}
+    _dump_yaml(out / "gpus.yaml", gpus, "# Accelerators; board_power_watts bounds validation.\n")
+
+    if not (out / "site.yaml").exists():
+        site = {
+            "title": "jouleboard",
+            "tagline": "Which AI model does the most work per joule of GPU energy?",
+            "top_n": 7,
+            "default_gpus": sorted(GPUS),
+            "data_version": "v3",
+            "data_date": index["last_updated"],
+            "base_url": "/",
+            "attribution_md": (
+                f"Measurements: [{DATASET}](https://ml.energy/leaderboard) ({CITATION}), "
+                f"published under the {LICENSE} license."),
+        }
+        _dump_yaml(out / "site.yaml", site, "# Site settings.\n")
+    return dict(sorted(counts.items()))

@@ -1,0 +1,183 @@
+"""Measurement files -> Configuration records, or every located problem.
+
+Checks run in layers; a file that fails a layer is not checked further, but every file
+is checked, and dataset-wide rules (duplicates) run over all files that passed.
+Rule ids are listed in docs/measurement-format.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from jouleboard import metrics
+from jouleboard.config import Registry
+from jouleboard.jsonio import parse_strict
+from jouleboard.problems import Problem, pointer
+from jouleboard.records import Configuration, Measurement
+from jouleboard.schema_errors import problems_from
+
+MAX_FILE_BYTES = 1024 * 1024
+POWER_MARGIN = 1.05  # average power may exceed the board limit by 5% (sensor error)
+MIN_WATTS_PER_GPU = 30.0  # below an idle GPU's draw: a unit mistake (kW?)
+MIN_MEDIAN_ITL_MS = 0.5  # faster than any GPU decodes: seconds given as ms?
+MAX_ITL_MS = 120_000.0  # two minutes per token: microseconds given as ms?
+CONSISTENCY_TOLERANCE = 0.01  # relative, for linked metrics
+BATCH_MARGIN = 1.01
+
+
+def read_json(path: Path, shown: str) -> tuple[Any, list[Problem]]:
+    """Read one JSON file with a size cap and strict parsing."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return None, [Problem(shown, "", "file.too-large",
+                                  f"file has {size} bytes, over the {MAX_FILE_BYTES}-byte cap",
+                                  "one configuration per file; drop per-request data")]
+        raw = path.read_bytes()
+    except OSError as e:
+        return None, [Problem(shown, "", "file.unreadable", e.strerror or str(e),
+                              "check the path and permissions")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return None, [Problem(shown, "", "file.not-utf8",
+                              f"not UTF-8 text ({e.reason} at byte {e.start})",
+                              "save the file as UTF-8")]
+    value, issues = parse_strict(text)
+    return value, [Problem(shown, i.pointer, i.rule, i.message, i.hint) for i in issues]
+
+
+def _closest(value: str, known: Iterable[str]) -> str:
+    known = sorted(known)
+    close = difflib.get_close_matches(value, known, n=1)
+    if close:
+        return f"did you mean {close[0]!r}? (or add it to the registry)"
+    return f"known: {', '.join(known)}" if len(known) <= 12 else "add it to the registry first"
+
+
+def check_references(m: Measurement, shown: str, registry: Registry) -> list[Problem]:
+    """The task, model and GPU must be in the registries, and the task kind must match."""
+    problems = []
+    task = registry.tasks.get(m.task)
+    if task is None:
+        problems.append(Problem(shown, "/task", "registry.unknown-task",
+                                f"unknown task {m.task!r}",
+                                _closest(m.task, registry.tasks) + " in data/tasks.yaml"))
+    elif task.kind != m.kind:
+        problems.append(Problem(shown, "/kind", "registry.kind-mismatch",
+                                f"kind {m.kind!r} but task {m.task!r} is {task.kind!r}",
+                                f"set kind to {task.kind!r}"))
+    if m.model_id not in registry.models:
+        problems.append(Problem(shown, "/model_id", "registry.unknown-model",
+                                f"unknown model {m.model_id!r}",
+                                _closest(m.model_id, registry.models) + " in data/models.yaml"))
+    if m.gpu_model not in registry.gpus:
+        problems.append(Problem(shown, "/gpu_model", "registry.unknown-gpu",
+                                f"unknown GPU {m.gpu_model!r}",
+                                _closest(m.gpu_model, registry.gpus) + " in data/gpus.yaml"))
+    return problems
+
+
+def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Problem]:
+    """Physical sanity bounds (docs/metrics.md): power, latency, linked metrics."""
+    x, problems = m.metrics, []
+
+    def add(where: str, rule: str, message: str, hint: str) -> None:
+        problems.append(Problem(shown, where, rule, message, hint))
+
+    gpu = registry.gpus.get(m.gpu_model)
+    if gpu is not None:
+        limit = m.num_gpus * gpu.board_power_watts
+        if x.avg_power_watts > limit * POWER_MARGIN:
+            add("/metrics/avg_power_watts", "bounds.power-above-limit",
+                f"{x.avg_power_watts:g} W exceeds {m.num_gpus} x {gpu.board_power_watts:g} W "
+                f"board limit of {m.gpu_model}",
+                "power is the average over all GPUs in watts; check num_gpus and units")
+    if x.avg_power_watts < m.num_gpus * MIN_WATTS_PER_GPU:
+        add("/metrics/avg_power_watts", "bounds.power-implausibly-low",
+            f"{x.avg_power_watts:g} W is below {MIN_WATTS_PER_GPU:g} W per GPU",
+            "give watts, not kilowatts")
+    percentiles = [("median_itl_ms", x.median_itl_ms), ("p90_itl_ms", x.p90_itl_ms),
+                   ("p95_itl_ms", x.p95_itl_ms), ("p99_itl_ms", x.p99_itl_ms)]
+    for (lo_name, lo), (hi_name, hi) in itertools.pairwise(percentiles):
+        if lo > hi:
+            add(f"/metrics/{hi_name}", "bounds.percentile-order",
+                f"{hi_name} ({hi:g}) is below {lo_name} ({lo:g})",
+                "percentiles must satisfy median <= p90 <= p95 <= p99")
+    if x.median_itl_ms < MIN_MEDIAN_ITL_MS:
+        add("/metrics/median_itl_ms", "bounds.itl-implausible",
+            f"median ITL of {x.median_itl_ms:g} ms is implausibly fast",
+            "ITL fields are in milliseconds; was it given in seconds?")
+    for name, value in percentiles:
+        if value > MAX_ITL_MS:
+            add(f"/metrics/{name}", "bounds.itl-implausible",
+                f"{value:g} ms per token is implausibly slow",
+                "ITL fields are in milliseconds; was it given in microseconds?")
+    implied = x.avg_power_watts / x.output_throughput_tokens_per_sec
+    if metrics.relative_difference(x.energy_per_token_joules, implied) > CONSISTENCY_TOLERANCE:
+        add("/metrics/energy_per_token_joules", "bounds.energy-inconsistent",
+            f"{x.energy_per_token_joules:g} J/token but avg_power_watts / "
+            f"output_throughput_tokens_per_sec = {implied:g}",
+            f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units (J, W, "
+            "tokens/s)")
+    response = metrics.energy_per_response(x.energy_per_token_joules, x.avg_output_len_tokens)
+    if metrics.relative_difference(x.energy_per_response_joules, response) > \
+            CONSISTENCY_TOLERANCE:
+        add("/metrics/energy_per_response_joules", "bounds.response-energy-inconsistent",
+            f"{x.energy_per_response_joules:g} J but energy_per_token_joules x "
+            f"avg_output_len_tokens = {response:g}",
+            f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}")
+    if x.avg_batch_size > m.serving.max_num_seqs * BATCH_MARGIN:
+        add("/metrics/avg_batch_size", "bounds.batch-above-cap",
+            f"average batch {x.avg_batch_size:g} exceeds max_num_seqs "
+            f"{m.serving.max_num_seqs}", "check max_num_seqs and avg_batch_size")
+    s = m.serving
+    if s.tensor_parallel * s.data_parallel > m.num_gpus or s.expert_parallel > m.num_gpus:
+        add("/serving", "bounds.parallelism-exceeds-gpus",
+            f"tensor x data parallel ({s.tensor_parallel} x {s.data_parallel}) or expert "
+            f"parallel ({s.expert_parallel}) exceeds num_gpus ({m.num_gpus})",
+            "parallel degrees must fit on the configuration's GPUs")
+    h = m.output_length_distribution
+    if h is not None and (len(h.bin_edges_tokens) != len(h.counts) + 1 or any(
+            a >= b for a, b in zip(h.bin_edges_tokens, h.bin_edges_tokens[1:], strict=False))):
+        add("/output_length_distribution", "value.histogram-shape",
+            "bin_edges_tokens must be increasing and one longer than counts",
+            "give n+1 increasing edges for n counts")
+    return problems
+
+
+def check_measurement(value: Any, shown: str, source: str,
+                      registry: Registry) -> tuple[Configuration | None, list[Problem]]:
+    """Validate one parsed measurement document."""
+    if not isinstance(value, dict):
+        return None, [Problem(shown, "", "schema.wrong-type",
+                              "a measurement file holds one JSON object",
+                              "see docs/measurement-format.md")]
+    try:
+        m = Measurement.model_validate(value)
+    except ValidationError as e:
+        return None, problems_from(e, shown, Measurement)
+    problems = check_references(m, shown, registry) + check_physics(m, shown, registry)
+    if problems:
+        return None, problems
+    return Configuration.from_measurement(m, source), []
+
+
+def check_duplicates(configs: list[Configuration], shown: dict[str, str]) -> list[Problem]:
+    """Two files may not describe the same configuration."""
+    first: dict[object, Configuration] = {}
+    problems = []
+    for c in sorted(configs, key=lambda c: c.source):
+        other = first.setdefault(c.identity, c)
+        if other is not c:
+            problems.append(Problem(shown[c.source], pointer(), "dataset.duplicate-configuration",
+                                    f"same configuration as {shown[other.source]}",
+                                    "keep one file per (model, task, GPU, GPU count, precision, "
+                                    "serving settings)"))
+    return problems
