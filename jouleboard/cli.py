@@ -7,23 +7,14 @@ Heavy libraries (altair, vl_convert) are imported by the commands that need them
 from __future__ import annotations
 
 import argparse
-import csv
-import io
-import json
 import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from jouleboard.present.downloads import RANK_COLUMNS, rank_record, to_csv, to_json
 from jouleboard.problems import ValidationFailed
 from jouleboard.records import PERCENTILES
-
-RANK_COLUMNS = (
-    "rank", "model_id", "nickname", "gpu_model", "num_gpus", "weight_precision", "max_num_seqs",
-    "median_itl_ms", "energy_per_token_joules", "tokens_per_joule", "energy_per_response_joules",
-    "avg_power_watts", "output_throughput_tokens_per_sec",
-)
-
 
 class UsageError(Exception):
     """A bad command-line value: printed as one line, exit status 2."""
@@ -143,21 +134,11 @@ def _rank(args: argparse.Namespace) -> int:
     return 0
 
 
-def rank_record(rank: int, c: object, nickname: str) -> dict[str, object]:
-    """A ranking row with exactly RANK_COLUMNS, in order, at full precision."""
-    values = {"rank": rank, "nickname": nickname}
-    return {k: values[k] if k in values else getattr(c, k) for k in RANK_COLUMNS}
-
-
 def format_rank(records: list[dict[str, object]], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(records, indent=2, allow_nan=False) + "\n"
+        return to_json(records)
     if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=RANK_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(records)
-        return out.getvalue()
+        return to_csv(RANK_COLUMNS, records)
     from jouleboard.present.formats import format_value
 
     header = list(RANK_COLUMNS)

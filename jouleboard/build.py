@@ -1,0 +1,165 @@
+"""Orchestration only: load -> validate -> plan -> charts -> render -> write."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jouleboard.dataset import load_dataset
+from jouleboard.export import DEFAULT_CACHE, render_svgs, vega_bundle
+from jouleboard.jsonio import dumps_canonical
+from jouleboard.pages import DownloadsBody, Link, Page, Plan, ProseBody, plan_site
+from jouleboard.present.downloads import to_csv, to_json
+from jouleboard.present.markdown import render_markdown
+from jouleboard.render import SiteContext, environment, render_page
+from jouleboard.urls import Urls
+from jouleboard.write import SiteFiles
+
+_SVG_SIZE = re.compile(r'<svg[^>]*?width="(\d+)"[^>]*?height="(\d+)"')
+
+
+@dataclass
+class BuildSummary:
+    out: Path
+    pages: int = 0
+    files: int = 0
+    bytes: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
+        return (f"built {self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB "
+                f"into {self.out} ({stages})")
+
+
+class _Timer:
+    def __init__(self, summary: BuildSummary) -> None:
+        self.summary, self.last = summary, time.perf_counter()
+
+    def done(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.summary.timings[stage] = now - self.last
+        self.last = now
+
+
+def _hashed(name: str, content: str) -> str:
+    import hashlib
+
+    stem, _, ext = name.rpartition(".")
+    return f"{stem}-{hashlib.sha256(content.encode()).hexdigest()[:10]}.{ext}"
+
+
+def build_site(data_dir: Path, out: Path, base_url: str | None = None,
+               project: Path | None = None, cache: Path = DEFAULT_CACHE,
+               progress: Callable[[str], None] | None = None) -> BuildSummary:
+    """Build the site from ``data_dir`` into ``out``; on invalid data nothing is written.
+
+    ``project`` holds templates/ and content/ (default: the data folder's parent).
+    """
+    project = project or data_dir.parent
+    summary = BuildSummary(out)
+    timer = _Timer(summary)
+    data = load_dataset(data_dir)
+    timer.done("load+validate")
+    site_settings = data.registry.site
+    urls = Urls(base_url or site_settings.base_url)
+    plan = plan_site(data, urls)
+    timer.done("rank+plan")
+
+    files = SiteFiles()
+    assets = project / "templates" / "assets"
+    css = (assets / "style.css").read_text(encoding="utf-8")
+    js = (assets / "site.js").read_text(encoding="utf-8")
+    bundle = vega_bundle(cache)
+    names = {"css": _hashed("style.css", css), "js": _hashed("site.js", js),
+             "vega": _hashed("vega.js", bundle)}
+    files.add(urls.asset(names["css"]), css)
+    files.add(urls.asset(names["js"]), js)
+    files.add(urls.asset(names["vega"]), bundle)
+    files.add("favicon.svg", (assets / "favicon.svg").read_text(encoding="utf-8"))
+
+    specs = {cid: ref.spec for cid, ref in plan.charts.items()}
+    svgs = render_svgs(specs, cache)
+    sizes: dict[str, tuple[int, int]] = {}
+    for cid, svg in svgs.items():
+        files.add(urls.chart(cid, "svg"), svg)
+        files.add(urls.chart(cid, "vl.json"), dumps_canonical(specs[cid]))
+        match = _SVG_SIZE.search(svg)
+        sizes[cid] = (int(match.group(1)), int(match.group(2))) if match else (640, 400)
+    timer.done("charts")
+
+    for download in plan.downloads:
+        if download.path.endswith(".csv"):
+            files.add(download.path, to_csv(download.columns, download.records))
+        else:
+            files.add(download.path, to_json(download.records))
+    files.add(urls.schema_download, measurement_schema_text())
+
+    pages = list(plan.pages)
+    about = project / "content" / "about.md"
+    if about.exists():
+        pages.append(Page(urls.about, "prose.html", "About and methodology",
+                          "What jouleboard measures and how it ranks.",
+                          ProseBody(render_markdown(about.read_text(encoding="utf-8")))))
+    pages.append(downloads_page(urls, plan))
+    pages.append(Page(urls.not_found, "prose.html", "Page not found", "Page not found.",
+                      ProseBody("<p>There is no page at this address. The "
+                                f'<a href="{urls.url(urls.home)}">leaderboard</a> links to '
+                                "every task, model and GPU.</p>"), in_sitemap=False))
+
+    site = SiteContext(
+        title=site_settings.title, tagline=site_settings.tagline,
+        data_version=site_settings.data_version, data_date=site_settings.data_date,
+        attribution_html=render_markdown(site_settings.attribution_md),
+        base_url=urls.base,
+        nav=(Link("Leaderboard", urls.url(urls.home)), Link("Models", urls.url(urls.models_index)),
+             Link("GPUs", urls.url(urls.gpus_index)), Link("Downloads", urls.url(urls.downloads)),
+             Link("About", urls.url(urls.about))),
+        tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
+                    for tid, t in data.registry.tasks.items()),
+        css_url=urls.url(urls.asset(names["css"])), js_url=urls.url(urls.asset(names["js"])),
+        vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"))
+    env = environment(project / "templates")
+    for page in pages:
+        files.add(page.path, render_page(env, page, site, sizes))
+    files.add(urls.sitemap, sitemap(urls, pages))
+    files.add("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {urls.url(urls.sitemap)}\n")
+    timer.done("render")
+
+    files.commit(out)
+    timer.done("write")
+    summary.pages, summary.files, summary.bytes = len(pages), len(files.items()), \
+        files.total_bytes()
+    return summary
+
+
+def measurement_schema_text() -> str:
+    """The published JSON Schema of a measurement file."""
+    from jouleboard.records import Measurement
+
+    return dumps_canonical(Measurement.model_json_schema(), indent=2)
+
+
+def downloads_page(urls: Urls, plan: Plan) -> Page:
+    rankings = tuple(Link(d.path.rsplit("/", 1)[-1], urls.url(d.path))
+                     for d in plan.downloads if d.path.startswith("downloads/rankings/"))
+    everything = tuple(Link(d.path.rsplit("/", 1)[-1], urls.url(d.path),
+                            "every validated configuration, one row each")
+                       for d in plan.downloads if not d.path.startswith("downloads/rankings/"))
+    schema = (Link("measurement.schema.json", urls.url(urls.schema_download),
+                   "JSON Schema of a measurement file"),)
+    return Page(urls.downloads, "downloads.html", "Downloads",
+                "Every ranking and the full data set as CSV and JSON.",
+                DownloadsBody((("Full data set", everything), ("Rankings", rankings),
+                               ("Format", schema))))
+
+
+def sitemap(urls: Urls, pages: list[Page]) -> str:
+    entries = "".join(f"  <url><loc>{urls.url(p.path)}</loc></url>\n"
+                      for p in sorted(pages, key=lambda p: p.path) if p.in_sitemap)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            f"{entries}</urlset>\n")

@@ -1,0 +1,72 @@
+"""Build-time rendering with vl-convert: static SVGs of charts and the shared Vega bundle.
+
+Renders are cached on disk by content hash (spec + vl-convert version), so a rebuild
+only renders charts whose data changed; cold renders use every core.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from jouleboard.jsonio import dumps_canonical
+
+DEFAULT_CACHE = Path(".cache") / "jouleboard"
+_PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
+
+
+def _vl_version() -> str:
+    from importlib.metadata import version
+
+    return version("vl-convert-python")
+
+
+def _key(spec_json: str, kind: str) -> str:
+    return hashlib.sha256(f"{kind}\0{_vl_version()}\0{spec_json}".encode()).hexdigest()
+
+
+def _render_svg(spec_json: str) -> str:
+    import vl_convert
+
+    svg: str = vl_convert.vegalite_to_svg(spec_json)
+    return svg
+
+
+def _store(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)  # a killed build never leaves a truncated cache entry
+
+
+def render_svgs(specs: dict[str, dict[str, Any]], cache: Path = DEFAULT_CACHE) -> dict[str, str]:
+    """SVG text for each chart id."""
+    texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
+    paths = {cid: cache / "svg" / f"{_key(text, 'svg')}.svg" for cid, text in texts.items()}
+    missing = sorted(cid for cid, p in paths.items() if not p.exists())
+    if len(missing) >= _PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+        workers = min(os.cpu_count() or 1, 4)
+        # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and a
+        # process forked after it has started deadlocks.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            rendered = list(pool.map(_render_svg, [texts[c] for c in missing], chunksize=4))
+    else:
+        rendered = [_render_svg(texts[c]) for c in missing]
+    for cid, svg in zip(missing, rendered, strict=True):
+        _store(paths[cid], svg)
+    return {cid: paths[cid].read_text(encoding="utf-8") for cid in sorted(specs)}
+
+
+def vega_bundle(cache: Path = DEFAULT_CACHE) -> str:
+    """The vega + vega-lite + vega-embed bundle shipped with vl-convert (one file)."""
+    path = cache / f"vega-bundle-{_vl_version()}.js"
+    if not path.exists():
+        import vl_convert
+
+        _store(path, vl_convert.javascript_bundle())
+    return path.read_text(encoding="utf-8")

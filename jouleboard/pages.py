@@ -1,0 +1,391 @@
+"""The page plan: which pages exist, each with a typed context (no I/O, no HTML)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jouleboard import rank as ranking
+from jouleboard.dataset import Dataset
+from jouleboard.present import charts
+from jouleboard.present.formats import PRECISION_LABELS, significant
+from jouleboard.present.markdown import render_markdown
+from jouleboard.present.tables import (
+    Cell,
+    Column,
+    Table,
+    configurations_table,
+    model_cell,
+    num_cell,
+    ranking_table,
+)
+from jouleboard.records import Configuration, Percentile, TaskInfo
+from jouleboard.urls import Urls, chart_id, deadline_slug
+
+PERCENTILE_WORDS = {"p50": "median", "p90": "p90", "p95": "p95", "p99": "p99"}
+
+
+@dataclass(frozen=True)
+class Link:
+    label: str
+    url: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ChartRef:
+    """A chart on a page: static SVG by default, the Vega-Lite spec for interaction."""
+
+    id: str
+    title: str
+    alt: str  # the text alternative; the table it visualises is linked too
+    spec: dict[str, Any]
+    svg_url: str
+    spec_url: str
+    table_id: str = ""
+
+
+@dataclass(frozen=True)
+class TaskSection:
+    task_name: str
+    task_url: str
+    description_html: str
+    deadline_text: str
+    table: Table
+    chart: ChartRef | None
+
+
+@dataclass(frozen=True)
+class HomeBody:
+    intro: str
+    sections: tuple[TaskSection, ...]
+
+
+@dataclass(frozen=True)
+class PresetRanking:
+    label: str
+    table: Table
+    downloads: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class TaskBody:
+    task_name: str
+    benchmark: str
+    description_html: str
+    deadline_text: str
+    gpus_text: str
+    table: Table
+    presets: tuple[PresetRanking, ...]
+    scatter: ChartRef
+    bar: ChartRef | None
+    downloads: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class ModelTaskSection:
+    task_name: str
+    task_url: str
+    anchor: str
+    standing: str  # "Rank 3 of 12 ..." or why it has no rank
+    gpu_table: Table
+    configs_table: Table
+    pareto: ChartRef
+    lengths: ChartRef | None
+
+
+@dataclass(frozen=True)
+class ModelBody:
+    nickname: str
+    model_id: str
+    builder: str
+    facts: tuple[tuple[str, str], ...]
+    links: tuple[Link, ...]
+    description_html: str
+    sections: tuple[ModelTaskSection, ...]
+
+
+@dataclass(frozen=True)
+class GpuTaskSection:
+    task_name: str
+    task_url: str
+    table: Table
+    comparisons: tuple[Table, ...]
+    chart: ChartRef | None
+
+
+@dataclass(frozen=True)
+class GpuBody:
+    name: str
+    facts: tuple[tuple[str, str], ...]
+    sections: tuple[GpuTaskSection, ...]
+
+
+@dataclass(frozen=True)
+class IndexBody:
+    intro: str
+    table: Table
+
+
+@dataclass(frozen=True)
+class ProseBody:
+    html: str
+
+
+@dataclass(frozen=True)
+class DownloadsBody:
+    groups: tuple[tuple[str, tuple[Link, ...]], ...]
+
+
+Body = HomeBody | TaskBody | ModelBody | GpuBody | IndexBody | ProseBody | DownloadsBody
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str
+    template: str
+    title: str
+    description: str
+    body: Body
+    in_sitemap: bool = True
+
+
+@dataclass(frozen=True)
+class Download:
+    """A data file the site publishes: ``records`` go out as CSV and JSON."""
+
+    path: str
+    columns: tuple[str, ...]
+    records: list[dict[str, Any]]
+
+
+@dataclass
+class Plan:
+    pages: list[Page] = field(default_factory=list)
+    charts: dict[str, ChartRef] = field(default_factory=dict)
+    downloads: list[Download] = field(default_factory=list)
+
+    def chart(self, urls: Urls, kind: str, parts: Sequence[str], title: str, alt: str,
+              spec: dict[str, Any], table_id: str = "") -> ChartRef:
+        cid = chart_id(kind, *parts)
+        ref = ChartRef(cid, title, alt, spec, urls.url(urls.chart(cid, "svg")),
+                       urls.url(urls.chart(cid, "vl.json")), table_id)
+        known = self.charts.setdefault(cid, ref)
+        if known.spec != spec:
+            raise ValueError(f"chart id {cid!r} names two different charts")
+        return ref
+
+
+def deadline_text(ms: float, percentile: Percentile) -> str:
+    return f"{PERCENTILE_WORDS[percentile]} inter-token latency ≤ {ms:g} ms"
+
+
+def latency_title(percentile: Percentile) -> str:
+    return f"{PERCENTILE_WORDS[percentile].capitalize()} inter-token latency (ms, log)"
+
+
+def config_label(c: Configuration) -> str:
+    precision = PRECISION_LABELS.get(c.weight_precision, c.weight_precision)
+    return f"{c.num_gpus}× {c.gpu_model}, {precision}, batch cap {c.max_num_seqs}"
+
+
+class Planner:
+    """Computes every ranking once and turns them into pages, charts and downloads."""
+
+    def __init__(self, data: Dataset, urls: Urls) -> None:
+        self.data, self.reg, self.urls = data, data.registry, urls
+        self.plan = Plan()
+        self.by_task = {t: data.for_task(t) for t in self.reg.tasks}
+        self.default_gpus = set(self.reg.site.default_gpus)
+        self.rankings = {t: ranking.rank(cs, self._deadline(t), gpus=self.default_gpus)
+                         for t, cs in self.by_task.items()}
+
+    def _deadline(self, task: str) -> ranking.Deadline:
+        d = self.reg.tasks[task].default_deadline
+        return ranking.Deadline(d.ms, d.percentile)
+
+    def _deadline_text(self, task: str) -> str:
+        d = self._deadline(task)
+        return deadline_text(d.ms, d.percentile)
+
+    # --- charts -------------------------------------------------------------------------
+
+    def bar_chart(self, task: str) -> ChartRef | None:
+        top = self.rankings[task][: self.reg.site.top_n]
+        if not top:
+            return None
+        rows = [{"model": self.reg.models[r.config.model_id].nickname, "rank": r.rank,
+                 "value": r.config.tokens_per_joule, "gpu": r.config.gpu_model} for r in top]
+        name = self.reg.tasks[task].name
+        spec = charts.bind(charts.ranking_bar("Tokens per joule (higher is better)"),
+                           {"table": rows}, f"{name}: top {len(top)} by tokens per joule")
+        return self.plan.chart(
+            self.urls, "top", [task], spec["title"],
+            f"Bar chart of tokens per joule for the {len(top)} most efficient models at "
+            f"{self._deadline_text(task)}; the table shows the same figures.", spec,
+            table_id=f"ranking-{task}")
+
+    def scatter_chart(self, task: str) -> ChartRef:
+        d = self._deadline(task)
+        chosen = {r.config.identity for r in self.rankings[task]}
+        rows = [{"model": self.reg.models[c.model_id].nickname, "gpu": c.gpu_model,
+                 "latency": c.itl_ms(d.percentile), "energy": c.energy_per_token_joules,
+                 "chosen": c.identity in chosen, "config": config_label(c)}
+                for c in self.by_task[task]]
+        spec = charts.bind(charts.task_scatter(latency_title(d.percentile)),
+                           {"table": rows, "deadline": [{"ms": d.ms,
+                                                         "label": f"deadline {d.ms:g} ms"}]},
+                           f"{self.reg.tasks[task].name}: every configuration")
+        return self.plan.chart(
+            self.urls, "configurations", [task], spec["title"],
+            f"Scatter plot of energy per token against {PERCENTILE_WORDS[d.percentile]} "
+            f"inter-token latency for all {len(rows)} configurations, with the {d.ms:g} ms "
+            "deadline drawn and each model's chosen configuration enlarged; the ranking table "
+            "lists the chosen ones.", spec, table_id=f"ranking-{task}")
+
+    # --- pages --------------------------------------------------------------------------
+
+    def build(self) -> Plan:
+        self.plan.pages.append(self.home_page())
+        for task in self.reg.tasks:
+            self.plan.pages.append(self.task_page(task))
+        model_ids = sorted({c.model_id for c in self.data.configurations})
+        for model_id in model_ids:
+            self.plan.pages.append(self.model_page(model_id))
+        for gpu in sorted(self.reg.gpus):
+            self.plan.pages.append(self.gpu_page(gpu))
+        self.plan.pages.append(self.models_index(model_ids))
+        self.plan.pages.append(self.gpus_index())
+        self.plan.downloads.extend(self.configuration_downloads())
+        return self.plan
+
+    def home_page(self) -> Page:
+        sections = []
+        for task, info in self.reg.tasks.items():
+            rows = self.rankings[task][: self.reg.site.top_n]
+            table = ranking_table(f"ranking-{task}",
+                                  f"{info.name}: top {len(rows)} at {self._deadline_text(task)}",
+                                  rows, self.reg, self.urls)
+            sections.append(TaskSection(info.name, self.urls.url(self.urls.task(task)),
+                                        render_markdown(info.description_md),
+                                        self._deadline_text(task), table, self.bar_chart(task)))
+        site = self.reg.site
+        intro = (
+            "Each row is a model's most energy-efficient serving configuration that still "
+            "meets the latency deadline: the one that produces the most output tokens per "
+            "joule of GPU energy. Energy is measured on the GPUs only, in the steady state "
+            f"of a serving benchmark on {', '.join(site.default_gpus)} GPUs.")
+        return Page(self.urls.home, "home.html", site.title,
+                    site.tagline or "GPU energy-efficiency leaderboard",
+                    HomeBody(intro, tuple(sections)))
+
+    def task_page(self, task: str) -> Page:
+        info: TaskInfo = self.reg.tasks[task]
+        d = self._deadline(task)
+        rows = self.rankings[task]
+        table = ranking_table(f"ranking-{task}",
+                              f"{info.name}: every model at {self._deadline_text(task)}",
+                              rows, self.reg, self.urls)
+        downloads = self.ranking_downloads(task, rows, table.caption, d.ms, d.percentile)
+        presets = []
+        for ms in info.preset_deadlines_ms:
+            if ms == d.ms:
+                continue
+            preset_rows = ranking.rank(self.by_task[task], ranking.Deadline(ms, d.percentile),
+                                       gpus=self.default_gpus)
+            text = deadline_text(ms, d.percentile)
+            preset = ranking_table(f"ranking-{task}-{ms:g}ms", f"{info.name}: at {text}",
+                                   preset_rows, self.reg, self.urls)
+            presets.append(PresetRanking(text, preset, self.ranking_downloads(
+                task, preset_rows, preset.caption, ms, d.percentile)))
+        gpus_text = " and ".join(self.reg.site.default_gpus)
+        body = TaskBody(info.name, info.benchmark, render_markdown(info.description_md),
+                        self._deadline_text(task), gpus_text, table, tuple(presets),
+                        self.scatter_chart(task), self.bar_chart(task), downloads)
+        return Page(self.urls.task(task), "task.html", f"{info.name} energy leaderboard",
+                    f"Models ranked by tokens per joule on {info.name} ({info.benchmark}) at "
+                    f"{self._deadline_text(task)}.", body)
+
+    def ranking_downloads(self, task: str, rows: Sequence[ranking.RankedRow], caption: str,
+                          ms: float, percentile: Percentile) -> tuple[Link, ...]:
+        from jouleboard.present.downloads import RANK_COLUMNS, rank_record
+
+        records = [rank_record(r.rank, r.config, self.reg.models[r.config.model_id].nickname)
+                   for r in rows]
+        slug = deadline_slug(ms, percentile)
+        links = []
+        for ext in ("csv", "json"):
+            path = self.urls.ranking_download(task, slug, ext)
+            self.plan.downloads.append(Download(path, RANK_COLUMNS, records))
+            links.append(Link(ext.upper(), self.urls.url(path), caption))
+        return tuple(links)
+
+    def model_page(self, model_id: str) -> Page:
+        from jouleboard.pages_detail import model_page
+
+        return model_page(self, model_id)
+
+    def gpu_page(self, gpu: str) -> Page:
+        from jouleboard.pages_detail import gpu_page
+
+        return gpu_page(self, gpu)
+
+    def models_index(self, model_ids: list[str]) -> Page:
+        columns = (Column("model", "Model"), Column("builder", "Builder"),
+                   Column("total_params_billions", "Total params", "B", numeric=True),
+                   Column("active_params_billions", "Active params", "B", numeric=True),
+                   Column("architecture", "Architecture"),
+                   Column("weight_precision", "Precision"), Column("tasks", "Tasks"))
+        rows = []
+        for model_id in model_ids:
+            info = self.reg.models[model_id]
+            tasks = sorted({self.reg.tasks[c.task].name for c in self.data.configurations
+                            if c.model_id == model_id})
+            precision = PRECISION_LABELS.get(info.weight_precision, info.weight_precision)
+            rows.append((model_cell(model_id, self.reg, self.urls),
+                         Cell(info.builder, info.builder),
+                         Cell(info.total_params_billions,
+                              significant(info.total_params_billions, 3)),
+                         Cell(info.active_params_billions,
+                              significant(info.active_params_billions, 3)),
+                         Cell(info.architecture, info.architecture or "–"),
+                         Cell(info.weight_precision, precision),
+                         Cell(", ".join(tasks), ", ".join(tasks))))
+        table = Table("models", f"All {len(rows)} models with measurements", columns,
+                      tuple(rows))
+        return Page(self.urls.models_index, "index.html", "Models",
+                    "Every model on the leaderboard.", IndexBody(
+                        "Every model with at least one valid measurement. Open a model for "
+                        "its configurations, Pareto frontiers and GPU comparison.", table))
+
+    def gpus_index(self) -> Page:
+        columns = (Column("gpu", "GPU"), Column("vendor", "Vendor"),
+                   Column("generation", "Generation"),
+                   Column("memory_gb", "Memory", "GB", numeric=True),
+                   Column("board_power_watts", "Board power limit", "W", numeric=True),
+                   Column("configurations", "Configurations", numeric=True))
+        rows = []
+        for gpu, info in sorted(self.reg.gpus.items()):
+            n = sum(1 for c in self.data.configurations if c.gpu_model == gpu)
+            rows.append((Cell(gpu, info.name, href=self.urls.url(self.urls.gpu(gpu))),
+                         Cell(info.vendor, info.vendor), Cell(info.generation, info.generation),
+                         Cell(info.memory_gb, f"{info.memory_gb:g}"),
+                         Cell(info.board_power_watts, f"{info.board_power_watts:g}"),
+                         num_cell(Column("configurations", ""), n)))
+        table = Table("gpus", "Accelerators", columns, tuple(rows))
+        return Page(self.urls.gpus_index, "index.html", "GPUs",
+                    "The accelerators measured.", IndexBody(
+                        "The accelerators in the data. A GPU page ranks models on that GPU "
+                        "alone and compares each model across GPUs.", table))
+
+    def configuration_downloads(self) -> list[Download]:
+        from jouleboard.present.downloads import CONFIGURATION_COLUMNS, configuration_record
+
+        records = [configuration_record(c, self.reg) for c in self.data.configurations]
+        return [Download(self.urls.configurations_download(ext), CONFIGURATION_COLUMNS, records)
+                for ext in ("csv", "json")]
+
+
+def plan_site(data: Dataset, urls: Urls) -> Plan:
+    return Planner(data, urls).build()

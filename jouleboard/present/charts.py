@@ -1,0 +1,176 @@
+"""Chart kinds as Vega-Lite spec templates (built once with Altair); pages bind only data.
+
+Each kind reads named data sets (``table``, and ``deadline`` for the deadline rule), so a
+page's chart is ``bind(template, datasets, title)``: a dict copy, no Altair work. Altair is
+imported on first use only. Spec strings come from this module and from registry names;
+numbers come from validated records.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+Spec = dict[str, Any]
+
+AXIS_GREY = "#6b6b6b"
+# Colour-blind-safe categorical palette (Okabe-Ito) for GPUs; models use tableau20.
+GPU_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
+
+CONFIG: Spec = {
+    "background": "transparent",
+    "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+    "view": {"stroke": None},
+    "axis": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "gridColor": "#8884",
+             "domainColor": AXIS_GREY, "tickColor": AXIS_GREY, "labelFontSize": 11,
+             "titleFontSize": 12, "titleFontWeight": "normal"},
+    "legend": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "labelFontSize": 11,
+               "titleFontSize": 12, "titleFontWeight": "normal", "labelLimit": 220},
+    "title": {"color": AXIS_GREY, "fontSize": 13, "fontWeight": "normal", "anchor": "start"},
+}
+
+
+WIDTH = 640  # the static SVG's width; the interactive view fits its container
+PER_MODEL = 0  # height placeholder: one 24 px band per model, set by bind()
+
+
+# Log axes: label and grid the decades and their 2x/5x steps only, not every minor tick.
+LOG_AXIS: Any = {"labelExpr": "indexof(['1','2','5'], slice(format(datum.value, '.0e'), 0, 1)) "
+                              ">= 0 ? format(datum.value, '~g') : ''",
+                 "gridOpacity": 0.6}
+
+
+def _finish(chart: Any, height: int) -> Spec:
+    spec: Spec = chart.properties(width=WIDTH, height=height).to_dict()
+    spec.pop("config", None)
+    spec["config"] = copy.deepcopy(CONFIG)
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return spec
+
+
+@functools.cache
+def ranking_bar(value_title: str) -> Spec:
+    """Horizontal bars of tokens/J, one per model, in rank order; colour by GPU."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table")).encode(
+        y=alt.Y("model:N", sort=alt.EncodingSortField("rank", order="ascending"), title=None,
+                axis=alt.Axis(labelLimit=240)),
+        x=alt.X("value:Q", title=value_title),
+    )
+    bars = base.mark_bar(cornerRadiusEnd=2).encode(
+        color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("gpu:N", title="GPU"),
+                 alt.Tooltip("value:Q", title=value_title, format=".2f")],
+    )
+    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(
+        text=alt.Text("value:Q", format=".2f"))
+    return _finish(alt.layer(bars, labels), PER_MODEL)
+
+
+def _deadline_rule(alt: Any) -> Any:
+    return alt.Chart(alt.NamedData("deadline")).mark_rule(
+        strokeDash=[6, 4], color="#c0392b", strokeWidth=1.5
+    ).encode(x="ms:Q")
+
+
+def _deadline_label(alt: Any) -> Any:
+    return alt.Chart(alt.NamedData("deadline")).mark_text(
+        align="left", baseline="top", dx=4, y=2, color="#c0392b"
+    ).encode(x="ms:Q", text="label:N")
+
+
+@functools.cache
+def task_scatter(latency_title: str) -> Spec:
+    """Every configuration: energy per token vs latency (log-log), colour by model,
+    shape by GPU; each model's chosen configuration drawn large and outlined."""
+    import altair as alt
+
+    points = alt.Chart(alt.NamedData("table")).mark_point(filled=True).encode(
+        x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
+        y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)",
+                axis=LOG_AXIS),
+        color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
+                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
+        shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(orient="bottom")),
+        size=alt.condition("datum.chosen", alt.value(150), alt.value(30)),
+        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.7)),
+        stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
+        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
+                 alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+                 alt.Tooltip("latency:Q", title=latency_title, format=".1f")],
+    )
+    return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
+
+
+@functools.cache
+def pareto(latency_title: str) -> Spec:
+    """One model's configurations with its Pareto frontier drawn as a step line."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table"))
+    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)",
+              axis=LOG_AXIS)
+    frontier = base.transform_filter("datum.frontier").mark_line(
+        color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after"
+    ).encode(x=x, y=y, order="latency:Q")
+    points = base.mark_point(filled=True, size=60).encode(
+        x=x, y=y,
+        color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
+                        legend=alt.Legend(orient="bottom")),
+        shape=alt.Shape("kind:N", title="Configuration",
+                        scale=alt.Scale(domain=["Pareto frontier", "other"],
+                                        range=["diamond", "circle"]),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("config:N", title="Setup"),
+                 alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+                 alt.Tooltip("latency:Q", title=latency_title, format=".1f")],
+    )
+    return _finish(alt.layer(frontier, points, _deadline_rule(alt), _deadline_label(alt)),
+                   300)
+
+
+@functools.cache
+def length_histogram() -> Spec:
+    """Output-length distribution: counts per length bin."""
+    import altair as alt
+
+    bars = alt.Chart(alt.NamedData("table")).mark_bar(color="#0072B2").encode(
+        x=alt.X("start:Q", title="Output length (tokens)", bin="binned"),
+        x2="end:Q",
+        y=alt.Y("count:Q", title="Responses"),
+        tooltip=[alt.Tooltip("start:Q", title="From", format=",.0f"),
+                 alt.Tooltip("end:Q", title="To", format=",.0f"),
+                 alt.Tooltip("count:Q", title="Responses")],
+    )
+    return _finish(bars, 180)
+
+
+@functools.cache
+def gpu_compare(value_title: str) -> Spec:
+    """Best tokens/J of each model on each GPU, as dots on a shared axis."""
+    import altair as alt
+
+    dots = alt.Chart(alt.NamedData("table")).mark_point(filled=True, size=90).encode(
+        y=alt.Y("model:N", title=None, sort=alt.EncodingSortField("order", order="ascending"),
+                axis=alt.Axis(labelLimit=240)),
+        x=alt.X("value:Q", title=value_title),
+        color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("gpu:N", title="GPU"),
+                 alt.Tooltip("value:Q", title=value_title, format=".2f")],
+    )
+    return _finish(dots, PER_MODEL)
+
+
+def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:
+    """A page's chart: the template with its data and title (the template is not changed)."""
+    spec = dict(template)
+    spec["datasets"] = datasets
+    spec["title"] = title
+    if spec.get("height") == PER_MODEL:
+        spec["height"] = 24 * max(1, len({row["model"] for row in datasets["table"]}))
+    return spec

@@ -1,0 +1,51 @@
+"""Flat records for CSV/JSON: ranking rows (the CLI's and the site's) and configurations."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from jouleboard.config import Registry
+from jouleboard.records import Configuration
+
+RANK_COLUMNS = (
+    "rank", "model_id", "nickname", "gpu_model", "num_gpus", "weight_precision", "max_num_seqs",
+    "median_itl_ms", "energy_per_token_joules", "tokens_per_joule", "energy_per_response_joules",
+    "avg_power_watts", "output_throughput_tokens_per_sec",
+)
+
+CONFIGURATION_COLUMNS = (
+    "task", "model_id", "nickname", "builder", "gpu_model", "num_gpus", "weight_precision",
+    "max_num_seqs", "tensor_parallel", "expert_parallel", "data_parallel", "repeat",
+    "energy_per_token_joules", "tokens_per_joule", "energy_per_response_joules",
+    "avg_power_watts", "output_throughput_tokens_per_sec", "avg_output_len_tokens",
+    "avg_batch_size", "median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms", "source",
+)
+
+
+def rank_record(rank: int, c: Configuration, nickname: str) -> dict[str, Any]:
+    """A ranking row with exactly RANK_COLUMNS, in order, at full precision."""
+    values: dict[str, Any] = {"rank": rank, "nickname": nickname}
+    return {k: values[k] if k in values else getattr(c, k) for k in RANK_COLUMNS}
+
+
+def configuration_record(c: Configuration, registry: Registry) -> dict[str, Any]:
+    info = registry.models[c.model_id]
+    values: dict[str, Any] = {"nickname": info.nickname, "builder": info.builder}
+    return {k: values[k] if k in values else getattr(c, k) for k in CONFIGURATION_COLUMNS}
+
+
+def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return out.getvalue()
+
+
+def to_json(records: Sequence[dict[str, Any]]) -> str:
+    """Records in column order (not sorted), strict JSON."""
+    return json.dumps(list(records), indent=2, allow_nan=False, ensure_ascii=False) + "\n"

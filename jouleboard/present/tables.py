@@ -1,0 +1,120 @@
+"""Rankings and configurations -> Table / Column / Cell, values kept apart from display."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from jouleboard.config import Registry
+from jouleboard.present.formats import FORMATS, format_value
+from jouleboard.rank import RankedRow
+from jouleboard.records import Configuration
+from jouleboard.urls import Urls
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    label: str
+    unit: str = ""
+    numeric: bool = False
+    title: str = ""  # longer explanation for the header's tooltip
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    value: str | int | float | None  # for sorting, CSV and JSON
+    display: str
+    href: str | None = None
+    note: str = ""  # secondary text under the display (e.g. model builder)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    id: str
+    caption: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    empty_text: str = "No configuration meets this deadline."
+
+    def records(self) -> list[dict[str, object]]:
+        """Rows as plain records (column key -> value) for CSV and JSON downloads."""
+        return [{c.key: cell.value for c, cell in zip(self.columns, row, strict=True)}
+                for row in self.rows]
+
+
+def _num(key: str, label: str | None = None, title: str = "") -> Column:
+    fmt = FORMATS[key]
+    return Column(key, label or fmt.label, fmt.unit, numeric=True, title=title)
+
+
+RANK = _num("rank")
+MODEL = Column("model", "Model")
+GPU = Column("gpu", "GPU")
+PRECISION = Column("weight_precision", "Precision")
+TASK = Column("task", "Task")
+TOKENS_PER_J = _num("tokens_per_joule", title="Output tokens per joule of GPU energy "
+                    "(= throughput / power). Higher is better.")
+J_PER_TOKEN = _num("energy_per_token_joules", title="GPU energy per output token. Lower is better.")
+J_PER_RESPONSE = _num("energy_per_response_joules",
+                      title="GPU energy of an average response (J/token x average length).")
+MEDIAN_ITL = _num("median_itl_ms", title="Median inter-token latency.")
+BATCH = _num("max_num_seqs", title="Batch-size cap of the server (max_num_seqs).")
+POWER = _num("avg_power_watts", title="Average GPU power, all GPUs together.")
+THROUGHPUT = _num("output_throughput_tokens_per_sec")
+P90_ITL = _num("p90_itl_ms")
+P99_ITL = _num("p99_itl_ms")
+AVG_LEN = _num("avg_output_len_tokens", title="Average output length.")
+
+METRIC_COLUMNS = (TOKENS_PER_J, J_PER_TOKEN, J_PER_RESPONSE, MEDIAN_ITL)
+
+
+def num_cell(column: Column, value: float | int) -> Cell:
+    return Cell(value, format_value(column.key, value))
+
+
+def gpu_cell(c: Configuration, urls: Urls) -> Cell:
+    return Cell(f"{c.num_gpus}x {c.gpu_model}", f"{c.num_gpus}× {c.gpu_model}",
+                href=urls.url(urls.gpu(c.gpu_model)))
+
+
+def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
+    info = registry.models[model_id]
+    return Cell(info.nickname, info.nickname, href=urls.url(urls.model(model_id)),
+                note=info.builder)
+
+
+def metric_cells(c: Configuration, columns: Iterable[Column]) -> tuple[Cell, ...]:
+    return tuple(num_cell(col, getattr(c, col.key)) for col in columns)
+
+
+def ranking_table(table_id: str, caption: str, rows: Sequence[RankedRow], registry: Registry,
+                  urls: Urls) -> Table:
+    """The leaderboard table: one row per model, its chosen configuration."""
+    columns = (RANK, MODEL, GPU, PRECISION, *METRIC_COLUMNS, BATCH)
+    body = tuple(
+        (num_cell(RANK, r.rank), model_cell(r.config.model_id, registry, urls),
+         gpu_cell(r.config, urls),
+         Cell(r.config.weight_precision, format_value("weight_precision",
+                                                       r.config.weight_precision)),
+         *metric_cells(r.config, (*METRIC_COLUMNS, BATCH)))
+        for r in rows)
+    return Table(table_id, caption, columns, body)
+
+
+def configurations_table(table_id: str, caption: str, configs: Iterable[Configuration],
+                         urls: Urls, marked: Callable[[Configuration], str] | None = None
+                         ) -> Table:
+    """Every configuration of a model on a task (model pages)."""
+    metrics = (*METRIC_COLUMNS, P90_ITL, P99_ITL, BATCH, POWER, THROUGHPUT)
+    columns = (GPU, PRECISION, Column("parallel", "Parallelism"), *metrics,
+               Column("note", "Note"))
+    body = []
+    for c in configs:
+        parallel = f"TP{c.tensor_parallel} EP{c.expert_parallel} DP{c.data_parallel}"
+        note = marked(c) if marked else ""
+        body.append((gpu_cell(c, urls),
+                     Cell(c.weight_precision, format_value("weight_precision",
+                                                           c.weight_precision)),
+                     Cell(parallel, parallel), *metric_cells(c, metrics), Cell(note, note)))
+    return Table(table_id, caption, columns, tuple(body))

@@ -1,0 +1,46 @@
+"""Jinja2 environment (autoescape on for everything) and page -> HTML."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from jouleboard.pages import Link, Page
+
+
+@dataclass(frozen=True)
+class SiteContext:
+    """What every page's frame shows: the site's name, navigation, data version, assets."""
+
+    title: str
+    tagline: str
+    data_version: str
+    data_date: str
+    attribution_html: str
+    base_url: str
+    nav: tuple[Link, ...]
+    tasks: tuple[Link, ...]
+    css_url: str
+    js_url: str
+    vega_url: str
+    favicon_url: str
+
+
+def environment(templates: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates),
+        autoescape=True,  # every template, whatever its extension
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env
+
+
+def render_page(env: jinja2.Environment, page: Page, site: SiteContext,
+                svg_sizes: dict[str, tuple[int, int]]) -> str:
+    template = env.get_template(page.template)
+    return template.render(page=page, body=page.body, site=site, svg_sizes=svg_sizes)

@@ -1,0 +1,93 @@
+"""The only owner of slugs, output paths and URLs.
+
+Every page and file of the site has a *path* relative to the output folder
+(``tasks/gpqa/index.html``) and a *URL* under the site's base URL
+(``/tasks/gpqa/``). Nothing else builds file names or links.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+
+
+def model_slug(model_id: str) -> str:
+    """``Qwen/Qwen3-8B`` -> ``qwen--qwen3-8b`` (ids are validated ASCII, see records.py)."""
+    org, _, name = model_id.partition("/")
+    return f"{_UNSAFE.sub('-', org.lower())}--{_UNSAFE.sub('-', name.lower())}"
+
+
+def gpu_slug(gpu: str) -> str:
+    return _UNSAFE.sub("-", gpu.lower())
+
+
+def task_slug(task: str) -> str:
+    return task
+
+
+def deadline_slug(ms: float, percentile: str) -> str:
+    """``300 ms, p50`` -> ``p50-300ms`` (used in download file names)."""
+    return f"{percentile}-{ms:g}ms".replace(".", "_")
+
+
+@dataclass(frozen=True)
+class Urls:
+    """Paths and URLs of a site served under ``base`` (``/`` or ``/sub/path/``)."""
+
+    base: str = "/"
+
+    def url(self, path: str) -> str:
+        """URL of an output path; ``x/index.html`` is linked as ``x/``."""
+        if path == "index.html":
+            path = ""
+        elif path.endswith("/index.html"):
+            path = path[: -len("index.html")]
+        return self.base + path
+
+    # pages
+    home = "index.html"
+    about = "about/index.html"
+    downloads = "downloads/index.html"
+    models_index = "models/index.html"
+    gpus_index = "gpus/index.html"
+    not_found = "404.html"
+    sitemap = "sitemap.xml"
+
+    @staticmethod
+    def task(task: str) -> str:
+        return f"tasks/{task_slug(task)}/index.html"
+
+    @staticmethod
+    def model(model_id: str) -> str:
+        return f"models/{model_slug(model_id)}/index.html"
+
+    @staticmethod
+    def gpu(gpu: str) -> str:
+        return f"gpus/{gpu_slug(gpu)}/index.html"
+
+    # assets and data
+    @staticmethod
+    def asset(name: str) -> str:
+        return f"assets/{name}"
+
+    @staticmethod
+    def chart(chart_id: str, ext: str) -> str:
+        """A chart's export: ``ext`` is ``svg`` or ``vl.json``."""
+        return f"charts/{chart_id}.{ext}"
+
+    @staticmethod
+    def ranking_download(task: str, deadline: str, ext: str) -> str:
+        return f"downloads/rankings/{task_slug(task)}-{deadline}.{ext}"
+
+    @staticmethod
+    def configurations_download(ext: str) -> str:
+        return f"downloads/configurations.{ext}"
+
+    schema_download = "downloads/measurement.schema.json"
+
+
+def chart_id(kind: str, *parts: str) -> str:
+    """Stable chart id from what the chart shows (never from build order)."""
+    return "--".join([kind, *(_UNSAFE.sub("-", p.lower()) for p in parts)])
