@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=("table", "csv", "json"), default="table")
     r.add_argument("--data", type=Path, default=Path("data"))
 
+    s = sub.add_parser("schema", help="print the JSON Schema of a measurement file")
+    s.add_argument("--out", type=Path, default=None, help="write to this file instead")
+
     i = sub.add_parser("import-mlenergy", help="convert ML.ENERGY leaderboard site data")
     i.add_argument("src", type=Path, help="folder with index.json, tasks/ and models/")
     i.add_argument("--out", type=Path, default=Path("data"))
@@ -67,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _rank(args)
         if args.command == "import-mlenergy":
             return _import(args)
+        if args.command == "schema":
+            return _schema(args)
     except ValidationFailed as e:
         print(e.report(), file=sys.stderr)
         print("nothing was written" if args.command == "build" else "validation failed",
@@ -163,4 +168,15 @@ def _import(args: argparse.Namespace) -> int:
     for task, n in counts.items():
         print(f"{task}: {n} configurations")
     print(f"wrote {sum(counts.values())} measurement files to {args.out / 'measurements'}")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from jouleboard.build import measurement_schema_text
+
+    text = measurement_schema_text()
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.write_text(text, encoding="utf-8")
     return 0

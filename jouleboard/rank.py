@@ -8,7 +8,8 @@ Tie-break (the one place that defines it): configurations compare by
 2. the latency at the chosen percentile (lower first);
 3. the number of GPUs (fewer first);
 4. model id, GPU model, max_num_seqs, tensor/expert/data parallel degrees, precision,
-   repeat (ascending), which identify a configuration uniquely in a valid data set.
+   repeat (ascending), which identify a configuration uniquely in a valid data set;
+5. the source file path, so the order is total even on data that was not validated.
 The same key chooses each model's configuration and orders the models, so the order
 is total and does not depend on input order.
 """
@@ -49,7 +50,7 @@ def sort_key(c: Configuration, percentile: Percentile = "p50",
     """The documented total order of configurations (see module docstring)."""
     return (objective(c), c.itl_ms(percentile), c.num_gpus, c.model_id, c.gpu_model,
             c.max_num_seqs, c.tensor_parallel, c.expert_parallel, c.data_parallel,
-            c.weight_precision, c.repeat)
+            c.weight_precision, c.repeat, c.source)
 
 
 def eligible(configs: Iterable[Configuration], deadline: Deadline,

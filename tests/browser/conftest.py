@@ -1,0 +1,177 @@
+"""Fixtures for the browser tests: the built site on a local HTTP server and a real Chromium.
+
+The plain sync Playwright API is used: no dependency on pytest-playwright, and the fixture names
+stay clear of its (and pytest-base-url's) ``browser``, ``context``, ``page`` and ``base_url``.
+Browser lookup: ``$JOULEBOARD_CHROMIUM``, then ``/usr/bin/chromium``, then Playwright's own
+bundled browser.
+When none can be launched the browser tests are skipped, except under CI (``CI`` set), where
+they fail.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.sitebuild import built_site
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LOCAL_HOST = "127.0.0.1"
+SYSTEM_CHROMIUM = Path("/usr/bin/chromium")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir: Path) -> Iterator[str]:
+    """The built site served over HTTP on 127.0.0.1 (any free port), without a trailing slash."""
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOCAL_HOST}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _no_browser(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but no browser could be launched: {message}", pytrace=False)
+    pytest.skip(f"no browser could be launched: {message}")
+
+
+@pytest.fixture(scope="session")
+def pw_browser() -> Iterator[Any]:
+    """A headless Chromium, launched once per session."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _no_browser(f"playwright is not installed ({exc})")
+    env_path = os.environ.get("JOULEBOARD_CHROMIUM")
+    if env_path:
+        candidates: list[str | None] = [env_path]
+    elif SYSTEM_CHROMIUM.exists():
+        candidates = [str(SYSTEM_CHROMIUM)]
+    else:
+        candidates = [None]  # Playwright's own bundled browser
+    playwright = sync_playwright().start()
+    errors = []
+    launched = None
+    for executable in candidates:
+        try:
+            launched = playwright.chromium.launch(
+                executable_path=executable, headless=True, args=LAUNCH_ARGS
+            )
+            break
+        except Exception as exc:  # any launch failure: missing binary, crash, bad path
+            errors.append(f"{executable or 'bundled chromium'}: {exc}".splitlines()[0])
+    if launched is None:
+        playwright.stop()
+        _no_browser("; ".join(errors))
+    try:
+        yield launched
+    finally:
+        launched.close()
+        playwright.stop()
+
+
+def is_local(url: str) -> bool:
+    """Whether a request URL stays on this machine's test server (data:/blob: URLs are fine)."""
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return parts.scheme in ("http", "https") and parts.hostname == LOCAL_HOST
+
+
+@dataclass
+class Recorder:
+    """A page plus what it logged: console errors/warnings, page errors, and every request."""
+
+    page: Any
+    base_url: str
+    console: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+
+    def goto(self, path: str, **kwargs: Any) -> Any:
+        """Open a site path ('/x/'); asserts the HTTP status is 200 and returns the response."""
+        response = self.page.goto(self.base_url + path, **kwargs)
+        assert response is not None, f"no response for {path}"
+        assert response.status == 200, f"{path}: HTTP {response.status}"
+        return response
+
+    def external_requests(self) -> list[str]:
+        return sorted({url for url in self.requests + self.blocked if not is_local(url)})
+
+    def problems(self) -> list[str]:
+        return self.console + self.page_errors
+
+
+def watch(context: Any, page: Any, base_url: str) -> Recorder:
+    """Record ``page``'s console messages and errors and its context's requests."""
+    rec = Recorder(page=page, base_url=base_url)
+
+    def on_console(message: Any) -> None:
+        if message.type in ("error", "warning"):
+            where = message.location.get("url", "") if message.location else ""
+            rec.console.append(f"{message.type}: {message.text} ({where} on {page.url})")
+
+    def on_route(route: Any) -> None:
+        # Nothing may leave the machine: requests to other hosts are recorded and aborted.
+        url = route.request.url
+        if is_local(url):
+            route.continue_()
+        else:
+            rec.blocked.append(url)
+            route.abort()
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: rec.page_errors.append(f"{error} (on {page.url})"))
+    context.on("request", lambda request: rec.requests.append(request.url))
+    context.route("**/*", on_route)
+    return rec
+
+
+@pytest.fixture
+def pw_context(pw_browser: Any) -> Iterator[Any]:
+    ctx = pw_browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(15_000)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def site_page(pw_context: Any, site_url: str) -> Recorder:
+    """A fresh page in a fresh context that records console, page errors and requests."""
+    return watch(pw_context, pw_context.new_page(), site_url)

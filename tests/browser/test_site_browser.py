@@ -1,0 +1,422 @@
+"""The built site in a real Chromium: rankings, model pages, charts, CSP, no-JS, sorting, phones.
+
+The site is built once from the committed data/ and served on 127.0.0.1 (see conftest.py).
+Every request to another host is recorded and aborted, so nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.browser.conftest import Recorder, watch
+from tests.sitebuild import REPO
+
+pytestmark = pytest.mark.browser
+
+DATA = REPO / "data"
+
+# The published reference: gpqa, median ITL <= 300 ms, B200 + H100 (nickname, tokens/J shown).
+REFERENCE_GPQA_300 = [
+    ("GPT OSS 20B", "35.15"),
+    ("GPT OSS 120B", "25.21"),
+    ("Qwen 3 30B A3B Thinking", "11.41"),
+    ("NVIDIA Nemotron Nano 9B V2", "9.18"),
+    ("NVIDIA Nemotron Nano 12B V2", "7.98"),
+    ("Qwen 3 8B", "5.77"),
+    ("Qwen 3 14B", "5.48"),
+]
+
+# Vega renders each mark group as <g class="mark-TYPE role-mark"> holding one element per item.
+RENDERED_MARKS = "svg.marks g.role-mark > *"
+RENDERED_POINTS = "svg.marks g.mark-symbol.role-mark path"
+
+
+def task_ids() -> list[str]:
+    return sorted(yaml.safe_load((DATA / "tasks.yaml").read_text(encoding="utf-8")))
+
+
+def expected_top(task: str, deadline_ms: float, gpus: set[str], n: int) -> list[tuple[str, str]]:
+    """The top ``n`` (nickname, tokens/J to 2 decimals), computed straight from data/ files."""
+    best: dict[str, float] = {}
+    for path in sorted((DATA / "measurements" / task).rglob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        metrics = record["metrics"]
+        if metrics["median_itl_ms"] > deadline_ms or record["gpu_model"] not in gpus:
+            continue
+        model = record["model_id"]
+        best[model] = min(best.get(model, float("inf")), metrics["energy_per_token_joules"])
+    models = yaml.safe_load((DATA / "models.yaml").read_text(encoding="utf-8"))
+    ranked = sorted(best.items(), key=lambda item: item[1])[:n]
+    return [(models[model]["nickname"], f"{1 / ept:.2f}") for model, ept in ranked]
+
+
+def column_index(table: Any, label: str) -> int:
+    """The 0-based index of the header whose own text (unit spans aside) is exactly ``label``."""
+    headers = [text.strip() for text in table.locator("thead th").all_inner_texts()]
+    for index, text in enumerate(headers):
+        if text == label or text.split("\n")[0].strip() == label:
+            return index
+    raise AssertionError(f"no header {label!r} in {headers}")
+
+
+def table_rows(table: Any, *columns: int) -> list[tuple[str, ...]]:
+    """The visible text of the given cells of every body row."""
+    return table.evaluate(
+        """(table, columns) => Array.from(table.tBodies[0].rows).map(
+            (row) => columns.map((i) => row.cells[i].innerText.trim()))""",
+        list(columns),
+    )
+
+
+def make_interactive(page: Any, figure: str) -> int:
+    """Click the figure's "Explore interactively" button; returns the number of rendered marks."""
+    button = page.locator(f"{figure} button.interactive")
+    button.scroll_into_view_if_needed()
+    button.click()
+    page.locator(f"{figure} svg.marks").wait_for(state="attached")
+    page.wait_for_function(
+        "(sel) => document.querySelectorAll(sel).length > 0",
+        arg=f"{figure} {RENDERED_MARKS}",
+    )
+    return page.locator(f"{figure} {RENDERED_MARKS}").count()
+
+
+def home_model_paths(page: Any) -> list[str]:
+    hrefs = page.locator("table.data a[href^='/models/']").evaluate_all(
+        "(links) => links.map((a) => a.getAttribute('href'))"
+    )
+    return sorted(set(hrefs))
+
+
+def html_pages(site: Path) -> list[str]:
+    """Every page's path as served: '/x/y/' for x/y/index.html, '/404.html' for 404.html."""
+    paths = []
+    for file in sorted(site.rglob("*.html")):
+        rel = file.relative_to(site).as_posix()
+        paths.append("/" + rel[: -len("index.html")] if rel.endswith("index.html") else "/" + rel)
+    return paths
+
+
+def assert_clean(rec: Recorder) -> None:
+    assert rec.problems() == [], "console errors/warnings or page errors:\n" + "\n".join(
+        rec.problems()
+    )
+    assert rec.external_requests() == [], f"requests left 127.0.0.1: {rec.external_requests()}"
+
+
+STATIC_PAGES = ["/", "/models/", "/gpus/", "/gpus/b200/", "/gpus/h100/", "/about/", "/downloads/"]
+
+
+# 1. The home page's first table is the reference top 7 ------------------------------------
+
+
+def test_home_first_table_is_reference_top7(site_page: Recorder) -> None:
+    expected = expected_top("gpqa", 300.0, {"B200", "H100"}, 7)
+    assert expected == REFERENCE_GPQA_300, "data/ no longer gives the published reference"
+
+    site_page.goto("/")
+    table = site_page.page.locator("table.data").first
+    rank = column_index(table, "#")
+    tpj = column_index(table, "Tokens/J")
+    # The model cell holds the linked nickname, then the builder in a note: read the link.
+    names = [n.strip() for n in table.locator("tbody tr td.col-model a").all_inner_texts()]
+    cells = table_rows(table, rank, tpj)
+    shown = list(zip(names, [value for _, value in cells], strict=True))
+    assert shown == expected, "the site disagrees with the data files"
+    assert shown == REFERENCE_GPQA_300, "the site disagrees with the published reference"
+    assert [r for r, _ in cells] == [str(i) for i in range(1, 8)]
+    assert_clean(site_page)
+
+
+# 2. Every model page linked from the home page loads and its Pareto chart renders ---------
+
+
+def test_model_pages_from_home_render_pareto_chart(site_page: Recorder) -> None:
+    page = site_page.page
+    site_page.goto("/")
+    paths = home_model_paths(page)
+    assert len(paths) >= 10, paths
+    for path in paths:
+        site_page.goto(path)
+        assert page.locator("h1").count() == 1, f"{path}: expected one h1"
+        assert page.locator("h1").inner_text().strip(), f"{path}: empty h1"
+        figure = page.locator("figure.chart[id^='chart-pareto--']").first
+        figure_id = figure.get_attribute("id")
+        assert figure_id, f"{path}: no Pareto chart"
+        # The static SVG is there before anything is clicked.
+        assert figure.locator("img").get_attribute("alt"), f"{path}: Pareto image without alt"
+        selector = f"figure.chart[id='{figure_id}']"
+        make_interactive(page, selector)
+        points = page.locator(f"{selector} {RENDERED_POINTS}").count()
+        assert points > 0, f"{path}: the interactive Pareto chart drew no points"
+        assert page.locator(f"{selector} button.interactive").count() == 0, (
+            f"{path}: the button stays after the chart went interactive"
+        )
+    assert_clean(site_page)
+
+
+# 3. No console errors or page errors ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path", STATIC_PAGES + [f"/tasks/{task}/" for task in task_ids()]
+)
+def test_no_console_or_page_errors(site_page: Recorder, path: str) -> None:
+    site_page.goto(path)
+    site_page.page.wait_for_load_state("load")
+    if path.startswith("/tasks/"):
+        # Also after one chart goes interactive (loads the Vega bundle and the spec).
+        figure_id = site_page.page.locator("figure.chart[data-spec]").first.get_attribute("id")
+        assert figure_id, f"{path}: no chart"
+        assert make_interactive(site_page.page, f"figure.chart[id='{figure_id}']") > 0
+    assert site_page.problems() == [], f"{path}:\n" + "\n".join(site_page.problems())
+
+
+# 4. No request leaves the local host ------------------------------------------------------
+
+
+def test_no_request_leaves_localhost(site_page: Recorder, site_dir: Path) -> None:
+    page = site_page.page
+    paths = html_pages(site_dir)
+    assert "/" in paths and len(paths) > 20, paths
+    for path in paths:
+        response = page.goto(site_page.base_url + path)
+        assert response is not None
+        page.wait_for_load_state("load")
+        # Lazy images below the fold: scroll so they load too.
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        if path.startswith(("/tasks/", "/models/", "/gpus/")) and page.locator(
+            "figure.chart[data-spec] button.interactive"
+        ).count():
+            figure_id = page.locator("figure.chart[data-spec]").first.get_attribute("id")
+            make_interactive(page, f"figure.chart[id='{figure_id}']")
+    assert any("/assets/vega-" in url for url in site_page.requests), "no chart went interactive"
+    assert site_page.external_requests() == [], (
+        "requests to other hosts:\n" + "\n".join(site_page.external_requests())
+    )
+
+
+# 5. Without JavaScript the tables and chart images are all there -------------------------
+
+
+@pytest.fixture
+def nojs_page(pw_browser: Any, site_url: str) -> Iterator[Recorder]:
+    context = pw_browser.new_context(java_script_enabled=False, viewport={"width": 1280,
+                                                                         "height": 900})
+    context.set_default_timeout(15_000)
+    try:
+        yield watch(context, context.new_page(), site_url)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/tasks/gpqa/"])
+def test_tables_and_images_without_javascript(nojs_page: Recorder, path: str) -> None:
+    page = nojs_page.page
+    nojs_page.goto(path)
+    table = page.locator("table.data").first
+    assert table.locator("tbody tr").count() >= 7
+    first_model = table.locator("tbody tr").first.locator("td.col-model a")
+    assert first_model.is_visible()
+    assert first_model.inner_text().strip() == "GPT OSS 20B"
+    tpj = column_index(table, "Tokens/J")
+    cell = table.locator("tbody tr").first.locator("td").nth(tpj)
+    assert cell.is_visible()
+    assert cell.inner_text().strip() == "35.15"
+    # Headers are plain text (no sort buttons without the script).
+    assert table.locator("thead button").count() == 0
+
+    images = page.locator("figure.chart img")
+    assert images.count() > 0, f"{path}: no chart images"
+    for i in range(images.count()):
+        image = images.nth(i)
+        assert (image.get_attribute("alt") or "").strip(), f"{path}: chart image {i} has no alt"
+        src = image.get_attribute("src")
+        assert src and nojs_page.page.request.get(nojs_page.base_url + src).status == 200, src
+    # The "Explore interactively" buttons need the script: they stay hidden.
+    buttons = page.locator("button.interactive")
+    for i in range(buttons.count()):
+        assert not buttons.nth(i).is_visible(), f"{path}: a dead 'Explore' button is shown"
+    assert nojs_page.external_requests() == []
+
+
+# 6. Content-Security-Policy: a strict meta policy and no violations -----------------------
+
+
+CSP_INIT_SCRIPT = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__cspViolations.push({
+    directive: event.violatedDirective, blocked: event.blockedURI,
+    source: event.sourceFile, line: event.lineNumber, sample: event.sample,
+  });
+}, true);
+"""
+
+
+def test_no_csp_violations(site_page: Recorder) -> None:
+    page = site_page.page
+    page.add_init_script(CSP_INIT_SCRIPT)
+    site_page.goto("/")
+    home_models = home_model_paths(page)
+    visits = [
+        ("/", None),
+        ("/tasks/gpqa/", "figure.chart[data-spec]"),
+        (home_models[0], "figure.chart[id^='chart-pareto--']"),
+        ("/gpus/b200/", "figure.chart[data-spec]"),
+    ]
+    violations = {}
+    for path, chart in visits:
+        site_page.goto(path)
+        page.wait_for_load_state("load")
+        if chart:
+            figure_id = page.locator(chart).first.get_attribute("id")
+            make_interactive(page, f"figure.chart[id='{figure_id}']")
+            # Use the chart a little: hover the first mark (tooltips are rendered by Vega).
+            page.locator(f"figure.chart[id='{figure_id}'] {RENDERED_MARKS}").first.hover(
+                force=True
+            )
+        found = page.evaluate("window.__cspViolations")
+        assert found is not None, f"{path}: the init script did not run"
+        if found:
+            violations[path] = found
+    assert violations == {}
+    assert_clean(site_page)
+
+
+class _MetaParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.csp: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = {name: value or "" for name, value in attrs}
+        if tag == "meta" and attributes.get("http-equiv", "").lower() == (
+            "content-security-policy"
+        ):
+            self.csp.append(attributes.get("content", ""))
+
+
+def test_every_page_has_strict_csp_meta(site_dir: Path) -> None:
+    pages = sorted(site_dir.rglob("*.html"))
+    assert len(pages) > 20
+    problems = []
+    for file in pages:
+        parser = _MetaParser()
+        parser.feed(file.read_text(encoding="utf-8"))
+        name = file.relative_to(site_dir).as_posix()
+        if len(parser.csp) != 1:
+            problems.append(f"{name}: {len(parser.csp)} CSP meta tags")
+            continue
+        directives = {}
+        for part in parser.csp[0].split(";"):
+            words = part.split()
+            if words:
+                directives[words[0].lower()] = words[1:]
+        script_src = directives.get("script-src")
+        if script_src is None:
+            problems.append(f"{name}: no script-src")
+        elif "'self'" not in script_src or {"'unsafe-inline'", "'unsafe-eval'"} & set(
+            script_src
+        ):
+            problems.append(f"{name}: script-src {' '.join(script_src)}")
+    assert problems == []
+
+
+# 7. Sortable tables -----------------------------------------------------------------------
+
+
+def test_sortable_numeric_column(site_page: Recorder) -> None:
+    page = site_page.page
+    site_page.goto("/")
+    table = page.locator("table.data").first
+    index = column_index(table, "J/token")
+    header = table.locator("thead th").nth(index)
+    button = header.locator("button.sort")
+    models_before = sorted(table.locator("tbody td.col-model").all_inner_texts())
+
+    def values() -> list[float]:
+        return [
+            float(v)
+            for v in table.evaluate(
+                "(t, i) => Array.from(t.tBodies[0].rows).map((r) => r.cells[i].dataset.value)",
+                index,
+            )
+        ]
+
+    assert header.get_attribute("aria-sort") is None
+    button.click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    ascending = values()
+    assert len(ascending) >= 7
+    assert ascending == sorted(ascending)
+
+    button.click()
+    assert header.get_attribute("aria-sort") == "descending"
+    descending = values()
+    assert descending == sorted(descending, reverse=True)
+    assert descending != ascending
+
+    # Only one header is marked as sorted at a time; the rows are the same rows.
+    tokens_index = column_index(table, "Tokens/J")
+    table.locator("thead th").nth(tokens_index).locator("button.sort").click()
+    assert header.get_attribute("aria-sort") is None
+    assert table.locator("thead th[aria-sort]").count() == 1
+    assert sorted(table.locator("tbody td.col-model").all_inner_texts()) == models_before
+
+    # The sort buttons work from the keyboard too.
+    button.focus()
+    page.keyboard.press("Enter")
+    assert header.get_attribute("aria-sort") == "ascending"
+    assert values() == ascending
+    assert_clean(site_page)
+
+
+# 8. Phone width ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def phone_page(pw_browser: Any, site_url: str) -> Iterator[Recorder]:
+    context = pw_browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+        has_touch=True,
+    )
+    context.set_default_timeout(15_000)
+    try:
+        yield watch(context, context.new_page(), site_url)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/tasks/gpqa/", "/models/openai--gpt-oss-20b/", "/gpus/b200/", "/about/"]
+)
+def test_no_horizontal_overflow_on_phone(phone_page: Recorder, path: str) -> None:
+    page = phone_page.page
+    phone_page.goto(path)
+    page.wait_for_load_state("load")
+    width = page.evaluate(
+        "() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})"
+    )
+    assert width["inner"] == 390
+    if width["scroll"] > width["inner"] + 1:
+        wide = page.evaluate(
+            """() => Array.from(document.querySelectorAll('body *'))
+                .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1
+                    && !el.closest('.table-wrap'))
+                .slice(0, 5).map((el) => el.tagName + '.' + el.className)"""
+        )
+        pytest.fail(f"{path}: document is {width['scroll']} px wide at 390 px: {wide}")
+    # The tables scroll inside their own wrapper instead.
+    wraps = page.locator(".table-wrap")
+    for i in range(wraps.count()):
+        overflow = wraps.nth(i).evaluate("(el) => getComputedStyle(el).overflowX")
+        assert overflow in ("auto", "scroll"), f"{path}: .table-wrap overflow-x is {overflow}"
+

@@ -1,0 +1,155 @@
+"""CLI output, the importer (round trip, determinism) and the published JSON Schema."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jouleboard.build import measurement_schema_text
+from jouleboard.dataset import load_dataset
+from jouleboard.present.downloads import RANK_COLUMNS
+from tests.test_rank import REFERENCE
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "mlenergy-v3"
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_rank_csv_prints_the_reference_table():
+    out = run("rank", "--task", "gpqa", "--deadline-ms", "300", "--top", "7", "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert tuple(rows[0].keys()) == RANK_COLUMNS
+    got = [(r["nickname"], int(r["num_gpus"]), r["gpu_model"], r["weight_precision"],
+            round(float(r["tokens_per_joule"]), 2), round(float(r["energy_per_token_joules"]), 4))
+           for r in rows]
+    assert got == REFERENCE
+    assert [int(r["rank"]) for r in rows] == list(range(1, 8))
+
+
+def test_rank_json_has_the_same_columns_in_order_at_full_precision():
+    out = run("rank", "--task", "gpqa", "--top", "3", "--format", "json")
+    records = json.loads(out.stdout)
+    assert [list(r) for r in records] == [list(RANK_COLUMNS)] * 3
+    first = records[0]
+    assert first["tokens_per_joule"] == pytest.approx(1 / first["energy_per_token_joules"],
+                                                      rel=1e-12)
+    assert len(repr(first["energy_per_token_joules"])) > 8  # not rounded
+
+
+def test_rank_percentile_and_gpu_options():
+    p99 = json.loads(run("rank", "--task", "gpqa", "--percentile", "p99", "--deadline-ms",
+                         "100", "--format", "json").stdout)
+    p50 = json.loads(run("rank", "--task", "gpqa", "--deadline-ms", "100",
+                         "--format", "json").stdout)
+    assert len(p99) <= len(p50)
+    h100 = json.loads(run("rank", "--task", "gpqa", "--gpu", "H100", "--format",
+                          "json").stdout)
+    assert h100 and {r["gpu_model"] for r in h100} == {"H100"}
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--task", "nope"], "valid: gpqa, image-chat"),
+    (["--task", "gpqa", "--gpu", "A100"], "valid: B200, H100"),
+    (["--task", "gpqa", "--deadline-ms", "-5"], "positive"),
+    (["--task", "gpqa", "--deadline-ms", "nan"], "positive"),
+    (["--task", "gpqa", "--top", "0"], "--top"),
+])
+def test_rank_bad_arguments_give_one_line_and_nonzero_exit(args, expected):
+    out = run("rank", *args)
+    assert out.returncode != 0
+    assert expected in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+
+
+def test_rank_table_rounds_for_reading():
+    out = run("rank", "--task", "gpqa", "--top", "2")
+    assert "35.15" in out.stdout and "0.0284" in out.stdout
+
+
+def test_validate_default_data_passes():
+    out = run("validate")
+    assert out.returncode == 0, out.stderr
+    assert "838 configurations" in out.stdout
+
+
+def _tree_hash(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/mlenergy-v3 not present")
+def test_importer_reproduces_the_committed_data_and_is_deterministic(tmp_path):
+    out = tmp_path / "data"
+    assert run("import-mlenergy", str(SHARED), "--out", str(out)).returncode == 0
+    first = _tree_hash(out)
+    assert run("import-mlenergy", str(SHARED), "--out", str(out)).returncode == 0
+    assert _tree_hash(out) == first
+    committed = _tree_hash(REPO / "data")
+    for name in ("models.yaml", "tasks.yaml", "gpus.yaml"):
+        assert first[name] == committed[name], name
+    measured = {k: v for k, v in first.items() if k.startswith("measurements/")}
+    assert measured == {k: v for k, v in committed.items() if k.startswith("measurements/")}
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/mlenergy-v3 not present")
+def test_importer_keeps_every_source_value():
+    """Every configuration of the source, value for value, is in the validated data set."""
+    data = load_dataset(REPO / "data")
+    ours: dict[tuple, list] = {}
+    for c in data.configurations:
+        key = (c.task, c.model_id, c.gpu_model, c.num_gpus, c.max_num_seqs, c.tensor_parallel,
+               c.expert_parallel, c.data_parallel)
+        ours.setdefault(key, []).append(c)
+    count = 0
+    index = json.loads((SHARED / "index.json").read_text())
+    for path in sorted((SHARED / "models").glob("*.json")):
+        model = json.loads(path.read_text())
+        if model["task"] in index["architectures"]["diffusion"]:
+            continue
+        for src in model["configurations"]:
+            par = src["parallelization"]
+            key = (model["task"], model["model_id"], src["gpu_model"], src["num_gpus"],
+                   src["max_num_seqs"], par["tensor_parallel"], par["expert_parallel"],
+                   par["data_parallel"])
+            matches = [c for c in ours.get(key, [])
+                       if c.energy_per_token_joules == src["energy_per_token_joules"]]
+            assert len(matches) == 1, key
+            c = matches[0]
+            assert (c.avg_power_watts, c.output_throughput_tokens_per_sec,
+                    c.energy_per_response_joules, c.avg_output_len_tokens, c.avg_batch_size,
+                    c.median_itl_ms, c.p90_itl_ms, c.p95_itl_ms, c.p99_itl_ms) == (
+                src["avg_power_watts"], src["output_throughput_tokens_per_sec"],
+                src["energy_per_request_joules"], src["avg_output_len"], src["avg_batch_size"],
+                src["median_itl_ms"], src["p90_itl_ms"], src["p95_itl_ms"], src["p99_itl_ms"])
+            assert list(c.output_length_counts) == src["output_length_distribution"]["counts"]
+            assert list(c.output_length_bin_edges_tokens) == \
+                src["output_length_distribution"]["bins"]
+            assert c.weight_precision == index["models"][model["model_id"]]["weight_precision"]
+            count += 1
+    assert count == len(data.configurations) == 838
+
+
+def test_published_json_schema_is_in_sync_with_the_models():
+    committed = (REPO / "schema" / "measurement.schema.json").read_text()
+    assert committed == measurement_schema_text(), (
+        "regenerate with: python -m jouleboard schema --out schema/measurement.schema.json")
+
+
+def test_committed_measurements_validate_against_the_published_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((REPO / "schema" / "measurement.schema.json").read_text())
+    for path in sorted((REPO / "data" / "measurements").rglob("*.json"))[:50]:
+        jsonschema.validate(json.loads(path.read_text()), schema)
