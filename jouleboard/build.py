@@ -57,9 +57,9 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                progress: Callable[[str], None] | None = None) -> BuildSummary:
     """Build the site from ``data_dir`` into ``out``; on invalid data nothing is written.
 
-    ``project`` holds templates/ and content/ (default: the data folder's parent).
+    ``project`` holds templates/ and content/ (default: see :func:`find_project`).
     """
-    project = project or data_dir.parent
+    project = project or find_project(data_dir)
     summary = BuildSummary(out)
     timer = _Timer(summary)
     data = load_dataset(data_dir)
@@ -134,6 +134,15 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     summary.pages, summary.files, summary.bytes = len(pages), len(files.items()), \
         files.total_bytes()
     return summary
+
+
+def find_project(data_dir: Path) -> Path:
+    """The folder with templates/: beside the data, else the working folder, else the
+    checkout this package runs from."""
+    for candidate in (data_dir.parent, Path.cwd(), Path(__file__).resolve().parents[1]):
+        if (candidate / "templates" / "base.html").is_file():
+            return candidate
+    raise FileNotFoundError(f"no templates/ beside {data_dir}; pass --project")
 
 
 def measurement_schema_text() -> str:

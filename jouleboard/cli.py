@@ -29,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site)")
     b.add_argument("--base-url", help="URL path the site is served under, e.g. /leaderboard/")
-    b.add_argument("--templates", type=Path, default=None, help=argparse.SUPPRESS)
+    b.add_argument("--project", type=Path, default=None,
+                   help="folder with templates/ and content/ (default: beside --data)")
 
     v = sub.add_parser("validate", help="check measurement files and registries")
     v.add_argument("paths", nargs="*", type=Path,
@@ -86,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _build(args: argparse.Namespace) -> int:
     from jouleboard.build import build_site
 
-    summary = build_site(args.data, args.out, base_url=args.base_url)
+    summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project)
     print(summary)
     return 0
 

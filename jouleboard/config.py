@@ -59,8 +59,7 @@ def _load_table(path: Path, display: str, model: type[M], kind: str,
                             "see docs/measurement-format.md#registries")]
     table: dict[str, M] = {}
     problems: list[Problem] = []
-    for key in sorted(value, key=str):
-        entry = value[key]
+    for key, entry in value.items():  # file order: the site lists tasks in this order
         if not isinstance(key, str) or (why := id_problem(kind, key, id_pattern)):
             problems.append(Problem(display, pointer(key), "value.bad-identifier",
                                     why or f"{kind} id must be a string", "rename the entry"))

@@ -15,7 +15,16 @@ from typing import Any
 
 from jouleboard.jsonio import dumps_canonical
 
-DEFAULT_CACHE = Path(".cache") / "jouleboard"
+def _default_cache() -> Path:
+    """$JOULEBOARD_CACHE, else the user's cache folder (entries are content-addressed, so
+    every checkout and build can share them)."""
+    if os.environ.get("JOULEBOARD_CACHE"):
+        return Path(os.environ["JOULEBOARD_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "jouleboard"
+
+
+DEFAULT_CACHE = _default_cache()
 _PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
 
 

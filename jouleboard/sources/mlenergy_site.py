@@ -182,9 +182,19 @@ def _task_entry(task: str, display: str, kind: str, old: dict[str, Any]) -> dict
     return entry
 
 
-def _dump_yaml(path: Path, value: Any, header: str) -> None:
-    text = yaml.safe_dump(value, sort_keys=True, allow_unicode=True, width=100)
+def _dump_yaml(path: Path, value: dict[str, Any], header: str) -> None:
+    """Top-level keys in the given order (the site follows it), nested keys sorted."""
+    ordered = {k: _sorted(v) for k, v in value.items()}
+    text = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100)
     path.write_text(header + text, encoding="utf-8")
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
 
 
 def _old_yaml(path: Path) -> dict[str, Any]:
@@ -197,8 +207,8 @@ def _old_yaml(path: Path) -> dict[str, Any]:
 def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
     """Convert the site data in ``src`` into ``out`` (a data folder). Returns counts per task."""
     index = _read(src / "index.json")
-    kinds = {task: kind for kind, tasks in index["architectures"].items() for task in tasks
-             if kind in TOKEN_KINDS}
+    # Text tasks first, then multimodal: the order of the home page.
+    kinds = {task: kind for kind in TOKEN_KINDS for task in index["architectures"].get(kind, [])}
     provenance = {"dataset": DATASET, "version": "v3", "date": index["last_updated"],
                   "license": LICENSE, "source": _source_ref(src), "citation": CITATION}
 
@@ -237,11 +247,11 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
 
     old_tasks = _old_yaml(out / "tasks.yaml")
     tasks = {t: _task_entry(t, _read(src / "tasks" / f"{t}.json")["task_display_name"],
-                            kinds[t], old_tasks.get(t, {})) for t in sorted(kinds)}
+                            kinds[t], old_tasks.get(t, {})) for t in kinds}
     tasks.update({k: v for k, v in old_tasks.items() if k not in tasks})
     _dump_yaml(out / "tasks.yaml", tasks, header.format(DATASET, "every field"))
 
-    gpus = {**GPUS, **_old_yaml(out / "gpus.yaml")}
+    gpus = dict(sorted({**GPUS, **_old_yaml(out / "gpus.yaml")}.items()))
     _dump_yaml(out / "gpus.yaml", gpus, "# Accelerators; board_power_watts bounds validation.\n")
 
     if not (out / "site.yaml").exists():

@@ -1,0 +1,51 @@
+"""The golden-output snapshot: build tests/golden/data and compare with tests/golden/expected.
+
+Regenerate after an intended change, then review the diff (git diff tests/golden/expected):
+
+    python -m tests.golden.tree
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from jouleboard.build import build_site
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "tests" / "golden" / "data"
+EXPECTED = REPO / "tests" / "golden" / "expected"
+
+
+def is_volatile(path: str) -> bool:
+    """Files whose bytes belong to vl-convert, not to us: compared by name only."""
+    return path.endswith(".svg") and path.startswith("charts/") or (
+        path.startswith("assets/vega-") and path.endswith(".js"))
+
+
+def build_sample(out: Path) -> None:
+    build_site(DATA, out, project=REPO)
+
+
+def snapshot(site: Path) -> dict[str, bytes | None]:
+    return {p.relative_to(site).as_posix(): None if is_volatile(
+                p.relative_to(site).as_posix()) else p.read_bytes()
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def regenerate() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "site"
+        build_sample(out)
+        shutil.rmtree(EXPECTED, ignore_errors=True)
+        for path, content in snapshot(out).items():
+            target = EXPECTED / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content if content is not None else b"")
+
+
+if __name__ == "__main__":
+    regenerate()
+    print(f"wrote {EXPECTED.relative_to(REPO)}; review with git diff", file=sys.stderr)
