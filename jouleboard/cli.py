@@ -16,6 +16,7 @@ from jouleboard.present.downloads import RANK_COLUMNS, rank_record, to_csv, to_j
 from jouleboard.problems import ValidationFailed
 from jouleboard.records import PERCENTILES
 
+
 class UsageError(Exception):
     """A bad command-line value: printed as one line, exit status 2."""
 

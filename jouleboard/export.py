@@ -15,6 +15,7 @@ from typing import Any
 
 from jouleboard.jsonio import dumps_canonical
 
+
 def _default_cache() -> Path:
     """$JOULEBOARD_CACHE, else the user's cache folder (entries are content-addressed, so
     every checkout and build can share them)."""

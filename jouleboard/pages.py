@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,6 @@ from jouleboard.present.tables import (
     Cell,
     Column,
     Table,
-    configurations_table,
     model_cell,
     num_cell,
     ranking_table,
@@ -111,6 +111,7 @@ class GpuTaskSection:
     task_name: str
     task_url: str
     table: Table
+    downloads: tuple[Link, ...]
     comparisons: tuple[Table, ...]
     chart: ChartRef | None
 
@@ -196,7 +197,14 @@ class Planner:
     def __init__(self, data: Dataset, urls: Urls) -> None:
         self.data, self.reg, self.urls = data, data.registry, urls
         self.plan = Plan()
-        self.by_task = {t: data.for_task(t) for t in self.reg.tasks}
+        self.by_task: dict[str, list[Configuration]] = {t: [] for t in self.reg.tasks}
+        self.by_model: dict[str, dict[str, list[Configuration]]] = {}  # model -> task -> cs
+        for c in data.configurations:
+            self.by_task[c.task].append(c)
+            self.by_model.setdefault(c.model_id, {}).setdefault(c.task, []).append(c)
+        self.gpu_counts = Counter(c.gpu_model for c in data.configurations)
+        self.best_by_gpu = {t: ranking.best_per_model_and_gpu(cs, self._deadline(t))
+                            for t, cs in self.by_task.items()}
         self.default_gpus = set(self.reg.site.default_gpus)
         self.rankings = {t: ranking.rank(cs, self._deadline(t), gpus=self.default_gpus)
                          for t, cs in self.by_task.items()}
@@ -250,7 +258,7 @@ class Planner:
         self.plan.pages.append(self.home_page())
         for task in self.reg.tasks:
             self.plan.pages.append(self.task_page(task))
-        model_ids = sorted({c.model_id for c in self.data.configurations})
+        model_ids = sorted(self.by_model)
         for model_id in model_ids:
             self.plan.pages.append(self.model_page(model_id))
         for gpu in sorted(self.reg.gpus):
@@ -308,7 +316,8 @@ class Planner:
                     f"{self._deadline_text(task)}.", body)
 
     def ranking_downloads(self, task: str, rows: Sequence[ranking.RankedRow], caption: str,
-                          ms: float, percentile: Percentile) -> tuple[Link, ...]:
+                          ms: float, percentile: Percentile, gpu: str | None = None
+                          ) -> tuple[Link, ...]:
         from jouleboard.present.downloads import RANK_COLUMNS, rank_record
 
         records = [rank_record(r.rank, r.config, self.reg.models[r.config.model_id].nickname)
@@ -316,7 +325,7 @@ class Planner:
         slug = deadline_slug(ms, percentile)
         links = []
         for ext in ("csv", "json"):
-            path = self.urls.ranking_download(task, slug, ext)
+            path = self.urls.ranking_download(task, slug, ext, gpu)
             self.plan.downloads.append(Download(path, RANK_COLUMNS, records))
             links.append(Link(ext.upper(), self.urls.url(path), caption))
         return tuple(links)
@@ -340,8 +349,7 @@ class Planner:
         rows = []
         for model_id in model_ids:
             info = self.reg.models[model_id]
-            tasks = sorted({self.reg.tasks[c.task].name for c in self.data.configurations
-                            if c.model_id == model_id})
+            tasks = sorted(self.reg.tasks[t].name for t in self.by_model[model_id])
             precision = PRECISION_LABELS.get(info.weight_precision, info.weight_precision)
             rows.append((model_cell(model_id, self.reg, self.urls),
                          Cell(info.builder, info.builder),
@@ -367,7 +375,7 @@ class Planner:
                    Column("configurations", "Configurations", numeric=True))
         rows = []
         for gpu, info in sorted(self.reg.gpus.items()):
-            n = sum(1 for c in self.data.configurations if c.gpu_model == gpu)
+            n = self.gpu_counts.get(gpu, 0)
             rows.append((Cell(gpu, info.name, href=self.urls.url(self.urls.gpu(gpu))),
                          Cell(info.vendor, info.vendor), Cell(info.generation, info.generation),
                          Cell(info.memory_gb, f"{info.memory_gb:g}"),

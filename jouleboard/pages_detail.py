@@ -3,6 +3,19 @@
 from __future__ import annotations
 
 from jouleboard import rank as ranking
+from jouleboard.pages import (
+    PERCENTILE_WORDS,
+    ChartRef,
+    GpuBody,
+    GpuTaskSection,
+    Link,
+    ModelBody,
+    ModelTaskSection,
+    Page,
+    Planner,
+    config_label,
+    latency_title,
+)
 from jouleboard.present import charts
 from jouleboard.present.formats import PRECISION_LABELS, significant
 from jouleboard.present.markdown import render_markdown
@@ -19,19 +32,6 @@ from jouleboard.present.tables import (
 )
 from jouleboard.records import Configuration
 from jouleboard.urls import model_slug
-from jouleboard.pages import (
-    PERCENTILE_WORDS,
-    ChartRef,
-    GpuBody,
-    GpuTaskSection,
-    Link,
-    ModelBody,
-    ModelTaskSection,
-    Page,
-    Planner,
-    config_label,
-    latency_title,
-)
 
 
 def _lengths(configs: list[Configuration]) -> tuple[tuple[float, ...], list[int]] | None:
@@ -49,7 +49,7 @@ def _lengths(configs: list[Configuration]) -> tuple[tuple[float, ...], list[int]
 def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
     info, task_info = p.reg.models[model_id], p.reg.tasks[task]
     d = p._deadline(task)
-    configs = sorted((c for c in p.by_task[task] if c.model_id == model_id),
+    configs = sorted(p.by_model[model_id][task],
                      key=lambda c: (c.gpu_model, c.num_gpus, c.weight_precision,
                                     c.max_num_seqs, c.repeat))
     rows = p.rankings[task]
@@ -73,8 +73,7 @@ def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
     configs_table = configurations_table(f"configs-{task}",
                                          f"Every configuration of {info.nickname} on "
                                          f"{task_info.name}", configs, p.urls, note)
-    best_gpu = [c for (m, _), c in ranking.best_per_model_and_gpu(configs, d).items()
-                if m == model_id]
+    best_gpu = ranking.best_per_model_and_gpu(configs, d).values()
     gpu_table = configurations_table(f"gpus-{task}", f"Best configuration on each GPU at "
                                      f"{p._deadline_text(task)}", best_gpu, p.urls)
     points = [{"latency": c.itl_ms(d.percentile), "energy": c.energy_per_token_joules,
@@ -110,7 +109,7 @@ def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
 
 def model_page(p: Planner, model_id: str) -> Page:
     info = p.reg.models[model_id]
-    tasks = [t for t in p.reg.tasks if any(c.model_id == model_id for c in p.by_task[t])]
+    tasks = [t for t in p.reg.tasks if t in p.by_model[model_id]]
     facts = (
         ("Builder", info.builder),
         ("Model id", model_id),
@@ -152,6 +151,7 @@ def gpu_page(p: Planner, gpu: str) -> Page:
     info = p.reg.gpus[gpu]
     sections = []
     for task, task_info in p.reg.tasks.items():
+        best = p.best_by_gpu[task]
         if not any(c.gpu_model == gpu for c in p.by_task[task]):
             continue
         d = p._deadline(task)
@@ -159,7 +159,6 @@ def gpu_page(p: Planner, gpu: str) -> Page:
         table = ranking_table(f"ranking-{task}",
                               f"{task_info.name} on {gpu} only, at {p._deadline_text(task)}",
                               rows, p.reg, p.urls)
-        best = ranking.best_per_model_and_gpu(p.by_task[task], d)
         comparisons = tuple(t for other in sorted(p.reg.gpus) if other != gpu
                             if (t := _comparison(p, gpu, other, best, task)) is not None)
         compared = {m for (m, g) in best if g == gpu} & \
@@ -178,8 +177,9 @@ def gpu_page(p: Planner, gpu: str) -> Page:
                 f"Dot plot of each model's best tokens per joule on each GPU at "
                 f"{p._deadline_text(task)}, for the {len(compared)} models measured on more "
                 "than one GPU; the comparison table gives the same figures.", spec)
+        downloads = p.ranking_downloads(task, rows, table.caption, d.ms, d.percentile, gpu)
         sections.append(GpuTaskSection(task_info.name, p.urls.url(p.urls.task(task)), table,
-                                       comparisons, chart))
+                                       downloads, comparisons, chart))
     facts = (("Vendor", info.vendor), ("Generation", info.generation),
              ("Memory", f"{info.memory_gb:g} GB"),
              ("Board power limit", f"{info.board_power_watts:g} W"))

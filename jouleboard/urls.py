@@ -78,8 +78,9 @@ class Urls:
         return f"charts/{chart_id}.{ext}"
 
     @staticmethod
-    def ranking_download(task: str, deadline: str, ext: str) -> str:
-        return f"downloads/rankings/{task_slug(task)}-{deadline}.{ext}"
+    def ranking_download(task: str, deadline: str, ext: str, gpu: str | None = None) -> str:
+        only = f"-{gpu_slug(gpu)}-only" if gpu else ""
+        return f"downloads/rankings/{task_slug(task)}-{deadline}{only}.{ext}"
 
     @staticmethod
     def configurations_download(ext: str) -> str:

@@ -21,7 +21,7 @@ EXPECTED = REPO / "tests" / "golden" / "expected"
 
 def is_volatile(path: str) -> bool:
     """Files whose bytes belong to vl-convert, not to us: compared by name only."""
-    return path.endswith(".svg") and path.startswith("charts/") or (
+    return (path.endswith(".svg") and path.startswith("charts/")) or (
         path.startswith("assets/vega-") and path.endswith(".js"))
 
 
