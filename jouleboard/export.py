@@ -78,5 +78,5 @@ def vega_bundle(cache: Path = DEFAULT_CACHE) -> str:
     if not path.exists():
         import vl_convert
 
-        _store(path, vl_convert.javascript_bundle())
+        _store(path, vl_convert.javascript_bundle())  # type: ignore[call-arg]  # stub: optional
     return path.read_text(encoding="utf-8")

@@ -22,7 +22,8 @@ def average_power(energy_joules: float, duration_s: float) -> float:
     return energy_joules / duration_s
 
 
-def output_throughput(energy_joules: float, energy_per_token_joules: float, duration_s: float) -> float:
+def output_throughput(energy_joules: float, energy_per_token_joules: float,
+                      duration_s: float) -> float:
     """Output tokens per second in the steady window: (energy / J per token) / duration."""
     return energy_joules / energy_per_token_joules / duration_s
 

@@ -18,7 +18,7 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise _DuplicateKey(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
@@ -38,7 +38,8 @@ def read_yaml(path: Path) -> tuple[Any, str | None, str]:
     try:
         return yaml.load(text, Loader=_StrictLoader), None, ""
     except _DuplicateKey as e:
-        return None, f"{e.problem} at line {e.problem_mark.line + 1}", "yaml.duplicate-key"
+        line = e.problem_mark.line + 1 if e.problem_mark else 0
+        return None, f"{e.problem} at line {line}", "yaml.duplicate-key"
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
