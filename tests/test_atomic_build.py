@@ -1,0 +1,68 @@
+"""A build killed at any moment leaves the output folder as the previous or the new site."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from tests.golden.tree import DATA, REPO
+
+KILLS = 12
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def build(data: Path, out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "jouleboard", "build", "--data", str(data),
+                             "--out", str(out), "--project", str(REPO)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_kill_9_during_builds_never_leaves_a_partial_site(tmp_path):
+    new_data = tmp_path / "data"
+    shutil.copytree(DATA, new_data)
+    site = yaml.safe_load((new_data / "site.yaml").read_text())
+    site["title"] = "jouleboard sample, next release"
+    (new_data / "site.yaml").write_text(yaml.safe_dump(site))
+
+    out = tmp_path / "site"
+    reference_new = tmp_path / "reference-new"
+    started = time.perf_counter()
+    assert build(new_data, reference_new).wait(timeout=300) == 0
+    full = time.perf_counter() - started
+    new = tree(reference_new)
+    assert build(DATA, out).wait(timeout=300) == 0
+    previous = tree(out)
+    assert previous != new
+
+    sites = {DATA: previous, new_data: new}
+    rnd = random.Random(20261130)
+    outcomes = []
+    for i in range(KILLS):
+        data = new_data if i % 2 == 0 else DATA  # alternate, so every kill can change it
+        before = tree(out)
+        proc = build(data, out)
+        time.sleep(rnd.uniform(0.05, full * 1.1))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        state = tree(out)
+        assert state in (before, sites[data]), f"kill {i}: output is neither site"
+        outcomes.append("replaced" if state != before else "kept")
+    # Leftover staging folders are allowed after a kill; a completed build removes them.
+    # A completed build after all the kills still produces the right site and cleans up.
+    assert build(new_data, out).wait(timeout=300) == 0
+    assert tree(out) == new
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site-")]
+    # The kill times must have hit both before and after the swap, or the test proves little.
+    assert {"kept", "replaced"} <= set(outcomes), outcomes
