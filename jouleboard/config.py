@@ -85,7 +85,7 @@ def load_registry(data_dir: Path) -> tuple[Registry | None, list[Problem]]:
                             TASK_ID_PATTERN)
     problems = p1 + p2 + p3
     site = _load_site(data_dir / "site.yaml", shown("site.yaml"), problems)
-    if site is not None:
+    if site is not None and not p2:
         for i, gpu in enumerate(site.default_gpus):
             if gpu not in gpus:
                 problems.append(Problem(shown("site.yaml"), pointer("default_gpus", i),

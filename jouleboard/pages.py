@@ -10,6 +10,7 @@ from typing import Any
 from jouleboard import rank as ranking
 from jouleboard.dataset import Dataset
 from jouleboard.present import charts
+from jouleboard.present.footprint import FootprintInputs, footprint_table
 from jouleboard.present.formats import PRECISION_LABELS, significant
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import (
@@ -81,6 +82,30 @@ class TaskBody:
     scatter: ChartRef
     bar: ChartRef | None
     downloads: tuple[Link, ...]
+    explorer: Explorer
+    calculator: Calculator
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """What the task page's controls need (they stay hidden without JavaScript)."""
+
+    task: str
+    data_url: str
+    deadline_ms: float
+    percentile: Percentile
+    min_ms: float
+    max_ms: float
+    gpus: tuple[tuple[str, bool], ...]  # GPU id, allowed by default
+    precisions: tuple[tuple[str, str], ...]  # value, label
+    top_n: int
+    compare_url: str
+
+
+@dataclass(frozen=True)
+class Calculator:
+    inputs: FootprintInputs
+    table: Table
 
 
 @dataclass(frozen=True)
@@ -166,6 +191,7 @@ class Plan:
     pages: list[Page] = field(default_factory=list)
     charts: dict[str, ChartRef] = field(default_factory=dict)
     downloads: list[Download] = field(default_factory=list)
+    explore_data: dict[str, str] = field(default_factory=dict)  # path -> task
 
     def chart(self, urls: Urls, kind: str, parts: Sequence[str], title: str, alt: str,
               spec: dict[str, Any], table_id: str = "") -> ChartRef:
@@ -308,12 +334,33 @@ class Planner:
             presets.append(PresetRanking(text, preset, self.ranking_downloads(
                 task, preset_rows, preset.caption, ms, d.percentile)))
         gpus_text = " and ".join(self.reg.site.default_gpus)
+        inputs = FootprintInputs()
+        calculator = Calculator(inputs, footprint_table(
+            f"footprint-{task}", f"Electricity, cost and emissions of the top "
+            f"{min(len(rows), self.reg.site.top_n)} at {self._deadline_text(task)}",
+            rows[: self.reg.site.top_n], self.reg, self.urls, inputs))
         body = TaskBody(info.name, info.benchmark, render_markdown(info.description_md),
                         self._deadline_text(task), gpus_text, table, tuple(presets),
-                        self.scatter_chart(task), self.bar_chart(task), downloads)
+                        self.scatter_chart(task), self.bar_chart(task), downloads,
+                        self.explorer(task), calculator)
         return Page(self.urls.task(task), "task.html", f"{info.name} energy leaderboard",
                     f"Models ranked by tokens per joule on {info.name} ({info.benchmark}) at "
                     f"{self._deadline_text(task)}.", body)
+
+    def explorer(self, task: str) -> Explorer:
+        d = self._deadline(task)
+        configs = self.by_task[task]
+        latencies = [c.itl_ms(p) for c in configs for p in PERCENTILE_WORDS] or [d.ms]
+        gpus = sorted({c.gpu_model for c in configs})
+        precisions = sorted({c.weight_precision for c in configs})
+        path = self.urls.explore_data(task)
+        self.plan.explore_data[path] = task
+        return Explorer(task, self.urls.url(path), d.ms, d.percentile,
+                        min_ms=float(min(latencies)), max_ms=float(max(latencies)),
+                        gpus=tuple((g, g in self.default_gpus) for g in gpus),
+                        precisions=tuple((p, PRECISION_LABELS.get(p, p)) for p in precisions),
+                        top_n=self.reg.site.top_n,
+                        compare_url=self.urls.url(self.urls.compare) + f"?task={task}")
 
     def ranking_downloads(self, task: str, rows: Sequence[ranking.RankedRow], caption: str,
                           ms: float, percentile: Percentile, gpu: str | None = None

@@ -55,11 +55,14 @@ def sort_key(c: Configuration, percentile: Percentile = "p50",
 
 def eligible(configs: Iterable[Configuration], deadline: Deadline,
              gpus: Collection[str] | None = None,
-             energy_budget_joules_per_token: float | None = None) -> list[Configuration]:
-    """Configurations that meet the deadline, run on an allowed GPU, and fit the budget."""
+             energy_budget_joules_per_token: float | None = None,
+             precisions: Collection[str] | None = None) -> list[Configuration]:
+    """Configurations that meet the deadline, run on an allowed GPU and precision, and fit
+    the energy budget (J/token)."""
     return [c for c in configs
             if deadline.admits(c)
             and (gpus is None or c.gpu_model in gpus)
+            and (precisions is None or c.weight_precision in precisions)
             and (energy_budget_joules_per_token is None
                  or c.energy_per_token_joules <= energy_budget_joules_per_token)]
 
@@ -79,9 +82,13 @@ def best_per_model(configs: Iterable[Configuration], percentile: Percentile = "p
 def rank(configs: Iterable[Configuration], deadline: Deadline,
          gpus: Collection[str] | None = None, top: int | None = None,
          energy_budget_joules_per_token: float | None = None,
-         objective: Objective = energy_per_token) -> list[RankedRow]:
-    """One row per model: its energy-optimal configuration under ``deadline``, best first."""
-    kept = eligible(configs, deadline, gpus, energy_budget_joules_per_token)
+         objective: Objective = energy_per_token,
+         precisions: Collection[str] | None = None) -> list[RankedRow]:
+    """One row per model: its energy-optimal configuration under ``deadline``, best first.
+
+    The browser's re-ranking (templates/assets/rank.js) implements the same rule; the
+    shared cases in tests/ranking_cases.json keep the two in step."""
+    kept = eligible(configs, deadline, gpus, energy_budget_joules_per_token, precisions)
     best = best_per_model(kept, deadline.percentile, objective)
     ordered = sorted(best.values(), key=lambda c: sort_key(c, deadline.percentile, objective))
     if top is not None:

@@ -8,10 +8,12 @@ frozen record that every later stage works with.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from jouleboard import metrics
 
@@ -27,13 +29,31 @@ Precision = Literal["bfloat16", "float16", "float32", "fp8", "mxfp4", "nvfp4", "
 Percentile = Literal["p50", "p90", "p95", "p99"]
 PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
 
+def _real_date(value: str) -> str:
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        raise PydanticCustomError("date_value", "{value} is not a calendar date",
+                                  {"value": value}) from None
+    return value
+
+
+def _exactly_int(value: Any) -> Any:
+    # Literal[1] matches by equality, so true and 1.0 would pass; an int field must not.
+    if type(value) is not int:
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+IsoDate = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+                    AfterValidator(_real_date)]
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0, le=1_000_000)]
 ShortText = Annotated[str, Field(max_length=200)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 # --- the measurement file -------------------------------------------------------------
@@ -44,7 +64,7 @@ class Provenance(_Strict):
 
     dataset: ShortText = Field(description="Name of the benchmark or data set.")
     version: ShortText = Field(description="Version of the data set.")
-    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="Data date, YYYY-MM-DD.")
+    date: IsoDate = Field(description="Data date, YYYY-MM-DD.")
     license: ShortText = Field(description="SPDX license id of the data.")
     source: Annotated[str, Field(max_length=500)] = Field(
         description="Where the data came from (repository, commit, file or run directory)."
@@ -89,7 +109,8 @@ class Histogram(_Strict):
 class Measurement(_Strict):
     """One measured configuration of a model on a task (one JSON file)."""
 
-    schema_version: Literal[1] = Field(description="Format version; bump on breaking changes.")
+    schema_version: Annotated[Literal[1], BeforeValidator(_exactly_int)] = Field(
+        description="Format version; bump on breaking changes.")
     kind: Literal["llm", "mllm"] = Field(description="Task family: text LLM or multimodal LLM.")
     task: str = Field(pattern=TASK_ID_PATTERN)
     model_id: str = Field(pattern=MODEL_ID_PATTERN)
@@ -163,8 +184,8 @@ class SiteSettings(_Strict):
     top_n: Annotated[int, Field(gt=0, le=1000)] = 7
     default_gpus: list[str] = Field(min_length=1)
     data_version: ShortText
-    data_date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
-    base_url: str = Field(default="/", pattern=r"^(/|/[A-Za-z0-9._~/-]*/)$")
+    data_date: IsoDate
+    base_url: str = Field(default="/", pattern=r"^/([A-Za-z0-9._~-]+/)*$")
     attribution_md: Annotated[str, Field(max_length=5_000)] = ""
 
 

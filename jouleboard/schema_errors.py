@@ -61,6 +61,9 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
             close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
             message = f"unknown field {str(loc[-1])!r}"
             hint = f"did you mean {close[0]!r}?" if close else f"allowed here: {', '.join(allowed)}"
+        elif kind == "date_value" or (kind == "string_pattern_mismatch" and loc
+                                        and str(loc[-1]).endswith("date")):
+            rule, hint = "value.bad-date", "give a calendar date as YYYY-MM-DD"
         elif kind == "string_pattern_mismatch" and loc and loc[-1] == "url":
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
             hint = "give the full https:// address"

@@ -53,6 +53,7 @@ class Urls:
     models_index = "models/index.html"
     gpus_index = "gpus/index.html"
     not_found = "404.html"
+    compare = "compare/index.html"
     sitemap = "sitemap.xml"
 
     @staticmethod
@@ -87,6 +88,16 @@ class Urls:
         return f"downloads/configurations.{ext}"
 
     schema_download = "downloads/measurement.schema.json"
+
+    @staticmethod
+    def explore_data(task: str) -> str:
+        """Compact per-task configurations that the browser re-ranks."""
+        return f"explore/{task_slug(task)}.json"
+
+    @staticmethod
+    def chart_template(kind: str) -> str:
+        """A chart kind's Vega-Lite spec with empty data, for pages that bind data in JS."""
+        return f"charts/templates/{kind}.vl.json"
 
 
 def chart_id(kind: str, *parts: str) -> str:

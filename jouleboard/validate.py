@@ -8,6 +8,7 @@ Rule ids are listed in docs/measurement-format.md.
 from __future__ import annotations
 
 import difflib
+import stat
 import itertools
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,12 +35,18 @@ BATCH_MARGIN = 1.01
 def read_json(path: Path, shown: str) -> tuple[Any, list[Problem]]:
     """Read one JSON file with a size cap and strict parsing."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            return None, [Problem(shown, "", "file.not-regular",
+                                  "not a regular file (a link, device or pipe)",
+                                  "commit the measurement itself, not a link to it")]
+        with path.open("rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
+        if len(raw) > MAX_FILE_BYTES:
             return None, [Problem(shown, "", "file.too-large",
-                                  f"file has {size} bytes, over the {MAX_FILE_BYTES}-byte cap",
+                                  f"file has {max(info.st_size, len(raw))} bytes, over the "
+                                  f"{MAX_FILE_BYTES}-byte cap",
                                   "one configuration per file; drop per-request data")]
-        raw = path.read_bytes()
     except OSError as e:
         return None, [Problem(shown, "", "file.unreadable", e.strerror or str(e),
                               "check the path and permissions")]
@@ -68,7 +75,7 @@ def check_references(m: Measurement, shown: str, registry: Registry) -> list[Pro
     if task is None:
         problems.append(Problem(shown, "/task", "registry.unknown-task",
                                 f"unknown task {m.task!r}",
-                                _closest(m.task, registry.tasks) + " in data/tasks.yaml"))
+                                _closest(m.task, registry.tasks) + " in tasks.yaml"))
     elif task.kind != m.kind:
         problems.append(Problem(shown, "/kind", "registry.kind-mismatch",
                                 f"kind {m.kind!r} but task {m.task!r} is {task.kind!r}",
@@ -76,11 +83,11 @@ def check_references(m: Measurement, shown: str, registry: Registry) -> list[Pro
     if m.model_id not in registry.models:
         problems.append(Problem(shown, "/model_id", "registry.unknown-model",
                                 f"unknown model {m.model_id!r}",
-                                _closest(m.model_id, registry.models) + " in data/models.yaml"))
+                                _closest(m.model_id, registry.models) + " in models.yaml"))
     if m.gpu_model not in registry.gpus:
         problems.append(Problem(shown, "/gpu_model", "registry.unknown-gpu",
                                 f"unknown GPU {m.gpu_model!r}",
-                                _closest(m.gpu_model, registry.gpus) + " in data/gpus.yaml"))
+                                _closest(m.gpu_model, registry.gpus) + " in gpus.yaml"))
     return problems
 
 
@@ -120,14 +127,16 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
                 f"{value:g} ms per token is implausibly slow",
                 "ITL fields are in milliseconds; was it given in microseconds?")
     implied = x.avg_power_watts / x.output_throughput_tokens_per_sec
-    if metrics.relative_difference(x.energy_per_token_joules, implied) > CONSISTENCY_TOLERANCE:
+    # "not <=" so that an overflow to inf (a NaN difference) counts as inconsistent too.
+    if not metrics.relative_difference(x.energy_per_token_joules, implied) <= \
+            CONSISTENCY_TOLERANCE:
         add("/metrics/energy_per_token_joules", "bounds.energy-inconsistent",
             f"{x.energy_per_token_joules:g} J/token but avg_power_watts / "
             f"output_throughput_tokens_per_sec = {implied:g}",
             f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units (J, W, "
             "tokens/s)")
     response = metrics.energy_per_response(x.energy_per_token_joules, x.avg_output_len_tokens)
-    if metrics.relative_difference(x.energy_per_response_joules, response) > \
+    if not metrics.relative_difference(x.energy_per_response_joules, response) <= \
             CONSISTENCY_TOLERANCE:
         add("/metrics/energy_per_response_joules", "bounds.response-energy-inconsistent",
             f"{x.energy_per_response_joules:g} J but energy_per_token_joules x "

@@ -1,0 +1,725 @@
+"""One focused test per validation rule: a valid near-miss that passes, and the invalid case.
+
+Every test builds a tiny data folder by hand (one model, one GPU, one task) and a measurement
+whose numbers are consistent by construction: 500 W at 5000 tokens/s is 0.1 J/token, and
+1000 tokens per response make 100 J per response. Invalid cases assert the rule id, the file
+named in the problem, the exact JSON pointer and that the message or hint says what to do.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jouleboard.dataset import Dataset, load_dataset
+from jouleboard.problems import Problem, ValidationFailed
+
+REPO = Path(__file__).resolve().parents[1]
+MIB = 1024 * 1024
+
+SITE_YAML = """\
+title: test board
+default_gpus: [H100]
+data_version: v1
+data_date: '2025-01-01'
+"""
+MODELS_YAML = """\
+acme/tiny-1b:
+  nickname: Tiny 1B
+  builder: Acme
+  total_params_billions: 1.0
+  active_params_billions: 1.0
+  weight_precision: bfloat16
+"""
+GPUS_YAML = """\
+H100:
+  name: NVIDIA H100 SXM
+  vendor: NVIDIA
+  generation: Hopper
+  memory_gb: 80.0
+  board_power_watts: 700.0
+"""
+TASKS_YAML = """\
+chat:
+  name: Chat
+  benchmark: Chat bench
+  kind: llm
+  default_deadline:
+    ms: 100.0
+"""
+REGISTRIES = {"site.yaml": SITE_YAML, "models.yaml": MODELS_YAML, "gpus.yaml": GPUS_YAML,
+              "tasks.yaml": TASKS_YAML}
+MEASUREMENT_DIR = Path("measurements/chat/acme/tiny-1b")
+DEFAULT_NAME = "H100-x1-bfloat16-seqs64.json"
+
+# 500 W / 5000 tokens/s = 0.1 J/token; 0.1 J/token x 1000 tokens = 100 J/response.
+VALID: dict[str, Any] = {
+    "schema_version": 1,
+    "kind": "llm",
+    "task": "chat",
+    "model_id": "acme/tiny-1b",
+    "gpu_model": "H100",
+    "num_gpus": 1,
+    "weight_precision": "bfloat16",
+    "serving": {"max_num_seqs": 64, "tensor_parallel": 1, "expert_parallel": 1,
+                "data_parallel": 1, "notes": ""},
+    "metrics": {
+        "avg_power_watts": 500.0,
+        "output_throughput_tokens_per_sec": 5000.0,
+        "energy_per_token_joules": 0.1,
+        "avg_output_len_tokens": 1000.0,
+        "energy_per_response_joules": 100.0,
+        "avg_batch_size": 32.0,
+        "median_itl_ms": 20.0,
+        "p90_itl_ms": 25.0,
+        "p95_itl_ms": 30.0,
+        "p99_itl_ms": 40.0,
+    },
+    "output_length_distribution": {"bin_edges_tokens": [0.0, 500.0, 1000.0, 2000.0],
+                                   "counts": [10, 60, 30]},
+    "provenance": {"dataset": "Hand-made", "version": "1", "date": "2025-01-01",
+                   "license": "CC0-1.0", "source": "tests/test_validation_rules.py"},
+}
+
+DELETE = object()
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def make_data_dir(root: Path, **overrides: str) -> Path:
+    """A minimal valid data folder (registries only); ``overrides`` replace registry texts,
+    e.g. ``models_yaml="..."``."""
+    data = root / "data"
+    (data / "measurements").mkdir(parents=True, exist_ok=True)
+    for name, text in REGISTRIES.items():
+        text = overrides.get(name.replace(".", "_"), text)
+        (data / name).write_text(text, encoding="utf-8")
+    return data
+
+
+def valid_measurement() -> dict[str, Any]:
+    return copy.deepcopy(VALID)
+
+
+def changed(doc: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``doc`` with dotted paths set (or removed with DELETE)."""
+    out = copy.deepcopy(doc)
+    for dotted, value in changes.items():
+        *parents, last = dotted.split(".")
+        node = out
+        for part in parents:
+            node = node[part]
+        if value is DELETE:
+            del node[last]
+        else:
+            node[last] = value
+    return out
+
+
+def with_power(watts: float, doc: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``doc`` (default VALID) with ``watts`` and energies recomputed so all stay consistent."""
+    doc = copy.deepcopy(doc or VALID)
+    m = doc["metrics"]
+    m["avg_power_watts"] = watts
+    m["energy_per_token_joules"] = watts / m["output_throughput_tokens_per_sec"]
+    m["energy_per_response_joules"] = m["energy_per_token_joules"] * m["avg_output_len_tokens"]
+    return doc
+
+
+def raw_json(doc: dict[str, Any], dotted: str, token: str) -> str:
+    """JSON text of ``doc`` with the value at ``dotted`` replaced by the raw ``token``."""
+    marker = "@@RAW@@"
+    text = json.dumps(changed(doc, {dotted: marker}), indent=2)
+    assert text.count(f'"{marker}"') == 1
+    return text.replace(f'"{marker}"', token)
+
+
+def write_measurement(data: Path, doc: dict[str, Any] | str | bytes,
+                      name: str = DEFAULT_NAME, folder: Path = MEASUREMENT_DIR) -> Path:
+    """Write a measurement (dict as JSON, or raw text/bytes) below data/measurements."""
+    path = data / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(doc, dict):
+        doc = json.dumps(doc, indent=2)
+    path.write_bytes(doc.encode("utf-8") if isinstance(doc, str) else doc)
+    return path
+
+
+def accepts(data: Path) -> Dataset:
+    try:
+        return load_dataset(data)
+    except ValidationFailed as e:
+        pytest.fail(f"expected the data to be valid, got:\n{e.report()}")
+
+
+def problems(data: Path) -> list[Problem]:
+    with pytest.raises(ValidationFailed) as info:
+        load_dataset(data)
+    assert info.value.problems, "ValidationFailed without problems"
+    return info.value.problems
+
+
+def same_file(shown: str, path: Path) -> bool:
+    """Problems name files relative to the working folder when inside it, else as given."""
+    return Path(shown).resolve() == path.resolve()
+
+
+def rejects(data: Path, path: Path, rule: str, pointer: str, *says: str,
+            alone: bool = True) -> Problem:
+    """Assert ``rule`` is reported once for ``path`` at ``pointer`` and return the problem.
+
+    ``says``: words that must appear (case-insensitively) in the message or the hint.
+    ``alone``: no other problem may be reported (the invalid case isolates its rule).
+    """
+    found = problems(data)
+    report = "\n".join(map(str, found))
+    hits = [p for p in found if p.rule == rule]
+    assert len(hits) == 1, f"expected one {rule} problem, got:\n{report}"
+    p = hits[0]
+    assert same_file(p.file, path), f"{rule} names {p.file}, expected {path}"
+    assert p.pointer == pointer, f"{rule} at {p.pointer!r}, expected {pointer!r}"
+    text = f"{p.message} ({p.hint})".lower()
+    for word in says:
+        assert word.lower() in text, f"{word!r} not in {text!r}"
+    assert p.message and p.hint, f"{rule} should explain itself and hint at a fix: {p}"
+    if alone:
+        assert len(found) == 1, f"expected only {rule}, got:\n{report}"
+    return p
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return make_data_dir(tmp_path)
+
+
+def test_the_hand_made_measurement_is_valid(data: Path) -> None:
+    write_measurement(data, valid_measurement())
+    dataset = accepts(data)
+    (config,) = dataset.configurations
+    assert config.energy_per_token_joules == pytest.approx(0.1)
+    assert config.source == (MEASUREMENT_DIR / DEFAULT_NAME).as_posix()
+
+
+# --- JSON layer -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    '{"schema_version": 1, "kind": "llm"',  # truncated
+    '{"schema_version": 1,}',  # trailing comma
+    "{'schema_version': 1}",  # single quotes
+    "",  # empty file
+])
+def test_json_syntax(data: Path, text: str) -> None:
+    path = write_measurement(data, json.dumps(VALID, indent=2))
+    accepts(data)
+    path.write_text(text, encoding="utf-8")
+    p = rejects(data, path, "json.syntax", "", "line 1", "column")
+    assert "not valid json" in p.message.lower()
+
+
+def test_json_bom(data: Path) -> None:
+    text = json.dumps(VALID, indent=2)
+    path = write_measurement(data, text.encode("utf-8"))
+    accepts(data)
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    rejects(data, path, "json.bom", "", "byte-order mark", "without BOM")
+
+
+def test_json_duplicate_key(data: Path) -> None:
+    text = raw_json(VALID, "metrics.avg_power_watts", "500.0")
+    path = write_measurement(data, text)
+    accepts(data)
+    # The same key twice, even with the same value, is refused: readers disagree on which wins.
+    path.write_text(raw_json(VALID, "metrics.avg_power_watts", '500.0, "avg_power_watts": 500.0'))
+    rejects(data, path, "json.duplicate-key", "/metrics/avg_power_watts", "avg_power_watts",
+            "keep one")
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+def test_json_non_finite(data: Path, token: str) -> None:
+    path = write_measurement(data, raw_json(VALID, "metrics.avg_power_watts", "5e2"))
+    accepts(data)
+    path.write_text(raw_json(VALID, "metrics.avg_power_watts", token))
+    rejects(data, path, "json.non-finite", "/metrics/avg_power_watts", token, "finite")
+
+
+def test_json_number_too_long(data: Path) -> None:
+    forty = "500." + "0" * 36
+    assert len(forty) == 40
+    path = write_measurement(data, raw_json(VALID, "metrics.avg_power_watts", forty))
+    accepts(data)
+    path.write_text(raw_json(VALID, "metrics.avg_power_watts", forty + "0"))
+    rejects(data, path, "json.number-too-long", "/metrics/avg_power_watts", "40 characters",
+            "ordinary precision")
+    path.write_text(raw_json(VALID, "num_gpus", "1" * 5000))
+    rejects(data, path, "json.number-too-long", "/num_gpus")
+
+
+def test_json_too_deep(data: Path) -> None:
+    # notes is at depth 2; 31 nested lists keep the innermost at depth 32: the JSON layer
+    # passes and the schema layer complains that notes is not a string.
+    path = write_measurement(data, raw_json(VALID, "serving.notes", "[" * 31 + "]" * 31))
+    rejects(data, path, "schema.wrong-type", "/serving/notes")
+    path.write_text(raw_json(VALID, "serving.notes", "[" * 32 + "]" * 32))
+    rejects(data, path, "json.too-deep", "/serving/notes" + "/0" * 31, "32")
+    # Far beyond Python's recursion limit: reported, not a RecursionError.
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    rejects(data, path, "json.too-deep", "", "too deep")
+
+
+# --- file layer -----------------------------------------------------------------------------
+
+
+def test_file_too_large(data: Path) -> None:
+    text = json.dumps(VALID, indent=2)
+    padded = text + " " * (MIB - len(text))  # trailing whitespace is valid JSON
+    assert len(padded) == MIB
+    path = write_measurement(data, padded)
+    accepts(data)  # exactly at the cap
+    path.write_text(padded + " ")
+    rejects(data, path, "file.too-large", "", str(MIB + 1), "one configuration per file")
+
+
+def test_file_not_utf8(data: Path) -> None:
+    doc = changed(VALID, {"serving.notes": "café"})
+    path = write_measurement(data, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+    accepts(data)
+    path.write_bytes(json.dumps(doc, ensure_ascii=False).encode("latin-1"))
+    rejects(data, path, "file.not-utf8", "", "UTF-8", "byte")
+    path.write_bytes(json.dumps(doc).encode("utf-16"))
+    rejects(data, path, "file.not-utf8", "", "save the file as UTF-8")
+
+
+def test_file_unexpected(data: Path) -> None:
+    write_measurement(data, valid_measurement())
+    write_measurement(data, "ignored", name="README.md")
+    write_measurement(data, "ignored", name=".DS_Store")
+    accepts(data)
+    stray = write_measurement(data, json.dumps(VALID), name="H100-x1.json.bak")
+    rejects(data, stray, "file.unexpected", "", ".json")
+
+
+# --- schema layer ---------------------------------------------------------------------------
+
+
+def test_schema_missing_field(data: Path) -> None:
+    optional = changed(VALID, {"output_length_distribution": DELETE,
+                               "serving.tensor_parallel": DELETE, "serving.notes": DELETE})
+    path = write_measurement(data, optional)
+    accepts(data)  # optional fields (repeat, citation, ...) may be left out
+    path.write_text(json.dumps(changed(VALID, {"metrics.avg_power_watts": DELETE})))
+    rejects(data, path, "schema.missing-field", "/metrics/avg_power_watts", "avg_power_watts",
+            "missing")
+
+
+def test_schema_unknown_field_suggests_the_close_name(data: Path) -> None:
+    path = write_measurement(data, valid_measurement())
+    accepts(data)
+    doc = changed(VALID, {"metrics.avg_power_watts": DELETE})
+    doc["metrics"]["avg_power_wats"] = 500.0
+    path.write_text(json.dumps(doc))
+    found = problems(data)
+    unknown = [p for p in found if p.rule == "schema.unknown-field"]
+    assert len(unknown) == 1, found
+    assert same_file(unknown[0].file, path)
+    assert unknown[0].pointer == "/metrics/avg_power_wats"
+    assert "'avg_power_watts'" in unknown[0].hint and "did you mean" in unknown[0].hint
+    # The real field is then missing, reported at its own pointer.
+    assert [p.pointer for p in found if p.rule == "schema.missing-field"] == [
+        "/metrics/avg_power_watts"]
+
+
+def test_schema_unknown_field_with_nothing_close_lists_the_allowed_fields(data: Path) -> None:
+    path = write_measurement(data, {**VALID, "colour/~": "blue"})
+    p = rejects(data, path, "schema.unknown-field", "/colour~1~0", "allowed here")
+    assert "model_id" in p.hint
+
+
+def test_schema_wrong_type_string_for_number(data: Path) -> None:
+    path = write_measurement(data, changed(VALID, {"metrics.avg_power_watts": 500}))
+    accepts(data)  # a JSON integer is a fine number
+    path.write_text(json.dumps(changed(VALID, {"metrics.avg_power_watts": "500"})))
+    rejects(data, path, "schema.wrong-type", "/metrics/avg_power_watts", "got str",
+            "not strings")
+
+
+def test_schema_wrong_type_bool_for_int(data: Path) -> None:
+    path = write_measurement(data, valid_measurement())
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {"num_gpus": True})))
+    rejects(data, path, "schema.wrong-type", "/num_gpus", "integer", "got bool")
+
+
+def test_schema_wrong_type_top_level_not_an_object(data: Path) -> None:
+    path = write_measurement(data, json.dumps([VALID]))
+    rejects(data, path, "schema.wrong-type", "", "one JSON object")
+
+
+# --- value rules ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("token", ["0", "0.0", "-0.1", "-0.0", "-500", "1e-400"])
+def test_value_not_positive(data: Path, token: str) -> None:
+    path = write_measurement(data, valid_measurement())
+    accepts(data)
+    path.write_text(raw_json(VALID, "metrics.energy_per_token_joules", token))  # 1e-400 is 0.0
+    rejects(data, path, "value.not-positive", "/metrics/energy_per_token_joules", "greater than 0")
+
+
+@pytest.mark.parametrize(("field", "good", "bad"), [
+    ("weight_precision", "fp8", "bf16"),
+    ("weight_precision", "int4", "BFLOAT16"),
+    ("kind", "llm", "LLM"),
+    ("kind", "llm", "vlm"),
+    ("schema_version", 1, 2),
+])
+def test_value_not_allowed(data: Path, field: str, good: object, bad: object) -> None:
+    path = write_measurement(data, changed(VALID, {field: good}))
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {field: bad})))
+    rejects(data, path, "value.not-allowed", f"/{field}", "should be")
+
+
+@pytest.mark.parametrize(("field", "bad"), [
+    ("model_id", "../../etc/passwd"),
+    ("model_id", "acme/../tiny-1b"),
+    ("model_id", "tiny-1b"),  # no org/
+    ("model_id", "acme/tiny/1b"),
+    ("model_id", "acme/tiny\u00001b"),
+    ("model_id", "acme/tiny-1b\n"),
+    ("model_id", "\u0430cme/tiny-1b"),  # Cyrillic a
+    ("gpu_model", "../H100"),
+    ("gpu_model", "H100/x"),
+    ("task", "Chat"),
+    ("task", "chat/../x"),
+])
+def test_value_bad_identifier(data: Path, field: str, bad: str) -> None:
+    path = write_measurement(data, valid_measurement())
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {field: bad})))
+    rejects(data, path, "value.bad-identifier", f"/{field}", "pattern")
+
+
+def test_value_histogram_shape(data: Path) -> None:
+    path = write_measurement(data, changed(VALID, {"output_length_distribution": {
+        "bin_edges_tokens": [0, 1], "counts": [0]}}))
+    accepts(data)
+    for edges, counts in [([0.0, 500.0, 400.0, 2000.0], [1, 2, 3]),  # not increasing
+                          ([0.0, 500.0, 500.0, 2000.0], [1, 2, 3]),  # not strictly
+                          ([0.0, 500.0, 1000.0], [1, 2, 3])]:  # one edge short
+        path.write_text(json.dumps(changed(VALID, {
+            "output_length_distribution": {"bin_edges_tokens": edges, "counts": counts}})))
+        rejects(data, path, "value.histogram-shape", "/output_length_distribution",
+                "increasing", "n+1")
+
+
+# --- registry references --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("field", "typo", "rule", "suggestion", "registry"), [
+    ("task", "chta", "registry.unknown-task", "chat", "tasks.yaml"),
+    ("model_id", "acme/tiny-1", "registry.unknown-model", "acme/tiny-1b", "models.yaml"),
+    ("gpu_model", "H10", "registry.unknown-gpu", "H100", "gpus.yaml"),
+    ("gpu_model", "h100", "registry.unknown-gpu", "H100", "gpus.yaml"),
+])
+def test_registry_unknown_reference_with_did_you_mean(
+        data: Path, field: str, typo: str, rule: str, suggestion: str, registry: str) -> None:
+    path = write_measurement(data, valid_measurement())
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {field: typo})))
+    p = rejects(data, path, rule, f"/{field}", typo)
+    assert f"did you mean {suggestion!r}" in p.hint
+    assert registry in p.hint
+
+
+def test_registry_unknown_reference_without_close_match_lists_known(data: Path) -> None:
+    path = write_measurement(data, changed(VALID, {"gpu_model": "MI300X"}))
+    p = rejects(data, path, "registry.unknown-gpu", "/gpu_model", "MI300X")
+    assert "H100" in p.hint
+
+
+def test_registry_kind_mismatch(tmp_path: Path) -> None:
+    tasks = TASKS_YAML + ("image-chat:\n  name: Image chat\n  benchmark: Images\n  kind: mllm\n"
+                          "  default_deadline:\n    ms: 100.0\n")
+    data = make_data_dir(tmp_path, tasks_yaml=tasks)
+    path = write_measurement(data, changed(VALID, {"task": "image-chat", "kind": "mllm"}))
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {"task": "image-chat"})))
+    rejects(data, path, "registry.kind-mismatch", "/kind", "'mllm'", "set kind to 'mllm'")
+
+
+# --- physical bounds ------------------------------------------------------------------------
+
+
+def test_bounds_power_above_limit_with_5_percent_margin(data: Path) -> None:
+    path = write_measurement(data, with_power(734.0))  # 700 W x 1.05 = 735 W
+    accepts(data)
+    path.write_text(json.dumps(with_power(735.0)))
+    accepts(data)
+    path.write_text(json.dumps(with_power(736.0)))
+    rejects(data, path, "bounds.power-above-limit", "/metrics/avg_power_watts", "736 W",
+            "700 W", "num_gpus")
+
+
+def test_bounds_power_above_limit_scales_with_gpu_count(data: Path) -> None:
+    two = changed(with_power(1400.0), {"num_gpus": 2, "serving.tensor_parallel": 2})
+    path = write_measurement(data, two)
+    accepts(data)
+    path.write_text(json.dumps(changed(two, {"num_gpus": 1, "serving.tensor_parallel": 1})))
+    rejects(data, path, "bounds.power-above-limit", "/metrics/avg_power_watts", "1 x 700 W")
+
+
+def test_bounds_power_implausibly_low(data: Path) -> None:
+    path = write_measurement(data, with_power(30.0))  # 30 W per GPU is the floor
+    accepts(data)
+    path.write_text(json.dumps(with_power(0.5)))  # 500 W written as 0.5 "kW"
+    rejects(data, path, "bounds.power-implausibly-low", "/metrics/avg_power_watts", "0.5 W",
+            "kilowatts")
+
+
+def test_bounds_percentile_order(data: Path) -> None:
+    equal = {f"metrics.{k}": 20.0 for k in ("median_itl_ms", "p90_itl_ms", "p95_itl_ms",
+                                            "p99_itl_ms")}
+    path = write_measurement(data, changed(VALID, equal))
+    accepts(data)  # equal percentiles are in order
+    path.write_text(json.dumps(changed(VALID, {"metrics.p95_itl_ms": 24.0})))  # p90 is 25
+    rejects(data, path, "bounds.percentile-order", "/metrics/p95_itl_ms", "p95_itl_ms",
+            "p90_itl_ms", "median <= p90 <= p95 <= p99")
+
+
+def test_bounds_itl_implausible_seconds_given_as_ms(data: Path) -> None:
+    ms = {"metrics.median_itl_ms": 0.5, "metrics.p90_itl_ms": 0.6,
+          "metrics.p95_itl_ms": 0.7, "metrics.p99_itl_ms": 0.8}
+    path = write_measurement(data, changed(VALID, ms))
+    accepts(data)  # 0.5 ms is the floor
+    seconds = {"metrics.median_itl_ms": 0.03, "metrics.p90_itl_ms": 0.04,
+               "metrics.p95_itl_ms": 0.05, "metrics.p99_itl_ms": 0.06}
+    path.write_text(json.dumps(changed(VALID, seconds)))
+    rejects(data, path, "bounds.itl-implausible", "/metrics/median_itl_ms", "0.03 ms",
+            "milliseconds", "seconds")
+
+
+def test_bounds_itl_implausible_microseconds_given_as_ms(data: Path) -> None:
+    path = write_measurement(data, changed(VALID, {"metrics.p99_itl_ms": 120_000.0}))
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {"metrics.p99_itl_ms": 150_000.0})))
+    rejects(data, path, "bounds.itl-implausible", "/metrics/p99_itl_ms", "microseconds")
+
+
+def test_bounds_energy_inconsistent(data: Path) -> None:
+    # 0.5% off is within the 1% tolerance.
+    path = write_measurement(data, changed(VALID, {"metrics.energy_per_token_joules": 0.1005,
+                                                   "metrics.energy_per_response_joules": 100.5}))
+    accepts(data)
+    # 0.2 J/token but 500 W / 5000 tokens/s = 0.1; the response energy agrees with 0.2.
+    path.write_text(json.dumps(changed(VALID, {"metrics.energy_per_token_joules": 0.2,
+                                               "metrics.energy_per_response_joules": 200.0})))
+    rejects(data, path, "bounds.energy-inconsistent", "/metrics/energy_per_token_joules",
+            "0.2 J/token", "= 0.1", "1%", "units")
+
+
+def test_bounds_response_energy_inconsistent(data: Path) -> None:
+    path = write_measurement(data, changed(VALID, {"metrics.energy_per_response_joules": 100.9}))
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {"metrics.energy_per_response_joules": 150.0})))
+    rejects(data, path, "bounds.response-energy-inconsistent",
+            "/metrics/energy_per_response_joules", "150 J", "= 100", "1%")
+
+
+def test_bounds_batch_above_cap(data: Path) -> None:
+    path = write_measurement(data, changed(VALID, {"metrics.avg_batch_size": 64.5}))  # < 1%
+    accepts(data)
+    path.write_text(json.dumps(changed(VALID, {"metrics.avg_batch_size": 65.0})))
+    rejects(data, path, "bounds.batch-above-cap", "/metrics/avg_batch_size", "max_num_seqs 64")
+
+
+@pytest.mark.parametrize("serving", [
+    {"serving.tensor_parallel": 2},
+    {"serving.data_parallel": 2},
+    {"serving.expert_parallel": 2},
+])
+def test_bounds_parallelism_exceeds_gpus(data: Path, serving: dict[str, int]) -> None:
+    fits = changed(with_power(1000.0), {"num_gpus": 2, **serving})
+    path = write_measurement(data, fits)
+    accepts(data)
+    path.write_text(json.dumps(changed(with_power(500.0), serving)))
+    rejects(data, path, "bounds.parallelism-exceeds-gpus", "/serving", "num_gpus (1)")
+
+
+def test_bounds_parallelism_tp_times_dp(data: Path) -> None:
+    doc = changed(with_power(1000.0), {"num_gpus": 2, "serving.tensor_parallel": 2,
+                                       "serving.data_parallel": 2})
+    path = write_measurement(data, doc)
+    rejects(data, path, "bounds.parallelism-exceeds-gpus", "/serving", "2 x 2")
+
+
+# --- dataset-wide ---------------------------------------------------------------------------
+
+
+def test_dataset_duplicate_configuration(data: Path) -> None:
+    first = write_measurement(data, valid_measurement(), name="a.json")
+    second = write_measurement(data, changed(VALID, {"repeat": 2}), name="b.json")
+    assert len(accepts(data).configurations) == 2  # a repeat run is a distinct configuration
+    # Same settings with different metrics (and the default repeat spelled out) is a duplicate.
+    dup = changed(with_power(600.0), {"repeat": 1})
+    second.write_text(json.dumps(dup))
+    p = rejects(data, second, "dataset.duplicate-configuration", "", "same configuration as",
+                "one file per")
+    assert first.name in p.message
+
+
+def test_dataset_duplicate_configuration_across_folders(data: Path) -> None:
+    write_measurement(data, valid_measurement(), folder=Path("measurements/a"))
+    later = write_measurement(data, valid_measurement(), folder=Path("measurements/b"))
+    rejects(data, later, "dataset.duplicate-configuration", "", "measurements/a/")
+
+
+# --- registry files -------------------------------------------------------------------------
+
+
+def test_registries_alone_are_valid(data: Path) -> None:
+    assert accepts(data).configurations == ()
+
+
+@pytest.mark.parametrize(("model_id", "pointer"), [
+    ("CON/x", "/CON~1x"),
+    ("acme/nul", "/acme~1nul"),
+    ("acme/com1.tar", "/acme~1com1.tar"),
+    ("a/b/c", "/a~1b~1c"),
+    ("acme/tiny.", "/acme~1tiny."),
+    ("noslash", "/noslash"),
+])
+def test_registry_model_id_bad_identifier(tmp_path: Path, model_id: str, pointer: str) -> None:
+    models = MODELS_YAML + MODELS_YAML.replace("acme/tiny-1b", model_id)
+    data = make_data_dir(tmp_path, models_yaml=models)
+    found = problems(data)
+    assert [(p.rule, p.pointer) for p in found] == [("value.bad-identifier", pointer)], found
+    assert same_file(found[0].file, data / "models.yaml")
+    assert model_id in found[0].message
+    assert found[0].hint == "rename the entry"
+
+
+def test_registry_gpu_id_reserved_on_windows(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path, gpus_yaml=GPUS_YAML + GPUS_YAML.replace("H100", "COM1"))
+    found = problems(data)
+    assert [(p.rule, p.pointer) for p in found] == [("value.bad-identifier", "/COM1")]
+    assert "reserved on Windows" in found[0].message
+    assert same_file(found[0].file, data / "gpus.yaml")
+
+
+def test_registry_yaml_duplicate_key(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML + MODELS_YAML)
+    found = problems(data)
+    assert [(p.rule, p.pointer) for p in found] == [("yaml.duplicate-key", "")], found
+    assert same_file(found[0].file, data / "models.yaml")
+    assert "'acme/tiny-1b'" in found[0].message and "line 7" in found[0].message
+
+
+def test_registry_site_default_gpus_unknown(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path, site_yaml=SITE_YAML.replace("[H100]", "[H100, A100]"))
+    found = problems(data)
+    assert [(p.rule, p.pointer) for p in found] == [("registry.unknown-gpu", "/default_gpus/1")]
+    assert same_file(found[0].file, data / "site.yaml")
+    assert "'A100'" in found[0].message and "H100" in found[0].hint
+
+
+def test_registry_problems_are_all_reported_together(tmp_path: Path) -> None:
+    data = make_data_dir(
+        tmp_path,
+        models_yaml=MODELS_YAML + MODELS_YAML.replace("acme/tiny-1b", "CON/x"),
+        gpus_yaml=GPUS_YAML + GPUS_YAML,
+        site_yaml=SITE_YAML.replace("[H100]", "[A100]"),
+        tasks_yaml=TASKS_YAML.replace("kind: llm", "kind: vlm"))
+    found = problems(data)
+    assert {(Path(p.file).name, p.rule, p.pointer) for p in found} == {
+        ("models.yaml", "value.bad-identifier", "/CON~1x"),
+        ("gpus.yaml", "yaml.duplicate-key", ""),
+        # default_gpus is not checked against a gpus.yaml that failed to load.
+        ("tasks.yaml", "value.not-allowed", "/chat/kind"),
+    }
+
+
+def test_registry_rejects_infinite_board_power(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path, gpus_yaml=GPUS_YAML.replace("700.0", ".inf"))
+    write_measurement(data, with_power(50_000.0))  # 71 x the real H100 limit
+    found = problems(data)
+    assert any(same_file(p.file, data / "gpus.yaml") and p.pointer == "/H100/board_power_watts"
+               for p in found), found
+
+
+# --- all problems at once, and the command line ---------------------------------------------
+
+
+def broken_folder(tmp_path: Path) -> tuple[Path, dict[Path, tuple[str, str]]]:
+    """A data folder with one valid file and five broken ones; returns path -> (rule, ptr)."""
+    data = make_data_dir(tmp_path)
+    write_measurement(data, valid_measurement(), name="good.json")
+    broken = {
+        write_measurement(data, '{"schema_version": 1,', name="syntax.json"):
+            ("json.syntax", ""),
+        write_measurement(data, changed(VALID, {"num_gpus": "1"}), name="type.json"):
+            ("schema.wrong-type", "/num_gpus"),
+        write_measurement(data, with_power(900.0), name="power.json"):
+            ("bounds.power-above-limit", "/metrics/avg_power_watts"),
+        write_measurement(data, changed(VALID, {"gpu_model": "A100"}), name="gpu.json"):
+            ("registry.unknown-gpu", "/gpu_model"),
+        write_measurement(data, valid_measurement(), name="zdup.json"):
+            ("dataset.duplicate-configuration", ""),
+        write_measurement(data, "x", name="notes.txt"): ("file.unexpected", ""),
+    }
+    return data, broken
+
+
+def test_every_broken_file_is_reported_in_one_run(tmp_path: Path) -> None:
+    data, broken = broken_folder(tmp_path)
+    found = problems(data)
+    got = {(Path(p.file).resolve(), p.rule, p.pointer) for p in found}
+    assert got == {(path.resolve(), rule, ptr) for path, (rule, ptr) in broken.items()}
+
+
+LINE = re.compile(r"^(?P<file>[^:]+): (?P<pointer>/[^:]*): (?P<rule>[a-z]+\.[a-z0-9-]+): .+$")
+
+
+def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def test_cli_validate_reports_every_problem_without_traceback(tmp_path: Path) -> None:
+    data, broken = broken_folder(tmp_path)
+    result = run_cli("validate", str(data))
+    assert result.returncode == 1, result
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = [m for line in result.stderr.splitlines() if (m := LINE.match(line))]
+    reported = {(Path(m["file"]).resolve(), m["rule"], m["pointer"]) for m in lines}
+    expected = {(path.resolve(), rule, ptr or "/") for path, (rule, ptr) in broken.items()}
+    assert reported == expected, result.stderr
+    assert "6 problem(s) in 6 file(s)" in result.stderr
+    assert "validation failed" in result.stderr
+
+
+def test_cli_validate_names_files_relative_to_the_working_folder(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path)
+    write_measurement(data, with_power(0.5))
+    result = run_cli("validate", "data", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        f"data/{MEASUREMENT_DIR.as_posix()}/{DEFAULT_NAME}: /metrics/avg_power_watts: "
+        "bounds.power-implausibly-low: 0.5 W"), result.stderr
+
+
+def test_cli_validate_ok(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path)
+    write_measurement(data, valid_measurement())
+    result = run_cli("validate", str(data))
+    assert (result.returncode, result.stdout.strip()) == (0, "ok: 1 configurations valid")
