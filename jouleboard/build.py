@@ -12,7 +12,7 @@ from jouleboard.dataset import load_dataset
 from jouleboard.export import DEFAULT_CACHE, render_svgs, vega_bundle
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.pages import DownloadsBody, Link, Page, Plan, ProseBody, plan_site
-from jouleboard.present.downloads import to_csv, to_json
+from jouleboard.present.downloads import explore_payload, to_csv, to_json
 from jouleboard.present.markdown import render_markdown
 from jouleboard.render import SiteContext, environment, render_page
 from jouleboard.urls import Urls
@@ -71,14 +71,13 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
 
     files = SiteFiles()
     assets = project / "templates" / "assets"
-    css = (assets / "style.css").read_text(encoding="utf-8")
-    js = (assets / "site.js").read_text(encoding="utf-8")
     bundle = vega_bundle(cache)
-    names = {"css": _hashed("style.css", css), "js": _hashed("site.js", js),
-             "vega": _hashed("vega.js", bundle)}
-    files.add(urls.asset(names["css"]), css)
-    files.add(urls.asset(names["js"]), js)
+    names = {"vega": _hashed("vega.js", bundle)}
     files.add(urls.asset(names["vega"]), bundle)
+    for name in ("style.css", "site.js", "rank.js", "explore.js"):
+        text = (assets / name).read_text(encoding="utf-8")
+        names[name] = _hashed(name, text)
+        files.add(urls.asset(names[name]), text)
     files.add("favicon.svg", (assets / "favicon.svg").read_text(encoding="utf-8"))
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
@@ -97,6 +96,12 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         else:
             files.add(download.path, to_json(download.records))
     files.add(urls.schema_download, measurement_schema_text())
+    for path, task in sorted(plan.explore_data.items()):
+        files.add(path, dumps_canonical(explore_payload(
+            data.for_task(task), data.registry, lambda m: urls.url(urls.model(m)),
+            lambda g: urls.url(urls.gpu(g)))))
+    for path, spec in sorted(plan.chart_templates.items()):
+        files.add(path, dumps_canonical(spec))
 
     pages = list(plan.pages)
     about = project / "content" / "about.md"
@@ -116,11 +121,16 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         attribution_html=render_markdown(site_settings.attribution_md),
         base_url=urls.base,
         nav=(Link("Leaderboard", urls.url(urls.home)), Link("Models", urls.url(urls.models_index)),
-             Link("GPUs", urls.url(urls.gpus_index)), Link("Downloads", urls.url(urls.downloads)),
+             Link("GPUs", urls.url(urls.gpus_index)), Link("Compare", urls.url(urls.compare)),
+             Link("Downloads", urls.url(urls.downloads)),
              Link("About", urls.url(urls.about))),
         tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
                     for tid, t in data.registry.tasks.items()),
-        css_url=urls.url(urls.asset(names["css"])), js_url=urls.url(urls.asset(names["js"])),
+        css_url=urls.url(urls.asset(names["style.css"])),
+        js_url=urls.url(urls.asset(names["site.js"])),
+        rank_js_url=urls.url(urls.asset(names["rank.js"])),
+        explore_js_url=urls.url(urls.asset(names["explore.js"])),
+        compare_url=urls.url(urls.compare),
         vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"))
     env = environment(project / "templates")
     for page in pages:

@@ -21,7 +21,7 @@ from jouleboard.present.tables import (
     num_cell,
     ranking_table,
 )
-from jouleboard.records import Configuration, Percentile, TaskInfo
+from jouleboard.records import PERCENTILES, Configuration, Percentile, TaskInfo
 from jouleboard.urls import Urls, chart_id, deadline_slug
 
 PERCENTILE_WORDS = {"p50": "median", "p90": "p90", "p95": "p95", "p99": "p99"}
@@ -149,6 +149,26 @@ class GpuBody:
 
 
 @dataclass(frozen=True)
+class CompareTask:
+    id: str
+    name: str
+    data_url: str
+    deadline_ms: float
+    percentile: Percentile
+
+
+@dataclass(frozen=True)
+class CompareBody:
+    """The comparison tool: a form that works as a plain GET form, rendered by script."""
+
+    tasks: tuple[CompareTask, ...]
+    chart_template_url: str
+    table: Table  # empty: the script fills it
+    calculator: Calculator
+    max_models: int = 6
+
+
+@dataclass(frozen=True)
 class IndexBody:
     intro: str
     table: Table
@@ -164,7 +184,8 @@ class DownloadsBody:
     groups: tuple[tuple[str, tuple[Link, ...]], ...]
 
 
-Body = HomeBody | TaskBody | ModelBody | GpuBody | IndexBody | ProseBody | DownloadsBody
+Body = (HomeBody | TaskBody | ModelBody | GpuBody | IndexBody | ProseBody | DownloadsBody
+        | CompareBody)
 
 
 @dataclass(frozen=True)
@@ -192,6 +213,7 @@ class Plan:
     charts: dict[str, ChartRef] = field(default_factory=dict)
     downloads: list[Download] = field(default_factory=list)
     explore_data: dict[str, str] = field(default_factory=dict)  # path -> task
+    chart_templates: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> spec
 
     def chart(self, urls: Urls, kind: str, parts: Sequence[str], title: str, alt: str,
               spec: dict[str, Any], table_id: str = "") -> ChartRef:
@@ -289,6 +311,7 @@ class Planner:
             self.plan.pages.append(self.model_page(model_id))
         for gpu in sorted(self.reg.gpus):
             self.plan.pages.append(self.gpu_page(gpu))
+        self.plan.pages.append(self.compare_page())
         self.plan.pages.append(self.models_index(model_ids))
         self.plan.pages.append(self.gpus_index())
         self.plan.downloads.extend(self.configuration_downloads())
@@ -350,7 +373,7 @@ class Planner:
     def explorer(self, task: str) -> Explorer:
         d = self._deadline(task)
         configs = self.by_task[task]
-        latencies = [c.itl_ms(p) for c in configs for p in PERCENTILE_WORDS] or [d.ms]
+        latencies = [c.itl_ms(p) for c in configs for p in PERCENTILES] or [d.ms]
         gpus = sorted({c.gpu_model for c in configs})
         precisions = sorted({c.weight_precision for c in configs})
         path = self.urls.explore_data(task)
@@ -386,6 +409,25 @@ class Planner:
         from jouleboard.pages_detail import gpu_page
 
         return gpu_page(self, gpu)
+
+    def compare_page(self) -> Page:
+        tasks = []
+        for task, info in self.reg.tasks.items():
+            d = self._deadline(task)
+            path = self.urls.explore_data(task)
+            self.plan.explore_data[path] = task
+            tasks.append(CompareTask(task, info.name, self.urls.url(path), d.ms, d.percentile))
+        table = ranking_table("compare-table", "Each model's most energy-efficient "
+                              "configuration that meets the deadline", [], self.reg, self.urls)
+        inputs = FootprintInputs()
+        calculator = Calculator(inputs, footprint_table(
+            "compare-footprint", "Electricity, cost and emissions at each model's best "
+            "configuration", [], self.reg, self.urls, inputs))
+        template = self.urls.chart_template("compare-pareto")
+        self.plan.chart_templates[template] = charts.compare_pareto(latency_title("p50"))
+        return Page(self.urls.compare, "compare.html", "Compare models",
+                    "Compare the energy and latency trade-offs of up to six models.",
+                    CompareBody(tuple(tasks), self.urls.url(template), table, calculator))
 
     def models_index(self, model_ids: list[str]) -> Page:
         columns = (Column("model", "Model"), Column("builder", "Builder"),

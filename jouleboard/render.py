@@ -24,6 +24,9 @@ class SiteContext:
     tasks: tuple[Link, ...]
     css_url: str
     js_url: str
+    rank_js_url: str
+    explore_js_url: str
+    compare_url: str
     vega_url: str
     favicon_url: str
 

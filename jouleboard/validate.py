@@ -8,8 +8,8 @@ Rule ids are listed in docs/measurement-format.md.
 from __future__ import annotations
 
 import difflib
-import stat
 import itertools
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any

@@ -55,8 +55,8 @@ def ranking_bar(value_title: str) -> Spec:
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table")).encode(
-        y=alt.Y("model:N", sort=alt.EncodingSortField("rank", order="ascending"), title=None,
-                axis=alt.Axis(labelLimit=240)),
+        y=alt.Y("model:N", sort=alt.EncodingSortField("rank", op="min", order="ascending"),
+                title=None, axis=alt.Axis(labelLimit=240)),
         x=alt.X("value:Q", title=value_title),
     )
     bars = base.mark_bar(cornerRadiusEnd=2).encode(
@@ -164,6 +164,29 @@ def gpu_compare(value_title: str) -> Spec:
                  alt.Tooltip("value:Q", title=value_title, format=".2f")],
     )
     return _finish(dots, PER_MODEL)
+
+
+@functools.cache
+def compare_pareto(latency_title: str) -> Spec:
+    """Several models' configurations and Pareto frontiers on one chart (compare page)."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table"))
+    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)",
+              axis=LOG_AXIS)
+    color = alt.Color("model:N", title="Model", scale=alt.Scale(range=GPU_COLORS),
+                      legend=alt.Legend(orient="bottom", columns=2))
+    lines = base.transform_filter("datum.frontier").mark_line(
+        strokeWidth=2, interpolate="step-after").encode(x=x, y=y, color=color,
+                                                        order="latency:Q", detail="model:N")
+    points = base.mark_point(filled=True, size=50, opacity=0.8).encode(
+        x=x, y=y, color=color, shape=alt.Shape("gpu:N", title="GPU",
+                                               legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
+                 alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+                 alt.Tooltip("latency:Q", title=latency_title, format=".1f")])
+    return _finish(alt.layer(lines, points, _deadline_rule(alt), _deadline_label(alt)), 340)
 
 
 def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from jouleboard.config import Registry
+from jouleboard.present.formats import PRECISION_LABELS
 from jouleboard.records import Configuration
 
 RANK_COLUMNS = (
@@ -49,3 +50,29 @@ def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> str:
 def to_json(records: Sequence[dict[str, Any]]) -> str:
     """Records in column order (not sorted), strict JSON."""
     return json.dumps(list(records), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+EXPLORE_COLUMNS = (
+    "model_id", "gpu_model", "num_gpus", "weight_precision", "max_num_seqs", "tensor_parallel",
+    "expert_parallel", "data_parallel", "repeat", "source", "energy_per_token_joules",
+    "energy_per_response_joules", "median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms",
+    "avg_power_watts", "output_throughput_tokens_per_sec",
+)
+
+
+def explore_payload(configs: Sequence[Configuration], registry: Registry,
+                    model_url: Callable[[str], str], gpu_url: Callable[[str], str]
+                    ) -> dict[str, Any]:
+    """One task's configurations for the browser: columns + rows (compact), and the model
+    and GPU names and links the re-ranked table shows."""
+    models = sorted({c.model_id for c in configs})
+    return {
+        "columns": list(EXPLORE_COLUMNS),
+        "rows": [[getattr(c, k) for k in EXPLORE_COLUMNS] for c in configs],
+        "models": {m: {"nickname": registry.models[m].nickname,
+                       "builder": registry.models[m].builder, "url": model_url(m)}
+                   for m in models},
+        "gpus": {g: gpu_url(g) for g in sorted({c.gpu_model for c in configs})},
+        "precisions": {p: PRECISION_LABELS.get(p, p)
+                       for p in sorted({c.weight_precision for c in configs})},
+    }

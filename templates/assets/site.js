@@ -2,36 +2,43 @@
 (() => {
   "use strict";
 
-  // Sortable tables: each header becomes a button; cells carry their raw value in data-value.
-  function sortTable(table, index, th) {
-    const ascending = th.getAttribute("aria-sort") !== "ascending";
+  // --- sortable tables: each header becomes a button; cells carry raw values in data-value.
+  function sortTable(table, index, direction) {
+    const th = table.tHead.rows[0].cells[index];
     for (const cell of table.tHead.rows[0].cells) cell.removeAttribute("aria-sort");
-    th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    th.setAttribute("aria-sort", direction);
     const numeric = th.classList.contains("num");
     const body = table.tBodies[0];
     const rows = Array.from(body.rows).filter((row) => row.cells.length > index);
     rows.sort((a, b) => {
       const x = a.cells[index].dataset.value;
       const y = b.cells[index].dataset.value;
-      const order = numeric ? Number(x) - Number(y) : x.localeCompare(y);
-      return ascending ? order : -order;
+      const o = numeric ? Number(x) - Number(y) : x.localeCompare(y);
+      return direction === "ascending" ? o : -o;
     });
     body.append(...rows);
+    table.dispatchEvent(new CustomEvent("jb:sorted", { detail: { index, direction } }));
   }
 
-  for (const table of document.querySelectorAll("table.sortable")) {
-    if (!table.tHead || table.tBodies[0].rows.length < 2) continue;
+  function makeSortable(table) {
+    if (!table.tHead || table.dataset.sortable === "on") return;
+    table.dataset.sortable = "on";
     Array.from(table.tHead.rows[0].cells).forEach((th, index) => {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
       button.append(...th.childNodes);
       th.append(button);
-      button.addEventListener("click", () => sortTable(table, index, th));
+      button.addEventListener("click", () => {
+        const next = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+        sortTable(table, index, next);
+      });
     });
   }
 
-  // Charts: a static SVG by default; the shared Vega bundle loads only when asked for.
+  document.querySelectorAll("table.sortable").forEach(makeSortable);
+
+  // --- charts: a static SVG by default; the shared Vega bundle loads only when needed.
   let vega = null;
   function loadVega() {
     if (!vega) {
@@ -46,22 +53,37 @@
     return vega;
   }
 
-  async function makeInteractive(figure) {
-    const [embed, spec] = await Promise.all([
-      loadVega(),
-      fetch(figure.dataset.spec).then((response) => response.json()),
-    ]);
+  const specs = new Map();
+  function fetchSpec(url) {
+    if (!specs.has(url)) specs.set(url, fetch(url).then((response) => response.json()));
+    return specs.get(url).then((spec) => JSON.parse(JSON.stringify(spec)));
+  }
+
+  // Render a figure's chart with vega-embed; `adjust` may rebind the spec's data first.
+  async function embedChart(figure, adjust) {
+    const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
+    if (adjust) adjust(spec);
     spec.width = "container";
-    const holder = document.createElement("div");
-    holder.className = "vega";
-    figure.querySelector("img").replaceWith(holder);
+    let holder = figure.querySelector(".vega");
+    if (!holder) {
+      holder = document.createElement("div");
+      holder.className = "vega";
+      const image = figure.querySelector("img");
+      if (image) image.replaceWith(holder);
+      else figure.prepend(holder);
+    }
+    if (figure.jbView) figure.jbView.finalize();
     // ast: true makes Vega interpret expressions instead of compiling them: no eval, so the
     // page's Content-Security-Policy needs no 'unsafe-eval'.
-    await embed(holder, spec, {
+    const result = await embed(holder, spec, {
       ast: true,
       renderer: "svg",
       actions: { export: true, source: false, compiled: false, editor: false },
     });
+    figure.jbView = result.view;
+    const button = figure.querySelector("button.interactive");
+    if (button) button.remove();
+    return result;
   }
 
   for (const figure of document.querySelectorAll("figure.chart[data-spec]")) {
@@ -70,10 +92,26 @@
     button.hidden = false;
     button.addEventListener("click", () => {
       button.disabled = true;
-      makeInteractive(figure).then(
-        () => button.remove(),
-        () => { button.disabled = false; },
-      );
+      embedChart(figure).catch(() => { button.disabled = false; });
     });
   }
+
+  // --- model search boxes: filter the rows of the table they name.
+  for (const input of document.querySelectorAll("input[data-search-for]")) {
+    const table = document.getElementById(input.dataset.searchFor);
+    if (!table) continue;
+    input.closest("[hidden]")?.removeAttribute("hidden");
+    input.addEventListener("input", () => filterRows(table, input.value));
+  }
+
+  function filterRows(table, query) {
+    const needle = query.trim().toLowerCase();
+    for (const row of table.tBodies[0].rows) {
+      const name = row.querySelector("td:nth-child(2), td:first-child")?.textContent || "";
+      row.hidden = needle !== "" && !row.textContent.toLowerCase().includes(needle) &&
+        !name.toLowerCase().includes(needle);
+    }
+  }
+
+  window.jouleboardSite = { sortTable, makeSortable, embedChart, filterRows, loadVega };
 })();

@@ -1,0 +1,529 @@
+// jouleboard exploration: re-rank a task in the browser (deadline, percentile, GPUs,
+// precision, energy budget), compare models, and a cost/CO2 calculator. Every view lives in
+// the URL. Without JavaScript the server-rendered tables stay as they are.
+(() => {
+  "use strict";
+  const R = window.jouleboardRank;
+  const S = window.jouleboardSite;
+  if (!R || !S) return;
+
+  const PERCENTILE_WORDS = { p50: "median", p90: "p90", p95: "p95", p99: "p99" };
+
+  // --- number formats: the same rules as jouleboard/present/formats.py -------------------
+  function grouped(value, decimals) {
+    return new Intl.NumberFormat("en-US", {
+      minimumFractionDigits: decimals, maximumFractionDigits: decimals,
+    }).format(value);
+  }
+  function significant(value, digits) {
+    if (value === 0 || !Number.isFinite(value)) return String(value);
+    const magnitude = Math.floor(Math.log10(Math.abs(value)));
+    let decimals = Math.max(digits - 1 - magnitude, 0);
+    const rounded = Number(value.toFixed(decimals));
+    if (rounded !== 0 && Math.floor(Math.log10(Math.abs(rounded))) !== magnitude) {
+      decimals = Math.max(decimals - 1, 0);
+    }
+    return grouped(value, decimals);
+  }
+  const fmt = {
+    tokensPerJoule: (c) => grouped(1 / c.energy_per_token_joules, 2),
+    joulesPerToken: (c) => grouped(c.energy_per_token_joules, 4),
+    sig: (v) => significant(v, 3),
+    int: (v) => grouped(v, 0),
+  };
+
+  function deadlineText(ms, percentile) {
+    return `${PERCENTILE_WORDS[percentile]} inter-token latency ≤ ${+ms.toPrecision(6)} ms`;
+  }
+
+  function configLabel(c, data) {
+    return `${c.num_gpus}× ${c.gpu_model}, ${data.precisions[c.weight_precision]}, ` +
+      `batch cap ${c.max_num_seqs}`;
+  }
+
+  // --- DOM helpers: text only (never innerHTML with data) -------------------------------
+  function cell(value, text, options = {}) {
+    const td = document.createElement("td");
+    td.dataset.value = String(value);
+    if (options.numeric) td.className = "num";
+    else if (options.key) td.className = `col-${options.key}`;
+    if (options.href) {
+      const a = document.createElement("a");
+      a.href = options.href;
+      a.textContent = text;
+      td.append(a);
+    } else {
+      td.textContent = text;
+    }
+    if (options.note) {
+      const note = document.createElement("span");
+      note.className = "note";
+      note.textContent = options.note;
+      td.append(note);
+    }
+    return td;
+  }
+
+  function fillBody(table, rows, emptyText) {
+    const body = table.tBodies[0];
+    body.replaceChildren(...rows);
+    if (rows.length === 0) {
+      const tr = document.createElement("tr");
+      const td = document.createElement("td");
+      td.colSpan = table.tHead.rows[0].cells.length;
+      td.className = "empty";
+      td.textContent = emptyText;
+      tr.append(td);
+      body.append(tr);
+    }
+  }
+
+  function modelCell(c, data) {
+    const m = data.models[c.model_id];
+    return cell(m.nickname, m.nickname, { href: m.url, note: m.builder });
+  }
+
+  function rankingRow(row, data, percentile) {
+    const c = row.config;
+    const tr = document.createElement("tr");
+    tr.append(
+      cell(row.rank, String(row.rank), { numeric: true }),
+      modelCell(c, data),
+      cell(`${c.num_gpus}x ${c.gpu_model}`, `${c.num_gpus}× ${c.gpu_model}`,
+        { href: data.gpus[c.gpu_model], key: "gpu" }),
+      cell(c.weight_precision, data.precisions[c.weight_precision], { key: "weight_precision" }),
+      cell(1 / c.energy_per_token_joules, fmt.tokensPerJoule(c), { numeric: true }),
+      cell(c.energy_per_token_joules, fmt.joulesPerToken(c), { numeric: true }),
+      cell(c.energy_per_response_joules, fmt.sig(c.energy_per_response_joules), { numeric: true }),
+      cell(R.latency(c, percentile), fmt.sig(R.latency(c, percentile)), { numeric: true }),
+      cell(c.max_num_seqs, fmt.int(c.max_num_seqs), { numeric: true }),
+    );
+    return tr;
+  }
+
+  function footprintRow(c, data, inputs) {
+    const mtok = R.footprint(c.energy_per_token_joules * 1e6, inputs);
+    const kresp = R.footprint(c.energy_per_response_joules * 1e3, inputs);
+    const values = [mtok.kwh, mtok.cost, mtok.gramsCo2e / 1000,
+      kresp.kwh, kresp.cost, kresp.gramsCo2e / 1000];
+    const tr = document.createElement("tr");
+    tr.append(modelCell(c, data), ...values.map((v) => cell(v, fmt.sig(v), { numeric: true })));
+    return tr;
+  }
+
+  // Set the title of every encoding of `field` in a Vega-Lite spec (axis follows percentile).
+  function retitle(node, field, title) {
+    if (Array.isArray(node)) node.forEach((n) => retitle(n, field, title));
+    else if (node && typeof node === "object") {
+      if (node.field === field && "title" in node) node.title = title;
+      Object.values(node).forEach((n) => retitle(n, field, title));
+    }
+  }
+  function latencyTitle(percentile) {
+    const word = PERCENTILE_WORDS[percentile];
+    return `${word[0].toUpperCase()}${word.slice(1)} inter-token latency (ms, log)`;
+  }
+
+  // --- URL state --------------------------------------------------------------------------
+  function numberParam(params, name, fallback, valid) {
+    const value = Number(params.get(name));
+    return params.has(name) && Number.isFinite(value) && valid(value) ? value : fallback;
+  }
+  function listParam(params, name, allowed, fallback) {
+    if (!params.has(name)) return fallback;
+    return params.get(name).split(",").filter((v) => allowed.includes(v));
+  }
+  function writeUrl(state, defaults, push) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(state)) {
+      const text = Array.isArray(value) ? value.join(",") : String(value ?? "");
+      const fallback = defaults[key];
+      const base = Array.isArray(fallback) ? fallback.join(",") : String(fallback ?? "");
+      if (text !== base) params.set(key, text);
+    }
+    const query = params.toString();
+    const url = `${location.pathname}${query ? `?${query}` : ""}${location.hash}`;
+    if (url === `${location.pathname}${location.search}${location.hash}`) return;
+    if (push) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
+  }
+
+  function calculatorState(params, defaults) {
+    return {
+      price: numberParam(params, "price", defaults.price, (v) => v >= 0),
+      pue: numberParam(params, "pue", defaults.pue, (v) => v >= 1),
+      co2: numberParam(params, "co2", defaults.co2, (v) => v >= 0),
+    };
+  }
+  function footprintInputs(state) {
+    return { pricePerKwh: state.price, pue: state.pue, gramsCo2ePerKwh: state.co2 };
+  }
+  function calculatorDefaults(form) {
+    return { price: Number(form.dataset.price), pue: Number(form.dataset.pue),
+      co2: Number(form.dataset.co2) };
+  }
+
+  const CALCULATOR_FIELDS = [["#price", "price", 0], ["#pue", "pue", 1], ["#co2", "co2", 0]];
+  function showCalculator(calc, state) {
+    for (const [id, key] of CALCULATOR_FIELDS) calc.querySelector(id).value = String(state[key]);
+  }
+  function wireCalculator(calc, getState, update) {
+    calc.hidden = false;
+    calc.addEventListener("submit", (event) => event.preventDefault());
+    for (const [id, key, low] of CALCULATOR_FIELDS) {
+      calc.querySelector(id).addEventListener("change", (event) => {
+        const value = Number(event.target.value);
+        if (event.target.value !== "" && Number.isFinite(value) && value >= low) {
+          getState()[key] = value;
+          update(true);
+        }
+      });
+    }
+  }
+
+  const cache = new Map();
+  function loadData(url) {
+    if (!cache.has(url)) {
+      cache.set(url, fetch(url).then((r) => r.json()).then((data) => {
+        data.configs = R.records(data);
+        return data;
+      }));
+    }
+    return cache.get(url);
+  }
+
+  // --- the task page ------------------------------------------------------------------------
+  function initTask(form) {
+    const d = form.dataset;
+    const table = document.getElementById(d.table);
+    const calc = document.querySelector("form.calculator");
+    const gpuBoxes = Array.from(form.querySelectorAll("input[name=gpu]"));
+    const precisionBoxes = Array.from(form.querySelectorAll("input[name=precision]"));
+    const allGpus = gpuBoxes.map((b) => b.value);
+    const allPrecisions = precisionBoxes.map((b) => b.value);
+    const defaults = {
+      deadline: Number(d.deadline), pct: d.percentile,
+      gpu: gpuBoxes.filter((b) => b.defaultChecked).map((b) => b.value),
+      precision: allPrecisions, budget: "", q: "", sort: "",
+      ...(calc ? calculatorDefaults(calc) : {}),
+    };
+    const range = form.querySelector("#deadline-range");
+    const number = form.querySelector("#deadline-ms");
+    const percentile = form.querySelector("#percentile");
+    const budget = form.querySelector("#budget");
+    const search = form.querySelector("#model-search");
+    const status = form.querySelector(".status");
+    const min = Math.log(Number(d.min));
+    const max = Math.log(Number(d.max));
+    const toSlider = (ms) => Math.round(((Math.log(ms) - min) / (max - min)) * 1000);
+    const fromSlider = (v) => {
+      const ms = Math.exp(min + (v / 1000) * (max - min));
+      return ms < 10 ? Math.round(ms * 10) / 10 : Math.round(ms);
+    };
+    let state = readState();
+    let interactive = false;
+
+    function readState() {
+      const p = new URLSearchParams(location.search);
+      const sort = p.get("sort") || "";
+      return {
+        deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
+        pct: PERCENTILE_WORDS[p.get("pct")] ? p.get("pct") : defaults.pct,
+        gpu: listParam(p, "gpu", allGpus, defaults.gpu),
+        precision: listParam(p, "precision", allPrecisions, defaults.precision),
+        budget: p.has("budget") && Number(p.get("budget")) > 0 ? p.get("budget") : "",
+        q: p.get("q") || "",
+        sort: /^\d+\.(ascending|descending)$/.test(sort) ? sort : "",
+        ...(calc ? calculatorState(p, defaults) : {}),
+      };
+    }
+
+    function showState() {
+      number.value = String(state.deadline);
+      range.value = String(toSlider(state.deadline));
+      percentile.value = state.pct;
+      gpuBoxes.forEach((b) => { b.checked = state.gpu.includes(b.value); });
+      precisionBoxes.forEach((b) => { b.checked = state.precision.includes(b.value); });
+      budget.value = state.budget;
+      search.value = state.q;
+      if (calc) showCalculator(calc, state);
+    }
+
+    function isDefault() {
+      return ["deadline", "pct", "gpu", "precision", "budget", "price", "pue", "co2"]
+        .every((k) => String(state[k]) === String(defaults[k]));
+    }
+
+    async function render() {
+      S.filterRows(table, state.q);
+      if (!interactive && isDefault()) {
+        applySort();
+        return; // the server-rendered page already shows this view
+      }
+      interactive = true;
+      const data = await loadData(d.data);
+      const options = {
+        deadlineMs: state.deadline, percentile: state.pct, gpus: state.gpu,
+        precisions: state.precision, energyBudget: state.budget === "" ? null : Number(state.budget),
+      };
+      const rows = R.rank(data.configs, options);
+      const text = deadlineText(state.deadline, state.pct);
+      fillBody(table, rows.map((r) => rankingRow(r, data, state.pct)),
+        "No configuration meets this deadline.");
+      table.caption.textContent = `${d.taskName}: every model at ${text}`;
+      const latencyHeader = table.tHead.rows[0].cells[7].querySelector("button") ||
+        table.tHead.rows[0].cells[7];
+      latencyHeader.firstChild.textContent = `${PERCENTILE_WORDS[state.pct][0].toUpperCase()}` +
+        `${PERCENTILE_WORDS[state.pct].slice(1)} ITL `;
+      document.querySelectorAll(".deadline strong").forEach((el) => { el.textContent = text; });
+      status.textContent = `${rows.length} model${rows.length === 1 ? "" : "s"} meet ${text}` +
+        ` on ${state.gpu.join(", ") || "no GPU"}.`;
+      S.filterRows(table, state.q);
+      applySort();
+      renderFootprint(data, rows);
+      renderCharts(data, rows, text);
+    }
+
+    function renderFootprint(data, rows) {
+      if (!calc) return;
+      const target = document.getElementById(calc.dataset.table);
+      const top = rows.slice(0, Number(d.top)).map((r) => r.config);
+      fillBody(target, top.map((c) => footprintRow(c, data, footprintInputs(state))),
+        "No configuration meets this deadline.");
+    }
+
+    function renderCharts(data, rows, text) {
+      const chosen = new Set(rows.map((r) => r.config.source));
+      const deadline = [{ ms: state.deadline, label: `deadline ${+state.deadline.toPrecision(6)} ms` }];
+      const scatter = document.getElementById(d.scatter);
+      if (scatter) {
+        const points = data.configs.map((c) => ({
+          model: data.models[c.model_id].nickname, gpu: c.gpu_model,
+          latency: R.latency(c, state.pct), energy: c.energy_per_token_joules,
+          chosen: chosen.has(c.source), config: configLabel(c, data),
+        }));
+        S.embedChart(scatter, (spec) => {
+          spec.datasets = { table: points, deadline };
+          retitle(spec, "latency", latencyTitle(state.pct));
+        }).catch(() => {});
+      }
+      const bar = document.getElementById(d.bar);
+      if (bar) {
+        const top = rows.slice(0, Number(d.top));
+        S.embedChart(bar, (spec) => {
+          spec.datasets = { table: top.map((r) => ({
+            model: data.models[r.config.model_id].nickname, rank: r.rank,
+            value: 1 / r.config.energy_per_token_joules, gpu: r.config.gpu_model })) };
+          spec.title = `${d.taskName}: top ${top.length} by tokens per joule at ${text}`;
+        }).catch(() => {});
+      }
+    }
+
+    function applySort() {
+      if (!state.sort) return;
+      const [index, direction] = state.sort.split(".");
+      if (table.tHead.rows[0].cells[Number(index)]) S.sortTable(table, Number(index), direction);
+    }
+
+    function update(push) {
+      writeUrl(state, defaults, push);
+      render();
+    }
+
+    // Controls -> state -> URL -> view.
+    range.addEventListener("input", () => {
+      state.deadline = fromSlider(Number(range.value));
+      number.value = String(state.deadline);
+      update(false);
+    });
+    range.addEventListener("change", () => update(true));
+    number.addEventListener("change", () => {
+      const value = Number(number.value);
+      if (Number.isFinite(value) && value > 0) {
+        state.deadline = value;
+        range.value = String(toSlider(value));
+        update(true);
+      }
+    });
+    percentile.addEventListener("change", () => { state.pct = percentile.value; update(true); });
+    gpuBoxes.concat(precisionBoxes).forEach((box) => box.addEventListener("change", () => {
+      state.gpu = gpuBoxes.filter((b) => b.checked).map((b) => b.value);
+      state.precision = precisionBoxes.filter((b) => b.checked).map((b) => b.value);
+      update(true);
+    }));
+    budget.addEventListener("change", () => {
+      const value = Number(budget.value);
+      state.budget = budget.value !== "" && value > 0 ? budget.value : "";
+      update(true);
+    });
+    search.addEventListener("input", () => { state.q = search.value; update(false); });
+    table.addEventListener("jb:sorted", (event) => {
+      const sort = `${event.detail.index}.${event.detail.direction}`;
+      if (sort !== state.sort) { state.sort = sort; writeUrl(state, defaults, true); }
+    });
+    form.addEventListener("submit", (event) => event.preventDefault());
+    form.querySelector("button[type=reset]").addEventListener("click", (event) => {
+      event.preventDefault();
+      state = { ...defaults, gpu: defaults.gpu.slice(), precision: defaults.precision.slice() };
+      showState();
+      update(true);
+    });
+    if (calc) wireCalculator(calc, () => state, update);
+    window.addEventListener("popstate", () => { state = readState(); showState(); render(); });
+
+    form.hidden = false;
+    showState();
+    render();
+  }
+
+  // --- the compare page ---------------------------------------------------------------------
+  function initCompare(form) {
+    const d = form.dataset;
+    const max = Number(d.max);
+    const taskSelect = form.querySelector("#compare-task");
+    const list = form.querySelector(".model-choices");
+    const number = form.querySelector("#compare-deadline");
+    const percentile = form.querySelector("#compare-percentile");
+    const out = document.getElementById("compare-results");
+    const calc = document.querySelector("form.calculator");
+    const tasks = Object.fromEntries(Array.from(taskSelect.options).map((o) =>
+      [o.value, { url: o.dataset.data, deadline: Number(o.dataset.deadline), pct: o.dataset.percentile }]));
+    const first = taskSelect.options[0].value;
+    const defaults = { task: first, models: [], deadline: tasks[first].deadline,
+      pct: tasks[first].pct, ...(calc ? calculatorDefaults(calc) : {}) };
+    let state = readState();
+
+    function readState() {
+      const p = new URLSearchParams(location.search);
+      const task = tasks[p.get("task")] ? p.get("task") : first;
+      return {
+        task,
+        models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
+        deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
+        pct: PERCENTILE_WORDS[p.get("pct")] ? p.get("pct") : tasks[task].pct,
+        ...(calc ? calculatorState(p, defaults) : {}),
+      };
+    }
+
+    async function render() {
+      taskSelect.value = state.task;
+      number.value = String(state.deadline);
+      percentile.value = state.pct;
+      if (calc) showCalculator(calc, state);
+      const data = await loadData(tasks[state.task].url);
+      state.models = state.models.filter((m) => data.models[m]);
+      renderChoices(data);
+      const chosen = state.models;
+      const text = deadlineText(state.deadline, state.pct);
+      out.querySelector(".compare-deadline").textContent = text;
+      const table = out.querySelector("#compare-table");
+      const best = R.rank(data.configs.filter((c) => chosen.includes(c.model_id)), {
+        deadlineMs: state.deadline, percentile: state.pct, gpus: null, precisions: null,
+        energyBudget: null });
+      fillBody(table, best.map((r) => rankingRow(r, data, state.pct)),
+        chosen.length ? "None of these models meets the deadline." : "Pick two to six models.");
+      const missing = chosen.filter((m) => !best.some((r) => r.config.model_id === m));
+      renderRatios(best, data, missing);
+      if (calc) {
+        fillBody(document.getElementById(calc.dataset.table),
+          best.map((r) => footprintRow(r.config, data, footprintInputs(state))),
+          "Pick two to six models.");
+      }
+      const figure = out.querySelector("figure.chart");
+      if (chosen.length) {
+        figure.hidden = false;
+        const points = [];
+        for (const m of chosen) {
+          const mine = data.configs.filter((c) => c.model_id === m);
+          const frontier = new Set(R.paretoFrontier(mine, state.pct).map((c) => c.source));
+          for (const c of mine) {
+            points.push({ model: data.models[m].nickname, gpu: c.gpu_model,
+              latency: R.latency(c, state.pct), energy: c.energy_per_token_joules,
+              frontier: frontier.has(c.source), config: configLabel(c, data) });
+          }
+        }
+        S.embedChart(figure, (spec) => {
+          spec.datasets = { table: points,
+            deadline: [{ ms: state.deadline, label: `deadline ${+state.deadline.toPrecision(6)} ms` }] };
+          spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
+          retitle(spec, "latency", latencyTitle(state.pct));
+        }).catch(() => {});
+      } else {
+        figure.hidden = true;
+      }
+    }
+
+    function renderChoices(data) {
+      const ids = Object.keys(data.models).sort((a, b) =>
+        data.models[a].nickname.localeCompare(data.models[b].nickname));
+      const boxes = ids.map((id) => {
+        const label = document.createElement("label");
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.name = "models";
+        box.value = id;
+        box.checked = state.models.includes(id);
+        box.disabled = !box.checked && state.models.length >= max;
+        box.addEventListener("change", () => {
+          state.models = box.checked ? state.models.concat(id) : state.models.filter((m) => m !== id);
+          update(true);
+        });
+        label.append(box, ` ${data.models[id].nickname}`);
+        return label;
+      });
+      list.replaceChildren(...boxes);
+    }
+
+    function renderRatios(best, data, missing) {
+      const ratios = out.querySelector(".ratios");
+      const items = [];
+      if (best.length >= 2) {
+        const base = best.reduce((a, b) =>
+          (b.config.energy_per_response_joules < a.config.energy_per_response_joules ? b : a));
+        for (const r of best) {
+          if (r === base) continue;
+          const times = r.config.energy_per_response_joules / base.config.energy_per_response_joules;
+          const perToken = r.config.energy_per_token_joules / base.config.energy_per_token_joules;
+          items.push(`${data.models[r.config.model_id].nickname} uses ${grouped(times, 1)}× the ` +
+            `energy per response of ${data.models[base.config.model_id].nickname} at this ` +
+            `deadline (${grouped(perToken, 1)}× per token).`);
+        }
+      }
+      for (const m of missing) {
+        items.push(`${data.models[m].nickname} has no configuration that meets this deadline.`);
+      }
+      ratios.replaceChildren(...items.map((text) => {
+        const li = document.createElement("li");
+        li.textContent = text;
+        return li;
+      }));
+    }
+
+    function update(push) {
+      writeUrl(state, defaults, push);
+      render();
+    }
+
+    taskSelect.addEventListener("change", () => {
+      const t = tasks[taskSelect.value];
+      state = { ...state, task: taskSelect.value, models: [], deadline: t.deadline, pct: t.pct };
+      update(true);
+    });
+    number.addEventListener("change", () => {
+      const value = Number(number.value);
+      if (Number.isFinite(value) && value > 0) { state.deadline = value; update(true); }
+    });
+    percentile.addEventListener("change", () => { state.pct = percentile.value; update(true); });
+    form.addEventListener("submit", (event) => { event.preventDefault(); update(true); });
+    if (calc) wireCalculator(calc, () => state, update);
+    window.addEventListener("popstate", () => { state = readState(); render(); });
+    out.hidden = false;
+    render();
+  }
+
+  const task = document.querySelector("form.explore");
+  if (task) initTask(task);
+  const compare = document.querySelector("form.compare");
+  if (compare) initCompare(compare);
+  window.jouleboardExplore = { significant, deadlineText };
+})();
