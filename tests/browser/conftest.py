@@ -13,11 +13,12 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 import pytest
@@ -35,10 +36,20 @@ LAUNCH_ARGS = [
 ]
 LOCAL_HOST = "127.0.0.1"
 SYSTEM_CHROMIUM = Path("/usr/bin/chromium")
+# Any http(s)/ws(s) URL whose host is not 127.0.0.1 (data:, blob: and about: URLs never match).
+FOREIGN_URL = re.compile(r"^(?:https?|wss?)://(?!127\.0\.0\.1(?::\d+)?/)")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A navigation that cancels a pending download resets the connection: not an error.
         pass
 
 
@@ -51,8 +62,7 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def site_url(site_dir: Path) -> Iterator[str]:
     """The built site served over HTTP on 127.0.0.1 (any free port), without a trailing slash."""
     handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), handler)
-    server.daemon_threads = True
+    server = _QuietServer((LOCAL_HOST, 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
     try:
@@ -62,7 +72,7 @@ def site_url(site_dir: Path) -> Iterator[str]:
         server.server_close()
 
 
-def _no_browser(message: str) -> None:
+def _no_browser(message: str) -> NoReturn:
     if os.environ.get("CI"):
         pytest.fail(f"CI is set but no browser could be launched: {message}", pytrace=False)
     pytest.skip(f"no browser could be launched: {message}")
@@ -82,7 +92,10 @@ def pw_browser() -> Iterator[Any]:
         candidates = [str(SYSTEM_CHROMIUM)]
     else:
         candidates = [None]  # Playwright's own bundled browser
-    playwright = sync_playwright().start()
+    try:
+        playwright = sync_playwright().start()
+    except Exception as exc:  # the Playwright driver itself cannot start
+        _no_browser(f"playwright cannot start ({exc})".splitlines()[0])
     errors = []
     launched = None
     for executable in candidates:
@@ -132,7 +145,12 @@ class Recorder:
     def external_requests(self) -> list[str]:
         return sorted({url for url in self.requests + self.blocked if not is_local(url)})
 
+    def errors(self) -> list[str]:
+        """Console errors and uncaught page errors."""
+        return [line for line in self.console if line.startswith("error:")] + self.page_errors
+
     def problems(self) -> list[str]:
+        """Console errors and warnings, and uncaught page errors."""
         return self.console + self.page_errors
 
 
@@ -145,19 +163,17 @@ def watch(context: Any, page: Any, base_url: str) -> Recorder:
             where = message.location.get("url", "") if message.location else ""
             rec.console.append(f"{message.type}: {message.text} ({where} on {page.url})")
 
-    def on_route(route: Any) -> None:
+    def on_foreign(route: Any) -> None:
         # Nothing may leave the machine: requests to other hosts are recorded and aborted.
-        url = route.request.url
-        if is_local(url):
-            route.continue_()
-        else:
-            rec.blocked.append(url)
-            route.abort()
+        rec.blocked.append(route.request.url)
+        route.abort()
 
     page.on("console", on_console)
     page.on("pageerror", lambda error: rec.page_errors.append(f"{error} (on {page.url})"))
     context.on("request", lambda request: rec.requests.append(request.url))
-    context.route("**/*", on_route)
+    # Only requests to other hosts are intercepted (the regex is matched inside the browser
+    # driver), so local requests pay nothing for the guard.
+    context.route(FOREIGN_URL, on_foreign)
     return rec
 
 
