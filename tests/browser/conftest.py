@@ -10,6 +10,7 @@ they fail.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -58,11 +59,12 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_site(tmp_path_factory)
 
 
-@pytest.fixture(scope="session")
-def site_url(site_dir: Path) -> Iterator[str]:
-    """The built site served over HTTP on 127.0.0.1 (any free port), without a trailing slash."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = _QuietServer((LOCAL_HOST, 0), handler)
+@contextlib.contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` over HTTP on 127.0.0.1 (any free port); yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
     try:
@@ -70,6 +72,13 @@ def site_url(site_dir: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir: Path) -> Iterator[str]:
+    """The built site served over HTTP on 127.0.0.1 (any free port), without a trailing slash."""
+    with serve(site_dir) as url:
+        yield url
 
 
 def _no_browser(message: str) -> NoReturn:
