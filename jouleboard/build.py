@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jouleboard.dataset import load_dataset
-from jouleboard.export import DEFAULT_CACHE, render_svgs, vega_bundle
+from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.pages import DownloadsBody, Link, Page, Plan, ProseBody, plan_site
+from jouleboard.pages import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBody, plan_site
+from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.downloads import explore_payload, to_csv, to_json
 from jouleboard.present.markdown import render_markdown
 from jouleboard.render import SiteContext, environment, render_page
@@ -65,7 +66,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     data = load_dataset(data_dir)
     timer.done("load+validate")
     site_settings = data.registry.site
-    urls = Urls(base_url or site_settings.base_url)
+    urls = Urls(base_url or site_settings.base_url, site_settings.site_url)
     plan = plan_site(data, urls)
     timer.done("rank+plan")
 
@@ -81,13 +82,24 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     files.add("favicon.svg", (assets / "favicon.svg").read_text(encoding="utf-8"))
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
-    svgs = render_svgs(specs, cache)
-    sizes: dict[str, tuple[int, int]] = {}
-    for cid, svg in svgs.items():
+    exports = render_charts(specs, ("svg", "png"), cache)
+    infos: dict[str, ChartInfo] = {}
+    embed_pages = []
+    for cid, chart in sorted(plan.charts.items()):
+        svg = exports[(cid, "svg")]
         files.add(urls.chart(cid, "svg"), svg)
+        files.add(urls.chart(cid, "png"), exports[(cid, "png")])
         files.add(urls.chart(cid, "vl.json"), dumps_canonical(specs[cid]))
-        match = _SVG_SIZE.search(svg)
-        sizes[cid] = (int(match.group(1)), int(match.group(2))) if match else (640, 400)
+        files.add(urls.chart(cid, "csv"), chart_csv(specs[cid]))
+        match = _SVG_SIZE.search(svg.decode("utf-8"))
+        size = (int(match.group(1)), int(match.group(2))) if match else (640, 400)
+        infos[cid] = chart_info(chart, size, urls, site_settings)
+        files.add(urls.oembed(cid), dumps_canonical(oembed(chart, infos[cid], urls,
+                                                             site_settings)))
+        embed_pages.append(Page(urls.embed(cid), "embed.html", chart.title, chart.alt,
+                                EmbedBody(chart), in_sitemap=False))
+    for path, svg_text in sorted(plan.labels.items()):
+        files.add(path, svg_text)
     timer.done("charts")
 
     for download in plan.downloads:
@@ -103,7 +115,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     for path, spec in sorted(plan.chart_templates.items()):
         files.add(path, dumps_canonical(spec))
 
-    pages = list(plan.pages)
+    pages = list(plan.pages) + embed_pages
     about = project / "content" / "about.md"
     if about.exists():
         pages.append(Page(urls.about, "prose.html", "About and methodology",
@@ -130,11 +142,13 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         js_url=urls.url(urls.asset(names["site.js"])),
         rank_js_url=urls.url(urls.asset(names["rank.js"])),
         explore_js_url=urls.url(urls.asset(names["explore.js"])),
-        compare_url=urls.url(urls.compare),
-        vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"))
+        compare_url=urls.url(urls.compare), models_url=urls.url(urls.models_index),
+        downloads_url=urls.url(urls.downloads), about_url=urls.url(urls.about),
+        vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"),
+        origin=urls.origin)
     env = environment(project / "templates")
     for page in pages:
-        files.add(page.path, render_page(env, page, site, sizes))
+        files.add(page.path, render_page(env, page, site, infos))
     files.add(urls.sitemap, sitemap(urls, pages))
     files.add("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {urls.url(urls.sitemap)}\n")
     timer.done("render")

@@ -39,37 +39,44 @@ def _key(spec_json: str, kind: str) -> str:
     return hashlib.sha256(f"{kind}\0{_vl_version()}\0{spec_json}".encode()).hexdigest()
 
 
-def _render_svg(spec_json: str) -> str:
+def _render(job: tuple[str, str]) -> bytes:
     import vl_convert
 
-    svg: str = vl_convert.vegalite_to_svg(spec_json)
-    return svg
+    fmt, spec_json = job
+    if fmt == "svg":
+        svg: str = vl_convert.vegalite_to_svg(spec_json)
+        return svg.encode("utf-8")
+    png: bytes = vl_convert.vegalite_to_png(spec_json, scale=2)
+    return png
 
 
-def _store(path: Path, text: str) -> None:
+def _store(path: Path, content: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_bytes(content)
     os.replace(tmp, path)  # a killed build never leaves a truncated cache entry
 
 
-def render_svgs(specs: dict[str, dict[str, Any]], cache: Path = DEFAULT_CACHE) -> dict[str, str]:
-    """SVG text for each chart id."""
+def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
+                  cache: Path = DEFAULT_CACHE) -> dict[tuple[str, str], bytes]:
+    """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG)."""
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
-    paths = {cid: cache / "svg" / f"{_key(text, 'svg')}.svg" for cid, text in texts.items()}
-    missing = sorted(cid for cid, p in paths.items() if not p.exists())
-    if len(missing) >= _PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+    paths = {(cid, fmt): cache / fmt / f"{_key(text, fmt)}.{fmt}"
+             for cid, text in texts.items() for fmt in formats}
+    missing = sorted(key for key, p in paths.items() if not p.exists())
+    jobs = [(fmt, texts[cid]) for cid, fmt in missing]
+    if len(jobs) >= _PARALLEL_FROM and (os.cpu_count() or 1) > 1:
         workers = min(os.cpu_count() or 1, 4)
         # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and a
         # process forked after it has started deadlocks.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            rendered = list(pool.map(_render_svg, [texts[c] for c in missing], chunksize=4))
+            rendered = list(pool.map(_render, jobs, chunksize=4))
     else:
-        rendered = [_render_svg(texts[c]) for c in missing]
-    for cid, svg in zip(missing, rendered, strict=True):
-        _store(paths[cid], svg)
-    return {cid: paths[cid].read_text(encoding="utf-8") for cid in sorted(specs)}
+        rendered = [_render(job) for job in jobs]
+    for key, content in zip(missing, rendered, strict=True):
+        _store(paths[key], content)
+    return {key: paths[key].read_bytes() for key in sorted(paths)}
 
 
 def vega_bundle(cache: Path = DEFAULT_CACHE) -> str:
@@ -78,5 +85,6 @@ def vega_bundle(cache: Path = DEFAULT_CACHE) -> str:
     if not path.exists():
         import vl_convert
 
-        _store(path, vl_convert.javascript_bundle())  # type: ignore[call-arg]  # stub: optional
+        bundle = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # stub: optional
+        _store(path, bundle.encode("utf-8"))
     return path.read_text(encoding="utf-8")

@@ -42,9 +42,13 @@ class ChartRef:
     title: str
     alt: str  # the text alternative; the table it visualises is linked too
     spec: dict[str, Any]
-    svg_url: str
-    spec_url: str
+    page_url: str  # the page that shows the chart in full context
+    note: str  # what the chart depends on besides the data, e.g. the deadline
     table_id: str = ""
+
+    def export(self, urls: Urls, ext: str) -> str:
+        """URL of an export: svg, png, vl.json or csv."""
+        return urls.url(urls.chart(self.id, ext))
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ class ModelTaskSection:
     configs_table: Table
     pareto: ChartRef
     lengths: ChartRef | None
+    label: LabelRef | None
 
 
 @dataclass(frozen=True)
@@ -169,6 +174,21 @@ class CompareBody:
 
 
 @dataclass(frozen=True)
+class EmbedBody:
+    chart: ChartRef
+
+
+@dataclass(frozen=True)
+class LabelRef:
+    """A model's energy label on a task."""
+
+    url: str
+    band: str
+    alt: str
+    snippet: str  # the <img> HTML to paste
+
+
+@dataclass(frozen=True)
 class IndexBody:
     intro: str
     table: Table
@@ -185,7 +205,7 @@ class DownloadsBody:
 
 
 Body = (HomeBody | TaskBody | ModelBody | GpuBody | IndexBody | ProseBody | DownloadsBody
-        | CompareBody)
+        | CompareBody | EmbedBody)
 
 
 @dataclass(frozen=True)
@@ -214,12 +234,13 @@ class Plan:
     downloads: list[Download] = field(default_factory=list)
     explore_data: dict[str, str] = field(default_factory=dict)  # path -> task
     chart_templates: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> spec
+    labels: dict[str, str] = field(default_factory=dict)  # path -> SVG text
 
     def chart(self, urls: Urls, kind: str, parts: Sequence[str], title: str, alt: str,
-              spec: dict[str, Any], table_id: str = "") -> ChartRef:
+              spec: dict[str, Any], page: str, note: str = "", table_id: str = ""
+              ) -> ChartRef:
         cid = chart_id(kind, *parts)
-        ref = ChartRef(cid, title, alt, spec, urls.url(urls.chart(cid, "svg")),
-                       urls.url(urls.chart(cid, "vl.json")), table_id)
+        ref = ChartRef(cid, title, alt, spec, urls.url(page), note, table_id)
         known = self.charts.setdefault(cid, ref)
         if known.spec != spec:
             raise ValueError(f"chart id {cid!r} names two different charts")
@@ -280,6 +301,7 @@ class Planner:
             self.urls, "top", [task], spec["title"],
             f"Bar chart of tokens per joule for the {len(top)} most efficient models at "
             f"{self._deadline_text(task)}; the table shows the same figures.", spec,
+            self.urls.task(task), f"at {self._deadline_text(task)}",
             table_id=f"ranking-{task}")
 
     def scatter_chart(self, task: str) -> ChartRef:
@@ -298,7 +320,8 @@ class Planner:
             f"Scatter plot of energy per token against {PERCENTILE_WORDS[d.percentile]} "
             f"inter-token latency for all {len(rows)} configurations, with the {d.ms:g} ms "
             "deadline drawn and each model's chosen configuration enlarged; the ranking table "
-            "lists the chosen ones.", spec, table_id=f"ranking-{task}")
+            "lists the chosen ones.", spec, self.urls.task(task),
+            f"deadline: {self._deadline_text(task)}", table_id=f"ranking-{task}")
 
     # --- pages --------------------------------------------------------------------------
 

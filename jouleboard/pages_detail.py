@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from markupsafe import escape
+
 from jouleboard import rank as ranking
 from jouleboard.pages import (
     PERCENTILE_WORDS,
     ChartRef,
+    LabelRef,
     GpuBody,
     GpuTaskSection,
     Link,
@@ -18,6 +21,7 @@ from jouleboard.pages import (
 )
 from jouleboard.present import charts
 from jouleboard.present.formats import PRECISION_LABELS, significant
+from jouleboard.present.labels import EnergyLabel, band, label_svg
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import (
     MODEL,
@@ -89,7 +93,8 @@ def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
         f"Scatter plot of {len(points)} configurations, energy per token against "
         f"{PERCENTILE_WORDS[d.percentile]} inter-token latency, with the Pareto frontier "
         f"({len(frontier)} configurations, marked in the table) and the {d.ms:g} ms deadline.",
-        spec, table_id=f"configs-{task}")
+        spec, p.urls.model(model_id), f"deadline: {p._deadline_text(task)}",
+        table_id=f"configs-{task}")
     lengths: ChartRef | None = None
     hist = _lengths(configs)
     if hist is not None:
@@ -102,9 +107,25 @@ def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
         lengths = p.plan.chart(
             p.urls, "lengths", [slug, task], spec["title"],
             f"Histogram of the output length of {total:,} responses over all configurations, "
-            f"from {edges[0]:,.0f} to {edges[-1]:,.0f} tokens.", spec)
+            f"from {edges[0]:,.0f} to {edges[-1]:,.0f} tokens.", spec, p.urls.model(model_id),
+            "all configurations")
+    label = None
+    if mine is not None:
+        best = rows[0].config.tokens_per_joule
+        energy = EnergyLabel(band(mine.config.tokens_per_joule, best),
+                             mine.config.tokens_per_joule, best, info.nickname, task_info.name,
+                             f"data {p.reg.site.data_date}",
+                             f"{PERCENTILE_WORDS[d.percentile]} ITL ≤ {d.ms:g} ms")
+        path = p.urls.label(model_id, task)
+        p.plan.labels[path] = label_svg(energy)
+        alt = (f"Energy label {energy.band} for {info.nickname} on {task_info.name}: "
+               f"{energy.tokens_per_joule:.2f} tokens per joule, best {best:.2f}, at "
+               f"{p._deadline_text(task)}")
+        snippet = (f'<img src="{escape(p.urls.absolute(path))}" alt="{escape(alt)}" '
+                   'width="240" height="96">')
+        label = LabelRef(p.urls.url(path), energy.band, alt, snippet)
     return ModelTaskSection(task_info.name, p.urls.url(p.urls.task(task)), f"task-{task}",
-                            standing, gpu_table, configs_table, pareto, lengths)
+                            standing, gpu_table, configs_table, pareto, lengths, label)
 
 
 def model_page(p: Planner, model_id: str) -> Page:
@@ -176,7 +197,8 @@ def gpu_page(p: Planner, gpu: str) -> Page:
                 p.urls, "gpu-compare", [gpu, task], spec["title"],
                 f"Dot plot of each model's best tokens per joule on each GPU at "
                 f"{p._deadline_text(task)}, for the {len(compared)} models measured on more "
-                "than one GPU; the comparison table gives the same figures.", spec)
+                "than one GPU; the comparison table gives the same figures.", spec,
+                p.urls.gpu(gpu), f"at {p._deadline_text(task)}")
         downloads = p.ranking_downloads(task, rows, table.caption, d.ms, d.percentile, gpu)
         sections.append(GpuTaskSection(task_info.name, p.urls.url(p.urls.task(task)), table,
                                        downloads, comparisons, chart))

@@ -186,6 +186,10 @@ class SiteSettings(_Strict):
     data_version: ShortText
     data_date: IsoDate
     base_url: str = Field(default="/", pattern=r"^/([A-Za-z0-9._~-]+/)*$")
+    site_url: str = Field(default="", pattern=r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$",
+                          description="Origin the site is published at, e.g. "
+                          "https://example.org; makes embed codes, citations and Open Graph "
+                          "links absolute.")
     attribution_md: Annotated[str, Field(max_length=5_000)] = ""
 
 

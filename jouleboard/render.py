@@ -8,6 +8,7 @@ from pathlib import Path
 import jinja2
 
 from jouleboard.pages import Link, Page
+from jouleboard.present.embeds import ChartInfo, first_chart
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,12 @@ class SiteContext:
     rank_js_url: str
     explore_js_url: str
     compare_url: str
+    models_url: str
+    downloads_url: str
+    about_url: str
     vega_url: str
     favicon_url: str
+    origin: str  # https://host when configured, else ""
 
 
 def environment(templates: Path) -> jinja2.Environment:
@@ -44,6 +49,10 @@ def environment(templates: Path) -> jinja2.Environment:
 
 
 def render_page(env: jinja2.Environment, page: Page, site: SiteContext,
-                svg_sizes: dict[str, tuple[int, int]]) -> str:
+                charts: dict[str, ChartInfo]) -> str:
+    """HTML of a page; ``charts`` gives every chart's sizes, exports and embed code."""
     template = env.get_template(page.template)
-    return template.render(page=page, body=page.body, site=site, svg_sizes=svg_sizes)
+    chart = first_chart(page.body)
+    og_image = charts[chart.id].png_url if chart is not None else ""
+    return template.render(page=page, body=page.body, site=site, charts=charts,
+                           og_image=site.origin + og_image if og_image else "")

@@ -37,6 +37,11 @@ class Urls:
     """Paths and URLs of a site served under ``base`` (``/`` or ``/sub/path/``)."""
 
     base: str = "/"
+    origin: str = ""  # https://host, when known: absolute() uses it
+
+    def absolute(self, path: str) -> str:
+        """Full URL when the site's origin is configured, else the root-relative URL."""
+        return self.origin + self.url(path)
 
     def url(self, path: str) -> str:
         """URL of an output path; ``x/index.html`` is linked as ``x/``."""
@@ -88,6 +93,18 @@ class Urls:
         return f"downloads/configurations.{ext}"
 
     schema_download = "downloads/measurement.schema.json"
+
+    @staticmethod
+    def embed(chart_id: str) -> str:
+        return f"embed/{chart_id}/index.html"
+
+    @staticmethod
+    def oembed(chart_id: str) -> str:
+        return f"embed/{chart_id}/oembed.json"
+
+    @staticmethod
+    def label(model_id: str, task: str) -> str:
+        return f"labels/{model_slug(model_id)}--{task_slug(task)}.svg"
 
     @staticmethod
     def explore_data(task: str) -> str:

@@ -63,7 +63,9 @@
   async function embedChart(figure, adjust) {
     const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
     if (adjust) adjust(spec);
-    spec.width = "container";
+    if (figure.hasAttribute("data-auto")) spec.title = "";  // the embed page's h1 says it
+    // Below ~480 px a fitted chart gets cramped: keep its design width and scale it down.
+    if (figure.clientWidth >= 480) spec.width = "container";
     let holder = figure.querySelector(".vega");
     if (!holder) {
       holder = document.createElement("div");
@@ -94,6 +96,16 @@
       button.disabled = true;
       embedChart(figure).catch(() => { button.disabled = false; });
     });
+  }
+
+  // Embed pages render their chart straight away.
+  for (const figure of document.querySelectorAll("figure.chart[data-auto]")) {
+    embedChart(figure).catch(() => {});
+  }
+
+  // Embed codes: select all on focus, so a click and a copy take the whole snippet.
+  for (const code of document.querySelectorAll(".embed-code")) {
+    code.addEventListener("focus", () => code.select());
   }
 
   // --- model search boxes: filter the rows of the table they name.

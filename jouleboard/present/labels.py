@@ -1,0 +1,64 @@
+"""Energy labels: an appliance-style A–G badge per model and task, as a small SVG.
+
+Bands compare a model's tokens per joule (its chosen configuration at the task's default
+deadline) with the best model of the task: A within a factor of 2 of the best, then one
+band per further halving (B down to 1/4, C to 1/8, ... F to 1/64), G below that. The
+scale is relative to the current field, so a label is dated with the data version.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+BANDS = "ABCDEFG"
+# Green to red, dark enough for white text (WCAG AA at the sizes used).
+COLORS = {"A": "#0a7d3b", "B": "#3f7f12", "C": "#6b7a00", "D": "#8a6d00", "E": "#a35a00",
+          "F": "#b3400f", "G": "#b3261e"}
+
+
+@dataclass(frozen=True, slots=True)
+class EnergyLabel:
+    band: str
+    tokens_per_joule: float
+    best_tokens_per_joule: float
+    model: str
+    task: str
+    data_date: str
+    deadline: str
+
+
+def band(tokens_per_joule: float, best_tokens_per_joule: float) -> str:
+    """A for >= 1/2 of the best, B for >= 1/4, ..., F for >= 1/64, else G."""
+    ratio = tokens_per_joule / best_tokens_per_joule
+    if ratio >= 0.5:
+        return "A"
+    halvings = math.ceil(-math.log2(ratio)) - 1  # 1 for [1/4, 1/2), 2 for [1/8, 1/4) ...
+    return BANDS[min(halvings, len(BANDS) - 1)]
+
+
+def label_svg(label: EnergyLabel) -> str:
+    """A 240x96 badge; every string is XML-escaped."""
+    def step(i: int, b: str) -> str:
+        lift, faded = (6, "") if b == label.band else (0, ' opacity="0.35"')
+        return (f'<rect x="{8 + i * 15}" y="{60 - lift}" width="13" height="{14 + lift}" '
+                f'rx="2" fill="{COLORS[b]}"{faded}/>')
+
+    steps = "".join(step(i, b) for i, b in enumerate(BANDS))
+    model, task = escape(label.model[:38]), escape(label.task[:40])
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
+        f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
+        f'{label.tokens_per_joule:.2f} tokens per joule">'
+        '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
+        f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
+        f'<text x="204" y="50" font-size="40" font-weight="700" text-anchor="middle" '
+        f'fill="#ffffff" font-family="system-ui, sans-serif">{label.band}</text>'
+        '<g font-family="system-ui, sans-serif" fill="#1b1d21">'
+        f'<text x="8" y="20" font-size="13" font-weight="700">{model}</text>'
+        f'<text x="8" y="36" font-size="11">{task}</text>'
+        f'<text x="8" y="52" font-size="11">{label.tokens_per_joule:.2f} tokens/J · '
+        f'best {label.best_tokens_per_joule:.2f}</text>'
+        f'<text x="8" y="91" font-size="9" fill="#5c6370">{escape(label.deadline)} · '
+        f'{escape(label.data_date)}</text></g>{steps}</svg>\n')
