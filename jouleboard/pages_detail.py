@@ -8,9 +8,9 @@ from jouleboard import rank as ranking
 from jouleboard.pages import (
     PERCENTILE_WORDS,
     ChartRef,
-    LabelRef,
     GpuBody,
     GpuTaskSection,
+    LabelRef,
     Link,
     ModelBody,
     ModelTaskSection,
