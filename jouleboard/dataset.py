@@ -18,7 +18,8 @@ MEASUREMENTS_DIR = "measurements"
 @dataclass(frozen=True)
 class Dataset:
     registry: Registry
-    configurations: tuple[Configuration, ...]  # sorted by source path
+    # Sorted by what a configuration is, not by file name: renaming files changes nothing.
+    configurations: tuple[Configuration, ...]
 
     def for_task(self, task: str) -> list[Configuration]:
         return [c for c in self.configurations if c.task == task]
@@ -84,4 +85,5 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = ()) -> Dataset:
     problems.extend(check_duplicates(configs, shown))
     if problems:
         raise ValidationFailed(problems)
-    return Dataset(registry=registry, configurations=tuple(sorted(configs, key=lambda c: c.source)))
+    return Dataset(registry=registry,
+                   configurations=tuple(sorted(configs, key=lambda c: (c.identity, c.source))))

@@ -1,0 +1,126 @@
+"""Embeds: every chart has its embed page and exports; oEmbed documents; stable chart ids."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import struct
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from jouleboard.build import build_site
+from jouleboard.present.labels import band
+from tests.golden.tree import DATA, REPO
+from tests.sitebuild import built_site
+
+CHART_EXPORTS = ("svg", "png", "vl.json", "csv")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_site(tmp_path_factory)
+
+
+def chart_ids(site: Path) -> set[str]:
+    """Every chart id a page shows (figure ids), from the HTML itself."""
+    ids = set()
+    for page in site.rglob("*.html"):
+        ids |= set(re.findall(r'<figure class="chart" id="chart-([^"]+)"',
+                              page.read_text(encoding="utf-8")))
+    return ids - {"compare"}  # the compare page's chart is drawn from the reader's choice
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_every_chart_has_an_embed_page_and_valid_exports(site: Path) -> None:
+    ids = chart_ids(site)
+    assert len(ids) > 50
+    for cid in sorted(ids):
+        embed = site / "embed" / cid / "index.html"
+        assert embed.is_file(), cid
+        for ext in CHART_EXPORTS:
+            assert (site / "charts" / f"{cid}.{ext}").stat().st_size > 0, (cid, ext)
+        svg = ET.fromstring((site / "charts" / f"{cid}.svg").read_bytes())
+        assert svg.tag.endswith("svg")
+        width, height = int(svg.get("width")), int(svg.get("height"))
+        # The PNG is the same chart at twice the resolution.
+        assert png_size((site / "charts" / f"{cid}.png").read_bytes()) == (2 * width,
+                                                                           2 * height)
+        spec = json.loads((site / "charts" / f"{cid}.vl.json").read_text())
+        assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+        rows = spec["datasets"]["table"]
+        csv_lines = (site / "charts" / f"{cid}.csv").read_text().splitlines()
+        assert len(csv_lines) == len(rows) + 1
+
+
+def test_oembed_documents(site: Path) -> None:
+    for cid in sorted(chart_ids(site)):
+        doc = json.loads((site / "embed" / cid / "oembed.json").read_text())
+        # oEmbed 1.0 rich type: version, type, html, width, height are required.
+        assert doc["version"] == "1.0" and doc["type"] == "rich"
+        assert isinstance(doc["width"], int) and isinstance(doc["height"], int)
+        assert doc["html"].startswith("<iframe ") and f"/embed/{cid}/" in doc["html"]
+        assert doc["title"] and doc["provider_name"]
+        assert doc["thumbnail_url"].endswith(f"/charts/{cid}.png")
+        page = (site / "embed" / cid / "index.html").read_text()
+        assert f'type="application/json+oembed" href="/embed/{cid}/oembed.json"' in page
+
+
+def test_embed_code_and_citation_under_each_chart(site: Path) -> None:
+    html = (site / "tasks" / "gpqa" / "index.html").read_text()
+    assert "&lt;iframe src=&#34;/embed/configurations--gpqa/&#34;" in html
+    assert "@misc{jouleboard-configurations--gpqa," in html
+    assert "The ML.ENERGY Benchmark v3" in html and "data version v3 (2026-02-16)" in html
+    assert '<meta property="og:image" content="/charts/' in html
+
+
+def test_energy_label_bands_hand_computed() -> None:
+    assert [band(r, 1.0) for r in (1.0, 0.5, 0.49, 0.25, 0.2, 0.125, 0.1, 1 / 64, 0.01)] == \
+        ["A", "A", "B", "B", "C", "C", "D", "F", "G"]
+    # On the default data, Qwen 3 14B (5.48 tokens/J) against GPT OSS 20B (35.15): 0.156 -> C.
+    assert band(5.48, 35.15) == "C"
+
+
+def test_energy_labels_are_valid_svg_with_the_figures(site: Path) -> None:
+    label = site / "labels" / "qwen--qwen3-14b--gpqa.svg"
+    root = ET.fromstring(label.read_bytes())
+    text = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    assert "Qwen 3 14B" in text and "5.48 tokens/J" in text and "2026-02-16" in text
+    assert "C" in text.split()
+    assert len(list((site / "labels").glob("*.svg"))) > 20
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_chart_ids_and_bytes_are_stable_when_input_files_are_renamed(tmp_path: Path) -> None:
+    """Renaming and reshuffling measurement files changes no chart id and no byte of the
+    site except the provenance 'source' paths in the downloads."""
+    first = tmp_path / "a"
+    build_site(DATA, first, project=REPO)
+    moved = tmp_path / "data"
+    shutil.copytree(DATA, moved)
+    files = sorted((moved / "measurements").rglob("*.json"))
+    shuffled = moved / "measurements" / "zz-reordered"
+    shuffled.mkdir()
+    for i, path in enumerate(reversed(files)):
+        path.rename(shuffled / f"{i:03d}-{path.name}")
+    second = tmp_path / "b"
+    build_site(moved, second, project=REPO)
+    a, b = _tree(first), _tree(second)
+    assert sorted(p for p in a if p.startswith("embed/")) == \
+        sorted(p for p in b if p.startswith("embed/"))
+    differing = {p for p in a if a[p] != b.get(p)}
+    # Only files that list source paths may differ.
+    assert all(p.startswith(("downloads/configurations", "explore/")) for p in differing), \
+        differing
