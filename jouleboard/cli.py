@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from jouleboard.present.downloads import RANK_COLUMNS, rank_record, to_csv, to_json
-from jouleboard.problems import ValidationFailed
+from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import PERCENTILES
 
 
@@ -37,6 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="*", type=Path,
                    help="data folders, or measurement files/folders checked against --data")
     v.add_argument("--data", type=Path, default=Path("data"))
+    v.add_argument("--format", choices=("text", "github"), default="text",
+                   help="github: also print problems as GitHub Actions error annotations")
+
+    d = sub.add_parser("diff", help="markdown report of how the rankings would change")
+    d.add_argument("--base", required=True, help="a git ref (e.g. origin/main) or a data folder")
+    d.add_argument("--data", type=Path, default=Path("data"))
+    d.add_argument("--threshold", type=float, default=0.01,
+                   help="relative J/token change worth listing (default 0.01)")
+    d.add_argument("--out", type=Path, default=None, help="also write the report here")
 
     r = sub.add_parser("rank", help="print a task's ranking under a latency deadline")
     r.add_argument("--task", required=True)
@@ -74,8 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import(args)
         if args.command == "schema":
             return _schema(args)
+        if args.command == "diff":
+            return _diff(args)
     except ValidationFailed as e:
         print(e.report(), file=sys.stderr)
+        if getattr(args, "format", None) == "github":
+            print("\n".join(github_annotations(e.problems)))
         print("nothing was written" if args.command == "build" else "validation failed",
               file=sys.stderr)
         return 1
@@ -182,3 +196,47 @@ def _schema(args: argparse.Namespace) -> int:
     else:
         args.out.write_text(text, encoding="utf-8")
     return 0
+
+
+def github_annotations(problems: Sequence[Problem]) -> list[str]:
+    """``::error`` workflow commands, so a pull request shows each problem on its file."""
+    def clean(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    lines = []
+    for p in problems:
+        line = _line_of(p)
+        where = f"file={clean(p.file).replace(',', '%2C')}" + (f",line={line}" if line else "")
+        lines.append(f"::error {where},title={clean(p.rule)}::{clean(str(p))}")
+    return lines
+
+
+def _line_of(problem: Problem) -> int | None:
+    """The line where the pointer's last key appears in the file (best effort)."""
+    key = problem.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+    if not key or key.isdigit():
+        return None
+    try:
+        text = Path(problem.file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if f'"{key}"' in line or line.lstrip().startswith(f"{key}:"):
+            return number
+    return None
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from jouleboard.diff import base_data, diff_markdown, load_side
+
+    head = load_side(args.data)
+    try:
+        with base_data(args.base, args.data) as folder:
+            base = load_side(folder)
+    except (subprocess.CalledProcessError, ValueError) as e:
+        raise UsageError(f"cannot read base {args.base!r}: {e}") from None
+    report = diff_markdown(base, head, args.threshold)
+    sys.stdout.write(report)
+    if args.out:
+        args.out.write_text(report, encoding="utf-8")
+    return 1 if head.problems else 0

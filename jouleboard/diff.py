@@ -1,0 +1,160 @@
+"""How the leaderboard would change: rankings of a base data set vs the working data set.
+
+The output is markdown for a pull request's job summary (or a terminal): validation
+problems, new and removed models and configurations, metric changes beyond a threshold,
+and rank moves in every task at the default deadline and the preset deadlines.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+from jouleboard import metrics
+from jouleboard.dataset import Dataset, load_dataset
+from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.rank import Deadline, RankedRow, rank
+from jouleboard.records import Configuration
+
+MAX_LISTED = 30
+
+
+@dataclass(frozen=True)
+class Side:
+    """One data set, or the problems that stopped it from loading."""
+
+    data: Dataset | None
+    problems: tuple[Problem, ...] = ()
+
+
+def load_side(data_dir: Path) -> Side:
+    try:
+        return Side(load_dataset(data_dir))
+    except ValidationFailed as e:
+        return Side(None, tuple(e.problems))
+
+
+@contextmanager
+def base_data(base: str, data_dir: Path) -> Iterator[Path]:
+    """The base data folder: ``base`` is a folder, or a git ref whose ``data_dir`` is used."""
+    if Path(base).is_dir():
+        yield Path(base)
+        return
+    root = Path(subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=data_dir,
+                               capture_output=True, text=True, check=True).stdout.strip())
+    inside = data_dir.resolve().relative_to(root.resolve()).as_posix()
+    archive = subprocess.run(["git", "archive", "--format=tar", base, "--", inside], cwd=root,
+                             capture_output=True, check=True).stdout
+    with TemporaryDirectory(prefix="jouleboard-base-") as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        yield Path(tmp) / inside
+
+
+def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow]]:
+    """Every ranking the site publishes: per task, default and preset deadlines."""
+    views = {}
+    gpus = set(data.registry.site.default_gpus)
+    for task, info in data.registry.tasks.items():
+        d = info.default_deadline
+        for ms in sorted({d.ms, *info.preset_deadlines_ms}):
+            label = f"{info.name} at {d.percentile} ≤ {ms:g} ms"
+            views[(task, label)] = rank(data.for_task(task), Deadline(ms, d.percentile),
+                                        gpus=gpus)
+    return views
+
+
+def _name(data: Dataset, model_id: str) -> str:
+    info = data.registry.models.get(model_id)
+    return info.nickname if info else model_id
+
+
+def _config_text(c: Configuration) -> str:
+    return (f"{c.task}: {c.model_id} on {c.num_gpus}x {c.gpu_model}, {c.weight_precision}, "
+            f"max_num_seqs {c.max_num_seqs}" + (f", repeat {c.repeat}" if c.repeat > 1 else ""))
+
+
+def _listing(title: str, items: list[str]) -> list[str]:
+    if not items:
+        return []
+    lines = [f"**{title}** ({len(items)})", ""]
+    lines += [f"- {item}" for item in items[:MAX_LISTED]]
+    if len(items) > MAX_LISTED:
+        lines.append(f"- … and {len(items) - MAX_LISTED} more")
+    return [*lines, ""]
+
+
+def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
+    """The change report. ``threshold`` is the relative change in J/token worth listing."""
+    out = ["## Leaderboard changes", ""]
+    if head.problems:
+        out += [f"**The new data does not validate** ({len(head.problems)} problem(s)); "
+                "nothing can be ranked until they are fixed:", "", "```"]
+        out += [str(p) for p in head.problems[:100]] + ["```", ""]
+        return "\n".join(out)
+    assert head.data is not None
+    if base.data is None:
+        out += [f"The base data did not validate ({len(base.problems)} problem(s)); "
+                "everything below is new.", ""]
+    old = {c.identity: c for c in base.data.configurations} if base.data else {}
+    new = {c.identity: c for c in head.data.configurations}
+    added = sorted(new.keys() - old.keys())
+    removed = sorted(old.keys() - new.keys())
+    changed = []
+    for key in sorted(old.keys() & new.keys()):
+        a, b = old[key].energy_per_token_joules, new[key].energy_per_token_joules
+        if metrics.relative_difference(a, b) > threshold:
+            changed.append(f"{_config_text(new[key])}: J/token {a:.4g} → {b:.4g} "
+                           f"({(b - a) / a:+.1%})")
+    old_models = {c.model_id for c in old.values()}
+    new_models = {c.model_id for c in new.values()}
+    out.append(f"{len(added)} configuration(s) added, {len(removed)} removed, {len(changed)} "
+               f"changed by more than {threshold:.0%} in J/token.")
+    out.append("")
+    out += _listing("New models", [f"{_name(head.data, m)} (`{m}`)"
+                                   for m in sorted(new_models - old_models)])
+    out += _listing("Removed models", [f"{m}" for m in sorted(old_models - new_models)])
+    out += _listing("Added configurations", [_config_text(new[k]) for k in added])
+    out += _listing("Removed configurations", [_config_text(old[k]) for k in removed])
+    out += _listing("Changed measurements", changed)
+
+    before = _views(base.data) if base.data else {}
+    moved_any = False
+    for key, rows in _views(head.data).items():
+        table = _rank_moves(before.get(key, []), rows, head.data)
+        if table:
+            moved_any = True
+            out += [f"### {key[1]}", "", *table, ""]
+    if not moved_any:
+        out += ["No ranking changes at the default or preset deadlines.", ""]
+    return "\n".join(out)
+
+
+def _rank_moves(before: list[RankedRow], after: list[RankedRow], data: Dataset) -> list[str]:
+    old = {r.config.model_id: r for r in before}
+    new = {r.config.model_id: r for r in after}
+    lines = []
+    for r in after:
+        o = old.get(r.config.model_id)
+        if o is None:
+            lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | new | "
+                         f"{r.config.tokens_per_joule:.2f} |")
+        elif o.rank != r.rank or o.config.identity != r.config.identity or \
+                o.config.tokens_per_joule != r.config.tokens_per_joule:
+            move = "=" if o.rank == r.rank else ("↑" if r.rank < o.rank else "↓")
+            lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | {move} from "
+                         f"{o.rank} | {o.config.tokens_per_joule:.2f} → "
+                         f"{r.config.tokens_per_joule:.2f} |")
+    for model_id, o in old.items():
+        if model_id not in new:
+            lines.append(f"| – | {model_id} | dropped out (was {o.rank}) | "
+                         f"{o.config.tokens_per_joule:.2f} → – |")
+    if not lines:
+        return []
+    return ["| rank | model | move | tokens/J |", "|---:|---|---|---:|", *lines]

@@ -1,0 +1,99 @@
+"""jouleboard diff on hand-made base/head data sets with known changes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jouleboard.diff import diff_markdown, load_side
+from tests.golden.tree import DATA
+
+GPQA = Path("measurements/gpqa")
+REMOVED = GPQA / "openai/gpt-oss-20b/B200-x1-mxfp4-tp1-ep1-dp1-seqs4096.json"
+EDITED = GPQA / "Qwen/Qwen3-8B/B200-x1-bfloat16-tp1-ep1-dp1-seqs128.json"
+SOURCE_OF_NEW = GPQA / "nvidia/NVIDIA-Nemotron-Nano-9B-v2/B200-x1-bfloat16-tp1-ep1-dp1-seqs32.json"
+ADDED = SOURCE_OF_NEW.with_name("B200-x1-bfloat16-tp1-ep1-dp1-seqs48.json")
+
+
+def make_head(tmp_path: Path) -> Path:
+    """Base = the golden sample. Head: one file removed, one edited, one added."""
+    head = tmp_path / "head"
+    shutil.copytree(DATA, head)
+    (head / REMOVED).unlink()
+    doc = json.loads((head / EDITED).read_text())
+    m = doc["metrics"]  # make Qwen 3 8B do exactly 10 tokens/J, consistently
+    m["energy_per_token_joules"] = 0.1
+    m["output_throughput_tokens_per_sec"] = m["avg_power_watts"] / 0.1
+    m["energy_per_response_joules"] = 0.1 * m["avg_output_len_tokens"]
+    (head / EDITED).write_text(json.dumps(doc))
+    new = json.loads((head / SOURCE_OF_NEW).read_text())
+    new["serving"]["max_num_seqs"] = 48
+    (head / ADDED).write_text(json.dumps(new))
+    return head
+
+
+def test_diff_reports_the_known_changes(tmp_path: Path) -> None:
+    report = diff_markdown(load_side(DATA), load_side(make_head(tmp_path)))
+    assert "1 configuration(s) added, 1 removed, 1 changed by more than 1% in J/token." in report
+    assert "gpqa: nvidia/NVIDIA-Nemotron-Nano-9B-v2 on 1x B200, bfloat16, max_num_seqs 48" \
+        in report
+    assert "gpqa: openai/gpt-oss-20b on 1x B200, mxfp4, max_num_seqs 4096" in report
+    assert "J/token 0.1732 → 0.1 (-42.3%)" in report
+    section = report.split("### Problem Solving with Reasoning at p50 ≤ 300 ms")[1]
+    section = section.split("###")[0]
+    # Qwen 3 8B (now 10 tokens/J) passes Nemotron Nano 9B (7.56); GPT OSS 20B stays first
+    # but falls from 35.15 to its next-best configuration.
+    assert "| 2 | Qwen 3 8B | ↑ from 3 | 5.77 → 10.00 |" in section
+    assert "| 3 | NVIDIA Nemotron Nano 9B V2 | ↓ from 2 | 7.56 → 7.56 |" in section
+    assert "| 1 | GPT OSS 20B | = from 1 | 35.15 → " in section
+
+
+def test_no_change_says_so() -> None:
+    report = diff_markdown(load_side(DATA), load_side(DATA))
+    assert "0 configuration(s) added, 0 removed, 0 changed" in report
+    assert "No ranking changes" in report
+
+
+def test_invalid_head_lists_its_problems(tmp_path: Path) -> None:
+    head = make_head(tmp_path)
+    (head / EDITED).write_text("{not json")
+    report = diff_markdown(load_side(DATA), load_side(head))
+    assert "does not validate" in report and "json.syntax" in report
+
+
+def test_cli_diff_against_a_git_ref(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(DATA, repo / "data")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
+    shutil.rmtree(repo / "data")
+    shutil.copytree(make_head(tmp_path), repo / "data")
+    out = subprocess.run([sys.executable, "-m", "jouleboard", "diff", "--base", "HEAD",
+                          "--data", "data"], cwd=repo, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "1 configuration(s) added, 1 removed" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "jouleboard", "diff", "--base", "no-such-ref",
+                          "--data", "data"], cwd=repo, capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "cannot read base" in bad.stderr
+
+
+@pytest.mark.parametrize("fmt", ["github"])
+def test_validate_github_annotations(tmp_path: Path, fmt: str) -> None:
+    head = make_head(tmp_path)
+    doc = json.loads((head / EDITED).read_text())
+    doc["metrics"]["avg_power_watts"] = 5000.0
+    (head / EDITED).write_text(json.dumps(doc, indent=2))
+    out = subprocess.run([sys.executable, "-m", "jouleboard", "validate", str(head),
+                          "--format", fmt], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("::error ")]
+    assert any("title=bounds.power-above-limit" in ln and "line=" in ln for ln in lines), lines
