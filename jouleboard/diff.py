@@ -126,11 +126,11 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
 
     before = _views(base.data) if base.data else {}
     moved_any = False
-    for key, rows in _views(head.data).items():
-        table = _rank_moves(before.get(key, []), rows, head.data)
+    for view, rows in _views(head.data).items():
+        table = _rank_moves(before.get(view, []), rows, head.data)
         if table:
             moved_any = True
-            out += [f"### {key[1]}", "", *table, ""]
+            out += [f"### {view[1]}", "", *table, ""]
     if not moved_any:
         out += ["No ranking changes at the default or preset deadlines.", ""]
     return "\n".join(out)
