@@ -15,6 +15,13 @@ from jouleboard.pages import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBo
 from jouleboard.present.downloads import explore_payload, to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
+from jouleboard.releases import (
+    atom_feed,
+    changelog_page,
+    json_feed,
+    load_releases,
+    release_downloads,
+)
 from jouleboard.render import SiteContext, environment, render_page
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles
@@ -121,6 +128,15 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         pages.append(Page(urls.about, "prose.html", "About and methodology",
                           "What jouleboard measures and how it ranks.",
                           ProseBody(render_markdown(about.read_text(encoding="utf-8")))))
+    releases = load_releases(data, data_dir) if data.registry.releases else []
+    if releases:
+        for download in release_downloads(releases, urls):
+            plan.downloads.append(download)
+            files.add(download.path, to_csv(download.columns, download.records)
+                      if download.path.endswith(".csv") else to_json(download.records))
+        pages.append(changelog_page(releases, urls))
+        files.add(urls.atom_feed, atom_feed(releases, urls, site_settings.title))
+        files.add(urls.json_feed, json_feed(releases, urls, site_settings.title))
     pages.append(downloads_page(urls, plan))
     pages.append(Page(urls.not_found, "prose.html", "Page not found", "Page not found.",
                       ProseBody("<p>There is no page at this address. The "
@@ -135,6 +151,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         nav=(Link("Leaderboard", urls.url(urls.home)), Link("Models", urls.url(urls.models_index)),
              Link("GPUs", urls.url(urls.gpus_index)), Link("Compare", urls.url(urls.compare)),
              Link("Downloads", urls.url(urls.downloads)),
+             *([Link("Changelog", urls.url(urls.changelog))] if releases else []),
              Link("About", urls.url(urls.about))),
         tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
                     for tid, t in data.registry.tasks.items()),
@@ -144,6 +161,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         explore_js_url=urls.url(urls.asset(names["explore.js"])),
         compare_url=urls.url(urls.compare), models_url=urls.url(urls.models_index),
         downloads_url=urls.url(urls.downloads), about_url=urls.url(urls.about),
+        atom_url=urls.url(urls.atom_feed) if releases else "",
         vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"),
         origin=urls.origin)
     env = environment(project / "templates")
@@ -179,15 +197,18 @@ def measurement_schema_text() -> str:
 def downloads_page(urls: Urls, plan: Plan) -> Page:
     rankings = tuple(Link(d.path.rsplit("/", 1)[-1], urls.url(d.path))
                      for d in plan.downloads if d.path.startswith("downloads/rankings/"))
+    versions = tuple(Link(d.path.removeprefix("data/"), urls.url(d.path),
+                          "permanent: this release's data, never rewritten")
+                     for d in plan.downloads if d.path.startswith("data/"))
     everything = tuple(Link(d.path.rsplit("/", 1)[-1], urls.url(d.path),
                             "every validated configuration, one row each")
-                       for d in plan.downloads if not d.path.startswith("downloads/rankings/"))
+                       for d in plan.downloads if d.path.startswith("downloads/configurations"))
     schema = (Link("measurement.schema.json", urls.url(urls.schema_download),
                    "JSON Schema of a measurement file"),)
     return Page(urls.downloads, "downloads.html", "Downloads",
                 "Every ranking and the full data set as CSV and JSON.",
-                DownloadsBody((("Full data set", everything), ("Rankings", rankings),
-                               ("Format", schema))))
+                DownloadsBody((("Full data set", everything), ("By release", versions),
+                               ("Rankings", rankings), ("Format", schema))))
 
 
 def sitemap(urls: Urls, pages: list[Page]) -> str:

@@ -16,6 +16,8 @@ from jouleboard.records import (
     TASK_ID_PATTERN,
     GpuInfo,
     ModelInfo,
+    Release,
+    Releases,
     SiteSettings,
     TaskInfo,
 )
@@ -34,6 +36,7 @@ class Registry:
     models: dict[str, ModelInfo]
     gpus: dict[str, GpuInfo]
     tasks: dict[str, TaskInfo]
+    releases: tuple[Release, ...] = ()  # newest first; empty without data/releases.yaml
 
 
 def id_problem(kind: str, value: str, pattern: str) -> str | None:
@@ -91,9 +94,46 @@ def load_registry(data_dir: Path) -> tuple[Registry | None, list[Problem]]:
                 problems.append(Problem(shown("site.yaml"), pointer("default_gpus", i),
                                         "registry.unknown-gpu", f"unknown GPU {gpu!r}",
                                         f"known GPUs: {', '.join(sorted(gpus))}"))
+    releases = _load_releases(data_dir / "releases.yaml", shown("releases.yaml"), site, problems)
     if problems or site is None:
         return None, problems
-    return Registry(site=site, models=models, gpus=gpus, tasks=tasks), []
+    return Registry(site=site, models=models, gpus=gpus, tasks=tasks, releases=releases), []
+
+
+def _load_releases(path: Path, display: str, site: SiteSettings | None,
+                   problems: list[Problem]) -> tuple[Release, ...]:
+    if not path.exists():
+        return ()
+    value, error, rule = read_yaml(path)
+    if error:
+        problems.append(Problem(display, "", rule, error, f"fix {display}"))
+        return ()
+    try:
+        releases = Releases.model_validate(value).releases
+    except ValidationError as e:
+        problems.extend(problems_from(e, display, Releases))
+        return ()
+    versions = [r.version for r in releases]
+    for i, r in enumerate(releases):
+        if versions.index(r.version) != i:
+            problems.append(Problem(display, pointer("releases", i, "version"),
+                                    "registry.duplicate-release", f"{r.version} twice",
+                                    "each version once"))
+        if i and r.date > releases[i - 1].date:
+            problems.append(Problem(display, pointer("releases", i, "date"),
+                                    "registry.release-order", "releases must be newest first",
+                                    "reorder the list"))
+        if i and r.ref is None:
+            problems.append(Problem(display, pointer("releases", i, "ref"),
+                                    "schema.missing-field", "an older release needs its git ref",
+                                    "name the tag or commit that holds its data/"))
+    if site is not None and releases[0].version != site.data_version:
+        problems.append(Problem(display, pointer("releases", 0, "version"),
+                                "registry.release-mismatch",
+                                f"newest release {releases[0].version} is not site.yaml's "
+                                f"data_version {site.data_version}",
+                                "add the new release first, or fix data_version"))
+    return tuple(releases)
 
 
 def _load_site(path: Path, display: str, problems: list[Problem]) -> SiteSettings | None:

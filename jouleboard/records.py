@@ -193,6 +193,21 @@ class SiteSettings(_Strict):
     attribution_md: Annotated[str, Field(max_length=5_000)] = ""
 
 
+class Release(_Strict):
+    """A published data version (data/releases.yaml, newest first)."""
+
+    version: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")]
+    date: IsoDate
+    notes_md: Annotated[str, Field(max_length=10_000)] = ""
+    ref: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")] | None = Field(
+        default=None, description="git ref holding data/ as released; the current release "
+        "(the first) is the working data and needs none.")
+
+
+class Releases(_Strict):
+    releases: Annotated[list[Release], Field(min_length=1)]
+
+
 # --- the flat record everything downstream uses -----------------------------------------
 
 

@@ -31,6 +31,7 @@ class SiteContext:
     models_url: str
     downloads_url: str
     about_url: str
+    atom_url: str
     vega_url: str
     favicon_url: str
     origin: str  # https://host when configured, else ""

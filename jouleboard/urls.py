@@ -59,6 +59,9 @@ class Urls:
     gpus_index = "gpus/index.html"
     not_found = "404.html"
     compare = "compare/index.html"
+    changelog = "changelog/index.html"
+    atom_feed = "feed.xml"
+    json_feed = "feed.json"
     sitemap = "sitemap.xml"
 
     @staticmethod
@@ -93,6 +96,11 @@ class Urls:
         return f"downloads/configurations.{ext}"
 
     schema_download = "downloads/measurement.schema.json"
+
+    @staticmethod
+    def release_download(version: str, ext: str) -> str:
+        """Permanent per-release data: never rewritten by later releases."""
+        return f"data/{version}/configurations.{ext}"
 
     @staticmethod
     def embed(chart_id: str) -> str:

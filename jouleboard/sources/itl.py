@@ -69,8 +69,9 @@ def order_statistics(values: Sequence[float], ranks: Iterable[int], *,
     if n <= sort_limit:
         ordered = sorted(values)
         return {r: ordered[r] for r in wanted}
-    rng = random.Random(n)  # seeded: the same values give the same (exact) answer, faster
-    sample = sorted(values[i] for i in rng.sample(range(n), min(sample_size, n)))
+    rng = random.Random(n)  # seeded: the same values take the same path (the answer is exact)
+    # With replacement: no index list or set, just the sampled floats.
+    sample = sorted(values[rng.randrange(n)] for _ in range(sample_size))
     last = len(sample) - 1
     windows: list[tuple[float, float]] = []
     for r in wanted:

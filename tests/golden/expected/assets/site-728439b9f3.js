@@ -3,7 +3,7 @@
   "use strict";
 
   // --- sortable tables: each header becomes a button; cells carry raw values in data-value.
-  function sortTable(table, index, direction) {
+  function sortTable(table, index, direction, notify = true) {
     const th = table.tHead.rows[0].cells[index];
     for (const cell of table.tHead.rows[0].cells) cell.removeAttribute("aria-sort");
     th.setAttribute("aria-sort", direction);
@@ -17,7 +17,7 @@
       return direction === "ascending" ? o : -o;
     });
     body.append(...rows);
-    table.dispatchEvent(new CustomEvent("jb:sorted", { detail: { index, direction } }));
+    if (notify) table.dispatchEvent(new CustomEvent("jb:sorted", { detail: { index, direction } }));
   }
 
   function makeSortable(table) {

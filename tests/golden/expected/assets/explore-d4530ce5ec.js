@@ -80,7 +80,7 @@
 
   function modelCell(c, data) {
     const m = data.models[c.model_id];
-    return cell(m.nickname, m.nickname, { href: m.url, note: m.builder });
+    return cell(m.nickname, m.nickname, { href: m.url, note: m.builder, key: "model" });
   }
 
   function rankingRow(row, data, percentile) {
@@ -308,7 +308,8 @@
         }).catch(() => {});
       }
       const bar = document.getElementById(d.bar);
-      if (bar) {
+      if (bar) bar.hidden = rows.length === 0;  // no bars to draw: hide, don't plot nothing
+      if (bar && rows.length) {
         const top = rows.slice(0, Number(d.top));
         S.embedChart(bar, (spec) => {
           spec.datasets = { table: top.map((r) => ({
@@ -320,7 +321,14 @@
     }
 
     function applySort() {
-      if (!state.sort) return;
+      if (!state.sort) {
+        // Back to rank order (column 0 holds the rank) with no header marked as sorted.
+        if (table.querySelector("th[aria-sort]")) {
+          S.sortTable(table, 0, "ascending", false);
+          table.querySelectorAll("th[aria-sort]").forEach((th) => th.removeAttribute("aria-sort"));
+        }
+        return;
+      }
       const [index, direction] = state.sort.split(".");
       if (table.tHead.rows[0].cells[Number(index)]) S.sortTable(table, Number(index), direction);
     }
@@ -332,9 +340,10 @@
 
     // Controls -> state -> URL -> view.
     range.addEventListener("input", () => {
+      // While dragging, only the view follows; the URL gets one history entry on "change".
       state.deadline = fromSlider(Number(range.value));
       number.value = String(state.deadline);
-      update(false);
+      render();
     });
     range.addEventListener("change", () => update(true));
     number.addEventListener("change", () => {

@@ -1,0 +1,169 @@
+"""Releases: the changelog page, permanent per-version downloads, Atom and JSON feeds."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+from jouleboard.dataset import Dataset
+from jouleboard.diff import Side, base_data, diff_markdown, load_side
+from jouleboard.jsonio import dumps_canonical
+from jouleboard.pages import Download, Link, Page, ProseBody
+from jouleboard.present.downloads import CONFIGURATION_COLUMNS, configuration_record
+from jouleboard.present.markdown import render_markdown
+from jouleboard.problems import Problem
+from jouleboard.records import Release
+from jouleboard.urls import Urls
+
+
+@dataclass(frozen=True)
+class ReleaseData:
+    release: Release
+    side: Side  # its data set, or why it could not be read
+
+
+def load_releases(data: Dataset, data_dir: Path) -> list[ReleaseData]:
+    """Every release with its data: the newest is the working data, older ones come from
+    their git refs."""
+    out = []
+    for i, release in enumerate(data.registry.releases):
+        if i == 0 or release.ref is None:
+            out.append(ReleaseData(release, Side(data)))
+            continue
+        try:
+            with base_data(release.ref, data_dir) as folder:
+                out.append(ReleaseData(release, load_side(folder)))
+        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+            # An unreadable old release must not stop the build of the current data; the
+            # changelog says so.
+            why = Problem("releases.yaml", f"/releases/{i}/ref", "release.ref-unreadable",
+                          f"cannot read data at {release.ref!r}: {e}", "check the git ref")
+            out.append(ReleaseData(release, Side(None, (why,))))
+    return out
+
+
+def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Download]:
+    """/data/<version>/configurations.{csv,json}: permanent, one folder per release."""
+    out = []
+    for r in releases:
+        if r.side.data is None:
+            continue
+        records = [configuration_record(c, r.side.data.registry)
+                   for c in r.side.data.configurations]
+        out += [Download(urls.release_download(r.release.version, ext), CONFIGURATION_COLUMNS,
+                         records) for ext in ("csv", "json")]
+    return out
+
+
+def _summary(r: ReleaseData, older: ReleaseData | None) -> str:
+    if r.side.data is None:
+        why = "; ".join(p.message for p in r.side.problems) or "it did not validate"
+        return f"The data of this release could not be read: {why}."
+    if older is None:
+        data = r.side.data
+        models = len({c.model_id for c in data.configurations})
+        return (f"{len(data.configurations)} configurations of {models} models on "
+                f"{len(data.registry.tasks)} tasks.")
+    return diff_markdown(older.side, r.side).replace("## Leaderboard changes\n", "")
+
+
+def changelog_page(releases: Sequence[ReleaseData], urls: Urls) -> Page:
+    parts = []
+    for i, r in enumerate(releases):
+        older = releases[i + 1] if i + 1 < len(releases) else None
+        v = r.release.version
+        downloads = "" if r.side.data is None else (
+            f"[CSV]({urls.url(urls.release_download(v, 'csv'))}) · "
+            f"[JSON]({urls.url(urls.release_download(v, 'json'))})")
+        parts.append(f"## {v} ({r.release.date})\n\n{r.release.notes_md}\n\n"
+                     + (f"Permanent downloads of this release: {downloads}\n\n" if downloads
+                        else "")
+                     + f"### Changes\n\n{_summary(r, older)}\n")
+    feeds = (f"Follow new releases: [Atom feed]({urls.url(urls.atom_feed)}) · "
+             f"[JSON Feed]({urls.url(urls.json_feed)})\n\n")
+    return Page(urls.changelog, "prose.html", "Changelog",
+                "Data releases and how each changed the leaderboard.",
+                ProseBody(render_markdown(feeds + "\n".join(parts))))
+
+
+def anchor(r: Release) -> str:
+    """The changelog heading's id (as markdown's toc extension makes it)."""
+    from markdown.extensions.toc import slugify
+
+    return str(slugify(f"{r.version} ({r.date})", "-"))
+
+
+def _entry_id(r: Release) -> str:
+    return f"tag:jouleboard,{r.date}:release/{r.version}"
+
+
+def _new_models(r: ReleaseData, older: ReleaseData | None) -> list[str]:
+    if r.side.data is None:
+        return []
+    before = {c.model_id for c in older.side.data.configurations} \
+        if older and older.side.data else set()
+    now = {c.model_id for c in r.side.data.configurations}
+    return [r.side.data.registry.models[m].nickname for m in sorted(now - before)]
+
+
+def _entry_text(r: ReleaseData, older: ReleaseData | None) -> str:
+    new = _new_models(r, older)
+    text = r.release.notes_md
+    if new:
+        text += f"\n\nNew models: {', '.join(new)}."
+    return text
+
+
+def atom_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
+    """An Atom 1.0 feed of releases (and the models each brought)."""
+    updated = f"{releases[0].release.date}T00:00:00Z"
+    entries = []
+    for i, r in enumerate(releases):
+        older = releases[i + 1] if i + 1 < len(releases) else None
+        link = urls.absolute(urls.changelog) + f"#{anchor(r.release)}"
+        entries.append(
+            "  <entry>\n"
+            f"    <id>{escape(_entry_id(r.release))}</id>\n"
+            f"    <title>{escape(title)} data {escape(r.release.version)}</title>\n"
+            f"    <updated>{r.release.date}T00:00:00Z</updated>\n"
+            f"    <link rel=\"alternate\" type=\"text/html\" href={quoteattr(link)}/>\n"
+            f"    <content type=\"html\">{escape(render_markdown(_entry_text(r, older)))}"
+            "</content>\n  </entry>\n")
+    return ('<?xml version="1.0" encoding="utf-8"?>\n'
+            '<feed xmlns="http://www.w3.org/2005/Atom">\n'
+            f"  <id>tag:jouleboard,{releases[-1].release.date}:releases</id>\n"
+            f"  <title>{escape(title)}: data releases</title>\n"
+            f"  <updated>{updated}</updated>\n"
+            f"  <author><name>{escape(title)}</name></author>\n"
+            f"  <link rel=\"self\" href={quoteattr(urls.absolute(urls.atom_feed))}/>\n"
+            f"  <link rel=\"alternate\" type=\"text/html\" "
+            f"href={quoteattr(urls.absolute(urls.changelog))}/>\n"
+            + "".join(entries) + "</feed>\n")
+
+
+def json_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
+    """The same entries as a JSON Feed 1.1 document."""
+    items = []
+    for i, r in enumerate(releases):
+        older = releases[i + 1] if i + 1 < len(releases) else None
+        items.append({
+            "id": _entry_id(r.release),
+            "url": urls.absolute(urls.changelog) + f"#{anchor(r.release)}",
+            "title": f"{title} data {r.release.version}",
+            "content_html": render_markdown(_entry_text(r, older)),
+            "date_published": f"{r.release.date}T00:00:00Z",
+        })
+    return dumps_canonical({
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": f"{title}: data releases",
+        "home_page_url": urls.absolute(urls.home),
+        "feed_url": urls.absolute(urls.json_feed),
+        "items": items,
+    }, indent=2)
+
+
+def feed_links(urls: Urls) -> tuple[Link, ...]:
+    return (Link("Atom", urls.url(urls.atom_feed)), Link("JSON Feed", urls.url(urls.json_feed)))

@@ -1,0 +1,96 @@
+"""Releases: changelog with each release's diff, permanent per-release downloads, feeds."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+from jouleboard.build import build_site
+from jouleboard.config import load_registry
+from tests.golden.tree import DATA, REPO
+from tests.test_diff import make_head
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@pytest.fixture(scope="module")
+def two_releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repo whose tag v1 holds the golden sample and whose working data is v2:
+    the head data of tests/test_diff (one added, one removed, one changed configuration)."""
+    tmp = tmp_path_factory.mktemp("releases")
+    repo = tmp / "repo"
+    shutil.copytree(DATA, repo / "data")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "v1"], ["tag", "v1"]):
+        subprocess.run([*git, *cmd], cwd=repo, check=True)
+    shutil.rmtree(repo / "data")
+    shutil.copytree(make_head(tmp), repo / "data")
+    (repo / "data" / "releases.yaml").write_text(yaml.safe_dump({"releases": [
+        {"version": "v2", "date": "2026-03-01", "notes_md": "Second release."},
+        {"version": "v1", "date": "2026-02-16", "notes_md": "First release.", "ref": "v1"},
+    ]}))
+    site = yaml.safe_load((repo / "data" / "site.yaml").read_text())
+    site["data_version"] = "v2"
+    (repo / "data" / "site.yaml").write_text(yaml.safe_dump(site))
+    out = tmp / "site"
+    build_site(repo / "data", out, project=REPO)
+    return out
+
+
+def test_changelog_shows_each_release_and_its_diff(two_releases: Path) -> None:
+    html = (two_releases / "changelog" / "index.html").read_text()
+    assert html.index("v2 (2026-03-01)") < html.index("v1 (2026-02-16)")
+    assert "1 configuration(s) added, 1 removed, 1 changed by more than 1% in J/token." in html
+    assert "Qwen 3 8B" in html  # the rank move the edit caused
+
+
+def test_every_release_keeps_its_own_downloads(two_releases: Path) -> None:
+    v1 = list(csv.DictReader((two_releases / "data/v1/configurations.csv").open()))
+    v2 = list(csv.DictReader((two_releases / "data/v2/configurations.csv").open()))
+    assert len(v1) == 24 and len(v2) == 24  # one removed and one added
+    assert {r["max_num_seqs"] for r in v2} - {r["max_num_seqs"] for r in v1} == {"48"}
+    assert json.loads((two_releases / "data/v1/configurations.json").read_text())[0]["task"]
+
+
+def test_atom_feed_is_well_formed_with_the_required_elements(two_releases: Path) -> None:
+    feed = ET.fromstring((two_releases / "feed.xml").read_bytes())
+    assert feed.tag == f"{ATOM}feed"
+    for name in ("id", "title", "updated", "author"):
+        assert feed.find(f"{ATOM}{name}") is not None, name
+    entries = feed.findall(f"{ATOM}entry")
+    assert [e.findtext(f"{ATOM}title") for e in entries] == [
+        "jouleboard sample data v2", "jouleboard sample data v1"]
+    for e in entries:
+        assert e.findtext(f"{ATOM}id").startswith("tag:")
+        assert e.findtext(f"{ATOM}updated").endswith("T00:00:00Z")
+        assert e.find(f"{ATOM}link").get("href").startswith("/changelog/#v")
+
+
+def test_json_feed_has_the_required_fields(two_releases: Path) -> None:
+    feed = json.loads((two_releases / "feed.json").read_text())
+    assert feed["version"] == "https://jsonfeed.org/version/1.1"
+    assert feed["title"] and feed["items"]
+    for item in feed["items"]:
+        assert item["id"] and (item.get("content_html") or item.get("content_text"))
+    anchors = [item["url"].split("#")[1] for item in feed["items"]]
+    html = (two_releases / "changelog" / "index.html").read_text()
+    assert all(f'id="{a}"' in html for a in anchors)
+
+
+def test_release_registry_rules(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    (data / "releases.yaml").write_text(yaml.safe_dump({"releases": [
+        {"version": "v0", "date": "2026-01-01"},
+        {"version": "v0", "date": "2026-02-01"}]}))
+    _, problems = load_registry(data)
+    rules = {p.rule for p in problems}
+    assert {"registry.release-mismatch", "registry.duplicate-release",
+            "registry.release-order", "schema.missing-field"} <= rules
