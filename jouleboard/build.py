@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,12 +34,14 @@ class BuildSummary:
     pages: int = 0
     files: int = 0
     bytes: int = 0
+    written: int = 0
+    linked: int = 0
     timings: dict[str, float] = field(default_factory=dict)
 
     def __str__(self) -> str:
         stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
         return (f"built {self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB "
-                f"into {self.out} ({stages})")
+                f"into {self.out}; {self.written} written, {self.linked} unchanged ({stages})")
 
 
 class _Timer:
@@ -62,7 +63,7 @@ def _hashed(name: str, content: str) -> str:
 
 def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                project: Path | None = None, cache: Path = DEFAULT_CACHE,
-               progress: Callable[[str], None] | None = None) -> BuildSummary:
+               preview: bool = False) -> BuildSummary:
     """Build the site from ``data_dir`` into ``out``; on invalid data nothing is written.
 
     ``project`` holds templates/ and content/ (default: see :func:`find_project`).
@@ -162,6 +163,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         compare_url=urls.url(urls.compare), models_url=urls.url(urls.models_index),
         downloads_url=urls.url(urls.downloads), about_url=urls.url(urls.about),
         atom_url=urls.url(urls.atom_feed) if releases else "",
+        reload_js_url="/__jouleboard__/reload.js" if preview else "",
         vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"),
         origin=urls.origin)
     env = environment(project / "templates")
@@ -171,7 +173,8 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     files.add("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {urls.url(urls.sitemap)}\n")
     timer.done("render")
 
-    files.commit(out)
+    stats = files.commit(out)
+    summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
     summary.pages, summary.files, summary.bytes = len(pages), len(files.items()), \
         files.total_bytes()

@@ -62,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=("table", "csv", "json"), default="table")
     r.add_argument("--data", type=Path, default=Path("data"))
 
+    sv = sub.add_parser("serve", help="preview on 127.0.0.1, rebuilding on every change")
+    sv.add_argument("--data", type=Path, default=Path("data"))
+    sv.add_argument("--out", type=Path, default=Path(".jouleboard-preview"),
+                    help="preview build folder (default: .jouleboard-preview)")
+    sv.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+
     s = sub.add_parser("schema", help="print the JSON Schema of a measurement file")
     s.add_argument("--out", type=Path, default=None, help="write to this file instead")
 
@@ -86,6 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _schema(args)
         if args.command == "diff":
             return _diff(args)
+        if args.command == "serve":
+            from jouleboard.serve import serve
+
+            serve(args.data, args.out, args.port)
+            return 0
     except ValidationFailed as e:
         print(e.report(), file=sys.stderr)
         if getattr(args, "format", None) == "github":

@@ -32,6 +32,7 @@ class SiteContext:
     downloads_url: str
     about_url: str
     atom_url: str
+    reload_js_url: str  # only in `jouleboard serve` previews
     vega_url: str
     favicon_url: str
     origin: str  # https://host when configured, else ""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import hashlib
+import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 _RENAME_EXCHANGE = 2
@@ -45,32 +48,87 @@ class SiteFiles:
     def total_bytes(self) -> int:
         return sum(len(b) for b in self._files.values())
 
-    def commit(self, out: Path) -> None:
-        """Write every file and atomically replace ``out`` with the result."""
+    def commit(self, out: Path) -> WriteStats:
+        """Write every file and atomically replace ``out`` with the result.
+
+        Incremental: a content-hash manifest beside ``out`` records what the previous build
+        wrote; a file whose bytes are unchanged is hard-linked from the previous site
+        instead of written again. The result is the same bytes as a clean build.
+        """
         out = out.absolute()
         out.parent.mkdir(parents=True, exist_ok=True)
         _recover(out)
+        manifest_path = out.parent / f".{out.name}.manifest.json"
+        previous = _read_manifest(manifest_path, out)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
         staging.chmod(0o755)  # mkdtemp makes it private; a site is for reading
+        stats = WriteStats()
+        digests = {}
         try:
             for path, content in self.items():
                 target = staging / path
                 target.parent.mkdir(parents=True, exist_ok=True)
+                digest = digests[path] = hashlib.sha256(content).hexdigest()
+                if previous.get(path) == digest and _link(out / path, target):
+                    stats.linked += 1
+                    continue
                 target.write_bytes(content)
-            _fsync_tree(staging)
+                _fsync(target)
+                stats.written += 1
             _swap_into_place(staging, out)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+        _write_manifest(manifest_path, out, digests)
+        return stats
 
 
-def _fsync_tree(root: Path) -> None:
-    for folder, _, files in os.walk(root):
-        for name in files:
-            fd = os.open(Path(folder) / name, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+@dataclass
+class WriteStats:
+    written: int = 0
+    linked: int = 0  # unchanged since the previous build: hard-linked, not rewritten
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _link(source: Path, target: Path) -> bool:
+    try:
+        os.link(source, target)
+        return True
+    except OSError:  # no previous file, or a file system without hard links
+        return False
+
+
+def _read_manifest(path: Path, out: Path) -> dict[str, str]:
+    """Previous digests, trusted only for files whose size and mtime still match."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    trusted = {}
+    for name, (digest, size, mtime_ns) in entries.items():
+        try:
+            st = (out / name).stat()
+        except OSError:
+            continue
+        if st.st_size == size and st.st_mtime_ns == mtime_ns:
+            trusted[name] = digest
+    return trusted
+
+
+def _write_manifest(path: Path, out: Path, digests: dict[str, str]) -> None:
+    files = {}
+    for name, digest in digests.items():
+        st = (out / name).stat()
+        files[name] = [digest, st.st_size, st.st_mtime_ns]
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps({"files": files}, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _exchange(a: Path, b: Path) -> bool:

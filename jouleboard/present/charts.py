@@ -10,9 +10,41 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 Spec = dict[str, Any]
+
+
+def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
+    """Memoise a chart kind in memory and on disk, so a build whose templates are cached
+    never imports Altair. The key covers this module's source and the Altair version."""
+
+    @functools.cache
+    def cached(*args: str) -> Spec:
+        from importlib.metadata import version
+
+        from jouleboard.export import DEFAULT_CACHE
+
+        source = Path(__file__).read_bytes()
+        key = hashlib.sha256(json.dumps([build.__name__, args, version("altair"),
+                                         hashlib.sha256(source).hexdigest()]).encode())
+        path = DEFAULT_CACHE / "chart-templates" / f"{key.hexdigest()}.json"
+        try:
+            spec: Spec = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            spec = build(*args)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, path)
+        return spec
+
+    return functools.wraps(build)(cached)
 
 AXIS_GREY = "#6b6b6b"
 # Colour-blind-safe categorical palette (Okabe-Ito) for GPUs; models use tableau20.
@@ -49,7 +81,7 @@ def _finish(chart: Any, height: int) -> Spec:
     return spec
 
 
-@functools.cache
+@template
 def ranking_bar(value_title: str) -> Spec:
     """Horizontal bars of tokens/J, one per model, in rank order; colour by GPU."""
     import altair as alt
@@ -82,7 +114,7 @@ def _deadline_label(alt: Any) -> Any:
     ).encode(x="ms:Q", text="label:N")
 
 
-@functools.cache
+@template
 def task_scatter(latency_title: str) -> Spec:
     """Every configuration: energy per token vs latency (log-log), colour by model,
     shape by GPU; each model's chosen configuration drawn large and outlined."""
@@ -105,7 +137,7 @@ def task_scatter(latency_title: str) -> Spec:
     return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
 
 
-@functools.cache
+@template
 def pareto(latency_title: str) -> Spec:
     """One model's configurations with its Pareto frontier drawn as a step line."""
     import altair as alt
@@ -133,7 +165,7 @@ def pareto(latency_title: str) -> Spec:
                    300)
 
 
-@functools.cache
+@template
 def length_histogram() -> Spec:
     """Output-length distribution: counts per length bin."""
     import altair as alt
@@ -149,7 +181,7 @@ def length_histogram() -> Spec:
     return _finish(bars, 180)
 
 
-@functools.cache
+@template
 def gpu_compare(value_title: str) -> Spec:
     """Best tokens/J of each model on each GPU, as dots on a shared axis."""
     import altair as alt
@@ -166,7 +198,7 @@ def gpu_compare(value_title: str) -> Spec:
     return _finish(dots, PER_MODEL)
 
 
-@functools.cache
+@template
 def compare_pareto(latency_title: str) -> Spec:
     """Several models' configurations and Pareto frontiers on one chart (compare page)."""
     import altair as alt

@@ -105,10 +105,11 @@ def _stream(events: Iterable[tuple[str, str, Any]], requests: _Requests
     and the event that opened ``results``; requests are tallied as they pass."""
     top: dict[str, tuple[str, Any]] = {}
     results_event: str | None = None
+    append_gap = requests.itl_s.append  # hot loop: one lookup per request, not per token
     for prefix, event, value in events:
         if prefix == _ITL_ITEM:  # most events: one per generated token
             if event == "number":
-                requests.itl_s.append(value)
+                append_gap(value)
             else:
                 requests.problem(pointer("results", requests.index, "itl", len(requests.itl_s)),
                                  "run.wrong-type", f"inter-token gap is a {event}, not a number",
@@ -116,6 +117,7 @@ def _stream(events: Iterable[tuple[str, str, Any]], requests: _Requests
         elif prefix == _REQUEST:
             if event == "start_map":
                 requests.start()
+                append_gap = requests.itl_s.append
             elif event == "end_map":
                 requests.finish()
             elif event in _SCALAR_EVENTS or event == "start_array":

@@ -1,0 +1,125 @@
+"""Local preview: build, serve on 127.0.0.1, rebuild when data, templates or content change,
+and reload open pages.
+
+Pages built for preview carry one extra script, /__jouleboard__/reload.js (same origin, so
+the Content-Security-Policy stays strict), which polls a build counter and reloads the page
+when it changes. A failed rebuild prints its problems and keeps the previous site.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from jouleboard.build import build_site, find_project
+from jouleboard.problems import ValidationFailed
+
+RELOAD_JS = """// jouleboard serve: reload when the site is rebuilt.
+(() => {
+  let seen = null;
+  async function check() {
+    try {
+      const response = await fetch("/__jouleboard__/version", { cache: "no-store" });
+      const version = await response.text();
+      if (seen !== null && version !== seen) location.reload();
+      seen = version;
+    } catch (error) { /* the server restarts: try again */ }
+    setTimeout(check, 700);
+  }
+  check();
+})();
+"""
+
+
+def snapshot(roots: Iterable[Path]) -> dict[str, int]:
+    """Modification times of every file below ``roots`` (what a rebuild depends on)."""
+    seen = {}
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    seen[path] = os.stat(path).st_mtime_ns
+                except OSError:
+                    continue
+    return seen
+
+
+class _State:
+    def __init__(self) -> None:
+        self.version = 0
+
+
+def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHandler]:
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(out), **kwargs)
+
+        def do_GET(self) -> None:
+            if self.path == "/__jouleboard__/version":
+                self._send(str(state.version).encode(), "text/plain")
+            elif self.path == "/__jouleboard__/reload.js":
+                self._send(RELOAD_JS.encode(), "text/javascript")
+            else:
+                super().do_GET()
+
+        def _send(self, body: bytes, kind: str) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+def _rebuild(data_dir: Path, out: Path, project: Path) -> bool:
+    try:
+        summary = build_site(data_dir, out, project=project, preview=True)
+    except ValidationFailed as e:
+        print(e.report(), flush=True)
+        print("rebuild failed; still serving the previous site", flush=True)
+        return False
+    print(summary, flush=True)
+    return True
+
+
+def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
+          max_seconds: float | None = None) -> None:
+    """Build, serve and watch until interrupted (or for ``max_seconds``, for tests)."""
+    project = find_project(data_dir)
+    if not _rebuild(data_dir, out, project) and not out.exists():
+        raise SystemExit(1)
+    state = _State()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _handler(out, state))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)",
+          flush=True)
+    roots = [data_dir, project / "templates", project / "content"]
+    before = snapshot(roots)
+    started = time.monotonic()
+    try:
+        while max_seconds is None or time.monotonic() - started < max_seconds:
+            time.sleep(interval_s)
+            now = snapshot(roots)
+            if now != before:
+                before = now
+                if _rebuild(data_dir, out, project):
+                    state.version += 1
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()
+

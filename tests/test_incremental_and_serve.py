@@ -1,0 +1,129 @@
+"""Incremental builds equal clean builds; `jouleboard serve` serves, rebuilds and stops."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from jouleboard.build import build_site
+from tests.golden.tree import DATA, REPO
+
+GPQA = Path("measurements/gpqa")
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def new_file(data: Path, project: Path) -> None:
+    src = data / GPQA / "Qwen/Qwen3-8B/B200-x1-bfloat16-tp1-ep1-dp1-seqs32.json"
+    doc = json.loads(src.read_text())
+    doc["serving"]["max_num_seqs"] = 40
+    src.with_name("B200-x1-bfloat16-tp1-ep1-dp1-seqs40.json").write_text(json.dumps(doc))
+
+
+def edited_metric(data: Path, project: Path) -> None:
+    path = data / GPQA / "Qwen/Qwen3-8B/B200-x1-bfloat16-tp1-ep1-dp1-seqs128.json"
+    doc = json.loads(path.read_text())
+    doc["metrics"]["median_itl_ms"] = 48.5  # still <= p90
+    path.write_text(json.dumps(doc))
+
+
+def new_model(data: Path, project: Path) -> None:
+    models = yaml.safe_load((data / "models.yaml").read_text())
+    models["acme/tiny-1b"] = {**models["Qwen/Qwen3-8B"], "nickname": "Tiny 1B",
+                              "builder": "Acme"}
+    (data / "models.yaml").write_text(yaml.safe_dump(models, sort_keys=False))
+    src = data / GPQA / "Qwen/Qwen3-8B/B200-x1-bfloat16-tp1-ep1-dp1-seqs32.json"
+    doc = json.loads(src.read_text())
+    doc["model_id"] = "acme/tiny-1b"
+    (data / GPQA / "acme").mkdir()
+    (data / GPQA / "acme" / "tiny.json").write_text(json.dumps(doc))
+
+
+def removed_model(data: Path, project: Path) -> None:
+    shutil.rmtree(data / "measurements/image-chat")  # gemma-3-12b's only task
+
+
+def registry_edit(data: Path, project: Path) -> None:
+    gpus = yaml.safe_load((data / "gpus.yaml").read_text())
+    gpus["H100"]["name"] = "NVIDIA H100 SXM5 80GB"
+    (data / "gpus.yaml").write_text(yaml.safe_dump(gpus))
+
+
+def template_edit(data: Path, project: Path) -> None:
+    path = project / "templates" / "base.html"
+    path.write_text(path.read_text().replace("Built with jouleboard.", "Built with care."))
+
+
+CHANGES: list[Callable[[Path, Path], None]] = [
+    new_file, edited_metric, new_model, removed_model, registry_edit, template_edit]
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=[c.__name__ for c in CHANGES])
+def test_incremental_build_equals_a_clean_build(tmp_path: Path, change) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "templates", project / "templates")
+    shutil.copytree(REPO / "content", project / "content")
+    data = project / "data"
+    shutil.copytree(DATA, data)
+    out = tmp_path / "site"
+    build_site(data, out, project=project)
+    change(data, project)
+    incremental = build_site(data, out, project=project)
+    clean = tmp_path / "clean"
+    build_site(data, clean, project=project)
+    assert tree(out) == tree(clean)
+    # Most files did not change and were reused, not rewritten.
+    assert incremental.linked > 0 and incremental.written < incremental.files
+
+
+def test_serve_serves_rebuilds_and_stops(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    out = tmp_path / "preview"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; "
+         "from jouleboard.serve import serve; "
+         f"serve(Path({str(data)!r}), Path({str(out)!r}), port=0, interval_s=0.2, "
+         "max_seconds=90)"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    try:
+        line = ""
+        deadline = time.monotonic() + 120
+        while "serving on" not in line and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            assert line or proc.poll() is None, "serve exited early"
+        url = line.split("serving on ", 1)[1].split()[0]
+        home = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "/__jouleboard__/reload.js" in home and "jouleboard sample" in home
+        assert urllib.request.urlopen(url + "__jouleboard__/version").read() == b"0"
+
+        site = yaml.safe_load((data / "site.yaml").read_text())
+        site["title"] = "Edited while serving"
+        (data / "site.yaml").write_text(yaml.safe_dump(site))
+        deadline = time.monotonic() + 60
+        while urllib.request.urlopen(url + "__jouleboard__/version").read() == b"0":
+            assert time.monotonic() < deadline, "no rebuild after the edit"
+            time.sleep(0.2)
+        assert "Edited while serving" in urllib.request.urlopen(url).read().decode()
+
+        (data / "site.yaml").write_text("title: [unclosed")  # a broken edit...
+        time.sleep(2.5)
+        # ... keeps serving the previous site.
+        assert "Edited while serving" in urllib.request.urlopen(url).read().decode()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode is not None
