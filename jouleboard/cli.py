@@ -15,6 +15,7 @@ from pathlib import Path
 
 from jouleboard.present.downloads import RANK_COLUMNS, rank_record, to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.rank import RANK_BY
 from jouleboard.records import PERCENTILES
 
 
@@ -59,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--top", type=int, default=None, help="keep the first N rows")
     r.add_argument("--energy-budget", type=float, default=None,
                    help="drop configurations above this many J/token")
+    r.add_argument("--by", choices=RANK_BY, default="energy_per_token",
+                   help="what each model's configuration and the order minimise")
     r.add_argument("--format", choices=("table", "csv", "json"), default="table")
     r.add_argument("--data", type=Path, default=Path("data"))
 
@@ -138,7 +141,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _rank(args: argparse.Namespace) -> int:
     from jouleboard.dataset import load_dataset
-    from jouleboard.rank import Deadline, rank
+    from jouleboard.rank import Deadline, objective_for, rank
 
     data = load_dataset(args.data)
     reg = data.registry
@@ -158,10 +161,21 @@ def _rank(args: argparse.Namespace) -> int:
                                                and args.energy_budget > 0):
         raise UsageError(f"--energy-budget must be a positive J/token, got {args.energy_budget}")
     deadline = Deadline(deadline_ms, args.percentile or task.default_deadline.percentile)
+    def accuracy(model_id: str) -> float | None:
+        score = reg.accuracy(args.task, model_id)
+        return score.accuracy_percent if score else None
+
     rows = rank(data.for_task(args.task), deadline, gpus=set(gpus), top=args.top,
-                energy_budget_joules_per_token=args.energy_budget)
-    records = [rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname)
-               for r in rows]
+                energy_budget_joules_per_token=args.energy_budget,
+                objective=objective_for(args.by, accuracy))
+    if args.by == "energy_per_correct_answer":
+        unscored = sorted({c.model_id for c in data.for_task(args.task)
+                           if accuracy(c.model_id) is None})
+        if unscored:
+            print(f"not ranked (no published accuracy): {', '.join(unscored)}",
+                  file=sys.stderr)
+    records = [rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
+                           accuracy(r.config.model_id)) for r in rows]
     sys.stdout.write(format_rank(records, args.format))
     return 0
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,6 +16,8 @@ from jouleboard.records import (
     TASK_ID_PATTERN,
     GpuInfo,
     ModelInfo,
+    QualityFile,
+    QualityScore,
     Release,
     Releases,
     SiteSettings,
@@ -37,6 +39,12 @@ class Registry:
     gpus: dict[str, GpuInfo]
     tasks: dict[str, TaskInfo]
     releases: tuple[Release, ...] = ()  # newest first; empty without data/releases.yaml
+    quality: dict[str, QualityFile] = field(default_factory=dict)  # by task
+
+    def accuracy(self, task: str, model_id: str) -> QualityScore | None:
+        scores = self.quality.get(task)
+        return next((q for q in scores.scores if q.model_id == model_id), None) \
+            if scores else None
 
 
 def id_problem(kind: str, value: str, pattern: str) -> str | None:
@@ -95,9 +103,49 @@ def load_registry(data_dir: Path) -> tuple[Registry | None, list[Problem]]:
                                         "registry.unknown-gpu", f"unknown GPU {gpu!r}",
                                         f"known GPUs: {', '.join(sorted(gpus))}"))
     releases = _load_releases(data_dir / "releases.yaml", shown("releases.yaml"), site, problems)
+    quality = _load_quality(data_dir / "quality", models, tasks, problems)
     if problems or site is None:
         return None, problems
-    return Registry(site=site, models=models, gpus=gpus, tasks=tasks, releases=releases), []
+    return Registry(site=site, models=models, gpus=gpus, tasks=tasks, releases=releases,
+                    quality=quality), []
+
+
+def _load_quality(folder: Path, models: dict[str, ModelInfo], tasks: dict[str, TaskInfo],
+                  problems: list[Problem]) -> dict[str, QualityFile]:
+    """data/quality/<task>.yaml: accuracy scores, each for a known model and task."""
+    quality: dict[str, QualityFile] = {}
+    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+        display = str(path)
+        value, error, rule = read_yaml(path)
+        if error:
+            problems.append(Problem(display, "", rule, error, f"fix {display}"))
+            continue
+        try:
+            doc = QualityFile.model_validate(value)
+        except ValidationError as e:
+            problems.extend(problems_from(e, display, QualityFile))
+            continue
+        if doc.task not in tasks:
+            problems.append(Problem(display, "/task", "registry.unknown-task",
+                                    f"unknown task {doc.task!r}", "use a task id of tasks.yaml"))
+        if path.stem != doc.task:
+            problems.append(Problem(display, "/task", "quality.file-name",
+                                    f"file name {path.name} does not match task {doc.task!r}",
+                                    f"name the file {doc.task}.yaml"))
+        seen: set[str] = set()
+        for i, score in enumerate(doc.scores):
+            where = pointer("scores", i, "model_id")
+            if score.model_id not in models:
+                problems.append(Problem(display, where, "registry.unknown-model",
+                                        f"unknown model {score.model_id!r}",
+                                        "add it to models.yaml or fix the id"))
+            if score.model_id in seen:
+                problems.append(Problem(display, where, "quality.duplicate",
+                                        f"{score.model_id} has two scores",
+                                        "keep the one that matches the energy run"))
+            seen.add(score.model_id)
+        quality[doc.task] = doc
+    return quality
 
 
 def _load_releases(path: Path, display: str, site: SiteSettings | None,

@@ -37,3 +37,14 @@ def relative_difference(a: float, b: float) -> float:
     """|a - b| relative to the larger magnitude; 0 when both are 0."""
     scale = max(abs(a), abs(b))
     return 0.0 if scale == 0 else abs(a - b) / scale
+
+
+def energy_per_correct_answer(energy_per_response_joules: float,
+                              accuracy_percent: float) -> float:
+    """Energy spent per correct answer, J: energy per response / (accuracy / 100)."""
+    return energy_per_response_joules / (accuracy_percent / 100.0)
+
+
+def correct_answers_per_kwh(energy_per_correct_answer_joules: float) -> float:
+    """Correct answers per kWh of GPU energy."""
+    return 3.6e6 / energy_per_correct_answer_joules

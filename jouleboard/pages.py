@@ -75,6 +75,30 @@ class PresetRanking:
 
 
 @dataclass(frozen=True)
+class QualitySource:
+    nickname: str
+    model_url: str
+    accuracy: str
+    setting: str
+    source_url: str
+    source_detail: str
+    confidence: str
+    matches_energy_run: bool
+
+
+@dataclass(frozen=True)
+class QualitySection:
+    """Energy per correct answer: only for tasks with published accuracy (data/quality/)."""
+
+    benchmark: str
+    note_html: str
+    table: Table
+    chart: ChartRef | None
+    sources: tuple[QualitySource, ...]
+    unscored: tuple[Link, ...]  # models in the ranking without a published accuracy
+
+
+@dataclass(frozen=True)
 class TaskBody:
     task_name: str
     benchmark: str
@@ -88,6 +112,7 @@ class TaskBody:
     downloads: tuple[Link, ...]
     explorer: Explorer
     calculator: Calculator
+    quality: QualitySection | None
 
 
 @dataclass(frozen=True)
@@ -123,6 +148,7 @@ class ModelTaskSection:
     pareto: ChartRef
     lengths: ChartRef | None
     label: LabelRef | None
+    quality: QualitySource | None
 
 
 @dataclass(frozen=True)
@@ -346,7 +372,7 @@ class Planner:
             rows = self.rankings[task][: self.reg.site.top_n]
             table = ranking_table(f"ranking-{task}",
                                   f"{info.name}: top {len(rows)} at {self._deadline_text(task)}",
-                                  rows, self.reg, self.urls)
+                                  rows, self.reg, self.urls, task)
             sections.append(TaskSection(info.name, self.urls.url(self.urls.task(task)),
                                         render_markdown(info.description_md),
                                         self._deadline_text(task), table, self.bar_chart(task)))
@@ -366,7 +392,7 @@ class Planner:
         rows = self.rankings[task]
         table = ranking_table(f"ranking-{task}",
                               f"{info.name}: every model at {self._deadline_text(task)}",
-                              rows, self.reg, self.urls)
+                              rows, self.reg, self.urls, task)
         downloads = self.ranking_downloads(task, rows, table.caption, d.ms, d.percentile)
         presets = []
         for ms in info.preset_deadlines_ms:
@@ -376,7 +402,7 @@ class Planner:
                                        gpus=self.default_gpus)
             text = deadline_text(ms, d.percentile)
             preset = ranking_table(f"ranking-{task}-{ms:g}ms", f"{info.name}: at {text}",
-                                   preset_rows, self.reg, self.urls)
+                                   preset_rows, self.reg, self.urls, task)
             presets.append(PresetRanking(text, preset, self.ranking_downloads(
                 task, preset_rows, preset.caption, ms, d.percentile)))
         gpus_text = " and ".join(self.reg.site.default_gpus)
@@ -388,10 +414,58 @@ class Planner:
         body = TaskBody(info.name, info.benchmark, render_markdown(info.description_md),
                         self._deadline_text(task), gpus_text, table, tuple(presets),
                         self.scatter_chart(task), self.bar_chart(task), downloads,
-                        self.explorer(task), calculator)
+                        self.explorer(task), calculator, self.quality_section(task))
         return Page(self.urls.task(task), "task.html", f"{info.name} energy leaderboard",
                     f"Models ranked by tokens per joule on {info.name} ({info.benchmark}) at "
                     f"{self._deadline_text(task)}.", body)
+
+    def accuracy(self, task: str, model_id: str) -> float | None:
+        score = self.reg.accuracy(task, model_id)
+        return score.accuracy_percent if score else None
+
+    def quality_section(self, task: str) -> QualitySection | None:
+        quality = self.reg.quality.get(task)
+        if quality is None:
+            return None
+        d = self._deadline(task)
+        objective = ranking.objective_for("energy_per_correct_answer",
+                                          lambda m: self.accuracy(task, m))
+        rows = ranking.rank(self.by_task[task], d, gpus=self.default_gpus, objective=objective)
+        table = ranking_table(f"correct-{task}", f"{self.reg.tasks[task].name}: ranked by "
+                              f"energy per correct answer at {self._deadline_text(task)}",
+                              rows, self.reg, self.urls, task)
+        self.ranking_downloads(task, rows, table.caption, d.ms, d.percentile,
+                               by="energy_per_correct_answer")
+        ranked = {r.config.model_id for r in self.rankings[task]}
+        unscored = tuple(Link(self.reg.models[m].nickname, self.urls.url(self.urls.model(m)))
+                         for m in sorted(ranked) if self.accuracy(task, m) is None)
+        chart = None
+        if rows:
+            points = []
+            front_best = -1.0
+            for r in sorted(rows, key=lambda r: r.config.energy_per_response_joules):
+                acc = self.accuracy(task, r.config.model_id) or 0.0
+                on_front = acc > front_best
+                front_best = max(front_best, acc)
+                info = self.reg.models[r.config.model_id]
+                points.append({"model": info.nickname, "builder": info.builder,
+                               "accuracy": acc, "energy": r.config.energy_per_response_joules,
+                               "per_correct": objective(r.config), "frontier": on_front})
+            spec = charts.bind(charts.accuracy_energy(), {"table": points},
+                               f"{self.reg.tasks[task].name}: accuracy vs energy per response")
+            chart = self.plan.chart(
+                self.urls, "accuracy", [task], spec["title"],
+                f"Scatter plot of {quality.benchmark} accuracy against energy per response for "
+                f"{len(points)} models at {self._deadline_text(task)}; the dashed line joins the "
+                "models no other beats on both. The table ranked by energy per correct answer "
+                "lists the same figures.", spec, self.urls.task(task),
+                f"at {self._deadline_text(task)}", table_id=f"correct-{task}")
+        sources = tuple(QualitySource(
+            self.reg.models[q.model_id].nickname, self.urls.url(self.urls.model(q.model_id)),
+            f"{q.accuracy_percent:.1f}", q.setting, q.source_url, q.source_detail,
+            q.confidence, q.matches_energy_run) for q in quality.scores)
+        return QualitySection(quality.benchmark, render_markdown(quality.note_md), table, chart,
+                              sources, unscored)
 
     def explorer(self, task: str) -> Explorer:
         d = self._deadline(task)
@@ -409,13 +483,13 @@ class Planner:
                         compare_url=self.urls.url(self.urls.compare) + f"?task={task}")
 
     def ranking_downloads(self, task: str, rows: Sequence[ranking.RankedRow], caption: str,
-                          ms: float, percentile: Percentile, gpu: str | None = None
-                          ) -> tuple[Link, ...]:
+                          ms: float, percentile: Percentile, gpu: str | None = None,
+                          by: str = "energy_per_token") -> tuple[Link, ...]:
         from jouleboard.present.downloads import RANK_COLUMNS, rank_record
 
-        records = [rank_record(r.rank, r.config, self.reg.models[r.config.model_id].nickname)
-                   for r in rows]
-        slug = deadline_slug(ms, percentile)
+        records = [rank_record(r.rank, r.config, self.reg.models[r.config.model_id].nickname,
+                               self.accuracy(task, r.config.model_id)) for r in rows]
+        slug = deadline_slug(ms, percentile) + ("" if by == "energy_per_token" else f"-by-{by}")
         links = []
         for ext in ("csv", "json"):
             path = self.urls.ranking_download(task, slug, ext, gpu)

@@ -16,6 +16,7 @@ from jouleboard.pages import (
     ModelTaskSection,
     Page,
     Planner,
+    QualitySource,
     config_label,
     latency_title,
 )
@@ -124,8 +125,14 @@ def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
         snippet = (f'<img src="{escape(p.urls.absolute(path))}" alt="{escape(alt)}" '
                    'width="240" height="96">')
         label = LabelRef(p.urls.url(path), energy.band, alt, snippet)
+    score = p.reg.accuracy(task, model_id)
+    quality = None if score is None else QualitySource(
+        info.nickname, p.urls.url(p.urls.model(model_id)), f"{score.accuracy_percent:.1f}",
+        score.setting, score.source_url, score.source_detail, score.confidence,
+        score.matches_energy_run)
     return ModelTaskSection(task_info.name, p.urls.url(p.urls.task(task)), f"task-{task}",
-                            standing, gpu_table, configs_table, pareto, lengths, label)
+                            standing, gpu_table, configs_table, pareto, lengths, label,
+                            quality)
 
 
 def model_page(p: Planner, model_id: str) -> Page:
@@ -179,7 +186,7 @@ def gpu_page(p: Planner, gpu: str) -> Page:
         rows = ranking.rank(p.by_task[task], d, gpus={gpu})
         table = ranking_table(f"ranking-{task}",
                               f"{task_info.name} on {gpu} only, at {p._deadline_text(task)}",
-                              rows, p.reg, p.urls)
+                              rows, p.reg, p.urls, task)
         comparisons = tuple(t for other in sorted(p.reg.gpus) if other != gpu
                             if (t := _comparison(p, gpu, other, best, task)) is not None)
         compared = {m for (m, g) in best if g == gpu} & \

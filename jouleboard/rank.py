@@ -16,9 +16,11 @@ is total and does not depend on input order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
+from jouleboard import metrics
 from jouleboard.records import Configuration, Percentile
 
 Objective = Callable[[Configuration], float]
@@ -26,6 +28,30 @@ Objective = Callable[[Configuration], float]
 
 def energy_per_token(c: Configuration) -> float:
     return c.energy_per_token_joules
+
+
+def energy_per_response(c: Configuration) -> float:
+    return c.energy_per_response_joules
+
+
+RANK_BY = ("energy_per_token", "energy_per_response", "energy_per_correct_answer")
+
+
+def objective_for(by: str, accuracy: Callable[[str], float | None]) -> Objective:
+    """The objective a ranking minimises. ``accuracy(model_id)`` gives a model's accuracy in
+    percent, or None; a model without one cannot be ranked by energy per correct answer
+    (its objective is infinite, and :func:`rank` leaves it out)."""
+    if by == "energy_per_token":
+        return energy_per_token
+    if by == "energy_per_response":
+        return energy_per_response
+    if by == "energy_per_correct_answer":
+        def per_correct_answer(c: Configuration) -> float:
+            acc = accuracy(c.model_id)
+            return math.inf if acc is None else metrics.energy_per_correct_answer(
+                c.energy_per_response_joules, acc)
+        return per_correct_answer
+    raise ValueError(f"unknown ranking metric {by!r}; valid: {', '.join(RANK_BY)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +114,8 @@ def rank(configs: Iterable[Configuration], deadline: Deadline,
 
     The browser's re-ranking (templates/assets/rank.js) implements the same rule; the
     shared cases in tests/ranking_cases.json keep the two in step."""
-    kept = eligible(configs, deadline, gpus, energy_budget_joules_per_token, precisions)
+    kept = [c for c in eligible(configs, deadline, gpus, energy_budget_joules_per_token,
+                                precisions) if math.isfinite(objective(c))]
     best = best_per_model(kept, deadline.percentile, objective)
     ordered = sorted(best.values(), key=lambda c: sort_key(c, deadline.percentile, objective))
     if top is not None:

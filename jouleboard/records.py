@@ -193,6 +193,29 @@ class SiteSettings(_Strict):
     attribution_md: Annotated[str, Field(max_length=5_000)] = ""
 
 
+class QualityScore(_Strict):
+    """A published accuracy figure of a model on a task's benchmark, with its source."""
+
+    model_id: str = Field(pattern=MODEL_ID_PATTERN)
+    accuracy_percent: Annotated[float, Field(gt=0, le=100)]
+    setting: Annotated[str, Field(min_length=1, max_length=500)]
+    source_url: str = Field(pattern=r"^https://[^\s\"'<>]{1,500}$")
+    source_detail: Annotated[str, Field(min_length=1, max_length=1000)]
+    confidence: Literal["high", "medium", "low"]
+    matches_energy_run: bool = Field(
+        default=True, description="The score was measured in the setting of the energy run "
+        "(e.g. the same reasoning mode).")
+
+
+class QualityFile(_Strict):
+    """data/quality/<task>.yaml."""
+
+    task: str = Field(pattern=TASK_ID_PATTERN)
+    benchmark: ShortText
+    note_md: Annotated[str, Field(max_length=5_000)] = ""
+    scores: list[QualityScore]
+
+
 class Release(_Strict):
     """A published data version (data/releases.yaml, newest first)."""
 

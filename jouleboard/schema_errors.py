@@ -64,7 +64,7 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
         elif kind == "date_value" or (kind == "string_pattern_mismatch" and loc
                                         and str(loc[-1]).endswith("date")):
             rule, hint = "value.bad-date", "give a calendar date as YYYY-MM-DD"
-        elif kind == "string_pattern_mismatch" and loc and loc[-1] == "url":
+        elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
             hint = "give the full https:// address"
         elif kind == "missing":

@@ -30,7 +30,12 @@ def test_rank_csv_prints_the_reference_table():
     out = run("rank", "--task", "gpqa", "--deadline-ms", "300", "--top", "7", "--format", "csv")
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
-    assert tuple(rows[0].keys()) == RANK_COLUMNS
+    # The columns the [core] issue fixes, in order, then the two [quality] adds.
+    assert tuple(rows[0].keys()) == (
+        "rank", "model_id", "nickname", "gpu_model", "num_gpus", "weight_precision",
+        "max_num_seqs", "median_itl_ms", "energy_per_token_joules", "tokens_per_joule",
+        "energy_per_response_joules", "avg_power_watts", "output_throughput_tokens_per_sec",
+        "accuracy_percent", "energy_per_correct_answer_joules") == RANK_COLUMNS
     got = [(r["nickname"], int(r["num_gpus"]), r["gpu_model"], r["weight_precision"],
             round(float(r["tokens_per_joule"]), 2), round(float(r["energy_per_token_joules"]), 4))
            for r in rows]

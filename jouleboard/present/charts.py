@@ -221,6 +221,33 @@ def compare_pareto(latency_title: str) -> Spec:
     return _finish(alt.layer(lines, points, _deadline_rule(alt), _deadline_label(alt)), 340)
 
 
+@template
+def accuracy_energy() -> Spec:
+    """Accuracy against energy per response (log x), one point per model, with the Pareto
+    front of models that no other beats on both."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table"))
+    x = alt.X("energy:Q", scale=alt.Scale(type="log"), axis=LOG_AXIS,
+              title="Energy per response (J, log)")
+    y = alt.Y("accuracy:Q", title="Accuracy (%, vendor-reported)",
+              scale=alt.Scale(zero=False))
+    front = base.transform_filter("datum.frontier").mark_line(
+        color=AXIS_GREY, strokeDash=[4, 3], interpolate="step-after").encode(
+        x=x, y=y, order="energy:Q")
+    points = base.mark_point(filled=True, size=90).encode(
+        x=x, y=y, color=alt.Color("builder:N", title="Builder",
+                                  scale=alt.Scale(range=GPU_COLORS),
+                                  legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("model:N", title="Model"),
+                 alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
+                 alt.Tooltip("energy:Q", title="J/response", format=",.0f"),
+                 alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f")])
+    labels = base.mark_text(align="left", dx=7, dy=-6, fontSize=10, color=AXIS_GREY).encode(
+        x=x, y=y, text="model:N")
+    return _finish(alt.layer(front, points, labels), 380)
+
+
 def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:
     """A page's chart: the template with its data and title (the template is not changed)."""
     spec = dict(template)

@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.present.formats import PRECISION_LABELS
 from jouleboard.records import Configuration
@@ -16,6 +17,7 @@ RANK_COLUMNS = (
     "rank", "model_id", "nickname", "gpu_model", "num_gpus", "weight_precision", "max_num_seqs",
     "median_itl_ms", "energy_per_token_joules", "tokens_per_joule", "energy_per_response_joules",
     "avg_power_watts", "output_throughput_tokens_per_sec",
+    "accuracy_percent", "energy_per_correct_answer_joules",
 )
 
 CONFIGURATION_COLUMNS = (
@@ -27,9 +29,15 @@ CONFIGURATION_COLUMNS = (
 )
 
 
-def rank_record(rank: int, c: Configuration, nickname: str) -> dict[str, Any]:
-    """A ranking row with exactly RANK_COLUMNS, in order, at full precision."""
-    values: dict[str, Any] = {"rank": rank, "nickname": nickname}
+def rank_record(rank: int, c: Configuration, nickname: str,
+                accuracy_percent: float | None = None) -> dict[str, Any]:
+    """A ranking row with exactly RANK_COLUMNS, in order, at full precision (accuracy and
+    energy per correct answer are None where no accuracy is published)."""
+    per_correct = None if accuracy_percent is None else metrics.energy_per_correct_answer(
+        c.energy_per_response_joules, accuracy_percent)
+    values: dict[str, Any] = {"rank": rank, "nickname": nickname,
+                              "accuracy_percent": accuracy_percent,
+                              "energy_per_correct_answer_joules": per_correct}
     return {k: values[k] if k in values else getattr(c, k) for k in RANK_COLUMNS}
 
 
@@ -75,4 +83,6 @@ def explore_payload(configs: Sequence[Configuration], registry: Registry,
         "gpus": {g: gpu_url(g) for g in sorted({c.gpu_model for c in configs})},
         "precisions": {p: PRECISION_LABELS.get(p, p)
                        for p in sorted({c.weight_precision for c in configs})},
+        "accuracy": {m: score.accuracy_percent for m in models
+                     if (score := registry.accuracy(configs[0].task, m)) is not None},
     }

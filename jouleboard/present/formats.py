@@ -34,6 +34,9 @@ FORMATS: dict[str, ColumnFormat] = {
     "avg_output_len_tokens": ColumnFormat("Avg. output", "tokens", 3),
     "avg_batch_size": ColumnFormat("Avg. batch", "", 3),
     "ratio": ColumnFormat("Ratio", "x", 3),
+    "accuracy_percent": ColumnFormat("Accuracy †", "%", higher_is_better=True, fixed_decimals=1),
+    "energy_per_correct_answer_joules": ColumnFormat("J/correct answer", "", 3,
+                                                     higher_is_better=False),
 }
 
 PRECISION_LABELS = {"bfloat16": "BF16", "float16": "FP16", "float32": "FP32", "fp8": "FP8",

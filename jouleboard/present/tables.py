@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.present.formats import FORMATS, format_value
 from jouleboard.rank import RankedRow
@@ -88,16 +89,37 @@ def metric_cells(c: Configuration, columns: Iterable[Column]) -> tuple[Cell, ...
     return tuple(num_cell(col, getattr(c, col.key)) for col in columns)
 
 
+ACCURACY = _num("accuracy_percent", title="Published benchmark accuracy (vendor-reported, "
+               "not measured with the energy run).")
+PER_CORRECT = _num("energy_per_correct_answer_joules",
+                   title="Energy per response divided by accuracy. Lower is better.")
+
+
+def quality_cells(task: str | None, c: Configuration, registry: Registry) -> tuple[Cell, ...]:
+    """Accuracy and J per correct answer; a dash (never a zero) where none is published."""
+    score = registry.accuracy(task, c.model_id) if task else None
+    if score is None:
+        return (Cell(None, "–"), Cell(None, "–"))
+    per_correct = metrics.energy_per_correct_answer(c.energy_per_response_joules,
+                                                    score.accuracy_percent)
+    return (Cell(score.accuracy_percent, f"{score.accuracy_percent:.1f}"),
+            num_cell(PER_CORRECT, per_correct))
+
+
 def ranking_table(table_id: str, caption: str, rows: Sequence[RankedRow], registry: Registry,
-                  urls: Urls) -> Table:
-    """The leaderboard table: one row per model, its chosen configuration."""
-    columns = (RANK, MODEL, GPU, PRECISION, *METRIC_COLUMNS, BATCH)
+                  urls: Urls, task: str | None = None) -> Table:
+    """The leaderboard table: one row per model, its chosen configuration. Tasks with
+    published accuracy (data/quality/) get two more columns at the end."""
+    quality = task is not None and task in registry.quality
+    columns = (RANK, MODEL, GPU, PRECISION, *METRIC_COLUMNS, BATCH,
+               *((ACCURACY, PER_CORRECT) if quality else ()))
     body = tuple(
         (num_cell(RANK, r.rank), model_cell(r.config.model_id, registry, urls),
          gpu_cell(r.config, urls),
          Cell(r.config.weight_precision, format_value("weight_precision",
                                                        r.config.weight_precision)),
-         *metric_cells(r.config, (*METRIC_COLUMNS, BATCH)))
+         *metric_cells(r.config, (*METRIC_COLUMNS, BATCH)),
+         *(quality_cells(task, r.config, registry) if quality else ()))
         for r in rows)
     return Table(table_id, caption, columns, body)
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 import random
 from array import array
-from bisect import bisect_left
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 ITL_PERCENTILES = (50.0, 90.0, 95.0, 99.0)
 
@@ -61,14 +62,13 @@ def smooth_itl(itl_s: Sequence[float]) -> list[float]:
 
 def order_statistics(values: Sequence[float], ranks: Iterable[int], *,
                      sort_limit: int = 1 << 16, sample_size: int = 1 << 16,
-                     margin_sigmas: float = 6.0, block: int = 1 << 16) -> dict[int, float]:
+                     margin_sigmas: float = 6.0) -> dict[int, float]:
     """``sorted(values)[r]`` for each 0-based rank r, exactly, without sorting all values.
 
     A seeded random sample brackets each rank with a value window (``margin_sigmas``
-    binomial standard deviations wide). One pass over sorted blocks of ``block`` values
-    counts the values below each window and keeps those inside; only the windows are sorted
-    in full. Should a rank fall outside its window (a sample that far off), every value is
-    sorted: the answer is exact either way.
+    binomial standard deviations wide); one pass counts the values below each window and
+    keeps those inside, and only the windows are sorted. Should a rank fall outside its
+    window (a sample that far off), every value is sorted: the answer is exact either way.
     """
     wanted, n = sorted(set(ranks)), len(values)
     if n <= sort_limit:
@@ -78,38 +78,38 @@ def order_statistics(values: Sequence[float], ranks: Iterable[int], *,
     # With replacement: no index list or set, just the sampled floats.
     sample = sorted(values[rng.randrange(n)] for _ in range(sample_size))
     last = len(sample) - 1
-    windows: list[tuple[float, float]] = []  # [lo, hi) around each wanted rank
+    windows: list[tuple[float, float]] = []  # half-open [lo, hi) around each wanted rank
     for r in wanted:
         f = r / (n - 1)
         margin = margin_sigmas * math.sqrt(f * (1 - f) * len(sample)) + 2
         lo, hi = math.floor(f * last - margin), math.ceil(f * last + margin)
         windows.append((-math.inf if lo <= 0 else sample[lo],
                         math.inf if hi >= last else math.nextafter(sample[hi], math.inf)))
-    merged: list[tuple[float, float]] = []  # overlapping windows as one: p50's two ranks
+    merged: list[tuple[float, float]] = []  # overlapping windows as one (p50's two ranks)
     for lo_v, hi_v in sorted(windows):
         if merged and lo_v <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(hi_v, merged[-1][1]))
         else:
             merged.append((lo_v, hi_v))
-    below = [0] * len(merged)
+    edges = [e for window in merged for e in window]  # strictly increasing
+    counts = [0] * (len(edges) + 1)
     inside = [array("d") for _ in merged]
-    for start in range(0, n, block):
-        chunk = sorted(values[start:start + block])
-        for w, (lo_v, hi_v) in enumerate(merged):
-            a, b = bisect_left(chunk, lo_v), bisect_left(chunk, hi_v)
-            below[w] += a
-            inside[w].extend(chunk[a:b])
+    for v in values:
+        k = bisect_right(edges, v)  # odd k: inside window k // 2
+        counts[k] += 1
+        if k & 1:
+            inside[k >> 1].append(v)
+    starts = list(accumulate(counts, initial=0))  # starts[k]: values below bucket k
     ordered_windows: dict[int, list[float]] = {}
     result: dict[int, float] = {}
     for r in wanted:
-        holding = [w for w in range(len(merged)) if below[w] <= r < below[w] + len(inside[w])]
-        if not holding:
+        k = bisect_right(starts, r) - 1  # the bucket holding rank r
+        if not k & 1:
             ordered = sorted(values)
             return {r: ordered[r] for r in wanted}
-        w = holding[0]
-        if w not in ordered_windows:
-            ordered_windows[w] = sorted(inside[w])  # sorted runs: timsort merges them
-        result[r] = ordered_windows[w][r - below[w]]
+        if k not in ordered_windows:
+            ordered_windows[k] = sorted(inside[k >> 1])
+        result[r] = ordered_windows[k][r - starts[k]]
     return result
 
 

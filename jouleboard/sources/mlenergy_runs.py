@@ -10,11 +10,11 @@ find runs -> read each run -> stability filter -> measurement documents -> the c
 measurement file gets (validate.check_measurement), so raw runs meet the same bounds.
 
 Decisions (each tested in tests/test_raw_runs.py):
-- ITL smoothing: a positive gap g followed by k zeros is one chunk of k+1 tokens, each g/(k+1).
-  Zeros before the first positive gap arrived in the first chunk with the first token; their
-  wait is the time to first token, not an inter-token gap, so they are dropped.
-- Percentiles: numpy.percentile's default ("linear"), exact, from a float array of the gaps
-  without a sorted copy of it (:func:`order_statistics`).
+- ITL smoothing (sources/itl.py): a positive gap g followed by k zeros is one chunk of k+1
+  tokens, each g/(k+1). Zeros before the first positive gap arrived in the first chunk, with
+  the first token; their wait is the time to first token, not an inter-token gap: dropped.
+- ITL percentiles: numpy.percentile's default ("linear"), exact, from a float array of the
+  successful requests' gaps without a sorted copy of it (sources/itl.py).
 - Stability (docs/metrics.md) drops runs with *warnings*, not errors: the data stays
   publishable, every dropped run is reported (strict mode turns warnings into failures).
 - No prometheus.json: no average batch size, so the batch-utilisation rule cannot be checked.
@@ -32,6 +32,7 @@ Decisions (each tested in tests/test_raw_runs.py):
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,7 +44,6 @@ from jouleboard.config import Registry
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.problems import Problem, ValidationFailed, pointer
 from jouleboard.records import SCHEMA_VERSION, Configuration, SiteSettings
-from jouleboard.sources.itl import ItlStats, percentiles, smooth_itl
 from jouleboard.sources.mlenergy_site import measurement_path
 from jouleboard.sources.run_results import (
     BATCH_METRIC,
@@ -61,7 +61,6 @@ MIN_STEADY_WINDOW_S = 20.0
 MIN_BATCH_UTILISATION = 0.85
 UNSTABLE_RULES = ("run.unstable-short-window", "run.unstable-nonpositive-energy",
                   "run.unstable-low-batch")
-__all__ = ["ItlStats", "RunResults", "percentiles", "smooth_itl"]  # re-exported
 
 _PARALLEL_KEYS = {"tensor_parallel": ("tensor_parallel", "tensor_parallel_size", "tp"),
                   "expert_parallel": ("expert_parallel", "expert_parallel_size", "ep"),
@@ -274,10 +273,19 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
             problems.append(Problem(_shown(given), "", "run.none-found",
                                     "no run directory at or below this path",
                                     f"expected {LAYOUT} holding results.json"))
-    return [found[k] for k in sorted(found)], problems
+    unique: dict[str, RunLocation] = {}  # by source: two copies of one tree are one run
+    for key in sorted(found):
+        loc = found[key]
+        first = unique.setdefault(loc.source, loc)
+        if first is not loc:
+            problems.append(Problem(_shown(loc.run_dir), "", "run.duplicate-run",
+                                    f"the same run as {_shown(first.run_dir)}",
+                                    "give each run once; are these two copies of one tree?"))
+    return list(unique.values()), problems
 
 
 # --- reading a run --------------------------------------------------------------------------
+
 
 def _mismatches(loc: RunLocation, params: RuntimeParams, r: RunResults,
                 shown: str) -> list[Problem]:
@@ -500,8 +508,6 @@ def plan_import(report: RunsReport, data_dir: Path,
                 existing: Iterable[Configuration]) -> tuple[dict[str, str], list[Problem]]:
     """File texts by path relative to ``data_dir``, and what forbids writing them: a file
     there from another source, or a configuration the data folder already has."""
-    import json
-
     files: dict[str, str] = {}
     problems: list[Problem] = []
     for p in report.published:

@@ -83,7 +83,7 @@
     return cell(m.nickname, m.nickname, { href: m.url, note: m.builder, key: "model" });
   }
 
-  function rankingRow(row, data, percentile) {
+  function rankingRow(row, data, percentile, withQuality = false) {
     const c = row.config;
     const tr = document.createElement("tr");
     tr.append(
@@ -98,6 +98,15 @@
       cell(R.latency(c, percentile), fmt.sig(R.latency(c, percentile)), { numeric: true }),
       cell(c.max_num_seqs, fmt.int(c.max_num_seqs), { numeric: true }),
     );
+    if (withQuality) {  // the table has accuracy and J/correct answer columns
+      const accuracy = (data.accuracy || {})[c.model_id];
+      if (accuracy === undefined) tr.append(cell("None", "–"), cell("None", "–"));
+      else {
+        const perCorrect = c.energy_per_response_joules / (accuracy / 100);
+        tr.append(cell(accuracy, grouped(accuracy, 1), { numeric: true }),
+          cell(perCorrect, fmt.sig(perCorrect), { numeric: true }));
+      }
+    }
     return tr;
   }
 
@@ -268,7 +277,8 @@
       };
       const rows = R.rank(data.configs, options);
       const text = deadlineText(state.deadline, state.pct);
-      fillBody(table, rows.map((r) => rankingRow(r, data, state.pct)),
+      const withQuality = table.tHead.rows[0].cells.length > 9;
+      fillBody(table, rows.map((r) => rankingRow(r, data, state.pct, withQuality)),
         "No configuration meets this deadline.");
       table.caption.textContent = `${d.taskName}: every model at ${text}`;
       const latencyHeader = table.tHead.rows[0].cells[7].querySelector("button") ||
