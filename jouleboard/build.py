@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from jouleboard.pages import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBo
 from jouleboard.present.downloads import explore_payload, to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
+from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.releases import (
     atom_feed,
     changelog_page,
@@ -37,6 +39,7 @@ class BuildSummary:
     written: int = 0
     linked: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable
 
     def __str__(self) -> str:
         stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
@@ -63,15 +66,20 @@ def _hashed(name: str, content: str) -> str:
 
 def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                project: Path | None = None, cache: Path = DEFAULT_CACHE,
-               preview: bool = False) -> BuildSummary:
-    """Build the site from ``data_dir`` into ``out``; on invalid data nothing is written.
+               preview: bool = False, runs: Sequence[Path] = (),
+               strict: bool = False) -> BuildSummary:
+    """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
+    on invalid data, or any warning when ``strict``, nothing is written.
 
     ``project`` holds templates/ and content/ (default: see :func:`find_project`).
     """
     project = project or find_project(data_dir)
     summary = BuildSummary(out)
     timer = _Timer(summary)
-    data = load_dataset(data_dir)
+    data = load_dataset(data_dir, runs=runs)
+    if strict and data.warnings:
+        raise ValidationFailed(list(data.warnings))
+    summary.warnings = data.warnings
     timer.done("load+validate")
     site_settings = data.registry.site
     urls = Urls(base_url or site_settings.base_url, site_settings.site_url)

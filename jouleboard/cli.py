@@ -34,11 +34,17 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--base-url", help="URL path the site is served under, e.g. /leaderboard/")
     b.add_argument("--project", type=Path, default=None,
                    help="folder with templates/ and content/ (default: beside --data)")
+    b.add_argument("--runs", type=Path, action="append", default=[], metavar="RUN_DIR",
+                   help="raw ML.ENERGY benchmark runs to publish with the measurement files "
+                        "(run/ or any folder below it; repeatable)")
+    b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
 
     v = sub.add_parser("validate", help="check measurement files and registries")
     v.add_argument("paths", nargs="*", type=Path,
-                   help="data folders, or measurement files/folders checked against --data")
+                   help="data folders, or measurement files/folders or raw ML.ENERGY run "
+                        "trees checked against --data")
     v.add_argument("--data", type=Path, default=Path("data"))
+    v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
     v.add_argument("--format", choices=("text", "github"), default="text",
                    help="github: also print problems as GitHub Actions error annotations")
 
@@ -77,6 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser("import-mlenergy", help="convert ML.ENERGY leaderboard site data")
     i.add_argument("src", type=Path, help="folder with index.json, tasks/ and models/")
     i.add_argument("--out", type=Path, default=Path("data"))
+
+    ir = sub.add_parser("import-runs", help="convert raw ML.ENERGY benchmark runs into "
+                                            "measurement files")
+    ir.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR",
+                    help="run/ or any folder below it, down to one run directory")
+    ir.add_argument("--out", type=Path, default=Path("data"),
+                    help="data folder to add the files to (its registries are used)")
+    for name in ("dataset", "version", "date", "license", "citation"):
+        ir.add_argument(f"--{name}", default=None,
+                        help=f"provenance {name} (default: from site.yaml, license NOASSERTION)")
     return p
 
 
@@ -91,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _rank(args)
         if args.command == "import-mlenergy":
             return _import(args)
+        if args.command == "import-runs":
+            return _import_runs(args)
         if args.command == "schema":
             return _schema(args)
         if args.command == "diff":
@@ -116,26 +134,44 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _build(args: argparse.Namespace) -> int:
     from jouleboard.build import build_site
 
-    summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project)
+    summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
+                         runs=args.runs, strict=args.strict)
+    _warn(summary.warnings, strict=False)
     print(summary)
     return 0
 
 
+def _warn(warnings: Sequence[Problem], strict: bool) -> None:
+    """Print warnings (dropped runs); in strict mode they fail like errors."""
+    if strict and warnings:
+        raise ValidationFailed(list(warnings))
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+
+
 def _validate(args: argparse.Namespace) -> int:
     from jouleboard.dataset import load_dataset
+    from jouleboard.sources.mlenergy_runs import is_run_tree
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
-    extra = [p for p in args.paths if not (p / "site.yaml").exists()]
+    others = [p for p in args.paths if not (p / "site.yaml").exists()]
+    runs = [p for p in others if is_run_tree(p)]
+    extra = [p for p in others if p not in runs]
     problems = []
+    warnings: list[Problem] = []
     total = 0
     for data in data_dirs:
         try:
-            total += len(load_dataset(data, extra).configurations)
+            dataset = load_dataset(data, extra, runs)
+            total += len(dataset.configurations)
+            warnings.extend(dataset.warnings)
         except ValidationFailed as e:
             problems.extend(e.problems)
     if problems:
         raise ValidationFailed(problems)
-    print(f"ok: {total} configurations valid")
+    _warn(warnings, args.strict)
+    dropped = f" ({len(warnings)} runs dropped: see the warnings)" if warnings else ""
+    print(f"ok: {total} configurations valid{dropped}")
     return 0
 
 
@@ -161,6 +197,18 @@ def _rank(args: argparse.Namespace) -> int:
                                                and args.energy_budget > 0):
         raise UsageError(f"--energy-budget must be a positive J/token, got {args.energy_budget}")
     deadline = Deadline(deadline_ms, args.percentile or task.default_deadline.percentile)
+    if task.kind == "diffusion":
+        # --deadline-ms applies to batch latency; there are no percentiles.
+        from jouleboard.pages_diffusion import DIFFUSION_RANK_COLUMNS
+        from jouleboard.pages_diffusion import rank_record as diffusion_record
+
+        drows = rank(data.for_diffusion_task(args.task), deadline, gpus=set(gpus),
+                     top=args.top, energy_budget_joules_per_token=args.energy_budget)
+        records = [diffusion_record(r.rank, r.config, reg.models[r.config.model_id].nickname)
+                   for r in drows]
+        sys.stdout.write(format_rank(records, args.format, DIFFUSION_RANK_COLUMNS))
+        return 0
+
     def accuracy(model_id: str) -> float | None:
         score = reg.accuracy(args.task, model_id)
         return score.accuracy_percent if score else None
@@ -180,14 +228,15 @@ def _rank(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_rank(records: list[dict[str, object]], fmt: str) -> str:
+def format_rank(records: list[dict[str, object]], fmt: str,
+                columns: Sequence[str] = RANK_COLUMNS) -> str:
     if fmt == "json":
         return to_json(records)
     if fmt == "csv":
-        return to_csv(RANK_COLUMNS, records)
+        return to_csv(columns, records)
     from jouleboard.present.formats import format_value
 
-    header = list(RANK_COLUMNS)
+    header = list(columns)
     body = [[format_value(k, r[k]) for k in header] for r in records]
     widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h)
               for i, h in enumerate(header)]
@@ -209,6 +258,25 @@ def _import(args: argparse.Namespace) -> int:
     for task, n in counts.items():
         print(f"{task}: {n} configurations")
     print(f"wrote {sum(counts.values())} measurement files to {args.out / 'measurements'}")
+    return 0
+
+
+def _import_runs(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from jouleboard.config import load_registry
+    from jouleboard.sources.mlenergy_runs import RunProvenance, import_runs
+
+    registry, problems = load_registry(args.out)
+    if registry is None:
+        raise ValidationFailed(problems)
+    given = {k: getattr(args, k) for k in ("dataset", "version", "date", "license", "citation")
+             if getattr(args, k) is not None}
+    provenance = dataclasses.replace(RunProvenance.for_site(registry.site), **given)
+    summary = import_runs(args.runs, args.out, provenance)
+    _warn(summary.warnings, strict=False)
+    print(f"wrote {len(summary.written)} measurement files to {args.out / 'measurements'}"
+          + (f"; {len(summary.warnings)} runs dropped" if summary.warnings else ""))
     return 0
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from jouleboard.config import Registry, load_registry
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.records import Configuration
+from jouleboard.records import Configuration, DiffusionConfiguration, Record
+from jouleboard.sources.mlenergy_runs import load_runs
 from jouleboard.validate import check_duplicates, check_measurement, read_json
 
 MEASUREMENTS_DIR = "measurements"
@@ -19,10 +20,21 @@ MEASUREMENTS_DIR = "measurements"
 class Dataset:
     registry: Registry
     # Sorted by what a configuration is, not by file name: renaming files changes nothing.
-    configurations: tuple[Configuration, ...]
+    configurations: tuple[Record, ...]
+    warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable: reported, not fatal
 
     def for_task(self, task: str) -> list[Configuration]:
-        return [c for c in self.configurations if c.task == task]
+        """An LLM/MLLM task's configurations."""
+        return [c for c in self.configurations
+                if c.task == task and isinstance(c, Configuration)]
+
+    def for_diffusion_task(self, task: str) -> list[DiffusionConfiguration]:
+        return [c for c in self.configurations
+                if c.task == task and isinstance(c, DiffusionConfiguration)]
+
+    @property
+    def token_configurations(self) -> list[Configuration]:
+        return [c for c in self.configurations if isinstance(c, Configuration)]
 
 
 def shown_path(path: Path) -> str:
@@ -60,14 +72,16 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
     return sorted(set(found)), problems
 
 
-def load_dataset(data_dir: Path, extra: Iterable[Path] = ()) -> Dataset:
-    """Read and validate everything; raise ValidationFailed listing every problem."""
+def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
+                 runs: Iterable[Path] = ()) -> Dataset:
+    """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
+    ``runs``); raise ValidationFailed listing every problem."""
     registry, problems = load_registry(data_dir)
     if registry is None:
         raise ValidationFailed(problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
     files, problems = measurement_files(roots)
-    configs: list[Configuration] = []
+    configs: list[Record] = []
     shown: dict[str, str] = {}
     for path in files:
         name = shown_path(path)
@@ -82,8 +96,13 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = ()) -> Dataset:
             if config is not None:
                 configs.append(config)
         problems.extend(file_problems)
+    report = load_runs(runs, registry)
+    configs.extend(report.configurations)
+    shown.update(report.shown)
+    problems.extend(report.errors)
     problems.extend(check_duplicates(configs, shown))
     if problems:
         raise ValidationFailed(problems)
     return Dataset(registry=registry,
-                   configurations=tuple(sorted(configs, key=lambda c: (c.identity, c.source))))
+                   configurations=tuple(sorted(configs, key=lambda c: (c.identity, c.source))),
+                   warnings=report.warnings)

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import Any
 
 from jouleboard import metrics
 from jouleboard.dataset import Dataset, load_dataset
@@ -57,7 +58,7 @@ def base_data(base: str, data_dir: Path) -> Iterator[Path]:
         yield Path(tmp) / inside
 
 
-def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow]]:
+def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
     """Every ranking the site publishes: per task, default and preset deadlines."""
     views = {}
     gpus = set(data.registry.site.default_gpus)
@@ -70,14 +71,21 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow]]:
     return views
 
 
+def _eff(c: Any) -> float:
+    """Outputs per joule (tokens, images or videos): the figure the tables show."""
+    return 1.0 / float(c.energy_per_output_joules)
+
+
 def _name(data: Dataset, model_id: str) -> str:
     info = data.registry.models.get(model_id)
     return info.nickname if info else model_id
 
 
-def _config_text(c: Configuration) -> str:
+def _config_text(c: Any) -> str:
+    setting = (f"max_num_seqs {c.max_num_seqs}" if isinstance(c, Configuration)
+               else f"batch {c.batch_size}, {c.inference_steps} steps")
     return (f"{c.task}: {c.model_id} on {c.num_gpus}x {c.gpu_model}, {c.weight_precision}, "
-            f"max_num_seqs {c.max_num_seqs}" + (f", repeat {c.repeat}" if c.repeat > 1 else ""))
+            f"{setting}" + (f", repeat {c.repeat}" if c.repeat > 1 else ""))
 
 
 def _listing(title: str, items: list[str]) -> list[str]:
@@ -108,14 +116,14 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     removed = sorted(old.keys() - new.keys())
     changed = []
     for key in sorted(old.keys() & new.keys()):
-        a, b = old[key].energy_per_token_joules, new[key].energy_per_token_joules
+        a, b = old[key].energy_per_output_joules, new[key].energy_per_output_joules
         if metrics.relative_difference(a, b) > threshold:
-            changed.append(f"{_config_text(new[key])}: J/token {a:.4g} → {b:.4g} "
+            changed.append(f"{_config_text(new[key])}: J/output {a:.4g} → {b:.4g} "
                            f"({(b - a) / a:+.1%})")
     old_models = {c.model_id for c in old.values()}
     new_models = {c.model_id for c in new.values()}
     out.append(f"{len(added)} configuration(s) added, {len(removed)} removed, {len(changed)} "
-               f"changed by more than {threshold:.0%} in J/token.")
+               f"changed by more than {threshold:.0%} in energy per output.")
     out.append("")
     out += _listing("New models", [f"{_name(head.data, m)} (`{m}`)"
                                    for m in sorted(new_models - old_models)])
@@ -136,7 +144,8 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     return "\n".join(out)
 
 
-def _rank_moves(before: list[RankedRow], after: list[RankedRow], data: Dataset) -> list[str]:
+def _rank_moves(before: list[RankedRow[Any]], after: list[RankedRow[Any]],
+                data: Dataset) -> list[str]:
     old = {r.config.model_id: r for r in before}
     new = {r.config.model_id: r for r in after}
     lines = []
@@ -144,17 +153,17 @@ def _rank_moves(before: list[RankedRow], after: list[RankedRow], data: Dataset) 
         o = old.get(r.config.model_id)
         if o is None:
             lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | new | "
-                         f"{r.config.tokens_per_joule:.2f} |")
+                         f"{_eff(r.config):.2f} |")
         elif o.rank != r.rank or o.config.identity != r.config.identity or \
-                o.config.tokens_per_joule != r.config.tokens_per_joule:
+                _eff(o.config) != _eff(r.config):
             move = "=" if o.rank == r.rank else ("↑" if r.rank < o.rank else "↓")
             lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | {move} from "
-                         f"{o.rank} | {o.config.tokens_per_joule:.2f} → "
-                         f"{r.config.tokens_per_joule:.2f} |")
+                         f"{o.rank} | {_eff(o.config):.2f} → "
+                         f"{_eff(r.config):.2f} |")
     for model_id, o in old.items():
         if model_id not in new:
             lines.append(f"| – | {model_id} | dropped out (was {o.rank}) | "
-                         f"{o.config.tokens_per_joule:.2f} → – |")
+                         f"{_eff(o.config):.2f} → – |")
     if not lines:
         return []
-    return ["| rank | model | move | tokens/J |", "|---:|---|---|---:|", *lines]
+    return ["| rank | model | move | outputs/J |", "|---:|---|---|---:|", *lines]

@@ -21,7 +21,14 @@ from jouleboard.present.tables import (
     num_cell,
     ranking_table,
 )
-from jouleboard.records import PERCENTILES, Configuration, Percentile, TaskInfo
+from jouleboard.records import (
+    PERCENTILES,
+    Configuration,
+    DiffusionConfiguration,
+    Percentile,
+    Record,
+    TaskInfo,
+)
 from jouleboard.urls import Urls, chart_id, deadline_slug
 
 PERCENTILE_WORDS = {"p50": "median", "p90": "p90", "p95": "p95", "p99": "p99"}
@@ -59,6 +66,10 @@ class TaskSection:
     deadline_text: str
     table: Table
     chart: ChartRef | None
+    group: str = ""
+
+
+GROUPS = {"llm": "Text", "mllm": "Multimodal", "diffusion": "Image and video generation"}
 
 
 @dataclass(frozen=True)
@@ -110,8 +121,8 @@ class TaskBody:
     scatter: ChartRef
     bar: ChartRef | None
     downloads: tuple[Link, ...]
-    explorer: Explorer
-    calculator: Calculator
+    explorer: Explorer | None  # token tasks only
+    calculator: Calculator | None
     quality: QualitySection | None
 
 
@@ -292,17 +303,31 @@ class Planner:
     def __init__(self, data: Dataset, urls: Urls) -> None:
         self.data, self.reg, self.urls = data, data.registry, urls
         self.plan = Plan()
-        self.by_task: dict[str, list[Configuration]] = {t: [] for t in self.reg.tasks}
-        self.by_model: dict[str, dict[str, list[Configuration]]] = {}  # model -> task -> cs
+        diffusion = {t for t, info in self.reg.tasks.items() if info.kind == "diffusion"}
+        # LLM/MLLM tasks; text-to-image and text-to-video live in diffusion_by_task.
+        self.by_task: dict[str, list[Configuration]] = {
+            t: [] for t in self.reg.tasks if t not in diffusion}
+        self.diffusion_by_task: dict[str, list[DiffusionConfiguration]] = {
+            t: [] for t in diffusion}
+        self.by_model: dict[str, dict[str, list[Record]]] = {}  # model -> task -> configs
         for c in data.configurations:
-            self.by_task[c.task].append(c)
+            if isinstance(c, Configuration):
+                self.by_task[c.task].append(c)
+            else:
+                self.diffusion_by_task[c.task].append(c)
             self.by_model.setdefault(c.model_id, {}).setdefault(c.task, []).append(c)
         self.gpu_counts = Counter(c.gpu_model for c in data.configurations)
-        self.best_by_gpu = {t: ranking.best_per_model_and_gpu(cs, self._deadline(t))
-                            for t, cs in self.by_task.items()}
+        self.best_by_gpu: dict[str, dict[tuple[str, str], Any]] = {
+            **{t: ranking.best_per_model_and_gpu(cs, self._deadline(t))
+               for t, cs in self.by_task.items()},
+            **{t: ranking.best_per_model_and_gpu(ds, self._deadline(t))
+               for t, ds in self.diffusion_by_task.items()}}
         self.default_gpus = set(self.reg.site.default_gpus)
         self.rankings = {t: ranking.rank(cs, self._deadline(t), gpus=self.default_gpus)
                          for t, cs in self.by_task.items()}
+        self.diffusion_rankings = {
+            t: ranking.rank(cs, self._deadline(t), gpus=self.default_gpus)
+            for t, cs in self.diffusion_by_task.items()}
 
     def _deadline(self, task: str) -> ranking.Deadline:
         d = self.reg.tasks[task].default_deadline
@@ -310,6 +335,8 @@ class Planner:
 
     def _deadline_text(self, task: str) -> str:
         d = self._deadline(task)
+        if self.reg.tasks[task].kind == "diffusion":
+            return f"batch latency ≤ {d.ms / 1000:g} s"
         return deadline_text(d.ms, d.percentile)
 
     # --- charts -------------------------------------------------------------------------
@@ -367,15 +394,24 @@ class Planner:
         return self.plan
 
     def home_page(self) -> Page:
+        from jouleboard.pages_diffusion import diffusion_bar_chart, diffusion_top_table
+
         sections = []
-        for task, info in self.reg.tasks.items():
-            rows = self.rankings[task][: self.reg.site.top_n]
-            table = ranking_table(f"ranking-{task}",
-                                  f"{info.name}: top {len(rows)} at {self._deadline_text(task)}",
-                                  rows, self.reg, self.urls, task)
+        kinds = {"llm": 0, "mllm": 1, "diffusion": 2}
+        for task, info in sorted(self.reg.tasks.items(), key=lambda t: kinds[t[1].kind]):
+            caption = f"{info.name}: top {{}} at {self._deadline_text(task)}"
+            if info.kind == "diffusion":
+                table, chart = diffusion_top_table(self, task, caption), \
+                    diffusion_bar_chart(self, task)
+            else:
+                rows = self.rankings[task][: self.reg.site.top_n]
+                table = ranking_table(f"ranking-{task}", caption.format(len(rows)), rows,
+                                      self.reg, self.urls, task)
+                chart = self.bar_chart(task)
             sections.append(TaskSection(info.name, self.urls.url(self.urls.task(task)),
                                         render_markdown(info.description_md),
-                                        self._deadline_text(task), table, self.bar_chart(task)))
+                                        self._deadline_text(task), table, chart,
+                                        GROUPS[info.kind]))
         site = self.reg.site
         intro = (
             "Each row is a model's most energy-efficient serving configuration that still "
@@ -388,6 +424,10 @@ class Planner:
 
     def task_page(self, task: str) -> Page:
         info: TaskInfo = self.reg.tasks[task]
+        if info.kind == "diffusion":
+            from jouleboard.pages_diffusion import diffusion_task_page
+
+            return diffusion_task_page(self, task)
         d = self._deadline(task)
         rows = self.rankings[task]
         table = ranking_table(f"ranking-{task}",
@@ -482,7 +522,8 @@ class Planner:
                         top_n=self.reg.site.top_n,
                         compare_url=self.urls.url(self.urls.compare) + f"?task={task}")
 
-    def ranking_downloads(self, task: str, rows: Sequence[ranking.RankedRow], caption: str,
+    def ranking_downloads(self, task: str, rows: Sequence[ranking.RankedRow[Configuration]],
+                          caption: str,
                           ms: float, percentile: Percentile, gpu: str | None = None,
                           by: str = "energy_per_token") -> tuple[Link, ...]:
         from jouleboard.present.downloads import RANK_COLUMNS, rank_record
@@ -510,6 +551,8 @@ class Planner:
     def compare_page(self) -> Page:
         tasks = []
         for task, info in self.reg.tasks.items():
+            if info.kind == "diffusion":
+                continue  # the comparison tool re-ranks token tasks
             d = self._deadline(task)
             path = self.urls.explore_data(task)
             self.plan.explore_data[path] = task
@@ -574,11 +617,12 @@ class Planner:
                         "alone and compares each model across GPUs.", table))
 
     def configuration_downloads(self) -> list[Download]:
+        from jouleboard.pages_diffusion import configuration_downloads
         from jouleboard.present.downloads import CONFIGURATION_COLUMNS, configuration_record
 
-        records = [configuration_record(c, self.reg) for c in self.data.configurations]
+        records = [configuration_record(c, self.reg) for c in self.data.token_configurations]
         return [Download(self.urls.configurations_download(ext), CONFIGURATION_COLUMNS, records)
-                for ext in ("csv", "json")]
+                for ext in ("csv", "json")] + configuration_downloads(self)
 
 
 def plan_site(data: Dataset, urls: Urls) -> Plan:

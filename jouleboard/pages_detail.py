@@ -54,7 +54,7 @@ def _lengths(configs: list[Configuration]) -> tuple[tuple[float, ...], list[int]
 def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
     info, task_info = p.reg.models[model_id], p.reg.tasks[task]
     d = p._deadline(task)
-    configs = sorted(p.by_model[model_id][task],
+    configs = sorted((c for c in p.by_model[model_id][task] if isinstance(c, Configuration)),
                      key=lambda c: (c.gpu_model, c.num_gpus, c.weight_precision,
                                     c.max_num_seqs, c.repeat))
     rows = p.rankings[task]
@@ -112,19 +112,9 @@ def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
             "all configurations")
     label = None
     if mine is not None:
-        best = rows[0].config.tokens_per_joule
-        energy = EnergyLabel(band(mine.config.tokens_per_joule, best),
-                             mine.config.tokens_per_joule, best, info.nickname, task_info.name,
-                             f"data {p.reg.site.data_date}",
+        label = energy_label(p, model_id, task, mine.config.tokens_per_joule,
+                             rows[0].config.tokens_per_joule, "tokens/J",
                              f"{PERCENTILE_WORDS[d.percentile]} ITL ≤ {d.ms:g} ms")
-        path = p.urls.label(model_id, task)
-        p.plan.labels[path] = label_svg(energy)
-        alt = (f"Energy label {energy.band} for {info.nickname} on {task_info.name}: "
-               f"{energy.tokens_per_joule:.2f} tokens per joule, best {best:.2f}, at "
-               f"{p._deadline_text(task)}")
-        snippet = (f'<img src="{escape(p.urls.absolute(path))}" alt="{escape(alt)}" '
-                   'width="240" height="96">')
-        label = LabelRef(p.urls.url(path), energy.band, alt, snippet)
     score = p.reg.accuracy(task, model_id)
     quality = None if score is None else QualitySource(
         info.nickname, p.urls.url(p.urls.model(model_id)), f"{score.accuracy_percent:.1f}",
@@ -133,6 +123,29 @@ def _model_section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
     return ModelTaskSection(task_info.name, p.urls.url(p.urls.task(task)), f"task-{task}",
                             standing, gpu_table, configs_table, pareto, lengths, label,
                             quality)
+
+
+def energy_label(p: Planner, model_id: str, task: str, value: float, best: float, unit: str,
+                 deadline_short: str) -> LabelRef:
+    """The A-G label of a model on a task (present/labels.py), written as an SVG file."""
+    info, task_info = p.reg.models[model_id], p.reg.tasks[task]
+    energy = EnergyLabel(band(value, best), value, best, unit, info.nickname, task_info.name,
+                         f"data {p.reg.site.data_date}", deadline_short)
+    path = p.urls.label(model_id, task)
+    p.plan.labels[path] = label_svg(energy)
+    alt = (f"Energy label {energy.band} for {info.nickname} on {task_info.name}: "
+           f"{value:.2f} {unit}, best {best:.2f}, at {p._deadline_text(task)}")
+    snippet = (f'<img src="{escape(p.urls.absolute(path))}" alt="{escape(alt)}" '
+               'width="240" height="96">')
+    return LabelRef(p.urls.url(path), energy.band, alt, snippet)
+
+
+def _section(p: Planner, model_id: str, task: str) -> ModelTaskSection:
+    if p.reg.tasks[task].kind == "diffusion":
+        from jouleboard.pages_diffusion import diffusion_model_section
+
+        return diffusion_model_section(p, model_id, task)
+    return _model_section(p, model_id, task)
 
 
 def model_page(p: Planner, model_id: str) -> Page:
@@ -150,9 +163,9 @@ def model_page(p: Planner, model_id: str) -> Page:
     body = ModelBody(info.nickname, model_id, info.builder, facts,
                      tuple(Link(link.label, link.url) for link in info.links),
                      render_markdown(info.description_md),
-                     tuple(_model_section(p, model_id, t) for t in tasks))
+                     tuple(_section(p, model_id, t) for t in tasks))
     return Page(p.urls.model(model_id), "model.html", f"{info.nickname} energy efficiency",
-                f"Energy per token, tokens per joule and latency of {info.nickname} "
+                f"Energy efficiency and latency of {info.nickname} "
                 f"({info.builder}) on {len(tasks)} task(s).", body)
 
 
@@ -179,6 +192,12 @@ def gpu_page(p: Planner, gpu: str) -> Page:
     info = p.reg.gpus[gpu]
     sections = []
     for task, task_info in p.reg.tasks.items():
+        if task_info.kind == "diffusion":
+            from jouleboard.pages_diffusion import diffusion_gpu_section
+
+            if (section := diffusion_gpu_section(p, gpu, task)) is not None:
+                sections.append(section)
+            continue
         best = p.best_by_gpu[task]
         if not any(c.gpu_model == gpu for c in p.by_task[task]):
             continue

@@ -1,14 +1,17 @@
 """Ranking: the energy-optimal configuration of each model under a latency deadline.
 
-Pure functions over Configuration records (docs/metrics.md, "The energy-optimal
-configuration under a latency deadline").
+Pure functions over configuration records (docs/metrics.md, "The energy-optimal
+configuration under a latency deadline"): LLM configurations (deadline on inter-token
+latency at a percentile) and diffusion configurations (deadline on batch latency).
 
 Tie-break (the one place that defines it): configurations compare by
-1. the objective (energy per token, J, lower first);
-2. the latency at the chosen percentile (lower first);
+1. the objective (energy per token, image or video, J, lower first);
+2. the latency the deadline applies to (lower first);
 3. the number of GPUs (fewer first);
-4. model id, GPU model, max_num_seqs, tensor/expert/data parallel degrees, precision,
-   repeat (ascending), which identify a configuration uniquely in a valid data set;
+4. model id, GPU model, then the record's own ``tie_break()``: for LLMs max_num_seqs,
+   tensor/expert/data parallel degrees, precision, repeat; for diffusion batch size,
+   Ulysses/ring degrees, steps, resolution, frames, precision, repeat (ascending), which
+   identify a configuration uniquely in a valid data set;
 5. the source file path, so the order is total even on data that was not validated.
 The same key chooses each model's configuration and orders the models, so the order
 is total and does not depend on input order.
@@ -19,15 +22,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from jouleboard import metrics
-from jouleboard.records import Configuration, Percentile
+from jouleboard.records import Configuration, DiffusionConfiguration, Percentile
 
-Objective = Callable[[Configuration], float]
+C = TypeVar("C", Configuration, DiffusionConfiguration)
+Objective = Callable[[Any], float]
 
 
-def energy_per_token(c: Configuration) -> float:
-    return c.energy_per_token_joules
+def energy_per_output(c: Configuration | DiffusionConfiguration) -> float:
+    """The default objective: energy per token, per image or per video, J."""
+    return c.energy_per_output_joules
+
+
+energy_per_token = energy_per_output  # for LLM configurations, the same thing
 
 
 def energy_per_response(c: Configuration) -> float:
@@ -61,42 +70,41 @@ class Deadline:
     ms: float
     percentile: Percentile = "p50"
 
-    def admits(self, c: Configuration) -> bool:
-        return c.itl_ms(self.percentile) <= self.ms
+    def admits(self, c: Configuration | DiffusionConfiguration) -> bool:
+        return c.latency_ms(self.percentile) <= self.ms
 
 
 @dataclass(frozen=True, slots=True)
-class RankedRow:
+class RankedRow(Generic[C]):
     rank: int
-    config: Configuration
+    config: C
 
 
-def sort_key(c: Configuration, percentile: Percentile = "p50",
-             objective: Objective = energy_per_token) -> tuple[float | int | str, ...]:
+def sort_key(c: Configuration | DiffusionConfiguration, percentile: Percentile = "p50",
+             objective: Objective = energy_per_output) -> tuple[float | int | str, ...]:
     """The documented total order of configurations (see module docstring)."""
-    return (objective(c), c.itl_ms(percentile), c.num_gpus, c.model_id, c.gpu_model,
-            c.max_num_seqs, c.tensor_parallel, c.expert_parallel, c.data_parallel,
-            c.weight_precision, c.repeat, c.source)
+    return (objective(c), c.latency_ms(percentile), c.num_gpus, c.model_id, c.gpu_model,
+            *c.tie_break())
 
 
-def eligible(configs: Iterable[Configuration], deadline: Deadline,
+def eligible(configs: Iterable[C], deadline: Deadline,
              gpus: Collection[str] | None = None,
              energy_budget_joules_per_token: float | None = None,
-             precisions: Collection[str] | None = None) -> list[Configuration]:
+             precisions: Collection[str] | None = None) -> list[C]:
     """Configurations that meet the deadline, run on an allowed GPU and precision, and fit
-    the energy budget (J/token)."""
+    the energy budget (J per token, image or video)."""
     return [c for c in configs
             if deadline.admits(c)
             and (gpus is None or c.gpu_model in gpus)
             and (precisions is None or c.weight_precision in precisions)
             and (energy_budget_joules_per_token is None
-                 or c.energy_per_token_joules <= energy_budget_joules_per_token)]
+                 or c.energy_per_output_joules <= energy_budget_joules_per_token)]
 
 
-def best_per_model(configs: Iterable[Configuration], percentile: Percentile = "p50",
-                   objective: Objective = energy_per_token) -> dict[str, Configuration]:
+def best_per_model(configs: Iterable[C], percentile: Percentile = "p50",
+                   objective: Objective = energy_per_token) -> dict[str, C]:
     """For each model, its best configuration by :func:`sort_key`."""
-    best: dict[str, Configuration] = {}
+    best: dict[str, C] = {}
     for c in configs:
         current = best.get(c.model_id)
         if current is None or sort_key(c, percentile, objective) < \
@@ -105,11 +113,11 @@ def best_per_model(configs: Iterable[Configuration], percentile: Percentile = "p
     return best
 
 
-def rank(configs: Iterable[Configuration], deadline: Deadline,
+def rank(configs: Iterable[C], deadline: Deadline,
          gpus: Collection[str] | None = None, top: int | None = None,
          energy_budget_joules_per_token: float | None = None,
          objective: Objective = energy_per_token,
-         precisions: Collection[str] | None = None) -> list[RankedRow]:
+         precisions: Collection[str] | None = None) -> list[RankedRow[C]]:
     """One row per model: its energy-optimal configuration under ``deadline``, best first.
 
     The browser's re-ranking (templates/assets/rank.js) implements the same rule; the
@@ -123,26 +131,26 @@ def rank(configs: Iterable[Configuration], deadline: Deadline,
     return [RankedRow(rank=i, config=c) for i, c in enumerate(ordered, start=1)]
 
 
-def pareto_frontier(configs: Iterable[Configuration],
-                    percentile: Percentile = "p50") -> list[Configuration]:
-    """Configurations no other beats on both energy per token and ``percentile`` latency.
+def pareto_frontier(configs: Iterable[C],
+                    percentile: Percentile = "p50") -> list[C]:
+    """Configurations no other beats on both energy per output and ``percentile`` latency.
 
     Returned by latency ascending (energy then descends). Of exact duplicates on both
     axes, the first by :func:`sort_key` is kept.
     """
-    ordered = sorted(configs, key=lambda c: (c.itl_ms(percentile),
+    ordered = sorted(configs, key=lambda c: (c.latency_ms(percentile),
                                               *sort_key(c, percentile)))
-    frontier: list[Configuration] = []
+    frontier: list[C] = []
     for c in ordered:
-        if not frontier or c.energy_per_token_joules < frontier[-1].energy_per_token_joules:
+        if not frontier or c.energy_per_output_joules < frontier[-1].energy_per_output_joules:
             frontier.append(c)
     return frontier
 
 
-def best_per_model_and_gpu(configs: Iterable[Configuration], deadline: Deadline
-                           ) -> dict[tuple[str, str], Configuration]:
+def best_per_model_and_gpu(configs: Iterable[C], deadline: Deadline
+                           ) -> dict[tuple[str, str], C]:
     """For GPU comparisons: the best configuration of each (model, GPU) under ``deadline``."""
-    groups: dict[tuple[str, str], list[Configuration]] = {}
+    groups: dict[tuple[str, str], list[C]] = {}
     for c in eligible(configs, deadline):
         groups.setdefault((c.model_id, c.gpu_model), []).append(c)
     return {key: min(group, key=lambda c: sort_key(c, deadline.percentile))

@@ -127,6 +127,51 @@ class Measurement(_Strict):
     provenance: Provenance
 
 
+class DiffusionServing(_Strict):
+    """Serving settings of a diffusion configuration."""
+
+    batch_size: PositiveInt
+    ulysses_degree: PositiveInt = 1
+    ring_degree: PositiveInt = 1
+
+
+class DiffusionOutput(_Strict):
+    """What one output is: an image, or a video of ``num_frames`` at ``fps``."""
+
+    width_px: PositiveInt
+    height_px: PositiveInt
+    inference_steps: PositiveInt
+    num_frames: PositiveInt | None = None
+    fps: PositiveFloat | None = None
+
+
+class DiffusionMetrics(_Strict):
+    """Metrics of a text-to-image or text-to-video configuration; one output is one image or
+    one video (the task's output_unit)."""
+
+    energy_per_output_joules: PositiveFloat = Field(description="GPU energy per image/video, J.")
+    avg_power_watts: PositiveFloat
+    throughput_outputs_per_sec: PositiveFloat
+    batch_latency_s: PositiveFloat = Field(description="Time to generate one batch, s.")
+
+
+class DiffusionMeasurement(_Strict):
+    """One measured diffusion configuration (one JSON file, ``kind: diffusion``)."""
+
+    schema_version: Annotated[Literal[1], BeforeValidator(_exactly_int)]
+    kind: Literal["diffusion"]
+    task: str = Field(pattern=TASK_ID_PATTERN)
+    model_id: str = Field(pattern=MODEL_ID_PATTERN)
+    gpu_model: str = Field(pattern=GPU_ID_PATTERN)
+    num_gpus: Annotated[int, Field(gt=0, le=1024)]
+    weight_precision: Precision
+    serving: DiffusionServing
+    output: DiffusionOutput
+    repeat: Annotated[int, Field(ge=1, le=100)] = 1
+    metrics: DiffusionMetrics
+    provenance: Provenance
+
+
 # --- registries ------------------------------------------------------------------------
 
 
@@ -168,9 +213,11 @@ class TaskInfo(_Strict):
 
     name: ShortText
     benchmark: ShortText
-    kind: Literal["llm", "mllm"]
+    kind: Literal["llm", "mllm", "diffusion"]
     description_md: Annotated[str, Field(max_length=5_000)] = ""
     output_unit: ShortText = "token"
+    efficiency_scale_joules: Literal[1, 1000, 1_000_000] = Field(
+        default=1, description="Outputs per J (1), per kJ (1000) or per MJ (1e6) on the site.")
     response_unit: ShortText = "response"
     default_deadline: DeadlineSetting
     preset_deadlines_ms: list[PositiveFloat] = []
@@ -266,6 +313,20 @@ class Configuration:
     def tokens_per_joule(self) -> float:
         return metrics.tokens_per_joule(self.energy_per_token_joules)
 
+    @property
+    def energy_per_output_joules(self) -> float:
+        """Energy per unit of output (here a token), J: what rankings minimise by default."""
+        return self.energy_per_token_joules
+
+    def latency_ms(self, percentile: Percentile) -> float:
+        """The latency a deadline applies to: inter-token latency at ``percentile``."""
+        return self.itl_ms(percentile)
+
+    def tie_break(self) -> tuple[int | str, ...]:
+        """The last keys of the ranking order (see rank.py)."""
+        return (self.max_num_seqs, self.tensor_parallel, self.expert_parallel,
+                self.data_parallel, self.weight_precision, self.repeat, self.source)
+
     def itl_ms(self, percentile: Percentile) -> float:
         """Inter-token latency at ``percentile`` (p50 is the median), ms."""
         if percentile == "p50":
@@ -317,3 +378,60 @@ class Configuration:
             output_length_bin_edges_tokens=tuple(h.bin_edges_tokens) if h else (),
             output_length_counts=tuple(h.counts) if h else (),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class DiffusionConfiguration:
+    """One validated text-to-image or text-to-video configuration, flat."""
+
+    source: str
+    task: str
+    model_id: str
+    gpu_model: str
+    num_gpus: int
+    weight_precision: str
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    repeat: int
+    energy_per_output_joules: float
+    avg_power_watts: float
+    throughput_outputs_per_sec: float
+    batch_latency_s: float
+    width_px: int
+    height_px: int
+    inference_steps: int
+    num_frames: int | None = None
+    fps: float | None = None
+
+    def latency_ms(self, percentile: Percentile) -> float:
+        """Batch latency in ms (one value: diffusion runs report no percentiles)."""
+        return self.batch_latency_s * 1000.0
+
+    def tie_break(self) -> tuple[int | str, ...]:
+        return (self.batch_size, self.ulysses_degree, self.ring_degree, self.inference_steps,
+                self.width_px, self.height_px, self.num_frames or 0, self.weight_precision,
+                self.repeat, self.source)
+
+    @property
+    def identity(self) -> tuple[object, ...]:
+        return (self.task, self.model_id, self.gpu_model, self.num_gpus, self.weight_precision,
+                self.batch_size, self.ulysses_degree, self.ring_degree, self.inference_steps,
+                self.width_px, self.height_px, self.num_frames or 0, self.repeat)
+
+    @classmethod
+    def from_measurement(cls, m: DiffusionMeasurement, source: str) -> DiffusionConfiguration:
+        s, o, x = m.serving, m.output, m.metrics
+        return cls(source=source, task=m.task, model_id=m.model_id, gpu_model=m.gpu_model,
+                   num_gpus=m.num_gpus, weight_precision=m.weight_precision,
+                   batch_size=s.batch_size, ulysses_degree=s.ulysses_degree,
+                   ring_degree=s.ring_degree, repeat=m.repeat,
+                   energy_per_output_joules=x.energy_per_output_joules,
+                   avg_power_watts=x.avg_power_watts,
+                   throughput_outputs_per_sec=x.throughput_outputs_per_sec,
+                   batch_latency_s=x.batch_latency_s, width_px=o.width_px,
+                   height_px=o.height_px, inference_steps=o.inference_steps,
+                   num_frames=o.num_frames, fps=o.fps)
+
+
+Record = Configuration | DiffusionConfiguration

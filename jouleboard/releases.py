@@ -52,7 +52,7 @@ def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Downl
         if r.side.data is None:
             continue
         records = [configuration_record(c, r.side.data.registry)
-                   for c in r.side.data.configurations]
+                   for c in r.side.data.token_configurations]
         out += [Download(urls.release_download(r.release.version, ext), CONFIGURATION_COLUMNS,
                          records) for ext in ("csv", "json")]
     return out

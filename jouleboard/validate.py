@@ -20,7 +20,13 @@ from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.jsonio import parse_strict
 from jouleboard.problems import Problem, pointer
-from jouleboard.records import Configuration, Measurement
+from jouleboard.records import (
+    Configuration,
+    DiffusionConfiguration,
+    DiffusionMeasurement,
+    Measurement,
+    Record,
+)
 from jouleboard.schema_errors import problems_from
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -68,7 +74,8 @@ def _closest(value: str, known: Iterable[str]) -> str:
     return f"known: {', '.join(known)}" if len(known) <= 12 else "add it to the registry first"
 
 
-def check_references(m: Measurement, shown: str, registry: Registry) -> list[Problem]:
+def check_references(m: Measurement | DiffusionMeasurement, shown: str,
+                     registry: Registry) -> list[Problem]:
     """The task, model and GPU must be in the registries, and the task kind must match."""
     problems = []
     task = registry.tasks.get(m.task)
@@ -91,6 +98,55 @@ def check_references(m: Measurement, shown: str, registry: Registry) -> list[Pro
     return problems
 
 
+def power_problems(m: Measurement | DiffusionMeasurement, shown: str,
+                   registry: Registry) -> list[Problem]:
+    """Average power within num_gpus x the board limit (5 % margin), and not kW-sized."""
+    power, problems = m.metrics.avg_power_watts, []
+    gpu = registry.gpus.get(m.gpu_model)
+    if gpu is not None and power > m.num_gpus * gpu.board_power_watts * POWER_MARGIN:
+        problems.append(Problem(
+            shown, "/metrics/avg_power_watts", "bounds.power-above-limit",
+            f"{power:g} W exceeds {m.num_gpus} x {gpu.board_power_watts:g} W board limit of "
+            f"{m.gpu_model}", "power is the average over all GPUs in watts; check num_gpus and "
+            "units"))
+    if power < m.num_gpus * MIN_WATTS_PER_GPU:
+        problems.append(Problem(shown, "/metrics/avg_power_watts",
+                                "bounds.power-implausibly-low",
+                                f"{power:g} W is below {MIN_WATTS_PER_GPU:g} W per GPU",
+                                "give watts, not kilowatts"))
+    return problems
+
+
+def inconsistent(value: float, implied: float) -> bool:
+    """More than the tolerance apart; an overflow to inf (a NaN difference) counts too."""
+    return not metrics.relative_difference(value, implied) <= CONSISTENCY_TOLERANCE
+
+
+def check_diffusion(m: DiffusionMeasurement, shown: str, registry: Registry) -> list[Problem]:
+    """Bounds for text-to-image and text-to-video: power, linked metrics, video fields."""
+    x, problems = m.metrics, power_problems(m, shown, registry)
+    implied = x.avg_power_watts / x.throughput_outputs_per_sec
+    if inconsistent(x.energy_per_output_joules, implied):
+        problems.append(Problem(
+            shown, "/metrics/energy_per_output_joules", "bounds.energy-inconsistent",
+            f"{x.energy_per_output_joules:g} J per output but avg_power_watts / "
+            f"throughput_outputs_per_sec = {implied:g}",
+            f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units"))
+    batch = m.serving.batch_size / x.throughput_outputs_per_sec
+    if inconsistent(x.batch_latency_s, batch):
+        problems.append(Problem(
+            shown, "/metrics/batch_latency_s", "bounds.latency-inconsistent",
+            f"batch latency {x.batch_latency_s:g} s but batch_size / throughput = {batch:g} s",
+            "batch latency is seconds per batch; check units (ms given as s?)"))
+    task = registry.tasks.get(m.task)
+    if task is not None and task.output_unit == "video" and (
+            m.output.num_frames is None or m.output.fps is None):
+        problems.append(Problem(shown, "/output", "schema.missing-field",
+                                "a video task needs num_frames and fps",
+                                "give the frames per video and frames per second"))
+    return problems
+
+
 def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Problem]:
     """Physical sanity bounds (docs/metrics.md): power, latency, linked metrics."""
     x, problems = m.metrics, []
@@ -98,18 +154,7 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
     def add(where: str, rule: str, message: str, hint: str) -> None:
         problems.append(Problem(shown, where, rule, message, hint))
 
-    gpu = registry.gpus.get(m.gpu_model)
-    if gpu is not None:
-        limit = m.num_gpus * gpu.board_power_watts
-        if x.avg_power_watts > limit * POWER_MARGIN:
-            add("/metrics/avg_power_watts", "bounds.power-above-limit",
-                f"{x.avg_power_watts:g} W exceeds {m.num_gpus} x {gpu.board_power_watts:g} W "
-                f"board limit of {m.gpu_model}",
-                "power is the average over all GPUs in watts; check num_gpus and units")
-    if x.avg_power_watts < m.num_gpus * MIN_WATTS_PER_GPU:
-        add("/metrics/avg_power_watts", "bounds.power-implausibly-low",
-            f"{x.avg_power_watts:g} W is below {MIN_WATTS_PER_GPU:g} W per GPU",
-            "give watts, not kilowatts")
+    problems += power_problems(m, shown, registry)
     percentiles = [("median_itl_ms", x.median_itl_ms), ("p90_itl_ms", x.p90_itl_ms),
                    ("p95_itl_ms", x.p95_itl_ms), ("p99_itl_ms", x.p99_itl_ms)]
     for (lo_name, lo), (hi_name, hi) in itertools.pairwise(percentiles):
@@ -127,17 +172,14 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
                 f"{value:g} ms per token is implausibly slow",
                 "ITL fields are in milliseconds; was it given in microseconds?")
     implied = x.avg_power_watts / x.output_throughput_tokens_per_sec
-    # "not <=" so that an overflow to inf (a NaN difference) counts as inconsistent too.
-    if not metrics.relative_difference(x.energy_per_token_joules, implied) <= \
-            CONSISTENCY_TOLERANCE:
+    if inconsistent(x.energy_per_token_joules, implied):
         add("/metrics/energy_per_token_joules", "bounds.energy-inconsistent",
             f"{x.energy_per_token_joules:g} J/token but avg_power_watts / "
             f"output_throughput_tokens_per_sec = {implied:g}",
             f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units (J, W, "
             "tokens/s)")
     response = metrics.energy_per_response(x.energy_per_token_joules, x.avg_output_len_tokens)
-    if not metrics.relative_difference(x.energy_per_response_joules, response) <= \
-            CONSISTENCY_TOLERANCE:
+    if inconsistent(x.energy_per_response_joules, response):
         add("/metrics/energy_per_response_joules", "bounds.response-energy-inconsistent",
             f"{x.energy_per_response_joules:g} J but energy_per_token_joules x "
             f"avg_output_len_tokens = {response:g}",
@@ -162,12 +204,20 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
 
 
 def check_measurement(value: Any, shown: str, source: str,
-                      registry: Registry) -> tuple[Configuration | None, list[Problem]]:
-    """Validate one parsed measurement document."""
+                      registry: Registry) -> tuple[Record | None, list[Problem]]:
+    """Validate one parsed measurement document (an LLM or a diffusion configuration)."""
     if not isinstance(value, dict):
         return None, [Problem(shown, "", "schema.wrong-type",
                               "a measurement file holds one JSON object",
                               "see docs/measurement-format.md")]
+    if value.get("kind") == "diffusion":
+        try:
+            d = DiffusionMeasurement.model_validate(value)
+        except ValidationError as e:
+            return None, problems_from(e, shown, DiffusionMeasurement)
+        problems = check_references(d, shown, registry) + check_diffusion(d, shown, registry)
+        return (None, problems) if problems else (
+            DiffusionConfiguration.from_measurement(d, source), [])
     try:
         m = Measurement.model_validate(value)
     except ValidationError as e:
@@ -178,9 +228,9 @@ def check_measurement(value: Any, shown: str, source: str,
     return Configuration.from_measurement(m, source), []
 
 
-def check_duplicates(configs: list[Configuration], shown: dict[str, str]) -> list[Problem]:
+def check_duplicates(configs: list[Record], shown: dict[str, str]) -> list[Problem]:
     """Two files may not describe the same configuration."""
-    first: dict[object, Configuration] = {}
+    first: dict[object, Record] = {}
     problems = []
     for c in sorted(configs, key=lambda c: c.source):
         other = first.setdefault(c.identity, c)

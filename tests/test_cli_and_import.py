@@ -87,7 +87,7 @@ def test_rank_table_rounds_for_reading():
 def test_validate_default_data_passes():
     out = run("validate")
     assert out.returncode == 0, out.stderr
-    assert "838 configurations" in out.stdout
+    assert "1858 configurations" in out.stdout
 
 
 def _tree_hash(root: Path) -> dict[str, str]:
@@ -114,7 +114,7 @@ def test_importer_keeps_every_source_value():
     """Every configuration of the source, value for value, is in the validated data set."""
     data = load_dataset(REPO / "data")
     ours: dict[tuple, list] = {}
-    for c in data.configurations:
+    for c in data.token_configurations:
         key = (c.task, c.model_id, c.gpu_model, c.num_gpus, c.max_num_seqs, c.tensor_parallel,
                c.expert_parallel, c.data_parallel)
         ours.setdefault(key, []).append(c)
@@ -144,7 +144,7 @@ def test_importer_keeps_every_source_value():
                 src["output_length_distribution"]["bins"]
             assert c.weight_precision == index["models"][model["model_id"]]["weight_precision"]
             count += 1
-    assert count == len(data.configurations) == 838
+    assert count == len(data.token_configurations) == 838
 
 
 def test_published_json_schema_is_in_sync_with_the_models():

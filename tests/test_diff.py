@@ -39,11 +39,12 @@ def make_head(tmp_path: Path) -> Path:
 
 def test_diff_reports_the_known_changes(tmp_path: Path) -> None:
     report = diff_markdown(load_side(DATA), load_side(make_head(tmp_path)))
-    assert "1 configuration(s) added, 1 removed, 1 changed by more than 1% in J/token." in report
+    assert ("1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per "
+            "output.") in report
     assert "gpqa: nvidia/NVIDIA-Nemotron-Nano-9B-v2 on 1x B200, bfloat16, max_num_seqs 48" \
         in report
     assert "gpqa: openai/gpt-oss-20b on 1x B200, mxfp4, max_num_seqs 4096" in report
-    assert "J/token 0.1732 → 0.1 (-42.3%)" in report
+    assert "J/output 0.1732 → 0.1 (-42.3%)" in report
     section = report.split("### Problem Solving with Reasoning at p50 ≤ 300 ms")[1]
     section = section.split("###")[0]
     # Qwen 3 8B (now 10 tokens/J) passes Nemotron Nano 9B (7.56); GPT OSS 20B stays first

@@ -47,7 +47,8 @@ def two_releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_changelog_shows_each_release_and_its_diff(two_releases: Path) -> None:
     html = (two_releases / "changelog" / "index.html").read_text()
     assert html.index("v2 (2026-03-01)") < html.index("v1 (2026-02-16)")
-    assert "1 configuration(s) added, 1 removed, 1 changed by more than 1% in J/token." in html
+    assert ("1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per "
+            "output.") in html
     assert "Qwen 3 8B" in html  # the rank move the edit caused
 
 

@@ -77,7 +77,9 @@ def _finish(chart: Any, height: int) -> Spec:
     spec: Spec = chart.properties(width=WIDTH, height=height).to_dict()
     spec.pop("config", None)
     spec["config"] = copy.deepcopy(CONFIG)
-    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+    # The static SVG grows around its plot so long labels are never clipped; the
+    # interactive view (site.js) fits its container instead.
+    spec["autosize"] = {"type": "pad"}
     return spec
 
 
@@ -115,14 +117,14 @@ def _deadline_label(alt: Any) -> Any:
 
 
 @template
-def task_scatter(latency_title: str) -> Spec:
+def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
     """Every configuration: energy per token vs latency (log-log), colour by model,
     shape by GPU; each model's chosen configuration drawn large and outlined."""
     import altair as alt
 
     points = alt.Chart(alt.NamedData("table")).mark_point(filled=True).encode(
         x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
-        y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)",
+        y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title,
                 axis=LOG_AXIS),
         color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
                         legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
@@ -138,13 +140,13 @@ def task_scatter(latency_title: str) -> Spec:
 
 
 @template
-def pareto(latency_title: str) -> Spec:
+def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
     """One model's configurations with its Pareto frontier drawn as a step line."""
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
     x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
-    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)",
+    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title,
               axis=LOG_AXIS)
     frontier = base.transform_filter("datum.frontier").mark_line(
         color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after"

@@ -13,6 +13,7 @@ from jouleboard.config import Registry
 from jouleboard.present.formats import significant
 from jouleboard.present.tables import Cell, Column, Table, model_cell
 from jouleboard.rank import RankedRow
+from jouleboard.records import Configuration
 from jouleboard.urls import Urls
 
 JOULES_PER_KWH = 3.6e6
@@ -51,7 +52,8 @@ FOOTPRINT_COLUMNS = (
 )
 
 
-def footprint_table(table_id: str, caption: str, rows: Sequence[RankedRow], registry: Registry,
+def footprint_table(table_id: str, caption: str, rows: Sequence[RankedRow[Configuration]],
+                    registry: Registry,
                     urls: Urls, inputs: FootprintInputs) -> Table:
     body = []
     for r in rows:

@@ -66,7 +66,7 @@ def format_value(column: str, value: object) -> str:
         return str(value)
     fmt = FORMATS.get(column)
     if fmt is None:
-        return significant(float(value), 3)
+        return f"{value:,}" if isinstance(value, int) else significant(float(value), 3)
     if fmt.digits == 0:
         return f"{int(value):,}"
     if fmt.fixed_decimals is not None:

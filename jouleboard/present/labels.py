@@ -21,21 +21,27 @@ COLORS = {"A": "#0a7d3b", "B": "#3f7f12", "C": "#6b7a00", "D": "#8a6d00", "E": "
 @dataclass(frozen=True, slots=True)
 class EnergyLabel:
     band: str
-    tokens_per_joule: float
-    best_tokens_per_joule: float
+    value: float  # outputs per joule, kJ or MJ (as ``unit`` says)
+    best_value: float
+    unit: str  # e.g. tokens/J, images/kJ
     model: str
     task: str
     data_date: str
     deadline: str
 
 
-def band(tokens_per_joule: float, best_tokens_per_joule: float) -> str:
+def band(value: float, best_value: float) -> str:
     """A for >= 1/2 of the best, B for >= 1/4, ..., F for >= 1/64, else G."""
-    ratio = tokens_per_joule / best_tokens_per_joule
+    ratio = value / best_value
     if ratio >= 0.5:
         return "A"
     halvings = math.ceil(-math.log2(ratio)) - 1  # 1 for [1/4, 1/2), 2 for [1/8, 1/4) ...
     return BANDS[min(halvings, len(BANDS) - 1)]
+
+
+def _figure(value: float) -> str:
+    """Two decimals, as the tables show tokens/J; three significant digits when large."""
+    return f"{value:.2f}" if value < 100 else f"{value:,.0f}"
 
 
 def label_svg(label: EnergyLabel) -> str:
@@ -50,7 +56,7 @@ def label_svg(label: EnergyLabel) -> str:
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
         f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
-        f'{label.tokens_per_joule:.2f} tokens per joule">'
+        f'{_figure(label.value)} {escape(label.unit)}">'
         '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
         f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
         f'<text x="204" y="50" font-size="40" font-weight="700" text-anchor="middle" '
@@ -58,7 +64,7 @@ def label_svg(label: EnergyLabel) -> str:
         '<g font-family="system-ui, sans-serif" fill="#1b1d21">'
         f'<text x="8" y="20" font-size="13" font-weight="700">{model}</text>'
         f'<text x="8" y="36" font-size="11">{task}</text>'
-        f'<text x="8" y="52" font-size="11">{label.tokens_per_joule:.2f} tokens/J · '
-        f'best {label.best_tokens_per_joule:.2f}</text>'
+        f'<text x="8" y="52" font-size="11">{_figure(label.value)} {escape(label.unit)} · '
+        f'best {_figure(label.best_value)}</text>'
         f'<text x="8" y="91" font-size="9" fill="#5c6370">{escape(label.deadline)} · '
         f'{escape(label.data_date)}</text></g>{steps}</svg>\n')

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from jouleboard import metrics
 from jouleboard.config import Registry
-from jouleboard.present.formats import FORMATS, format_value
+from jouleboard.present.formats import FORMATS, format_value, significant
+from jouleboard.present.units import TaskUnits
 from jouleboard.rank import RankedRow
-from jouleboard.records import Configuration
+from jouleboard.records import Configuration, DiffusionConfiguration
 from jouleboard.urls import Urls
 
 
@@ -74,7 +75,7 @@ def num_cell(column: Column, value: float | int) -> Cell:
     return Cell(value, format_value(column.key, value))
 
 
-def gpu_cell(c: Configuration, urls: Urls) -> Cell:
+def gpu_cell(c: Configuration | DiffusionConfiguration, urls: Urls) -> Cell:
     return Cell(f"{c.num_gpus}x {c.gpu_model}", f"{c.num_gpus}× {c.gpu_model}",
                 href=urls.url(urls.gpu(c.gpu_model)))
 
@@ -106,8 +107,8 @@ def quality_cells(task: str | None, c: Configuration, registry: Registry) -> tup
             num_cell(PER_CORRECT, per_correct))
 
 
-def ranking_table(table_id: str, caption: str, rows: Sequence[RankedRow], registry: Registry,
-                  urls: Urls, task: str | None = None) -> Table:
+def ranking_table(table_id: str, caption: str, rows: Sequence[RankedRow[Configuration]],
+                  registry: Registry, urls: Urls, task: str | None = None) -> Table:
     """The leaderboard table: one row per model, its chosen configuration. Tasks with
     published accuracy (data/quality/) get two more columns at the end."""
     quality = task is not None and task in registry.quality
@@ -139,4 +140,64 @@ def configurations_table(table_id: str, caption: str, configs: Iterable[Configur
                      Cell(c.weight_precision, format_value("weight_precision",
                                                            c.weight_precision)),
                      Cell(parallel, parallel), *metric_cells(c, metrics), Cell(note, note)))
+    return Table(table_id, caption, columns, tuple(body))
+
+
+# --- diffusion (text-to-image, text-to-video) ---------------------------------------------
+
+BATCH_LATENCY = Column("batch_latency_s", "Batch latency", "s", numeric=True,
+                       title="Time to generate one batch.")
+BATCH_SIZE = Column("batch_size", "Batch", numeric=True)
+STEPS = Column("inference_steps", "Steps", numeric=True)
+RESOLUTION = Column("resolution", "Output")
+
+
+def _output_text(c: DiffusionConfiguration) -> str:
+    size = f"{c.width_px}×{c.height_px}"
+    return f"{size}, {c.num_frames} frames" if c.num_frames else size
+
+
+def diffusion_metric_cells(c: DiffusionConfiguration, units: TaskUnits) -> tuple[Cell, ...]:
+    efficiency = units.efficiency(c.energy_per_output_joules)
+    return (Cell(efficiency, significant(efficiency, 3)),
+            Cell(c.energy_per_output_joules, significant(c.energy_per_output_joules, 3)),
+            Cell(c.batch_latency_s, significant(c.batch_latency_s, 3)),
+            Cell(c.batch_size, f"{c.batch_size:,}"),
+            Cell(c.inference_steps, str(c.inference_steps)),
+            Cell(_output_text(c), _output_text(c)))
+
+
+def _diffusion_columns(units: TaskUnits) -> tuple[Column, ...]:
+    return (Column("efficiency", units.efficiency_label, numeric=True,
+                   title=f"{units.efficiency_words.capitalize()} of GPU energy. Higher is "
+                   "better."),
+            Column("energy_per_output_joules", units.energy_label, numeric=True,
+                   title=f"GPU energy per {units.output}. Lower is better."),
+            BATCH_LATENCY, BATCH_SIZE, STEPS, RESOLUTION)
+
+
+def diffusion_ranking_table(table_id: str, caption: str,
+                            rows: Sequence[RankedRow[DiffusionConfiguration]],
+                            registry: Registry, urls: Urls, units: TaskUnits) -> Table:
+    columns = (RANK, MODEL, GPU, *_diffusion_columns(units))
+    body = tuple((num_cell(RANK, r.rank), model_cell(r.config.model_id, registry, urls),
+                  gpu_cell(r.config, urls), *diffusion_metric_cells(r.config, units))
+                 for r in rows)
+    return Table(table_id, caption, columns, body)
+
+
+def diffusion_configurations_table(table_id: str, caption: str,
+                                   configs: Iterable[DiffusionConfiguration], urls: Urls,
+                                   units: TaskUnits,
+                                   marked: Callable[[DiffusionConfiguration], str] | None = None
+                                   ) -> Table:
+    columns = (GPU, Column("parallel", "Parallelism"), *_diffusion_columns(units), POWER,
+               Column("note", "Note"))
+    body = []
+    for c in configs:
+        parallel = f"Ulysses {c.ulysses_degree}, ring {c.ring_degree}"
+        note = marked(c) if marked else ""
+        body.append((gpu_cell(c, urls), Cell(parallel, parallel),
+                     *diffusion_metric_cells(c, units), num_cell(POWER, c.avg_power_watts),
+                     Cell(note, note)))
     return Table(table_id, caption, columns, tuple(body))

@@ -479,7 +479,7 @@ def load_runs(paths: Iterable[Path], registry: Registry,
         doc, problems = measurement_document(run, registry, provenance, repeat)
         if doc is not None:
             config, problems = check_measurement(doc, run.shown, run.source, registry)
-            if config is not None:
+            if isinstance(config, Configuration):  # kind llm/mllm: never a diffusion record
                 published.append(PublishedRun(run, doc, config))
         errors.extend(problems)
     return RunsReport(tuple(published), tuple(sorted(errors)), tuple(sorted(warnings)))
@@ -505,9 +505,12 @@ def measurement_file(doc: dict[str, Any]) -> str:
 
 
 def plan_import(report: RunsReport, data_dir: Path,
-                existing: Iterable[Configuration]) -> tuple[dict[str, str], list[Problem]]:
+                existing: Iterable[Any]) -> tuple[dict[str, str], list[Problem]]:
     """File texts by path relative to ``data_dir``, and what forbids writing them: a file
-    there from another source, or a configuration the data folder already has."""
+    there from another source, or a configuration the data folder already has.
+
+    ``existing``: the data folder's records of every kind (LLM, multimodal, diffusion).
+    """
     files: dict[str, str] = {}
     problems: list[Problem] = []
     for p in report.published:

@@ -25,7 +25,7 @@ import yaml
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.records import SCHEMA_VERSION
 
-TOKEN_KINDS = {"llm": "llm", "mllm": "mllm"}
+KINDS = ("llm", "mllm", "diffusion")  # the home page lists tasks in this order
 
 # Who builds the models, by Hugging Face organisation (registry default; editable).
 BUILDERS = {
@@ -78,6 +78,21 @@ TASKS: dict[str, dict[str, Any]] = {
         "name": "Video Chat",
         "description_md": "Questions about a short video, answered by multimodal models.",
     },
+    "text-to-image": {
+        "name": "Text to Image",
+        "description_md": "Images generated from text prompts by diffusion models, at each "
+                          "model's served resolution and number of denoising steps.",
+        "output_unit": "image", "response_unit": "image", "efficiency_scale_joules": 1000,
+        "default_deadline": {"percentile": "p50", "ms": 30_000.0},
+        "preset_deadlines_ms": [5_000.0, 10_000.0, 60_000.0],
+    },
+    "text-to-video": {
+        "name": "Text to Video",
+        "description_md": "Short videos generated from text prompts by diffusion models.",
+        "output_unit": "video", "response_unit": "video", "efficiency_scale_joules": 1_000_000,
+        "default_deadline": {"percentile": "p50", "ms": 300_000.0},
+        "preset_deadlines_ms": [120_000.0, 600_000.0, 1_800_000.0],
+    },
 }
 PRESET_DEADLINES_MS = [50.0, 100.0, 200.0, 500.0]
 DEFAULT_DEADLINE_MS = 300.0
@@ -106,14 +121,50 @@ def measurement_path(task: str, model_id: str, c: dict[str, Any], precision: str
                      repeat: int) -> str:
     """Where the importer puts a configuration, relative to data/."""
     par = c["parallelization"]
-    name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-tp{par['tensor_parallel']}"
-            f"-ep{par['expert_parallel']}-dp{par['data_parallel']}-seqs{c['max_num_seqs']}")
+    if "batch_size" in c:  # diffusion
+        name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-bs{c['batch_size']}"
+                f"-u{par['ulysses_degree']}-r{par['ring_degree']}-steps{c['inference_steps']}")
+    else:
+        name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-tp{par['tensor_parallel']}"
+                f"-ep{par['expert_parallel']}-dp{par['data_parallel']}-seqs{c['max_num_seqs']}")
     suffix = f"-r{repeat}" if repeat > 1 else ""
     return f"measurements/{task}/{model_id}/{name}{suffix}.json"
 
 
+def _diffusion_measurement(task: str, model: dict[str, Any], c: dict[str, Any], repeat: int,
+                           provenance: dict[str, str]) -> dict[str, Any]:
+    par = c["parallelization"]
+    unit = "video" if "energy_per_video_joules" in c else "image"
+    output: dict[str, Any] = {"width_px": c[f"{unit}_width"], "height_px": c[f"{unit}_height"],
+                              "inference_steps": c["inference_steps"]}
+    if unit == "video":
+        output.update(num_frames=c["num_frames"], fps=c["fps"])
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "diffusion",
+        "task": task,
+        "model_id": model["model_id"],
+        "gpu_model": c["gpu_model"],
+        "num_gpus": c["num_gpus"],
+        "weight_precision": model["weight_precision"],
+        "serving": {"batch_size": c["batch_size"], "ulysses_degree": par["ulysses_degree"],
+                    "ring_degree": par["ring_degree"]},
+        "output": output,
+        "repeat": repeat,
+        "metrics": {
+            "energy_per_output_joules": c[f"energy_per_{unit}_joules"],
+            "avg_power_watts": c["avg_power_watts"],
+            "throughput_outputs_per_sec": c[f"throughput_{unit}s_per_sec"],
+            "batch_latency_s": c["batch_latency_s"],
+        },
+        "provenance": provenance,
+    }
+
+
 def _measurement(task: str, kind: str, model: dict[str, Any], c: dict[str, Any], repeat: int,
                  provenance: dict[str, str]) -> dict[str, Any]:
+    if kind == "diffusion":
+        return _diffusion_measurement(task, model, c, repeat, provenance)
     par, hist = c["parallelization"], c["output_length_distribution"]
     return {
         "schema_version": SCHEMA_VERSION,
@@ -173,10 +224,12 @@ def _task_entry(task: str, display: str, kind: str, old: dict[str, Any]) -> dict
         "benchmark": display,
         "kind": kind,
         "description_md": curated.get("description_md", ""),
-        "output_unit": "token",
-        "response_unit": "response",
-        "default_deadline": {"percentile": "p50", "ms": DEFAULT_DEADLINE_MS},
-        "preset_deadlines_ms": list(PRESET_DEADLINES_MS),
+        "output_unit": curated.get("output_unit", "token"),
+        "response_unit": curated.get("response_unit", "response"),
+        "efficiency_scale_joules": curated.get("efficiency_scale_joules", 1),
+        "default_deadline": dict(curated.get("default_deadline",
+                                             {"percentile": "p50", "ms": DEFAULT_DEADLINE_MS})),
+        "preset_deadlines_ms": list(curated.get("preset_deadlines_ms", PRESET_DEADLINES_MS)),
     }
     entry.update(old)
     return entry
@@ -208,7 +261,7 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
     """Convert the site data in ``src`` into ``out`` (a data folder). Returns counts per task."""
     index = _read(src / "index.json")
     # Text tasks first, then multimodal: the order of the home page.
-    kinds = {task: kind for kind in TOKEN_KINDS for task in index["architectures"].get(kind, [])}
+    kinds = {task: kind for kind in KINDS for task in index["architectures"].get(kind, [])}
     provenance = {"dataset": DATASET, "version": "v3", "date": index["last_updated"],
                   "license": LICENSE, "source": _source_ref(src), "citation": CITATION}
 

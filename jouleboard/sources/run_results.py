@@ -42,11 +42,12 @@ class RunResults:
     itl: ItlStats | None  # None: no successful request had a gap
 
 
-_TOP_FIELDS = {"model_id": "string", "gpu_model": "string", "num_gpus": "integer",
-               "max_num_seqs": "integer", "completed": "integer",
-               "total_output_tokens": "number", "steady_state_duration": "number",
-               "steady_state_energy": "number", "steady_state_energy_per_token": "number",
-               "steady_state_output_tokens": "number"}
+_REQUIRED = {"model_id": "string", "gpu_model": "string", "num_gpus": "integer",
+             "max_num_seqs": "integer", "completed": "integer", "total_output_tokens": "number",
+             "steady_state_duration": "number", "steady_state_energy": "number"}
+_ENERGY_PER_TOKEN = {"steady_state_energy_per_token": "number",  # or the next one
+                     "steady_state_output_tokens": "number"}
+_TOP_FIELDS = _REQUIRED | _ENERGY_PER_TOKEN
 _ITL_ITEM, _REQUEST, _SUCCESS, _ITL = ("results.item.itl.item", "results.item",
                                        "results.item.success", "results.item.itl")
 _SCALAR_EVENTS = ("number", "string", "boolean", "null")
@@ -188,9 +189,7 @@ def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Proble
     elif results_event != "start_array":
         problems.append(Problem(shown, "/results", "run.wrong-type", "results is not a list",
                                 "results lists one object per request"))
-    values = {name: _top_value(top, name, shown, problems)
-              for name in _TOP_FIELDS if not name.startswith("steady_state_energy_per")
-              and name != "steady_state_output_tokens"}
+    values = {name: _top_value(top, name, shown, problems) for name in _REQUIRED}
     energy_per_token = _energy_per_token(top, values["steady_state_energy"], shown, problems)
     if problems:
         return None, problems

@@ -65,7 +65,10 @@
     if (adjust) adjust(spec);
     if (figure.hasAttribute("data-auto")) spec.title = "";  // the embed page's h1 says it
     // Below ~480 px a fitted chart gets cramped: keep its design width and scale it down.
-    if (figure.clientWidth >= 480) spec.width = "container";
+    if (figure.clientWidth >= 480) {
+      spec.width = "container";
+      spec.autosize = { type: "fit-x", contains: "padding" };
+    }
     let holder = figure.querySelector(".vega");
     if (!holder) {
       holder = document.createElement("div");

@@ -1,0 +1,132 @@
+// jouleboard site script: progressive enhancement only; every table and chart works without it.
+(() => {
+  "use strict";
+
+  // --- sortable tables: each header becomes a button; cells carry raw values in data-value.
+  function sortTable(table, index, direction, notify = true) {
+    const th = table.tHead.rows[0].cells[index];
+    for (const cell of table.tHead.rows[0].cells) cell.removeAttribute("aria-sort");
+    th.setAttribute("aria-sort", direction);
+    const numeric = th.classList.contains("num");
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows).filter((row) => row.cells.length > index);
+    rows.sort((a, b) => {
+      const x = a.cells[index].dataset.value;
+      const y = b.cells[index].dataset.value;
+      const o = numeric ? Number(x) - Number(y) : x.localeCompare(y);
+      return direction === "ascending" ? o : -o;
+    });
+    body.append(...rows);
+    if (notify) table.dispatchEvent(new CustomEvent("jb:sorted", { detail: { index, direction } }));
+  }
+
+  function makeSortable(table) {
+    if (!table.tHead || table.dataset.sortable === "on") return;
+    table.dataset.sortable = "on";
+    Array.from(table.tHead.rows[0].cells).forEach((th, index) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      button.append(...th.childNodes);
+      th.append(button);
+      button.addEventListener("click", () => {
+        const next = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+        sortTable(table, index, next);
+      });
+    });
+  }
+
+  document.querySelectorAll("table.sortable").forEach(makeSortable);
+
+  // --- charts: a static SVG by default; the shared Vega bundle loads only when needed.
+  let vega = null;
+  function loadVega() {
+    if (!vega) {
+      vega = new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = document.body.dataset.vega;
+        script.onload = () => resolve(window.vegaEmbed);
+        script.onerror = reject;
+        document.head.append(script);
+      });
+    }
+    return vega;
+  }
+
+  const specs = new Map();
+  function fetchSpec(url) {
+    if (!specs.has(url)) specs.set(url, fetch(url).then((response) => response.json()));
+    return specs.get(url).then((spec) => JSON.parse(JSON.stringify(spec)));
+  }
+
+  // Render a figure's chart with vega-embed; `adjust` may rebind the spec's data first.
+  async function embedChart(figure, adjust) {
+    const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
+    if (adjust) adjust(spec);
+    if (figure.hasAttribute("data-auto")) spec.title = "";  // the embed page's h1 says it
+    // Below ~480 px a fitted chart gets cramped: keep its design width and scale it down.
+    if (figure.clientWidth >= 480) {
+      spec.width = "container";
+      spec.autosize = { type: "fit-x", contains: "padding" };
+    }
+    let holder = figure.querySelector(".vega");
+    if (!holder) {
+      holder = document.createElement("div");
+      holder.className = "vega";
+      const image = figure.querySelector("img");
+      if (image) image.replaceWith(holder);
+      else figure.prepend(holder);
+    }
+    if (figure.jbView) figure.jbView.finalize();
+    // ast: true makes Vega interpret expressions instead of compiling them: no eval, so the
+    // page's Content-Security-Policy needs no 'unsafe-eval'.
+    const result = await embed(holder, spec, {
+      ast: true,
+      renderer: "svg",
+      actions: { export: true, source: false, compiled: false, editor: false },
+    });
+    figure.jbView = result.view;
+    const button = figure.querySelector("button.interactive");
+    if (button) button.remove();
+    return result;
+  }
+
+  for (const figure of document.querySelectorAll("figure.chart[data-spec]")) {
+    const button = figure.querySelector("button.interactive");
+    if (!button) continue;
+    button.hidden = false;
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      embedChart(figure).catch(() => { button.disabled = false; });
+    });
+  }
+
+  // Embed pages render their chart straight away.
+  for (const figure of document.querySelectorAll("figure.chart[data-auto]")) {
+    embedChart(figure).catch(() => {});
+  }
+
+  // Embed codes: select all on focus, so a click and a copy take the whole snippet.
+  for (const code of document.querySelectorAll(".embed-code")) {
+    code.addEventListener("focus", () => code.select());
+  }
+
+  // --- model search boxes: filter the rows of the table they name.
+  for (const input of document.querySelectorAll("input[data-search-for]")) {
+    const table = document.getElementById(input.dataset.searchFor);
+    if (!table) continue;
+    input.closest("[hidden]")?.removeAttribute("hidden");
+    input.addEventListener("input", () => filterRows(table, input.value));
+  }
+
+  function filterRows(table, query) {
+    const needle = query.trim().toLowerCase();
+    for (const row of table.tBodies[0].rows) {
+      const name = row.querySelector("td:nth-child(2), td:first-child")?.textContent || "";
+      row.hidden = needle !== "" && !row.textContent.toLowerCase().includes(needle) &&
+        !name.toLowerCase().includes(needle);
+    }
+  }
+
+  window.jouleboardSite = { sortTable, makeSortable, embedChart, filterRows, loadVega };
+})();
