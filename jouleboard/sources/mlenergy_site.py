@@ -123,7 +123,8 @@ def measurement_path(task: str, model_id: str, c: dict[str, Any], precision: str
     par = c["parallelization"]
     if "batch_size" in c:  # diffusion
         name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-bs{c['batch_size']}"
-                f"-u{par['ulysses_degree']}-r{par['ring_degree']}-steps{c['inference_steps']}")
+                f"-ulysses{par['ulysses_degree']}-ring{par['ring_degree']}"
+                f"-steps{c['inference_steps']}")
     else:
         name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-tp{par['tensor_parallel']}"
                 f"-ep{par['expert_parallel']}-dp{par['data_parallel']}-seqs{c['max_num_seqs']}")
