@@ -200,9 +200,18 @@ def find_project(data_dir: Path) -> Path:
 
 def measurement_schema_text() -> str:
     """The published JSON Schema of a measurement file."""
-    from jouleboard.records import Measurement
+    from typing import Annotated
 
-    return dumps_canonical(Measurement.model_json_schema(), indent=2)
+    from pydantic import Field, TypeAdapter
+
+    from jouleboard.records import DiffusionMeasurement, Measurement
+
+    either: TypeAdapter[Measurement | DiffusionMeasurement] = TypeAdapter(
+        Annotated[Measurement | DiffusionMeasurement,
+                  Field(discriminator="kind")])
+    schema = either.json_schema()
+    schema["title"] = "jouleboard measurement (one configuration)"
+    return dumps_canonical(schema, indent=2)
 
 
 def downloads_page(urls: Urls, plan: Plan) -> Page:
