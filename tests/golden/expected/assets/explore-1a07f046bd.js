@@ -103,7 +103,9 @@
       if (accuracy === undefined) tr.append(cell("None", "–"), cell("None", "–"));
       else {
         const perCorrect = c.energy_per_response_joules / (accuracy / 100);
-        tr.append(cell(accuracy, grouped(accuracy, 1), { numeric: true }),
+        // data-value as Python writes a float (66.0, not 66), like the server's rows.
+        const value = Number.isInteger(accuracy) ? accuracy.toFixed(1) : String(accuracy);
+        tr.append(cell(value, grouped(accuracy, 1), { numeric: true }),
           cell(perCorrect, fmt.sig(perCorrect), { numeric: true }));
       }
     }
