@@ -178,7 +178,9 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     for page in pages:
         files.add(page.path, render_page(env, page, site, infos))
     files.add(urls.sitemap, sitemap(urls, pages))
-    files.add("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {urls.url(urls.sitemap)}\n")
+    # robots.txt may only name the sitemap with an absolute URL: when the origin is known.
+    sitemap_line = f"Sitemap: {urls.absolute(urls.sitemap)}\n" if urls.origin else ""
+    files.add("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}")
     timer.done("render")
 
     stats = files.commit(out)
