@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jouleboard.contexts import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBody
 from jouleboard.dataset import load_dataset
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.pages import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBody, plan_site
+from jouleboard.pages import plan_site
 from jouleboard.present.downloads import explore_payload, to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown

@@ -5,8 +5,7 @@ from __future__ import annotations
 from markupsafe import escape
 
 from jouleboard import rank as ranking
-from jouleboard.pages import (
-    PERCENTILE_WORDS,
+from jouleboard.contexts import (
     ChartRef,
     GpuBody,
     GpuTaskSection,
@@ -15,11 +14,9 @@ from jouleboard.pages import (
     ModelBody,
     ModelTaskSection,
     Page,
-    Planner,
     QualitySource,
-    config_label,
-    latency_title,
 )
+from jouleboard.pages import PERCENTILE_WORDS, Planner, config_label, latency_title
 from jouleboard.present import charts
 from jouleboard.present.formats import PRECISION_LABELS, significant
 from jouleboard.present.labels import EnergyLabel, band, label_svg

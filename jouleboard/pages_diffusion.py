@@ -7,17 +7,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from jouleboard import rank as ranking
-from jouleboard.pages import (
+from jouleboard.contexts import (
     ChartRef,
     Download,
     GpuTaskSection,
     Link,
     ModelTaskSection,
     Page,
-    Planner,
     PresetRanking,
     TaskBody,
 )
+from jouleboard.pages import Planner
 from jouleboard.present import charts
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import (

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
+from jouleboard.contexts import Download, Link, Page, ProseBody
 from jouleboard.dataset import Dataset
 from jouleboard.diff import Side, base_data, diff_markdown, load_side
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.pages import Download, Link, Page, ProseBody
 from jouleboard.present.downloads import CONFIGURATION_COLUMNS, configuration_record
 from jouleboard.present.markdown import render_markdown
 from jouleboard.problems import Problem
