@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -37,10 +38,15 @@ class Dataset:
         return [c for c in self.configurations if isinstance(c, Configuration)]
 
 
+@functools.lru_cache(maxsize=4)
+def _resolved_cwd(cwd: str) -> Path:
+    return Path(cwd).resolve()
+
+
 def shown_path(path: Path) -> str:
     """How a path is named in messages: relative to the working folder when inside it."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return path.resolve().relative_to(_resolved_cwd(os.getcwd())).as_posix()
     except ValueError:
         return path.as_posix()
 

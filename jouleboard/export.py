@@ -6,6 +6,7 @@ only renders charts whose data changed; cold renders use every core.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import multiprocessing
 import os
@@ -29,6 +30,7 @@ DEFAULT_CACHE = _default_cache()
 _PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
 
 
+@functools.cache
 def _vl_version() -> str:
     from importlib.metadata import version
 

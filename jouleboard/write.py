@@ -73,8 +73,8 @@ class SiteFiles:
                     stats.linked += 1
                     continue
                 target.write_bytes(content)
-                _fsync(target)
                 stats.written += 1
+            os.sync()  # on disk before the swap makes it visible (one call, not one per file)
             _swap_into_place(staging, out)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -86,14 +86,6 @@ class SiteFiles:
 class WriteStats:
     written: int = 0
     linked: int = 0  # unchanged since the previous build: hard-linked, not rewritten
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _link(source: Path, target: Path) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from markupsafe import escape
 
 from jouleboard.present import citation
+from jouleboard.present.tables import Table
 from jouleboard.records import SiteSettings
 from jouleboard.urls import Urls
 
@@ -75,6 +76,8 @@ def first_chart(body: Any) -> Any:
     """The first ChartRef found in a page body (for its Open Graph image), or None."""
     if hasattr(body, "spec") and hasattr(body, "page_url"):
         return body
+    if isinstance(body, Table):  # tables hold no charts: skip their thousands of cells
+        return None
     if dataclasses.is_dataclass(body) and not isinstance(body, type):
         values = [getattr(body, f.name) for f in dataclasses.fields(body)]
     elif isinstance(body, tuple | list):
