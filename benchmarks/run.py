@@ -1,0 +1,771 @@
+"""Build benchmarks of jouleboard at scale: cold and incremental builds, memory, stages.
+
+    python benchmarks/run.py [--quick] [--sizes 1000,10000,100000] [--budget 900]
+                             [--charts auto|real|stub] [--ref REF] [--hugo] [--profile]
+                             [--no-default] [--seed 0] [--workdir DIR]
+
+For the default data (data/, copied: nothing in the repository is touched) and for each
+synthetic size (benchmarks/synth.py), every build runs in its own subprocess
+(``python benchmarks/run.py _build ...``, which calls jouleboard.build.build_site):
+
+- cold:      fresh output folder and an empty chart cache ($JOULEBOARD_CACHE = a new folder)
+- noop:      the same build again (warm cache, nothing changed): the floor of a rebuild
+- add-one:   after adding one measurement file (a new max_num_seqs point of a real series)
+- edit-desc: after editing one model's description_md in models.yaml
+- warm-clean: a fresh output folder with the warm chart cache (everything but renders)
+
+For each: wall time of the process, the BuildSummary stage timings (load+validate, rank+plan,
+charts, render, write), pages, files, bytes, files written vs hard-linked, chart renders
+(new cache entries), peak RSS of the build process (its own getrusage(RUSAGE_SELF) at exit;
+equal to the parent's RUSAGE_CHILDREN for that child alone), peak RSS of its chart workers
+(RUSAGE_CHILDREN inside the build), and the peak summed RSS of the whole process tree
+(sampled from /proc every 0.1 s). The HTML stage is reported as pages per second of
+timings['render'] (which also serialises downloads and explore data) and of the
+render_page calls alone (timed per template).
+
+Every size shares a time budget (--budget seconds for all its builds). A build still running
+when the budget runs out is killed; the stages it finished are reported. ``--charts auto``
+(default) replaces the vl-convert chart rendering of a size by *stub* renders when the
+estimated cold render time (charts x seconds per render measured on the smaller sizes)
+would not fit in the budget: one real chart per chart kind is rendered and its bytes reused
+for every chart of that kind, so output bytes, memory and the write stage stay realistic;
+the stubbed cold build then reports an extrapolated chart time.
+
+--hugo adds hugo_compare per size (after the builds), --profile a cProfile'd warm-cache
+build per size (last), both within the budget.
+
+Results: a table on stdout and JSON in benchmarks/results/run-<UTC time>.json (and
+latest.json). --quick: the default data and 1,000 configurations only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+DEFAULT_WORKDIR = Path(tempfile.gettempdir()) / "jouleboard-bench"
+STAGES = ("load+validate", "rank+plan", "charts", "render", "write")
+DEFAULT_SECONDS_PER_RENDER = 0.1  # 2 cores, before any size has been measured
+
+
+# --------------------------------------------------------------------------------------
+# child: one build in a fresh process
+# --------------------------------------------------------------------------------------
+
+
+def _maxrss_mb(who: int) -> float:
+    import resource
+
+    return resource.getrusage(who).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def child_build(args: argparse.Namespace) -> int:
+    """``run.py _build``: one build_site call, instrumented; result JSON to --result."""
+    import resource
+
+    t_start = time.perf_counter()
+    import jouleboard.build as B
+
+    progress: list[dict[str, Any]] = []
+    original_done = B._Timer.done
+
+    def done(self: Any, stage: str) -> None:
+        original_done(self, stage)
+        entry = {"stage": stage, "seconds": self.summary.timings[stage],
+                 "at": time.perf_counter() - t_start,
+                 "maxrss_mb": _maxrss_mb(resource.RUSAGE_SELF)}
+        progress.append(entry)
+        print("STAGE " + json.dumps(entry), flush=True)
+
+    B._Timer.done = done  # type: ignore[method-assign]
+
+    per_template: dict[str, list[float]] = {}
+    original_render_page = B.render_page
+
+    def render_page(env: Any, page: Any, *rest: Any, **kw: Any) -> str:
+        t = time.perf_counter()
+        html = original_render_page(env, page, *rest, **kw)
+        stat = per_template.setdefault(page.template, [0, 0.0, 0])
+        stat[0] += 1
+        stat[1] += time.perf_counter() - t
+        stat[2] += len(html.encode("utf-8"))
+        return html
+
+    B.render_page = render_page
+
+    stub_info: dict[str, Any] = {}
+    if args.stub_charts:
+        original_render_charts = B.render_charts
+
+        def render_charts(specs: dict[str, Any], formats: tuple[str, ...] = ("svg", "png"),
+                          cache: Path = B.DEFAULT_CACHE) -> dict[tuple[str, str], bytes]:
+            first: dict[str, str] = {}
+            for cid in sorted(specs):
+                first.setdefault(cid.split("--")[0], cid)
+            real = original_render_charts({cid: specs[cid] for cid in first.values()},
+                                          formats, cache)
+            stub_info.update(charts=len(specs), kinds=sorted(first),
+                             real_renders=len(real), stub_renders=len(specs) * len(formats))
+            # a copy per chart, as real renders are: memory stays realistic
+            return {(cid, fmt): bytes(bytearray(real[(first[cid.split("--")[0]], fmt)]))
+                    for cid in specs for fmt in formats}
+
+        B.render_charts = render_charts
+
+    cache = Path(args.cache)
+    before = _count_cache(cache)
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    summary = B.build_site(Path(args.data), Path(args.out), project=Path(args.project),
+                           cache=cache)
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(args.profile)
+    after = _count_cache(cache)
+    import jouleboard
+
+    result = {
+        "pages": summary.pages, "files": summary.files, "bytes": summary.bytes,
+        "written": summary.written, "linked": summary.linked,
+        "timings": summary.timings, "progress": progress,
+        "render_page": {k: {"pages": v[0], "seconds": v[1], "html_bytes": v[2]}
+                        for k, v in sorted(per_template.items())},
+        "chart_renders": after - before,
+        "stub_charts": stub_info or None,
+        "maxrss_self_mb": _maxrss_mb(resource.RUSAGE_SELF),
+        "maxrss_workers_mb": _maxrss_mb(resource.RUSAGE_CHILDREN),
+        "in_process_seconds": time.perf_counter() - t_start,
+        "jouleboard": jouleboard.__file__,
+    }
+    Path(args.result).write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
+
+
+def _count_cache(cache: Path) -> int:
+    return sum(1 for fmt in ("svg", "png") if (cache / fmt).is_dir()
+               for _ in (cache / fmt).iterdir())
+
+
+def child_charts(args: argparse.Namespace) -> int:
+    """``run.py _charts``: vl-convert time and bytes per chart kind and format."""
+    import vl_convert
+
+    from jouleboard.dataset import load_dataset
+    from jouleboard.jsonio import dumps_canonical
+    from jouleboard.pages import plan_site
+    from jouleboard.urls import Urls
+
+    data = load_dataset(Path(args.data))
+    plan = plan_site(data, Urls(data.registry.site.base_url))
+    by_kind: dict[str, list[str]] = {}
+    for cid in sorted(plan.charts):
+        by_kind.setdefault(cid.split("--")[0], []).append(cid)
+    out: dict[str, Any] = {"charts": {k: len(v) for k, v in by_kind.items()}, "kinds": {}}
+    vl_convert.vegalite_to_svg(dumps_canonical(plan.charts[by_kind[next(iter(by_kind))][0]]
+                                               .spec))  # engine warm-up
+    for kind, ids in sorted(by_kind.items()):
+        spec = dumps_canonical(plan.charts[ids[len(ids) // 2]].spec)
+        row: dict[str, Any] = {"spec_bytes": len(spec)}
+        for fmt in ("svg", "png"):
+            times, size = [], 0
+            for _ in range(3):
+                t = time.perf_counter()
+                content = (vl_convert.vegalite_to_svg(spec).encode() if fmt == "svg"
+                           else vl_convert.vegalite_to_png(spec, scale=2))
+                times.append(time.perf_counter() - t)
+                size = len(content)
+            row[f"{fmt}_seconds"] = sorted(times)[1]
+            row[f"{fmt}_bytes"] = size
+        out["kinds"][kind] = row
+    Path(args.result).write_text(json.dumps(out, indent=2), encoding="utf-8")
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# parent: run builds, sample memory, enforce the budget
+# --------------------------------------------------------------------------------------
+
+
+class TreeSampler(threading.Thread):
+    """Peak summed RSS of a process and all its descendants, from /proc."""
+
+    def __init__(self, pid: int, interval: float = 0.1) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.interval = pid, interval
+        self.peak_kb = 0
+        self.peak_procs = 0
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            try:
+                total, procs = self.sample()
+            except Exception:  # a process vanished mid-read
+                total, procs = 0, 0
+            if total > self.peak_kb:
+                self.peak_kb, self.peak_procs = total, procs
+            self._halt.wait(self.interval)
+
+    def sample(self) -> tuple[int, int]:
+        parents: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                    stat = f.read()
+                parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+        tree, frontier = {self.pid}, [self.pid]
+        while frontier:
+            parent = frontier.pop()
+            for pid, ppid in parents.items():
+                if ppid == parent and pid not in tree:
+                    tree.add(pid)
+                    frontier.append(pid)
+        total = 0
+        for pid in tree:
+            try:
+                with open(f"/proc/{pid}/status", encoding="utf-8") as f:
+                    for line in f:
+                        if line.startswith("VmRSS:"):
+                            total += int(line.split()[1])
+                            break
+            except OSError:
+                continue
+        return total, len(tree)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join()
+
+
+class Runner:
+    def __init__(self, project: Path, workdir: Path, pythonpath: str) -> None:
+        self.project, self.workdir = project, workdir
+        self.env = dict(os.environ, PYTHONPATH=pythonpath, PYTHONHASHSEED="0")
+
+    def child(self, mode: str, extra: list[str], timeout: float,
+              cache: Path | None = None) -> dict[str, Any]:
+        """Run ``run.py MODE`` in a new process (group); kill it at ``timeout``."""
+        result_path = Path(tempfile.mkstemp(prefix="result-", suffix=".json",
+                                            dir=self.workdir)[1])
+        cmd = [sys.executable, str(Path(__file__).resolve()), mode, "--result",
+               str(result_path), "--project", str(self.project), *extra]
+        env = dict(self.env)
+        if cache is not None:
+            env["JOULEBOARD_CACHE"] = str(cache)
+        load_before = os.getloadavg()[0]  # other work on the machine skews timings
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=self.project, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        sampler = TreeSampler(proc.pid)
+        sampler.start()
+        progress: list[dict[str, Any]] = []
+        stderr: list[str] = []
+
+        def read_out() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.startswith("STAGE "):
+                    progress.append(json.loads(line[6:]))
+
+        def read_err() -> None:
+            assert proc.stderr is not None
+            stderr.extend(proc.stderr)
+
+        readers = [threading.Thread(target=read_out, daemon=True),
+                   threading.Thread(target=read_err, daemon=True)]
+        for r in readers:
+            r.start()
+        killed = False
+        try:
+            proc.wait(timeout=max(timeout, 1.0))
+        except subprocess.TimeoutExpired:
+            killed = True
+            os.killpg(proc.pid, signal.SIGKILL)  # the build and its chart workers
+            proc.wait()
+        wall = time.perf_counter() - t0
+        sampler.stop()
+        for r in readers:
+            r.join(timeout=5)
+        out: dict[str, Any] = {}
+        if not killed and proc.returncode == 0 and result_path.stat().st_size:
+            out = json.loads(result_path.read_text(encoding="utf-8"))
+        result_path.unlink(missing_ok=True)
+        out.update(wall_seconds=wall, returncode=proc.returncode, killed_at_budget=killed,
+                   loadavg_before=load_before, loadavg_after=os.getloadavg()[0],
+                   tree_peak_rss_mb=sampler.peak_kb / 1024.0,
+                   tree_peak_processes=sampler.peak_procs)
+        out.setdefault("progress", progress)
+        if not killed and proc.returncode != 0:
+            out["error"] = "".join(stderr)[-3000:]
+        return out
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def snapshot(ref: str, workdir: Path) -> Path:
+    """The project at a git ref, exported into the work folder (stable while you edit)."""
+    sha = _git("rev-parse", ref)
+    if not sha:
+        raise SystemExit(f"unknown git ref {ref!r}")
+    folder = workdir / f"src-{sha[:12]}"
+    if not (folder / "jouleboard").is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def prepare_data(label: str, size: int | None, seed: int, workdir: Path,
+                 project: Path) -> tuple[Path, dict[str, Any]]:
+    """A private, writable data folder: a copy of data/ or a synthetic one (reused when
+    the same size and seed were generated before)."""
+    if size is None:
+        folder = workdir / "data-default"
+        if folder.exists():
+            shutil.rmtree(folder)
+        shutil.copytree(project / "data", folder)
+        pairs = set()
+        n = 0
+        for path in (folder / "measurements").rglob("*.json"):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            pairs.add((doc.get("model_id"), doc.get("task")))
+            n += 1
+        return folder, {"configurations": n, "models": len({m for m, _ in pairs}),
+                        "model_tasks": len(pairs), "source": "data/"}
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import synth
+
+    pristine = workdir / f"synth-{size}-seed{seed}"
+    stamp = pristine / ".synth.json"
+    if not stamp.exists():
+        t = time.perf_counter()
+        stats = synth.generate(size, pristine, seed, project / "data")
+        stats["generate_seconds"] = time.perf_counter() - t
+        stamp.write_text(json.dumps(stats), encoding="utf-8")
+    stats = json.loads(stamp.read_text(encoding="utf-8"))
+    folder = workdir / f"data-{label}"
+    if folder.exists():
+        shutil.rmtree(folder)
+    shutil.copytree(pristine, folder, copy_function=os.link)  # edits replace files, below
+    return folder, stats
+
+
+def add_measurement(data: Path) -> str:
+    """Add one configuration: a new max_num_seqs point in the middle file's series."""
+    files = sorted((data / "measurements").rglob("*.json"))
+    middle = len(files) // 2
+    order = sorted(range(len(files)), key=lambda i: (abs(i - middle), i))
+    for source in (files[i] for i in order):  # the middle file, else the nearest LLM one
+        doc = json.loads(source.read_text(encoding="utf-8"))
+        if "max_num_seqs" in doc.get("serving", {}):  # an LLM configuration
+            break
+    else:
+        raise ValueError("no LLM measurement file to copy")
+    taken = {json.loads(f.read_text(encoding="utf-8"))["serving"].get("max_num_seqs")
+             for f in source.parent.glob("*.json")}
+    seqs = next(s for s in (48, 80, 112, 160, 320, 640, 1280, 2560, 24, 12, 6, 5000)
+                if s not in taken)
+    old = doc["serving"]["max_num_seqs"]
+    doc["serving"]["max_num_seqs"] = seqs
+    m = doc["metrics"]
+    m["avg_batch_size"] = min(m["avg_batch_size"], float(seqs))
+    m["output_throughput_tokens_per_sec"] *= 0.97
+    m["energy_per_token_joules"] = m["avg_power_watts"] / m["output_throughput_tokens_per_sec"]
+    m["energy_per_response_joules"] = m["energy_per_token_joules"] * m["avg_output_len_tokens"]
+    target = source.with_name(source.name.replace(f"seqs{old}", f"seqs{seqs}"))
+    if target == source:
+        target = source.with_name(f"added-seqs{seqs}.json")
+    target.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return str(target.relative_to(data))
+
+
+def edit_description(data: Path) -> str:
+    """Edit the description_md of the first model (models.yaml is rewritten, not edited
+    in place: the synthetic folder is hard-linked to its pristine copy)."""
+    import yaml
+
+    path = data / "models.yaml"
+    models = yaml.safe_load(path.read_text(encoding="utf-8"))
+    model_id = sorted(models)[0]
+    models[model_id]["description_md"] = (
+        (models[model_id].get("description_md") or "") +
+        "\n\nEdited by the benchmark: *one* model's description changed.")
+    path.unlink()
+    path.write_text(yaml.safe_dump(models, sort_keys=False, allow_unicode=True, width=100),
+                    encoding="utf-8")
+    return model_id
+
+
+def site_breakdown(out: Path) -> dict[str, Any]:
+    """Bytes and files of the built site by kind."""
+    by: Counter[str] = Counter()
+    n: Counter[str] = Counter()
+    for folder, _, files in os.walk(out):
+        for name in files:
+            kind = name.rsplit(".", 1)[-1] if "." in name else "(none)"
+            if name.endswith(".vl.json"):
+                kind = "vl.json"
+            elif name == "oembed.json":
+                kind = "oembed.json"
+            by[kind] += os.path.getsize(os.path.join(folder, name))
+            n[kind] += 1
+    return {k: {"bytes": by[k], "files": n[k]} for k, _ in by.most_common()}
+
+
+def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.Namespace,
+                  seconds_per_render: float) -> dict[str, Any]:
+    started = time.perf_counter()
+    data, data_stats = prepare_data(label, size, args.seed, runner.workdir, runner.project)
+    prepare_seconds = time.perf_counter() - started
+    budget_end = time.perf_counter() + args.budget
+    cache = Path(tempfile.mkdtemp(prefix=f"cache-{label}-", dir=runner.workdir))
+    out = runner.workdir / f"site-{label}"
+    for stale in (out, out.parent / f".{out.name}.manifest.json"):
+        if stale.is_dir():
+            shutil.rmtree(stale)
+        elif stale.exists():
+            stale.unlink()
+    model_tasks = data_stats.get("model_tasks")
+    est_charts = 2 * (model_tasks or 0) + 40
+    est_render = est_charts * 2 * seconds_per_render
+    stub = args.charts == "stub" or (args.charts == "auto" and size is not None
+                                     and est_render > 0.6 * args.budget)
+    extra = ["--data", str(data), "--out", str(out), "--cache", str(cache)]
+    res: dict[str, Any] = {"label": label, "size": size, "data": data_stats,
+                           "prepare_seconds": prepare_seconds, "stub_charts": stub,
+                           "estimated_cold_render_seconds": est_render if size else None,
+                           "builds": {}}
+    print(f"[{label}] {data_stats.get('configurations')} configurations, "
+          f"{data_stats.get('models', '?')} models; charts "
+          f"{'stubbed' if stub else 'real'}", flush=True)
+
+    def remaining() -> float:
+        return budget_end - time.perf_counter()
+
+    def build(name: str, more: list[str] = ()) -> dict[str, Any] | None:  # type: ignore
+        if remaining() <= 5:
+            res["builds"][name] = {"skipped": "time budget used up"}
+            print(f"[{label}] {name}: skipped (budget)", flush=True)
+            return None
+        r = runner.child("_build", extra + (["--stub-charts"] if stub else []) + list(more),
+                         remaining(), cache)
+        res["builds"][name] = r
+        print(f"[{label}] {name}: {_one_line(r)}", flush=True)
+        return r if not r.get("killed_at_budget") and not r.get("error") else None
+
+    wanted = set(args.builds.split(","))
+    cold = build("cold")
+    if cold is not None:
+        res["site"] = site_breakdown(out)
+        if stub and cold.get("stub_charts"):
+            res["extrapolated_cold_chart_seconds"] = (
+                cold["stub_charts"]["stub_renders"] * seconds_per_render)
+        elif cold["chart_renders"]:
+            res["seconds_per_render"] = cold["timings"]["charts"] / cold["chart_renders"]
+        if "noop" in wanted and build("noop") and "add-one" in wanted:
+            res["added"] = add_measurement(data)
+            if build("add-one") and "edit-desc" in wanted:
+                res["edited_model"] = edit_description(data)
+                build("edit-desc")
+        if "warm-clean" in wanted:
+            out2 = runner.workdir / f"site-{label}-clean"
+            if out2.exists():
+                shutil.rmtree(out2)
+            build("warm-clean", ["--out", str(out2)])  # argparse: the last --out wins
+            shutil.rmtree(out2, ignore_errors=True)
+    if args.hugo and cold is not None and remaining() > 30:
+        import hugo_compare
+
+        try:
+            res["hugo"] = hugo_compare.compare(data, cold, runner.workdir / f"hugo-{label}",
+                                               project=runner.project, env=runner.env)
+            print(f"[{label}] hugo: {hugo_compare.one_line(res['hugo'])}", flush=True)
+        except Exception as e:  # hugo missing and not installable: report, go on
+            res["hugo"] = {"error": repr(e)}
+            print(f"[{label}] hugo: {e!r}", flush=True)
+    if args.profile and cold is not None and remaining() > 30:
+        prof = RESULTS / f"profile-{label}.prof"
+        out3 = runner.workdir / f"site-{label}-prof"
+        r = runner.child("_build", extra + ["--out", str(out3), "--profile", str(prof)]
+                         + (["--stub-charts"] if stub else []), remaining(), cache)
+        shutil.rmtree(out3, ignore_errors=True)
+        if prof.exists() and not r.get("killed_at_budget"):
+            res["profile"] = {"file": str(prof.relative_to(REPO)),
+                              "wall_seconds": r["wall_seconds"],
+                              "timings": r.get("timings"), "top": profile_top(prof)}
+            print(f"[{label}] profile (warm cache, cProfile): {prof.relative_to(REPO)}",
+                  flush=True)
+    shutil.rmtree(cache, ignore_errors=True)
+    res["wall_seconds"] = time.perf_counter() - started
+    return res
+
+
+def profile_top(path: Path, n: int = 25) -> list[dict[str, Any]]:
+    import pstats
+
+    stats = pstats.Stats(str(path))
+    rows = []
+    for (file, line, func), (_cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore
+        rows.append({"function": f"{Path(file).name}:{line}({func})", "calls": nc,
+                     "tottime": tt, "cumtime": ct})
+    by_cum = sorted(rows, key=lambda r: -r["cumtime"])[:n]
+    by_tot = sorted(rows, key=lambda r: -r["tottime"])[:n]
+    return [{"by": "cumtime", **r} for r in by_cum] + [{"by": "tottime", **r} for r in by_tot]
+
+
+def _one_line(r: dict[str, Any]) -> str:
+    if r.get("killed_at_budget"):
+        done = ", ".join(f"{p['stage']} {p['seconds']:.1f}s" for p in r.get("progress", []))
+        return (f"KILLED at budget after {r['wall_seconds']:.0f}s (finished: {done or 'none'}); "
+                f"tree peak RSS {r['tree_peak_rss_mb']:.0f} MB")
+    if r.get("error"):
+        return "FAILED: " + r["error"].strip().splitlines()[-1]
+    stages = " ".join(f"{k} {v:.2f}" for k, v in r["timings"].items())
+    return (f"{r['wall_seconds']:.1f}s wall, {r['pages']} pages, {r['files']} files, "
+            f"{r['bytes'] / 1e6:.0f} MB, {r['written']} written/{r['linked']} linked, "
+            f"{r['chart_renders']} renders, RSS {r['maxrss_self_mb']:.0f} MB "
+            f"(tree {r['tree_peak_rss_mb']:.0f}); {stages}")
+
+
+# --------------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------------
+
+
+def _fmt(v: Any, spec: str = ".1f") -> str:
+    return "–" if v is None else format(v, spec)
+
+
+def table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"
+    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    body = ["| " + " | ".join(c.rjust(w) if i else c.ljust(w)
+                              for i, (c, w) in enumerate(zip(r, widths, strict=True))) + " |"
+            for r in rows]
+    return "\n".join([line, sep, *body])
+
+
+def report(results: dict[str, Any]) -> str:
+    parts = []
+    rows = []
+    for d in results["datasets"]:
+        c = d["builds"].get("cold", {})
+        t = c.get("timings", {})
+        pages = c.get("pages")
+        rp = c.get("render_page", {})
+        rp_pages = sum(v["pages"] for v in rp.values())
+        rp_secs = sum(v["seconds"] for v in rp.values())
+        rows.append([
+            d["label"] + (" (stub charts)" if d["stub_charts"] else ""),
+            str(d["data"].get("configurations")), str(d["data"].get("models", "–")),
+            str(pages or "–"), str(c.get("files", "–")),
+            _fmt(c.get("bytes") and c["bytes"] / 1e6, ".0f"),
+            _fmt(c.get("wall_seconds")) + ("*" if c.get("killed_at_budget") else ""),
+            *(_fmt(t.get(s), ".2f") for s in STAGES),
+            _fmt(pages / t["render"] if pages and t.get("render") else None, ".0f"),
+            _fmt(rp_pages / rp_secs if rp_secs else None, ".0f"),
+            _fmt(c.get("maxrss_self_mb"), ".0f"), _fmt(c.get("maxrss_workers_mb"), ".0f"),
+            _fmt(c.get("tree_peak_rss_mb"), ".0f"),
+        ])
+    parts.append("Cold builds (fresh output folder, empty chart cache)\n" + table(rows, [
+        "data", "configs", "models", "pages", "files", "MB", "wall s", *STAGES,
+        "render pages/s", "render_page pages/s", "RSS MB", "workers RSS MB",
+        "tree RSS MB"]))
+    rows = []
+    for d in results["datasets"]:
+        for name in ("noop", "add-one", "edit-desc", "warm-clean"):
+            r = d["builds"].get(name)
+            if r is None:
+                continue
+            if "skipped" in r:
+                rows.append([d["label"], name, "skipped"] + [""] * 9)
+                continue
+            t = r.get("timings", {})
+            rows.append([d["label"], name,
+                         _fmt(r["wall_seconds"]) + ("*" if r.get("killed_at_budget") else ""),
+                         *(_fmt(t.get(s), ".2f") for s in STAGES),
+                         str(r.get("written", "–")), str(r.get("linked", "–")),
+                         str(r.get("chart_renders", "–")), _fmt(r.get("maxrss_self_mb"), ".0f")])
+    parts.append("Rebuilds (same output folder, warm chart cache; warm-clean: new folder)\n"
+                 + table(rows, ["data", "build", "wall s", *STAGES, "written", "linked",
+                                "renders", "RSS MB"]))
+    rows = []
+    for d in results["datasets"]:
+        c = d["builds"].get("cold", {})
+        for tpl, v in c.get("render_page", {}).items():
+            rows.append([d["label"], tpl, str(v["pages"]), _fmt(v["seconds"], ".2f"),
+                         _fmt(1000 * v["seconds"] / v["pages"], ".2f"),
+                         _fmt(v["html_bytes"] / v["pages"] / 1024, ".1f")])
+    if rows:
+        parts.append("render_page by template (cold build)\n" + table(
+            rows, ["data", "template", "pages", "seconds", "ms/page", "KiB/page"]))
+    rows = []
+    for d in results["datasets"]:
+        site = d.get("site") or {}
+        total = sum(v["bytes"] for v in site.values()) or 1
+        top = ", ".join(f"{k} {v['bytes'] / 1e6:.1f} MB ({100 * v['bytes'] / total:.0f}%, "
+                        f"{v['files']} files)" for k, v in list(site.items())[:6])
+        rows.append([d["label"], _fmt(total / 1e6, ".0f"), top])
+    parts.append("Site size by file kind\n" + table(rows, ["data", "MB", "largest kinds"]))
+    extra = []
+    for d in results["datasets"]:
+        if d.get("extrapolated_cold_chart_seconds"):
+            extra.append(f"{d['label']}: charts stubbed; real cold chart rendering would take "
+                         f"~{d['extrapolated_cold_chart_seconds'] / 60:.0f} min at "
+                         f"{results.get('seconds_per_render', 0):.3f} s/render")
+        if d.get("seconds_per_render"):
+            extra.append(f"{d['label']}: {d['seconds_per_render'] * 1000:.0f} ms per chart "
+                         "render (SVG or PNG, cold, all cores)")
+        if d.get("hugo") and "error" not in d["hugo"]:
+            import hugo_compare
+
+            extra.append(f"{d['label']}: hugo {hugo_compare.one_line(d['hugo'])}")
+    cb = results.get("chart_microbench")
+    if cb:
+        rows = [[k, str(cb["charts"].get(k, 0)), str(v["spec_bytes"]),
+                 _fmt(v["svg_seconds"] * 1000, ".0f"), _fmt(v["svg_bytes"] / 1024, ".0f"),
+                 _fmt(v["png_seconds"] * 1000, ".0f"), _fmt(v["png_bytes"] / 1024, ".0f")]
+                for k, v in cb["kinds"].items()]
+        parts.append("vl-convert per chart kind (default data, one process, median of 3)\n"
+                     + table(rows, ["kind", "charts", "spec B", "SVG ms", "SVG KiB",
+                                    "PNG ms", "PNG KiB"]))
+    if extra:
+        parts.append("\n".join(extra))
+    sizes = [d for d in results["datasets"] if d["size"] and d["builds"].get("cold", {})
+             .get("maxrss_self_mb")]
+    if len(sizes) > 1:
+        rows = []
+        base = sizes[0]
+        for d in sizes:
+            c = d["builds"]["cold"]
+            b = base["builds"]["cold"]
+            rows.append([d["label"], str(d["size"]), _fmt(c["maxrss_self_mb"], ".0f"),
+                         _fmt(c["maxrss_self_mb"] / d["size"] * 1000, ".0f"),
+                         _fmt(c["maxrss_self_mb"] / b["maxrss_self_mb"], ".2f"),
+                         _fmt(d["size"] / base["size"], ".1f"),
+                         _fmt(c["bytes"] / 1e6, ".0f")])
+        parts.append("Memory growth (cold build process peak RSS)\n" + table(
+            rows, ["data", "configs", "RSS MB", "KB/config", "RSS ×", "configs ×",
+                   "output MB"]))
+    return "\n\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("_build", "_charts"):
+        p = argparse.ArgumentParser()
+        p.add_argument("--data")
+        p.add_argument("--out")
+        p.add_argument("--cache", default="")
+        p.add_argument("--project")
+        p.add_argument("--result")
+        p.add_argument("--profile", default="")
+        p.add_argument("--stub-charts", action="store_true")
+        a = p.parse_args(argv[1:])
+        return child_build(a) if argv[0] == "_build" else child_charts(a)
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="default data + 1,000 only")
+    p.add_argument("--sizes", default="1000,10000",
+                   help="synthetic sizes, comma-separated (default 1000,10000; add 100000)")
+    p.add_argument("--budget", type=float, default=900.0,
+                   help="seconds for all builds of one size (default 900)")
+    p.add_argument("--charts", choices=("auto", "real", "stub"), default="auto")
+    p.add_argument("--no-default", action="store_true", help="skip the default data")
+    p.add_argument("--builds", default="cold,noop,add-one,edit-desc,warm-clean",
+                   help="which builds (cold always runs; add-one needs noop, edit-desc "
+                   "add-one)")
+    p.add_argument("--hugo", action="store_true", help="also run hugo_compare per size")
+    p.add_argument("--profile", action="store_true",
+                   help="also a cProfile'd warm-cache build per size (results/profile-*.prof)")
+    p.add_argument("--ref", default="",
+                   help="benchmark this git ref (exported to the work folder) instead of the "
+                   "working tree")
+    p.add_argument("--seconds-per-render", type=float, default=DEFAULT_SECONDS_PER_RENDER,
+                   help="chart render cost for --charts auto and the stub extrapolation "
+                   "until a real cold build in this run measures it (default "
+                   f"{DEFAULT_SECONDS_PER_RENDER}; 0.053 measured on 10k, 2 cores, quiet)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
+                   help=f"synthetic data, sites, caches (default {DEFAULT_WORKDIR})")
+    args = p.parse_args(argv)
+    sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    project = snapshot(args.ref, args.workdir) if args.ref else REPO
+    runner = Runner(project, args.workdir, str(project))
+    results: dict[str, Any] = {
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "git_head": _git("rev-parse", "HEAD"), "ref": args.ref or "(working tree)",
+        "working_tree_dirty": bool(_git("status", "--porcelain", "--", "jouleboard",
+                                        "templates")),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform()},
+        "args": {k: str(v) for k, v in vars(args).items()}, "datasets": []}
+    spr = args.seconds_per_render
+    if not args.no_default:
+        d = bench_dataset(runner, "default", None, args, spr)
+        results["datasets"].append(d)
+        spr = d.get("seconds_per_render", spr)
+        r = runner.child("_charts", ["--data", str(runner.workdir / "data-default")], 300)
+        if "kinds" in r:
+            results["chart_microbench"] = {"charts": r["charts"], "kinds": r["kinds"]}
+    for size in sizes:
+        label = f"{size // 1000}k" if size % 1000 == 0 else str(size)
+        d = bench_dataset(runner, label, size, args, spr)
+        results["datasets"].append(d)
+        spr = d.get("seconds_per_render", spr)
+        results["seconds_per_render"] = spr
+        _save(results)
+    results["seconds_per_render"] = spr
+    path = _save(results)
+    print()
+    print(report(results))
+    print(f"\nsaved {path.relative_to(REPO)}")
+    return 0
+
+
+def _save(results: dict[str, Any]) -> Path:
+    stamp = results["started"].replace(":", "").replace("+0000", "Z")
+    path = RESULTS / f"run-{stamp}.json"
+    text = json.dumps(results, indent=2)
+    path.write_text(text, encoding="utf-8")
+    (RESULTS / "latest.json").write_text(text, encoding="utf-8")
+    return path
+
+
+if __name__ == "__main__":
+    sys.exit(main())
