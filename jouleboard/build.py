@@ -24,7 +24,15 @@ from jouleboard.releases import (
     load_releases,
     release_downloads,
 )
-from jouleboard.render import SiteContext, environment, render_page
+from jouleboard.render import (
+    SiteContext,
+    environment,
+    find_asset,
+    navigation,
+    render_page,
+    template_dirs,
+)
+from jouleboard.resources import content_dir
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles
 
@@ -72,7 +80,8 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
-    ``project`` holds templates/ and content/ (default: see :func:`find_project`).
+    ``project`` is the site folder whose templates/ and content/ override the packaged
+    ones file by file (default: see :func:`find_project`).
     """
     project = project or find_project(data_dir)
     summary = BuildSummary(out)
@@ -88,15 +97,18 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     timer.done("rank+plan")
 
     files = SiteFiles()
-    assets = project / "templates" / "assets"
+    themes = template_dirs(project)
     bundle = vega_bundle(cache)
     names = {"vega": _hashed("vega.js", bundle)}
     files.add(urls.asset(names["vega"]), bundle)
     for name in ("style.css", "site.js", "rank.js", "explore.js"):
-        text = (assets / name).read_text(encoding="utf-8")
+        text = find_asset(name, themes).read_text(encoding="utf-8")
         names[name] = _hashed(name, text)
         files.add(urls.asset(names[name]), text)
-    files.add("favicon.svg", (assets / "favicon.svg").read_text(encoding="utf-8"))
+    files.add("favicon.svg", find_asset("favicon.svg", themes).read_text(encoding="utf-8"))
+    if site_settings.logo:
+        files.add(urls.asset(site_settings.logo),
+                  find_asset(site_settings.logo, themes).read_bytes())
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
     exports = render_charts(specs, ("svg", "png"), cache)
@@ -133,8 +145,9 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         files.add(path, dumps_canonical(spec))
 
     pages = list(plan.pages) + embed_pages
-    about = project / "content" / "about.md"
-    if about.exists():
+    about = next((p for p in (project / "content" / "about.md", content_dir() / "about.md")
+                  if p.is_file()), None)
+    if about is not None:
         pages.append(Page(urls.about, "prose.html", "About and methodology",
                           "What jouleboard measures and how it ranks.",
                           ProseBody(render_markdown(about.read_text(encoding="utf-8")))))
@@ -158,11 +171,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         data_version=site_settings.data_version, data_date=site_settings.data_date,
         attribution_html=render_markdown(site_settings.attribution_md),
         base_url=urls.base,
-        nav=(Link("Leaderboard", urls.url(urls.home)), Link("Models", urls.url(urls.models_index)),
-             Link("GPUs", urls.url(urls.gpus_index)), Link("Compare", urls.url(urls.compare)),
-             Link("Downloads", urls.url(urls.downloads)),
-             *([Link("Changelog", urls.url(urls.changelog))] if releases else []),
-             Link("About", urls.url(urls.about))),
+        nav=navigation(site_settings.nav, urls, has_changelog=bool(releases)),
         tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
                     for tid, t in data.registry.tasks.items()),
         css_url=urls.url(urls.asset(names["style.css"])),
@@ -174,8 +183,11 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         atom_url=urls.url(urls.atom_feed) if releases else "",
         reload_js_url="/__jouleboard__/reload.js" if preview else "",
         vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"),
-        origin=urls.origin)
-    env = environment(project / "templates")
+        origin=urls.origin,
+        home_url=urls.url(urls.home),
+        logo_url=urls.url(urls.asset(site_settings.logo)) if site_settings.logo else "",
+        accent_color=site_settings.accent_color)
+    env = environment(themes)
     for page in pages:
         files.add(page.path, render_page(env, page, site, infos))
     files.add(urls.sitemap, sitemap(urls, pages))
@@ -193,12 +205,9 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
 
 
 def find_project(data_dir: Path) -> Path:
-    """The folder with templates/: beside the data, else the working folder, else the
-    checkout this package runs from."""
-    for candidate in (data_dir.parent, Path.cwd(), Path(__file__).resolve().parents[1]):
-        if (candidate / "templates" / "base.html").is_file():
-            return candidate
-    raise FileNotFoundError(f"no templates/ beside {data_dir}; pass --project")
+    """The site folder: the one holding the data folder. Its templates/ and content/, where
+    present, override the packaged ones; nothing else is needed from it."""
+    return data_dir.resolve().parent
 
 
 def measurement_schema_text() -> str:

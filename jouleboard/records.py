@@ -223,6 +223,18 @@ class TaskInfo(_Strict):
     preset_deadlines_ms: list[PositiveFloat] = []
 
 
+NAV_PAGES = ("leaderboard", "models", "gpus", "compare", "downloads", "changelog", "about")
+
+
+class NavLink(_Strict):
+    """An entry of site.yaml's ``nav``: a built-in page or an https URL."""
+
+    label: Annotated[str, Field(min_length=1, max_length=60)]
+    target: str = Field(pattern=rf"^({'|'.join(NAV_PAGES)}|https://[^\s\"'<>]{{1,500}})$",
+                        description="A built-in page (" + ", ".join(NAV_PAGES) + ") or an "
+                        "https:// URL.")
+
+
 class SiteSettings(_Strict):
     """data/site.yaml."""
 
@@ -238,6 +250,14 @@ class SiteSettings(_Strict):
                           "https://example.org; makes embed codes, citations and Open Graph "
                           "links absolute.")
     attribution_md: Annotated[str, Field(max_length=5_000)] = ""
+    # Theme (all optional): a logo file of the site folder's templates/assets/, an accent
+    # colour, and the main navigation (default: every built-in page).
+    logo: str = Field(default="", pattern=r"^([A-Za-z0-9_-]{1,80}\.(svg|png|jpg|jpeg|webp))?$",
+                      description="File name in templates/assets/ shown before the title.")
+    accent_color: str = Field(default="", pattern=r"^(#[0-9a-fA-F]{6})?$",
+                              description="Accent colour as #rrggbb.")
+    nav: list[NavLink] = Field(default_factory=list, max_length=20,
+                               description="Main navigation, in order (default: all pages).")
 
 
 class QualityScore(_Strict):
