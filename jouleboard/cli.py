@@ -92,7 +92,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="data folder to add the files to (its registries are used)")
     for name in ("dataset", "version", "date", "license", "citation"):
         ir.add_argument(f"--{name}", default=None,
-                        help=f"provenance {name} (default: from site.yaml, license NOASSERTION)")
+                        help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
+                             "runs; date: the run's own; see docs/raw-runs.md)")
+    ir.add_argument("--require-prometheus", action="store_true",
+                    help="drop runs without prometheus.json (stricter than the ML.ENERGY toolkit, "
+                         "which keeps them)")
+    ir.add_argument("--add-models", action="store_true",
+                    help="add models missing from models.yaml, from the runs' model_info.json")
+    ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
     return p
 
 
@@ -262,21 +269,25 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _import_runs(args: argparse.Namespace) -> int:
-    import dataclasses
+    from jouleboard.sources.importer import not_a_data_folder
+    from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, import_runs
+    from jouleboard.sources.run_provenance import FIELDS, run_date, with_options
 
-    from jouleboard.config import load_registry
-    from jouleboard.sources.mlenergy_runs import RunProvenance, import_runs
-
-    registry, problems = load_registry(args.out)
-    if registry is None:
-        raise ValidationFailed(problems)
-    given = {k: getattr(args, k) for k in ("dataset", "version", "date", "license", "citation")
-             if getattr(args, k) is not None}
-    provenance = dataclasses.replace(RunProvenance.for_site(registry.site), **given)
-    summary = import_runs(args.runs, args.out, provenance)
+    why = not_a_data_folder(args.out)
+    if why is not None:
+        raise UsageError(why)
+    if args.date is not None and run_date(args.date) != args.date:
+        raise UsageError(f"--date must be YYYY-MM-DD, got {args.date!r}")
+    provenance, explicit = with_options({k: getattr(args, k) for k in FIELDS})
+    options = RunOptions(provenance, frozenset(explicit),
+                         RunPolicy(require_prometheus=args.require_prometheus), args.add_models)
+    summary = import_runs(args.runs, args.out, options, strict=args.strict)
     _warn(summary.warnings, strict=False)
-    print(f"wrote {len(summary.written)} measurement files to {args.out / 'measurements'}"
-          + (f"; {len(summary.warnings)} runs dropped" if summary.warnings else ""))
+    if summary.added_models:
+        print(f"added to models.yaml: {', '.join(summary.added_models)}")
+    print(f"wrote {len(summary.written)} measurement files to {args.out / 'measurements'}")
+    if summary.report is not None:
+        print(summary.report.summary())
     return 0
 
 

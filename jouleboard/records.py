@@ -64,7 +64,8 @@ class Provenance(_Strict):
 
     dataset: ShortText = Field(description="Name of the benchmark or data set.")
     version: ShortText = Field(description="Version of the data set.")
-    date: IsoDate = Field(description="Data date, YYYY-MM-DD.")
+    date: IsoDate | Literal["unknown"] = Field(
+        description="Data date, YYYY-MM-DD, or \"unknown\" when the source does not say.")
     license: ShortText = Field(description="SPDX license id of the data.")
     source: Annotated[str, Field(max_length=500)] = Field(
         description="Where the data came from (repository, commit, file or run directory)."
@@ -92,7 +93,9 @@ class TokenMetrics(_Strict):
         description="energy_per_token_joules x avg_output_len_tokens, J."
     )
     avg_output_len_tokens: PositiveFloat
-    avg_batch_size: PositiveFloat
+    avg_batch_size: PositiveFloat | None = Field(
+        default=None, description="Average running batch in steady state; absent when the "
+        "run has no prometheus.json (the utilisation rule could not be checked).")
     median_itl_ms: PositiveFloat = Field(description="Median inter-token latency, ms.")
     p90_itl_ms: PositiveFloat
     p95_itl_ms: PositiveFloat
@@ -321,7 +324,7 @@ class Configuration:
     output_throughput_tokens_per_sec: float
     energy_per_response_joules: float
     avg_output_len_tokens: float
-    avg_batch_size: float
+    avg_batch_size: float | None  # None: no prometheus.json
     median_itl_ms: float
     p90_itl_ms: float
     p95_itl_ms: float

@@ -255,7 +255,8 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
             f"{x.energy_per_response_joules:g} J but energy_per_token_joules x "
             f"avg_output_len_tokens = {response:g}",
             f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}")
-    if x.avg_batch_size > m.serving.max_num_seqs * BATCH_MARGIN:
+    if x.avg_batch_size is not None and \
+            x.avg_batch_size > m.serving.max_num_seqs * BATCH_MARGIN:
         add("/metrics/avg_batch_size", "bounds.batch-above-cap",
             f"average batch {x.avg_batch_size:g} exceeds max_num_seqs "
             f"{m.serving.max_num_seqs}", "check max_num_seqs and avg_batch_size")

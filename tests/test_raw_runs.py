@@ -24,6 +24,8 @@ from jouleboard.rank import Deadline, rank
 from jouleboard.sources import itl as itl_module
 from jouleboard.sources.itl import order_statistics, percentiles, smooth_itl
 from jouleboard.sources.mlenergy_runs import (
+    RunOptions,
+    RunPolicy,
     RunsReport,
     RuntimeParamsError,
     find_run_dirs,
@@ -33,6 +35,7 @@ from jouleboard.sources.mlenergy_runs import (
     parse_runtime_params,
 )
 from jouleboard.sources.run_results import read_results
+from jouleboard.sources.importer import MANIFEST
 from tests.runs_generator import DELETE, RunSpec, write_run
 from tests.test_validation_rules import VALID, make_data_dir, write_measurement
 
@@ -468,15 +471,38 @@ def test_the_cascade_stays_in_its_model_task_gpu_and_gpu_count(runs: Path,
         "run.dropped-after-unstable", "run.dropped-after-unstable", "run.unstable-low-batch"]
 
 
-def test_a_run_without_prometheus_is_dropped_but_drops_nothing_else(
+def test_a_run_without_prometheus_is_kept_as_the_toolkit_keeps_it(
         runs: Path, registry: Registry) -> None:
-    dirs = sweep(runs, {16: {"avg_batch_fraction": None}})
+    sweep(runs, {16: {"avg_batch_fraction": None}})
     report = load_runs([runs], registry)
+    assert not report.errors and not report.warnings
+    assert published_seqs(report) == [8, 16, 32, 64]
+    (kept,) = [p for p in report.published if p.configuration.max_num_seqs == 16]
+    assert "avg_batch_size" not in kept.measurement["metrics"]
+    assert kept.configuration.avg_batch_size is None
+
+
+def test_require_prometheus_drops_it_but_nothing_else(runs: Path, registry: Registry) -> None:
+    dirs = sweep(runs, {16: {"avg_batch_fraction": None}})
+    report = load_runs([runs], registry, RunOptions(policy=RunPolicy(require_prometheus=True)))
     assert not report.errors
     assert published_seqs(report) == [8, 32, 64]
     (warning,) = report.warnings
     assert warning.rule == "run.unverifiable-no-prometheus"
     assert same(warning.file, dirs[16] / "prometheus.json")
+
+
+def test_a_repeat_at_the_unstable_max_num_seqs_is_dropped_too(runs: Path,
+                                                              registry: Registry) -> None:
+    # The toolkit's cascade: every run at or above the smallest unstable max_num_seqs.
+    write_run(runs, RunSpec(max_num_seqs=32, extra_params=(("seed", "1"),)))
+    write_run(runs, RunSpec(max_num_seqs=32, extra_params=(("seed", "2"),),
+                            avg_batch_fraction=0.5))
+    write_run(runs, RunSpec(max_num_seqs=16))
+    report = load_runs([runs], registry)
+    assert published_seqs(report) == [16]
+    assert sorted(w.rule for w in report.warnings) == ["run.dropped-after-unstable",
+                                                       "run.unstable-low-batch"]
 
 
 def test_an_unstable_run_with_no_successful_request_is_a_warning_not_an_error(
@@ -522,17 +548,22 @@ def test_missing_results_json(runs: Path, registry: Registry) -> None:
     assert same(p.file, run_dir) and p.pointer == ""
 
 
-def test_no_successful_request(runs: Path, registry: Registry) -> None:
+def test_no_successful_request_is_a_drop(runs: Path, registry: Registry) -> None:
+    # The toolkit skips a run without ITL values; jouleboard drops it and says why.
     run_dir = write_run(runs, RunSpec(failed_every=1))
     report = load_runs([runs], registry)
-    p = the_error(report, "run.no-successful-request")
-    assert (p.pointer, same(p.file, run_dir / "results.json")) == ("/results", True)
-    assert "40 failed" in p.message and not report.published
+    assert not report.errors and not report.published
+    (p,) = report.warnings
+    assert (p.rule, p.pointer, same(p.file, run_dir / "results.json")) == (
+        "run.no-successful-request", "/results", True)
+    assert "40 failed" in p.message
 
 
-def test_no_itl_values(runs: Path, registry: Registry) -> None:
+def test_no_itl_values_is_a_drop(runs: Path, registry: Registry) -> None:
     write_run(runs, RunSpec(requests=[{"itl": []}, {"itl": [0.0, 0.0]}]))
-    assert the_error(load_runs([runs], registry), "run.no-itl").pointer == "/results"
+    report = load_runs([runs], registry)
+    assert not report.errors and not report.published
+    assert [(w.rule, w.pointer) for w in report.warnings] == [("run.no-itl", "/results")]
 
 
 @pytest.mark.parametrize(("folder", "says"), [
@@ -613,10 +644,12 @@ def test_many_bad_requests_are_summarised(runs: Path, registry: Registry) -> Non
     assert "45 more" in the_error(report, "run.more-problems").message
 
 
-def test_prometheus_without_the_batch_size(runs: Path, registry: Registry) -> None:
-    run_dir = write_run(runs, RunSpec(prometheus_overrides={"vllm:kv_cache_usage_perc": 0.3}))
-    p = the_error(load_runs([runs], registry), "run.missing-field")
-    assert (p.pointer, same(p.file, run_dir / "prometheus.json")) == (BATCH_POINTER, True)
+def test_prometheus_without_the_batch_size_is_like_no_prometheus(runs: Path,
+                                                                 registry: Registry) -> None:
+    write_run(runs, RunSpec(prometheus_overrides={"vllm:kv_cache_usage_perc": 0.3}))
+    report = load_runs([runs], registry)
+    assert not report.errors and not report.warnings
+    assert "avg_batch_size" not in only(report)["metrics"]
 
 
 def test_layout_errors(runs: Path, registry: Registry, tmp_path: Path) -> None:
@@ -659,7 +692,6 @@ def realistic_tree(runs: Path) -> None:
         for i, seqs in enumerate((8, 16, 32, 64, 128)):
             write_run(runs, RunSpec(
                 model_id=model, gpu_model=gpu, max_num_seqs=seqs, avg_power_watts=power,
-                throughput_tokens_per_sec=400.0 * (i + 1) * (2 if gpu == "B200" else 1),
                 itl_s=base_itl * (1.6 ** i), seed=seqs, num_requests=20,
                 avg_batch_fraction=0.6 if (model, gpu, seqs) == ("acme/big-8b", "H100", 64)
                 else 0.97))
@@ -725,10 +757,11 @@ def test_import_refuses_to_replace_or_duplicate_and_writes_nothing(runs: Path,
     doc = json.loads((data / written).read_text(encoding="utf-8"))
     doc["provenance"]["source"] = "somewhere else"
     (data / written).write_text(json.dumps(doc), encoding="utf-8")
+    (data / MANIFEST).unlink()  # now nothing says import-runs wrote it
     with pytest.raises(ValidationFailed) as info:
         import_runs([runs], data)
-    (p,) = info.value.problems
-    assert (p.rule, p.pointer) == ("import.would-replace", "/provenance/source")
+    (p,) = info.value.problems  # not in the manifest (as if a person had put it there)
+    assert (p.rule, same(p.file, data / written)) == ("import.would-replace", True)
     assert json.loads((data / written).read_text())["provenance"]["source"] == "somewhere else"
 
 
@@ -744,3 +777,18 @@ def test_numbers_stay_finite(runs: Path, registry: Registry) -> None:
     write_run(runs, RunSpec(requests=[{"itl": [1e-3] * 10}]))
     m = only(load_runs([runs], registry))["metrics"]
     assert all(math.isfinite(v) for v in m.values())
+
+
+def test_a_reimport_replaces_its_own_files_and_keeps_everything_else(runs: Path,
+                                                                     data: Path) -> None:
+    write_run(runs, RunSpec())
+    (written,) = import_runs([runs], data).written
+    assert json.loads((data / MANIFEST).read_text()) == {"import-runs": [written]}
+    doc = json.loads((data / written).read_text())
+    doc["serving"]["notes"] = "edited by hand"  # import-runs' own file, edited
+    (data / written).write_text(json.dumps(doc), encoding="utf-8")
+    notes = data / "NOTES.md"  # a person's file in the data folder
+    notes.write_text("mine", encoding="utf-8")
+    assert import_runs([runs], data).written == (written,)
+    assert json.loads((data / written).read_text())["serving"]["notes"] == ""
+    assert notes.read_text() == "mine"
