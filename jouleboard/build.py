@@ -10,6 +10,7 @@ from pathlib import Path
 
 from jouleboard.contexts import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBody
 from jouleboard.dataset import load_dataset
+from jouleboard.escape import markup
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.pages import plan_site
@@ -163,7 +164,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     pages.append(downloads_page(urls, plan))
     pages.append(Page(urls.not_found, "prose.html", "Page not found", "Page not found.",
                       ProseBody("<p>There is no page at this address. The "
-                                f'<a href="{urls.url(urls.home)}">leaderboard</a> links to '
+                                f'<a href="{markup(urls.url(urls.home))}">leaderboard</a> links to '
                                 "every task, model and GPU.</p>"), in_sitemap=False))
 
     site = SiteContext(
@@ -244,7 +245,7 @@ def downloads_page(urls: Urls, plan: Plan) -> Page:
 
 
 def sitemap(urls: Urls, pages: list[Page]) -> str:
-    entries = "".join(f"  <url><loc>{urls.url(p.path)}</loc></url>\n"
+    entries = "".join(f"  <url><loc>{markup(urls.url(p.path))}</loc></url>\n"
                       for p in sorted(pages, key=lambda p: p.path) if p.in_sitemap)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'

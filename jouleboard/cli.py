@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from jouleboard.escape import text_line
 from jouleboard.present.downloads import RANK_COLUMNS, rank_record, to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import RANK_BY
@@ -126,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve(args.data, args.out, args.port)
             return 0
     except ValidationFailed as e:
-        print(e.report(), file=sys.stderr)
+        print(problem_report(e), file=sys.stderr)
         if getattr(args, "format", None) == "github":
             print("\n".join(github_annotations(e.problems)))
         print("nothing was written" if args.command == "build" else "validation failed",
@@ -153,7 +154,7 @@ def _warn(warnings: Sequence[Problem], strict: bool) -> None:
     if strict and warnings:
         raise ValidationFailed(list(warnings))
     for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {text_line(w)}", file=sys.stderr)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -244,7 +245,7 @@ def format_rank(records: list[dict[str, object]], fmt: str,
     from jouleboard.present.formats import format_value
 
     header = list(columns)
-    body = [[format_value(k, r[k]) for k in header] for r in records]
+    body = [[text_line(format_value(k, r[k])) for k in header] for r in records]
     widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h)
               for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
@@ -300,6 +301,13 @@ def _schema(args: argparse.Namespace) -> int:
     else:
         args.out.write_text(text, encoding="utf-8")
     return 0
+
+
+def problem_report(error: ValidationFailed) -> str:
+    """The text report, one line per problem: a file name or value with a newline in it
+    shows the newline as ``\\n`` instead of forging a line of its own."""
+    total = error.report().rsplit("\n", 1)[-1]  # "N problem(s) in M file(s)"
+    return "\n".join([*(text_line(p) for p in error.problems), total])
 
 
 def github_annotations(problems: Sequence[Problem]) -> list[str]:

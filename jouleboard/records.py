@@ -226,6 +226,7 @@ class TaskInfo(_Strict):
     preset_deadlines_ms: list[PositiveFloat] = []
 
 
+SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty
 NAV_PAGES = ("leaderboard", "models", "gpus", "compare", "downloads", "changelog", "about")
 
 
@@ -248,7 +249,7 @@ class SiteSettings(_Strict):
     data_version: ShortText
     data_date: IsoDate
     base_url: str = Field(default="/", pattern=r"^/([A-Za-z0-9._~-]+/)*$")
-    site_url: str = Field(default="", pattern=r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$",
+    site_url: str = Field(default="", pattern=SITE_URL_PATTERN,
                           description="Origin the site is published at, e.g. "
                           "https://example.org; makes embed codes, citations and Open Graph "
                           "links absolute.")
