@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from jouleboard import metrics
 from jouleboard.config import Registry
+from jouleboard.escape import csv_text
 from jouleboard.present.formats import PRECISION_LABELS
 from jouleboard.records import Configuration
 
@@ -48,11 +47,8 @@ def configuration_record(c: Configuration, registry: Registry) -> dict[str, Any]
 
 
 def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(records)
-    return out.getvalue()
+    """CSV download: text cells a spreadsheet would run as formulas are neutralised."""
+    return csv_text(columns, records)
 
 
 def to_json(records: Sequence[dict[str, Any]]) -> str:
