@@ -260,12 +260,19 @@ def format_rank(records: list[dict[str, object]], fmt: str,
 def _import(args: argparse.Namespace) -> int:
     from jouleboard.sources.mlenergy_site import import_mlenergy
 
+    from jouleboard.sources.importer import not_a_data_folder
+
     if not (args.src / "index.json").exists():
         raise UsageError(f"{args.src} has no index.json; expected the ML.ENERGY site data folder")
+    why = not_a_data_folder(args.out, may_create=True)
+    if why is not None:
+        raise UsageError(why)
     counts = import_mlenergy(args.src, args.out)
     for task, n in counts.items():
         print(f"{task}: {n} configurations")
-    print(f"wrote {sum(counts.values())} measurement files to {args.out / 'measurements'}")
+    total = sum(counts.values())
+    print(f"wrote {total} measurement files to {args.out / 'measurements'}")
+    print(f"{total} configurations found, {total} published, 0 dropped")
     return 0
 
 
