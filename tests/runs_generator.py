@@ -355,10 +355,12 @@ def _llm(**kw: Any) -> RunSpec:
 
 def sweep_cases() -> dict[str, list[RunSpec | DiffusionSpec]]:
     """Every edge case the parity oracle covers, by name, and the runs that make it."""
-    seeds = lambda s: (("seed", str(s)),)  # noqa: E731
-    tiny = {"model_id": "acme/tiny-1b", "task": "chat"}
-    moe = {"model_id": "acme/moe-16b", "task": "chat", "gpu_model": "B200"}
-    img = {"model_id": "acme/painter-2b", "task": "text-to-image"}
+    def seeds(s: int) -> tuple[tuple[str, str], ...]:
+        return (("seed", str(s)),)
+
+    tiny: dict[str, Any] = {"model_id": "acme/tiny-1b", "task": "chat"}
+    moe: dict[str, Any] = {"model_id": "acme/moe-16b", "task": "chat", "gpu_model": "B200"}
+    img: dict[str, Any] = {"model_id": "acme/painter-2b", "task": "text-to-image"}
     return {
         "chunked ITL zeros": [_llm(**tiny, max_num_seqs=16, chunk_probability=0.6, seed=1)],
         "zeros before the first token": [_llm(**tiny, max_num_seqs=8, leading_zeros_every=1,

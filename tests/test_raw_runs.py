@@ -22,6 +22,7 @@ from jouleboard.dataset import load_dataset
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, rank
 from jouleboard.sources import itl as itl_module
+from jouleboard.sources.importer import MANIFEST
 from jouleboard.sources.itl import order_statistics, percentiles, smooth_itl
 from jouleboard.sources.mlenergy_runs import (
     RunOptions,
@@ -34,9 +35,17 @@ from jouleboard.sources.mlenergy_runs import (
     load_runs,
     parse_runtime_params,
 )
+from jouleboard.sources.run_provenance import RunProvenance
 from jouleboard.sources.run_results import read_results
-from jouleboard.sources.importer import MANIFEST
-from tests.runs_generator import DELETE, RunSpec, write_run
+from tests.runs_generator import (
+    DELETE,
+    DiffusionSpec,
+    RunSpec,
+    write_diffusion_run,
+    write_model_info,
+    write_monolithic,
+    write_run,
+)
 from tests.test_validation_rules import VALID, make_data_dir, write_measurement
 
 REPO = Path(__file__).resolve().parents[1]
@@ -792,3 +801,80 @@ def test_a_reimport_replaces_its_own_files_and_keeps_everything_else(runs: Path,
     assert import_runs([runs], data).written == (written,)
     assert json.loads((data / written).read_text())["serving"]["notes"] == ""
     assert notes.read_text() == "mine"
+
+
+# --- provenance, configs/ and unknown models, diffusion errors ------------------------------
+
+
+def test_provenance_is_the_runs_own_never_the_sites(runs: Path, registry: Registry) -> None:
+    write_run(runs, RunSpec(max_num_seqs=8, top_overrides={"date": "20260301-142233"}))
+    write_run(runs, RunSpec(max_num_seqs=16))
+    docs = {p.configuration.max_num_seqs: p.measurement["provenance"]
+            for p in load_runs([runs], registry).published}
+    assert docs[8]["date"] == "2026-03-01" and docs[16]["date"] == "unknown"
+    assert registry.site.data_date not in (docs[8]["date"], docs[16]["date"])
+    assert (docs[16]["dataset"], docs[16]["version"], docs[16]["license"]) == (
+        "ML.ENERGY Benchmark run", "unknown", "NOASSERTION")
+    (runs / "jouleboard-provenance.yaml").write_text(
+        "dataset: Acme sweep\nversion: '2'\ndate: 2026-02-02\nlicense: CC-BY-4.0\n")
+    options = RunOptions(provenance=RunProvenance(citation="Acme 2026"),
+                         explicit=frozenset({"citation"}))
+    docs = {p.configuration.max_num_seqs: p.measurement["provenance"]
+            for p in load_runs([runs], registry, options).published}
+    assert docs[8]["date"] == "2026-03-01"  # the run's own date beats the file's
+    assert docs[16] | {"source": ""} == {"dataset": "Acme sweep", "version": "2",
+                                         "date": "2026-02-02", "license": "CC-BY-4.0",
+                                         "citation": "Acme 2026", "source": ""}
+
+
+def test_a_bad_provenance_file_is_an_error(runs: Path, registry: Registry) -> None:
+    write_run(runs, RunSpec())
+    (runs / "jouleboard-provenance.yaml").write_text("licence: MIT\ndate: March\n")
+    report = load_runs([runs], registry)
+    assert sorted((p.rule, p.pointer) for p in report.errors) == [
+        ("run.provenance-invalid", "/date"), ("run.provenance-invalid", "/licence")]
+
+
+def test_configs_give_parallelism_and_precision(runs: Path, registry: Registry) -> None:
+    spec = RunSpec(num_gpus=4, max_num_seqs=64, avg_power_watts=1600.0)
+    write_run(runs, spec)
+    write_monolithic(runs, "chat", "acme/tiny-1b", "H100",
+                     {"enable-expert-parallel": True, "data-parallel-size": 2})
+    write_model_info(runs, "vllm", "chat", "acme/tiny-1b",
+                     {"total_parameters_billion": 1.0, "weight_precision": "fp8"})
+    doc = only(load_runs([runs], registry))
+    assert doc["serving"] | {"notes": ""} == {"max_num_seqs": 64, "tensor_parallel": 1,
+                                              "expert_parallel": 4, "data_parallel": 2,
+                                              "notes": ""}
+    assert doc["weight_precision"] == "fp8"  # model_info.json, not models.yaml's bfloat16
+
+
+def test_an_unknown_model_error_prints_its_models_yaml_entry_and_add_models_adds_it(
+        runs: Path, data: Path) -> None:
+    write_run(runs, RunSpec(model_id="newco/fresh-7b"))
+    write_model_info(runs, "vllm", "chat", "newco/fresh-7b", {
+        "nickname": "Fresh 7B", "total_parameters_billion": 7.0,
+        "active_parameters_billion": 7.0, "weight_precision": "bfloat16"})
+    with pytest.raises(ValidationFailed) as info:
+        import_runs([runs], data)
+    (p,) = info.value.problems
+    assert p.rule == "registry.unknown-model"
+    assert "newco/fresh-7b:\n  nickname: Fresh 7B\n" in p.hint and "--add-models" in p.hint
+    assert "total_params_billions: 7.0" in p.hint
+    summary = import_runs([runs], data, RunOptions(add_models=True))
+    assert summary.added_models == ("newco/fresh-7b",) and len(summary.written) == 1
+    assert load_dataset(data).registry.models["newco/fresh-7b"].nickname == "Fresh 7B"
+
+
+@pytest.mark.parametrize(("change", "rule"), [
+    ({"folder_name": "batch-2+size-1024+steps-20+uly-1+ring-1"}, "run.params-malformed"),
+    ({"folder_name": "batch-2+size-64x64+uly-1+ring-1"}, "run.params-missing"),
+    ({"results_overrides": {"batch_size": 3}}, "run.path-mismatch"),
+    ({"results_overrides": {"iteration_energy_measurements": DELETE}}, "run.missing-field"),
+    ({"results_overrides": {"iteration_energy_measurements": [{"time": "1"}]}},
+     "run.wrong-type"),
+])
+def test_diffusion_errors_name_the_rule(runs: Path, registry: Registry,
+                                        change: dict[str, Any], rule: str) -> None:
+    write_diffusion_run(runs, DiffusionSpec(model_id="acme/tiny-1b", task="chat", **change))
+    assert the_error(load_runs([runs], registry), rule)
