@@ -151,7 +151,7 @@ def hostile_head(tmp_path: Path) -> Path:
 
 def test_diff_report_lists_a_hostile_file_name_on_one_line(hostile_head: Path) -> None:
     head = load_side(hostile_head)
-    assert any(HOSTILE_NAME in p.file for p in head.problems)  # the name reaches the report
+    assert any("# forged | cell |" in p.file for p in head.problems)  # it reaches the report
     report = diff_markdown(load_side(DATA), head)
     problem_lines = [line for line in report.splitlines() if line.startswith("- ")]
     assert len(problem_lines) == len(head.problems)
@@ -159,6 +159,29 @@ def test_diff_report_lists_a_hostile_file_name_on_one_line(hostile_head: Path) -
     html = _html(report)
     for tag in ("<a", "<img", "<h1", "<table", "<code", "<pre"):
         assert tag not in html, tag
+
+
+def test_diff_report_shows_a_hostile_nickname_as_text(tmp_path: Path) -> None:
+    """A new model whose nickname holds a link, an image and table pipes: listed and ranked
+    as text, every rank row keeps its four cells."""
+    nickname = "[click](http://evil.example) ![i](http://evil.example/x.png) | a | b | <b>x</b>"
+    base, head = tmp_path / "base", tmp_path / "head"
+    shutil.copytree(DATA, base)
+    shutil.copytree(DATA, head)
+    shutil.rmtree(base / "measurements/image-chat")  # its only model is new in head
+    models = (head / "models.yaml").read_text(encoding="utf-8")
+    (head / "models.yaml").write_text(
+        models.replace("nickname: Gemma 3 12B", f"nickname: '{nickname}'"), encoding="utf-8")
+    head_side = load_side(head)
+    assert head_side.data is not None
+    assert head_side.data.registry.models["google/gemma-3-12b-it"].nickname == nickname
+    report = diff_markdown(load_side(base), head_side)
+    html = _html(report)
+    for tag in ("<a", "<img", "<b>"):
+        assert tag not in html, tag
+    rows = [line for line in report.splitlines() if line.startswith("| ")]
+    assert any("new" in row for row in rows)
+    assert all(row.count("|") == 5 for row in rows), rows  # 4 cells: 5 pipes
 
 
 def test_cli_text_report_keeps_one_line_per_problem(hostile_head: Path,
