@@ -7,14 +7,13 @@ Heavy libraries (altair, vl_convert) are imported by the commands that need them
 from __future__ import annotations
 
 import argparse
-import math
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from jouleboard.escape import text_line
-from jouleboard.present.downloads import RANK_COLUMNS, rank_record, to_csv, to_json
+from jouleboard.present.downloads import RANK_COLUMNS, to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import RANK_BY
 from jouleboard.records import PERCENTILES
@@ -184,55 +183,19 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _rank(args: argparse.Namespace) -> int:
+    from jouleboard.api import rank_task
     from jouleboard.dataset import load_dataset
-    from jouleboard.rank import Deadline, objective_for, rank
 
     data = load_dataset(args.data)
-    reg = data.registry
-    task = reg.tasks.get(args.task)
-    if task is None:
-        raise UsageError(f"unknown task {args.task!r}; valid: {', '.join(sorted(reg.tasks))}")
-    gpus = args.gpu or reg.site.default_gpus
-    unknown = [g for g in gpus if g not in reg.gpus]
-    if unknown:
-        raise UsageError(f"unknown GPU {unknown[0]!r}; valid: {', '.join(sorted(reg.gpus))}")
-    deadline_ms = task.default_deadline.ms if args.deadline_ms is None else args.deadline_ms
-    if not (math.isfinite(deadline_ms) and deadline_ms > 0):
-        raise UsageError(f"--deadline-ms must be a positive number of ms, got {deadline_ms}")
-    if args.top is not None and args.top < 1:
-        raise UsageError(f"--top must be 1 or more, got {args.top}")
-    if args.energy_budget is not None and not (math.isfinite(args.energy_budget)
-                                               and args.energy_budget > 0):
-        raise UsageError(f"--energy-budget must be a positive J/token, got {args.energy_budget}")
-    deadline = Deadline(deadline_ms, args.percentile or task.default_deadline.percentile)
-    if task.kind == "diffusion":
-        # --deadline-ms applies to batch latency; there are no percentiles.
-        from jouleboard.pages_diffusion import DIFFUSION_RANK_COLUMNS
-        from jouleboard.pages_diffusion import rank_record as diffusion_record
-
-        drows = rank(data.for_diffusion_task(args.task), deadline, gpus=set(gpus),
-                     top=args.top, energy_budget_joules_per_token=args.energy_budget)
-        records = [diffusion_record(r.rank, r.config, reg.models[r.config.model_id].nickname)
-                   for r in drows]
-        sys.stdout.write(format_rank(records, args.format, DIFFUSION_RANK_COLUMNS))
-        return 0
-
-    def accuracy(model_id: str) -> float | None:
-        score = reg.accuracy(args.task, model_id)
-        return score.accuracy_percent if score else None
-
-    rows = rank(data.for_task(args.task), deadline, gpus=set(gpus), top=args.top,
-                energy_budget_joules_per_token=args.energy_budget,
-                objective=objective_for(args.by, accuracy))
-    if args.by == "energy_per_correct_answer":
-        unscored = sorted({c.model_id for c in data.for_task(args.task)
-                           if accuracy(c.model_id) is None})
-        if unscored:
-            print(f"not ranked (no published accuracy): {', '.join(unscored)}",
-                  file=sys.stderr)
-    records = [rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
-                           accuracy(r.config.model_id)) for r in rows]
-    sys.stdout.write(format_rank(records, args.format))
+    try:
+        ranking = rank_task(data, args.task, args.deadline_ms, args.percentile, args.gpu,
+                            args.top, args.energy_budget, args.by)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if ranking.unranked:
+        print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}",
+              file=sys.stderr)
+    sys.stdout.write(format_rank(ranking.records, args.format, ranking.columns, args.columns))
     return 0
 
 
