@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from jouleboard.identities import registry_clashes
 from jouleboard.problems import Problem, pointer
 from jouleboard.records import (
     GPU_ID_PATTERN,
@@ -24,6 +25,7 @@ from jouleboard.records import (
     TaskInfo,
 )
 from jouleboard.schema_errors import problems_from
+from jouleboard.text_rules import printable
 from jouleboard.yamlio import read_yaml
 
 # Names Windows refuses as file names, whatever the extension; ids become path segments.
@@ -56,6 +58,8 @@ def id_problem(kind: str, value: str, pattern: str) -> str | None:
         return f"{kind} id {value!r} contains a name reserved on Windows"
     if any(part in {".", ".."} or part.endswith(".") for part in value.split("/")):
         return f"{kind} id {value!r} has a path segment of dots or ending in a dot"
+    if kind == "task" and "--" in value:  # chart and label names join model--task
+        return f"task id {value!r} contains '--', the separator of chart and label names"
     return None
 
 
@@ -94,7 +98,7 @@ def load_registry(data_dir: Path) -> tuple[Registry | None, list[Problem]]:
                            GPU_ID_PATTERN)
     tasks, p3 = _load_table(data_dir / "tasks.yaml", shown("tasks.yaml"), TaskInfo, "task",
                             TASK_ID_PATTERN)
-    problems = p1 + p2 + p3
+    problems = p1 + p2 + p3 + registry_clashes(models, gpus, tasks, shown)
     site = _load_site(data_dir / "site.yaml", shown("site.yaml"), problems)
     if site is not None and not p2:
         for i, gpu in enumerate(site.default_gpus):
@@ -115,7 +119,7 @@ def _load_quality(folder: Path, models: dict[str, ModelInfo], tasks: dict[str, T
     """data/quality/<task>.yaml: accuracy scores, each for a known model and task."""
     quality: dict[str, QualityFile] = {}
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
-        display = str(path)
+        display = printable(str(path))  # a newline in a file name must not forge a line
         value, error, rule = read_yaml(path)
         if error:
             problems.append(Problem(display, "", rule, error, f"fix {display}"))
