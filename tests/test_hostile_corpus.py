@@ -220,6 +220,15 @@ def _measurement_named(data: Path, name: str | bytes) -> None:
         f.write(json.dumps({**VALID, "repeat": 2}).encode())
 
 
+def _names_too_long(data: Path) -> None:
+    # lengths--<194-character model slug>--<48-character task>.csv is 263 bytes: before the
+    # rule, build failed writing it after validate had said ok.
+    model, task = "o" * 96 + "/" + "n" * 96, "t" * 48
+    _append(data / "models.yaml", _model(model, "Long"))
+    _append(data / "tasks.yaml", TASKS_YAML.replace("chat:", f"{task}:"))
+    write_measurement(data, {**VALID, "model_id": model, "task": task}, name="long.json")
+
+
 def _symlinked_folder(data: Path) -> None:
     elsewhere = data.parent / "elsewhere"
     write_measurement(elsewhere, {**VALID, "repeat": 2}, folder=Path("."))
@@ -321,6 +330,9 @@ FOLDER_CASES: dict[str, tuple[Any, str, str, str]] = {
         lambda d: (d / "measurements" / "up").symlink_to("..", target_is_directory=True),
         "data/measurements/up", "", "file.symlinked-folder"),
     "path-over-4096-bytes": (_too_long, "<deepest>", "", "file.unreadable"),
+    "model-and-task-ids-too-long-for-file-names": (
+        _names_too_long, "data/measurements/chat/acme/tiny-1b/long.json", "/model_id",
+        "value.name-too-long"),
 }
 
 

@@ -852,6 +852,22 @@ def model_entry(model_id: str, nickname: str) -> str:
     return MODELS_YAML.replace("acme/tiny-1b", model_id).replace("Tiny 1B", nickname)
 
 
+LONG_MODEL = "o" * 96 + "/" + "n" * 96  # the longest id: its slug has 194 characters
+
+
+@pytest.mark.parametrize(("task", "ok"), [("chat-x", True), ("chat-xy", False)])
+def test_value_name_too_long(tmp_path: Path, task: str, ok: bool) -> None:
+    # lengths--<194>--<7>.vl.json would be 7 + 2 + 194 + 2 + 7 + 8 = 220 bytes: under 255,
+    # but past the 200 characters the rule keeps for model slug + task id.
+    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML + model_entry(LONG_MODEL, "Long"),
+                         tasks_yaml=TASKS_YAML.replace("chat:", f"{task}:"))
+    path = write_measurement(data, changed(VALID, {"model_id": LONG_MODEL, "task": task}))
+    if ok:
+        accepts(data)
+    else:
+        rejects(data, path, "value.name-too-long", "/model_id", "201 characters", "shorter")
+
+
 def only_problem(data: Path) -> Problem:
     found = problems(data)
     assert len(found) == 1, "\n".join(map(str, found))
