@@ -14,6 +14,7 @@ from jouleboard.problems import Problem, pointer
 from jouleboard.records import (
     GPU_ID_PATTERN,
     MODEL_ID_PATTERN,
+    PERCENTILES,
     TASK_ID_PATTERN,
     GpuInfo,
     ModelInfo,
@@ -30,6 +31,11 @@ from jouleboard.yamlio import read_yaml
 
 # Names Windows refuses as file names, whatever the extension; ids become path segments.
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+
+# Download names are <task>-<deadline>[-<gpu>-only].<ext> with a deadline like p50-300ms or
+# batch-30000ms (urls.deadline_slug): a task or GPU id holding one could name another's file.
+_DEADLINE_LIKE = re.compile(rf"({'|'.join(PERCENTILES)}|batch)-[0-9][0-9e_+-]*ms",
+                            re.IGNORECASE)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -60,6 +66,9 @@ def id_problem(kind: str, value: str, pattern: str) -> str | None:
         return f"{kind} id {value!r} has a path segment of dots or ending in a dot"
     if kind == "task" and "--" in value:  # chart and label names join model--task
         return f"task id {value!r} contains '--', the separator of chart and label names"
+    if kind in {"task", "gpu"} and (found := _DEADLINE_LIKE.search(value)):
+        return (f"{kind} id {value!r} contains {found.group()!r}, which download file names "
+                "use for the deadline")
     return None
 
 

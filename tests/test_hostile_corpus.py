@@ -281,6 +281,9 @@ FOLDER_CASES: dict[str, tuple[Any, str, str, str]] = {
     "task-id-with-the-separator": (
         lambda d: _append(d / "tasks.yaml", TASKS_YAML.replace("chat:", "chat--x:")),
         "data/tasks.yaml", "/chat--x", "value.bad-identifier"),
+    "gpu-id-that-names-another-download": (
+        lambda d: _append(d / "gpus.yaml", GPUS_YAML.replace("H100:", "x-p50-300ms-y:")),
+        "data/gpus.yaml", "/x-p50-300ms-y", "value.bad-identifier"),
     "nickname-taken-by-a-second-model": (
         lambda d: _append(d / "models.yaml", _model("evil/tiny-1b", " TINY\u00a0  1b")),
         "data/models.yaml", "/evil~1tiny-1b/nickname", "registry.duplicate-nickname"),

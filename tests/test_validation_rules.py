@@ -914,6 +914,23 @@ def test_registry_task_id_with_the_slug_separator(tmp_path: Path) -> None:
     assert "'--'" in p.message
 
 
+@pytest.mark.parametrize(("registry", "good", "bad", "found"), [
+    ("tasks_yaml", "chat-p50-x", "chat-p50-300ms", "p50-300ms"),
+    ("tasks_yaml", "batch-300", "x-batch-30000ms-y", "batch-30000ms"),
+    ("gpus_yaml", "H100-p99", "H100-P99-1e-05ms", "P99-1e-05ms"),
+])
+def test_registry_id_that_looks_like_a_deadline(tmp_path: Path, registry: str, good: str,
+                                                bad: str, found: str) -> None:
+    # Task a, deadline p50-300ms, GPU x-p50-300ms-y and task a-p50-300ms-x, GPU y both named
+    # downloads/rankings/a-p50-300ms-x-p50-300ms-y-only.csv: build crashed on the clash.
+    text, old = (TASKS_YAML, "chat:") if registry == "tasks_yaml" else (GPUS_YAML, "H100:")
+    accepts(make_data_dir(tmp_path / "near", **{registry: text + text.replace(old, f"{good}:")}))
+    data = make_data_dir(tmp_path, **{registry: text + text.replace(old, f"{bad}:")})
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("value.bad-identifier", f"/{bad}")
+    assert f"contains {found!r}" in p.message and "deadline" in p.message
+
+
 @pytest.mark.parametrize("nickname", ["tiny 1b", " Tiny   1B ", "TINY\u00a01B", "Ｔｉｎｙ 1B"])
 def test_registry_duplicate_nickname(tmp_path: Path, nickname: str) -> None:
     # Case, runs of spaces, a no-break space and full-width letters do not make a new name.
