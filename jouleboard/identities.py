@@ -13,7 +13,7 @@ from typing import Any
 
 from jouleboard.problems import Problem, pointer
 from jouleboard.text_rules import same_name_key
-from jouleboard.urls import gpu_slug, model_slug, task_slug
+from jouleboard.urls import deadline_slug, gpu_slug, model_slug, task_slug
 
 
 def _first_seen(entries: Mapping[str, Any], key: Callable[[str], str], display: str,
@@ -56,10 +56,32 @@ def nickname_clashes(models: Mapping[str, Any], display: str) -> list[Problem]:
                        lambda i: pointer(i, "nickname"), problem)
 
 
+def deadline_clashes(tasks: Mapping[str, Any], display: str) -> list[Problem]:
+    """A task's preset deadlines name download files (``p50-100ms``, 6 significant digits):
+    two that print alike would claim one file. A preset equal to the default is skipped by
+    the site, so it is allowed."""
+    problems = []
+    for task_id, task in tasks.items():
+        default = task.default_deadline.ms
+        seen = {deadline_slug(default, "x"): "the default deadline"}
+        for i, ms in enumerate(task.preset_deadlines_ms):
+            slug = deadline_slug(ms, "x")
+            if ms == default:
+                continue
+            if slug in seen:
+                problems.append(Problem(
+                    display, pointer(task_id, "preset_deadlines_ms", i),
+                    "registry.deadline-clash", f"preset {ms!r} ms prints as "
+                    f"{slug[2:]!r} like {seen[slug]}", "give each deadline a distinct value"))
+            seen.setdefault(slug, f"preset {ms!r} ms")
+    return problems
+
+
 def registry_clashes(models: Mapping[str, Any], gpus: Mapping[str, Any],
                      tasks: Mapping[str, Any], shown: Callable[[str], str]) -> list[Problem]:
     """Every identity clash of the three keyed registries."""
     return (slug_clashes("model", models, shown("models.yaml"), model_slug)
             + nickname_clashes(models, shown("models.yaml"))
             + slug_clashes("gpu", gpus, shown("gpus.yaml"), gpu_slug)
-            + slug_clashes("task", tasks, shown("tasks.yaml"), task_slug))
+            + slug_clashes("task", tasks, shown("tasks.yaml"), task_slug)
+            + deadline_clashes(tasks, shown("tasks.yaml")))

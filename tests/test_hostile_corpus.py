@@ -284,6 +284,9 @@ FOLDER_CASES: dict[str, tuple[Any, str, str, str]] = {
     "gpu-id-that-names-another-download": (
         lambda d: _append(d / "gpus.yaml", GPUS_YAML.replace("H100:", "x-p50-300ms-y:")),
         "data/gpus.yaml", "/x-p50-300ms-y", "value.bad-identifier"),
+    "preset-deadlines-printed-alike": (
+        lambda d: _append(d / "tasks.yaml", "  preset_deadlines_ms: [50.0, 50.0000001]\n"),
+        "data/tasks.yaml", "/chat/preset_deadlines_ms/1", "registry.deadline-clash"),
     "nickname-taken-by-a-second-model": (
         lambda d: _append(d / "models.yaml", _model("evil/tiny-1b", " TINY\u00a0  1b")),
         "data/models.yaml", "/evil~1tiny-1b/nickname", "registry.duplicate-nickname"),

@@ -931,6 +931,25 @@ def test_registry_id_that_looks_like_a_deadline(tmp_path: Path, registry: str, g
     assert f"contains {found!r}" in p.message and "deadline" in p.message
 
 
+@pytest.mark.parametrize(("presets", "index", "like"), [
+    ("[50.0, 50.0]", 1, "like preset 50.0 ms"),
+    ("[50.0, 50.0000001]", 1, "like preset 50.0 ms"),  # both print as 50ms
+    ("[100.0000001]", 0, "like the default deadline"),  # the default is 100 ms
+])
+def test_registry_deadline_clash(tmp_path: Path, presets: str, index: int, like: str) -> None:
+    # Downloads are named <task>-p50-<ms:g>ms: two deadlines printed alike claimed one file
+    # and build crashed (DuplicatePath). A preset equal to the default is skipped, so allowed.
+    def tasks(values: str) -> str:
+        return TASKS_YAML + f"  preset_deadlines_ms: {values}\n"
+
+    accepts(make_data_dir(tmp_path / "near", tasks_yaml=tasks("[100.0, 50.0, 50.5]")))
+    data = make_data_dir(tmp_path, tasks_yaml=tasks(presets))
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("registry.deadline-clash",
+                                   f"/chat/preset_deadlines_ms/{index}")
+    assert like in p.message and same_file(p.file, data / "tasks.yaml")
+
+
 @pytest.mark.parametrize("nickname", ["tiny 1b", " Tiny   1B ", "TINY\u00a01B", "Ｔｉｎｙ 1B"])
 def test_registry_duplicate_nickname(tmp_path: Path, nickname: str) -> None:
     # Case, runs of spaces, a no-break space and full-width letters do not make a new name.
