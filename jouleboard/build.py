@@ -14,6 +14,7 @@ from jouleboard.dataset import load_dataset
 from jouleboard.escape import markup
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.outdir import output_folder
 from jouleboard.pages import plan_site
 from jouleboard.present.downloads import explore_payload, to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
@@ -90,6 +91,8 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events.
     """
     project = project or find_project(data_dir)
+    # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
+    target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
     summary = BuildSummary(out)
     timer = _Timer(summary, progress)
     data = load_dataset(data_dir, runs=runs)
@@ -204,7 +207,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     files.add("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}")
     timer.done("render")
 
-    stats = files.commit(out)
+    stats = files.commit(target)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
     summary.pages, summary.files, summary.bytes = len(pages), len(files.items()), \

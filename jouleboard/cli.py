@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jouleboard.escape import text_line
+from jouleboard.outdir import OutputRefused
 from jouleboard.present.downloads import RANK_COLUMNS, to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import RANK_BY
@@ -175,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except OutputRefused as e:  # an --out a build may not replace: nothing was touched
+        print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
+        return 1
     except OSError as e:  # a file or port the command needs: one line, no traceback
         print(f"jouleboard {args.command}: error: {os_error_text(e)}", file=sys.stderr)
         return 1
