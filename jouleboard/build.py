@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
+from jouleboard.content import about_markdown
 from jouleboard.contexts import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBody
 from jouleboard.dataset import load_dataset
 from jouleboard.escape import markup
@@ -35,7 +36,6 @@ from jouleboard.render import (
     render_page,
     template_dirs,
 )
-from jouleboard.resources import content_dir
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles
 
@@ -96,6 +96,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     summary = BuildSummary(out)
     timer = _Timer(summary, progress)
     data = load_dataset(data_dir, runs=runs)
+    about = about_markdown(project)  # a link, folder or bad text: a problem, early
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))
     summary.warnings = data.warnings
@@ -156,12 +157,10 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         files.add(path, dumps_canonical(spec))
 
     pages = list(plan.pages) + embed_pages
-    about = next((p for p in (project / "content" / "about.md", content_dir() / "about.md")
-                  if p.is_file()), None)
     if about is not None:
         pages.append(Page(urls.about, "prose.html", "About and methodology",
                           "What jouleboard measures and how it ranks.",
-                          ProseBody(render_markdown(about.read_text(encoding="utf-8")))))
+                          ProseBody(render_markdown(about))))
     releases = load_releases(data, data_dir) if data.registry.releases else []
     if releases:
         for download in release_downloads(releases, urls):
