@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from jouleboard.present.downloads import RANK_COLUMNS, rank_record, to_csv, to_json
+from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import RANK_BY
 from jouleboard.records import PERCENTILES
@@ -177,6 +177,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _rank(args: argparse.Namespace) -> int:
     from jouleboard.dataset import load_dataset
+    from jouleboard.kinds import kind_of
     from jouleboard.rank import Deadline, objective_for, rank
 
     data = load_dataset(args.data)
@@ -197,18 +198,6 @@ def _rank(args: argparse.Namespace) -> int:
                                                and args.energy_budget > 0):
         raise UsageError(f"--energy-budget must be a positive J/token, got {args.energy_budget}")
     deadline = Deadline(deadline_ms, args.percentile or task.default_deadline.percentile)
-    if task.kind == "diffusion":
-        # --deadline-ms applies to batch latency; there are no percentiles.
-        from jouleboard.pages_diffusion import DIFFUSION_RANK_COLUMNS
-        from jouleboard.pages_diffusion import rank_record as diffusion_record
-
-        drows = rank(data.for_diffusion_task(args.task), deadline, gpus=set(gpus),
-                     top=args.top, energy_budget_joules_per_token=args.energy_budget)
-        records = [diffusion_record(r.rank, r.config, reg.models[r.config.model_id].nickname)
-                   for r in drows]
-        sys.stdout.write(format_rank(records, args.format, DIFFUSION_RANK_COLUMNS))
-        return 0
-
     def accuracy(model_id: str) -> float | None:
         score = reg.accuracy(args.task, model_id)
         return score.accuracy_percent if score else None
@@ -222,14 +211,14 @@ def _rank(args: argparse.Namespace) -> int:
         if unscored:
             print(f"not ranked (no published accuracy): {', '.join(unscored)}",
                   file=sys.stderr)
-    records = [rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
-                           accuracy(r.config.model_id)) for r in rows]
-    sys.stdout.write(format_rank(records, args.format))
+    kind = kind_of(task)
+    records = [kind.rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
+                                accuracy(r.config.model_id)) for r in rows]
+    sys.stdout.write(format_rank(records, args.format, kind.rank_columns))
     return 0
 
 
-def format_rank(records: list[dict[str, object]], fmt: str,
-                columns: Sequence[str] = RANK_COLUMNS) -> str:
+def format_rank(records: list[dict[str, object]], fmt: str, columns: Sequence[str]) -> str:
     if fmt == "json":
         return to_json(records)
     if fmt == "csv":
@@ -281,7 +270,7 @@ def _import_runs(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from jouleboard.build import measurement_schema_text
+    from jouleboard.plan.site import measurement_schema_text
 
     text = measurement_schema_text()
     if args.out is None:

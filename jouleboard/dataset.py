@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jouleboard.config import Registry, load_registry
+from jouleboard.kinds import check_measurement, check_task_kinds
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.records import Configuration, DiffusionConfiguration, Record
+from jouleboard.records import Record
 from jouleboard.sources.mlenergy_runs import load_runs
-from jouleboard.validate import check_duplicates, check_measurement, read_json
+from jouleboard.validate import check_duplicates, read_json
 
 MEASUREMENTS_DIR = "measurements"
 
@@ -24,18 +25,15 @@ class Dataset:
     configurations: tuple[Record, ...]
     warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable: reported, not fatal
 
-    def for_task(self, task: str) -> list[Configuration]:
-        """An LLM/MLLM task's configurations."""
-        return [c for c in self.configurations
-                if c.task == task and isinstance(c, Configuration)]
-
-    def for_diffusion_task(self, task: str) -> list[DiffusionConfiguration]:
-        return [c for c in self.configurations
-                if c.task == task and isinstance(c, DiffusionConfiguration)]
+    def for_task(self, task: str) -> list[Record]:
+        """A task's configurations (all of one kind: the task's)."""
+        return [c for c in self.configurations if c.task == task]
 
     @property
-    def token_configurations(self) -> list[Configuration]:
-        return [c for c in self.configurations if isinstance(c, Configuration)]
+    def token_configurations(self) -> list[Record]:
+        """Configurations of LLM and multimodal tasks (importer tests compare these)."""
+        return [c for c in self.configurations
+                if self.registry.tasks[c.task].kind in ("llm", "mllm")]
 
 
 @functools.lru_cache(maxsize=4)
@@ -85,6 +83,8 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     registry, problems = load_registry(data_dir)
     if registry is None:
         raise ValidationFailed(problems)
+    if kind_problems := check_task_kinds(registry):
+        raise ValidationFailed(kind_problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
     files, problems = measurement_files(roots)
     configs: list[Record] = []

@@ -19,9 +19,9 @@ from typing import Any
 
 from jouleboard import metrics
 from jouleboard.dataset import Dataset, load_dataset
+from jouleboard.kinds import kind_of
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, RankedRow, rank
-from jouleboard.records import Configuration
 
 MAX_LISTED = 30
 
@@ -81,9 +81,8 @@ def _name(data: Dataset, model_id: str) -> str:
     return info.nickname if info else model_id
 
 
-def _config_text(c: Any) -> str:
-    setting = (f"max_num_seqs {c.max_num_seqs}" if isinstance(c, Configuration)
-               else f"batch {c.batch_size}, {c.inference_steps} steps")
+def _config_text(data: Dataset, c: Any) -> str:
+    setting = kind_of(data.registry.tasks[c.task]).setting_text(c)
     return (f"{c.task}: {c.model_id} on {c.num_gpus}x {c.gpu_model}, {c.weight_precision}, "
             f"{setting}" + (f", repeat {c.repeat}" if c.repeat > 1 else ""))
 
@@ -118,7 +117,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     for key in sorted(old.keys() & new.keys()):
         a, b = old[key].energy_per_output_joules, new[key].energy_per_output_joules
         if metrics.relative_difference(a, b) > threshold:
-            changed.append(f"{_config_text(new[key])}: J/output {a:.4g} → {b:.4g} "
+            changed.append(f"{_config_text(head.data, new[key])}: J/output {a:.4g} → {b:.4g} "
                            f"({(b - a) / a:+.1%})")
     old_models = {c.model_id for c in old.values()}
     new_models = {c.model_id for c in new.values()}
@@ -128,8 +127,9 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     out += _listing("New models", [f"{_name(head.data, m)} (`{m}`)"
                                    for m in sorted(new_models - old_models)])
     out += _listing("Removed models", [f"{m}" for m in sorted(old_models - new_models)])
-    out += _listing("Added configurations", [_config_text(new[k]) for k in added])
-    out += _listing("Removed configurations", [_config_text(old[k]) for k in removed])
+    out += _listing("Added configurations", [_config_text(head.data, new[k]) for k in added])
+    out += _listing("Removed configurations",
+                    [_config_text(base.data, old[k]) for k in removed])  # type: ignore[arg-type]
     out += _listing("Changed measurements", changed)
 
     before = _views(base.data) if base.data else {}

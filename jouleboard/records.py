@@ -213,7 +213,8 @@ class TaskInfo(_Strict):
 
     name: ShortText
     benchmark: ShortText
-    kind: Literal["llm", "mllm", "diffusion"]
+    kind: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="Task kind: llm, mllm "
+                      "or diffusion, or a kind registered with jouleboard.kinds.register.")
     description_md: Annotated[str, Field(max_length=5_000)] = ""
     output_unit: ShortText = "token"
     efficiency_scale_joules: Literal[1, 1000, 1_000_000] = Field(
@@ -403,6 +404,11 @@ class DiffusionConfiguration:
     inference_steps: int
     num_frames: int | None = None
     fps: float | None = None
+
+    @property
+    def energy_per_response_joules(self) -> float:
+        """One response is one image or video."""
+        return self.energy_per_output_joules
 
     def latency_ms(self, percentile: Percentile) -> float:
         """Batch latency in ms (one value: diffusion runs report no percentiles)."""

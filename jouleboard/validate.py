@@ -14,20 +14,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.jsonio import parse_strict
 from jouleboard.problems import Problem, pointer
 from jouleboard.records import (
-    Configuration,
-    DiffusionConfiguration,
     DiffusionMeasurement,
     Measurement,
     Record,
 )
-from jouleboard.schema_errors import problems_from
 
 MAX_FILE_BYTES = 1024 * 1024
 POWER_MARGIN = 1.05  # average power may exceed the board limit by 5% (sensor error)
@@ -201,31 +196,6 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
             "bin_edges_tokens must be increasing and one longer than counts",
             "give n+1 increasing edges for n counts")
     return problems
-
-
-def check_measurement(value: Any, shown: str, source: str,
-                      registry: Registry) -> tuple[Record | None, list[Problem]]:
-    """Validate one parsed measurement document (an LLM or a diffusion configuration)."""
-    if not isinstance(value, dict):
-        return None, [Problem(shown, "", "schema.wrong-type",
-                              "a measurement file holds one JSON object",
-                              "see docs/measurement-format.md")]
-    if value.get("kind") == "diffusion":
-        try:
-            d = DiffusionMeasurement.model_validate(value)
-        except ValidationError as e:
-            return None, problems_from(e, shown, DiffusionMeasurement)
-        problems = check_references(d, shown, registry) + check_diffusion(d, shown, registry)
-        return (None, problems) if problems else (
-            DiffusionConfiguration.from_measurement(d, source), [])
-    try:
-        m = Measurement.model_validate(value)
-    except ValidationError as e:
-        return None, problems_from(e, shown, Measurement)
-    problems = check_references(m, shown, registry) + check_physics(m, shown, registry)
-    if problems:
-        return None, problems
-    return Configuration.from_measurement(m, source), []
 
 
 def check_duplicates(configs: list[Record], shown: dict[str, str]) -> list[Problem]:

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import measurement_schema_text
 from jouleboard.dataset import load_dataset
-from jouleboard.present.downloads import RANK_COLUMNS
+from jouleboard.kinds.token import TokenKind
+from jouleboard.plan.site import measurement_schema_text
 from tests.test_rank import REFERENCE
+
+RANK_COLUMNS = TokenKind.rank_columns
 
 REPO = Path(__file__).resolve().parents[1]
 

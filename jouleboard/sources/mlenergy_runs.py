@@ -7,7 +7,7 @@ Layout (shared docs/raw-run-format.md); a path at any level of it is accepted::
         prometheus.json     optional; steady_state_stats."vllm:num_requests_running"
 
 find runs -> read each run -> stability filter -> measurement documents -> the checks every
-measurement file gets (validate.check_measurement), so raw runs meet the same bounds.
+measurement file gets (kinds.check_measurement), so raw runs meet the same bounds.
 
 Decisions (each tested in tests/test_raw_runs.py):
 - ITL smoothing (sources/itl.py): a positive gap g followed by k zeros is one chunk of k+1
@@ -42,6 +42,7 @@ from typing import Any
 from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.kinds import check_measurement
 from jouleboard.problems import Problem, ValidationFailed, pointer
 from jouleboard.records import SCHEMA_VERSION, Configuration, SiteSettings
 from jouleboard.sources.mlenergy_site import measurement_path
@@ -51,7 +52,7 @@ from jouleboard.sources.run_results import (
     read_avg_batch_size,
     read_results,
 )
-from jouleboard.validate import check_duplicates, check_measurement
+from jouleboard.validate import check_duplicates
 
 KINDS = ("llm", "mllm")
 RESULTS_JSON = "results.json"
