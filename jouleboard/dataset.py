@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jouleboard.config import Registry, load_registry
-from jouleboard.kinds import check_measurement, check_task_kinds
+from jouleboard.kinds import check_measurement, task_kind_order
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import Record
 from jouleboard.sources.mlenergy_runs import load_runs
@@ -80,11 +80,9 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
                  runs: Iterable[Path] = ()) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``); raise ValidationFailed listing every problem."""
-    registry, problems = load_registry(data_dir)
+    registry, problems = load_registry(data_dir, task_kind_order())
     if registry is None:
         raise ValidationFailed(problems)
-    if kind_problems := check_task_kinds(registry):
-        raise ValidationFailed(kind_problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
     files, problems = measurement_files(roots)
     configs: list[Record] = []

@@ -55,15 +55,6 @@ def kind_of(task: TaskInfo) -> TaskKind:
     return _BY_TASK_KIND[task.kind]
 
 
-def check_task_kinds(registry: Registry) -> list[Problem]:
-    """Every task's kind must be registered."""
-    known = ", ".join(_BY_TASK_KIND)
-    return [Problem("tasks.yaml", f"/{task}/kind", "registry.unknown-kind",
-                    f"task {task!r} has kind {info.kind!r}, which no task kind serves",
-                    f"use one of: {known}")
-            for task, info in registry.tasks.items() if info.kind not in _BY_TASK_KIND]
-
-
 def check_measurement(value: Any, shown: str, source: str,
                       registry: Registry) -> tuple[Record | None, list[Problem]]:
     """Validate one parsed measurement document by the kind it names (a document naming

@@ -41,6 +41,8 @@ def explore_payload(t: TaskView, registry: Registry, model_url: Callable[[str], 
         "columns": columns,
         "rows": [[row.get(k) for k in columns] for row in rows],
         "table": [f.browser() for f in fields],
+        # Keys whose values are floats: the browser writes 66.0 (not 66) as Python does.
+        "floats": sorted({k for row in rows for k, v in row.items() if isinstance(v, float)}),
         "order": t.kind.browser_order(),
         "latency": t.kind.latency.browser(),
         "units": {"output": units.output, "efficiency_words": units.efficiency_words,
