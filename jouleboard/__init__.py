@@ -1,3 +1,23 @@
-"""jouleboard: GPU energy-efficiency leaderboards of AI models, as a static site."""
+"""jouleboard: GPU energy-efficiency leaderboards of AI models, as a static site.
 
-__version__ = "0.1.0"
+``jouleboard.load("data").rank("gpqa", deadline_ms=300)`` ranks a task from a notebook (see
+jouleboard.api); the API is imported on first use, so the command line starts fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"  # the one place the version is written (pyproject reads it)
+__all__ = ["Leaderboard", "Ranking", "__version__", "load", "rank_task"]
+
+if TYPE_CHECKING:
+    from jouleboard.api import Leaderboard, Ranking, load, rank_task
+
+
+def __getattr__(name: str) -> Any:
+    if name in {"Leaderboard", "Ranking", "load", "rank_task"}:
+        from jouleboard import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'jouleboard' has no attribute {name!r}")

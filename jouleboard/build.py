@@ -21,7 +21,15 @@ from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.releases import load_releases
-from jouleboard.render import SiteContext, environment, render_page
+from jouleboard.render import (
+    SiteContext,
+    environment,
+    find_asset,
+    navigation,
+    render_page,
+    template_dirs,
+)
+from jouleboard.resources import content_dir
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles
 
@@ -69,7 +77,8 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
-    ``project`` holds templates/ and content/ (default: see :func:`find_project`).
+    ``project`` is the site folder whose templates/ and content/ override the packaged
+    ones file by file (default: see :func:`find_project`).
     """
     project = project or find_project(data_dir)
     summary = BuildSummary(out)
@@ -82,21 +91,25 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     site_settings = data.registry.site
     urls = Urls(base_url or site_settings.base_url, site_settings.site_url)
     releases = load_releases(data, data_dir) if data.registry.releases else []
-    about = project / "content" / "about.md"
+    about = next((p for p in (project / "content" / "about.md", content_dir() / "about.md")
+                  if p.is_file()), None)
     plan = plan_site(data, urls, releases,
-                     about.read_text(encoding="utf-8") if about.exists() else None)
+                     about.read_text(encoding="utf-8") if about is not None else None)
     timer.done("rank+plan")
 
     files = SiteFiles()
-    assets = project / "templates" / "assets"
+    themes = template_dirs(project)
     bundle = vega_bundle(cache)
     names = {"vega": _hashed("vega.js", bundle)}
     files.add(urls.asset(names["vega"]), bundle)
     for name in ("style.css", "site.js", "rank.js", "explore.js"):
-        text = (assets / name).read_text(encoding="utf-8")
+        text = find_asset(name, themes).read_text(encoding="utf-8")
         names[name] = _hashed(name, text)
         files.add(urls.asset(names[name]), text)
-    files.add("favicon.svg", (assets / "favicon.svg").read_text(encoding="utf-8"))
+    files.add("favicon.svg", find_asset("favicon.svg", themes).read_text(encoding="utf-8"))
+    if site_settings.logo:
+        files.add(urls.asset(site_settings.logo),
+                  find_asset(site_settings.logo, themes).read_bytes())
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
     exports = render_charts(specs, ("svg", "png"), cache)
@@ -127,11 +140,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         data_version=site_settings.data_version, data_date=site_settings.data_date,
         attribution_html=render_markdown(site_settings.attribution_md),
         base_url=urls.base,
-        nav=(Link("Leaderboard", urls.url(urls.home)), Link("Models", urls.url(urls.models_index)),
-             Link("GPUs", urls.url(urls.gpus_index)), Link("Compare", urls.url(urls.compare)),
-             Link("Downloads", urls.url(urls.downloads)),
-             *([Link("Changelog", urls.url(urls.changelog))] if releases else []),
-             Link("About", urls.url(urls.about))),
+        nav=navigation(site_settings.nav, urls, has_changelog=bool(releases)),
         tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
                     for tid, t in data.registry.tasks.items()),
         css_url=urls.url(urls.asset(names["style.css"])),
@@ -143,8 +152,11 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         atom_url=urls.url(urls.atom_feed) if releases else "",
         reload_js_url="/__jouleboard__/reload.js" if preview else "",
         vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"),
-        origin=urls.origin)
-    env = environment(project / "templates")
+        origin=urls.origin,
+        home_url=urls.url(urls.home),
+        logo_url=urls.url(urls.asset(site_settings.logo)) if site_settings.logo else "",
+        accent_color=site_settings.accent_color)
+    env = environment(themes)
     for page in plan.pages:
         files.add(page.path, render_page(env, page, site, infos))
     timer.done("render")
@@ -158,9 +170,6 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
 
 
 def find_project(data_dir: Path) -> Path:
-    """The folder with templates/: beside the data, else the working folder, else the
-    checkout this package runs from."""
-    for candidate in (data_dir.parent, Path.cwd(), Path(__file__).resolve().parents[1]):
-        if (candidate / "templates" / "base.html").is_file():
-            return candidate
-    raise FileNotFoundError(f"no templates/ beside {data_dir}; pass --project")
+    """The site folder: the one holding the data folder. Its templates/ and content/, where
+    present, override the packaged ones; nothing else is needed from it."""
+    return data_dir.resolve().parent

@@ -7,12 +7,12 @@ Heavy libraries (altair, vl_convert) are imported by the commands that need them
 from __future__ import annotations
 
 import argparse
-import math
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from jouleboard.escape import text_line
 from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import RANK_BY
@@ -92,7 +92,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="data folder to add the files to (its registries are used)")
     for name in ("dataset", "version", "date", "license", "citation"):
         ir.add_argument(f"--{name}", default=None,
-                        help=f"provenance {name} (default: from site.yaml, license NOASSERTION)")
+                        help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
+                             "runs; date: the run's own; see docs/raw-runs.md)")
+    ir.add_argument("--require-prometheus", action="store_true",
+                    help="drop runs without prometheus.json (stricter than the ML.ENERGY toolkit, "
+                         "which keeps them)")
+    ir.add_argument("--add-models", action="store_true",
+                    help="add models missing from models.yaml, from the runs' model_info.json")
+    ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
     return p
 
 
@@ -119,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve(args.data, args.out, args.port)
             return 0
     except ValidationFailed as e:
-        print(e.report(), file=sys.stderr)
+        print(problem_report(e), file=sys.stderr)
         if getattr(args, "format", None) == "github":
             print("\n".join(github_annotations(e.problems)))
         print("nothing was written" if args.command == "build" else "validation failed",
@@ -146,7 +153,7 @@ def _warn(warnings: Sequence[Problem], strict: bool) -> None:
     if strict and warnings:
         raise ValidationFailed(list(warnings))
     for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {text_line(w)}", file=sys.stderr)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -176,49 +183,34 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _rank(args: argparse.Namespace) -> int:
+    from jouleboard.api import rank_task
     from jouleboard.dataset import load_dataset
-    from jouleboard.kinds import kind_of
-    from jouleboard.rank import Deadline, objective_for, rank
 
     data = load_dataset(args.data)
-    reg = data.registry
-    task = reg.tasks.get(args.task)
-    if task is None:
-        raise UsageError(f"unknown task {args.task!r}; valid: {', '.join(sorted(reg.tasks))}")
-    gpus = args.gpu or reg.site.default_gpus
-    unknown = [g for g in gpus if g not in reg.gpus]
-    if unknown:
-        raise UsageError(f"unknown GPU {unknown[0]!r}; valid: {', '.join(sorted(reg.gpus))}")
-    deadline_ms = task.default_deadline.ms if args.deadline_ms is None else args.deadline_ms
-    if not (math.isfinite(deadline_ms) and deadline_ms > 0):
-        raise UsageError(f"--deadline-ms must be a positive number of ms, got {deadline_ms}")
-    if args.top is not None and args.top < 1:
-        raise UsageError(f"--top must be 1 or more, got {args.top}")
-    if args.energy_budget is not None and not (math.isfinite(args.energy_budget)
-                                               and args.energy_budget > 0):
-        raise UsageError(f"--energy-budget must be a positive J/token, got {args.energy_budget}")
-    deadline = Deadline(deadline_ms, args.percentile or task.default_deadline.percentile)
-    def accuracy(model_id: str) -> float | None:
-        score = reg.accuracy(args.task, model_id)
-        return score.accuracy_percent if score else None
-
-    rows = rank(data.for_task(args.task), deadline, gpus=set(gpus), top=args.top,
-                energy_budget_joules_per_token=args.energy_budget,
-                objective=objective_for(args.by, accuracy))
-    if args.by == "energy_per_correct_answer":
-        unscored = sorted({c.model_id for c in data.for_task(args.task)
-                           if accuracy(c.model_id) is None})
-        if unscored:
-            print(f"not ranked (no published accuracy): {', '.join(unscored)}",
-                  file=sys.stderr)
-    kind = kind_of(task)
-    records = [kind.rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
-                                accuracy(r.config.model_id)) for r in rows]
-    sys.stdout.write(format_rank(records, args.format, kind.rank_columns))
+    try:
+        ranking = rank_task(data, args.task, args.deadline_ms, args.percentile, args.gpu,
+                            args.top, args.energy_budget, args.by)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if ranking.unranked:
+        print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}",
+              file=sys.stderr)
+    sys.stdout.write(format_rank(ranking.records, args.format, ranking.columns, args.columns))
     return 0
 
 
-def format_rank(records: list[dict[str, object]], fmt: str, columns: Sequence[str]) -> str:
+def format_rank(records: list[dict[str, object]], fmt: str, columns: Sequence[str],
+                picked: str | None = None) -> str:
+    """The ranking as JSON, CSV or a text table; ``picked`` (``--columns``) chooses and
+    orders the columns."""
+    if picked is not None:
+        chosen = [c.strip() for c in picked.split(",") if c.strip()]
+        unknown = [c for c in chosen if c not in columns]
+        if unknown or not chosen:
+            raise UsageError(f"unknown column {unknown[0] if unknown else picked!r}; valid: "
+                             f"{', '.join(columns)}")
+        columns = chosen
+        records = [{k: r[k] for k in chosen} for r in records]
     if fmt == "json":
         return to_json(records)
     if fmt == "csv":
@@ -226,7 +218,7 @@ def format_rank(records: list[dict[str, object]], fmt: str, columns: Sequence[st
     from jouleboard.present.formats import format_value
 
     header = list(columns)
-    body = [[format_value(k, r[k]) for k in header] for r in records]
+    body = [[text_line(format_value(k, r[k])) for k in header] for r in records]
     widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h)
               for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
@@ -239,33 +231,43 @@ def format_rank(records: list[dict[str, object]], fmt: str, columns: Sequence[st
 
 
 def _import(args: argparse.Namespace) -> int:
+    from jouleboard.sources.importer import not_a_data_folder
     from jouleboard.sources.mlenergy_site import import_mlenergy
 
     if not (args.src / "index.json").exists():
         raise UsageError(f"{args.src} has no index.json; expected the ML.ENERGY site data folder")
+    why = not_a_data_folder(args.out, may_create=True)
+    if why is not None:
+        raise UsageError(why)
     counts = import_mlenergy(args.src, args.out)
     for task, n in counts.items():
         print(f"{task}: {n} configurations")
-    print(f"wrote {sum(counts.values())} measurement files to {args.out / 'measurements'}")
+    total = sum(counts.values())
+    print(f"wrote {total} measurement files to {args.out / 'measurements'}")
+    print(f"{total} configurations found, {total} published, 0 dropped")
     return 0
 
 
 def _import_runs(args: argparse.Namespace) -> int:
-    import dataclasses
+    from jouleboard.sources.importer import not_a_data_folder
+    from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, import_runs
+    from jouleboard.sources.run_provenance import FIELDS, run_date, with_options
 
-    from jouleboard.config import load_registry
-    from jouleboard.sources.mlenergy_runs import RunProvenance, import_runs
-
-    registry, problems = load_registry(args.out)
-    if registry is None:
-        raise ValidationFailed(problems)
-    given = {k: getattr(args, k) for k in ("dataset", "version", "date", "license", "citation")
-             if getattr(args, k) is not None}
-    provenance = dataclasses.replace(RunProvenance.for_site(registry.site), **given)
-    summary = import_runs(args.runs, args.out, provenance)
+    why = not_a_data_folder(args.out)
+    if why is not None:
+        raise UsageError(why)
+    if args.date is not None and run_date(args.date) != args.date:
+        raise UsageError(f"--date must be YYYY-MM-DD, got {args.date!r}")
+    provenance, explicit = with_options({k: getattr(args, k) for k in FIELDS})
+    options = RunOptions(provenance, frozenset(explicit),
+                         RunPolicy(require_prometheus=args.require_prometheus), args.add_models)
+    summary = import_runs(args.runs, args.out, options, strict=args.strict)
     _warn(summary.warnings, strict=False)
-    print(f"wrote {len(summary.written)} measurement files to {args.out / 'measurements'}"
-          + (f"; {len(summary.warnings)} runs dropped" if summary.warnings else ""))
+    if summary.added_models:
+        print(f"added to models.yaml: {', '.join(summary.added_models)}")
+    print(f"wrote {len(summary.written)} measurement files to {args.out / 'measurements'}")
+    if summary.report is not None:
+        print(summary.report.summary())
     return 0
 
 
@@ -278,6 +280,13 @@ def _schema(args: argparse.Namespace) -> int:
     else:
         args.out.write_text(text, encoding="utf-8")
     return 0
+
+
+def problem_report(error: ValidationFailed) -> str:
+    """The text report, one line per problem: a file name or value with a newline in it
+    shows the newline as ``\\n`` instead of forging a line of its own."""
+    total = error.report().rsplit("\n", 1)[-1]  # "N problem(s) in M file(s)"
+    return "\n".join([*(text_line(p) for p in error.problems), total])
 
 
 def github_annotations(problems: Sequence[Problem]) -> list[str]:

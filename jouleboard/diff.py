@@ -2,7 +2,10 @@
 
 The output is markdown for a pull request's job summary (or a terminal): validation
 problems, new and removed models and configurations, metric changes beyond a threshold,
-and rank moves in every task at the default deadline and the preset deadlines.
+and rank moves in every task at the default deadline and the preset deadlines. Every
+contributor string (names, ids, file names in problems) goes through
+:func:`jouleboard.escape.markdown_text`, so none can add a line, a table cell, a link, an
+image or HTML to the report.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 from jouleboard import metrics
 from jouleboard.dataset import Dataset, load_dataset
+from jouleboard.escape import markdown_text
 from jouleboard.kinds import kind_of
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, RankedRow, rank
@@ -65,7 +69,7 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
     for task, info in data.registry.tasks.items():
         d = info.default_deadline
         for ms in sorted({d.ms, *info.preset_deadlines_ms}):
-            label = f"{info.name} at {d.percentile} ≤ {ms:g} ms"
+            label = f"{markdown_text(info.name)} at {d.percentile} ≤ {ms:g} ms"
             views[(task, label)] = rank(data.for_task(task), Deadline(ms, d.percentile),
                                         gpus=gpus)
     return views
@@ -77,14 +81,17 @@ def _eff(c: Any) -> float:
 
 
 def _name(data: Dataset, model_id: str) -> str:
+    """The model's nickname (else its id) as markdown text."""
     info = data.registry.models.get(model_id)
-    return info.nickname if info else model_id
+    return markdown_text(info.nickname if info else model_id)
 
 
 def _config_text(data: Dataset, c: Any) -> str:
     setting = kind_of(data.registry.tasks[c.task]).setting_text(c)
-    return (f"{c.task}: {c.model_id} on {c.num_gpus}x {c.gpu_model}, {c.weight_precision}, "
-            f"{setting}" + (f", repeat {c.repeat}" if c.repeat > 1 else ""))
+    task, model, gpu, precision = (markdown_text(v) for v in
+                                   (c.task, c.model_id, c.gpu_model, c.weight_precision))
+    return (f"{task}: {model} on {c.num_gpus}x {gpu}, {precision}, {setting}"
+            + (f", repeat {c.repeat}" if c.repeat > 1 else ""))
 
 
 def _listing(title: str, items: list[str]) -> list[str]:
@@ -102,8 +109,9 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     out = ["## Leaderboard changes", ""]
     if head.problems:
         out += [f"**The new data does not validate** ({len(head.problems)} problem(s)); "
-                "nothing can be ranked until they are fixed:", "", "```"]
-        out += [str(p) for p in head.problems[:100]] + ["```", ""]
+                "nothing can be ranked until they are fixed:", ""]
+        # A list, not a code block: a file name could close a fence, never an escaped line.
+        out += [f"- {markdown_text(p)}" for p in head.problems[:100]] + [""]
         return "\n".join(out)
     assert head.data is not None
     if base.data is None:
@@ -124,9 +132,9 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     out.append(f"{len(added)} configuration(s) added, {len(removed)} removed, {len(changed)} "
                f"changed by more than {threshold:.0%} in energy per output.")
     out.append("")
-    out += _listing("New models", [f"{_name(head.data, m)} (`{m}`)"
+    out += _listing("New models", [f"{_name(head.data, m)} ({markdown_text(m)})"
                                    for m in sorted(new_models - old_models)])
-    out += _listing("Removed models", [f"{m}" for m in sorted(old_models - new_models)])
+    out += _listing("Removed models", [markdown_text(m) for m in sorted(old_models - new_models)])
     out += _listing("Added configurations", [_config_text(head.data, new[k]) for k in added])
     out += _listing("Removed configurations",
                     [_config_text(base.data, old[k]) for k in removed])  # type: ignore[arg-type]
@@ -162,7 +170,7 @@ def _rank_moves(before: list[RankedRow[Any]], after: list[RankedRow[Any]],
                          f"{_eff(r.config):.2f} |")
     for model_id, o in old.items():
         if model_id not in new:
-            lines.append(f"| – | {model_id} | dropped out (was {o.rank}) | "
+            lines.append(f"| – | {markdown_text(model_id)} | dropped out (was {o.rank}) | "
                          f"{_eff(o.config):.2f} → – |")
     if not lines:
         return []

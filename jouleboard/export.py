@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from jouleboard.console import SILENT, Progress
 from jouleboard.jsonio import dumps_canonical
 
 
@@ -61,21 +62,31 @@ def _store(path: Path, content: bytes) -> None:
     os.replace(tmp, path)  # a killed build never leaves a truncated cache entry
 
 
-def _run(jobs: list[tuple[str, str]]) -> list[bytes]:
+def _run(jobs: list[tuple[str, str]], progress: Progress = SILENT) -> list[bytes]:
+    results: list[bytes] = []
     if len(jobs) >= _PARALLEL_FROM and (os.cpu_count() or 1) > 1:
         workers = min(os.cpu_count() or 1, 4)
         # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and a
         # process forked after it has started deadlocks.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            return list(pool.map(_render, jobs, chunksize=4))
-    return [_render(job) for job in jobs]
+            for result in pool.map(_render, jobs, chunksize=4):
+                results.append(result)
+                progress.advance()
+        return results
+    for job in jobs:
+        results.append(_render(job))
+        progress.advance()
+    return results
+
+
 
 
 def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
-                  cache: Path = DEFAULT_CACHE) -> dict[tuple[str, str], bytes]:
+                  cache: Path = DEFAULT_CACHE,
+                  progress: Progress = SILENT) -> dict[tuple[str, str], bytes]:
     """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
-    SVGs render first; PNGs are rasterised from them."""
+    SVGs render first; PNGs are rasterised from them. ``progress`` counts the renders."""
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
     paths = {(cid, fmt): cache / fmt / f"{_key(text, fmt)}.{fmt}"
              for cid, text in texts.items() for fmt in formats}
@@ -89,7 +100,8 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
             svgs = {cid: paths[(cid, "svg")].read_text(encoding="utf-8") if "svg" in formats
                     else _render(("svg", texts[cid])).decode("utf-8") for cid in missing}
             jobs = [("png", svgs[cid]) for cid in missing]
-        for cid, content in zip(missing, _run(jobs), strict=True):
+        progress.start(f"rendering {fmt.upper()} charts", len(jobs))
+        for cid, content in zip(missing, _run(jobs, progress), strict=True):
             _store(paths[(cid, fmt)], content)
     return {key: paths[key].read_bytes() for key in sorted(paths)}
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from jouleboard.escape import json_in_html
 from jouleboard.problems import pointer
 
 MAX_DEPTH = 32
@@ -120,11 +121,4 @@ def dumps_canonical(value: Any, indent: int | None = None) -> str:
 
 def dumps_for_html(value: Any) -> str:
     """JSON safe inside an HTML <script type="application/json"> element or attribute."""
-    return (
-        dumps_canonical(value)
-        .replace("&", "\\u0026")
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
+    return json_in_html(dumps_canonical(value))

@@ -33,6 +33,19 @@ def energy_per_response(energy_per_token_joules: float, avg_output_len_tokens: f
     return energy_per_token_joules * avg_output_len_tokens
 
 
+def decode_throughput(avg_batch_size: float, median_itl_ms: float) -> float:
+    """Output tokens/s if ``avg_batch_size`` sequences each emit one token every median
+    inter-token latency (ms): avg_batch_size / (median_itl_ms / 1000)."""
+    return avg_batch_size / (median_itl_ms / 1000.0)
+
+
+def megapixel_steps(width_px: int, height_px: int, inference_steps: int,
+                    num_frames: int | None = None) -> float:
+    """Denoising work of one image or video, in megapixel-steps: width x height x steps
+    (x frames for a video) / 1e6."""
+    return width_px * height_px * inference_steps * (num_frames or 1) / 1e6
+
+
 def relative_difference(a: float, b: float) -> float:
     """|a - b| relative to the larger magnitude; 0 when both are 0."""
     scale = max(abs(a), abs(b))

@@ -64,7 +64,8 @@ class Provenance(_Strict):
 
     dataset: ShortText = Field(description="Name of the benchmark or data set.")
     version: ShortText = Field(description="Version of the data set.")
-    date: IsoDate = Field(description="Data date, YYYY-MM-DD.")
+    date: IsoDate | Literal["unknown"] = Field(
+        description="Data date, YYYY-MM-DD, or \"unknown\" when the source does not say.")
     license: ShortText = Field(description="SPDX license id of the data.")
     source: Annotated[str, Field(max_length=500)] = Field(
         description="Where the data came from (repository, commit, file or run directory)."
@@ -92,7 +93,9 @@ class TokenMetrics(_Strict):
         description="energy_per_token_joules x avg_output_len_tokens, J."
     )
     avg_output_len_tokens: PositiveFloat
-    avg_batch_size: PositiveFloat
+    avg_batch_size: PositiveFloat | None = Field(
+        default=None, description="Average running batch in steady state; absent when the "
+        "run has no prometheus.json (the utilisation rule could not be checked).")
     median_itl_ms: PositiveFloat = Field(description="Median inter-token latency, ms.")
     p90_itl_ms: PositiveFloat
     p95_itl_ms: PositiveFloat
@@ -224,6 +227,19 @@ class TaskInfo(_Strict):
     preset_deadlines_ms: list[PositiveFloat] = []
 
 
+SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty
+NAV_PAGES = ("leaderboard", "models", "gpus", "compare", "downloads", "changelog", "about")
+
+
+class NavLink(_Strict):
+    """An entry of site.yaml's ``nav``: a built-in page or an https URL."""
+
+    label: Annotated[str, Field(min_length=1, max_length=60)]
+    target: str = Field(pattern=rf"^({'|'.join(NAV_PAGES)}|https://[^\s\"'<>]{{1,500}})$",
+                        description="A built-in page (" + ", ".join(NAV_PAGES) + ") or an "
+                        "https:// URL.")
+
+
 class SiteSettings(_Strict):
     """data/site.yaml."""
 
@@ -234,11 +250,19 @@ class SiteSettings(_Strict):
     data_version: ShortText
     data_date: IsoDate
     base_url: str = Field(default="/", pattern=r"^/([A-Za-z0-9._~-]+/)*$")
-    site_url: str = Field(default="", pattern=r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$",
+    site_url: str = Field(default="", pattern=SITE_URL_PATTERN,
                           description="Origin the site is published at, e.g. "
                           "https://example.org; makes embed codes, citations and Open Graph "
                           "links absolute.")
     attribution_md: Annotated[str, Field(max_length=5_000)] = ""
+    # Theme (all optional): a logo file of the site folder's templates/assets/, an accent
+    # colour, and the main navigation (default: every built-in page).
+    logo: str = Field(default="", pattern=r"^([A-Za-z0-9_-]{1,80}\.(svg|png|jpg|jpeg|webp))?$",
+                      description="File name in templates/assets/ shown before the title.")
+    accent_color: str = Field(default="", pattern=r"^(#[0-9a-fA-F]{6})?$",
+                              description="Accent colour as #rrggbb.")
+    nav: list[NavLink] = Field(default_factory=list, max_length=20,
+                               description="Main navigation, in order (default: all pages).")
 
 
 class QualityScore(_Strict):
@@ -302,7 +326,7 @@ class Configuration:
     output_throughput_tokens_per_sec: float
     energy_per_response_joules: float
     avg_output_len_tokens: float
-    avg_batch_size: float
+    avg_batch_size: float | None  # None: no prometheus.json
     median_itl_ms: float
     p90_itl_ms: float
     p95_itl_ms: float

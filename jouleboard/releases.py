@@ -6,10 +6,10 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
 
 from jouleboard.dataset import Dataset
 from jouleboard.diff import Side, base_data, diff_markdown, load_side
+from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.views import Download, Link, Page, ProseBody
@@ -127,21 +127,21 @@ def atom_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
         link = urls.absolute(urls.changelog) + f"#{anchor(r.release)}"
         entries.append(
             "  <entry>\n"
-            f"    <id>{escape(_entry_id(r.release))}</id>\n"
-            f"    <title>{escape(title)} data {escape(r.release.version)}</title>\n"
+            f"    <id>{markup(_entry_id(r.release))}</id>\n"
+            f"    <title>{markup(title)} data {markup(r.release.version)}</title>\n"
             f"    <updated>{r.release.date}T00:00:00Z</updated>\n"
-            f"    <link rel=\"alternate\" type=\"text/html\" href={quoteattr(link)}/>\n"
-            f"    <content type=\"html\">{escape(render_markdown(_entry_text(r, older)))}"
+            f"    <link rel=\"alternate\" type=\"text/html\" href=\"{markup(link)}\"/>\n"
+            f"    <content type=\"html\">{markup(render_markdown(_entry_text(r, older)))}"
             "</content>\n  </entry>\n")
     return ('<?xml version="1.0" encoding="utf-8"?>\n'
             '<feed xmlns="http://www.w3.org/2005/Atom">\n'
             f"  <id>tag:jouleboard,{releases[-1].release.date}:releases</id>\n"
-            f"  <title>{escape(title)}: data releases</title>\n"
+            f"  <title>{markup(title)}: data releases</title>\n"
             f"  <updated>{updated}</updated>\n"
-            f"  <author><name>{escape(title)}</name></author>\n"
-            f"  <link rel=\"self\" href={quoteattr(urls.absolute(urls.atom_feed))}/>\n"
+            f"  <author><name>{markup(title)}</name></author>\n"
+            f"  <link rel=\"self\" href=\"{markup(urls.absolute(urls.atom_feed))}\"/>\n"
             f"  <link rel=\"alternate\" type=\"text/html\" "
-            f"href={quoteattr(urls.absolute(urls.changelog))}/>\n"
+            f"href=\"{markup(urls.absolute(urls.changelog))}\"/>\n"
             + "".join(entries) + "</feed>\n")
 
 

@@ -1,7 +1,12 @@
-"""Jinja2 environment (autoescape on for everything) and page -> HTML."""
+"""Jinja2 environment (autoescape on for everything) and page -> HTML.
+
+Themes: a site folder's own templates/ (and templates/assets/) override the packaged ones
+file by file, like MkDocs' custom_dir; anything it does not have comes from the package.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +14,15 @@ import jinja2
 
 from jouleboard.plan.views import Link, Page
 from jouleboard.present.embeds import ChartInfo, first_chart
+from jouleboard.records import NavLink
+from jouleboard.urls import Urls
+
+_DEFAULT_NAV = (NavLink(label="Leaderboard", target="leaderboard"),
+                NavLink(label="Models", target="models"), NavLink(label="GPUs", target="gpus"),
+                NavLink(label="Compare", target="compare"),
+                NavLink(label="Downloads", target="downloads"),
+                NavLink(label="Changelog", target="changelog"),
+                NavLink(label="About", target="about"))
 
 
 @dataclass(frozen=True)
@@ -36,11 +50,38 @@ class SiteContext:
     vega_url: str
     favicon_url: str
     origin: str  # https://host when configured, else ""
+    home_url: str = ""  # where the title links (the first nav entry may be anything)
+    logo_url: str = ""  # site.yaml's logo, shown before the title
+    accent_color: str = ""  # site.yaml's #rrggbb, overrides the theme's --accent
 
 
-def environment(templates: Path) -> jinja2.Environment:
+def template_dirs(site_dir: Path | None) -> list[Path]:
+    """Where templates are looked up, first match wins: the site folder's templates/, then
+    the packaged ones (each folder once)."""
+    from jouleboard.resources import templates_dir
+
+    dirs = [site_dir / "templates"] if site_dir is not None else []
+    dirs.append(templates_dir())
+    unique: list[Path] = []
+    for d in dirs:
+        if d.is_dir() and all(d.resolve() != u.resolve() for u in unique):
+            unique.append(d)
+    return unique
+
+
+def find_asset(name: str, dirs: Sequence[Path]) -> Path:
+    """templates/assets/``name`` from the first of ``dirs`` that has it."""
+    for d in dirs:
+        if (d / "assets" / name).is_file():
+            return d / "assets" / name
+    raise FileNotFoundError(f"no assets/{name} in {', '.join(map(str, dirs))}")
+
+
+def environment(templates: Path | Sequence[Path]) -> jinja2.Environment:
+    """Templates from ``templates`` (a folder, or folders searched in order)."""
+    folders = [templates] if isinstance(templates, Path) else list(templates)
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates),
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders]),
         autoescape=True,  # every template, whatever its extension
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -48,6 +89,18 @@ def environment(templates: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     return env
+
+
+def navigation(nav: Sequence[NavLink], urls: Urls, has_changelog: bool) -> tuple[Link, ...]:
+    """site.yaml's ``nav`` (default: every built-in page) as links; the changelog only
+    exists with releases, so a link to it is dropped without them."""
+    pages = {"leaderboard": urls.home, "models": urls.models_index, "gpus": urls.gpus_index,
+             "compare": urls.compare, "downloads": urls.downloads,
+             "changelog": urls.changelog, "about": urls.about}
+    return tuple(Link(item.label, urls.url(pages[item.target]) if item.target in pages
+                      else item.target)
+                 for item in (nav or _DEFAULT_NAV)
+                 if item.target != "changelog" or has_changelog)
 
 
 def render_page(env: jinja2.Environment, page: Page, site: SiteContext,

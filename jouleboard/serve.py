@@ -94,18 +94,38 @@ def _rebuild(data_dir: Path, out: Path, project: Path) -> bool:
     return True
 
 
+def listen(host: str, port: int, out: Path, state: _State) -> http.server.ThreadingHTTPServer:
+    """Bind first, so a port in use fails in a second instead of after a full build."""
+    try:
+        server = http.server.ThreadingHTTPServer((host, port), _handler(out, state))
+    except OSError as e:
+        raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror or e}; pass "
+                      "another --port (0 picks a free one)") from None
+    server.daemon_threads = True
+    return server
+
+
 def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
-          max_seconds: float | None = None) -> None:
+          max_seconds: float | None = None, host: str = "127.0.0.1",
+          open_browser: bool = False) -> None:
     """Build, serve and watch until interrupted (or for ``max_seconds``, for tests)."""
     project = find_project(data_dir)
-    if not _rebuild(data_dir, out, project) and not out.exists():
-        raise SystemExit(1)
     state = _State()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _handler(out, state))
-    server.daemon_threads = True
+    server = listen(host, port, out, state)
+    try:
+        if not _rebuild(data_dir, out, project) and not out.exists():
+            raise SystemExit(1)
+    except BaseException:
+        server.server_close()
+        raise
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)",
-          flush=True)
+    shown_host = f"[{host}]" if ":" in host else host
+    url = f"http://{shown_host}:{server.server_address[1]}/"
+    print(f"serving on {url} (Ctrl-C to stop)", flush=True)
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(url)
     roots = [data_dir, project / "templates", project / "content"]
     before = snapshot(roots)
     started = time.monotonic()

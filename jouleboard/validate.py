@@ -31,6 +31,15 @@ MIN_MEDIAN_ITL_MS = 0.5  # faster than any GPU decodes: seconds given as ms?
 MAX_ITL_MS = 120_000.0  # two minutes per token: microseconds given as ms?
 CONSISTENCY_TOLERANCE = 0.01  # relative, for linked metrics
 BATCH_MARGIN = 1.01
+# output throughput / (avg_batch_size / median ITL): 0.062 to 1.391 over the 838 token
+# configurations of the ML.ENERGY v3 data; the reasoning is in docs/measurement-format.md.
+THROUGHPUT_RATIO_MIN = 0.02
+THROUGHPUT_RATIO_MAX = 2.0
+# Efficiency ceilings per watt of one GPU's board power, about 10x the best measured
+# (tokens: 0.0352 tokens/J per W, gpt-oss-20b on B200; diffusion: 7.28e-5 megapixel-steps
+# per J per W, SANA 1.5 1.6B on H100).
+TOKENS_PER_JOULE_PER_BOARD_WATT = 0.35
+MEGAPIXEL_STEPS_PER_JOULE_PER_BOARD_WATT = 7.5e-4
 
 
 def read_json(path: Path, shown: str) -> tuple[Any, list[Problem]]:
@@ -117,9 +126,70 @@ def inconsistent(value: float, implied: float) -> bool:
     return not metrics.relative_difference(value, implied) <= CONSISTENCY_TOLERANCE
 
 
+def throughput_problems(m: Measurement, shown: str) -> list[Problem]:
+    """Output throughput must be near avg_batch_size / median ITL (bounds.throughput-
+    inconsistent): a scaled throughput with a matching J/token passes every other rule."""
+    x = m.metrics
+    if x.avg_batch_size is None:  # a raw run without prometheus.json: nothing to tie it to
+        return []
+    implied = metrics.decode_throughput(x.avg_batch_size, x.median_itl_ms)
+    ratio = x.output_throughput_tokens_per_sec / implied
+    if THROUGHPUT_RATIO_MIN <= ratio <= THROUGHPUT_RATIO_MAX:
+        return []
+    return [Problem(
+        shown, "/metrics/output_throughput_tokens_per_sec", "bounds.throughput-inconsistent",
+        f"{x.output_throughput_tokens_per_sec:g} tokens/s is {ratio:.3g} x the "
+        f"avg_batch_size / median ITL rate ({x.avg_batch_size:g} / {x.median_itl_ms:g} ms = "
+        f"{implied:g} tokens/s)",
+        f"the ratio must lie between {THROUGHPUT_RATIO_MIN:g} and {THROUGHPUT_RATIO_MAX:g}; "
+        "check the units of throughput (tokens/s), batch size and ITL (ms)")]
+
+
+def _ceiling_problem(shown: str, where: str, value: float, ceiling: float, unit: str,
+                     basis: str) -> list[Problem]:
+    if value <= ceiling:
+        return []
+    return [Problem(shown, where, "bounds.efficiency-above-ceiling",
+                    f"{value:.4g} {unit} is above the ceiling of {ceiling:.4g} {unit} ({basis})",
+                    "check the units of energy and throughput; a genuine record needs the "
+                    "ceiling in jouleboard/validate.py raised, with the run as evidence")]
+
+
+def token_ceiling_problems(m: Measurement, shown: str, registry: Registry) -> list[Problem]:
+    """tokens/J at most TOKENS_PER_JOULE_PER_BOARD_WATT x one GPU's board power."""
+    gpu = registry.gpus.get(m.gpu_model)
+    if gpu is None:
+        return []
+    ceiling = TOKENS_PER_JOULE_PER_BOARD_WATT * gpu.board_power_watts
+    return _ceiling_problem(
+        shown, "/metrics/energy_per_token_joules",
+        metrics.tokens_per_joule(m.metrics.energy_per_token_joules), ceiling, "tokens/J",
+        f"{TOKENS_PER_JOULE_PER_BOARD_WATT:g} tokens/J per W of {m.gpu_model}'s "
+        f"{gpu.board_power_watts:g} W board power, 10x the best measured")
+
+
+def diffusion_ceiling_problems(m: DiffusionMeasurement, shown: str,
+                               registry: Registry) -> list[Problem]:
+    """Outputs per kJ at most MEGAPIXEL_STEPS_PER_JOULE_PER_BOARD_WATT x board power / the
+    output's megapixel-steps (bigger, longer, more-step outputs cost more)."""
+    gpu, task, o = registry.gpus.get(m.gpu_model), registry.tasks.get(m.task), m.output
+    if gpu is None:
+        return []
+    work = metrics.megapixel_steps(o.width_px, o.height_px, o.inference_steps, o.num_frames)
+    ceiling = MEGAPIXEL_STEPS_PER_JOULE_PER_BOARD_WATT * gpu.board_power_watts / work * 1000
+    unit = f"{task.output_unit if task else 'output'}s/kJ"
+    frames = f" x {o.num_frames} frames" if o.num_frames else ""
+    return _ceiling_problem(
+        shown, "/metrics/energy_per_output_joules", 1000 / m.metrics.energy_per_output_joules,
+        ceiling, unit, f"{o.width_px}x{o.height_px} px{frames} x {o.inference_steps} steps = "
+        f"{work:g} megapixel-steps at {MEGAPIXEL_STEPS_PER_JOULE_PER_BOARD_WATT:g} per J per W "
+        f"of {m.gpu_model}'s {gpu.board_power_watts:g} W board power, 10x the best measured")
+
+
 def check_diffusion(m: DiffusionMeasurement, shown: str, registry: Registry) -> list[Problem]:
     """Bounds for text-to-image and text-to-video: power, linked metrics, video fields."""
     x, problems = m.metrics, power_problems(m, shown, registry)
+    problems += diffusion_ceiling_problems(m, shown, registry)
     implied = x.avg_power_watts / x.throughput_outputs_per_sec
     if inconsistent(x.energy_per_output_joules, implied):
         problems.append(Problem(
@@ -173,13 +243,15 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
             f"output_throughput_tokens_per_sec = {implied:g}",
             f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units (J, W, "
             "tokens/s)")
+    problems += throughput_problems(m, shown) + token_ceiling_problems(m, shown, registry)
     response = metrics.energy_per_response(x.energy_per_token_joules, x.avg_output_len_tokens)
     if inconsistent(x.energy_per_response_joules, response):
         add("/metrics/energy_per_response_joules", "bounds.response-energy-inconsistent",
             f"{x.energy_per_response_joules:g} J but energy_per_token_joules x "
             f"avg_output_len_tokens = {response:g}",
             f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}")
-    if x.avg_batch_size > m.serving.max_num_seqs * BATCH_MARGIN:
+    if x.avg_batch_size is not None and \
+            x.avg_batch_size > m.serving.max_num_seqs * BATCH_MARGIN:
         add("/metrics/avg_batch_size", "bounds.batch-above-cap",
             f"average batch {x.avg_batch_size:g} exceeds max_num_seqs "
             f"{m.serving.max_num_seqs}", "check max_num_seqs and avg_batch_size")

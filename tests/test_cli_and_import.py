@@ -103,3 +103,101 @@ def test_committed_measurements_validate_against_the_published_schema():
     schema = json.loads((REPO / "schema" / "measurement.schema.json").read_text())
     for path in sorted((REPO / "data" / "measurements").rglob("*.json"))[:50]:
         jsonschema.validate(json.loads(path.read_text()), schema)
+
+
+# --- the importer contract (sources/importer.py), on a tiny site-data folder ----------------
+
+
+def _site_config(max_num_seqs: int, power: float) -> dict:
+    itl_ms = 20.0
+    energy_per_token = power / (0.8 * 0.9 * max_num_seqs / (itl_ms / 1000))  # W / (tokens/s)
+    return {"gpu_model": "H100", "num_gpus": 1, "max_num_seqs": max_num_seqs,
+            "parallelization": {"tensor_parallel": 1, "expert_parallel": 1, "data_parallel": 1},
+            "energy_per_token_joules": energy_per_token, "avg_power_watts": power,
+            "output_throughput_tokens_per_sec": power / energy_per_token,
+            "energy_per_request_joules": energy_per_token * 500.0, "avg_output_len": 500.0,
+            "avg_batch_size": 0.9 * max_num_seqs, "median_itl_ms": itl_ms, "p90_itl_ms": 30.0,
+            "p95_itl_ms": 35.0, "p99_itl_ms": 50.0,
+            "output_length_distribution": {"bins": [0.0, 500.0, 1000.0], "counts": [3, 2]}}
+
+
+def write_site_data(src: Path, configs: list[dict]) -> Path:
+    """The three kinds of files the ML.ENERGY web app reads, for one model on one task."""
+    (src / "tasks").mkdir(parents=True, exist_ok=True)
+    (src / "models").mkdir(exist_ok=True)
+    (src / "index.json").write_text(json.dumps({
+        "architectures": {"llm": ["gpqa"]}, "last_updated": "2026-01-05",
+        "models": {"openai/gpt-oss-20b": {
+            "nickname": "GPT OSS 20B", "total_params_billions": 21.0,
+            "activated_params_billions": 3.6, "architecture": "MoE",
+            "weight_precision": "mxfp4"}}}))
+    (src / "tasks" / "gpqa.json").write_text(json.dumps({"task_display_name": "GPQA"}))
+    (src / "models" / "openai__gpt-oss-20b__gpqa.json").write_text(json.dumps({
+        "task": "gpqa", "model_id": "openai/gpt-oss-20b", "weight_precision": "mxfp4",
+        "configurations": configs}))
+    return src
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_import_mlenergy_keeps_files_it_did_not_write_and_drops_only_its_own_stale_ones(
+        tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "data"
+    write_site_data(src, [_site_config(64, 400.0), _site_config(128, 450.0)])
+    first = run("import-mlenergy", str(src), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    assert "2 configurations found, 2 published, 0 dropped" in first.stdout
+    folder = out / "measurements" / "gpqa" / "openai" / "gpt-oss-20b"
+    assert len(list(folder.glob("*.json"))) == 2
+    mine = folder / "README.md"  # a person's notes beside the imported files
+    mine.write_text("notes", encoding="utf-8")
+    write_site_data(src, [_site_config(64, 400.0)])  # upstream dropped the 128 configuration
+    assert run("import-mlenergy", str(src), "--out", str(out)).returncode == 0
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "H100-x1-mxfp4-tp1-ep1-dp1-seqs64.json", "README.md"]
+    assert mine.read_text() == "notes"
+
+
+def test_import_mlenergy_validates_everything_before_writing_anything(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "data"
+    write_site_data(src, [_site_config(64, 400.0)])
+    assert run("import-mlenergy", str(src), "--out", str(out)).returncode == 0
+    before = _files(out)
+    bad = _site_config(128, 450.0)
+    bad["avg_power_watts"] = 90_000.0  # over the board limit: the whole import must stop
+    write_site_data(src, [_site_config(32, 350.0), bad])
+    result = run("import-mlenergy", str(src), "--out", str(out))
+    assert result.returncode == 1 and "bounds.power-above-limit" in result.stderr
+    assert _files(out) == before  # not even the valid 32 configuration was written
+
+
+def test_import_mlenergy_refuses_to_replace_a_file_it_did_not_write(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "data"
+    write_site_data(src, [_site_config(64, 400.0)])
+    assert run("import-mlenergy", str(src), "--out", str(out)).returncode == 0
+    target = next((out / "measurements").rglob("*.json"))
+    doc = json.loads(target.read_text())
+    doc["provenance"]["source"] = "our own lab run"  # someone's file at the same path
+    target.write_text(json.dumps(doc))
+    (out / ".jouleboard-imports.json").unlink()
+    result = run("import-mlenergy", str(src), "--out", str(out))
+    assert result.returncode == 1 and "import.would-replace" in result.stderr
+    assert json.loads(target.read_text())["provenance"]["source"] == "our own lab run"
+
+
+@pytest.mark.parametrize("command", ["import-runs", "import-mlenergy"])
+def test_an_out_folder_that_is_not_a_data_folder_says_how_to_make_one(
+        tmp_path: Path, command: str) -> None:
+    out = tmp_path / "somewhere"
+    out.mkdir()
+    (out / "notes.txt").write_text("not data")
+    src = write_site_data(tmp_path / "src", [_site_config(64, 400.0)])
+    result = run(command, str(src), "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    assert (f"{out} is not a jouleboard data folder (no gpus.yaml/models.yaml/tasks.yaml): "
+            f"create one with `jouleboard init {out}` or pass --out to an existing data "
+            "folder") in result.stderr
+    assert "Traceback" not in result.stderr and _files(out) == {"notes.txt": b"not data"}

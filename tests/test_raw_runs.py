@@ -22,8 +22,11 @@ from jouleboard.dataset import load_dataset
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, rank
 from jouleboard.sources import itl as itl_module
+from jouleboard.sources.importer import MANIFEST
 from jouleboard.sources.itl import order_statistics, percentiles, smooth_itl
 from jouleboard.sources.mlenergy_runs import (
+    RunOptions,
+    RunPolicy,
     RunsReport,
     RuntimeParamsError,
     find_run_dirs,
@@ -32,8 +35,17 @@ from jouleboard.sources.mlenergy_runs import (
     load_runs,
     parse_runtime_params,
 )
+from jouleboard.sources.run_provenance import RunProvenance
 from jouleboard.sources.run_results import read_results
-from tests.runs_generator import DELETE, RunSpec, write_run
+from tests.runs_generator import (
+    DELETE,
+    DiffusionSpec,
+    RunSpec,
+    write_diffusion_run,
+    write_model_info,
+    write_monolithic,
+    write_run,
+)
 from tests.test_validation_rules import VALID, make_data_dir, write_measurement
 
 REPO = Path(__file__).resolve().parents[1]
@@ -468,15 +480,38 @@ def test_the_cascade_stays_in_its_model_task_gpu_and_gpu_count(runs: Path,
         "run.dropped-after-unstable", "run.dropped-after-unstable", "run.unstable-low-batch"]
 
 
-def test_a_run_without_prometheus_is_dropped_but_drops_nothing_else(
+def test_a_run_without_prometheus_is_kept_as_the_toolkit_keeps_it(
         runs: Path, registry: Registry) -> None:
-    dirs = sweep(runs, {16: {"avg_batch_fraction": None}})
+    sweep(runs, {16: {"avg_batch_fraction": None}})
     report = load_runs([runs], registry)
+    assert not report.errors and not report.warnings
+    assert published_seqs(report) == [8, 16, 32, 64]
+    (kept,) = [p for p in report.published if p.configuration.max_num_seqs == 16]
+    assert "avg_batch_size" not in kept.measurement["metrics"]
+    assert kept.configuration.avg_batch_size is None
+
+
+def test_require_prometheus_drops_it_but_nothing_else(runs: Path, registry: Registry) -> None:
+    dirs = sweep(runs, {16: {"avg_batch_fraction": None}})
+    report = load_runs([runs], registry, RunOptions(policy=RunPolicy(require_prometheus=True)))
     assert not report.errors
     assert published_seqs(report) == [8, 32, 64]
     (warning,) = report.warnings
     assert warning.rule == "run.unverifiable-no-prometheus"
     assert same(warning.file, dirs[16] / "prometheus.json")
+
+
+def test_a_repeat_at_the_unstable_max_num_seqs_is_dropped_too(runs: Path,
+                                                              registry: Registry) -> None:
+    # The toolkit's cascade: every run at or above the smallest unstable max_num_seqs.
+    write_run(runs, RunSpec(max_num_seqs=32, extra_params=(("seed", "1"),)))
+    write_run(runs, RunSpec(max_num_seqs=32, extra_params=(("seed", "2"),),
+                            avg_batch_fraction=0.5))
+    write_run(runs, RunSpec(max_num_seqs=16))
+    report = load_runs([runs], registry)
+    assert published_seqs(report) == [16]
+    assert sorted(w.rule for w in report.warnings) == ["run.dropped-after-unstable",
+                                                       "run.unstable-low-batch"]
 
 
 def test_an_unstable_run_with_no_successful_request_is_a_warning_not_an_error(
@@ -522,17 +557,22 @@ def test_missing_results_json(runs: Path, registry: Registry) -> None:
     assert same(p.file, run_dir) and p.pointer == ""
 
 
-def test_no_successful_request(runs: Path, registry: Registry) -> None:
+def test_no_successful_request_is_a_drop(runs: Path, registry: Registry) -> None:
+    # The toolkit skips a run without ITL values; jouleboard drops it and says why.
     run_dir = write_run(runs, RunSpec(failed_every=1))
     report = load_runs([runs], registry)
-    p = the_error(report, "run.no-successful-request")
-    assert (p.pointer, same(p.file, run_dir / "results.json")) == ("/results", True)
-    assert "40 failed" in p.message and not report.published
+    assert not report.errors and not report.published
+    (p,) = report.warnings
+    assert (p.rule, p.pointer, same(p.file, run_dir / "results.json")) == (
+        "run.no-successful-request", "/results", True)
+    assert "40 failed" in p.message
 
 
-def test_no_itl_values(runs: Path, registry: Registry) -> None:
+def test_no_itl_values_is_a_drop(runs: Path, registry: Registry) -> None:
     write_run(runs, RunSpec(requests=[{"itl": []}, {"itl": [0.0, 0.0]}]))
-    assert the_error(load_runs([runs], registry), "run.no-itl").pointer == "/results"
+    report = load_runs([runs], registry)
+    assert not report.errors and not report.published
+    assert [(w.rule, w.pointer) for w in report.warnings] == [("run.no-itl", "/results")]
 
 
 @pytest.mark.parametrize(("folder", "says"), [
@@ -613,10 +653,12 @@ def test_many_bad_requests_are_summarised(runs: Path, registry: Registry) -> Non
     assert "45 more" in the_error(report, "run.more-problems").message
 
 
-def test_prometheus_without_the_batch_size(runs: Path, registry: Registry) -> None:
-    run_dir = write_run(runs, RunSpec(prometheus_overrides={"vllm:kv_cache_usage_perc": 0.3}))
-    p = the_error(load_runs([runs], registry), "run.missing-field")
-    assert (p.pointer, same(p.file, run_dir / "prometheus.json")) == (BATCH_POINTER, True)
+def test_prometheus_without_the_batch_size_is_like_no_prometheus(runs: Path,
+                                                                 registry: Registry) -> None:
+    write_run(runs, RunSpec(prometheus_overrides={"vllm:kv_cache_usage_perc": 0.3}))
+    report = load_runs([runs], registry)
+    assert not report.errors and not report.warnings
+    assert "avg_batch_size" not in only(report)["metrics"]
 
 
 def test_layout_errors(runs: Path, registry: Registry, tmp_path: Path) -> None:
@@ -659,7 +701,6 @@ def realistic_tree(runs: Path) -> None:
         for i, seqs in enumerate((8, 16, 32, 64, 128)):
             write_run(runs, RunSpec(
                 model_id=model, gpu_model=gpu, max_num_seqs=seqs, avg_power_watts=power,
-                throughput_tokens_per_sec=400.0 * (i + 1) * (2 if gpu == "B200" else 1),
                 itl_s=base_itl * (1.6 ** i), seed=seqs, num_requests=20,
                 avg_batch_fraction=0.6 if (model, gpu, seqs) == ("acme/big-8b", "H100", 64)
                 else 0.97))
@@ -725,10 +766,11 @@ def test_import_refuses_to_replace_or_duplicate_and_writes_nothing(runs: Path,
     doc = json.loads((data / written).read_text(encoding="utf-8"))
     doc["provenance"]["source"] = "somewhere else"
     (data / written).write_text(json.dumps(doc), encoding="utf-8")
+    (data / MANIFEST).unlink()  # now nothing says import-runs wrote it
     with pytest.raises(ValidationFailed) as info:
         import_runs([runs], data)
-    (p,) = info.value.problems
-    assert (p.rule, p.pointer) == ("import.would-replace", "/provenance/source")
+    (p,) = info.value.problems  # not in the manifest (as if a person had put it there)
+    assert (p.rule, same(p.file, data / written)) == ("import.would-replace", True)
     assert json.loads((data / written).read_text())["provenance"]["source"] == "somewhere else"
 
 
@@ -744,3 +786,95 @@ def test_numbers_stay_finite(runs: Path, registry: Registry) -> None:
     write_run(runs, RunSpec(requests=[{"itl": [1e-3] * 10}]))
     m = only(load_runs([runs], registry))["metrics"]
     assert all(math.isfinite(v) for v in m.values())
+
+
+def test_a_reimport_replaces_its_own_files_and_keeps_everything_else(runs: Path,
+                                                                     data: Path) -> None:
+    write_run(runs, RunSpec())
+    (written,) = import_runs([runs], data).written
+    assert json.loads((data / MANIFEST).read_text()) == {"import-runs": [written]}
+    doc = json.loads((data / written).read_text())
+    doc["serving"]["notes"] = "edited by hand"  # import-runs' own file, edited
+    (data / written).write_text(json.dumps(doc), encoding="utf-8")
+    notes = data / "NOTES.md"  # a person's file in the data folder
+    notes.write_text("mine", encoding="utf-8")
+    assert import_runs([runs], data).written == (written,)
+    assert json.loads((data / written).read_text())["serving"]["notes"] == ""
+    assert notes.read_text() == "mine"
+
+
+# --- provenance, configs/ and unknown models, diffusion errors ------------------------------
+
+
+def test_provenance_is_the_runs_own_never_the_sites(runs: Path, registry: Registry) -> None:
+    write_run(runs, RunSpec(max_num_seqs=8, top_overrides={"date": "20260301-142233"}))
+    write_run(runs, RunSpec(max_num_seqs=16))
+    docs = {p.configuration.max_num_seqs: p.measurement["provenance"]
+            for p in load_runs([runs], registry).published}
+    assert docs[8]["date"] == "2026-03-01" and docs[16]["date"] == "unknown"
+    assert registry.site.data_date not in (docs[8]["date"], docs[16]["date"])
+    assert (docs[16]["dataset"], docs[16]["version"], docs[16]["license"]) == (
+        "ML.ENERGY Benchmark run", "unknown", "NOASSERTION")
+    (runs / "jouleboard-provenance.yaml").write_text(
+        "dataset: Acme sweep\nversion: '2'\ndate: 2026-02-02\nlicense: CC-BY-4.0\n")
+    options = RunOptions(provenance=RunProvenance(citation="Acme 2026"),
+                         explicit=frozenset({"citation"}))
+    docs = {p.configuration.max_num_seqs: p.measurement["provenance"]
+            for p in load_runs([runs], registry, options).published}
+    assert docs[8]["date"] == "2026-03-01"  # the run's own date beats the file's
+    assert docs[16] | {"source": ""} == {"dataset": "Acme sweep", "version": "2",
+                                         "date": "2026-02-02", "license": "CC-BY-4.0",
+                                         "citation": "Acme 2026", "source": ""}
+
+
+def test_a_bad_provenance_file_is_an_error(runs: Path, registry: Registry) -> None:
+    write_run(runs, RunSpec())
+    (runs / "jouleboard-provenance.yaml").write_text("licence: MIT\ndate: March\n")
+    report = load_runs([runs], registry)
+    assert sorted((p.rule, p.pointer) for p in report.errors) == [
+        ("run.provenance-invalid", "/date"), ("run.provenance-invalid", "/licence")]
+
+
+def test_configs_give_parallelism_and_precision(runs: Path, registry: Registry) -> None:
+    spec = RunSpec(num_gpus=4, max_num_seqs=64, avg_power_watts=1600.0)
+    write_run(runs, spec)
+    write_monolithic(runs, "chat", "acme/tiny-1b", "H100",
+                     {"enable-expert-parallel": True, "data-parallel-size": 2})
+    write_model_info(runs, "vllm", "chat", "acme/tiny-1b",
+                     {"total_parameters_billion": 1.0, "weight_precision": "fp8"})
+    doc = only(load_runs([runs], registry))
+    assert doc["serving"] | {"notes": ""} == {"max_num_seqs": 64, "tensor_parallel": 1,
+                                              "expert_parallel": 4, "data_parallel": 2,
+                                              "notes": ""}
+    assert doc["weight_precision"] == "fp8"  # model_info.json, not models.yaml's bfloat16
+
+
+def test_an_unknown_model_error_prints_its_models_yaml_entry_and_add_models_adds_it(
+        runs: Path, data: Path) -> None:
+    write_run(runs, RunSpec(model_id="newco/fresh-7b"))
+    write_model_info(runs, "vllm", "chat", "newco/fresh-7b", {
+        "nickname": "Fresh 7B", "total_parameters_billion": 7.0,
+        "active_parameters_billion": 7.0, "weight_precision": "bfloat16"})
+    with pytest.raises(ValidationFailed) as info:
+        import_runs([runs], data)
+    (p,) = info.value.problems
+    assert p.rule == "registry.unknown-model"
+    assert "newco/fresh-7b:\n  nickname: Fresh 7B\n" in p.hint and "--add-models" in p.hint
+    assert "total_params_billions: 7.0" in p.hint
+    summary = import_runs([runs], data, RunOptions(add_models=True))
+    assert summary.added_models == ("newco/fresh-7b",) and len(summary.written) == 1
+    assert load_dataset(data).registry.models["newco/fresh-7b"].nickname == "Fresh 7B"
+
+
+@pytest.mark.parametrize(("change", "rule"), [
+    ({"folder_name": "batch-2+size-1024+steps-20+uly-1+ring-1"}, "run.params-malformed"),
+    ({"folder_name": "batch-2+size-64x64+uly-1+ring-1"}, "run.params-missing"),
+    ({"results_overrides": {"batch_size": 3}}, "run.path-mismatch"),
+    ({"results_overrides": {"iteration_energy_measurements": DELETE}}, "run.missing-field"),
+    ({"results_overrides": {"iteration_energy_measurements": [{"time": "1"}]}},
+     "run.wrong-type"),
+])
+def test_diffusion_errors_name_the_rule(runs: Path, registry: Registry,
+                                        change: dict[str, Any], rule: str) -> None:
+    write_diffusion_run(runs, DiffusionSpec(model_id="acme/tiny-1b", task="chat", **change))
+    assert the_error(load_runs([runs], registry), rule)

@@ -1,9 +1,11 @@
 """One focused test per validation rule: a valid near-miss that passes, and the invalid case.
 
 Every test builds a tiny data folder by hand (one model, one GPU, one task) and a measurement
-whose numbers are consistent by construction: 500 W at 5000 tokens/s is 0.1 J/token, and
-1000 tokens per response make 100 J per response. Invalid cases assert the rule id, the file
-named in the problem, the exact JSON pointer and that the message or hint says what to do.
+whose numbers are consistent by construction: 500 W at 5000 tokens/s is 0.1 J/token,
+1000 tokens per response make 100 J per response, and an average batch of 60 sequences
+emitting a token every 12 ms (median ITL) make 5000 tokens/s. Invalid cases assert the rule
+id, the file named in the problem, the exact JSON pointer and that the message or hint says
+what to do.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import Any
 
 import pytest
 
+from jouleboard.config import load_registry
 from jouleboard.dataset import Dataset, load_dataset
+from jouleboard.kinds import check_measurement
 from jouleboard.problems import Problem, ValidationFailed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,7 +64,8 @@ REGISTRIES = {"site.yaml": SITE_YAML, "models.yaml": MODELS_YAML, "gpus.yaml": G
 MEASUREMENT_DIR = Path("measurements/chat/acme/tiny-1b")
 DEFAULT_NAME = "H100-x1-bfloat16-seqs64.json"
 
-# 500 W / 5000 tokens/s = 0.1 J/token; 0.1 J/token x 1000 tokens = 100 J/response.
+# 500 W / 5000 tokens/s = 0.1 J/token; 0.1 J/token x 1000 tokens = 100 J/response;
+# 60 sequences / 12 ms = 5000 tokens/s.
 VALID: dict[str, Any] = {
     "schema_version": 1,
     "kind": "llm",
@@ -77,8 +82,8 @@ VALID: dict[str, Any] = {
         "energy_per_token_joules": 0.1,
         "avg_output_len_tokens": 1000.0,
         "energy_per_response_joules": 100.0,
-        "avg_batch_size": 32.0,
-        "median_itl_ms": 20.0,
+        "avg_batch_size": 60.0,
+        "median_itl_ms": 12.0,
         "p90_itl_ms": 25.0,
         "p95_itl_ms": 30.0,
         "p99_itl_ms": 40.0,
@@ -482,8 +487,9 @@ def test_bounds_power_implausibly_low(data: Path) -> None:
     path = write_measurement(data, with_power(30.0))  # 30 W per GPU is the floor
     accepts(data)
     path.write_text(json.dumps(with_power(0.5)))  # 500 W written as 0.5 "kW"
+    # 10,000 tokens/J is also above the H100's efficiency ceiling: both rules see the mistake.
     rejects(data, path, "bounds.power-implausibly-low", "/metrics/avg_power_watts", "0.5 W",
-            "kilowatts")
+            "kilowatts", alone=False)
 
 
 def test_bounds_percentile_order(data: Path) -> None:
@@ -504,8 +510,9 @@ def test_bounds_itl_implausible_seconds_given_as_ms(data: Path) -> None:
     seconds = {"metrics.median_itl_ms": 0.03, "metrics.p90_itl_ms": 0.04,
                "metrics.p95_itl_ms": 0.05, "metrics.p99_itl_ms": 0.06}
     path.write_text(json.dumps(changed(VALID, seconds)))
+    # 60 sequences at 0.03 ms would make 2 million tokens/s: the throughput rule sees it too.
     rejects(data, path, "bounds.itl-implausible", "/metrics/median_itl_ms", "0.03 ms",
-            "milliseconds", "seconds")
+            "milliseconds", "seconds", alone=False)
 
 
 def test_bounds_itl_implausible_microseconds_given_as_ms(data: Path) -> None:
@@ -560,6 +567,127 @@ def test_bounds_parallelism_tp_times_dp(data: Path) -> None:
                                        "serving.data_parallel": 2})
     path = write_measurement(data, doc)
     rejects(data, path, "bounds.parallelism-exceeds-gpus", "/serving", "2 x 2")
+
+
+def test_bounds_real_data_passes_and_every_throughput_x1000_copy_fails() -> None:
+    """The tolerance is honest: every token configuration of data/ (ML.ENERGY v3) passes,
+    and each one with throughput x1000 (J/token kept consistent) is refused."""
+    registry, errors = load_registry(REPO / "data")
+    assert registry is not None, errors
+    ratios, refused = [], 0
+    for path in sorted((REPO / "data/measurements").rglob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc["kind"] == "diffusion":
+            continue
+        m = doc["metrics"]
+        ratios.append(m["output_throughput_tokens_per_sec"] * m["median_itl_ms"] / 1000
+                      / m["avg_batch_size"])
+        assert check_measurement(doc, path.name, path.name, registry)[1] == [], path
+        for key, factor in [("output_throughput_tokens_per_sec", 1000),
+                            ("energy_per_token_joules", 1e-3),
+                            ("energy_per_response_joules", 1e-3)]:
+            m[key] *= factor
+        rules = {p.rule for p in check_measurement(doc, path.name, path.name, registry)[1]}
+        refused += rules == {"bounds.throughput-inconsistent"} or rules == {
+            "bounds.throughput-inconsistent", "bounds.efficiency-above-ceiling"}
+    assert len(ratios) == refused >= 838
+    assert 0.02 < min(ratios) < 0.1 and 1.0 < max(ratios) < 2.0  # as docs/ says: 0.062, 1.391
+
+
+def with_throughput(tokens_per_sec: float, itl_ms: float) -> dict[str, Any]:
+    """VALID at 500 W and 64 sequences with ``tokens_per_sec``, energies kept consistent."""
+    ept = 500.0 / tokens_per_sec
+    return changed(VALID, {
+        "metrics.output_throughput_tokens_per_sec": tokens_per_sec,
+        "metrics.energy_per_token_joules": ept, "metrics.energy_per_response_joules": ept * 1000,
+        "metrics.avg_batch_size": 64.0, "metrics.median_itl_ms": itl_ms})
+
+
+def test_bounds_throughput_inconsistent(data: Path) -> None:
+    # 60 sequences / 12 ms = 5000 tokens/s; the rule allows 0.02 to 2 x that (100 to 10000).
+    path = write_measurement(data, changed(VALID, {"metrics.avg_batch_size": 30.0}))
+    accepts(data)  # 5000 tokens/s is 2 x 30 / 12 ms: the upper edge
+    path.write_text(json.dumps(changed(VALID, {"metrics.avg_batch_size": 29.0})))
+    rejects(data, path, "bounds.throughput-inconsistent",
+            "/metrics/output_throughput_tokens_per_sec", "5000 tokens/s", "2.07 x",
+            "29 / 12 ms = 2416.67 tokens/s", "between 0.02 and 2")
+    # Lower edge: 64 / 12 ms = 5333 tokens/s, 0.02 x that is 106.7; 100 is 0.01875 x.
+    path.write_text(json.dumps(with_throughput(110.0, 12.0)))
+    accepts(data)
+    path.write_text(json.dumps(with_throughput(100.0, 12.0)))
+    rejects(data, path, "bounds.throughput-inconsistent",
+            "/metrics/output_throughput_tokens_per_sec", "0.0188 x", "= 5333.33 tokens/s")
+
+
+def the_reported_case(scale: float) -> dict[str, Any]:
+    """Qwen3-8B on one H100 at max_num_seqs 96 (ML.ENERGY v3, gpqa), throughput x ``scale``
+    with J/token and J/response kept consistent: x1000 is the issue's 4,524 tokens/J."""
+    doc = changed(VALID, {"serving.max_num_seqs": 96, "metrics": {
+        "avg_power_watts": 689.1496984712461,
+        "output_throughput_tokens_per_sec": 3117.4206689898256 * scale,
+        "energy_per_token_joules": 0.22106406919235558 / scale,
+        "avg_output_len_tokens": 8052.388888888889,
+        "energy_per_response_joules": 1780.0938544970886 / scale,
+        "avg_batch_size": 81.98511904761905, "median_itl_ms": 27.875522151589394,
+        "p90_itl_ms": 29.844370484352112, "p95_itl_ms": 30.95055818557739,
+        "p99_itl_ms": 36.87678739428518}})
+    return doc
+
+
+def test_bounds_the_reported_throughput_x1000_is_refused_twice(data: Path) -> None:
+    path = write_measurement(data, the_reported_case(1.0))
+    accepts(data)  # the real measurement: 3117 tokens/s against 82 / 27.9 ms = 2941
+    path.write_text(json.dumps(the_reported_case(1000.0)))
+    found = problems(data)
+    assert {(p.rule, p.pointer) for p in found} == {
+        ("bounds.throughput-inconsistent", "/metrics/output_throughput_tokens_per_sec"),
+        ("bounds.efficiency-above-ceiling", "/metrics/energy_per_token_joules")}, found
+    assert any("4524 tokens/J" in p.message for p in found), found
+
+
+def test_bounds_efficiency_above_ceiling_tokens(data: Path) -> None:
+    # Ceiling on an H100: 0.35 tokens/J per W x 700 W = 245 tokens/J, i.e. 122,500 tokens/s
+    # at 500 W. 64 sequences every 0.53 ms make 120,755 tokens/s, so throughput agrees.
+    path = write_measurement(data, with_throughput(120_000.0, 0.53))
+    accepts(data)  # 240 tokens/J
+    path.write_text(json.dumps(with_throughput(125_000.0, 0.53)))  # 250 tokens/J
+    rejects(data, path, "bounds.efficiency-above-ceiling", "/metrics/energy_per_token_joules",
+            "250 tokens/J", "ceiling of 245 tokens/J", "700 W board power", "units")
+
+
+DIFFUSION_TASK_YAML = """text-to-image:
+  name: Text to image
+  benchmark: Images
+  kind: diffusion
+  output_unit: image
+  efficiency_scale_joules: 1000
+  default_deadline:
+    ms: 30000.0
+"""
+
+
+def diffusion_doc(joules_per_image: float) -> dict[str, Any]:
+    """A 1024x1024, 20-step image on one H100 at 400 W, batch 1, metrics consistent."""
+    throughput = 400.0 / joules_per_image
+    return {"schema_version": 1, "kind": "diffusion", "task": "text-to-image",
+            "model_id": "acme/tiny-1b", "gpu_model": "H100", "num_gpus": 1,
+            "weight_precision": "bfloat16", "serving": {"batch_size": 1},
+            "output": {"width_px": 1024, "height_px": 1024, "inference_steps": 20},
+            "metrics": {"energy_per_output_joules": joules_per_image, "avg_power_watts": 400.0,
+                        "throughput_outputs_per_sec": throughput,
+                        "batch_latency_s": 1.0 / throughput},
+            "provenance": VALID["provenance"]}
+
+
+def test_bounds_efficiency_above_ceiling_diffusion(tmp_path: Path) -> None:
+    # 1024 x 1024 px x 20 steps = 20.97 megapixel-steps; the H100 ceiling is 7.5e-4 x 700 W =
+    # 0.525 megapixel-steps per J, so 0.02503 images/J: 25.03 images/kJ, 39.95 J per image.
+    data = make_data_dir(tmp_path, tasks_yaml=TASKS_YAML + DIFFUSION_TASK_YAML)
+    path = write_measurement(data, diffusion_doc(40.0))
+    accepts(data)  # 25 images/kJ
+    path.write_text(json.dumps(diffusion_doc(39.0)))  # 25.64 images/kJ
+    rejects(data, path, "bounds.efficiency-above-ceiling", "/metrics/energy_per_output_joules",
+            "25.64 images/kJ", "ceiling of 25.03 images/kJ", "1024x1024 px x 20 steps")
 
 
 # --- dataset-wide ---------------------------------------------------------------------------

@@ -1,7 +1,19 @@
-"""Contributor strings with script payloads come out as inert text (static HTML checks)."""
+"""Contributor strings with hostile payloads come out inert in every file the site publishes.
+
+The payload site (tests/payloads.py) is built once; then every published file is checked by
+its format: HTML pages, SVG and XML (strict XML parser: no script, no event handler, no
+javascript: link, payloads only as text), JSON (parses; HTML inside it is inert), CSV (no
+formula cell), PNG, robots.txt, and the site's own assets. A file of any other kind fails
+the scan unless it carries no payload at all, so a new output format cannot slip past.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -9,12 +21,22 @@ import pytest
 
 from jouleboard.build import build_site
 from tests.golden.tree import REPO
-from tests.payloads import write_payload_data
+from tests.payloads import FORMULAS, PAYLOADS, write_payload_data, write_payload_project
+
+# Markers only a payload carries: a file that contains none has no contributor text in it.
+MARKERS = ("__xss", "HYPERLINK", "evil.example", "alert(")
+ATTACK_TAGS = ("iframe", "object", "embed", "svg", "style", "base")
 
 
 class _Scan(HTMLParser):
-    def __init__(self) -> None:
+    """Collects what would run: on* attributes, script, javascript: links, foreign tags.
+
+    ``allowed`` names tags a format may hold (the oEmbed snippet is an iframe by design).
+    """
+
+    def __init__(self, allowed: tuple[str, ...] = ()) -> None:
         super().__init__(convert_charrefs=True)
+        self.allowed = allowed
         self.problems: list[str] = []
         self.text: list[str] = []
 
@@ -29,15 +51,20 @@ class _Scan(HTMLParser):
             src = dict(attrs).get("src") or ""
             if not src.startswith("/assets/"):  # our own scripts only, never inline
                 self.problems.append(f"<script src={src!r}>")
-        if tag in ("iframe", "object", "embed", "svg", "img") and tag != "img":
+        if tag in ATTACK_TAGS and tag not in self.allowed:
             self.problems.append(f"<{tag}>")
         if tag == "img" and not (dict(attrs).get("src") or "").startswith(("/charts/", "/labels/")):
             self.problems.append(f"<img src={dict(attrs).get('src')!r}>")
-        if tag == "style":
-            self.problems.append("<style>")
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+
+
+def scan_html(text: str, allowed: tuple[str, ...] = ()) -> _Scan:
+    scan = _Scan(allowed)
+    scan.feed(text)
+    scan.close()
+    return scan
 
 
 @pytest.fixture(scope="module")
@@ -45,29 +72,199 @@ def payload_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("xss")
     data = write_payload_data(base / "data")
     out = base / "site"
-    build_site(data, out, project=REPO)
+    build_site(data, out, project=write_payload_project(base / "project"))
     return out
 
 
+def published(site: Path, *suffixes: str) -> list[Path]:
+    return sorted(p for p in site.rglob("*") if p.is_file() and p.name.endswith(suffixes))
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
 def test_no_payload_becomes_markup(payload_site: Path) -> None:
-    pages = sorted(payload_site.rglob("*.html"))
+    pages = published(payload_site, ".html")
     assert len(pages) > 10
     for page in pages:
-        scan = _Scan()
-        scan.feed(page.read_text(encoding="utf-8"))
-        assert scan.problems == [], page.relative_to(payload_site)
+        assert scan_html(page.read_text(encoding="utf-8")).problems == [], \
+            page.relative_to(payload_site)
 
 
 def test_payloads_are_shown_as_text(payload_site: Path) -> None:
-    scan = _Scan()
-    scan.feed((payload_site / "index.html").read_text(encoding="utf-8"))
-    text = " ".join(scan.text)
+    text = " ".join(scan_html((payload_site / "index.html").read_text(encoding="utf-8")).text)
     assert "<script>window.__xss=1</script>" in text  # escaped markup reads as text
     assert "{{7*7}}" in text and "49" not in text  # no template evaluation
 
 
-def test_json_outputs_stay_json(payload_site: Path) -> None:
-    import json
+def test_about_and_changelog_carry_the_payloads_as_text(payload_site: Path) -> None:
+    """about.md and release notes come from the payload project and releases.yaml."""
+    for page in ("about/index.html", "changelog/index.html"):
+        html = (payload_site / page).read_text(encoding="utf-8")
+        assert "{{7*7}}" in " ".join(scan_html(html).text), page  # the payload arrived
 
-    for path in sorted(payload_site.rglob("*.json")):
-        json.loads(path.read_text(encoding="utf-8"))
+
+def test_json_embedded_in_html_cannot_close_its_element(payload_site: Path) -> None:
+    """Any JSON a page carries (script data blocks, data-* attributes) has no raw ``</``."""
+    for page in published(payload_site, ".html"):
+        html = page.read_text(encoding="utf-8")
+        for block in _script_blocks(html):
+            assert "</" not in block and "<!--" not in block, page.relative_to(payload_site)
+
+
+def _script_blocks(html: str) -> Iterator[str]:
+    start = 0
+    while (i := html.find("<script", start)) >= 0:
+        body = html.index(">", i) + 1
+        end = html.find("</script", body)
+        yield html[body:end]
+        start = end + 1
+
+
+# --- SVG and XML ----------------------------------------------------------------------------
+
+def _local(name: str) -> str:
+    """An element or attribute name without its {namespace}."""
+    return name.rsplit("}", 1)[-1].lower()
+
+
+def xml_problems(text: str) -> list[str]:
+    """What would run if the document were opened: script, on* handlers, javascript: links,
+    foreign HTML. Raises ParseError for anything that is not well-formed XML."""
+    root = ET.fromstring(text)  # strict: no recovery from malformed markup
+    problems = []
+    for element in root.iter():
+        tag = _local(element.tag)
+        if tag in ("script", "foreignobject", "iframe", "embed", "object", "handler"):
+            problems.append(f"<{tag}>")
+        for name, value in element.attrib.items():
+            if _local(name).startswith("on"):
+                problems.append(f"<{tag} {_local(name)}=...>")
+            if _local(name) in ("href", "src") and value.strip().lower().startswith(
+                    ("javascript:", "data:", "vbscript:")):
+                problems.append(f"<{tag} {_local(name)}={value!r}>")
+    return problems
+
+
+def test_svg_and_xml_files_are_well_formed_and_inert(payload_site: Path) -> None:
+    files = published(payload_site, ".svg", ".xml")
+    assert len([f for f in files if f.suffix == ".svg"]) > 10
+    assert {"sitemap.xml", "feed.xml"} <= {f.name for f in files}
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert xml_problems(text) == [], path.relative_to(payload_site)
+        for p in PAYLOADS:  # markup-bearing payloads never appear unescaped
+            if "<" in p:
+                assert p not in text, (path.relative_to(payload_site), p)
+
+
+def test_energy_label_keeps_quotes_inside_its_attribute(payload_site: Path) -> None:
+    """The nickname ``x" onload="alert(document.domain)" y="`` stays in aria-label."""
+    labels = published(payload_site / "labels", ".svg")
+    assert labels
+    found = 0
+    for path in labels:
+        root = ET.fromstring(path.read_text(encoding="utf-8"))
+        assert not any(_local(a).startswith("on") for e in root.iter() for a in e.attrib)
+        texts = " ".join(t for e in root.iter() for t in [e.text or ""])
+        if 'onload="alert(document.domain)"' in root.attrib.get("aria-label", ""):
+            assert 'x" onload="alert(document.domain)" y="' in texts
+            found += 1
+    assert found >= 1  # the payload reached a label, as text
+
+
+def test_feeds_are_inert(payload_site: Path) -> None:
+    """The Atom feed's HTML content and the JSON Feed's content_html are sanitised HTML."""
+    atom = ET.fromstring((payload_site / "feed.xml").read_text(encoding="utf-8"))
+    ns = "{http://www.w3.org/2005/Atom}"
+    contents = [e.text or "" for e in atom.iter(f"{ns}content")]
+    feed = json.loads((payload_site / "feed.json").read_text(encoding="utf-8"))
+    contents += [item["content_html"] for item in feed["items"]]
+    assert len(contents) == 4
+    for html in contents:
+        scan = scan_html(html)
+        assert scan.problems == []
+        assert "window.__xss" in " ".join(scan.text)  # the release notes arrived, as text
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+def _no_constants(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def test_json_files_parse_strictly(payload_site: Path) -> None:
+    files = published(payload_site, ".json")
+    assert len(files) > 10
+    for path in files:
+        value = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constants)
+        if path.name == "oembed.json":
+            # The embed snippet is an iframe by design; nothing else may be in it.
+            assert scan_html(value["html"], ("iframe",)).problems == [], path
+
+
+# --- CSV ------------------------------------------------------------------------------------
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def formula_cells(text: str) -> list[str]:
+    """Cells a spreadsheet would run: text starting with = + - @ tab or CR (leading blanks
+    skipped) that is not a plain number."""
+    return [cell for row in csv.reader(io.StringIO(text)) for cell in row
+            if cell.lstrip(" ")[:1] in ("=", "+", "-", "@", "\t", "\r")
+            and cell.lstrip(" ")[:1] != "" and not _is_number(cell)]
+
+
+def test_csv_downloads_have_no_formula_cells(payload_site: Path) -> None:
+    files = published(payload_site, ".csv")
+    assert len(files) > 10
+    neutralised = set()
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert formula_cells(text) == [], path.relative_to(payload_site)
+        neutralised |= {f for f in FORMULAS if f"'{f}" in text or f"'{f}".replace('"', '""')
+                        in text}
+    assert '=HYPERLINK("http://x","y")' in neutralised  # the payload arrived, quoted
+
+
+# --- everything else ------------------------------------------------------------------------
+
+def test_every_other_file_is_known_and_inert(payload_site: Path) -> None:
+    """PNG images, robots.txt and our own assets; any other file may hold no payload."""
+    scanned = (".html", ".svg", ".xml", ".json", ".csv")
+    sources = {p.name: p.read_bytes() for p in (REPO / "templates" / "assets").iterdir()}
+    for path in sorted(p for p in payload_site.rglob("*") if p.is_file()):
+        name = path.relative_to(payload_site).as_posix()
+        data = path.read_bytes()
+        if name.endswith(scanned):
+            continue
+        if name.endswith(".png"):
+            assert data.startswith(b"\x89PNG\r\n\x1a\n"), name
+        elif name == "robots.txt":
+            assert all(line.split(":", 1)[0] in ("User-agent", "Allow", "Sitemap")
+                       for line in data.decode().splitlines()), name
+        elif name.startswith("assets/") and name.endswith((".js", ".css")):
+            stem = name.removeprefix("assets/").rsplit("-", 1)[0]
+            ext = name.rsplit(".", 1)[-1]
+            assert stem == "vega" or sources.get(f"{stem}.{ext}") == data, name
+        else:
+            assert not any(m.encode() in data for m in MARKERS), name
+
+
+def test_scan_catches_the_attacks_it_looks_for() -> None:
+    """The checkers themselves: each flags a hand-written hostile document."""
+    assert xml_problems('<svg xmlns="http://www.w3.org/2000/svg" onload="x()"/>')
+    assert xml_problems('<svg xmlns="http://www.w3.org/2000/svg"><script>x()</script></svg>')
+    assert xml_problems('<svg xmlns="http://www.w3.org/2000/svg" '
+                        'xmlns:l="http://www.w3.org/1999/xlink"><a l:href="javascript:x()"/></svg>')
+    with pytest.raises(ET.ParseError):
+        xml_problems('<svg aria-label="x" onload="a" y=""">')
+    assert formula_cells('a,b\n=1+1,2\n') == ["=1+1"]
+    assert formula_cells('a,b\n-2.5,-3\n') == []
+    assert formula_cells("a\n'=1+1\n") == []
+    assert scan_html('<p onclick="x">').problems

@@ -25,31 +25,18 @@ from jouleboard.config import Registry
 from jouleboard.present.tables import Column, Field
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem
+from jouleboard.rank import Rankable
 from jouleboard.records import Percentile, TaskInfo
 from jouleboard.urls import deadline_slug
 
 
-class Record(Protocol):
-    """The fields every kind's flat record has (rank.py and the plan use only these)."""
+class Record(Rankable, Protocol):
+    """The fields every kind's flat record has (rank.py reads the :class:`Rankable` part;
+    the plan reads these too)."""
 
-    source: str
     task: str
-    model_id: str
-    gpu_model: str
-    num_gpus: int
-    weight_precision: str
     repeat: int
     avg_power_watts: float
-
-    @property
-    def energy_per_output_joules(self) -> float: ...
-
-    @property
-    def energy_per_response_joules(self) -> float: ...
-
-    def latency_ms(self, percentile: Percentile) -> float: ...
-
-    def tie_break(self) -> tuple[int | str, ...]: ...
 
     @property
     def identity(self) -> tuple[object, ...]: ...

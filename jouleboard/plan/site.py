@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from jouleboard import rank as ranking
 from jouleboard.dataset import Dataset
+from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import kind_of, kinds, task_kind_order
 from jouleboard.plan.downloads import configuration_downloads
@@ -109,7 +110,7 @@ def measurement_schema_text() -> str:
 
 
 def sitemap(urls: Urls, pages: Sequence[Page]) -> str:
-    entries = "".join(f"  <url><loc>{urls.url(p.path)}</loc></url>\n"
+    entries = "".join(f"  <url><loc>{markup(urls.url(p.path))}</loc></url>\n"
                       for p in sorted(pages, key=lambda p: p.path) if p.in_sitemap)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
@@ -158,7 +159,7 @@ def finish(part: Part, urls: Urls) -> Plan:
                    for cid, chart in sorted(draft.charts.items()))
     not_found = Page(urls.not_found, "prose.html", "Page not found", "Page not found.",
                      ProseBody("<p>There is no page at this address. The "
-                               f'<a href="{urls.url(urls.home)}">leaderboard</a> links to '
+                               f'<a href="{markup(urls.url(urls.home))}">leaderboard</a> links to '
                                "every task, model and GPU.</p>"), in_sitemap=False)
     pages = (*draft.pages, *embeds, downloads_page(urls, draft.downloads), not_found)
     # robots.txt may only name the sitemap with an absolute URL: when the origin is known.

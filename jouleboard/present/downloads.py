@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Sequence
 from typing import Any
 
+from jouleboard.escape import csv_text
+
 
 def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(records)
-    return out.getvalue()
+    """CSV download: text cells a spreadsheet would run as formulas are neutralised."""
+    return csv_text(columns, records)
 
 
 def to_json(records: Sequence[dict[str, Any]]) -> str:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 from dataclasses import dataclass
 from typing import Any
 
-from markupsafe import escape
-
+from jouleboard.escape import csv_text, markup
 from jouleboard.present import citation
 from jouleboard.present.tables import Table
 from jouleboard.records import SiteSettings
@@ -37,7 +34,7 @@ def chart_info(chart: Any, size: tuple[int, int], urls: Urls, site: SiteSettings
     """``chart`` is a pages.ChartRef."""
     embed_abs = urls.absolute(urls.embed(chart.id))
     height = size[1] + EMBED_CHROME_PX
-    snippet = (f'<iframe src="{escape(embed_abs)}" title="{escape(chart.title)}" '
+    snippet = (f'<iframe src="{markup(embed_abs)}" title="{markup(chart.title)}" '
                f'width="100%" height="{height}" style="border:0;max-width:{size[0] + 40}px" '
                'loading="lazy"></iframe>')
     page_abs = urls.origin + chart.page_url
@@ -64,12 +61,7 @@ def oembed(chart: Any, info: ChartInfo, urls: Urls, site: SiteSettings) -> dict[
 def chart_csv(spec: dict[str, Any]) -> str:
     """The chart's main data set as CSV (columns sorted by name)."""
     rows = spec.get("datasets", {}).get("table", [])
-    columns = sorted({key for row in rows for key in row})
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+    return csv_text(sorted({key for row in rows for key in row}), rows)
 
 
 def first_chart(body: Any) -> Any:

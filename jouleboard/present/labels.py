@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
+
+from jouleboard.escape import markup
 
 BANDS = "ABCDEFG"
 # Green to red, dark enough for white text (WCAG AA at the sizes used).
@@ -45,18 +46,19 @@ def _figure(value: float) -> str:
 
 
 def label_svg(label: EnergyLabel) -> str:
-    """A 240x96 badge; every string is XML-escaped."""
+    """A 240x96 badge; every string goes through :func:`jouleboard.escape.markup` (quotes
+    included: the model and task names sit in an attribute too)."""
     def step(i: int, b: str) -> str:
         lift, faded = (6, "") if b == label.band else (0, ' opacity="0.35"')
         return (f'<rect x="{8 + i * 15}" y="{60 - lift}" width="13" height="{14 + lift}" '
                 f'rx="2" fill="{COLORS[b]}"{faded}/>')
 
     steps = "".join(step(i, b) for i, b in enumerate(BANDS))
-    model, task = escape(label.model[:38]), escape(label.task[:40])
+    model, task = markup(label.model[:38]), markup(label.task[:40])
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
         f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
-        f'{_figure(label.value)} {escape(label.unit)}">'
+        f'{_figure(label.value)} {markup(label.unit)}">'
         '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
         f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
         f'<text x="204" y="50" font-size="40" font-weight="700" text-anchor="middle" '
@@ -64,7 +66,7 @@ def label_svg(label: EnergyLabel) -> str:
         '<g font-family="system-ui, sans-serif" fill="#1b1d21">'
         f'<text x="8" y="20" font-size="13" font-weight="700">{model}</text>'
         f'<text x="8" y="36" font-size="11">{task}</text>'
-        f'<text x="8" y="52" font-size="11">{_figure(label.value)} {escape(label.unit)} · '
+        f'<text x="8" y="52" font-size="11">{_figure(label.value)} {markup(label.unit)} · '
         f'best {_figure(label.best_value)}</text>'
-        f'<text x="8" y="91" font-size="9" fill="#5c6370">{escape(label.deadline)} · '
-        f'{escape(label.data_date)}</text></g>{steps}</svg>\n')
+        f'<text x="8" y="91" font-size="9" fill="#5c6370">{markup(label.deadline)} · '
+        f'{markup(label.data_date)}</text></g>{steps}</svg>\n')

@@ -1,31 +1,19 @@
-"""Raw ML.ENERGY benchmark run directories -> measurement documents and Configurations.
+"""Raw ML.ENERGY benchmark runs -> measurement documents and records, and import-runs.
 
-Layout (shared docs/raw-run-format.md); a path at any level of it is accepted::
-
-    run/{llm,mllm}/{task}/results/{org}/{model}/{gpu_model}/{runtime_params}/
-        results.json        streamed with ijson: per-request text is never held
-        prometheus.json     optional; steady_state_stats."vllm:num_requests_running"
-
-find runs -> read each run -> stability filter -> measurement documents -> the checks every
+find runs (run_layout) -> read each (llm_runs, diffusion_runs) -> stability (llm_runs) ->
+model facts (configs/ or models.yaml) -> measurement documents -> the checks every
 measurement file gets (kinds.check_measurement), so raw runs meet the same bounds.
+What is published and how each number is computed follows the ML.ENERGY data toolkit
+(``mlenergy-data``); tests/test_parity_oracle.py holds jouleboard to it, and
+docs/raw-runs.md lists where an option departs from it.
 
-Decisions (each tested in tests/test_raw_runs.py):
-- ITL smoothing (sources/itl.py): a positive gap g followed by k zeros is one chunk of k+1
-  tokens, each g/(k+1). Zeros before the first positive gap arrived in the first chunk, with
-  the first token; their wait is the time to first token, not an inter-token gap: dropped.
-- ITL percentiles: numpy.percentile's default ("linear"), exact, from a float array of the
-  successful requests' gaps without a sorted copy of it (sources/itl.py).
-- Stability (docs/metrics.md) drops runs with *warnings*, not errors: the data stays
-  publishable, every dropped run is reported (strict mode turns warnings into failures).
-- No prometheus.json: no average batch size, so the batch-utilisation rule cannot be checked.
-  The run is dropped (run.unverifiable-no-prometheus); nothing shows it unstable, so larger
-  max_num_seqs of its group are kept.
-- "No successful request" and "no ITL values" are errors only for runs that would be
-  published; a dropped run is reported by why it was dropped.
-- Parallelism from the folder name (tensor_parallel/tp, expert_parallel/ep, data_parallel/dp);
-  missing: ep = dp = 1 and tp = num_gpus / dp, or 1 with expert parallelism.
-- Runs of one configuration that differ only in other folder keys (seed, ...) are repeats,
-  numbered 1, 2, ... in order of their directory path.
+Decisions (each tested in tests/test_raw_runs.py or tests/test_parity_oracle.py):
+- ITL: sources/itl.py (chunk smoothing, numpy's "linear" percentiles, exactly).
+- Dropped runs are *warnings*, each with its rule id; ``--strict`` turns them into failures.
+- Weight precision and model facts: configs/.../model_info.json when present, else
+  models.yaml. Parallel degrees: monolithic.config.yaml when present, else the folder name.
+- Runs of one configuration that differ only in other folder keys (seed, tc, ...) are
+  repeats, numbered 1, 2, ... in order of their source path.
 - results.json / prometheus.json problems name that file with a pointer into it; problems of
   the derived measurement name the run directory with a pointer into the measurement document.
 """
@@ -33,130 +21,103 @@ Decisions (each tested in tests/test_raw_runs.py):
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import check_measurement
-from jouleboard.problems import Problem, ValidationFailed, pointer
-from jouleboard.records import SCHEMA_VERSION, Configuration, SiteSettings
-from jouleboard.sources.mlenergy_site import measurement_path
-from jouleboard.sources.run_results import (
-    BATCH_METRIC,
-    RunResults,
-    read_avg_batch_size,
-    read_results,
+from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.records import ModelInfo, Record
+from jouleboard.sources.diffusion_runs import (
+    DiffusionResults,
+    diffusion_document,
+    read_diffusion,
+)
+from jouleboard.sources.importer import ImportPlan, commit, conflicts, not_a_data_folder
+from jouleboard.sources.llm_runs import (
+    RawRun,
+    RunPolicy,
+    RuntimeParamsError,
+    llm_document,
+    parse_runtime_params,
+    read_run,
+    stability_filter,
+)
+from jouleboard.sources.mlenergy_site import BUILDERS, measurement_path
+from jouleboard.sources.run_configs import (
+    ModelFacts,
+    entry_yaml,
+    inferred_precision,
+    model_facts,
+    models_yaml_entry,
+)
+from jouleboard.sources.run_layout import (
+    RESULTS_JSON,
+    RunLocation,
+    find_run_dirs,
+    is_run_tree,
+    not_current,
+    shown,
+)
+from jouleboard.sources.run_provenance import (
+    ProvenanceFiles,
+    RunProvenance,
+    resolve,
+    run_date,
 )
 from jouleboard.validate import check_duplicates
 
-KINDS = ("llm", "mllm")
-RESULTS_JSON = "results.json"
-PROMETHEUS_JSON = "prometheus.json"
-LAYOUT = "run/{llm,mllm}/{task}/results/{org}/{model}/{gpu_model}/{runtime_params}/"
-MIN_STEADY_WINDOW_S = 20.0
-MIN_BATCH_UTILISATION = 0.85
-UNSTABLE_RULES = ("run.unstable-short-window", "run.unstable-nonpositive-energy",
-                  "run.unstable-low-batch")
-
-_PARALLEL_KEYS = {"tensor_parallel": ("tensor_parallel", "tensor_parallel_size", "tp"),
-                  "expert_parallel": ("expert_parallel", "expert_parallel_size", "ep"),
-                  "data_parallel": ("data_parallel", "data_parallel_size", "dp")}
-
-
-# --- records -----------------------------------------------------------------------------
+__all__ = [
+    "RunOptions",
+    "RunPolicy",
+    "RunProvenance",
+    "RunsReport",
+    "RuntimeParamsError",
+    "find_run_dirs",
+    "import_runs",
+    "is_run_tree",
+    "load_runs",
+    "parse_runtime_params",
+]
+IMPORTER = "import-runs"
 
 
 @dataclass(frozen=True, slots=True)
-class RuntimeParams:
-    """The runtime-params folder name, e.g. ``num_gpus+1+max_num_seqs+128+seed+48``."""
-
-    num_gpus: int
-    max_num_seqs: int
-    tensor_parallel: int
-    expert_parallel: int
-    data_parallel: int
-    extra: dict[str, str]  # keys this reader does not use, kept as written
-
-
-class RuntimeParamsError(ValueError):
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule = rule
-
-
-@dataclass(frozen=True, slots=True)
-class RunLocation:
-    """What the path of a run directory says."""
-
-    run_dir: Path
-    kind: str
-    task: str
-    org: str
-    model: str
-    gpu_model: str
-    params_folder: str
-
-    @property
-    def model_id(self) -> str:
-        return f"{self.org}/{self.model}"
-
-    @property
-    def source(self) -> str:
-        """Where-from of the run, the same on every machine: ``run/{kind}/.../{params}``."""
-        return "/".join(("run", self.kind, self.task, "results", self.org, self.model,
-                         self.gpu_model, self.params_folder))
-
-
-@dataclass(frozen=True, slots=True)
-class RawRun:
-    """One run directory, read. ``avg_batch_size`` is None when prometheus.json is missing."""
-
+class DiffusionRawRun:
     location: RunLocation
-    params: RuntimeParams
-    results: RunResults
-    avg_batch_size: float | None
-    shown: str  # the run directory as named in problems
-    unpublishable: tuple[Problem, ...] = ()  # errors only if the run would be published
+    results: DiffusionResults
+    shown: str
+    facts: ModelFacts | None
 
     @property
     def source(self) -> str:
         return self.location.source
 
-    @property
-    def group(self) -> tuple[str, str, str, int]:
-        """Runs whose stability cascades: same model, task, GPU model and GPU count."""
-        loc = self.location
-        return (loc.model_id, loc.task, loc.gpu_model, self.params.num_gpus)
+
+AnyRun = RawRun | DiffusionRawRun
 
 
-@dataclass(frozen=True, slots=True)
-class RunProvenance:
-    """Provenance fields a run directory does not hold (its ``source`` is the run)."""
+@dataclass(frozen=True)
+class RunOptions:
+    """How runs are turned into measurements (command-line choices)."""
 
-    dataset: str
-    version: str
-    date: str
-    license: str = "NOASSERTION"  # SPDX: the runs' owner has not said; pass theirs
-    citation: str = ""
-
-    @classmethod
-    def for_site(cls, site: SiteSettings) -> RunProvenance:
-        return cls(dataset="ML.ENERGY Benchmark runs", version=site.data_version,
-                   date=site.data_date)
+    provenance: RunProvenance = field(default_factory=RunProvenance)
+    explicit: frozenset[str] = frozenset()  # provenance fields given on the command line
+    policy: RunPolicy = field(default_factory=RunPolicy)
+    add_models: bool = False  # models.yaml entries from model_info.json for unknown models
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PublishedRun:
-    """A stable, valid run: its measurement document (as import-runs writes it) and record."""
+    """A published run: its measurement document (as import-runs writes it) and record."""
 
-    run: RawRun
+    run: AnyRun
     measurement: dict[str, Any]
-    configuration: Configuration
+    configuration: Record
 
 
 @dataclass(frozen=True)
@@ -164,9 +125,11 @@ class RunsReport:
     published: tuple[PublishedRun, ...]  # sorted by source
     errors: tuple[Problem, ...]  # sorted; any error fails validation
     warnings: tuple[Problem, ...]  # sorted; dropped runs
+    found: int = 0  # run directories found
+    new_models: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # --add-models
 
     @property
-    def configurations(self) -> tuple[Configuration, ...]:
+    def configurations(self) -> tuple[Record, ...]:
         return tuple(p.configuration for p in self.published)
 
     @property
@@ -174,316 +137,133 @@ class RunsReport:
         """Configuration.source -> run directory as named in problems (for check_duplicates)."""
         return {p.run.source: p.run.shown for p in self.published}
 
-
-def _shown(path: Path) -> str:
-    # The rule of dataset.shown_path, which cannot be imported here: dataset imports us.
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-# --- finding runs ------------------------------------------------------------------------
+    def summary(self) -> str:
+        """``N runs found, M published, K dropped (rule: n, ...)``."""
+        by_rule = Counter(w.rule for w in self.warnings)
+        dropped = ", ".join(f"{rule}: {n}" for rule, n in sorted(by_rule.items()))
+        return (f"{self.found} runs found, {len(self.published)} published, "
+                f"{len(self.warnings)} dropped" + (f" ({dropped})" if dropped else ""))
 
 
-def parse_runtime_params(name: str) -> RuntimeParams:
-    """Parse ``key+value+key+value...``; raise :class:`RuntimeParamsError` (with a rule id)."""
-    tokens = name.split("+")
-    if len(tokens) % 2 or any(not t for t in tokens):
-        raise RuntimeParamsError("run.params-malformed",
-                                 f"folder name {name!r} is not key+value pairs joined by '+'")
-    pairs: dict[str, str] = {}
-    for key, value in zip(tokens[::2], tokens[1::2], strict=True):
-        if key in pairs:
-            raise RuntimeParamsError("run.params-malformed", f"key {key!r} appears twice")
-        pairs[key] = value
-
-    def number(key: str) -> int:
-        value = pairs.pop(key)
-        if not value.isascii() or not value.isdigit() or int(value) < 1:
-            raise RuntimeParamsError("run.params-malformed",
-                                     f"{key} is {value!r}, not a positive whole number")
-        return int(value)
-
-    missing = [k for k in ("num_gpus", "max_num_seqs") if k not in pairs]
-    if missing:
-        raise RuntimeParamsError("run.params-missing",
-                                 f"folder name {name!r} has no {' or '.join(missing)}")
-    num_gpus, max_num_seqs = number("num_gpus"), number("max_num_seqs")
-    parallel: dict[str, int] = {}
-    for field, aliases in _PARALLEL_KEYS.items():
-        given = [a for a in aliases if a in pairs]
-        if len(given) > 1:
-            raise RuntimeParamsError("run.params-malformed",
-                                     f"{' and '.join(given)} both give {field}")
-        if given:
-            parallel[field] = number(given[0])
-    ep = parallel.get("expert_parallel", 1)
-    dp = parallel.get("data_parallel", 1)
-    tp = parallel.get("tensor_parallel", 1 if ep > 1 else max(1, num_gpus // dp))
-    return RuntimeParams(num_gpus, max_num_seqs, tp, ep, dp, extra=pairs)
-
-
-def run_location(run_dir: Path) -> RunLocation | None:
-    """The location when ``run_dir`` sits at the runtime-params level of the layout."""
-    parts = run_dir.parts
-    if len(parts) < 7 or parts[-5] != "results" or parts[-7] not in KINDS:
-        return None
-    return RunLocation(run_dir, kind=parts[-7], task=parts[-6], org=parts[-4], model=parts[-3],
-                       gpu_model=parts[-2], params_folder=parts[-1])
-
-
-def is_run_tree(path: Path) -> bool:
-    """Whether ``path`` is (inside) a run tree rather than measurement files."""
-    path = Path(os.path.abspath(path))
-    if path.name in (RESULTS_JSON, PROMETHEUS_JSON) or any(
-            run_location(Path(*path.parts[:i])) for i in range(7, len(path.parts) + 1)):
-        return True
-    if not path.is_dir():
-        return False
-    return any(RESULTS_JSON in files or KINDS[0] in dirs or KINDS[1] in dirs
-               for _, dirs, files in os.walk(path))
-
-
-def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Problem]]:
-    """Every run directory at or below ``paths`` (sorted), and layout problems."""
-    found: dict[Path, RunLocation] = {}
-    problems: list[Problem] = []
-    for given in paths:
-        root = Path(os.path.abspath(given))
-        if root.name == RESULTS_JSON and root.is_file():
-            root = root.parent
-        if not root.is_dir():
-            problems.append(Problem(_shown(given), "", "file.missing", "no such run folder",
-                                    "check the path"))
+def _read_all(locations: list[RunLocation]) -> tuple[list[AnyRun], list[Problem], list[Problem]]:
+    """Runs read, errors, and drops that are not about stability."""
+    runs: list[AnyRun] = []
+    errors: list[Problem] = []
+    dropped: list[Problem] = []
+    for loc in locations:
+        why = not_current(loc)
+        if why is not None:
+            dropped.append(why)
             continue
-        count, stray = len(found), len(problems)
-        for folder, dirs, files in os.walk(root):
-            here = Path(folder)
-            location = run_location(here)
-            if location is not None:
-                found.setdefault(here, location)
-                dirs[:] = []
-                continue
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            if RESULTS_JSON in files:
-                problems.append(Problem(_shown(here / RESULTS_JSON), "", "run.bad-layout",
-                                        "results.json outside the run layout",
-                                        f"put each run in {LAYOUT}"))
-        if len(found) == count and len(problems) == stray:
-            problems.append(Problem(_shown(given), "", "run.none-found",
-                                    "no run directory at or below this path",
-                                    f"expected {LAYOUT} holding results.json"))
-    unique: dict[str, RunLocation] = {}  # by source: two copies of one tree are one run
-    for key in sorted(found):
-        loc = found[key]
-        first = unique.setdefault(loc.source, loc)
-        if first is not loc:
-            problems.append(Problem(_shown(loc.run_dir), "", "run.duplicate-run",
-                                    f"the same run as {_shown(first.run_dir)}",
-                                    "give each run once; are these two copies of one tree?"))
-    return list(unique.values()), problems
-
-
-# --- reading a run --------------------------------------------------------------------------
-
-
-def _mismatches(loc: RunLocation, params: RuntimeParams, r: RunResults,
-                shown: str) -> list[Problem]:
-    pairs = [("model_id", r.model_id, loc.model_id, "model folder"),
-             ("gpu_model", r.gpu_model, loc.gpu_model, "GPU folder"),
-             ("num_gpus", r.num_gpus, params.num_gpus, "folder name"),
-             ("max_num_seqs", r.max_num_seqs, params.max_num_seqs, "folder name")]
-    return [Problem(shown, pointer(name), "run.path-mismatch",
-                    f"{name} is {in_file!r} but the {where} says {in_path!r}",
-                    "file the run under its own model, GPU and settings, or fix results.json")
-            for name, in_file, in_path, where in pairs if in_file != in_path]
-
-
-def read_run(loc: RunLocation) -> tuple[RawRun | None, list[Problem]]:
-    """Read one run directory; every problem found is returned."""
-    shown = _shown(loc.run_dir)
-    problems: list[Problem] = []
-    params: RuntimeParams | None = None
-    try:
-        params = parse_runtime_params(loc.params_folder)
-    except RuntimeParamsError as e:
-        problems.append(Problem(shown, "", e.rule, str(e),
-                                "name the folder like num_gpus+1+max_num_seqs+128 "
-                                "(more key+value pairs may follow)"))
-    results_shown = f"{shown}/{RESULTS_JSON}"
-    results: RunResults | None = None
-    if not (loc.run_dir / RESULTS_JSON).is_file():
-        problems.append(Problem(shown, "", "run.missing-results", "no results.json in the run",
-                                "copy the run's results.json here, or remove the folder"))
-    else:
-        results, found = read_results(loc.run_dir / RESULTS_JSON, results_shown)
-        problems.extend(found)
-    if results is not None and params is not None:
-        problems.extend(_mismatches(loc, params, results, results_shown))
-    avg_batch_size: float | None = None
-    if (loc.run_dir / PROMETHEUS_JSON).exists():
-        avg_batch_size, found = read_avg_batch_size(loc.run_dir / PROMETHEUS_JSON,
-                                                    f"{shown}/{PROMETHEUS_JSON}")
-        problems.extend(found)
-    if problems or results is None or params is None:
-        return None, problems
-    blockers = []
-    if results.successful_requests == 0 or results.completed <= 0:
-        blockers.append(Problem(results_shown, "/results", "run.no-successful-request",
-                                f"no request succeeded ({results.failed_requests} failed)",
-                                "see the run's driver.log and server.log; rerun it"))
-    elif results.itl is None:
-        blockers.append(Problem(results_shown, "/results", "run.no-itl",
-                                "successful requests have no inter-token gaps",
-                                "the client must stream tokens so that itl is recorded"))
-    return RawRun(loc, params, results, avg_batch_size, shown, tuple(blockers)), []
-
-
-# --- stability ----------------------------------------------------------------------------
-
-
-def instability(run: RawRun) -> Problem | None:
-    """Why the run is unstable or unverifiable (docs/metrics.md), or None when it is stable."""
-    r, results_shown = run.results, f"{run.shown}/{RESULTS_JSON}"
-    if r.steady_state_duration_s < MIN_STEADY_WINDOW_S:
-        return Problem(results_shown, "/steady_state_duration", "run.unstable-short-window",
-                       f"steady-state window of {r.steady_state_duration_s:g} s is under "
-                       f"{MIN_STEADY_WINDOW_S:g} s: dropped, with every larger max_num_seqs",
-                       "too short to measure; run more prompts")
-    if r.energy_per_token_joules <= 0:
-        return Problem(results_shown, "/steady_state_energy_per_token",
-                       "run.unstable-nonpositive-energy",
-                       f"energy per token is {r.energy_per_token_joules:g} J: dropped, with "
-                       "every larger max_num_seqs", "the energy measurement failed; rerun it")
-    prometheus_shown = f"{run.shown}/{PROMETHEUS_JSON}"
-    if run.avg_batch_size is None:
-        return Problem(prometheus_shown, "", "run.unverifiable-no-prometheus",
-                       "no prometheus.json, so batch utilisation cannot be checked: dropped",
-                       "copy the run's prometheus.json here to publish it")
-    utilisation = run.avg_batch_size / run.params.max_num_seqs
-    if utilisation < MIN_BATCH_UTILISATION:
-        return Problem(prometheus_shown, pointer("steady_state_stats", BATCH_METRIC),
-                       "run.unstable-low-batch",
-                       f"average batch {run.avg_batch_size:g} is {utilisation:.0%} of "
-                       f"max_num_seqs {run.params.max_num_seqs} (under "
-                       f"{MIN_BATCH_UTILISATION:.0%}): dropped, with every larger max_num_seqs",
-                       "the server could not fill the batch; larger caps cannot be filled either")
-    return None
-
-
-def stability_filter(runs: Iterable[RawRun]) -> tuple[list[RawRun], list[Problem]]:
-    """Stable runs, and a warning for each dropped run: unstable or unverifiable itself, or
-    above the smallest unstable max_num_seqs of its group (:attr:`RawRun.group`)."""
-    ordered = sorted(runs, key=lambda r: r.source)
-    own = {run.source: instability(run) for run in ordered}
-    first_unstable: dict[tuple[str, str, str, int], RawRun] = {}
-    for run in sorted(ordered, key=lambda r: (r.params.max_num_seqs, r.source)):
-        why = own[run.source]
-        if why is not None and why.rule in UNSTABLE_RULES:
-            first_unstable.setdefault(run.group, run)
-    kept: list[RawRun] = []
-    warnings: list[Problem] = []
-    for run in ordered:
-        why, first = own[run.source], first_unstable.get(run.group)
-        if why is None and first is not None and \
-                run.params.max_num_seqs > first.params.max_num_seqs:
-            reason = own[first.source]
-            why = Problem(run.shown, "", "run.dropped-after-unstable",
-                          f"max_num_seqs {run.params.max_num_seqs} is above "
-                          f"{first.params.max_num_seqs}, which is unstable "
-                          f"({reason.rule if reason else ''}) for the same model, task, GPU "
-                          "model and GPU count: dropped", f"see {first.shown}")
-        if why is None:
-            kept.append(run)
+        if loc.is_diffusion:
+            results, problems = read_diffusion(loc)
+            facts, more = model_facts(loc)
+            errors.extend(problems + more)
+            if results is not None and results.iterations == 0:
+                dropped.append(Problem(f"{shown(loc.run_dir)}/{RESULTS_JSON}",
+                                       "/iteration_energy_measurements",
+                                       "run.no-valid-iteration", "no iteration with a positive "
+                                       "time: dropped", "rerun the benchmark"))
+            elif results is not None and not more:
+                runs.append(DiffusionRawRun(loc, results, shown(loc.run_dir), facts))
         else:
-            warnings.append(why)
-    return kept, warnings
+            run, problems = read_run(loc)
+            errors.extend(problems)
+            if run is not None:
+                runs.append(run)
+    return runs, errors, dropped
 
 
-# --- measurements -------------------------------------------------------------------------
-
-
-def measurement_document(run: RawRun, registry: Registry, provenance: RunProvenance,
-                         repeat: int = 1) -> tuple[dict[str, Any] | None, list[Problem]]:
-    """The measurement-file document of a stable run (not yet validated)."""
-    loc, p, r = run.location, run.params, run.results
-    model = registry.models.get(loc.model_id)
-    if model is None:
-        return None, [Problem(f"{run.shown}/{RESULTS_JSON}", "/model_id",
-                              "registry.unknown-model", f"unknown model {loc.model_id!r}",
-                              "add it to models.yaml (the weight precision comes from there)")]
-    if run.unpublishable or r.itl is None or run.avg_batch_size is None:
-        return None, list(run.unpublishable)
-    energy_per_token = r.energy_per_token_joules
-    avg_output_len = r.total_output_tokens / r.completed
-    duration_s, energy_joules = r.steady_state_duration_s, r.steady_state_energy_joules
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "kind": loc.kind,
-        "task": loc.task,
-        "model_id": loc.model_id,
-        "gpu_model": loc.gpu_model,
-        "num_gpus": p.num_gpus,
-        "weight_precision": model.weight_precision,
-        "serving": {"max_num_seqs": p.max_num_seqs, "tensor_parallel": p.tensor_parallel,
-                    "expert_parallel": p.expert_parallel, "data_parallel": p.data_parallel,
-                    "notes": ""},
-        "repeat": repeat,
-        "metrics": {
-            "energy_per_token_joules": energy_per_token,
-            "avg_power_watts": metrics.average_power(energy_joules, duration_s),
-            "output_throughput_tokens_per_sec": metrics.output_throughput(
-                energy_joules, energy_per_token, duration_s),
-            "energy_per_response_joules": metrics.energy_per_response(energy_per_token,
-                                                                      avg_output_len),
-            "avg_output_len_tokens": avg_output_len,
-            "avg_batch_size": run.avg_batch_size,
-            "median_itl_ms": r.itl.median_ms,
-            "p90_itl_ms": r.itl.p90_ms,
-            "p95_itl_ms": r.itl.p95_ms,
-            "p99_itl_ms": r.itl.p99_ms,
-        },
-        "provenance": {"dataset": provenance.dataset, "version": provenance.version,
-                       "date": provenance.date, "license": provenance.license,
-                       "source": run.source, "citation": provenance.citation},
-    }, []
-
-
-def _numbered(runs: Iterable[RawRun]) -> list[tuple[RawRun, int]]:
-    """Each run with its repeat number among runs of the same configuration (by source)."""
-    seen: dict[tuple[object, ...], int] = {}
-    out = []
-    for run in sorted(runs, key=lambda r: r.source):
+def _identity(run: AnyRun, precision: str) -> tuple[object, ...]:
+    """The configuration a run measures, without the repeat number."""
+    if isinstance(run, RawRun):
         p = run.params
-        key = (*run.group, p.max_num_seqs, p.tensor_parallel, p.expert_parallel,
-               p.data_parallel)
-        seen[key] = seen.get(key, 0) + 1
-        out.append((run, seen[key]))
-    return out
+        return (*run.group, precision, p.max_num_seqs, p.tensor_parallel, p.expert_parallel,
+                p.data_parallel)
+    r = run.results
+    return (*run.location.group, r.gpu_model, precision, r.batch_size, r.ulysses_degree,
+            r.ring_degree, r.inference_steps, r.width_px, r.height_px, r.num_frames)
+
+
+def _unknown_model(run: AnyRun, registry: Registry) -> tuple[dict[str, Any], Problem]:
+    model_id, diffusion = run.location.model_id, isinstance(run, DiffusionRawRun)
+    entry = models_yaml_entry(model_id, run.facts, inferred_precision(model_id, diffusion),
+                              BUILDERS.get(run.location.org, run.location.org))
+    how = "add this entry to models.yaml, or rerun import-runs with --add-models" \
+        if run.facts else "add this entry to models.yaml with the model's real facts " \
+        "(no model_info.json in the benchmark's configs/ to take them from)"
+    return entry, Problem(f"{run.shown}/{RESULTS_JSON}", "/model_id", "registry.unknown-model",
+                          f"unknown model {model_id!r}", f"{how}:\n{entry_yaml(model_id, entry)}")
+
+
+def _models(runs: list[AnyRun], registry: Registry, add: bool
+            ) -> tuple[Registry, dict[str, dict[str, Any]], list[Problem]]:
+    """The registry with --add-models entries, those entries, and unknown-model errors."""
+    new: dict[str, dict[str, Any]] = {}
+    problems: list[Problem] = []
+    reported: set[str] = set()  # one error per model, at its first run
+    for run in sorted(runs, key=lambda r: r.source):
+        model_id = run.location.model_id
+        if model_id in registry.models or model_id in new or model_id in reported:
+            continue
+        reported.add(model_id)
+        entry, problem = _unknown_model(run, registry)
+        if add and run.facts is not None:
+            try:
+                ModelInfo.model_validate(entry)
+                new[model_id] = entry
+                continue
+            except ValueError as e:
+                problem = replace(problem, message=f"{problem.message}; model_info.json "
+                                  f"does not make a valid entry ({str(e).splitlines()[0]})")
+        problems.append(problem)
+    models = {**registry.models, **{k: ModelInfo.model_validate(v) for k, v in new.items()}}
+    return replace(registry, models=models), new, problems
+
+
+def _precision(run: AnyRun, registry: Registry) -> str:
+    if run.facts is not None and run.facts.weight_precision:
+        return run.facts.weight_precision
+    return registry.models[run.location.model_id].weight_precision
 
 
 def load_runs(paths: Iterable[Path], registry: Registry,
-              provenance: RunProvenance | None = None) -> RunsReport:
+              options: RunOptions | None = None) -> RunsReport:
     """Find, read, filter and validate every run at or below ``paths``."""
-    provenance = provenance or RunProvenance.for_site(registry.site)
+    options = options or RunOptions()
+    paths = list(paths)
     locations, errors = find_run_dirs(paths)
-    runs: list[RawRun] = []
-    for loc in locations:
-        run, problems = read_run(loc)
-        errors.extend(problems)
-        if run is not None:
-            runs.append(run)
-    kept, warnings = stability_filter(runs)
+    runs, read_errors, dropped = _read_all(locations)
+    errors.extend(read_errors)
+    llm = [r for r in runs if isinstance(r, RawRun)]
+    kept_llm, warnings = stability_filter(llm, options.policy)
+    warnings.extend(dropped)
+    for llm_run in kept_llm:
+        warnings.extend(llm_run.unpublishable)
+    kept: list[AnyRun] = [r for r in kept_llm if not r.unpublishable]
+    kept += [r for r in runs if isinstance(r, DiffusionRawRun)]
+    registry, new_models, problems = _models(kept, registry, options.add_models)
+    errors.extend(problems)
+    known = [r for r in kept if r.location.model_id in registry.models]
+    files = ProvenanceFiles([p.parent for p in paths])
+    seen: Counter[tuple[object, ...]] = Counter()
     published: list[PublishedRun] = []
-    for run, repeat in _numbered(kept):
-        doc, problems = measurement_document(run, registry, provenance, repeat)
-        if doc is not None:
-            config, problems = check_measurement(doc, run.shown, run.source, registry)
-            if isinstance(config, Configuration):  # kind llm/mllm: never a diffusion record
-                published.append(PublishedRun(run, doc, config))
+    for run in sorted(known, key=lambda r: r.source):
+        precision = _precision(run, registry)
+        key = _identity(run, precision)
+        seen[key] += 1
+        from_file, problems = files.for_run(run.location.run_dir)
+        errors.extend(p for p in problems if p not in errors)
+        prov = resolve(options.provenance, set(options.explicit), from_file,
+                       run_date(run.results.date))
+        doc = llm_document(run, precision, seen[key], prov) if isinstance(run, RawRun) \
+            else diffusion_document(run.location, run.results, precision, seen[key], prov)
+        config, problems = check_measurement(doc, run.shown, run.source, registry)
+        if config is not None:
+            published.append(PublishedRun(run, doc, config))
         errors.extend(problems)
-    return RunsReport(tuple(published), tuple(sorted(errors)), tuple(sorted(warnings)))
+    return RunsReport(tuple(published), tuple(sorted(errors)), tuple(sorted(warnings)),
+                      found=len(locations), new_models=new_models)
 
 
 # --- import-runs: measurement files -------------------------------------------------------
@@ -493,57 +273,71 @@ def load_runs(paths: Iterable[Path], registry: Registry,
 class ImportSummary:
     written: tuple[str, ...]  # paths relative to the data folder
     warnings: tuple[Problem, ...]  # dropped runs
+    report: RunsReport | None = None
+    added_models: tuple[str, ...] = ()
 
 
 def measurement_file(doc: dict[str, Any]) -> str:
     """Where import-runs writes a measurement document, relative to the data folder."""
     s = doc["serving"]
+    if doc["kind"] == "diffusion":
+        o = doc["output"]
+        name = (f"{doc['gpu_model']}-x{doc['num_gpus']}-{doc['weight_precision']}"
+                f"-bs{s['batch_size']}-ulysses{s['ulysses_degree']}-ring{s['ring_degree']}"
+                f"-steps{o['inference_steps']}-{o['width_px']}x{o['height_px']}"
+                + (f"-f{o['num_frames']}" if "num_frames" in o else "")
+                + (f"-r{doc['repeat']}" if doc["repeat"] > 1 else ""))
+        return f"measurements/{doc['task']}/{doc['model_id']}/{name}.json"
     return measurement_path(doc["task"], doc["model_id"], {
         "gpu_model": doc["gpu_model"], "num_gpus": doc["num_gpus"],
         "max_num_seqs": s["max_num_seqs"],
-        "parallelization": {k: s[k] for k in _PARALLEL_KEYS}}, doc["weight_precision"],
-        doc["repeat"])
+        "parallelization": {k: s[k] for k in ("tensor_parallel", "expert_parallel",
+                                              "data_parallel")}},
+        doc["weight_precision"], doc["repeat"])
 
 
-def plan_import(report: RunsReport, data_dir: Path,
-                existing: Iterable[Any]) -> tuple[dict[str, str], list[Problem]]:
-    """File texts by path relative to ``data_dir``, and what forbids writing them: a file
-    there from another source, or a configuration the data folder already has.
+def _same_source(old: str, new: str) -> bool:
+    """An existing measurement file is import-runs' own when it came from the same run."""
+    try:
+        return bool(json.loads(old)["provenance"]["source"] == json.loads(new)["provenance"][
+            "source"])
+    except (ValueError, KeyError, TypeError):
+        return False
 
-    ``existing``: the data folder's records of every kind (LLM, multimodal, diffusion).
-    """
-    files: dict[str, str] = {}
-    problems: list[Problem] = []
+
+def plan_import(report: RunsReport, data_dir: Path, existing: Iterable[Record],
+                models_text: str | None) -> tuple[ImportPlan, list[Problem]]:
+    """The files to write and what forbids writing them: a file in the way, or a
+    configuration the data folder already has. ``existing``: the data folder's records."""
+    plan = ImportPlan(IMPORTER, owns=_same_source)
     for p in report.published:
-        rel = measurement_file(p.measurement)
-        target = data_dir / rel
-        if target.exists():
-            old = json.loads(target.read_text(encoding="utf-8"))["provenance"]["source"]
-            if old != p.run.source:
-                problems.append(Problem(_shown(target), "/provenance/source",
-                                        "import.would-replace",
-                                        f"holds this configuration from {old!r}, not from "
-                                        f"{p.run.source!r}", "remove that file first, or keep "
-                                        "it and leave this run out"))
-        files[rel] = dumps_canonical(p.measurement, indent=2)
-    others = [c for c in existing if c.source not in files]
-    shown = {c.source: _shown(data_dir / c.source) for c in others} | report.shown
-    problems.extend(check_duplicates([*others, *report.configurations], shown))
-    return files, problems
+        plan.files[measurement_file(p.measurement)] = dumps_canonical(p.measurement, indent=2)
+    if report.new_models and models_text is not None:
+        added = "".join(entry_yaml(k, v) for k, v in sorted(report.new_models.items()))
+        plan.updates["models.yaml"] = models_text.rstrip("\n") + \
+            "\n# Added by `jouleboard import-runs --add-models` from model_info.json:\n" + added
+    others = [c for c in existing if c.source not in plan.files]
+    shown_of = {c.source: shown(data_dir / c.source) for c in others} | report.shown
+    problems = conflicts(plan, data_dir)
+    problems.extend(check_duplicates([*others, *report.configurations], shown_of))
+    return plan, problems
 
 
-def import_runs(paths: Iterable[Path], data_dir: Path,
-                provenance: RunProvenance | None = None) -> ImportSummary:
-    """Write a measurement file per stable run into ``data_dir``; on any error, none."""
+def import_runs(paths: Iterable[Path], data_dir: Path, options: RunOptions | None = None,
+                strict: bool = False) -> ImportSummary:
+    """Write a measurement file per published run into ``data_dir``; on any error (or, with
+    ``strict``, any dropped run), none."""
     from jouleboard.dataset import load_dataset  # here: dataset imports this module
 
+    why = not_a_data_folder(data_dir)
+    if why is not None:
+        raise ValidationFailed([Problem(shown(data_dir), "", "import.not-a-data-folder", why)])
     data = load_dataset(data_dir)
-    report = load_runs(paths, data.registry, provenance)
-    files, problems = plan_import(report, data_dir, data.configurations)
-    if report.errors or problems:
-        raise ValidationFailed([*report.errors, *problems])
-    for rel, text in sorted(files.items()):
-        target = data_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return ImportSummary(tuple(sorted(files)), report.warnings)
+    report = load_runs(paths, data.registry, options)
+    models = data_dir / "models.yaml"
+    plan, problems = plan_import(report, data_dir, data.configurations,
+                                 models.read_text(encoding="utf-8"))
+    if report.errors or problems or (strict and report.warnings):
+        raise ValidationFailed([*report.errors, *problems, *(report.warnings if strict else ())])
+    done = commit(plan, data_dir)
+    return ImportSummary(done.written, report.warnings, report, tuple(sorted(report.new_models)))

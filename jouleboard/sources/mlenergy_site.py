@@ -16,14 +16,19 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from jouleboard.config import load_registry
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.kinds import check_measurement
+from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import SCHEMA_VERSION
+from jouleboard.sources.importer import ImportPlan, commit, conflicts, stale_files
 
 KINDS = ("llm", "mllm", "diffusion")  # the home page lists tasks in this order
 
@@ -101,6 +106,8 @@ DATASET = "The ML.ENERGY Benchmark v3"
 CITATION = ("Jae-Won Chung et al., The ML.ENERGY Benchmark: Toward Automated Inference Energy "
             "Measurement and Optimization, NeurIPS 2025 Datasets and Benchmarks")
 LICENSE = "Apache-2.0"
+SOURCE_PREFIX = "ml-energy/leaderboard public/data"
+IMPORTER = "import-mlenergy"
 
 
 def _read(path: Path) -> Any:
@@ -236,11 +243,10 @@ def _task_entry(task: str, display: str, kind: str, old: dict[str, Any]) -> dict
     return entry
 
 
-def _dump_yaml(path: Path, value: dict[str, Any], header: str) -> None:
+def _dump_yaml(value: dict[str, Any], header: str) -> str:
     """Top-level keys in the given order (the site follows it), nested keys sorted."""
     ordered = {k: _sorted(v) for k, v in value.items()}
-    text = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100)
-    path.write_text(header + text, encoding="utf-8")
+    return header + yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100)
 
 
 def _sorted(value: Any) -> Any:
@@ -258,17 +264,62 @@ def _old_yaml(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _ours(text: str) -> bool:
+    """A measurement file this importer wrote (its provenance names the ML.ENERGY site data)."""
+    try:
+        source = json.loads(text)["provenance"]["source"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return isinstance(source, str) and source.startswith(SOURCE_PREFIX)
+
+
+def _earlier_imports(out: Path, tasks: Iterable[str]) -> list[str]:
+    """Measurement files of ``tasks`` an earlier import-mlenergy wrote (by content)."""
+    found = []
+    for task in tasks:
+        folder = out / "measurements" / task
+        for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+            try:
+                if _ours(path.read_text(encoding="utf-8")):
+                    found.append(path.relative_to(out).as_posix())
+            except (OSError, UnicodeDecodeError):
+                continue
+    return found
+
+
+def _validate(plan: ImportPlan, out: Path) -> list[Problem]:
+    """Every planned measurement against the planned registries, before anything is written."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("gpus.yaml", "models.yaml", "tasks.yaml", "site.yaml"):
+            text = plan.updates.get(name)
+            if text is None and (out / name).is_file():
+                text = (out / name).read_text(encoding="utf-8")
+            if text is not None:
+                (Path(tmp) / name).write_text(text, encoding="utf-8")
+        registry, problems = load_registry(Path(tmp))
+        if registry is None:
+            return problems
+        for rel, text in sorted(plan.files.items()):
+            _, found = check_measurement(json.loads(text), rel, rel, registry)
+            problems.extend(found)
+    return problems
+
+
 def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
-    """Convert the site data in ``src`` into ``out`` (a data folder). Returns counts per task."""
+    """Convert the site data in ``src`` into ``out`` (a data folder). Returns counts per task.
+
+    The importer contract (sources/importer.py): everything is converted and validated
+    first; files in the way that this importer did not write stop the import; the files
+    are staged and moved into place together. A re-import removes only the measurement
+    files an earlier import-mlenergy wrote that the source no longer has.
+    """
+    plan = ImportPlan(IMPORTER, replace_previous=True, owns=lambda old, new: _ours(old))
     index = _read(src / "index.json")
     # Text tasks first, then multimodal: the order of the home page.
     kinds = {task: kind for kind in KINDS for task in index["architectures"].get(kind, [])}
     provenance = {"dataset": DATASET, "version": "v3", "date": index["last_updated"],
                   "license": LICENSE, "source": _source_ref(src), "citation": CITATION}
 
-    measurements = out / "measurements"
-    for task in kinds:
-        shutil.rmtree(measurements / task, ignore_errors=True)
     counts: dict[str, int] = {}
     used_models: set[str] = set()
     for path in sorted((src / "models").glob("*.json")):
@@ -283,10 +334,8 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
             repeat = seen[key] = seen.get(key, 0) + 1
             doc = _measurement(task, kinds[task], model, c, repeat, {**provenance,
                                "source": f"{provenance['source']}/models/{path.name}"})
-            target = out / measurement_path(task, model["model_id"], c, model["weight_precision"],
-                                            repeat)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(dumps_canonical(doc, indent=2), encoding="utf-8")
+            rel = measurement_path(task, model["model_id"], c, model["weight_precision"], repeat)
+            plan.files[rel] = dumps_canonical(doc, indent=2)
             counts[task] = counts.get(task, 0) + 1
         used_models.add(model["model_id"])
 
@@ -296,17 +345,18 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
     models = {mid: _model_entry(mid, index["models"][mid], old_models.get(mid, {}))
               for mid in sorted(used_models)}
     models.update({k: v for k, v in old_models.items() if k not in models})
-    _dump_yaml(out / "models.yaml", models,
-               header.format(DATASET, "builder, links, description_md"))
+    plan.updates["models.yaml"] = _dump_yaml(
+        models, header.format(DATASET, "builder, links, description_md"))
 
     old_tasks = _old_yaml(out / "tasks.yaml")
     tasks = {t: _task_entry(t, _read(src / "tasks" / f"{t}.json")["task_display_name"],
                             kinds[t], old_tasks.get(t, {})) for t in kinds}
     tasks.update({k: v for k, v in old_tasks.items() if k not in tasks})
-    _dump_yaml(out / "tasks.yaml", tasks, header.format(DATASET, "every field"))
+    plan.updates["tasks.yaml"] = _dump_yaml(tasks, header.format(DATASET, "every field"))
 
     gpus = dict(sorted({**GPUS, **_old_yaml(out / "gpus.yaml")}.items()))
-    _dump_yaml(out / "gpus.yaml", gpus, "# Accelerators; board_power_watts bounds validation.\n")
+    plan.updates["gpus.yaml"] = _dump_yaml(
+        gpus, "# Accelerators; board_power_watts bounds validation.\n")
 
     if not (out / "site.yaml").exists():
         site = {
@@ -321,5 +371,9 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
                 f"Measurements: [{DATASET}](https://ml.energy/leaderboard) ({CITATION}), "
                 f"published under the {LICENSE} license."),
         }
-        _dump_yaml(out / "site.yaml", site, "# Site settings.\n")
+        plan.updates["site.yaml"] = _dump_yaml(site, "# Site settings.\n")
+    problems = _validate(plan, out) + conflicts(plan, out)
+    if problems:
+        raise ValidationFailed(problems)
+    commit(plan, out, stale_files(plan, out, _earlier_imports(out, kinds)))
     return dict(sorted(counts.items()))

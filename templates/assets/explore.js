@@ -1,13 +1,19 @@
 // jouleboard exploration: re-rank a task in the browser (deadline, percentile, GPUs,
 // precision, energy budget), compare models, and a cost/CO2 calculator. Every view lives in
 // the URL. Without JavaScript the server-rendered tables stay as they are.
-(() => {
+// The URL readers are pure functions, exported for Node's test runner (tests/js/).
+(function (root) {
   "use strict";
-  const R = window.jouleboardRank;
-  const S = window.jouleboardSite;
-  if (!R || !S) return;
 
-  const PERCENTILES = ["p50", "p90", "p95", "p99"];
+  // Latency percentiles a URL may name (a kind without percentiles reads every one as its
+  // single latency, as rank.py does).
+  const PERCENTILE_KEYS = { p50: true, p90: true, p95: true, p99: true };
+
+  // A URL value may only select an object's own key: "constructor", "__proto__" or
+  // "toString" name something every object inherits, and must fall back to the default.
+  function ownKey(object, key) {
+    return typeof key === "string" && object != null && Object.hasOwn(object, key);
+  }
 
   // --- number formats: the same rules as jouleboard/present/formats.py ------------------
   function grouped(value, decimals) {
@@ -182,9 +188,12 @@
     const value = Number(params.get(name));
     return params.has(name) && Number.isFinite(value) && valid(value) ? value : fallback;
   }
+  // An empty value is a choice (nothing ticked); a value naming nothing offered is not.
   function listParam(params, name, allowed, fallback) {
     if (!params.has(name)) return fallback;
-    return params.get(name).split(",").filter((v) => allowed.includes(v));
+    const given = params.get(name).split(",").filter(Boolean);
+    const kept = given.filter((v) => allowed.includes(v));
+    return given.length && !kept.length ? fallback : kept;
   }
   function writeUrl(state, defaults, push) {
     const params = new URLSearchParams();
@@ -199,6 +208,36 @@
     if (url === `${location.pathname}${location.search}${location.hash}`) return;
     if (push) history.pushState(null, "", url);
     else history.replaceState(null, "", url);
+  }
+
+  // The task page's view from a query string; `choices` lists the GPUs and precisions the
+  // page offers and whether it has a calculator.
+  function taskState(search, defaults, choices) {
+    const p = new URLSearchParams(search);
+    const sort = p.get("sort") || "";
+    return {
+      deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
+      pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : defaults.pct,
+      gpu: listParam(p, "gpu", choices.gpus, defaults.gpu),
+      precision: listParam(p, "precision", choices.precisions, defaults.precision),
+      budget: p.has("budget") && Number(p.get("budget")) > 0 ? p.get("budget") : "",
+      q: p.get("q") || "",
+      sort: /^\d+\.(ascending|descending)$/.test(sort) ? sort : "",
+      ...(choices.calculator ? calculatorState(p, defaults) : {}),
+    };
+  }
+
+  // The compare page's view: `tasks` maps task ids to {deadline, pct}; `first` is the default.
+  function compareState(search, tasks, first, defaults, max) {
+    const p = new URLSearchParams(search);
+    const task = ownKey(tasks, p.get("task")) ? p.get("task") : first;
+    return {
+      task,
+      models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
+      deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
+      pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : tasks[task].pct,
+      ...(defaults.price !== undefined ? calculatorState(p, defaults) : {}),
+    };
   }
 
   function calculatorState(params, defaults) {
@@ -262,7 +301,6 @@
     };
     // The deadline box shows the kind's unit (ms or s); state and URL keep ms.
     const scale = Number(d.scale || 1);
-    const percentiles = (d.percentiles || PERCENTILES.join(" ")).split(" ");
     const range = form.querySelector("#deadline-range");
     const number = form.querySelector("#deadline-ms");
     const percentile = form.querySelector("#percentile");
@@ -280,18 +318,8 @@
     let interactive = false;
 
     function readState() {
-      const p = new URLSearchParams(location.search);
-      const sort = p.get("sort") || "";
-      return {
-        deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
-        pct: percentiles.includes(p.get("pct")) ? p.get("pct") : defaults.pct,
-        gpu: listParam(p, "gpu", allGpus, defaults.gpu),
-        precision: listParam(p, "precision", allPrecisions, defaults.precision),
-        budget: p.has("budget") && Number(p.get("budget")) > 0 ? p.get("budget") : "",
-        q: p.get("q") || "",
-        sort: /^\d+\.(ascending|descending)$/.test(sort) ? sort : "",
-        ...(calc ? calculatorState(p, defaults) : {}),
-      };
+      return taskState(location.search, defaults,
+        { gpus: allGpus, precisions: allPrecisions, calculator: Boolean(calc) });
     }
 
     function showState() {
@@ -463,15 +491,7 @@
     let state = readState();
 
     function readState() {
-      const p = new URLSearchParams(location.search);
-      const task = tasks[p.get("task")] ? p.get("task") : first;
-      return {
-        task,
-        models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
-        deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
-        pct: PERCENTILES.includes(p.get("pct")) ? p.get("pct") : tasks[task].pct,
-        ...(calc ? calculatorState(p, defaults) : {}),
-      };
+      return compareState(location.search, tasks, first, defaults, max);
     }
 
     async function render() {
@@ -480,7 +500,7 @@
       percentile.value = state.pct;
       if (calc) showCalculator(calc, state);
       const data = await loadData(tasks[state.task].url);
-      state.models = state.models.filter((m) => data.models[m]);
+      state.models = state.models.filter((m) => ownKey(data.models, m));
       renderChoices(data);
       const chosen = state.models;
       const text = deadlineText(state.deadline, state.pct, data.latency);
@@ -594,9 +614,17 @@
     render();
   }
 
+  const api = { significant, show, deadlineText, ownKey, taskState, compareState };
+  if (typeof module === "object" && module.exports) {
+    module.exports = api;
+    return;
+  }
+  const R = root.jouleboardRank;
+  const S = root.jouleboardSite;
+  if (!R || !S) return;
   const task = document.querySelector("form.explore");
   if (task) initTask(task);
   const compare = document.querySelector("form.compare");
   if (compare) initCompare(compare);
-  window.jouleboardExplore = { significant, show, deadlineText };
-})();
+  root.jouleboardExplore = api;
+})(typeof self !== "undefined" ? self : this);

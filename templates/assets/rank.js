@@ -15,9 +15,14 @@
     response: "energy_per_response_joules",
   };
 
-  // latency_ms(percentile) of rank.py: a field, times a factor (1000 for seconds).
+  // latency_ms(percentile) of rank.py: a field, times a factor (1000 for seconds). Only
+  // the order's percentiles: a name every object inherits ("constructor") is an error,
+  // not a lookup of a field called "function Object() { [native code] }".
   function latency(config, percentile, order = TOKEN_ORDER) {
-    const [field, factor] = order.latency[percentile] || order.latency.p50;
+    if (!Object.hasOwn(order.latency, percentile)) {
+      throw new RangeError(`unknown percentile ${String(percentile)}`);
+    }
+    const [field, factor] = order.latency[percentile];
     return factor === 1 ? config[field] : config[field] * factor;
   }
 

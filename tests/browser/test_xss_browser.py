@@ -1,30 +1,38 @@
-"""Every page built from script-laden registry strings runs no contributor script."""
+"""Every page and every SVG or XML file built from script-laden contributor strings runs no
+contributor script, opened directly in Chromium."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jouleboard.build import build_site
 from tests.browser.conftest import serve, watch
-from tests.golden.tree import REPO
-from tests.payloads import write_payload_data
+from tests.payloads import write_payload_data, write_payload_project
 
 # Payloads set window.__xss or open a dialog if they ever run.
 PROBE = "() => window.__xss === undefined ? null : String(window.__xss)"
 
 
 @pytest.fixture(scope="module")
-def payload_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str]]]:
+def payload_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     base = tmp_path_factory.mktemp("xss-browser")
     out = base / "site"
-    build_site(write_payload_data(base / "data"), out, project=REPO)
+    build_site(write_payload_data(base / "data"), out,
+               project=write_payload_project(base / "project"))
+    with serve(out) as url:
+        yield url, out
+
+
+@pytest.fixture(scope="module")
+def payload_url(payload_out: tuple[str, Path]) -> tuple[str, list[str]]:
+    url, out = payload_out
     pages = sorted("/" + p.relative_to(out).as_posix().removesuffix("index.html")
                    for p in out.rglob("*.html"))
-    with serve(out) as url:
-        yield url, pages
+    return url, pages
 
 
 @pytest.mark.browser
@@ -47,8 +55,13 @@ def test_no_payload_runs_on_any_page(pw_browser: Any, payload_url: tuple[str, li
         for path in pages:
             rec.goto(path)
             # Interactive charts put the payload strings through Vega titles and tooltips too.
-            for button in page.locator("button.interactive:visible").all()[:3]:
-                button.click()
+            # A clicked button disables itself, then goes once its chart is drawn: always
+            # click the first one still waiting (positions shift as buttons go).
+            waiting = page.locator("button.interactive:visible:not([disabled])")
+            for _ in range(3):
+                if not waiting.count():
+                    break
+                waiting.first.click()
             if page.locator("button.interactive").count() or page.locator(".vega").count():
                 page.wait_for_timeout(300)
             for row in page.locator("table.data tbody tr:visible").all()[:3]:
@@ -64,3 +77,53 @@ def test_no_payload_runs_on_any_page(pw_browser: Any, payload_url: tuple[str, li
     assert csp == {}  # inline payloads never even reach the CSP: they are text
     assert rec.page_errors == []
     assert rec.external_requests() == []
+
+
+@pytest.mark.browser
+def test_no_payload_runs_in_any_svg_or_xml_file(pw_browser: Any,
+                                                payload_out: tuple[str, Path]) -> None:
+    """Energy labels, chart SVGs, the favicon, the Atom feed and the sitemap, each opened
+    as a document of its own (where an SVG's onload or script would run)."""
+    url, out = payload_out
+    files = sorted("/" + p.relative_to(out).as_posix()
+                   for p in out.rglob("*") if p.suffix in (".svg", ".xml"))
+    assert len([f for f in files if f.startswith("/labels/")]) >= 4
+    assert {"/feed.xml", "/sitemap.xml"} <= set(files)
+    context = pw_browser.new_context()
+    page = context.new_page()
+    rec = watch(context, page, url)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    ran: dict[str, str] = {}
+    try:
+        for path in files:
+            rec.goto(path, wait_until="load")
+            if (value := page.evaluate(PROBE)) is not None:
+                ran[path] = value
+    finally:
+        context.close()
+    assert dialogs == []
+    assert ran == {}
+    assert rec.page_errors == []
+    assert rec.external_requests() == []
+
+
+@pytest.mark.browser
+def test_inherited_names_in_the_url_fall_back_to_defaults(pw_browser: Any,
+                                                          payload_url: tuple[str, list[str]]
+                                                          ) -> None:
+    """?pct=constructor, ?task=__proto__, ?gpu=toString: no error, no native code shown."""
+    url, pages = payload_url
+    task = next(p for p in pages if p.startswith("/tasks/") and p.count("/") == 3)
+    context = pw_browser.new_context()
+    page = context.new_page()
+    rec = watch(context, page, url)
+    try:
+        for path in (f"{task}?pct=constructor&gpu=toString&deadline=100",
+                     "/compare/?task=__proto__&pct=constructor&models=constructor,toString"):
+            rec.goto(path)
+            page.wait_for_timeout(500)
+            assert "native code" not in page.inner_text("body"), path
+    finally:
+        context.close()
+    assert rec.page_errors == []

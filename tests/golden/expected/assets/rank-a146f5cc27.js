@@ -7,7 +7,12 @@
     p50: "median_itl_ms", p90: "p90_itl_ms", p95: "p95_itl_ms", p99: "p99_itl_ms",
   };
 
+  // Only the four percentiles: a name every object inherits ("constructor") is an error,
+  // not a lookup of a field called "function Object() { [native code] }".
   function latency(config, percentile) {
+    if (!Object.hasOwn(PERCENTILE_FIELDS, percentile)) {
+      throw new RangeError(`unknown percentile ${String(percentile)}`);
+    }
     return config[PERCENTILE_FIELDS[percentile]];
   }
 

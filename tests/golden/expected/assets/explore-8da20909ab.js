@@ -1,13 +1,17 @@
 // jouleboard exploration: re-rank a task in the browser (deadline, percentile, GPUs,
 // precision, energy budget), compare models, and a cost/CO2 calculator. Every view lives in
 // the URL. Without JavaScript the server-rendered tables stay as they are.
-(() => {
+// The URL readers are pure functions, exported for Node's test runner (tests/js/).
+(function (root) {
   "use strict";
-  const R = window.jouleboardRank;
-  const S = window.jouleboardSite;
-  if (!R || !S) return;
 
   const PERCENTILE_WORDS = { p50: "median", p90: "p90", p95: "p95", p99: "p99" };
+
+  // A URL value may only select an object's own key: "constructor", "__proto__" or
+  // "toString" name something every object inherits, and must fall back to the default.
+  function ownKey(object, key) {
+    return typeof key === "string" && object != null && Object.hasOwn(object, key);
+  }
 
   // --- number formats: the same rules as jouleboard/present/formats.py -------------------
   function grouped(value, decimals) {
@@ -99,7 +103,7 @@
       cell(c.max_num_seqs, fmt.int(c.max_num_seqs), { numeric: true }),
     );
     if (withQuality) {  // the table has accuracy and J/correct answer columns
-      const accuracy = (data.accuracy || {})[c.model_id];
+      const accuracy = ownKey(data.accuracy, c.model_id) ? data.accuracy[c.model_id] : undefined;
       if (accuracy === undefined) tr.append(cell("None", "–"), cell("None", "–"));
       else {
         const perCorrect = c.energy_per_response_joules / (accuracy / 100);
@@ -140,9 +144,12 @@
     const value = Number(params.get(name));
     return params.has(name) && Number.isFinite(value) && valid(value) ? value : fallback;
   }
+  // An empty value is a choice (nothing ticked); a value naming nothing offered is not.
   function listParam(params, name, allowed, fallback) {
     if (!params.has(name)) return fallback;
-    return params.get(name).split(",").filter((v) => allowed.includes(v));
+    const given = params.get(name).split(",").filter(Boolean);
+    const kept = given.filter((v) => allowed.includes(v));
+    return given.length && !kept.length ? fallback : kept;
   }
   function writeUrl(state, defaults, push) {
     const params = new URLSearchParams();
@@ -157,6 +164,36 @@
     if (url === `${location.pathname}${location.search}${location.hash}`) return;
     if (push) history.pushState(null, "", url);
     else history.replaceState(null, "", url);
+  }
+
+  // The task page's view from a query string; `choices` lists the GPUs and precisions the
+  // page offers and whether it has a calculator.
+  function taskState(search, defaults, choices) {
+    const p = new URLSearchParams(search);
+    const sort = p.get("sort") || "";
+    return {
+      deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
+      pct: ownKey(PERCENTILE_WORDS, p.get("pct")) ? p.get("pct") : defaults.pct,
+      gpu: listParam(p, "gpu", choices.gpus, defaults.gpu),
+      precision: listParam(p, "precision", choices.precisions, defaults.precision),
+      budget: p.has("budget") && Number(p.get("budget")) > 0 ? p.get("budget") : "",
+      q: p.get("q") || "",
+      sort: /^\d+\.(ascending|descending)$/.test(sort) ? sort : "",
+      ...(choices.calculator ? calculatorState(p, defaults) : {}),
+    };
+  }
+
+  // The compare page's view: `tasks` maps task ids to {deadline, pct}; `first` is the default.
+  function compareState(search, tasks, first, defaults, max) {
+    const p = new URLSearchParams(search);
+    const task = ownKey(tasks, p.get("task")) ? p.get("task") : first;
+    return {
+      task,
+      models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
+      deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
+      pct: ownKey(PERCENTILE_WORDS, p.get("pct")) ? p.get("pct") : tasks[task].pct,
+      ...(defaults.price !== undefined ? calculatorState(p, defaults) : {}),
+    };
   }
 
   function calculatorState(params, defaults) {
@@ -235,18 +272,8 @@
     let interactive = false;
 
     function readState() {
-      const p = new URLSearchParams(location.search);
-      const sort = p.get("sort") || "";
-      return {
-        deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
-        pct: PERCENTILE_WORDS[p.get("pct")] ? p.get("pct") : defaults.pct,
-        gpu: listParam(p, "gpu", allGpus, defaults.gpu),
-        precision: listParam(p, "precision", allPrecisions, defaults.precision),
-        budget: p.has("budget") && Number(p.get("budget")) > 0 ? p.get("budget") : "",
-        q: p.get("q") || "",
-        sort: /^\d+\.(ascending|descending)$/.test(sort) ? sort : "",
-        ...(calc ? calculatorState(p, defaults) : {}),
-      };
+      return taskState(location.search, defaults,
+        { gpus: allGpus, precisions: allPrecisions, calculator: Boolean(calc) });
     }
 
     function showState() {
@@ -415,15 +442,7 @@
     let state = readState();
 
     function readState() {
-      const p = new URLSearchParams(location.search);
-      const task = tasks[p.get("task")] ? p.get("task") : first;
-      return {
-        task,
-        models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
-        deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
-        pct: PERCENTILE_WORDS[p.get("pct")] ? p.get("pct") : tasks[task].pct,
-        ...(calc ? calculatorState(p, defaults) : {}),
-      };
+      return compareState(location.search, tasks, first, defaults, max);
     }
 
     async function render() {
@@ -432,7 +451,7 @@
       percentile.value = state.pct;
       if (calc) showCalculator(calc, state);
       const data = await loadData(tasks[state.task].url);
-      state.models = state.models.filter((m) => data.models[m]);
+      state.models = state.models.filter((m) => ownKey(data.models, m));
       renderChoices(data);
       const chosen = state.models;
       const text = deadlineText(state.deadline, state.pct);
@@ -542,9 +561,17 @@
     render();
   }
 
+  const api = { significant, deadlineText, ownKey, taskState, compareState };
+  if (typeof module === "object" && module.exports) {
+    module.exports = api;
+    return;
+  }
+  const R = root.jouleboardRank;
+  const S = root.jouleboardSite;
+  if (!R || !S) return;
   const task = document.querySelector("form.explore");
   if (task) initTask(task);
   const compare = document.querySelector("form.compare");
   if (compare) initCompare(compare);
-  window.jouleboardExplore = { significant, deadlineText };
-})();
+  root.jouleboardExplore = api;
+})(typeof self !== "undefined" ? self : this);

@@ -1,0 +1,125 @@
+"""Python API for notebooks and scripts: load a data folder, rank a task under any deadline
+and percentile, get the rows as plain records or a pandas DataFrame.
+
+    >>> import jouleboard
+    >>> board = jouleboard.load("data")
+    >>> ranking = board.rank("gpqa", deadline_ms=300, percentile="p50")
+    >>> ranking.records[0]["nickname"], round(ranking.records[0]["tokens_per_joule"], 2)
+    ('GPT OSS 20B', 35.15)
+    >>> ranking.to_dataframe()  # needs pandas: pip install 'jouleboard[pandas]'
+
+The command line's ``jouleboard rank`` uses the same function, so both give the same rows.
+Units are in the column names (``_joules`` J, ``_ms`` milliseconds, ``_watts`` W).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jouleboard.dataset import Dataset, load_dataset
+
+if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
+    import pandas
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One task's ranking: a row per model (its best configuration), best first."""
+
+    task: str
+    deadline_ms: float  # on the latency the task's kind ranks by (jouleboard/kinds/)
+    percentile: str
+    columns: tuple[str, ...]
+    records: list[dict[str, Any]] = field(default_factory=list)
+    unranked: tuple[str, ...] = ()  # models left out for lack of a published accuracy
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The rows as plain dicts (copies), full precision, keys in ``columns`` order."""
+        return [dict(r) for r in self.records]
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """The rows as a pandas DataFrame (``pip install 'jouleboard[pandas]'``)."""
+        try:
+            import pandas
+        except ImportError as e:
+            raise ImportError("Ranking.to_dataframe needs pandas: "
+                              "pip install 'jouleboard[pandas]'") from e
+        return pandas.DataFrame(self.records, columns=list(self.columns))
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A validated data folder."""
+
+    dataset: Dataset
+
+    @property
+    def tasks(self) -> list[str]:
+        return list(self.dataset.registry.tasks)
+
+    def rank(self, task: str, deadline_ms: float | None = None, percentile: str | None = None,
+             gpus: Sequence[str] | None = None, top: int | None = None,
+             energy_budget: float | None = None, by: str = "energy_per_token") -> Ranking:
+        """Rank ``task`` (see :func:`rank_task`)."""
+        return rank_task(self.dataset, task, deadline_ms, percentile, gpus, top,
+                         energy_budget, by)
+
+
+def load(data: str | Path = "data") -> Leaderboard:
+    """Read and validate a data folder; raises ValidationFailed listing every problem."""
+    return Leaderboard(load_dataset(Path(data)))
+
+
+def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
+              percentile: str | None = None, gpus: Sequence[str] | None = None,
+              top: int | None = None, energy_budget: float | None = None,
+              by: str = "energy_per_token") -> Ranking:
+    """Each model's best configuration on ``task_id`` that meets the deadline, best first.
+
+    ``deadline_ms`` (default: the task's) bounds the latency the task's kind ranks by, at
+    ``percentile`` (p50/p90/p95/p99, default the task's) where the kind has percentiles; ``gpus``
+    (default: site.yaml's default_gpus) are the allowed GPU ids; ``energy_budget`` drops
+    configurations above that many J per token; ``by`` is what the choice and order
+    minimise. Raises ValueError for an unknown task, GPU, percentile or a bad number."""
+    from jouleboard.kinds import kind_of
+    from jouleboard.rank import RANK_BY, Deadline, objective_for, rank
+    from jouleboard.records import PERCENTILES
+
+    reg = data.registry
+    task = reg.tasks.get(task_id)
+    if task is None:
+        raise ValueError(f"unknown task {task_id!r}; valid: {', '.join(sorted(reg.tasks))}")
+    allowed = list(gpus or reg.site.default_gpus)
+    unknown = [g for g in allowed if g not in reg.gpus]
+    if unknown:
+        raise ValueError(f"unknown GPU {unknown[0]!r}; valid: {', '.join(sorted(reg.gpus))}")
+    ms = task.default_deadline.ms if deadline_ms is None else deadline_ms
+    if not (math.isfinite(ms) and ms > 0):
+        raise ValueError(f"--deadline-ms must be a positive number of ms, got {ms}")
+    if top is not None and top < 1:
+        raise ValueError(f"--top must be 1 or more, got {top}")
+    if energy_budget is not None and not (math.isfinite(energy_budget) and energy_budget > 0):
+        raise ValueError(f"--energy-budget must be a positive J/token, got {energy_budget}")
+    if percentile is not None and percentile not in PERCENTILES:
+        raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}")
+    if by not in RANK_BY:
+        raise ValueError(f"by must be one of {', '.join(RANK_BY)}")
+    deadline = Deadline(ms, percentile or task.default_deadline.percentile)
+    def accuracy(model_id: str) -> float | None:
+        score = reg.accuracy(task_id, model_id)
+        return score.accuracy_percent if score else None
+
+    rows = rank(data.for_task(task_id), deadline, gpus=set(allowed), top=top,
+                energy_budget_joules_per_token=energy_budget,
+                objective=objective_for(by, accuracy))
+    unranked = tuple(sorted({c.model_id for c in data.for_task(task_id)
+                             if accuracy(c.model_id) is None})) \
+        if by == "energy_per_correct_answer" else ()
+    kind = kind_of(task)
+    return Ranking(task_id, ms, deadline.percentile, kind.rank_columns, [
+        kind.rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
+                         accuracy(r.config.model_id)) for r in rows], unranked)

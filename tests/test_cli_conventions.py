@@ -1,0 +1,148 @@
+"""Command-line conventions: --version from one source, -q/-v, progress on stderr, one
+clear line (never a traceback) for ordinary mistakes, serve binding before it builds, a
+rank table that fits the terminal, environment variables documented in --help."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import socket
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import jouleboard
+from jouleboard.console import Progress
+
+REPO = Path(__file__).resolve().parents[1]
+GOLDEN_DATA = REPO / "tests" / "golden" / "data"
+
+
+def cli(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **env})
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert result.returncode in (1, 2), result
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_version_has_one_source() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert cli("--version").stdout.strip() == f"jouleboard {jouleboard.__version__}"
+
+
+@pytest.mark.parametrize("command", [["build"], ["validate"], ["rank", "--task", "gpqa"],
+                                     ["diff", "--base", "HEAD"], ["serve"]])
+def test_missing_data_folder_is_one_line(command: list[str], tmp_path: Path) -> None:
+    result = cli(*command, cwd=tmp_path)
+    assert_one_line_error(result, "no data folder at ./data: run `jouleboard init` or pass "
+                                  "--data")
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_schema_into_a_missing_folder_is_one_line(tmp_path: Path) -> None:
+    assert_one_line_error(cli("schema", "--out", str(tmp_path / "no" / "schema.json")),
+                          "No such file or directory")
+
+
+def test_init_into_a_non_empty_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "keep").write_text("x")
+    assert_one_line_error(cli("init", str(tmp_path)), "non-empty")
+
+
+def test_bad_site_url_and_unknown_column_are_usage_errors(tmp_path: Path) -> None:
+    result = cli("build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "s"),
+                 "--site-url", "https://example.org/path")
+    assert_one_line_error(result, "--site-url")
+    assert result.returncode == 2 and not (tmp_path / "s").exists()
+    result = cli("rank", "--data", str(GOLDEN_DATA), "--task", "gpqa", "--columns", "watts")
+    assert_one_line_error(result, "unknown column 'watts'")
+
+
+def test_serve_on_a_port_in_use_fails_before_building(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = cli("serve", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "preview"),
+                     "--port", str(port))
+    assert_one_line_error(result, f"127.0.0.1:{port}", "--port")
+    assert result.returncode == 1 and not (tmp_path / "preview").exists()  # no build ran
+
+
+def test_build_progress_on_stderr_and_quiet(tmp_path: Path) -> None:
+    normal = cli("build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "a"))
+    assert normal.returncode == 0, normal.stderr
+    stages = [line.split()[0] for line in normal.stderr.splitlines()
+              if re.match(r"^\S+\s+\d+\.\d\d s$", line)]
+    assert stages == ["load+validate", "rank+plan", "charts", "render", "write"]
+    assert "warning: site_url is empty" in normal.stderr
+    assert normal.stdout.startswith("built ")
+    quiet = cli("-q", "build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "b"),
+                "--site-url", "https://example.org")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert quiet.stdout.startswith("built ")
+
+
+def test_chart_progress_is_a_bar_on_a_terminal_and_plain_lines_otherwise() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    plain, tty, quiet = io.StringIO(), Terminal(), io.StringIO()
+    for stream, level in ((plain, 1), (tty, 1), (quiet, 0)):
+        progress = Progress(level, stream)
+        progress.start("rendering SVG charts", 8)
+        for _ in range(8):
+            progress.advance()
+    lines = plain.getvalue().splitlines()
+    assert lines[0] == "rendering SVG charts: 0/8" and lines[-1] == "rendering SVG charts: 8/8"
+    assert "\r" not in plain.getvalue() and 2 <= len(lines) <= 6
+    assert tty.getvalue().count("\r") == 8 and tty.getvalue().endswith("] 8/8\n")
+    assert "[" + "#" * 30 + "]" in tty.getvalue()
+    assert quiet.getvalue() == ""
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_rank_table_fits_the_terminal(width: int) -> None:
+    result = cli("rank", "--task", "gpqa", "--deadline-ms", "300", COLUMNS=str(width))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(map(len, lines)) <= width
+    assert lines[0].split()[:2] == ["#", "model"] and "GPT OSS 20B" in lines[1]
+
+
+def test_wider_terminals_show_more_columns_and_columns_picks() -> None:
+    narrow = cli("rank", "--task", "gpqa", COLUMNS="80").stdout.splitlines()[0]
+    wide = cli("rank", "--task", "gpqa", COLUMNS="250").stdout.splitlines()[0]
+    assert len(wide.split("  ")) > len(narrow.split("  "))
+    picked = cli("rank", "--task", "gpqa", "--top", "2", "--columns",
+                 "nickname,tokens_per_joule", COLUMNS="20").stdout.splitlines()
+    assert picked[0].split() == ["model", "tokens/J"]
+    assert picked[1].split()[-1] == "35.15"
+
+
+def test_environment_variables_of_the_code_are_documented_in_help() -> None:
+    names = set()
+    for path in (REPO / "jouleboard").rglob("*.py"):
+        names |= set(re.findall(r"\"((?:JOULEBOARD|XDG)_[A-Z_]+)\"", path.read_text()))
+    assert {"JOULEBOARD_CACHE"} <= names
+    help_text = cli("--help").stdout
+    for name in names:
+        assert name in help_text, name
+    for command in ("init", "build", "serve"):
+        assert command in help_text
+    serve_help = cli("serve", "--help").stdout
+    assert "--host" in serve_help and "--open" in serve_help and "--port" in serve_help

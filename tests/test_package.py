@@ -1,0 +1,143 @@
+"""The wheel is a generator anyone can install: built from the checkout, installed into a
+fresh virtual environment, used from a folder outside the checkout (init, build, validate,
+rank). Also the init command itself, in-process (fast)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+import jouleboard
+from jouleboard.dataset import load_dataset
+from jouleboard.init import InitRefused, init_site
+
+REPO = Path(__file__).resolve().parents[1]
+# What a source distribution holds (MANIFEST.in): enough to build the wheel.
+SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "NOTICE",
+          "jouleboard", "templates", "content", "schema", "data")
+WHEEL_LIMIT_BYTES = 2_000_000  # small enough to keep in a CI cache
+
+
+def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, **env})
+    assert result.returncode == 0, f"{args}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pip wheel from a copy of the source (an in-tree build would write into the checkout);
+    no build isolation, so nothing is downloaded."""
+    src = tmp_path_factory.mktemp("src")
+    for name in SOURCE:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name,
+                            ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        else:
+            shutil.copy2(REPO / name, src / name)
+    dist = tmp_path_factory.mktemp("dist")
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(dist), str(src)], cwd=src)
+    (built,) = dist.glob("jouleboard-*.whl")
+    return built
+
+
+@pytest.mark.package
+def test_wheel_carries_templates_content_schema_example_and_licenses(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for template in (REPO / "templates").rglob("*"):
+        if template.is_file():
+            assert f"jouleboard/_resources/{template.relative_to(REPO).as_posix()}" in names
+    assert "jouleboard/_resources/content/about.md" in names
+    assert "jouleboard/_resources/schema/measurement.schema.json" in names
+    assert "jouleboard/_resources/examples/mlenergy-v3.tar.gz" in names
+    assert "jouleboard/skeleton/github/workflows/deploy.yml" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert any(n.endswith(".dist-info/licenses/NOTICE") for n in names)
+    assert wheel.name == f"jouleboard-{jouleboard.__version__}-py3-none-any.whl"
+    assert wheel.stat().st_size < WHEEL_LIMIT_BYTES
+
+
+@pytest.mark.package
+def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
+        wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    # System site-packages only to reuse the installed dependencies (no download); the
+    # jouleboard imported below must be the wheel's copy, checked by its path.
+    run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=tmp_path)
+    python, cli = venv / "bin" / "python", str(venv / "bin" / "jouleboard")
+    run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        cwd=tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    where = run([str(python), "-c", "import jouleboard; print(jouleboard.__file__)"], cwd=home)
+    assert Path(where.stdout.strip()).is_relative_to(venv)
+    assert run([cli, "--version"], cwd=home).stdout.strip() == \
+        f"jouleboard {jouleboard.__version__}"
+
+    run([cli, "init", "mysite"], cwd=home)
+    site = home / "mysite"
+    assert not (site / "templates").exists()  # the packaged templates are used
+    build = run([cli, "build"], cwd=site)
+    assert "built" in build.stdout and "load+validate" in build.stderr
+    assert (site / "site" / "index.html").is_file()
+    assert (site / "site" / "tasks" / "chat" / "index.html").is_file()
+    assert "Example LLM 8B" in (site / "site" / "tasks" / "chat" / "index.html").read_text()
+    assert run([cli, "validate"], cwd=site).stdout.startswith("ok: 1 configurations valid")
+    ranked = run([cli, "rank", "--task", "chat", "--format", "csv"], cwd=site).stdout
+    assert ranked.splitlines()[1].startswith("1,example-org/example-llm-8b,")
+
+    run([cli, "init", "ml", "--example", "mlenergy-v3"], cwd=home)
+    assert run([cli, "validate"], cwd=home / "ml").stdout.startswith(
+        "ok: 1858 configurations valid")
+    assert "ML.ENERGY Benchmark v3" in (home / "ml" / "NOTICE").read_text()
+
+
+def test_init_writes_a_site_that_validates(tmp_path: Path) -> None:
+    written = init_site(tmp_path / "new")
+    for needed in (".github/workflows/deploy.yml", ".github/workflows/pull-request.yml",
+                   "README.md", "requirements.txt", "data/site.yaml", "data/gpus.yaml",
+                   "data/tasks.yaml", "data/models.yaml"):
+        assert needed in written
+    data = load_dataset(tmp_path / "new" / "data")
+    assert len(data.configurations) == 1 and list(data.registry.tasks) == ["chat"]
+    gpus = data.registry.gpus
+    # Published board powers (W): B200 1000, H100 SXM 700, H200 SXM 700, AMD MI300X 750.
+    assert {g: gpus[g].board_power_watts for g in gpus} == {
+        "B200": 1000.0, "H100": 700.0, "H200": 700.0, "MI300X": 750.0}
+    assert gpus["MI300X"].vendor == "AMD"
+    readme = (tmp_path / "new" / "README.md").read_text()
+    assert "python -m pip install -r requirements.txt && jouleboard build" in readme
+    assert "jouleboard serve" in readme and "$example_note" not in readme
+    requirement = (tmp_path / "new" / "requirements.txt").read_text()
+    assert f"jouleboard=={jouleboard.__version__}" in requirement
+
+
+def test_init_example_keeps_the_attribution(tmp_path: Path) -> None:
+    init_site(tmp_path / "ex", example="mlenergy-v3")
+    site = yaml.safe_load((tmp_path / "ex" / "data" / "site.yaml").read_text())
+    assert "ML.ENERGY Benchmark v3" in site["attribution_md"]
+    assert "Apache" in (tmp_path / "ex" / "NOTICE").read_text()
+    assert not (tmp_path / "ex" / "data" / "measurements" / "chat").exists()
+    assert len(load_dataset(tmp_path / "ex" / "data").configurations) == 1858
+
+
+def test_init_refuses_a_non_empty_folder_and_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("keep me")
+    with pytest.raises(InitRefused, match="non-empty"):
+        init_site(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InitRefused):
+        init_site(tmp_path / "file")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "data/site.yaml" in init_site(empty)  # an empty folder is fine
