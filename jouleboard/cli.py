@@ -195,7 +195,8 @@ def _rank(args: argparse.Namespace) -> int:
     if ranking.unranked:
         print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}",
               file=sys.stderr)
-    sys.stdout.write(format_rank(ranking.records, args.format, ranking.columns, args.columns))
+    sys.stdout.write(format_rank(ranking.records, args.format, ranking.columns,
+                                 getattr(args, "columns", None)))
     return 0
 
 

@@ -204,7 +204,7 @@ def test_atom_feed_is_well_formed_whatever_the_notes_hold() -> None:
 
 
 def test_sitemap_is_well_formed_under_any_base_url() -> None:
-    from jouleboard.build import sitemap
+    from jouleboard.plan.site import sitemap
 
     page = Page("models/a&b/index.html", "prose.html", "t", "d", ProseBody(""))
     root = ET.fromstring(sitemap(Urls(base="/x&y/"), [page]))
