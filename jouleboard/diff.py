@@ -24,6 +24,7 @@ from jouleboard import metrics
 from jouleboard.dataset import Dataset, load_dataset
 from jouleboard.escape import markdown_text
 from jouleboard.kinds import kind_of
+from jouleboard.present.formats import show
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, RankedRow, rank
 
@@ -75,9 +76,13 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
     return views
 
 
-def _eff(c: Any) -> float:
-    """Outputs per joule (tokens, images or videos): the figure the tables show."""
-    return 1.0 / float(c.energy_per_output_joules)
+def _efficiency(data: Dataset, task: str) -> tuple[str, Any]:
+    """The figure a task's tables show (tokens/J, images/kJ, ...): its label, and a function
+    printing it for a configuration as the tables do."""
+    info = data.registry.tasks[task]
+    units = kind_of(info).units(info)
+    return units.efficiency_unit, lambda c: show(units.efficiency_show,
+                                                 units.efficiency(c.energy_per_output_joules))
 
 
 def _name(data: Dataset, model_id: str) -> str:
@@ -143,7 +148,8 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     before = _views(base.data) if base.data else {}
     moved_any = False
     for view, rows in _views(head.data).items():
-        table = _rank_moves(before.get(view, []), rows, head.data)
+        table = _rank_moves(before.get(view, []), rows, head.data, *_efficiency(head.data,
+                                                                              view[0]))
         if table:
             moved_any = True
             out += [f"### {view[1]}", "", *table, ""]
@@ -153,7 +159,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
 
 
 def _rank_moves(before: list[RankedRow[Any]], after: list[RankedRow[Any]],
-                data: Dataset) -> list[str]:
+                data: Dataset, unit: str, eff: Any) -> list[str]:
     old = {r.config.model_id: r for r in before}
     new = {r.config.model_id: r for r in after}
     lines = []
@@ -161,17 +167,17 @@ def _rank_moves(before: list[RankedRow[Any]], after: list[RankedRow[Any]],
         o = old.get(r.config.model_id)
         if o is None:
             lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | new | "
-                         f"{_eff(r.config):.2f} |")
+                         f"{eff(r.config)} |")
         elif o.rank != r.rank or o.config.identity != r.config.identity or \
-                _eff(o.config) != _eff(r.config):
+                o.config.energy_per_output_joules != r.config.energy_per_output_joules:
             move = "=" if o.rank == r.rank else ("↑" if r.rank < o.rank else "↓")
             lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | {move} from "
-                         f"{o.rank} | {_eff(o.config):.2f} → "
-                         f"{_eff(r.config):.2f} |")
+                         f"{o.rank} | {eff(o.config)} → "
+                         f"{eff(r.config)} |")
     for model_id, o in old.items():
         if model_id not in new:
             lines.append(f"| – | {markdown_text(model_id)} | dropped out (was {o.rank}) | "
-                         f"{_eff(o.config):.2f} → – |")
+                         f"{eff(o.config)} → – |")
     if not lines:
         return []
-    return ["| rank | model | move | outputs/J |", "|---:|---|---|---:|", *lines]
+    return [f"| rank | model | move | {unit} |", "|---:|---|---|---:|", *lines]
