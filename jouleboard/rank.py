@@ -29,13 +29,22 @@ from jouleboard.records import Percentile
 
 
 class Rankable(Protocol):
-    """What ranking reads of a record (every kind's record has it)."""
+    """What ranking reads of a record (every kind's record has it; read-only)."""
 
-    model_id: str
-    gpu_model: str
-    num_gpus: int
-    weight_precision: str
-    source: str
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def gpu_model(self) -> str: ...
+
+    @property
+    def num_gpus(self) -> int: ...
+
+    @property
+    def weight_precision(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
 
     @property
     def energy_per_output_joules(self) -> float: ...

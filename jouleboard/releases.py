@@ -53,9 +53,12 @@ def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Downl
         if r.side.data is None:
             continue
         version = r.release.version
-        out += configuration_downloads(
-            r.side.data, lambda ext, name, v=version: urls.release_download(v, ext, name),
-            "By release", "permanent: this release's data, never rewritten")
+
+        def path(ext: str, name: str, version: str = version) -> str:
+            return urls.release_download(version, ext, name)
+
+        out += configuration_downloads(r.side.data, path, "By release",
+                                       "permanent: this release's data, never rewritten")
     return out
 
 

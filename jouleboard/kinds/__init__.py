@@ -13,6 +13,9 @@ from pydantic import ValidationError
 
 from jouleboard.config import Registry
 from jouleboard.kinds.base import Record, TaskKind
+
+__all__ = ["Record", "TaskKind", "check_measurement", "kind_of", "kinds", "register",
+           "task_kind_order", "unregister"]
 from jouleboard.kinds.diffusion import DiffusionKind
 from jouleboard.kinds.token import TokenKind
 from jouleboard.problems import Problem
@@ -56,9 +59,10 @@ def kind_of(task: TaskInfo) -> TaskKind:
 
 
 def check_measurement(value: Any, shown: str, source: str,
-                      registry: Registry) -> tuple[Record | None, list[Problem]]:
+                      registry: Registry) -> tuple[Any, list[Problem]]:
     """Validate one parsed measurement document by the kind it names (a document naming
-    no known kind is checked against the first kind's schema, which reports the field)."""
+    no known kind is checked against the first kind's schema, which reports the field).
+    Returns the kind's record (a :class:`~jouleboard.kinds.base.Record`) or None."""
     if not isinstance(value, dict):
         return None, [Problem(shown, "", "schema.wrong-type",
                               "a measurement file holds one JSON object",

@@ -34,9 +34,14 @@ class Record(Rankable, Protocol):
     """The fields every kind's flat record has (rank.py reads the :class:`Rankable` part;
     the plan reads these too)."""
 
-    task: str
-    repeat: int
-    avg_power_watts: float
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def repeat(self) -> int: ...
+
+    @property
+    def avg_power_watts(self) -> float: ...
 
     @property
     def identity(self) -> tuple[object, ...]: ...
