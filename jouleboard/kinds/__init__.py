@@ -13,15 +13,15 @@ from pydantic import ValidationError
 
 from jouleboard.config import Registry
 from jouleboard.kinds.base import Record, TaskKind
-
-__all__ = ["Record", "TaskKind", "check_measurement", "kind_of", "kinds", "register",
-           "task_kind_order", "unregister"]
 from jouleboard.kinds.diffusion import DiffusionKind
 from jouleboard.kinds.token import TokenKind
 from jouleboard.problems import Problem
 from jouleboard.records import TaskInfo
 from jouleboard.schema_errors import problems_from
 from jouleboard.validate import check_references
+
+__all__ = ["Record", "TaskKind", "check_measurement", "kind_of", "kinds", "register",
+           "task_kind_order", "unregister"]
 
 _BY_TASK_KIND: dict[str, TaskKind] = {}
 
