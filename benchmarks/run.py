@@ -161,8 +161,8 @@ def child_build(args: argparse.Namespace) -> int:
 
 
 def _count_cache(cache: Path) -> int:
-    return sum(1 for fmt in ("svg", "png") if (cache / fmt).is_dir()
-               for _ in (cache / fmt).iterdir())
+    """Rendered charts in the cache (any layout: entries moved into a checked subfolder)."""
+    return sum(1 for p in cache.rglob("*") if p.suffix in (".svg", ".png") and p.is_file())
 
 
 def child_charts(args: argparse.Namespace) -> int:

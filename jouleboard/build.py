@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jouleboard.console import SILENT, Progress
 from jouleboard.dataset import load_dataset
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.outdir import output_folder
 from jouleboard.plan.site import plan_site
 from jouleboard.plan.views import Link
 from jouleboard.present.downloads import to_csv, to_json
@@ -46,6 +48,7 @@ class BuildSummary:
     linked: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable
+    site_url: str = ""  # the origin links were made absolute with ("" = root-relative)
 
     def __str__(self) -> str:
         stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
@@ -54,12 +57,13 @@ class BuildSummary:
 
 
 class _Timer:
-    def __init__(self, summary: BuildSummary) -> None:
-        self.summary, self.last = summary, time.perf_counter()
+    def __init__(self, summary: BuildSummary, progress: Progress) -> None:
+        self.summary, self.progress, self.last = summary, progress, time.perf_counter()
 
     def done(self, stage: str) -> None:
         now = time.perf_counter()
         self.summary.timings[stage] = now - self.last
+        self.progress.stage(stage, now - self.last)
         self.last = now
 
 
@@ -73,23 +77,29 @@ def _hashed(name: str, content: str) -> str:
 def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                project: Path | None = None, cache: Path = DEFAULT_CACHE,
                preview: bool = False, runs: Sequence[Path] = (),
-               strict: bool = False) -> BuildSummary:
+               strict: bool = False, site_url: str | None = None,
+               progress: Progress = SILENT) -> BuildSummary:
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
     ``project`` is the site folder whose templates/ and content/ override the packaged
-    ones file by file (default: see :func:`find_project`).
+    ones file by file (default: see :func:`find_project`). ``site_url`` (an origin such as
+    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events.
     """
     project = project or find_project(data_dir)
+    # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
+    target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
     summary = BuildSummary(out)
-    timer = _Timer(summary)
+    timer = _Timer(summary, progress)
     data = load_dataset(data_dir, runs=runs)
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))
     summary.warnings = data.warnings
     timer.done("load+validate")
     site_settings = data.registry.site
-    urls = Urls(base_url or site_settings.base_url, site_settings.site_url)
+    urls = Urls(base_url or site_settings.base_url,
+                site_settings.site_url if site_url is None else site_url)
+    summary.site_url = urls.origin
     releases = load_releases(data, data_dir) if data.registry.releases else []
     about = next((p for p in (project / "content" / "about.md", content_dir() / "about.md")
                   if p.is_file()), None)
@@ -112,7 +122,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                   find_asset(site_settings.logo, themes).read_bytes())
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
-    exports = render_charts(specs, ("svg", "png"), cache)
+    exports = render_charts(specs, ("svg", "png"), cache, progress)
     infos: dict[str, ChartInfo] = {}
     for cid, chart in sorted(plan.charts.items()):
         svg = exports[(cid, "svg")]
@@ -161,7 +171,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         files.add(page.path, render_page(env, page, site, infos))
     timer.done("render")
 
-    stats = files.commit(out)
+    stats = files.commit(target)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
     summary.pages, summary.files, summary.bytes = len(plan.pages), len(files.items()), \

@@ -13,25 +13,56 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jouleboard.escape import text_line
+from jouleboard.outdir import OutputRefused
 from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import RANK_BY
 from jouleboard.records import PERCENTILES
+from jouleboard.resources import EXAMPLES
 
 
 class UsageError(Exception):
     """A bad command-line value: printed as one line, exit status 2."""
 
 
+ENVIRONMENT_HELP = """environment variables:
+  JOULEBOARD_CACHE         folder of rendered charts, shared by every build
+                           (default: $XDG_CACHE_HOME/jouleboard, else ~/.cache/jouleboard)
+  XDG_CACHE_HOME           base of the default chart cache
+  JOULEBOARD_LOCK_TIMEOUT  seconds a build waits for another build of the same --out
+  COLUMNS                  terminal width the rank table fits (default: the terminal's)
+  JOULEBOARD_CHROMIUM      Chromium for the browser tests (tests only)
+
+start a new leaderboard with `jouleboard init DIR`, then `jouleboard build` in DIR."""
+
+
 def _parser() -> argparse.ArgumentParser:
+    from jouleboard import __version__
+
     p = argparse.ArgumentParser(prog="jouleboard", description=(
-        "Publish GPU energy-efficiency leaderboards of AI models as a static site."))
+        "Publish GPU energy-efficiency leaderboards of AI models as a static site."),
+        epilog=ENVIRONMENT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"jouleboard {__version__}")
+    talk = p.add_mutually_exclusive_group()
+    talk.add_argument("-q", "--quiet", action="store_const", dest="verbosity", const=0,
+                      default=1, help="print only results, warnings and errors")
+    talk.add_argument("-v", "--verbose", action="store_const", dest="verbosity", const=2,
+                      help="also print where templates, data and the chart cache are")
     sub = p.add_subparsers(dest="command", required=True)
+
+    n = sub.add_parser("init", help="make a new leaderboard folder (registries, an example "
+                                    "measurement, site.yaml, GitHub workflows)")
+    n.add_argument("dir", type=Path, help="the new folder (must not exist or be empty)")
+    n.add_argument("--example", choices=EXAMPLES, default=None,
+                   help="start from bundled data instead of the one example measurement")
 
     b = sub.add_parser("build", help="validate the data and build the static site")
     b.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site)")
     b.add_argument("--base-url", help="URL path the site is served under, e.g. /leaderboard/")
+    b.add_argument("--site-url", default=None,
+                   help="origin the site is published at, e.g. https://example.org "
+                        "(default: site.yaml's site_url)")
     b.add_argument("--project", type=Path, default=None,
                    help="folder with templates/ and content/ (default: beside --data)")
     b.add_argument("--runs", type=Path, action="append", default=[], metavar="RUN_DIR",
@@ -69,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--by", choices=RANK_BY, default="energy_per_token",
                    help="what each model's configuration and the order minimise")
     r.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    r.add_argument("--columns", default=None, metavar="COL,COL",
+                   help="columns to print, comma-separated (default: as many as fit the "
+                        "terminal for a table, all for csv/json)")
     r.add_argument("--data", type=Path, default=Path("data"))
 
     sv = sub.add_parser("serve", help="preview on 127.0.0.1, rebuilding on every change")
@@ -76,6 +110,10 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--out", type=Path, default=Path(".jouleboard-preview"),
                     help="preview build folder (default: .jouleboard-preview)")
     sv.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default: 127.0.0.1, this machine only)")
+    sv.add_argument("--open", action="store_true", help="open the site in a web browser")
+
 
     s = sub.add_parser("schema", help="print the JSON Schema of a measurement file")
     s.add_argument("--out", type=Path, default=None, help="write to this file instead")
@@ -106,6 +144,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        _require_data(args)
+        if args.command == "init":
+            return _init(args)
         if args.command == "build":
             return _build(args)
         if args.command == "validate":
@@ -123,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from jouleboard.serve import serve
 
-            serve(args.data, args.out, args.port)
+            serve(args.data, args.out, args.port, host=args.host, open_browser=args.open)
             return 0
     except ValidationFailed as e:
         print(problem_report(e), file=sys.stderr)
@@ -135,15 +176,72 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except OutputRefused as e:  # an --out a build may not replace: nothing was touched
+        print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a file or port the command needs: one line, no traceback
+        print(f"jouleboard {args.command}: error: {os_error_text(e)}", file=sys.stderr)
+        return 1
     return 2
 
 
-def _build(args: argparse.Namespace) -> int:
-    from jouleboard.build import build_site
+def os_error_text(error: OSError) -> str:
+    """``strerror: filename`` (or the message an OSError was raised with)."""
+    if error.strerror and error.filename is not None:
+        return f"{error.strerror}: {error.filename}"
+    return error.strerror or str(error)
 
+
+def data_folder_missing(data: Path) -> str:
+    shown = data.as_posix() if data.is_absolute() or data.as_posix().startswith(".") \
+        else f"./{data.as_posix()}"
+    return f"no data folder at {shown}: run `jouleboard init` or pass --data"
+
+
+def _require_data(args: argparse.Namespace) -> None:
+    """A command that reads --data names a missing folder: one line, before any work."""
+    data = getattr(args, "data", None)
+    if data is None or args.command not in {"build", "validate", "rank", "diff", "serve"}:
+        return
+    if args.command == "validate" and any((p / "site.yaml").exists() for p in args.paths):
+        return  # the data folders are given as paths
+    if not data.is_dir():
+        raise UsageError(data_folder_missing(data))
+
+
+def _init(args: argparse.Namespace) -> int:
+    from jouleboard.init import InitRefused, init_site
+
+    try:
+        written = init_site(args.dir, example=args.example)
+    except InitRefused as e:
+        raise UsageError(str(e)) from None
+    what = f"the {args.example} example" if args.example else "an example measurement"
+    print(f"made {args.dir} ({len(written)} files, with {what}); next:\n"
+          f"  cd {args.dir}\n  jouleboard build     # the site, into site/\n"
+          f"  jouleboard serve     # preview at http://127.0.0.1:8000/")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    import re
+
+    from jouleboard.build import build_site
+    from jouleboard.console import Progress
+    from jouleboard.records import SITE_URL_PATTERN
+
+    if args.site_url is not None and not re.fullmatch(SITE_URL_PATTERN, args.site_url):
+        raise UsageError(f"--site-url must be an origin such as https://example.org (no "
+                         f"path), got {args.site_url!r}")
+    progress = Progress(args.verbosity)
     summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
-                         runs=args.runs, strict=args.strict)
+                         runs=args.runs, strict=args.strict, site_url=args.site_url,
+                         progress=progress)
     _warn(summary.warnings, strict=False)
+    if not summary.site_url:
+        print("warning: site_url is empty, so embed codes, citations, feeds and og:image "
+              "links are relative to this site; set site_url in site.yaml or pass --site-url",
+              file=sys.stderr)
     print(summary)
     return 0
 
@@ -200,10 +298,13 @@ def _rank(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_rank(records: list[dict[str, object]], fmt: str, columns: Sequence[str],
-                picked: str | None = None) -> str:
-    """The ranking as JSON, CSV or a text table; ``picked`` (``--columns``) chooses and
-    orders the columns."""
+def format_rank(records: list[dict[str, object]], fmt: str,
+                columns: Sequence[str], picked: str | None = None,
+                width: int | None = None) -> str:
+    """The ranking as JSON, CSV or a text table. ``picked`` (``--columns``) chooses and
+    orders the columns; otherwise a table keeps what fits in ``width`` characters."""
+    from jouleboard.console import terminal_width, text_table
+
     if picked is not None:
         chosen = [c.strip() for c in picked.split(",") if c.strip()]
         unknown = [c for c in chosen if c not in columns]
@@ -211,24 +312,17 @@ def format_rank(records: list[dict[str, object]], fmt: str, columns: Sequence[st
             raise UsageError(f"unknown column {unknown[0] if unknown else picked!r}; valid: "
                              f"{', '.join(columns)}")
         columns = chosen
-        records = [{k: r[k] for k in chosen} for r in records]
+        records = [{c: r[c] for c in columns} for r in records]
     if fmt == "json":
         return to_json(records)
     if fmt == "csv":
         return to_csv(columns, records)
     from jouleboard.present.formats import format_value
 
-    header = list(columns)
-    body = [[text_line(format_value(k, r[k])) for k in header] for r in records]
-    widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h)
-              for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
-    lines += ["  ".join(v.rjust(w) if i >= 6 or i in (0, 4) else v.ljust(w)
-                        for i, (v, w) in enumerate(zip(row, widths, strict=True)))
-              for row in body]
-    if not body:
-        lines.append("(no configuration meets the deadline)")
-    return "\n".join(lines) + "\n"
+    cells = {c: [text_line(format_value(c, r[c])) for r in records] for c in columns}
+    fit = None if picked is not None else (width or terminal_width())
+    table = text_table(records, columns, cells, fit)
+    return table + ("(no configuration meets the deadline)\n" if not records else "")
 
 
 def _import(args: argparse.Namespace) -> int:

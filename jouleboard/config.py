@@ -10,10 +10,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from jouleboard.identities import registry_clashes
 from jouleboard.problems import Problem, pointer
 from jouleboard.records import (
     GPU_ID_PATTERN,
     MODEL_ID_PATTERN,
+    PERCENTILES,
     TASK_ID_PATTERN,
     GpuInfo,
     ModelInfo,
@@ -25,10 +27,16 @@ from jouleboard.records import (
     TaskInfo,
 )
 from jouleboard.schema_errors import problems_from
+from jouleboard.text_rules import printable
 from jouleboard.yamlio import read_yaml
 
 # Names Windows refuses as file names, whatever the extension; ids become path segments.
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+
+# Download names are <task>-<deadline>[-<gpu>-only].<ext> with a deadline like p50-300ms or
+# batch-30000ms (urls.deadline_slug): a task or GPU id holding one could name another's file.
+_DEADLINE_LIKE = re.compile(rf"({'|'.join(PERCENTILES)}|batch)-[0-9][0-9e_+-]*ms",
+                            re.IGNORECASE)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -57,6 +65,11 @@ def id_problem(kind: str, value: str, pattern: str) -> str | None:
         return f"{kind} id {value!r} contains a name reserved on Windows"
     if any(part in {".", ".."} or part.endswith(".") for part in value.split("/")):
         return f"{kind} id {value!r} has a path segment of dots or ending in a dot"
+    if kind == "task" and "--" in value:  # chart and label names join model--task
+        return f"task id {value!r} contains '--', the separator of chart and label names"
+    if kind in {"task", "gpu"} and (found := _DEADLINE_LIKE.search(value)):
+        return (f"{kind} id {value!r} contains {found.group()!r}, which download file names "
+                "use for the deadline")
     return None
 
 
@@ -97,7 +110,7 @@ def load_registry(data_dir: Path, task_kinds: Collection[str] | None = None
                            GPU_ID_PATTERN)
     tasks, p3 = _load_table(data_dir / "tasks.yaml", shown("tasks.yaml"), TaskInfo, "task",
                             TASK_ID_PATTERN)
-    problems = p1 + p2 + p3
+    problems = p1 + p2 + p3 + registry_clashes(models, gpus, tasks, shown)
     for task, info in tasks.items():
         if task_kinds is not None and info.kind not in task_kinds:
             problems.append(Problem(shown("tasks.yaml"), pointer(task, "kind"),
@@ -124,7 +137,7 @@ def _load_quality(folder: Path, models: dict[str, ModelInfo], tasks: dict[str, T
     """data/quality/<task>.yaml: accuracy scores, each for a known model and task."""
     quality: dict[str, QualityFile] = {}
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
-        display = str(path)
+        display = printable(str(path))  # a newline in a file name must not forge a line
         value, error, rule = read_yaml(path)
         if error:
             problems.append(Problem(display, "", rule, error, f"fix {display}"))

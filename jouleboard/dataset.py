@@ -13,6 +13,7 @@ from jouleboard.kinds import check_measurement, task_kind_order
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import Record
 from jouleboard.sources.mlenergy_runs import load_runs
+from jouleboard.text_rules import hidden_characters, printable
 from jouleboard.validate import check_duplicates, read_json
 
 MEASUREMENTS_DIR = "measurements"
@@ -41,12 +42,81 @@ def _resolved_cwd(cwd: str) -> Path:
     return Path(cwd).resolve()
 
 
-def shown_path(path: Path) -> str:
-    """How a path is named in messages: relative to the working folder when inside it."""
+def resolved(path: Path) -> Path:
+    """``path.resolve()``, or the absolute path when it cannot be resolved (a symlink loop
+    raises RuntimeError; the loop is reported where the path is read)."""
     try:
-        return path.resolve().relative_to(_resolved_cwd(os.getcwd())).as_posix()
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
+def shown_path(path: Path) -> str:
+    """How a path is named in messages: relative to the working folder when inside it, with
+    control characters and bytes that are not UTF-8 escaped (one name, one report line)."""
+    try:  # the name itself unresolved: a link is named as the link, not as its target
+        shown = (resolved(path.parent) / path.name).relative_to(
+            _resolved_cwd(os.getcwd())).as_posix()
     except ValueError:
-        return path.as_posix()
+        shown = path.as_posix()
+    return printable(shown)
+
+
+def name_problem(path: Path) -> Problem | None:
+    """File and folder names must be UTF-8 with no control or invisible characters: they
+    appear in reports, pages and downloads."""
+    hidden = hidden_characters(path.name)
+    if not hidden:
+        return None
+    undecodable = any(0xDC80 <= ord(c) <= 0xDCFF for c in path.name)
+    what = "is not UTF-8" if undecodable else f"contains {', '.join(hidden)}"
+    return Problem(shown_path(path), "", "file.bad-name", f"the file or folder name {what}",
+                   "rename it with printable UTF-8 characters only")
+
+
+def _walk_problem(error: OSError) -> Problem:
+    """A folder os.walk could not list (unreadable, path over the OS limit): never skipped."""
+    return Problem(shown_path(Path(os.fsdecode(error.filename or ""))), "", "file.unreadable",
+                   f"cannot list this folder: {error.strerror or error}",
+                   "check its permissions; keep paths under the OS limit (4,096 bytes)")
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return path.is_symlink()
+    except OSError:  # a path over the OS limit: reported when os.walk fails to list it
+        return False
+
+
+def _symlinked_folder(path: Path) -> Problem:
+    return Problem(shown_path(path), "", "file.symlinked-folder",
+                   "a symbolic link to a folder: its measurements would not be read",
+                   "commit the folder itself, not a link to it")
+
+
+def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
+    """Every *.json below ``root`` into ``found``; links to folders, unlistable folders, bad
+    names and other files into ``problems``."""
+    for folder, dirs, files in os.walk(root, onerror=lambda e: problems.append(_walk_problem(e))):
+        for name in sorted(dirs):
+            path = Path(folder) / name
+            if not name.startswith("."):
+                bad = _symlinked_folder(path) if _is_link(path) else name_problem(path)
+                problems.extend([bad] if bad else [])
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not name_problem(
+            Path(folder) / d))  # os.walk does not follow links to folders itself
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.startswith(".") or name in {"README.md"}:
+                continue
+            if bad := name_problem(path):
+                problems.append(bad)
+            elif name.endswith(".json"):
+                found.append(path)
+            else:
+                problems.append(Problem(shown_path(path), "", "file.unexpected",
+                                        "not a .json measurement file",
+                                        "measurement files end in .json; remove other files"))
 
 
 def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
@@ -54,25 +124,15 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
     found: list[Path] = []
     problems: list[Problem] = []
     for root in paths:
-        if root.is_file():
+        if root.is_symlink() and root.is_dir():
+            problems.append(_symlinked_folder(root))
+        elif root.is_file() or root.is_symlink():  # a link to a file: read_json refuses it
             found.append(root)
-            continue
-        if not root.is_dir():
+        elif root.is_dir():
+            _walk(root, found, problems)
+        else:
             problems.append(Problem(shown_path(root), "", "file.missing", "no such file or folder",
                                     "check the path"))
-            continue
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                path = Path(folder) / name
-                if name.startswith(".") or name in {"README.md"}:
-                    continue
-                if name.endswith(".json"):
-                    found.append(path)
-                else:
-                    problems.append(Problem(shown_path(path), "", "file.unexpected",
-                                            "not a .json measurement file",
-                                            "measurement files end in .json; remove other files"))
     return sorted(set(found)), problems
 
 
@@ -90,7 +150,7 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     for path in files:
         name = shown_path(path)
         try:
-            source = path.resolve().relative_to(data_dir.resolve()).as_posix()
+            source = resolved(path).relative_to(resolved(data_dir)).as_posix()
         except ValueError:
             source = name
         shown[source] = name

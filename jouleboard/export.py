@@ -1,15 +1,19 @@
 """Build-time rendering with vl-convert: static SVGs of charts and the shared Vega bundle.
 
 Renders are cached on disk by content hash (spec + vl-convert version), so a rebuild
-only renders charts whose data changed; cold renders use every core.
+only renders charts whose data changed; cold renders use every core. Builds in other
+checkouts and processes share the cache: entries are written atomically and carry a digest
+that is checked on every read, so a partial or damaged entry is rendered again, never used.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import multiprocessing
 import os
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,10 @@ def _default_cache() -> Path:
 
 DEFAULT_CACHE = _default_cache()
 _PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
+# Entries are "<magic> <sha256 of content> <length>\n<content>", in their own folder so an
+# older jouleboard sharing the cache never reads one (nor this one an older, unchecked entry).
+_ENTRY_MAGIC = "jouleboard-cache-1"
+_ENTRIES = "checked-1"
 
 
 @functools.cache
@@ -55,11 +63,46 @@ def _render(job: tuple[str, str]) -> bytes:
     return png
 
 
+def _entry(content: bytes) -> bytes:
+    """A cache file: a header line with the content's digest and length, then the content."""
+    digest = hashlib.sha256(content).hexdigest()
+    return f"{_ENTRY_MAGIC} {digest} {len(content)}\n".encode("ascii") + content
+
+
+def _load(path: Path) -> bytes | None:
+    """The content of the cache entry at ``path``, or None when it is missing or fails its
+    check (truncated, overwritten, or not written by this version): render it again."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    header, newline, content = raw.partition(b"\n")
+    parts = header.split(b" ")
+    if not newline or len(parts) != 3 or parts[0] != _ENTRY_MAGIC.encode("ascii"):
+        return None
+    if parts[2] != str(len(content)).encode("ascii") or \
+            parts[1] != hashlib.sha256(content).hexdigest().encode("ascii"):
+        return None
+    return content
+
+
 def _store(path: Path, content: bytes) -> None:
+    """Write a cache entry atomically: a private temporary file in the same folder, flushed
+    to disk, then renamed over the entry, so a concurrent reader or a build killed at any
+    moment sees the old entry, the new one or none, never part of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_bytes(content)
-    os.replace(tmp, path)  # a killed build never leaves a truncated cache entry
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(_entry(content))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is shared by checkouts
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _run(jobs: list[tuple[str, str]], progress: Progress = SILENT) -> list[bytes]:
@@ -80,38 +123,44 @@ def _run(jobs: list[tuple[str, str]], progress: Progress = SILENT) -> list[bytes
     return results
 
 
-
-
 def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
                   cache: Path = DEFAULT_CACHE,
                   progress: Progress = SILENT) -> dict[tuple[str, str], bytes]:
     """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
-    SVGs render first; PNGs are rasterised from them. ``progress`` counts the renders."""
+    SVGs render first; PNGs are rasterised from them. Cached entries are checked on read.
+    ``progress`` counts the renders."""
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
-    paths = {(cid, fmt): cache / fmt / f"{_key(text, fmt)}.{fmt}"
-             for cid, text in texts.items() for fmt in formats}
+    root = cache / _ENTRIES
+    found: dict[tuple[str, str], bytes] = {}
     for fmt in ("svg", "png"):
         if fmt not in formats:
             continue
-        missing = sorted(cid for cid in texts if not paths[(cid, fmt)].exists())
+        paths = {cid: root / fmt / f"{_key(text, fmt)}.{fmt}" for cid, text in texts.items()}
+        for cid, path in paths.items():
+            content = _load(path)
+            if content is not None:
+                found[(cid, fmt)] = content
+        missing = sorted(cid for cid in texts if (cid, fmt) not in found)
         if fmt == "svg":
             jobs = [("svg", texts[cid]) for cid in missing]
         else:
-            svgs = {cid: paths[(cid, "svg")].read_text(encoding="utf-8") if "svg" in formats
-                    else _render(("svg", texts[cid])).decode("utf-8") for cid in missing}
-            jobs = [("png", svgs[cid]) for cid in missing]
+            jobs = [("png", found[(cid, "svg")].decode("utf-8") if "svg" in formats
+                     else _render(("svg", texts[cid])).decode("utf-8")) for cid in missing]
         progress.start(f"rendering {fmt.upper()} charts", len(jobs))
         for cid, content in zip(missing, _run(jobs, progress), strict=True):
-            _store(paths[(cid, fmt)], content)
-    return {key: paths[key].read_bytes() for key in sorted(paths)}
+            _store(paths[cid], content)
+            found[(cid, fmt)] = content
+    return dict(sorted(found.items()))
 
 
 def vega_bundle(cache: Path = DEFAULT_CACHE) -> str:
     """The vega + vega-lite + vega-embed bundle shipped with vl-convert (one file)."""
-    path = cache / f"vega-bundle-{_vl_version()}.js"
-    if not path.exists():
+    path = cache / _ENTRIES / f"vega-bundle-{_vl_version()}.js"
+    content = _load(path)
+    if content is None:
         import vl_convert
 
         bundle = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # stub: optional
-        _store(path, bundle.encode("utf-8"))
-    return path.read_text(encoding="utf-8")
+        content = bundle.encode("utf-8")
+        _store(path, content)
+    return content.decode("utf-8")

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticCustomError
 
 from jouleboard import metrics
+from jouleboard.text_rules import hidden_characters
 
 SCHEMA_VERSION = 1
 
@@ -50,6 +51,22 @@ IsoDate = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0, le=1_000_000)]
 ShortText = Annotated[str, Field(max_length=200)]
+HTTPS_URL_PATTERN = r"^https://[^\s\"'<>]{1,500}$"
+
+
+def _visible(value: str) -> str:
+    # Bidi controls and zero-width characters let one name pass for another (issue 14).
+    hidden = hidden_characters(value)
+    if hidden:
+        raise PydanticCustomError(
+            "hidden_character", "contains {chars}: invisible, or reorders what readers see",
+            {"chars": ", ".join(hidden)})
+    return value
+
+
+# A name shown to readers (nickname, GPU name, task name...): no hidden characters.
+VisibleText = Annotated[str, Field(max_length=200), AfterValidator(_visible)]
+LinkUrl = Annotated[str, Field(pattern=HTTPS_URL_PATTERN), AfterValidator(_visible)]
 
 
 class _Strict(BaseModel):
@@ -179,18 +196,18 @@ class DiffusionMeasurement(_Strict):
 
 
 class ModelLink(_Strict):
-    label: ShortText
-    url: str = Field(pattern=r"^https://[^\s\"'<>]{1,500}$")
+    label: VisibleText
+    url: LinkUrl
 
 
 class ModelInfo(_Strict):
     """A model's facts (data/models.yaml, keyed by model id)."""
 
-    nickname: ShortText
-    builder: ShortText
+    nickname: VisibleText
+    builder: VisibleText
     total_params_billions: PositiveFloat
     active_params_billions: PositiveFloat
-    architecture: ShortText = ""
+    architecture: VisibleText = ""
     weight_precision: Precision
     links: list[ModelLink] = []
     description_md: Annotated[str, Field(max_length=20_000)] = ""
@@ -199,9 +216,9 @@ class ModelInfo(_Strict):
 class GpuInfo(_Strict):
     """An accelerator (data/gpus.yaml, keyed by GPU id as measurements name it)."""
 
-    name: ShortText
-    vendor: ShortText
-    generation: ShortText
+    name: VisibleText
+    vendor: VisibleText
+    generation: VisibleText
     memory_gb: PositiveFloat
     board_power_watts: PositiveFloat = Field(description="Board power limit of one GPU, W.")
 
@@ -214,15 +231,15 @@ class DeadlineSetting(_Strict):
 class TaskInfo(_Strict):
     """A task (data/tasks.yaml, keyed by task id)."""
 
-    name: ShortText
-    benchmark: ShortText
+    name: VisibleText
+    benchmark: VisibleText
     kind: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="Task kind: llm, mllm "
                       "or diffusion, or a kind registered with jouleboard.kinds.register.")
     description_md: Annotated[str, Field(max_length=5_000)] = ""
-    output_unit: ShortText = "token"
+    output_unit: VisibleText = "token"
     efficiency_scale_joules: Literal[1, 1000, 1_000_000] = Field(
         default=1, description="Outputs per J (1), per kJ (1000) or per MJ (1e6) on the site.")
-    response_unit: ShortText = "response"
+    response_unit: VisibleText = "response"
     default_deadline: DeadlineSetting
     preset_deadlines_ms: list[PositiveFloat] = []
 
@@ -243,7 +260,7 @@ class NavLink(_Strict):
 class SiteSettings(_Strict):
     """data/site.yaml."""
 
-    title: ShortText
+    title: VisibleText
     tagline: Annotated[str, Field(max_length=500)] = ""
     top_n: Annotated[int, Field(gt=0, le=1000)] = 7
     default_gpus: list[str] = Field(min_length=1)
@@ -271,7 +288,7 @@ class QualityScore(_Strict):
     model_id: str = Field(pattern=MODEL_ID_PATTERN)
     accuracy_percent: Annotated[float, Field(gt=0, le=100)]
     setting: Annotated[str, Field(min_length=1, max_length=500)]
-    source_url: str = Field(pattern=r"^https://[^\s\"'<>]{1,500}$")
+    source_url: LinkUrl
     source_detail: Annotated[str, Field(min_length=1, max_length=1000)]
     confidence: Literal["high", "medium", "low"]
     matches_energy_run: bool = Field(

@@ -23,6 +23,7 @@ _RULES = {
     "too_short": "value.length",
     "too_long": "value.length",
     "string_too_long": "value.length",
+    "hidden_character": "value.hidden-character",
 }
 
 
@@ -45,13 +46,28 @@ def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     return list(getattr(current, "model_fields", {}))
 
 
+def _without_union_tags(loc: tuple[int | str, ...], kind: str) -> tuple[int | str, ...]:
+    """``loc`` without the member tags pydantic adds inside a union (``literal['unknown']``,
+    ``function-after[...]``, ``constrained-str``): they are not JSON keys. An unknown field's
+    own name (the last part of an extra_forbidden loc) is the contributor's and is kept."""
+    keep_last = kind == "extra_forbidden"
+    return tuple(part for i, part in enumerate(loc)
+                 if not (isinstance(part, str) and ("[" in part or part.startswith("constrained-"))
+                         and not (keep_last and i == len(loc) - 1)))
+
+
 def problems_from(error: ValidationError, file: str, model: type[BaseModel],
                   prefix: tuple[object, ...] = ()) -> list[Problem]:
     """One problem per pydantic error, with a JSON pointer and a hint."""
     problems = []
+    union_pointers: set[str] = set()
     for e in error.errors(include_url=False):
-        loc = tuple(e["loc"])
         kind = e["type"]
+        loc = _without_union_tags(tuple(e["loc"]), kind)
+        if loc != tuple(e["loc"]):  # one member of a union: report its first failure only
+            if pointer(*prefix, *loc) in union_pointers:
+                continue
+            union_pointers.add(pointer(*prefix, *loc))
         rule = _RULES.get(kind, "schema.wrong-type" if kind.endswith(("_type", "_parsing"))
                           else "schema.invalid")
         hint = f"see {FORMAT_DOC}"
@@ -67,6 +83,8 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
         elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
             hint = "give the full https:// address"
+        elif kind == "hidden_character":
+            hint = "retype the text without invisible or direction-changing characters"
         elif kind == "missing":
             message = f"required field {str(loc[-1])!r} is missing"
         elif rule == "schema.wrong-type":

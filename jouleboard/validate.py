@@ -23,6 +23,7 @@ from jouleboard.records import (
     Measurement,
     Record,
 )
+from jouleboard.urls import model_slug, task_slug
 
 MAX_FILE_BYTES = 1024 * 1024
 POWER_MARGIN = 1.05  # average power may exceed the board limit by 5% (sensor error)
@@ -31,6 +32,9 @@ MIN_MEDIAN_ITL_MS = 0.5  # faster than any GPU decodes: seconds given as ms?
 MAX_ITL_MS = 120_000.0  # two minutes per token: microseconds given as ms?
 CONSISTENCY_TOLERANCE = 0.01  # relative, for linked metrics
 BATCH_MARGIN = 1.01
+# Chart files are named <kind>--<model slug>--<task>.<ext>; file names stop at 255 bytes, and
+# 55 are left for the kind, separators and extension (the longest today needs 26).
+MAX_MODEL_AND_TASK_CHARS = 200
 # output throughput / (avg_batch_size / median ITL): 0.062 to 1.391 over the 838 token
 # configurations of the ML.ENERGY v3 data; the reasoning is in docs/measurement-format.md.
 THROUGHPUT_RATIO_MIN = 0.02
@@ -91,6 +95,12 @@ def check_references(m: Measurement | DiffusionMeasurement, shown: str,
         problems.append(Problem(shown, "/kind", "registry.kind-mismatch",
                                 f"kind {m.kind!r} but task {m.task!r} is {task.kind!r}",
                                 f"set kind to {task.kind!r}"))
+    names = len(model_slug(m.model_id)) + len(task_slug(m.task))
+    if names > MAX_MODEL_AND_TASK_CHARS:
+        problems.append(Problem(shown, "/model_id", "value.name-too-long",
+                                f"model id and task id have {names} characters together, over "
+                                f"{MAX_MODEL_AND_TASK_CHARS}: chart file names would exceed "
+                                "255 bytes", "use a shorter model id or task id"))
     if m.model_id not in registry.models:
         problems.append(Problem(shown, "/model_id", "registry.unknown-model",
                                 f"unknown model {m.model_id!r}",

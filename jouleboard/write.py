@@ -12,11 +12,17 @@ import ctypes.util
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from jouleboard.outdir import MARKER, MARKER_TEXT, OutputFolder, locked, real_path
+
+_MANIFEST_FORMAT = 2
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
@@ -48,38 +54,56 @@ class SiteFiles:
     def total_bytes(self) -> int:
         return sum(len(b) for b in self._files.values())
 
-    def commit(self, out: Path) -> WriteStats:
-        """Write every file and atomically replace ``out`` with the result.
+    def commit(self, out: Path | OutputFolder) -> WriteStats:
+        """Write every file and atomically replace the output folder with the result.
 
-        Incremental: a content-hash manifest beside ``out`` records what the previous build
-        wrote; a file whose bytes are unchanged is hard-linked from the previous site
-        instead of written again. The result is the same bytes as a clean build.
+        ``out`` is checked (see :mod:`jouleboard.outdir`) before anything is written and again
+        under the folder's lock, which a concurrent build into the same folder waits for.
+        Incremental: a manifest beside the folder records the digest and file status of what
+        the previous build wrote; a file whose bytes are unchanged is hard-linked from the
+        previous site instead of written again. The result is the same bytes as a clean build.
         """
-        out = out.absolute()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        _recover(out)
-        manifest_path = out.parent / f".{out.name}.manifest.json"
-        previous = _read_manifest(manifest_path, out)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
-        staging.chmod(0o755)  # mkdtemp makes it private; a site is for reading
+        folder = out if isinstance(out, OutputFolder) else OutputFolder(str(out), real_path(out))
+        folder.check()
+        path = folder.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._files.setdefault(MARKER, MARKER_TEXT.encode("utf-8"))
+        with locked(path):
+            folder.check()  # again: another build or a person may have changed it meanwhile
+            _recover(path)
+            manifest_path = path.parent / f".{path.name}.manifest.json"
+            previous = read_manifest(manifest_path, path)
+            staging = Path(tempfile.mkdtemp(prefix=f".{path.name}-new-", dir=path.parent))
+            try:
+                staging.chmod(0o755)  # mkdtemp makes it private; a site is for reading
+                stats, written = self._write(staging, path, previous)
+                os.sync()  # on disk before the swap makes it visible (one call, not per file)
+                folder_inode = staging.stat().st_ino  # the inode the output has after the swap
+                _swap_into_place(staging, path)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)  # this build's own staging only
+            write_manifest(manifest_path, path, folder_inode, written)
+        return stats
+
+    def _write(self, staging: Path, out: Path,
+               previous: dict[str, str]) -> tuple[WriteStats, dict[str, list[object]]]:
+        """Fill ``staging``; returns the stats and, per file, what the manifest records
+        (digest, size, mtime in ns, inode) as this build wrote it."""
         stats = WriteStats()
-        digests = {}
-        try:
-            for path, content in self.items():
-                target = staging / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                digest = digests[path] = hashlib.sha256(content).hexdigest()
-                if previous.get(path) == digest and _link(out / path, target):
-                    stats.linked += 1
-                    continue
+        written: dict[str, list[object]] = {}
+        # The marker first: a staging folder left by a killed build is recognisably a site.
+        for path, content in sorted(self._files.items(), key=lambda kv: (kv[0] != MARKER, kv[0])):
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            digest = hashlib.sha256(content).hexdigest()
+            if previous.get(path) == digest and _link(out / path, target):
+                stats.linked += 1
+            else:
                 target.write_bytes(content)
                 stats.written += 1
-            os.sync()  # on disk before the swap makes it visible (one call, not one per file)
-            _swap_into_place(staging, out)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        _write_manifest(manifest_path, out, digests)
-        return stats
+            st = os.lstat(target)
+            written[path] = [digest, st.st_size, st.st_mtime_ns, st.st_ino]
+        return stats, written
 
 
 @dataclass
@@ -96,31 +120,51 @@ def _link(source: Path, target: Path) -> bool:
         return False
 
 
-def _read_manifest(path: Path, out: Path) -> dict[str, str]:
-    """Previous digests, trusted only for files whose size and mtime still match."""
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    trusted = {}
-    for name, (digest, size, mtime_ns) in entries.items():
-        try:
-            st = (out / name).stat()
-        except OSError:
-            continue
-        if st.st_size == size and st.st_mtime_ns == mtime_ns:
-            trusted[name] = digest
-    return trusted
+def _manifest_checksum(body: dict[str, object]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def _write_manifest(path: Path, out: Path, digests: dict[str, str]) -> None:
-    files = {}
-    for name, digest in digests.items():
-        st = (out / name).stat()
-        files[name] = [digest, st.st_size, st.st_mtime_ns]
+def write_manifest(path: Path, out: Path, folder_inode: int,
+                   files: dict[str, list[object]]) -> None:
+    """Record what this build wrote into ``out`` (whose inode is ``folder_inode``), with a
+    checksum, so a damaged, edited or foreign manifest is recognised."""
+    body: dict[str, object] = {"format": _MANIFEST_FORMAT, "folder": str(out),
+                               "folder_inode": folder_inode, "files": files}
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"files": files}, sort_keys=True), encoding="utf-8")
+    tmp.write_text(json.dumps({**body, "checksum": _manifest_checksum(body)}, sort_keys=True),
+                   encoding="utf-8")
     os.replace(tmp, path)
+
+
+def read_manifest(path: Path, out: Path) -> dict[str, str]:
+    """Digests of the previous build's files by path, or ``{}`` (write everything) unless
+    the manifest is intact, was written for this very folder, and every file it lists is
+    still the file that build wrote (same size, mtime and inode)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        checksum = doc.pop("checksum")
+        files = doc["files"]
+        if (checksum != _manifest_checksum(doc) or doc["format"] != _MANIFEST_FORMAT
+                or doc["folder"] != str(out)
+                or doc["folder_inode"] != os.lstat(out).st_ino):
+            return {}
+        return {name: _trusted_digest(out, name, entry) for name, entry in files.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _trusted_digest(out: Path, name: str, entry: list[object]) -> str:
+    """The entry's digest; ValueError unless it still describes the file on disk."""
+    digest, size, mtime_ns, inode = entry
+    pure = PurePosixPath(name)
+    if not isinstance(digest, str) or not _DIGEST.fullmatch(digest) or pure.is_absolute() \
+            or ".." in pure.parts:
+        raise ValueError(f"bad manifest entry {name!r}")
+    st = os.lstat(out / name)
+    if not stat.S_ISREG(st.st_mode) or [st.st_size, st.st_mtime_ns, st.st_ino] != \
+            [size, mtime_ns, inode]:
+        raise ValueError(f"{name!r} changed since the manifest was written")
+    return digest
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -157,12 +201,18 @@ def _swap_into_place(staging: Path, out: Path) -> None:
 
 
 def _recover(out: Path) -> None:
-    """Clean up after a build that was killed: restore or drop leftovers."""
+    """Clean up after a build that was killed: restore or drop its previous site, drop its
+    staging folders. Called under the lock, so no other build is using these names (they
+    are the output's own: ``.<name>-previous`` and ``.<name>-new-<8 random characters>``)."""
     previous = out.parent / f".{out.name}-previous"
-    if previous.exists():
-        if not out.exists():
+    if previous.is_dir() and not previous.is_symlink():
+        if not os.path.lexists(out):
             os.replace(previous, out)
         else:
             shutil.rmtree(previous, ignore_errors=True)
-    for stale in out.parent.glob(f".{out.name}-new-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    staging_name = re.compile(rf"\.{re.escape(out.name)}-new-[a-z0-9_]{{8}}")
+    with os.scandir(out.parent) as entries:
+        stale = [e.path for e in entries
+                 if staging_name.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -26,8 +26,10 @@ WHEEL_LIMIT_BYTES = 2_000_000  # small enough to keep in a CI cache
 
 
 def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    # No PYTHONPATH: the venv must import jouleboard from its own site-packages.
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, **env})
+                            env={**clean, **env})
     assert result.returncode == 0, f"{args}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
     return result
 

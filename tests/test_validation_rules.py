@@ -313,6 +313,77 @@ def test_file_unexpected(data: Path) -> None:
     rejects(data, stray, "file.unexpected", "", ".json")
 
 
+@pytest.mark.parametrize(("name", "shown"), [
+    (b"H100\nsecond: line.json", "H100\\nsecond: line.json"),  # forges a report line
+    (b"caf\xe9.json", "caf\\xe9.json"),  # Latin-1, not UTF-8
+    ("H100-\u202enosj.json".encode(), "H100-\\u202enosj.json"),  # shows as H100-json.son
+])
+def test_file_bad_name(data: Path, name: bytes, shown: str) -> None:
+    write_measurement(data, valid_measurement(), name="caf\u00e9-H100.json")
+    accepts(data)  # UTF-8 names are fine
+    folder = data / MEASUREMENT_DIR
+    (folder / os.fsdecode(name)).write_text(json.dumps(changed(VALID, {"repeat": 2})))
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("file.bad-name", "")
+    assert p.file.endswith(f"{MEASUREMENT_DIR.as_posix()}/{shown}"), p.file
+    assert "\n" not in str(p) and "rename" in p.hint
+    result = run_cli("validate", str(data))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 3, result.stderr  # problem, count, verdict
+
+
+def test_file_symlinked_folder(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path)
+    write_measurement(data, valid_measurement())
+    (tmp_path / "link-to-data").symlink_to(data, target_is_directory=True)
+    assert len(accepts(tmp_path / "link-to-data").configurations) == 1  # the folder given
+    other = write_measurement(tmp_path / "other", changed(VALID, {"repeat": 2}), folder=Path())
+    link = data / "measurements" / "more"
+    link.symlink_to(other.parent, target_is_directory=True)
+    p = rejects(data, link, "file.symlinked-folder", "", "would not be read", "not a link")
+    assert p.file.endswith("measurements/more")  # the link, not its target
+
+
+def test_file_symlink_loop(data: Path) -> None:
+    write_measurement(data, valid_measurement())
+    loop = data / "measurements" / "loop.json"
+    loop.symlink_to("loop.json")
+    p = only_problem(data)  # (same_file cannot resolve a loop)
+    assert (p.rule, p.pointer) == ("file.not-regular", "") and "link" in p.message
+    assert p.file.endswith("measurements/loop.json")
+    loop.unlink()
+    loop.parent.joinpath("up").symlink_to("..", target_is_directory=True)
+    rejects(data, loop.parent / "up", "file.symlinked-folder", "")
+    result = run_cli("validate", str(data))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+
+
+def test_file_unreadable_folder(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Run as root a chmod 000 folder stays readable, so the refusal is simulated where
+    # os.walk lists folders; a path over 4,096 bytes is the real case (tests/hostile).
+    write_measurement(data, valid_measurement())
+    hidden = write_measurement(data, changed(VALID, {"repeat": 2}), folder=Path("measurements/x"))
+    assert len(accepts(data).configurations) == 2
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if Path(os.fsdecode(path)) == hidden.parent:
+            raise PermissionError(13, "Permission denied", os.fsdecode(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    rejects(data, hidden.parent, "file.unreadable", "", "permission denied", "permissions")
+
+
+def test_registry_file_not_regular(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path)
+    (data / "tasks.yaml").unlink()
+    (data / "tasks.yaml").mkdir()
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("file.not-regular", "")
+    assert same_file(p.file, data / "tasks.yaml") and "folder" in p.message
+
+
 # --- schema layer ---------------------------------------------------------------------------
 
 
@@ -752,12 +823,175 @@ def test_registry_yaml_duplicate_key(tmp_path: Path) -> None:
     assert "'acme/tiny-1b'" in found[0].message and "line 7" in found[0].message
 
 
+def test_registry_yaml_unhashable_key(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML + "? [a, b]\n: 1\n")
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("yaml.unhashable-key", "")
+    assert "list or mapping at line 7" in p.message and same_file(p.file, data / "models.yaml")
+
+
+def test_registry_yaml_merge_key(tmp_path: Path) -> None:
+    anchored = GPUS_YAML.replace("H100:", "H100: &h100")
+    accepts(make_data_dir(tmp_path / "near", gpus_yaml=anchored + "H200: *h100\n"))  # alias
+    data = make_data_dir(tmp_path, gpus_yaml=anchored + "H200:\n  <<: *h100\n  name: H200\n")
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("yaml.merge-key", "")
+    assert "not supported at line 8" in p.message and "not valid YAML" not in p.message
+    assert "write each entry's keys out" in p.message
+
+
 def test_registry_site_default_gpus_unknown(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path, site_yaml=SITE_YAML.replace("[H100]", "[H100, A100]"))
     found = problems(data)
     assert [(p.rule, p.pointer) for p in found] == [("registry.unknown-gpu", "/default_gpus/1")]
     assert same_file(found[0].file, data / "site.yaml")
     assert "'A100'" in found[0].message and "H100" in found[0].hint
+
+
+def model_entry(model_id: str, nickname: str) -> str:
+    return MODELS_YAML.replace("acme/tiny-1b", model_id).replace("Tiny 1B", nickname)
+
+
+LONG_MODEL = "o" * 96 + "/" + "n" * 96  # the longest id: its slug has 194 characters
+
+
+@pytest.mark.parametrize(("task", "ok"), [("chat-x", True), ("chat-xy", False)])
+def test_value_name_too_long(tmp_path: Path, task: str, ok: bool) -> None:
+    # lengths--<194>--<7>.vl.json would be 7 + 2 + 194 + 2 + 7 + 8 = 220 bytes: under 255,
+    # but past the 200 characters the rule keeps for model slug + task id.
+    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML + model_entry(LONG_MODEL, "Long"),
+                         tasks_yaml=TASKS_YAML.replace("chat:", f"{task}:"))
+    path = write_measurement(data, changed(VALID, {"model_id": LONG_MODEL, "task": task}))
+    if ok:
+        accepts(data)
+    else:
+        rejects(data, path, "value.name-too-long", "/model_id", "201 characters", "shorter")
+
+
+def only_problem(data: Path) -> Problem:
+    found = problems(data)
+    assert len(found) == 1, "\n".join(map(str, found))
+    return found[0]
+
+
+@pytest.mark.parametrize(("first", "second", "slug"), [
+    ("acme/tiny-1b", "Acme/Tiny-1B", "acme--tiny-1b"),  # case
+    ("acme--tiny/x", "acme/tiny--x", "acme--tiny--x"),  # where org/name splits
+])
+def test_registry_identity_clash_models(tmp_path: Path, first: str, second: str,
+                                        slug: str) -> None:
+    near = make_data_dir(tmp_path / "near", models_yaml=model_entry(first, "One")
+                         + model_entry(first.replace("tiny", "tinier"), "Two"))
+    accepts(near)
+    data = make_data_dir(tmp_path, models_yaml=model_entry(first, "One")
+                         + model_entry(second, "Two"))
+    p = only_problem(data)
+    esc = second.replace("/", "~1")
+    assert (p.rule, p.pointer) == ("registry.identity-clash", f"/{esc}")
+    assert same_file(p.file, data / "models.yaml")
+    assert f"{second!r}" in p.message and f"{first!r}" in p.message and slug in p.message
+    assert f"models.yaml /{first.replace('/', '~1')})" in p.message  # the other place
+    assert "rename or merge" in p.hint
+
+
+def test_registry_identity_clash_gpus(tmp_path: Path) -> None:
+    accepts(make_data_dir(tmp_path / "near",
+                          gpus_yaml=GPUS_YAML + GPUS_YAML.replace("H100:", "H200:")))
+    data = make_data_dir(tmp_path, gpus_yaml=GPUS_YAML + GPUS_YAML.replace("H100:", "h100:"))
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("registry.identity-clash", "/h100")
+    assert "'H100' (" in p.message and "gpus.yaml /H100" in p.message
+
+
+def test_registry_task_id_with_the_slug_separator(tmp_path: Path) -> None:
+    # A label is model--task: acme/tiny + task x--y would be named like acme/tiny--x + y.
+    accepts(make_data_dir(tmp_path / "near", tasks_yaml=TASKS_YAML.replace("chat:", "chat-x:")
+                          + TASKS_YAML))
+    data = make_data_dir(tmp_path, tasks_yaml=TASKS_YAML.replace("chat:", "chat--x:")
+                         + TASKS_YAML)
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("value.bad-identifier", "/chat--x")
+    assert "'--'" in p.message
+
+
+@pytest.mark.parametrize(("registry", "good", "bad", "found"), [
+    ("tasks_yaml", "chat-p50-x", "chat-p50-300ms", "p50-300ms"),
+    ("tasks_yaml", "batch-300", "x-batch-30000ms-y", "batch-30000ms"),
+    ("gpus_yaml", "H100-p99", "H100-P99-1e-05ms", "P99-1e-05ms"),
+])
+def test_registry_id_that_looks_like_a_deadline(tmp_path: Path, registry: str, good: str,
+                                                bad: str, found: str) -> None:
+    # Task a, deadline p50-300ms, GPU x-p50-300ms-y and task a-p50-300ms-x, GPU y both named
+    # downloads/rankings/a-p50-300ms-x-p50-300ms-y-only.csv: build crashed on the clash.
+    text, old = (TASKS_YAML, "chat:") if registry == "tasks_yaml" else (GPUS_YAML, "H100:")
+    accepts(make_data_dir(tmp_path / "near", **{registry: text + text.replace(old, f"{good}:")}))
+    data = make_data_dir(tmp_path, **{registry: text + text.replace(old, f"{bad}:")})
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("value.bad-identifier", f"/{bad}")
+    assert f"contains {found!r}" in p.message and "deadline" in p.message
+
+
+@pytest.mark.parametrize(("presets", "index", "like"), [
+    ("[50.0, 50.0]", 1, "like preset 50.0 ms"),
+    ("[50.0, 50.0000001]", 1, "like preset 50.0 ms"),  # both print as 50ms
+    ("[100.0000001]", 0, "like the default deadline"),  # the default is 100 ms
+])
+def test_registry_deadline_clash(tmp_path: Path, presets: str, index: int, like: str) -> None:
+    # Downloads are named <task>-p50-<ms:g>ms: two deadlines printed alike claimed one file
+    # and build crashed (DuplicatePath). A preset equal to the default is skipped, so allowed.
+    def tasks(values: str) -> str:
+        return TASKS_YAML + f"  preset_deadlines_ms: {values}\n"
+
+    accepts(make_data_dir(tmp_path / "near", tasks_yaml=tasks("[100.0, 50.0, 50.5]")))
+    data = make_data_dir(tmp_path, tasks_yaml=tasks(presets))
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("registry.deadline-clash",
+                                   f"/chat/preset_deadlines_ms/{index}")
+    assert like in p.message and same_file(p.file, data / "tasks.yaml")
+
+
+@pytest.mark.parametrize("nickname", ["tiny 1b", " Tiny   1B ", "TINY\u00a01B", "Ｔｉｎｙ 1B"])
+def test_registry_duplicate_nickname(tmp_path: Path, nickname: str) -> None:
+    # Case, runs of spaces, a no-break space and full-width letters do not make a new name.
+    accepts(make_data_dir(tmp_path / "near", models_yaml=MODELS_YAML
+                          + model_entry("evil/tiny-1b", "Tiny 1B v2")))
+    second = model_entry("evil/tiny-1b", "X").replace("nickname: X", f"nickname: '{nickname}'")
+    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML + second)
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("registry.duplicate-nickname", "/evil~1tiny-1b/nickname")
+    assert "'acme/tiny-1b' (" in p.message and "/acme~1tiny-1b/nickname)" in p.message
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\u200d", "\u200f", "\u202a", "\u202e", "\u2066",
+                                  "\u2069", "\ufeff", "\u00ad", "\u2028", "\n", "\x00"])
+@pytest.mark.parametrize(("registry", "old", "pointer"), [
+    ("models_yaml", "nickname: Tiny 1B", "/acme~1tiny-1b/nickname"),
+    ("gpus_yaml", "name: NVIDIA H100 SXM", "/H100/name"),
+    ("tasks_yaml", "name: Chat", "/chat/name"),
+    ("models_yaml", "weight_precision: bfloat16",  # a link's host
+     "/acme~1tiny-1b/links/0/url"),
+])
+def test_value_hidden_character(tmp_path: Path, char: str, registry: str, old: str,
+                                pointer: str) -> None:
+    texts = {"models_yaml": MODELS_YAML, "gpus_yaml": GPUS_YAML, "tasks_yaml": TASKS_YAML}
+
+    def edited(inner: str) -> dict[str, str]:
+        key, value = old.split(": ")
+        if pointer.endswith("/url"):
+            new = (f"{old}\n  links:\n  - label: Card\n"
+                   f"    url: {json.dumps('https://hugging' + inner + 'face.co/acme')}")
+        else:
+            new = f"{key}: {json.dumps(value + inner)}"
+        return {registry: texts[registry].replace(old, new)}
+
+    accepts(make_data_dir(tmp_path / "near", **edited("-Café-ü-ﬁ")))  # visible non-ASCII
+    data = make_data_dir(tmp_path, **edited(char))
+    p = only_problem(data)
+    if pointer.endswith("/url") and char.isspace():  # the URL pattern refuses it first
+        assert (p.rule, p.pointer) == ("value.bad-url", pointer), p
+        return
+    assert (p.rule, p.pointer) == ("value.hidden-character", pointer), p
+    assert f"U+{ord(char):04X}" in p.message and "invisible" in p.hint
 
 
 def test_registry_problems_are_all_reported_together(tmp_path: Path) -> None:

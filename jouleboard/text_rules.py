@@ -1,0 +1,49 @@
+"""Characters that must not appear in names people read, and a safe way to show any name.
+
+Bidi controls (U+202A-U+202E, U+2066-U+2069) reorder what a reader sees, zero-width
+characters (U+200B-U+200F, U+2060, U+FEFF) hide differences between two names, and control
+characters (newline, NUL, ...) forge lines in reports. Names, nicknames, link hosts and file
+names may hold none of them.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+# Cc control, Cf format (bidi, zero-width, BOM, soft hyphen, tags), Cs lone surrogate (a
+# file name byte that is not UTF-8), Co private use, Zl/Zp line and paragraph separators.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+
+
+def hidden_characters(text: str) -> list[str]:
+    """Each distinct hidden character of ``text``, described as ``U+202E (RIGHT-TO-LEFT
+    OVERRIDE)``, in order of first appearance; empty when the text is clean."""
+    found: list[str] = []
+    for ch in text:
+        if unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+            described = f"U+{ord(ch):04X} ({unicodedata.name(ch, 'unnamed')})"
+            if described not in found:
+                found.append(described)
+    return found
+
+
+def printable(text: str) -> str:
+    """``text`` with every hidden character escaped (``\\n``, ``\\u202e``; a byte that was
+    not UTF-8, kept by the OS as a lone surrogate, as ``\\xff``): safe on one report line."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte code - 0xDC00
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+            out.append(ch.encode("unicode_escape").decode("ascii") if code < 0x10000
+                       else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def same_name_key(text: str) -> str:
+    """What two names must not share to be told apart: compatibility-normalised (NFKC:
+    full-width letters become ASCII), case-folded, runs of whitespace as one space."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
