@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
+from jouleboard.content import about_markdown
 from jouleboard.dataset import load_dataset
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
@@ -31,7 +32,6 @@ from jouleboard.render import (
     render_page,
     template_dirs,
 )
-from jouleboard.resources import content_dir
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles
 
@@ -92,6 +92,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     summary = BuildSummary(out)
     timer = _Timer(summary, progress)
     data = load_dataset(data_dir, runs=runs)
+    about = about_markdown(project)  # a link, folder or bad text: a problem, early
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))
     summary.warnings = data.warnings
@@ -101,10 +102,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                 site_settings.site_url if site_url is None else site_url)
     summary.site_url = urls.origin
     releases = load_releases(data, data_dir) if data.registry.releases else []
-    about = next((p for p in (project / "content" / "about.md", content_dir() / "about.md")
-                  if p.is_file()), None)
-    plan = plan_site(data, urls, releases,
-                     about.read_text(encoding="utf-8") if about is not None else None)
+    plan = plan_site(data, urls, releases, about)
     timer.done("rank+plan")
 
     files = SiteFiles()

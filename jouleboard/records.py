@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticCustomError
 
 from jouleboard import metrics
+from jouleboard.markdown_limits import markdown_issues
 from jouleboard.text_rules import hidden_characters
 
 SCHEMA_VERSION = 1
@@ -61,6 +62,15 @@ def _visible(value: str) -> str:
         raise PydanticCustomError(
             "hidden_character", "contains {chars}: invisible, or reorders what readers see",
             {"chars": ", ".join(hidden)})
+    return value
+
+
+def _markdown(value: str) -> str:
+    # Past these limits the renderer is super-linear (issue 14): refuse before building.
+    issues = markdown_issues(value)
+    if issues:
+        raise PydanticCustomError(issues[0].rule, "{message}",
+                                  {"message": str(issues[0]), "hint": issues[0].hint})
     return value
 
 
@@ -210,7 +220,7 @@ class ModelInfo(_Strict):
     architecture: VisibleText = ""
     weight_precision: Precision
     links: list[ModelLink] = []
-    description_md: Annotated[str, Field(max_length=20_000)] = ""
+    description_md: Annotated[str, Field(max_length=20_000), AfterValidator(_markdown)] = ""
 
 
 class GpuInfo(_Strict):
@@ -235,7 +245,7 @@ class TaskInfo(_Strict):
     benchmark: VisibleText
     kind: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="Task kind: llm, mllm "
                       "or diffusion, or a kind registered with jouleboard.kinds.register.")
-    description_md: Annotated[str, Field(max_length=5_000)] = ""
+    description_md: Annotated[str, Field(max_length=5_000), AfterValidator(_markdown)] = ""
     output_unit: VisibleText = "token"
     efficiency_scale_joules: Literal[1, 1000, 1_000_000] = Field(
         default=1, description="Outputs per J (1), per kJ (1000) or per MJ (1e6) on the site.")
@@ -271,7 +281,7 @@ class SiteSettings(_Strict):
                           description="Origin the site is published at, e.g. "
                           "https://example.org; makes embed codes, citations and Open Graph "
                           "links absolute.")
-    attribution_md: Annotated[str, Field(max_length=5_000)] = ""
+    attribution_md: Annotated[str, Field(max_length=5_000), AfterValidator(_markdown)] = ""
     # Theme (all optional): a logo file of the site folder's templates/assets/, an accent
     # colour, and the main navigation (default: every built-in page).
     logo: str = Field(default="", pattern=r"^([A-Za-z0-9_-]{1,80}\.(svg|png|jpg|jpeg|webp))?$",
@@ -301,7 +311,7 @@ class QualityFile(_Strict):
 
     task: str = Field(pattern=TASK_ID_PATTERN)
     benchmark: ShortText
-    note_md: Annotated[str, Field(max_length=5_000)] = ""
+    note_md: Annotated[str, Field(max_length=5_000), AfterValidator(_markdown)] = ""
     scores: list[QualityScore]
 
 
@@ -310,7 +320,7 @@ class Release(_Strict):
 
     version: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")]
     date: IsoDate
-    notes_md: Annotated[str, Field(max_length=10_000)] = ""
+    notes_md: Annotated[str, Field(max_length=10_000), AfterValidator(_markdown)] = ""
     ref: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")] | None = Field(
         default=None, description="git ref holding data/ as released; the current release "
         "(the first) is the working data and needs none.")
