@@ -10,8 +10,8 @@ from pathlib import Path
 
 from jouleboard.config import Registry, load_registry
 from jouleboard.kinds import check_measurement, task_kind_order
+from jouleboard.kinds.base import Record
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.records import Record
 from jouleboard.sources.mlenergy_runs import load_runs
 from jouleboard.text_rules import hidden_characters, printable
 from jouleboard.validate import check_duplicates, read_json
@@ -29,12 +29,6 @@ class Dataset:
     def for_task(self, task: str) -> list[Record]:
         """A task's configurations (all of one kind: the task's)."""
         return [c for c in self.configurations if c.task == task]
-
-    @property
-    def token_configurations(self) -> list[Record]:
-        """Configurations of LLM and multimodal tasks (importer tests compare these)."""
-        return [c for c in self.configurations
-                if self.registry.tasks[c.task].kind in ("llm", "mllm")]
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,6 +1,6 @@
 """What a kind of task is: the one seam between the measurements and everything above them.
 
-A :class:`TaskKind` (token tasks, diffusion tasks, or one defined elsewhere and registered
+A :class:`TaskKind` (token tasks, image and video tasks, or one defined elsewhere and registered
 with :func:`jouleboard.kinds.register`) owns its measurement file model and flat record,
 its physical checks, its units and wording, the latency its deadline applies to, its table
 columns, its chart fields and the browser's column descriptors. Pages, charts, downloads,
