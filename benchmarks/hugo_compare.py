@@ -140,13 +140,14 @@ def ensure_hugo() -> str:
 def export(data_dir: Path, site: Path) -> dict[str, Any]:
     """Write the Hugo site for ``data_dir`` (runs in a subprocess: imports jouleboard)."""
     from jouleboard.dataset import load_dataset
-    from jouleboard.pages import Planner, deadline_text
+    from jouleboard.plan.site import site_view
     from jouleboard.urls import Urls, model_slug
 
     t0 = time.perf_counter()
     data = load_dataset(data_dir)
     reg = data.registry
-    planner = Planner(data, Urls("/"))
+    view = site_view(data, Urls("/"))
+    rankings = {t: list(v.ranking) for t, v in view.tasks.items()}
     if site.exists():
         shutil.rmtree(site)
     for folder in ("content/models", "content/tasks", "layouts/_default", "layouts/models",
@@ -174,7 +175,7 @@ def export(data_dir: Path, site: Path) -> dict[str, Any]:
         return hasattr(c, "max_num_seqs") and hasattr(c, "median_itl_ms")
 
     pages = 0
-    for model_id, all_tasks in sorted(planner.by_model.items()):
+    for model_id, all_tasks in sorted(view.by_model.items()):
         by_task = {t: cs for t, cs in all_tasks.items() if all(map(llm, cs))}
         if not by_task:
             continue
@@ -195,14 +196,13 @@ def export(data_dir: Path, site: Path) -> dict[str, Any]:
         pages += 1
     for task, info in reg.tasks.items():
         if getattr(info, "kind", "llm") not in ("llm", "mllm") or \
-                not all(llm(r.config) for r in planner.rankings.get(task, [])):
+                not all(llm(r.config) for r in rankings.get(task, [])):
             continue
-        d = info.default_deadline
         rows = [dict(row(r.config), rank=r.rank, model=reg.models[r.config.model_id].nickname,
                      url=f"/models/{model_slug(r.config.model_id)}/")
-                for r in planner.rankings[task]]
+                for r in rankings[task]]
         front = {"title": f"{info.name} energy leaderboard",
-                 "deadline": deadline_text(d.ms, d.percentile),
+                 "deadline": view.tasks[task].deadline_text(),
                  "description": f"Models ranked by tokens per joule on {info.name}",
                  "rows": rows}
         (site / "content" / "tasks" / f"{task}.md").write_text(

@@ -173,7 +173,7 @@ def child_charts(args: argparse.Namespace) -> int:
 
     from jouleboard.dataset import load_dataset
     from jouleboard.jsonio import dumps_canonical
-    from jouleboard.pages import plan_site
+    from jouleboard.plan.site import plan_site
     from jouleboard.urls import Urls
 
     data = load_dataset(Path(args.data))

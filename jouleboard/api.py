@@ -31,7 +31,7 @@ class Ranking:
     """One task's ranking: a row per model (its best configuration), best first."""
 
     task: str
-    deadline_ms: float  # median/percentile ITL (token tasks) or batch latency (diffusion)
+    deadline_ms: float  # on the latency the task's kind ranks by (jouleboard/kinds/)
     percentile: str
     columns: tuple[str, ...]
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -80,12 +80,12 @@ def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
               by: str = "energy_per_token") -> Ranking:
     """Each model's best configuration on ``task_id`` that meets the deadline, best first.
 
-    ``deadline_ms`` (default: the task's) bounds the ``percentile`` ITL (p50/p90/p95/p99,
-    default the task's) of token tasks, the batch latency of diffusion tasks; ``gpus``
+    ``deadline_ms`` (default: the task's) bounds the latency the task's kind ranks by, at
+    ``percentile`` (p50/p90/p95/p99, default the task's) where the kind has percentiles; ``gpus``
     (default: site.yaml's default_gpus) are the allowed GPU ids; ``energy_budget`` drops
     configurations above that many J per token; ``by`` is what the choice and order
     minimise. Raises ValueError for an unknown task, GPU, percentile or a bad number."""
-    from jouleboard.present.downloads import RANK_COLUMNS, rank_record
+    from jouleboard.kinds import kind_of
     from jouleboard.rank import RANK_BY, Deadline, objective_for, rank
     from jouleboard.records import PERCENTILES
 
@@ -109,16 +109,6 @@ def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
     if by not in RANK_BY:
         raise ValueError(f"by must be one of {', '.join(RANK_BY)}")
     deadline = Deadline(ms, percentile or task.default_deadline.percentile)
-    if task.kind == "diffusion":  # the deadline is on batch latency; no percentiles
-        from jouleboard.pages_diffusion import DIFFUSION_RANK_COLUMNS
-        from jouleboard.pages_diffusion import rank_record as diffusion_record
-
-        drows = rank(data.for_diffusion_task(task_id), deadline, gpus=set(allowed), top=top,
-                     energy_budget_joules_per_token=energy_budget)
-        return Ranking(task_id, ms, deadline.percentile, DIFFUSION_RANK_COLUMNS, [
-            diffusion_record(r.rank, r.config, reg.models[r.config.model_id].nickname)
-            for r in drows])
-
     def accuracy(model_id: str) -> float | None:
         score = reg.accuracy(task_id, model_id)
         return score.accuracy_percent if score else None
@@ -129,6 +119,7 @@ def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
     unranked = tuple(sorted({c.model_id for c in data.for_task(task_id)
                              if accuracy(c.model_id) is None})) \
         if by == "energy_per_correct_answer" else ()
-    return Ranking(task_id, ms, deadline.percentile, RANK_COLUMNS, [
-        rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
-                    accuracy(r.config.model_id)) for r in rows], unranked)
+    kind = kind_of(task)
+    return Ranking(task_id, ms, deadline.percentile, kind.rank_columns, [
+        kind.rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
+                         accuracy(r.config.model_id)) for r in rows], unranked)

@@ -1,4 +1,7 @@
-"""Orchestration only: load -> validate -> plan -> charts -> render -> write."""
+"""Orchestration only: load -> validate -> plan -> charts -> render -> write.
+
+Every page and file is planned (jouleboard/plan/); this module renders the charts and the
+pages of the plan and hands every byte to the one writer."""
 
 from __future__ import annotations
 
@@ -10,24 +13,17 @@ from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
 from jouleboard.content import about_markdown
-from jouleboard.contexts import DownloadsBody, EmbedBody, Link, Page, Plan, ProseBody
 from jouleboard.dataset import load_dataset
-from jouleboard.escape import markup
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.outdir import output_folder
-from jouleboard.pages import plan_site
-from jouleboard.present.downloads import explore_payload, to_csv, to_json
+from jouleboard.plan.site import plan_site
+from jouleboard.plan.views import Link
+from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.releases import (
-    atom_feed,
-    changelog_page,
-    json_feed,
-    load_releases,
-    release_downloads,
-)
+from jouleboard.releases import load_releases
 from jouleboard.render import (
     SiteContext,
     environment,
@@ -105,7 +101,8 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     urls = Urls(base_url or site_settings.base_url,
                 site_settings.site_url if site_url is None else site_url)
     summary.site_url = urls.origin
-    plan = plan_site(data, urls)
+    releases = load_releases(data, data_dir) if data.registry.releases else []
+    plan = plan_site(data, urls, releases, about)
     timer.done("rank+plan")
 
     files = SiteFiles()
@@ -125,7 +122,6 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
     exports = render_charts(specs, ("svg", "png"), cache, progress)
     infos: dict[str, ChartInfo] = {}
-    embed_pages = []
     for cid, chart in sorted(plan.charts.items()):
         svg = exports[(cid, "svg")]
         files.add(urls.chart(cid, "svg"), svg)
@@ -137,10 +133,6 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         infos[cid] = chart_info(chart, size, urls, site_settings)
         files.add(urls.oembed(cid), dumps_canonical(oembed(chart, infos[cid], urls,
                                                              site_settings)))
-        embed_pages.append(Page(urls.embed(cid), "embed.html", chart.title, chart.alt,
-                                EmbedBody(chart), in_sitemap=False))
-    for path, svg_text in sorted(plan.labels.items()):
-        files.add(path, svg_text)
     timer.done("charts")
 
     for download in plan.downloads:
@@ -148,33 +140,8 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
             files.add(download.path, to_csv(download.columns, download.records))
         else:
             files.add(download.path, to_json(download.records))
-    files.add(urls.schema_download, measurement_schema_text())
-    for path, task in sorted(plan.explore_data.items()):
-        files.add(path, dumps_canonical(explore_payload(
-            data.for_task(task), data.registry, lambda m: urls.url(urls.model(m)),
-            lambda g: urls.url(urls.gpu(g)))))
-    for path, spec in sorted(plan.chart_templates.items()):
-        files.add(path, dumps_canonical(spec))
-
-    pages = list(plan.pages) + embed_pages
-    if about is not None:
-        pages.append(Page(urls.about, "prose.html", "About and methodology",
-                          "What jouleboard measures and how it ranks.",
-                          ProseBody(render_markdown(about))))
-    releases = load_releases(data, data_dir) if data.registry.releases else []
-    if releases:
-        for download in release_downloads(releases, urls):
-            plan.downloads.append(download)
-            files.add(download.path, to_csv(download.columns, download.records)
-                      if download.path.endswith(".csv") else to_json(download.records))
-        pages.append(changelog_page(releases, urls))
-        files.add(urls.atom_feed, atom_feed(releases, urls, site_settings.title))
-        files.add(urls.json_feed, json_feed(releases, urls, site_settings.title))
-    pages.append(downloads_page(urls, plan))
-    pages.append(Page(urls.not_found, "prose.html", "Page not found", "Page not found.",
-                      ProseBody("<p>There is no page at this address. The "
-                                f'<a href="{markup(urls.url(urls.home))}">leaderboard</a> links to '
-                                "every task, model and GPU.</p>"), in_sitemap=False))
+    for path, text in sorted(plan.files.items()):
+        files.add(path, text)
 
     site = SiteContext(
         title=site_settings.title, tagline=site_settings.tagline,
@@ -198,18 +165,14 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         logo_url=urls.url(urls.asset(site_settings.logo)) if site_settings.logo else "",
         accent_color=site_settings.accent_color)
     env = environment(themes)
-    for page in pages:
+    for page in plan.pages:
         files.add(page.path, render_page(env, page, site, infos))
-    files.add(urls.sitemap, sitemap(urls, pages))
-    # robots.txt may only name the sitemap with an absolute URL: when the origin is known.
-    sitemap_line = f"Sitemap: {urls.absolute(urls.sitemap)}\n" if urls.origin else ""
-    files.add("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}")
     timer.done("render")
 
     stats = files.commit(target)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
-    summary.pages, summary.files, summary.bytes = len(pages), len(files.items()), \
+    summary.pages, summary.files, summary.bytes = len(plan.pages), len(files.items()), \
         files.total_bytes()
     return summary
 
@@ -218,44 +181,3 @@ def find_project(data_dir: Path) -> Path:
     """The site folder: the one holding the data folder. Its templates/ and content/, where
     present, override the packaged ones; nothing else is needed from it."""
     return data_dir.resolve().parent
-
-
-def measurement_schema_text() -> str:
-    """The published JSON Schema of a measurement file."""
-    from typing import Annotated
-
-    from pydantic import Field, TypeAdapter
-
-    from jouleboard.records import DiffusionMeasurement, Measurement
-
-    either: TypeAdapter[Measurement | DiffusionMeasurement] = TypeAdapter(
-        Annotated[Measurement | DiffusionMeasurement,
-                  Field(discriminator="kind")])
-    schema = either.json_schema()
-    schema["title"] = "jouleboard measurement (one configuration)"
-    return dumps_canonical(schema, indent=2)
-
-
-def downloads_page(urls: Urls, plan: Plan) -> Page:
-    rankings = tuple(Link(d.path.rsplit("/", 1)[-1], urls.url(d.path))
-                     for d in plan.downloads if d.path.startswith("downloads/rankings/"))
-    versions = tuple(Link(d.path.removeprefix("data/"), urls.url(d.path),
-                          "permanent: this release's data, never rewritten")
-                     for d in plan.downloads if d.path.startswith("data/"))
-    everything = tuple(Link(d.path.rsplit("/", 1)[-1], urls.url(d.path),
-                            "every validated configuration, one row each")
-                       for d in plan.downloads if d.path.startswith("downloads/configurations"))
-    schema = (Link("measurement.schema.json", urls.url(urls.schema_download),
-                   "JSON Schema of a measurement file"),)
-    return Page(urls.downloads, "downloads.html", "Downloads",
-                "Every ranking and the full data set as CSV and JSON.",
-                DownloadsBody((("Full data set", everything), ("By release", versions),
-                               ("Rankings", rankings), ("Format", schema))))
-
-
-def sitemap(urls: Urls, pages: list[Page]) -> str:
-    entries = "".join(f"  <url><loc>{markup(urls.url(p.path))}</loc></url>\n"
-                      for p in sorted(pages, key=lambda p: p.path) if p.in_sitemap)
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            f"{entries}</urlset>\n")

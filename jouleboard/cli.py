@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jouleboard.escape import text_line
 from jouleboard.outdir import OutputRefused
-from jouleboard.present.downloads import RANK_COLUMNS, to_csv, to_json
+from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import RANK_BY
 from jouleboard.records import PERCENTILES
@@ -300,12 +300,13 @@ def _rank(args: argparse.Namespace) -> int:
     if ranking.unranked:
         print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}",
               file=sys.stderr)
-    sys.stdout.write(format_rank(ranking.records, args.format, ranking.columns, args.columns))
+    sys.stdout.write(format_rank(ranking.records, args.format, ranking.columns,
+                                 getattr(args, "columns", None)))
     return 0
 
 
 def format_rank(records: list[dict[str, object]], fmt: str,
-                columns: Sequence[str] = RANK_COLUMNS, picked: str | None = None,
+                columns: Sequence[str], picked: str | None = None,
                 width: int | None = None) -> str:
     """The ranking as JSON, CSV or a text table. ``picked`` (``--columns``) chooses and
     orders the columns; otherwise a table keeps what fits in ``width`` characters."""
@@ -332,9 +333,8 @@ def format_rank(records: list[dict[str, object]], fmt: str,
 
 
 def _import(args: argparse.Namespace) -> int:
-    from jouleboard.sources.mlenergy_site import import_mlenergy
-
     from jouleboard.sources.importer import not_a_data_folder
+    from jouleboard.sources.mlenergy_site import import_mlenergy
 
     if not (args.src / "index.json").exists():
         raise UsageError(f"{args.src} has no index.json; expected the ML.ENERGY site data folder")
@@ -374,7 +374,7 @@ def _import_runs(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from jouleboard.build import measurement_schema_text
+    from jouleboard.plan.site import measurement_schema_text
 
     text = measurement_schema_text()
     if args.out is None:

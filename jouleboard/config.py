@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,8 +96,10 @@ def _load_table(path: Path, display: str, model: type[M], kind: str,
     return table, problems
 
 
-def load_registry(data_dir: Path) -> tuple[Registry | None, list[Problem]]:
-    """Read and check the four registries; every problem is returned, none raised."""
+def load_registry(data_dir: Path, task_kinds: Collection[str] | None = None
+                  ) -> tuple[Registry | None, list[Problem]]:
+    """Read and check the four registries; every problem is returned, none raised.
+    ``task_kinds``: the tasks.yaml kinds some task kind serves (jouleboard.kinds)."""
 
     def shown(name: str) -> str:
         return str(data_dir / name)
@@ -108,6 +111,12 @@ def load_registry(data_dir: Path) -> tuple[Registry | None, list[Problem]]:
     tasks, p3 = _load_table(data_dir / "tasks.yaml", shown("tasks.yaml"), TaskInfo, "task",
                             TASK_ID_PATTERN)
     problems = p1 + p2 + p3 + registry_clashes(models, gpus, tasks, shown)
+    for task, info in tasks.items():
+        if task_kinds is not None and info.kind not in task_kinds:
+            problems.append(Problem(shown("tasks.yaml"), pointer(task, "kind"),
+                                    "value.not-allowed",
+                                    f"kind {info.kind!r} is not one of {', '.join(task_kinds)}",
+                                    "use a known kind, or register the kind first"))
     site = _load_site(data_dir / "site.yaml", shown("site.yaml"), problems)
     if site is not None and not p2:
         for i, gpu in enumerate(site.default_gpus):

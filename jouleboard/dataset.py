@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jouleboard.config import Registry, load_registry
+from jouleboard.kinds import check_measurement, task_kind_order
+from jouleboard.kinds.base import Record
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.records import Configuration, DiffusionConfiguration, Record
 from jouleboard.sources.mlenergy_runs import load_runs
 from jouleboard.text_rules import hidden_characters, printable
-from jouleboard.validate import check_duplicates, check_measurement, read_json
+from jouleboard.validate import check_duplicates, read_json
 
 MEASUREMENTS_DIR = "measurements"
 
@@ -25,18 +26,9 @@ class Dataset:
     configurations: tuple[Record, ...]
     warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable: reported, not fatal
 
-    def for_task(self, task: str) -> list[Configuration]:
-        """An LLM/MLLM task's configurations."""
-        return [c for c in self.configurations
-                if c.task == task and isinstance(c, Configuration)]
-
-    def for_diffusion_task(self, task: str) -> list[DiffusionConfiguration]:
-        return [c for c in self.configurations
-                if c.task == task and isinstance(c, DiffusionConfiguration)]
-
-    @property
-    def token_configurations(self) -> list[Configuration]:
-        return [c for c in self.configurations if isinstance(c, Configuration)]
+    def for_task(self, task: str) -> list[Record]:
+        """A task's configurations (all of one kind: the task's)."""
+        return [c for c in self.configurations if c.task == task]
 
 
 @functools.lru_cache(maxsize=4)
@@ -142,7 +134,7 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
                  runs: Iterable[Path] = ()) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``); raise ValidationFailed listing every problem."""
-    registry, problems = load_registry(data_dir)
+    registry, problems = load_registry(data_dir, task_kind_order())
     if registry is None:
         raise ValidationFailed(problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]

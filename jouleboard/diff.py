@@ -23,9 +23,10 @@ from typing import Any
 from jouleboard import metrics
 from jouleboard.dataset import Dataset, load_dataset
 from jouleboard.escape import markdown_text
+from jouleboard.kinds import kind_of
+from jouleboard.present.formats import show
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, RankedRow, rank
-from jouleboard.records import Configuration
 
 MAX_LISTED = 30
 
@@ -75,9 +76,13 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
     return views
 
 
-def _eff(c: Any) -> float:
-    """Outputs per joule (tokens, images or videos): the figure the tables show."""
-    return 1.0 / float(c.energy_per_output_joules)
+def _efficiency(data: Dataset, task: str) -> tuple[str, Any]:
+    """The figure a task's tables show (tokens/J, images/kJ, ...): its label, and a function
+    printing it for a configuration as the tables do."""
+    info = data.registry.tasks[task]
+    units = kind_of(info).units(info)
+    return units.efficiency_unit, lambda c: show(units.efficiency_show,
+                                                 units.efficiency(c.energy_per_output_joules))
 
 
 def _name(data: Dataset, model_id: str) -> str:
@@ -86,9 +91,8 @@ def _name(data: Dataset, model_id: str) -> str:
     return markdown_text(info.nickname if info else model_id)
 
 
-def _config_text(c: Any) -> str:
-    setting = (f"max_num_seqs {c.max_num_seqs}" if isinstance(c, Configuration)
-               else f"batch {c.batch_size}, {c.inference_steps} steps")
+def _config_text(data: Dataset, c: Any) -> str:
+    setting = kind_of(data.registry.tasks[c.task]).setting_text(c)
     task, model, gpu, precision = (markdown_text(v) for v in
                                    (c.task, c.model_id, c.gpu_model, c.weight_precision))
     return (f"{task}: {model} on {c.num_gpus}x {gpu}, {precision}, {setting}"
@@ -126,7 +130,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     for key in sorted(old.keys() & new.keys()):
         a, b = old[key].energy_per_output_joules, new[key].energy_per_output_joules
         if metrics.relative_difference(a, b) > threshold:
-            changed.append(f"{_config_text(new[key])}: J/output {a:.4g} → {b:.4g} "
+            changed.append(f"{_config_text(head.data, new[key])}: J/output {a:.4g} → {b:.4g} "
                            f"({(b - a) / a:+.1%})")
     old_models = {c.model_id for c in old.values()}
     new_models = {c.model_id for c in new.values()}
@@ -136,14 +140,16 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     out += _listing("New models", [f"{_name(head.data, m)} ({markdown_text(m)})"
                                    for m in sorted(new_models - old_models)])
     out += _listing("Removed models", [markdown_text(m) for m in sorted(old_models - new_models)])
-    out += _listing("Added configurations", [_config_text(new[k]) for k in added])
-    out += _listing("Removed configurations", [_config_text(old[k]) for k in removed])
+    out += _listing("Added configurations", [_config_text(head.data, new[k]) for k in added])
+    out += _listing("Removed configurations",
+                    [_config_text(base.data, old[k]) for k in removed])  # type: ignore[arg-type]
     out += _listing("Changed measurements", changed)
 
     before = _views(base.data) if base.data else {}
     moved_any = False
     for view, rows in _views(head.data).items():
-        table = _rank_moves(before.get(view, []), rows, head.data)
+        table = _rank_moves(before.get(view, []), rows, head.data, *_efficiency(head.data,
+                                                                              view[0]))
         if table:
             moved_any = True
             out += [f"### {view[1]}", "", *table, ""]
@@ -153,7 +159,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
 
 
 def _rank_moves(before: list[RankedRow[Any]], after: list[RankedRow[Any]],
-                data: Dataset) -> list[str]:
+                data: Dataset, unit: str, eff: Any) -> list[str]:
     old = {r.config.model_id: r for r in before}
     new = {r.config.model_id: r for r in after}
     lines = []
@@ -161,17 +167,17 @@ def _rank_moves(before: list[RankedRow[Any]], after: list[RankedRow[Any]],
         o = old.get(r.config.model_id)
         if o is None:
             lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | new | "
-                         f"{_eff(r.config):.2f} |")
+                         f"{eff(r.config)} |")
         elif o.rank != r.rank or o.config.identity != r.config.identity or \
-                _eff(o.config) != _eff(r.config):
+                o.config.energy_per_output_joules != r.config.energy_per_output_joules:
             move = "=" if o.rank == r.rank else ("↑" if r.rank < o.rank else "↓")
             lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | {move} from "
-                         f"{o.rank} | {_eff(o.config):.2f} → "
-                         f"{_eff(r.config):.2f} |")
+                         f"{o.rank} | {eff(o.config)} → "
+                         f"{eff(r.config)} |")
     for model_id, o in old.items():
         if model_id not in new:
             lines.append(f"| – | {markdown_text(model_id)} | dropped out (was {o.rank}) | "
-                         f"{_eff(o.config):.2f} → – |")
+                         f"{eff(o.config)} → – |")
     if not lines:
         return []
-    return ["| rank | model | move | outputs/J |", "|---:|---|---|---:|", *lines]
+    return [f"| rank | model | move | {unit} |", "|---:|---|---|---:|", *lines]

@@ -1,17 +1,17 @@
 """Ranking: the energy-optimal configuration of each model under a latency deadline.
 
-Pure functions over configuration records (docs/metrics.md, "The energy-optimal
-configuration under a latency deadline"): LLM configurations (deadline on inter-token
-latency at a percentile) and diffusion configurations (deadline on batch latency).
+Pure functions over configuration records of any kind (docs/metrics.md, "The
+energy-optimal configuration under a latency deadline"): a record says which latency its
+deadline applies to (``latency_ms(percentile)``: inter-token latency at a percentile for
+token tasks, batch latency for image and video tasks) and its own last tie-break keys.
 
 Tie-break (the one place that defines it): configurations compare by
 1. the objective (energy per token, image or video, J, lower first);
 2. the latency the deadline applies to (lower first);
 3. the number of GPUs (fewer first);
-4. model id, GPU model, then the record's own ``tie_break()``: for LLMs max_num_seqs,
-   tensor/expert/data parallel degrees, precision, repeat; for diffusion batch size,
-   Ulysses/ring degrees, steps, resolution, frames, precision, repeat (ascending), which
-   identify a configuration uniquely in a valid data set;
+4. model id, GPU model, then the record's own ``tie_break()`` (its kind's serving settings,
+   precision and repeat, ascending; see jouleboard/kinds/), which identify a configuration
+   uniquely in a valid data set;
 5. the source file path, so the order is total even on data that was not validated.
 The same key chooses each model's configuration and orders the models, so the order
 is total and does not depend on input order.
@@ -22,16 +22,46 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from jouleboard import metrics
-from jouleboard.records import Configuration, DiffusionConfiguration, Percentile
+from jouleboard.records import Percentile
 
-C = TypeVar("C", Configuration, DiffusionConfiguration)
+
+class Rankable(Protocol):
+    """What ranking reads of a record (every kind's record has it; read-only)."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def gpu_model(self) -> str: ...
+
+    @property
+    def num_gpus(self) -> int: ...
+
+    @property
+    def weight_precision(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def energy_per_output_joules(self) -> float: ...
+
+    @property
+    def energy_per_response_joules(self) -> float: ...
+
+    def latency_ms(self, percentile: Percentile) -> float: ...
+
+    def tie_break(self) -> tuple[int | str, ...]: ...
+
+
+C = TypeVar("C", bound=Rankable)
 Objective = Callable[[Any], float]
 
 
-def energy_per_output(c: Configuration | DiffusionConfiguration) -> float:
+def energy_per_output(c: Rankable) -> float:
     """The default objective: energy per token, per image or per video, J."""
     return c.energy_per_output_joules
 
@@ -39,7 +69,7 @@ def energy_per_output(c: Configuration | DiffusionConfiguration) -> float:
 energy_per_token = energy_per_output  # for LLM configurations, the same thing
 
 
-def energy_per_response(c: Configuration) -> float:
+def energy_per_response(c: Rankable) -> float:
     return c.energy_per_response_joules
 
 
@@ -55,7 +85,7 @@ def objective_for(by: str, accuracy: Callable[[str], float | None]) -> Objective
     if by == "energy_per_response":
         return energy_per_response
     if by == "energy_per_correct_answer":
-        def per_correct_answer(c: Configuration) -> float:
+        def per_correct_answer(c: Rankable) -> float:
             acc = accuracy(c.model_id)
             return math.inf if acc is None else metrics.energy_per_correct_answer(
                 c.energy_per_response_joules, acc)
@@ -70,7 +100,7 @@ class Deadline:
     ms: float
     percentile: Percentile = "p50"
 
-    def admits(self, c: Configuration | DiffusionConfiguration) -> bool:
+    def admits(self, c: Rankable) -> bool:
         return c.latency_ms(self.percentile) <= self.ms
 
 
@@ -80,7 +110,7 @@ class RankedRow(Generic[C]):
     config: C
 
 
-def sort_key(c: Configuration | DiffusionConfiguration, percentile: Percentile = "p50",
+def sort_key(c: Rankable, percentile: Percentile = "p50",
              objective: Objective = energy_per_output) -> tuple[float | int | str, ...]:
     """The documented total order of configurations (see module docstring)."""
     return (objective(c), c.latency_ms(percentile), c.num_gpus, c.model_id, c.gpu_model,

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jouleboard.contexts import Download, Link, Page, ProseBody
 from jouleboard.dataset import Dataset
 from jouleboard.diff import Side, base_data, diff_markdown, load_side
 from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.present.downloads import CONFIGURATION_COLUMNS, configuration_record
+from jouleboard.plan.downloads import configuration_downloads
+from jouleboard.plan.views import Download, Link, Page, ProseBody
 from jouleboard.present.markdown import render_markdown
 from jouleboard.problems import Problem
 from jouleboard.records import Release
@@ -46,15 +46,19 @@ def load_releases(data: Dataset, data_dir: Path) -> list[ReleaseData]:
 
 
 def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Download]:
-    """/data/<version>/configurations.{csv,json}: permanent, one folder per release."""
+    """/data/<version>/<kind's name>.{csv,json}: every configuration of every kind,
+    permanent, one folder per release."""
     out = []
     for r in releases:
         if r.side.data is None:
             continue
-        records = [configuration_record(c, r.side.data.registry)
-                   for c in r.side.data.token_configurations]
-        out += [Download(urls.release_download(r.release.version, ext), CONFIGURATION_COLUMNS,
-                         records) for ext in ("csv", "json")]
+        version = r.release.version
+
+        def path(ext: str, name: str, version: str = version) -> str:
+            return urls.release_download(version, ext, name)
+
+        out += configuration_downloads(r.side.data, path, "By release",
+                                       "permanent: this release's data, never rewritten")
     return out
 
 
@@ -75,9 +79,9 @@ def changelog_page(releases: Sequence[ReleaseData], urls: Urls) -> Page:
     for i, r in enumerate(releases):
         older = releases[i + 1] if i + 1 < len(releases) else None
         v = r.release.version
-        downloads = "" if r.side.data is None else (
-            f"[CSV]({urls.url(urls.release_download(v, 'csv'))}) · "
-            f"[JSON]({urls.url(urls.release_download(v, 'json'))})")
+        downloads = "" if r.side.data is None else " · ".join(
+            f"[{d.path.rsplit('/', 1)[-1]}]({urls.url(d.path)})"
+            for d in release_downloads([r], urls))
         parts.append(f"## {v} ({r.release.date})\n\n{r.release.notes_md}\n\n"
                      + (f"Permanent downloads of this release: {downloads}\n\n" if downloads
                         else "")

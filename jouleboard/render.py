@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jinja2
 
-from jouleboard.contexts import Link, Page
+from jouleboard.plan.views import Link, Page
 from jouleboard.present.embeds import ChartInfo, first_chart
 from jouleboard.records import NavLink
 from jouleboard.urls import Urls

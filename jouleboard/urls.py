@@ -92,15 +92,16 @@ class Urls:
         return f"downloads/rankings/{task_slug(task)}-{deadline}{only}.{ext}"
 
     @staticmethod
-    def configurations_download(ext: str) -> str:
-        return f"downloads/configurations.{ext}"
+    def configurations_download(ext: str, name: str = "configurations") -> str:
+        """Every configuration of one kind of task (``name`` is the kind's download name)."""
+        return f"downloads/{name}.{ext}"
 
     schema_download = "downloads/measurement.schema.json"
 
     @staticmethod
-    def release_download(version: str, ext: str) -> str:
+    def release_download(version: str, ext: str, name: str = "configurations") -> str:
         """Permanent per-release data: never rewritten by later releases."""
-        return f"data/{version}/configurations.{ext}"
+        return f"data/{version}/{name}.{ext}"
 
     @staticmethod
     def embed(chart_id: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import subprocess
@@ -12,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import measurement_schema_text
 from jouleboard.dataset import load_dataset
-from jouleboard.present.downloads import RANK_COLUMNS
+from jouleboard.kinds.token import TokenKind
+from jouleboard.plan.site import measurement_schema_text
 from tests.test_rank import REFERENCE
 
+RANK_COLUMNS = TokenKind.rank_columns
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "mlenergy-v3"
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -87,64 +87,9 @@ def test_rank_table_rounds_for_reading():
 def test_validate_default_data_passes():
     out = run("validate")
     assert out.returncode == 0, out.stderr
-    assert "1858 configurations" in out.stdout
-
-
-def _tree_hash(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared/mlenergy-v3 not present")
-def test_importer_reproduces_the_committed_data_and_is_deterministic(tmp_path):
-    out = tmp_path / "data"
-    assert run("import-mlenergy", str(SHARED), "--out", str(out)).returncode == 0
-    first = _tree_hash(out)
-    assert run("import-mlenergy", str(SHARED), "--out", str(out)).returncode == 0
-    assert _tree_hash(out) == first
-    committed = _tree_hash(REPO / "data")
-    for name in ("models.yaml", "tasks.yaml", "gpus.yaml"):
-        assert first[name] == committed[name], name
-    measured = {k: v for k, v in first.items() if k.startswith("measurements/")}
-    assert measured == {k: v for k, v in committed.items() if k.startswith("measurements/")}
-
-
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared/mlenergy-v3 not present")
-def test_importer_keeps_every_source_value():
-    """Every configuration of the source, value for value, is in the validated data set."""
-    data = load_dataset(REPO / "data")
-    ours: dict[tuple, list] = {}
-    for c in data.token_configurations:
-        key = (c.task, c.model_id, c.gpu_model, c.num_gpus, c.max_num_seqs, c.tensor_parallel,
-               c.expert_parallel, c.data_parallel)
-        ours.setdefault(key, []).append(c)
-    count = 0
-    index = json.loads((SHARED / "index.json").read_text())
-    for path in sorted((SHARED / "models").glob("*.json")):
-        model = json.loads(path.read_text())
-        if model["task"] in index["architectures"]["diffusion"]:
-            continue
-        for src in model["configurations"]:
-            par = src["parallelization"]
-            key = (model["task"], model["model_id"], src["gpu_model"], src["num_gpus"],
-                   src["max_num_seqs"], par["tensor_parallel"], par["expert_parallel"],
-                   par["data_parallel"])
-            matches = [c for c in ours.get(key, [])
-                       if c.energy_per_token_joules == src["energy_per_token_joules"]]
-            assert len(matches) == 1, key
-            c = matches[0]
-            assert (c.avg_power_watts, c.output_throughput_tokens_per_sec,
-                    c.energy_per_response_joules, c.avg_output_len_tokens, c.avg_batch_size,
-                    c.median_itl_ms, c.p90_itl_ms, c.p95_itl_ms, c.p99_itl_ms) == (
-                src["avg_power_watts"], src["output_throughput_tokens_per_sec"],
-                src["energy_per_request_joules"], src["avg_output_len"], src["avg_batch_size"],
-                src["median_itl_ms"], src["p90_itl_ms"], src["p95_itl_ms"], src["p99_itl_ms"])
-            assert list(c.output_length_counts) == src["output_length_distribution"]["counts"]
-            assert list(c.output_length_bin_edges_tokens) == \
-                src["output_length_distribution"]["bins"]
-            assert c.weight_precision == index["models"][model["model_id"]]["weight_precision"]
-            count += 1
-    assert count == len(data.token_configurations) == 838
+    # The count is the data's own, not a pinned number: it grows with every release.
+    total = len(load_dataset(REPO / "data").configurations)
+    assert f"{total} configurations" in out.stdout
 
 
 def test_published_json_schema_is_in_sync_with_the_models():

@@ -98,3 +98,27 @@ def test_validate_github_annotations(tmp_path: Path, fmt: str) -> None:
     assert out.returncode == 1
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("::error ")]
     assert any("title=bounds.power-above-limit" in ln and "line=" in ln for ln in lines), lines
+
+
+IMAGE = Path("measurements/text-to-image/stabilityai/stable-diffusion-3.5-medium/"
+             "B200-x1-bfloat16-bs1-ulysses1-ring1-steps28.json")
+
+
+def test_diff_reports_image_rank_moves(tmp_path: Path) -> None:
+    """An image result that changes the Text to Image order shows as a rank move (the
+    report once ranked token tasks only)."""
+    head = tmp_path / "head"
+    shutil.copytree(DATA, head)
+    doc = json.loads((head / IMAGE).read_text())
+    m = doc["metrics"]  # 330 J per image, consistently: beats SANA 1.5 1.6B's 338 J
+    m["energy_per_output_joules"] = 330.0
+    m["throughput_outputs_per_sec"] = m["avg_power_watts"] / 330.0
+    m["batch_latency_s"] = 1 / m["throughput_outputs_per_sec"]  # batch of one
+    (head / IMAGE).write_text(json.dumps(doc))
+    report = diff_markdown(load_side(DATA), load_side(head))
+    assert "1 changed by more than 1%" in report
+    section = report.split("### Text to Image at p50 ≤ 30000 ms")[1].split("###")[0]
+    # In the tables' unit and digits: 1000 / 1581.3 J = 0.632 images/kJ -> 1000 / 330 = 3.03.
+    assert "| rank | model | move | Images/kJ |" in section
+    assert "| 1 | Stable Diffusion 3.5 Medium | ↑ from 2 | 0.632 → 3.03 |" in section
+    assert "| 2 | SANA 1.5 1.6B | ↓ from 1 | 2.96 → 2.96 |" in section  # 1000 / 337.9 J

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 from jouleboard.dataset import load_dataset
+from jouleboard.kinds.diffusion import DiffusionConfiguration
 from jouleboard.rank import Deadline, rank
-from jouleboard.records import DiffusionConfiguration
 from tests.sitebuild import built_site
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "mlenergy-v3"
 
 
 def dc(model: str, energy: float, latency_s: float, batch: int = 1,
@@ -46,40 +45,15 @@ def data():
     return load_dataset(REPO / "data")
 
 
-def test_all_seven_tasks_are_in_the_default_data(data) -> None:
-    assert len(data.registry.tasks) == 7
-    assert len(data.configurations) == 1858
-    assert len(data.for_diffusion_task("text-to-image")) == 638
-    assert len(data.for_diffusion_task("text-to-video")) == 382
-
-
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared/mlenergy-v3 not present")
-@pytest.mark.parametrize(("task", "unit"), [("text-to-image", "image"),
-                                            ("text-to-video", "video")])
-def test_importer_keeps_every_diffusion_field(data, task: str, unit: str) -> None:
-    ours = {}
-    for c in data.for_diffusion_task(task):
-        ours.setdefault((c.model_id, c.gpu_model, c.num_gpus, c.batch_size, c.ulysses_degree,
-                         c.ring_degree, c.inference_steps), []).append(c)
-    count = 0
-    for path in sorted((SHARED / "models").glob(f"*__{task}.json")):
-        model = json.loads(path.read_text())
-        for src in model["configurations"]:
-            par = src["parallelization"]
-            key = (model["model_id"], src["gpu_model"], src["num_gpus"], src["batch_size"],
-                   par["ulysses_degree"], par["ring_degree"], src["inference_steps"])
-            match = [c for c in ours[key]
-                     if c.energy_per_output_joules == src[f"energy_per_{unit}_joules"]]
-            assert len(match) == 1, key
-            c = match[0]
-            assert (c.avg_power_watts, c.throughput_outputs_per_sec, c.batch_latency_s,
-                    c.width_px, c.height_px) == (
-                src["avg_power_watts"], src[f"throughput_{unit}s_per_sec"],
-                src["batch_latency_s"], src[f"{unit}_width"], src[f"{unit}_height"])
-            if unit == "video":
-                assert (c.num_frames, c.fps) == (src["num_frames"], src["fps"])
-            count += 1
-    assert count == len(data.for_diffusion_task(task))
+def test_every_task_of_the_default_data_has_configurations(data) -> None:
+    """Both diffusion tasks are loaded as diffusion records, and no task is empty (the size
+    of the data is not pinned: it grows with every release)."""
+    kinds = {t: info.kind for t, info in data.registry.tasks.items()}
+    assert {"text-to-image", "text-to-video"} <= {t for t, k in kinds.items() if k == "diffusion"}
+    for task in kinds:
+        assert any(c.task == task for c in data.configurations), task
+    assert all(isinstance(c, DiffusionConfiguration) for c in data.configurations
+               if kinds[c.task] == "diffusion")
 
 
 def _one_file(tmp_path: Path, task: str = "text-to-video") -> tuple[Path, Path, dict]:

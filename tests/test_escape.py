@@ -16,9 +16,9 @@ import markdown as md
 import pytest
 
 from jouleboard.cli import main
-from jouleboard.contexts import Page, ProseBody
 from jouleboard.diff import Side, diff_markdown, load_side
 from jouleboard.escape import csv_cell, csv_text, json_in_html, markdown_text, markup, text_line
+from jouleboard.plan.views import Page, ProseBody
 from jouleboard.present.downloads import to_csv
 from jouleboard.present.embeds import chart_csv
 from jouleboard.records import Release
@@ -204,7 +204,7 @@ def test_atom_feed_is_well_formed_whatever_the_notes_hold() -> None:
 
 
 def test_sitemap_is_well_formed_under_any_base_url() -> None:
-    from jouleboard.build import sitemap
+    from jouleboard.plan.site import sitemap
 
     page = Page("models/a&b/index.html", "prose.html", "t", "d", ProseBody(""))
     root = ET.fromstring(sitemap(Urls(base="/x&y/"), [page]))

@@ -191,7 +191,9 @@ def test_validate_locates_over_limit_markdown_in_every_registry(data: Path) -> N
     set_field(data / "site.yaml", ("attribution_md",), "<i>" * (MAX_TAGS + 1))
     registry, problems = load_registry(data)
     assert registry is None
-    found = {(Path(p.file).name, p.pointer, p.rule) for p in problems}
+    # The refused model and task also leave the golden quality file naming unknown ones.
+    found = {(Path(p.file).name, p.pointer, p.rule) for p in problems
+             if p.rule.startswith("markdown.")}
     assert found == {
         ("models.yaml", f"/{model.replace('/', '~1')}/description_md", "markdown.too-deep"),
         ("tasks.yaml", f"/{task}/description_md", "markdown.too-deep"),

@@ -81,7 +81,7 @@ def test_bad_quality_entries_are_rejected(tmp_path: Path, change, rule: str,
     doc = yaml.safe_load((REPO / "data/quality/gpqa.yaml").read_text())
     doc["scores"] = [s for s in doc["scores"] if s["model_id"] == "openai/gpt-oss-20b"]
     change(doc["scores"][0])
-    (data / "quality").mkdir()
+    (data / "quality").mkdir(exist_ok=True)
     (data / "quality" / "gpqa.yaml").write_text(yaml.safe_dump(doc))
     _, problems = load_registry(data)
     assert any(p.rule == rule and p.pointer == where and p.file.endswith("gpqa.yaml")
@@ -93,7 +93,7 @@ def test_unknown_task_and_misnamed_file(tmp_path: Path) -> None:
     shutil.copytree(DATA, data)
     doc = yaml.safe_load((REPO / "data/quality/gpqa.yaml").read_text())
     doc["task"] = "chess"
-    (data / "quality").mkdir()
+    (data / "quality").mkdir(exist_ok=True)
     (data / "quality" / "gpqa.yaml").write_text(yaml.safe_dump(doc))
     _, problems = load_registry(data)
     assert {"registry.unknown-task", "quality.file-name"} <= {p.rule for p in problems}
@@ -122,18 +122,20 @@ def test_model_without_a_score_shows_a_dash_not_zero(site: Path) -> None:
 
 def test_dash_for_missing_accuracy(tmp_path: Path) -> None:
     """A gpqa model without a published score keeps its row, with dashes, never a zero."""
-    from jouleboard.present.tables import ranking_table
+    from jouleboard.plan.site import site_view
+    from jouleboard.plan.task import task_table
     from jouleboard.urls import Urls
 
     data_dir = tmp_path / "data"
     shutil.copytree(DATA, data_dir)
     doc = yaml.safe_load((REPO / "data/quality/gpqa.yaml").read_text())
     doc["scores"] = [s for s in doc["scores"] if s["model_id"] == "openai/gpt-oss-20b"]
-    (data_dir / "quality").mkdir()
+    (data_dir / "quality").mkdir(exist_ok=True)
     (data_dir / "quality" / "gpqa.yaml").write_text(yaml.safe_dump(doc))
     data = load_dataset(data_dir)
     rows = rank(data.for_task("gpqa"), Deadline(300))
-    table = ranking_table("t", "t", rows, data.registry, Urls(), "gpqa")
+    site = site_view(data, Urls())
+    table = task_table(site, site.tasks["gpqa"], "t", "t", rows)
     cells = {row[1].value: row[-2:] for row in table.rows}
     assert cells["GPT OSS 20B"][0].value == 66.0
     assert [(c.value, c.display) for c in cells["Qwen 3 8B"]] == [(None, "–"), (None, "–")]

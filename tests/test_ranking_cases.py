@@ -1,15 +1,19 @@
-"""The shared ranking cases (tests/ranking_cases.json) through the Python ranking."""
+"""The shared ranking cases (tests/ranking_cases.json) through the Python ranking, and the
+kinds' browser ranking orders checked against the ones the cases give Node and Chromium."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from jouleboard.rank import Deadline, rank
-from jouleboard.records import Configuration
+from jouleboard.kinds.diffusion import DiffusionConfiguration, DiffusionKind
+from jouleboard.kinds.token import TokenKind
+from jouleboard.kinds.token_records import Configuration
+from jouleboard.rank import Deadline, objective_for, rank
 
 CASES = json.loads((Path(__file__).parent / "ranking_cases.json").read_text())
 
@@ -17,16 +21,46 @@ CASES = json.loads((Path(__file__).parent / "ranking_cases.json").read_text())
 def configuration(fields: dict[str, Any]) -> Configuration:
     merged = {**CASES["defaults"], **fields}
     ept = merged["energy_per_token_joules"]
+    merged.setdefault("energy_per_response_joules", ept * 1000)
     return Configuration(task="t", avg_power_watts=500.0,
                          output_throughput_tokens_per_sec=500.0 / ept,
-                         energy_per_response_joules=ept * 1000, avg_output_len_tokens=1000.0,
-                         avg_batch_size=1.0, **merged)
+                         avg_output_len_tokens=1000.0, avg_batch_size=1.0, **merged)
+
+
+def diffusion(fields: dict[str, Any]) -> DiffusionConfiguration:
+    merged = {**CASES["diffusion_defaults"], **fields}
+    energy = merged["energy_per_output_joules"]
+    return DiffusionConfiguration(task="t", avg_power_watts=600.0,
+                                  throughput_outputs_per_sec=600.0 / energy, **merged)
+
+
+BUILD = {"token": configuration, "diffusion": diffusion}
+
+
+def test_cases_cover_every_kind_objective_and_tie_breaks() -> None:
+    kinds = {c.get("kind", "token") for c in CASES["cases"]}
+    objectives = {c.get("objective", "energy_per_token") for c in CASES["cases"]}
+    assert kinds == {"token", "diffusion"}
+    assert objectives == {"energy_per_token", "energy_per_response", "energy_per_correct_answer"}
+    assert sum("tie" in c["name"] for c in CASES["cases"]) >= 4
+
+
+@pytest.mark.parametrize(("name", "kind"), [("token", TokenKind()),
+                                            ("diffusion", DiffusionKind())])
+def test_browser_orders_are_the_kinds_own(name: str, kind: Any) -> None:
+    """The order Node and Chromium rank the cases by is the one the site ships."""
+    assert CASES["orders"][name] == kind.browser_order()
 
 
 @pytest.mark.parametrize("case", CASES["cases"], ids=[c["name"] for c in CASES["cases"]])
 def test_case(case: dict[str, Any]) -> None:
-    rows = rank([configuration(c) for c in case["configs"]],
+    build = BUILD[case.get("kind", "token")]
+    accuracy = case.get("accuracy", {})
+    rows = rank([build(c) for c in case["configs"]],
                 Deadline(case["deadline_ms"], case["percentile"]), gpus=case.get("gpus"),
                 top=case.get("top"), energy_budget_joules_per_token=case.get("energy_budget"),
-                precisions=case.get("precisions"))
+                precisions=case.get("precisions"),
+                objective=objective_for(case.get("objective", "energy_per_token"),
+                                        accuracy.get))
     assert [r.config.source for r in rows] == case["expected"]
+    assert all(math.isfinite(r.config.energy_per_output_joules) for r in rows)

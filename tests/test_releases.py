@@ -60,6 +60,22 @@ def test_every_release_keeps_its_own_downloads(two_releases: Path) -> None:
     assert json.loads((two_releases / "data/v1/configurations.json").read_text())[0]["task"]
 
 
+def test_every_release_holds_every_kind(two_releases: Path) -> None:
+    """Image configurations are in each release's downloads too, and the changelog links
+    every file of a release (it once published the token tasks' file only)."""
+    images = len(list((DATA / "measurements" / "text-to-image").rglob("*.json")))
+    for version in ("v1", "v2"):
+        rows = list(csv.DictReader(
+            (two_releases / f"data/{version}/configurations-diffusion.csv").open()))
+        assert len(rows) == images > 0
+        assert {r["task"] for r in rows} == {"text-to-image"}
+    html = (two_releases / "changelog" / "index.html").read_text()
+    assert "/data/v1/configurations-diffusion.csv" in html
+    assert "/data/v2/configurations-diffusion.csv" in html
+    downloads = (two_releases / "downloads" / "index.html").read_text()
+    assert "v1/configurations-diffusion.json" in downloads
+
+
 def test_atom_feed_is_well_formed_with_the_required_elements(two_releases: Path) -> None:
     feed = ET.fromstring((two_releases / "feed.xml").read_bytes())
     assert feed.tag == f"{ATOM}feed"

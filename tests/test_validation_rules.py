@@ -23,8 +23,8 @@ import pytest
 
 from jouleboard.config import load_registry
 from jouleboard.dataset import Dataset, load_dataset
+from jouleboard.kinds import check_measurement
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.validate import check_measurement
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from jouleboard.config import Registry
 from jouleboard.present.formats import significant
 from jouleboard.present.tables import Cell, Column, Table, model_cell
 from jouleboard.rank import RankedRow
-from jouleboard.records import Configuration
 from jouleboard.urls import Urls
 
 JOULES_PER_KWH = 3.6e6
@@ -42,25 +42,28 @@ def footprint(energy_joules: float, inputs: FootprintInputs) -> Footprint:
     return Footprint(kwh, kwh * inputs.price_per_kwh, kwh * inputs.grams_co2e_per_kwh)
 
 
-FOOTPRINT_COLUMNS = (
-    Column("kwh_per_mtok", "kWh", "per 1M tokens", numeric=True),
-    Column("cost_per_mtok", "Cost", "USD per 1M tokens", numeric=True),
-    Column("co2_per_mtok", "CO₂e", "kg per 1M tokens", numeric=True),
-    Column("kwh_per_kresp", "kWh", "per 1,000 responses", numeric=True),
-    Column("cost_per_kresp", "Cost", "USD per 1,000 responses", numeric=True),
-    Column("co2_per_kresp", "CO₂e", "kg per 1,000 responses", numeric=True),
-)
+Scale = tuple[str, str, float, str]  # key, "per 1M tokens", amount, energy field
 
 
-def footprint_table(table_id: str, caption: str, rows: Sequence[RankedRow[Configuration]],
-                    registry: Registry,
-                    urls: Urls, inputs: FootprintInputs) -> Table:
+def footprint_columns(scales: Sequence[Scale]) -> tuple[Column, ...]:
+    """kWh, cost and CO2e for each amount of output a kind states (1M tokens, 1,000
+    responses, 1,000 images, ...)."""
+    return tuple(column for key, per, _, _ in scales for column in (
+        Column(f"kwh_per_{key}", "kWh", per, numeric=True),
+        Column(f"cost_per_{key}", "Cost", f"USD {per}", numeric=True),
+        Column(f"co2_per_{key}", "CO₂e", f"kg {per}", numeric=True)))
+
+
+def footprint_table(table_id: str, caption: str, rows: Sequence[RankedRow[Any]],
+                    registry: Registry, urls: Urls, inputs: FootprintInputs,
+                    scales: Sequence[Scale]) -> Table:
     body = []
     for r in rows:
-        per_mtok = footprint(r.config.energy_per_token_joules * 1e6, inputs)
-        per_kresp = footprint(r.config.energy_per_response_joules * 1e3, inputs)
-        values = (per_mtok.kwh, per_mtok.cost, per_mtok.grams_co2e / 1000,
-                  per_kresp.kwh, per_kresp.cost, per_kresp.grams_co2e / 1000)
+        values: list[float] = []
+        for _, _, amount, energy in scales:
+            f = footprint(getattr(r.config, energy) * amount, inputs)
+            values += [f.kwh, f.cost, f.grams_co2e / 1000]
         body.append((model_cell(r.config.model_id, registry, urls),
                      *(Cell(v, significant(v, 3)) for v in values)))
-    return Table(table_id, caption, (Column("model", "Model"), *FOOTPRINT_COLUMNS), tuple(body))
+    return Table(table_id, caption, (Column("model", "Model"), *footprint_columns(scales)),
+                 tuple(body))

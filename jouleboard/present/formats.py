@@ -72,3 +72,23 @@ def format_value(column: str, value: object) -> str:
     if fmt.fixed_decimals is not None:
         return f"{value:,.{fmt.fixed_decimals}f}"
     return significant(float(value), fmt.digits)
+
+
+def show(rule: str, value: object) -> str:
+    """Display string of ``value`` by a display rule: ``int`` (grouped), ``fixedN`` (N
+    decimals, grouped), ``sigN`` (N significant digits), ``precision`` (BF16, FP8, ...),
+    ``text``. templates/assets/explore.js implements the same rules (``show``); a test
+    prints the same numbers through both."""
+    if value is None:
+        return "–"
+    if rule == "precision":
+        return PRECISION_LABELS.get(str(value), str(value).upper())
+    if rule == "text" or isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if rule == "int":
+        return f"{int(value):,}"
+    if rule.startswith("fixed"):
+        return f"{value:,.{int(rule[5:])}f}"
+    if rule.startswith("sig"):
+        return significant(float(value), int(rule[3:]))
+    raise ValueError(f"unknown display rule {rule!r}")

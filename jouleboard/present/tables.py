@@ -1,16 +1,15 @@
-"""Rankings and configurations -> Table / Column / Cell, values kept apart from display."""
+"""Tables: Table / Column / Cell, values kept apart from display, built from a kind's
+fields (jouleboard/kinds/). Nothing here knows a kind of task."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from jouleboard import metrics
 from jouleboard.config import Registry
-from jouleboard.present.formats import FORMATS, format_value, significant
-from jouleboard.present.units import TaskUnits
+from jouleboard.present.formats import FORMATS, show
 from jouleboard.rank import RankedRow
-from jouleboard.records import Configuration, DiffusionConfiguration
 from jouleboard.urls import Urls
 
 
@@ -45,37 +44,49 @@ class Table:
                 for row in self.rows]
 
 
-def _num(key: str, label: str | None = None, title: str = "") -> Column:
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A column of a kind's table and how its cells read. ``show`` is a display rule of
+    present/formats.py (``fixed2``, ``sig3``, ``int``, ``text``, ``precision``) or a cell
+    built from the configuration itself (``gpu``). The browser gets the same descriptor
+    (:meth:`browser`), so both sides print a value the same way."""
+
+    column: Column
+    show: str = "sig3"
+    # The latency column follows the deadline's percentile in the browser: key per percentile.
+    by_percentile: Mapping[str, str] | None = None
+
+    def browser(self) -> dict[str, Any]:
+        c = self.column
+        return {"key": c.key, "label": c.label, "unit": c.unit, "show": self.show,
+                "numeric": c.numeric,
+                **({"by_percentile": dict(self.by_percentile)} if self.by_percentile else {})}
+
+
+def number(key: str, label: str | None = None, title: str = "", show_as: str | None = None,
+           by_percentile: Mapping[str, str] | None = None) -> Field:
+    """A numeric field whose label, unit and digits come from present/formats.py."""
     fmt = FORMATS[key]
-    return Column(key, label or fmt.label, fmt.unit, numeric=True, title=title)
+    rule = show_as or (f"fixed{fmt.fixed_decimals}" if fmt.fixed_decimals is not None
+                       else "int" if fmt.digits == 0 else f"sig{fmt.digits}")
+    return Field(Column(key, label or fmt.label, fmt.unit, numeric=True, title=title), rule,
+                 by_percentile)
 
 
-RANK = _num("rank")
+RANK = number("rank").column
 MODEL = Column("model", "Model")
-GPU = Column("gpu", "GPU")
-PRECISION = Column("weight_precision", "Precision")
-TASK = Column("task", "Task")
-TOKENS_PER_J = _num("tokens_per_joule", title="Output tokens per joule of GPU energy "
-                    "(= throughput / power). Higher is better.")
-J_PER_TOKEN = _num("energy_per_token_joules", title="GPU energy per output token. Lower is better.")
-J_PER_RESPONSE = _num("energy_per_response_joules",
-                      title="GPU energy of an average response (J/token x average length).")
-MEDIAN_ITL = _num("median_itl_ms", title="Median inter-token latency.")
-BATCH = _num("max_num_seqs", title="Batch-size cap of the server (max_num_seqs).")
-POWER = _num("avg_power_watts", title="Average GPU power, all GPUs together.")
-THROUGHPUT = _num("output_throughput_tokens_per_sec")
-P90_ITL = _num("p90_itl_ms")
-P99_ITL = _num("p99_itl_ms")
-AVG_LEN = _num("avg_output_len_tokens", title="Average output length.")
-
-METRIC_COLUMNS = (TOKENS_PER_J, J_PER_TOKEN, J_PER_RESPONSE, MEDIAN_ITL)
+GPU = Field(Column("gpu", "GPU"), "gpu")
+PRECISION = Field(Column("weight_precision", "Precision"), "precision")
+NOTE = Field(Column("note", "Note"), "text")
+POWER = number("avg_power_watts", title="Average GPU power, all GPUs together.")
+ACCURACY = number("accuracy_percent", title="Published benchmark accuracy (vendor-reported, "
+                  "not measured with the energy run).")
+PER_CORRECT = number("energy_per_correct_answer_joules",
+                     title="Energy per response divided by accuracy. Lower is better.")
+QUALITY_FIELDS = (ACCURACY, PER_CORRECT)  # tasks with published accuracy (data/quality/)
 
 
-def num_cell(column: Column, value: float | int) -> Cell:
-    return Cell(value, format_value(column.key, value))
-
-
-def gpu_cell(c: Configuration | DiffusionConfiguration, urls: Urls) -> Cell:
+def gpu_cell(c: Any, urls: Urls) -> Cell:
     return Cell(f"{c.num_gpus}x {c.gpu_model}", f"{c.num_gpus}× {c.gpu_model}",
                 href=urls.url(urls.gpu(c.gpu_model)))
 
@@ -86,118 +97,37 @@ def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
                 note=info.builder)
 
 
-def metric_cells(c: Configuration, columns: Iterable[Column]) -> tuple[Cell, ...]:
-    return tuple(num_cell(col, getattr(c, col.key)) for col in columns)
+def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
+    if f.show == "gpu":
+        return gpu_cell(c, urls)
+    value = values[f.column.key]
+    return Cell(value, show(f.show, value))
 
 
-ACCURACY = _num("accuracy_percent", title="Published benchmark accuracy (vendor-reported, "
-               "not measured with the energy run).")
-PER_CORRECT = _num("energy_per_correct_answer_joules",
-                   title="Energy per response divided by accuracy. Lower is better.")
+def ranking_table(table_id: str, caption: str, fields: Sequence[Field],
+                  rows: Sequence[RankedRow[Any]], values: Callable[[Any], Mapping[str, Any]],
+                  registry: Registry, urls: Urls) -> Table:
+    """The leaderboard table: rank, model, then the kind's fields of the chosen
+    configuration."""
+    body = tuple((Cell(r.rank, show("int", r.rank)),
+                  model_cell(r.config.model_id, registry, urls),
+                  *(field_cell(f, r.config, v, urls) for f in fields))
+                 for r in rows for v in (values(r.config),))
+    return Table(table_id, caption, (RANK, MODEL, *(f.column for f in fields)), body)
 
 
-def quality_cells(task: str | None, c: Configuration, registry: Registry) -> tuple[Cell, ...]:
-    """Accuracy and J per correct answer; a dash (never a zero) where none is published."""
-    score = registry.accuracy(task, c.model_id) if task else None
-    if score is None:
-        return (Cell(None, "–"), Cell(None, "–"))
-    per_correct = metrics.energy_per_correct_answer(c.energy_per_response_joules,
-                                                    score.accuracy_percent)
-    return (Cell(score.accuracy_percent, f"{score.accuracy_percent:.1f}"),
-            num_cell(PER_CORRECT, per_correct))
-
-
-def ranking_table(table_id: str, caption: str, rows: Sequence[RankedRow[Configuration]],
-                  registry: Registry, urls: Urls, task: str | None = None) -> Table:
-    """The leaderboard table: one row per model, its chosen configuration. Tasks with
-    published accuracy (data/quality/) get two more columns at the end."""
-    quality = task is not None and task in registry.quality
-    columns = (RANK, MODEL, GPU, PRECISION, *METRIC_COLUMNS, BATCH,
-               *((ACCURACY, PER_CORRECT) if quality else ()))
-    body = tuple(
-        (num_cell(RANK, r.rank), model_cell(r.config.model_id, registry, urls),
-         gpu_cell(r.config, urls),
-         Cell(r.config.weight_precision, format_value("weight_precision",
-                                                       r.config.weight_precision)),
-         *metric_cells(r.config, (*METRIC_COLUMNS, BATCH)),
-         *(quality_cells(task, r.config, registry) if quality else ()))
-        for r in rows)
-    return Table(table_id, caption, columns, body)
-
-
-def configurations_table(table_id: str, caption: str, configs: Iterable[Configuration],
-                         urls: Urls, marked: Callable[[Configuration], str] | None = None
-                         ) -> Table:
-    """Every configuration of a model on a task (model pages)."""
-    metrics = (*METRIC_COLUMNS, P90_ITL, P99_ITL, BATCH, POWER, THROUGHPUT)
-    columns = (GPU, PRECISION, Column("parallel", "Parallelism"), *metrics,
-               Column("note", "Note"))
+def configurations_table(table_id: str, caption: str, fields: Sequence[Field],
+                         configs: Iterable[Any], values: Callable[[Any], Mapping[str, Any]],
+                         urls: Urls, marked: Callable[[Any], str] | None = None) -> Table:
+    """Configurations one per row (model pages): the kind's fields, then a note."""
     body = []
     for c in configs:
-        parallel = f"TP{c.tensor_parallel} EP{c.expert_parallel} DP{c.data_parallel}"
-        note = marked(c) if marked else ""
-        body.append((gpu_cell(c, urls),
-                     Cell(c.weight_precision, format_value("weight_precision",
-                                                           c.weight_precision)),
-                     Cell(parallel, parallel), *metric_cells(c, metrics), Cell(note, note)))
-    return Table(table_id, caption, columns, tuple(body))
+        v = {**values(c), "note": marked(c) if marked else ""}
+        body.append(tuple(field_cell(f, c, v, urls) for f in (*fields, NOTE)))
+    return Table(table_id, caption, tuple(f.column for f in (*fields, NOTE)), tuple(body))
 
 
-# --- diffusion (text-to-image, text-to-video) ---------------------------------------------
-
-BATCH_LATENCY = Column("batch_latency_s", "Batch latency", "s", numeric=True,
-                       title="Time to generate one batch.")
-BATCH_SIZE = Column("batch_size", "Batch", numeric=True)
-STEPS = Column("inference_steps", "Steps", numeric=True)
-RESOLUTION = Column("resolution", "Output")
-
-
-def _output_text(c: DiffusionConfiguration) -> str:
-    size = f"{c.width_px}×{c.height_px}"
-    return f"{size}, {c.num_frames} frames" if c.num_frames else size
-
-
-def diffusion_metric_cells(c: DiffusionConfiguration, units: TaskUnits) -> tuple[Cell, ...]:
-    efficiency = units.efficiency(c.energy_per_output_joules)
-    return (Cell(efficiency, significant(efficiency, 3)),
-            Cell(c.energy_per_output_joules, significant(c.energy_per_output_joules, 3)),
-            Cell(c.batch_latency_s, significant(c.batch_latency_s, 3)),
-            Cell(c.batch_size, f"{c.batch_size:,}"),
-            Cell(c.inference_steps, str(c.inference_steps)),
-            Cell(_output_text(c), _output_text(c)))
-
-
-def _diffusion_columns(units: TaskUnits) -> tuple[Column, ...]:
-    return (Column("efficiency", units.efficiency_label, numeric=True,
-                   title=f"{units.efficiency_words.capitalize()} of GPU energy. Higher is "
-                   "better."),
-            Column("energy_per_output_joules", units.energy_label, numeric=True,
-                   title=f"GPU energy per {units.output}. Lower is better."),
-            BATCH_LATENCY, BATCH_SIZE, STEPS, RESOLUTION)
-
-
-def diffusion_ranking_table(table_id: str, caption: str,
-                            rows: Sequence[RankedRow[DiffusionConfiguration]],
-                            registry: Registry, urls: Urls, units: TaskUnits) -> Table:
-    columns = (RANK, MODEL, GPU, *_diffusion_columns(units))
-    body = tuple((num_cell(RANK, r.rank), model_cell(r.config.model_id, registry, urls),
-                  gpu_cell(r.config, urls), *diffusion_metric_cells(r.config, units))
-                 for r in rows)
-    return Table(table_id, caption, columns, body)
-
-
-def diffusion_configurations_table(table_id: str, caption: str,
-                                   configs: Iterable[DiffusionConfiguration], urls: Urls,
-                                   units: TaskUnits,
-                                   marked: Callable[[DiffusionConfiguration], str] | None = None
-                                   ) -> Table:
-    columns = (GPU, Column("parallel", "Parallelism"), *_diffusion_columns(units), POWER,
-               Column("note", "Note"))
-    body = []
-    for c in configs:
-        parallel = f"Ulysses {c.ulysses_degree}, ring {c.ring_degree}"
-        note = marked(c) if marked else ""
-        body.append((gpu_cell(c, urls), Cell(parallel, parallel),
-                     *diffusion_metric_cells(c, units), num_cell(POWER, c.avg_power_watts),
-                     Cell(note, note)))
-    return Table(table_id, caption, columns, tuple(body))
+def num_cell(key: str, value: float | int) -> Cell:
+    """A cell of a numeric column of present/formats.py."""
+    f = number(key)
+    return Cell(value, show(f.show, value))

@@ -13,10 +13,13 @@ _SCALE_WORDS = {1: "J", 1000: "kJ", 1_000_000: "MJ"}
 class TaskUnits:
     output: str  # token, image, video
     scale_joules: int  # outputs per J (1), per kJ (1000), per MJ (1e6)
+    response: str = "response"  # what one answer is: a response, an image, a video
+    axis: str = ""  # the efficiency axis title, e.g. "Tokens per joule" (default: the label)
+    label_unit: str = ""  # the unit on an energy label, e.g. "tokens/J" (default: the label)
 
     @classmethod
     def of(cls, task: TaskInfo) -> TaskUnits:
-        return cls(task.output_unit, task.efficiency_scale_joules)
+        return cls(task.output_unit, task.efficiency_scale_joules, task.response_unit)
 
     @property
     def efficiency_label(self) -> str:
@@ -30,8 +33,28 @@ class TaskUnits:
         return f"{self.output}s per {per}"
 
     @property
+    def efficiency_axis(self) -> str:
+        return self.axis or self.efficiency_label
+
+    @property
+    def efficiency_unit(self) -> str:
+        return self.label_unit or self.efficiency_label
+
+    @property
+    def efficiency_unit_lower(self) -> str:
+        """e.g. tokens/J, images/kJ (mid-sentence)."""
+        unit = self.efficiency_unit
+        return unit[0].lower() + unit[1:]
+
+    @property
+    def efficiency_show(self) -> str:
+        """How efficiency figures read (a present/formats.py rule)."""
+        return "fixed2" if self.scale_joules == 1 else "sig3"
+
+    @property
     def energy_label(self) -> str:
         return f"J/{self.output}"
 
     def efficiency(self, energy_per_output_joules: float) -> float:
+        """Outputs per J, kJ or MJ."""
         return self.scale_joules / energy_per_output_joules

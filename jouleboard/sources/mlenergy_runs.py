@@ -2,7 +2,7 @@
 
 find runs (run_layout) -> read each (llm_runs, diffusion_runs) -> stability (llm_runs) ->
 model facts (configs/ or models.yaml) -> measurement documents -> the checks every
-measurement file gets (validate.check_measurement), so raw runs meet the same bounds.
+measurement file gets (kinds.check_measurement), so raw runs meet the same bounds.
 What is published and how each number is computed follows the ML.ENERGY data toolkit
 (``mlenergy-data``); tests/test_parity_oracle.py holds jouleboard to it, and
 docs/raw-runs.md lists where an option departs from it.
@@ -29,8 +29,10 @@ from typing import Any
 
 from jouleboard.config import Registry
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.kinds import check_measurement
+from jouleboard.kinds.base import Record
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.records import ModelInfo, Record
+from jouleboard.records import ModelInfo
 from jouleboard.sources.diffusion_runs import (
     DiffusionResults,
     diffusion_document,
@@ -68,7 +70,7 @@ from jouleboard.sources.run_provenance import (
     resolve,
     run_date,
 )
-from jouleboard.validate import check_duplicates, check_measurement
+from jouleboard.validate import check_duplicates
 
 __all__ = [
     "RunOptions",

@@ -25,10 +25,10 @@ import yaml
 
 from jouleboard.config import load_registry
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.kinds import check_measurement
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import SCHEMA_VERSION
 from jouleboard.sources.importer import ImportPlan, commit, conflicts, stale_files
-from jouleboard.validate import check_measurement
 
 KINDS = ("llm", "mllm", "diffusion")  # the home page lists tasks in this order
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +47,45 @@ def test_diffusion_task_page(site_page: Recorder, task: str, unit: str,
     assert figure.locator("g.mark-symbol.role-mark path").count() > 10
     assert site_page.problems() == []
     assert site_page.external_requests() == []
+
+
+def cli_ranking(task: str, deadline_ms: float, gpus: list[str]) -> list[dict]:
+    """`jouleboard rank` in its own process: the reference the page must reproduce."""
+    args = [sys.executable, "-m", "jouleboard", "rank", "--task", task, "--deadline-ms",
+            str(deadline_ms), "--format", "json"]
+    for gpu in gpus:
+        args += ["--gpu", gpu]
+    out = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=120,
+                         check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("task", "deadline_ms", "gpus"), [
+    ("text-to-image", 5000.0, ["B200", "H100"]),
+    ("text-to-image", 60000.0, ["H100"]),
+    ("text-to-video", 120000.0, ["B200", "H100"]),
+])
+def test_diffusion_reranks_like_the_cli(site_page: Recorder, task: str, deadline_ms: float,
+                                        gpus: list[str]) -> None:
+    """At a deadline other than the default, the page's re-ranked table is the CLI's ranking:
+    the same models in the same order, on the same configurations, with the same J/output."""
+    expected = cli_ranking(task, deadline_ms, gpus)
+    assert expected, "the case must rank someone"
+    page = site_page.page
+    site_page.goto(f"/tasks/{task}/?deadline={deadline_ms:g}&gpu={','.join(gpus)}")
+    status = page.locator("form.explore .status")
+    status.filter(has_text="meet").wait_for()
+    assert f"{deadline_ms / 1000:g} s" in status.inner_text()
+    rows = page.locator(f"#ranking-{task} tbody tr")
+    assert rows.count() == len(expected)
+    got = rows.evaluate_all("""rows => rows.map(r => Array.from(r.cells).map(
+        c => [c.dataset.value, c.textContent]))""")
+    header = page.locator(f"#ranking-{task} thead th").all_inner_texts()
+    energy = next(i for i, h in enumerate(header) if h.startswith("J/"))
+    for cells, record in zip(got, expected, strict=True):
+        assert int(cells[0][0]) == record["rank"]
+        assert cells[1][0] == record["nickname"]
+        assert cells[2][0] == f"{record['num_gpus']}x {record['gpu_model']}"
+        assert float(cells[energy][0]) == record["energy_per_output_joules"]
+    assert site_page.problems() == []

@@ -22,8 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from jouleboard.dataset import load_dataset
+from jouleboard.kinds.token_records import Configuration
 from jouleboard.rank import Deadline, rank
-from jouleboard.records import Configuration
 from tests.browser.conftest import Recorder, watch
 from tests.sitebuild import REPO
 
@@ -216,20 +216,29 @@ def fresh_page(pw_browser: Any, site_url: str) -> Iterator[Recorder]:
 # 1. The shared ranking cases through the browser's rank.js ----------------------------------
 
 
+def _browser_case(case: dict[str, Any]) -> dict[str, Any]:
+    """A shared case as the page hands it to rank.js (as tests/js/rank.test.js prepares it)."""
+    kind = case.get("kind", "token")
+    defaults = CASES["defaults"] if kind == "token" else CASES[f"{kind}_defaults"]
+    configs = []
+    for fields in case["configs"]:
+        config = {**defaults, **fields}
+        if kind == "token":
+            config.setdefault("energy_per_response_joules",
+                              config["energy_per_token_joules"] * 1000)
+        configs.append(config)
+    return {"name": case["name"], "configs": configs, "options": {
+        "deadlineMs": case["deadline_ms"], "percentile": case["percentile"],
+        "gpus": case.get("gpus"), "precisions": case.get("precisions"),
+        "energyBudget": case.get("energy_budget"), "top": case.get("top"),
+        "order": CASES["orders"][kind],
+        "objective": case.get("objective", "energy_per_token"),
+        "accuracy": case.get("accuracy", {})}}
+
+
 def test_shared_ranking_cases_in_browser(site_page: Recorder) -> None:
     page = open_task(site_page)
-    cases = [
-        {
-            "name": case["name"],
-            "configs": [{**CASES["defaults"], **config} for config in case["configs"]],
-            "options": {
-                "deadlineMs": case["deadline_ms"], "percentile": case["percentile"],
-                "gpus": case.get("gpus"), "precisions": case.get("precisions"),
-                "energyBudget": case.get("energy_budget"), "top": case.get("top"),
-            },
-        }
-        for case in CASES["cases"]
-    ]
+    cases = [_browser_case(case) for case in CASES["cases"]]
     assert len(cases) >= 10
     results = page.evaluate(
         """(cases) => cases.map((c) => window.jouleboardRank.rank(c.configs, c.options)

@@ -7,6 +7,7 @@ Regenerate after an intended change, then review the diff (git diff tests/golden
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import tempfile
@@ -20,9 +21,31 @@ EXPECTED = REPO / "tests" / "golden" / "expected"
 
 
 def is_volatile(path: str) -> bool:
-    """Files whose bytes belong to vl-convert, not to us: compared by name only."""
-    return (path.endswith(".svg") and path.startswith("charts/")) or (
+    """Files whose bytes belong to the rasteriser or the Vega bundle, not to us: compared by
+    name only (chart SVGs are compared by :func:`svg_signature`)."""
+    return (path.endswith(".png") and path.startswith("charts/")) or (
         path.startswith("assets/vega-") and path.endswith(".js"))
+
+
+def is_chart_svg(path: str) -> bool:
+    return path.startswith("charts/") and path.endswith(".svg")
+
+
+_TEXT = re.compile(r"<text\b[^>]*>([^<]*)</text>")
+_TAG = re.compile(r"<([a-zA-Z]+)\b")
+_LABEL = re.compile(r'aria-label="([^"]*)"')
+
+
+def svg_signature(svg: bytes) -> dict[str, object]:
+    """What a chart SVG says, without the coordinates that depend on font metrics: every
+    text in order, every mark's aria label (Vega writes the data values there), and how
+    many elements of each kind it has."""
+    text = svg.decode("utf-8")
+    tags: dict[str, int] = {}
+    for tag in _TAG.findall(text):
+        tags[tag] = tags.get(tag, 0) + 1
+    return {"texts": _TEXT.findall(text), "labels": _LABEL.findall(text),
+            "tags": dict(sorted(tags.items()))}
 
 
 def build_sample(out: Path) -> None:

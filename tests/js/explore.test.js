@@ -57,5 +57,18 @@ test("an empty GPU list is a choice (nothing ticked), kept as such", () => {
 
 test("the caption text never shows an inherited function", () => {
   const state = E.taskState("?pct=constructor", DEFAULTS, CHOICES);
-  assert.equal(E.deadlineText(300, state.pct), "median inter-token latency ≤ 300 ms");
+  // Wording as a token task's explore JSON carries it (TokenKind.latency.browser()).
+  const latency = { words: { p50: "median inter-token latency" }, unit: "ms", scale_ms: 1 };
+  assert.equal(E.deadlineText(300, state.pct, latency), "median inter-token latency ≤ 300 ms");
+});
+
+test("show prints numbers by the display rules of present/formats.py", () => {
+  // Hand-worked: grouped thousands, fixed decimals, 3 significant digits (carry 9.996 -> 10.0).
+  assert.equal(E.show("fixed2", 35.1549), "35.15");
+  assert.equal(E.show("fixed4", 0.028449), "0.0284");
+  assert.equal(E.show("sig3", 9.996), "10.0");
+  assert.equal(E.show("sig3", 1234567.8), "1,234,568");
+  assert.equal(E.show("int", 4096), "4,096");
+  assert.equal(E.show("precision", "mxfp4", { mxfp4: "MXFP4" }), "MXFP4");
+  assert.equal(E.show("sig3", null), "–");
 });

@@ -8,13 +8,30 @@ const fs = require("node:fs");
 const R = require(path.join(__dirname, "..", "..", "templates", "assets", "rank.js"));
 const CASES = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "ranking_cases.json")));
 
+// The configurations and options of a shared case, as the page passes them to rank.js.
+function prepare(c) {
+  const kind = c.kind || "token";
+  const defaults = kind === "token" ? CASES.defaults : CASES[`${kind}_defaults`];
+  const configs = c.configs.map((fields) => {
+    const config = { ...defaults, ...fields };
+    // rank.py's token test records default J/response to J/token x 1000 tokens.
+    if (kind === "token" && config.energy_per_response_joules === undefined) {
+      config.energy_per_response_joules = config.energy_per_token_joules * 1000;
+    }
+    return config;
+  });
+  return { configs, options: {
+    deadlineMs: c.deadline_ms, percentile: c.percentile, gpus: c.gpus || null,
+    precisions: c.precisions || null, energyBudget: c.energy_budget ?? null, top: c.top || null,
+    order: CASES.orders[kind], objective: c.objective || "energy_per_token",
+    accuracy: c.accuracy || {},
+  } };
+}
+
 for (const c of CASES.cases) {
   test(`shared ranking case: ${c.name}`, () => {
-    const configs = c.configs.map((fields) => ({ ...CASES.defaults, ...fields }));
-    const rows = R.rank(configs, {
-      deadlineMs: c.deadline_ms, percentile: c.percentile, gpus: c.gpus || null,
-      precisions: c.precisions || null, energyBudget: c.energy_budget ?? null, top: c.top || null,
-    });
+    const { configs, options } = prepare(c);
+    const rows = R.rank(configs, options);
     assert.deepEqual(rows.map((r) => r.config.source), c.expected);
     assert.deepEqual(rows.map((r) => r.rank), c.expected.map((_, i) => i + 1));
   });

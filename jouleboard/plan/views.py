@@ -1,14 +1,20 @@
-"""Typed page contexts: what each template receives (no logic beyond tiny helpers)."""
+"""Views: what each template receives (typed, no logic beyond tiny helpers), and the
+public per-task view every page builder shares (:class:`TaskView`, computed once)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from jouleboard import metrics
+from jouleboard.config import Registry
+from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.present.footprint import FootprintInputs
 from jouleboard.present.tables import Table
-from jouleboard.records import Percentile
+from jouleboard.present.units import TaskUnits
+from jouleboard.rank import Deadline, RankedRow
+from jouleboard.records import Percentile, TaskInfo
 from jouleboard.urls import Urls, chart_id
 
 
@@ -45,9 +51,6 @@ class TaskSection:
     table: Table
     chart: ChartRef | None
     group: str = ""
-
-
-GROUPS = {"llm": "Text", "mllm": "Multimodal", "diffusion": "Image and video generation"}
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class TaskBody:
     scatter: ChartRef
     bar: ChartRef | None
     downloads: tuple[Link, ...]
-    explorer: Explorer | None  # token tasks only
+    explorer: Explorer | None
     calculator: Calculator | None
     quality: QualitySection | None
 
@@ -118,6 +121,10 @@ class Explorer:
     precisions: tuple[tuple[str, str], ...]  # value, label
     top_n: int
     compare_url: str
+    latency_unit: str = "ms"  # what the deadline box shows (the data stay in ms)
+    latency_scale_ms: float = 1.0
+    percentiles: tuple[str, ...] = ("p50", "p90", "p95", "p99")
+    budget_unit: str = "J/token"
 
 
 @dataclass(frozen=True)
@@ -240,23 +247,113 @@ class Download:
     path: str
     columns: tuple[str, ...]
     records: list[dict[str, Any]]
+    group: str = "Rankings"  # its section of the downloads page
+    description: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
+class Part:
+    """What a page builder returns: its pages, the charts and downloads they show, and the
+    other files they need (label SVGs, explore JSON, chart templates), by path."""
+
+    pages: tuple[Page, ...] = ()
+    charts: tuple[ChartRef, ...] = ()
+    downloads: tuple[Download, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()
+
+    def __add__(self, other: Part) -> Part:
+        return Part(self.pages + other.pages, self.charts + other.charts,
+                    self.downloads + other.downloads, self.files + other.files)
+
+
+def parts(items: Sequence[Part]) -> Part:
+    out = Part()
+    for item in items:
+        out = out + item
+    return out
+
+
+@dataclass(frozen=True)
 class Plan:
-    pages: list[Page] = field(default_factory=list)
-    charts: dict[str, ChartRef] = field(default_factory=dict)
-    downloads: list[Download] = field(default_factory=list)
-    explore_data: dict[str, str] = field(default_factory=dict)  # path -> task
-    chart_templates: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> spec
-    labels: dict[str, str] = field(default_factory=dict)  # path -> SVG text
+    """Every output of the site, in memory, before anything is rendered or written."""
 
-    def chart(self, urls: Urls, kind: str, parts: Sequence[str], title: str, alt: str,
-              spec: dict[str, Any], page: str, note: str = "", table_id: str = ""
-              ) -> ChartRef:
-        cid = chart_id(kind, *parts)
-        ref = ChartRef(cid, title, alt, spec, urls.url(page), note, table_id)
-        known = self.charts.setdefault(cid, ref)
-        if known.spec != spec:
-            raise ValueError(f"chart id {cid!r} names two different charts")
-        return ref
+    pages: tuple[Page, ...]
+    charts: dict[str, ChartRef]
+    downloads: tuple[Download, ...]
+    files: dict[str, str]  # path -> text (labels, explore data, chart templates, feeds...)
+
+    @classmethod
+    def of(cls, part: Part) -> Plan:
+        charts: dict[str, ChartRef] = {}
+        for ref in part.charts:
+            known = charts.setdefault(ref.id, ref)
+            if known.spec != ref.spec:
+                raise ValueError(f"chart id {ref.id!r} names two different charts")
+        files: dict[str, str] = {}
+        for path, text in part.files:
+            if files.setdefault(path, text) != text:
+                raise ValueError(f"two different files claim {path!r}")
+        downloads: dict[str, Download] = {}
+        for d in part.downloads:
+            if downloads.setdefault(d.path, d) != d:
+                raise ValueError(f"two different downloads claim {d.path!r}")
+        return cls(part.pages, charts, tuple(downloads.values()), files)
+
+
+def chart_ref(urls: Urls, kind: str, parts: Sequence[str], title: str, alt: str,
+              spec: dict[str, Any], page: str, note: str = "", table_id: str = "") -> ChartRef:
+    """A chart of a page; its id names it (see urls.chart_id)."""
+    return ChartRef(chart_id(kind, *parts), title, alt, spec, urls.url(page), note, table_id)
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """One task as every page shows it, computed once: its kind and units, the default
+    deadline, its configurations, the default ranking (default GPUs) and each model's best
+    configuration per GPU."""
+
+    id: str
+    info: TaskInfo
+    kind: TaskKind
+    units: TaskUnits
+    deadline: Deadline
+    configs: tuple[Record, ...]
+    ranking: tuple[RankedRow[Any], ...]
+    best_by_gpu: dict[tuple[str, str], Any]
+    accuracy: dict[str, float]  # model id -> published accuracy, %
+
+    def deadline_text(self, ms: float | None = None) -> str:
+        return self.kind.latency.text(self.deadline.ms if ms is None else ms,
+                                      self.deadline.percentile)
+
+    def values(self, c: Any) -> dict[str, Any]:
+        """Every column value of ``c`` (the kind's, and accuracy where published)."""
+        acc = self.accuracy.get(c.model_id)
+        return {**self.kind.values(c, self.units), "accuracy_percent": acc,
+                "energy_per_correct_answer_joules": None if acc is None else
+                metrics.energy_per_correct_answer(c.energy_per_response_joules, acc)}
+
+    def deadline_rows(self, ms: float | None = None) -> list[dict[str, Any]]:
+        """The deadline rule of a chart, in the chart's latency unit."""
+        ms = self.deadline.ms if ms is None else ms
+        return [{"ms": ms / self.kind.latency.scale_ms,
+                 "label": f"deadline {self.kind.latency.value(ms)}"}]
+
+
+@dataclass(frozen=True)
+class SiteView:
+    """What every page builder reads: the registry, URLs and the task views."""
+
+    registry: Registry
+    urls: Urls
+    tasks: dict[str, TaskView]
+    by_model: dict[str, dict[str, list[Any]]]  # model -> task -> configurations
+    gpu_counts: dict[str, int]
+
+    @property
+    def default_gpus(self) -> set[str]:
+        return set(self.registry.site.default_gpus)
+
+    @property
+    def top_n(self) -> int:
+        return self.registry.site.top_n

@@ -5,7 +5,9 @@
 (function (root) {
   "use strict";
 
-  const PERCENTILE_WORDS = { p50: "median", p90: "p90", p95: "p95", p99: "p99" };
+  // Latency percentiles a URL may name (a kind without percentiles reads every one as its
+  // single latency, as rank.py does).
+  const PERCENTILE_KEYS = { p50: true, p90: true, p95: true, p99: true };
 
   // A URL value may only select an object's own key: "constructor", "__proto__" or
   // "toString" name something every object inherits, and must fall back to the default.
@@ -13,7 +15,7 @@
     return typeof key === "string" && object != null && Object.hasOwn(object, key);
   }
 
-  // --- number formats: the same rules as jouleboard/present/formats.py -------------------
+  // --- number formats: the same rules as jouleboard/present/formats.py ------------------
   function grouped(value, decimals) {
     return new Intl.NumberFormat("en-US", {
       minimumFractionDigits: decimals, maximumFractionDigits: decimals,
@@ -29,20 +31,35 @@
     }
     return grouped(value, decimals);
   }
-  const fmt = {
-    tokensPerJoule: (c) => grouped(1 / c.energy_per_token_joules, 2),
-    joulesPerToken: (c) => grouped(c.energy_per_token_joules, 4),
-    sig: (v) => significant(v, 3),
-    int: (v) => grouped(v, 0),
-  };
-
-  function deadlineText(ms, percentile) {
-    return `${PERCENTILE_WORDS[percentile]} inter-token latency ≤ ${+ms.toPrecision(6)} ms`;
+  // formats.show: a display rule (int, fixedN, sigN, text, precision) applied to a value.
+  function show(rule, value, precisions = {}) {
+    if (value === null || value === undefined) return "–";
+    if (rule === "precision") return precisions[value] || String(value).toUpperCase();
+    if (rule === "text" || typeof value !== "number") return String(value);
+    if (rule === "int") return grouped(Math.trunc(value), 0);
+    if (rule.startsWith("fixed")) return grouped(value, Number(rule.slice(5)));
+    if (rule.startsWith("sig")) return significant(value, Number(rule.slice(3)));
+    throw new Error(`unknown display rule ${rule}`);
   }
+  const fmt = { sig: (v) => significant(v, 3) };
 
-  function configLabel(c, data) {
-    return `${c.num_gpus}× ${c.gpu_model}, ${data.precisions[c.weight_precision]}, ` +
-      `batch cap ${c.max_num_seqs}`;
+  // A kind's deadline wording (TaskKind.latency): "median inter-token latency ≤ 300 ms".
+  function deadlineText(ms, percentile, latency) {
+    return `${latency.words[percentile]} ≤ ${+(ms / latency.scale_ms).toPrecision(6)} ` +
+      `${latency.unit}`;
+  }
+  function capital(text) {
+    return `${text[0].toUpperCase()}${text.slice(1)}`;
+  }
+  function latencyTitle(percentile, latency) {
+    return `${capital(latency.words[percentile])} (${latency.unit}, log)`;
+  }
+  function deadlineRule(ms, latency) {
+    const shown = +(ms / latency.scale_ms).toPrecision(6);
+    return [{ ms: ms / latency.scale_ms, label: `deadline ${shown} ${latency.unit}` }];
+  }
+  function chartLatency(c, percentile, data) {
+    return R.latency(c, percentile, data.order) / data.latency.scale_ms;
   }
 
   // --- DOM helpers: text only (never innerHTML with data) -------------------------------
@@ -87,43 +104,75 @@
     return cell(m.nickname, m.nickname, { href: m.url, note: m.builder, key: "model" });
   }
 
-  function rankingRow(row, data, percentile, withQuality = false) {
+  // Python's str() of a value, as the server writes data-value (66.0 for a float 66).
+  function pyValue(value, floats, key) {
+    if (value === null || value === undefined) return "None";
+    return floats.has(key) && Number.isInteger(value) ? value.toFixed(1) : String(value);
+  }
+
+  // One leaderboard row from the task's column descriptors (TaskKind.ranking_fields).
+  function rankingRow(row, data, percentile, columns = data.table) {
     const c = row.config;
+    const floats = data.floatSet || (data.floatSet = new Set(data.floats || []));
     const tr = document.createElement("tr");
-    tr.append(
-      cell(row.rank, String(row.rank), { numeric: true }),
-      modelCell(c, data),
-      cell(`${c.num_gpus}x ${c.gpu_model}`, `${c.num_gpus}× ${c.gpu_model}`,
-        { href: data.gpus[c.gpu_model], key: "gpu" }),
-      cell(c.weight_precision, data.precisions[c.weight_precision], { key: "weight_precision" }),
-      cell(1 / c.energy_per_token_joules, fmt.tokensPerJoule(c), { numeric: true }),
-      cell(c.energy_per_token_joules, fmt.joulesPerToken(c), { numeric: true }),
-      cell(c.energy_per_response_joules, fmt.sig(c.energy_per_response_joules), { numeric: true }),
-      cell(R.latency(c, percentile), fmt.sig(R.latency(c, percentile)), { numeric: true }),
-      cell(c.max_num_seqs, fmt.int(c.max_num_seqs), { numeric: true }),
-    );
-    if (withQuality) {  // the table has accuracy and J/correct answer columns
-      const accuracy = ownKey(data.accuracy, c.model_id) ? data.accuracy[c.model_id] : undefined;
-      if (accuracy === undefined) tr.append(cell("None", "–"), cell("None", "–"));
-      else {
-        const perCorrect = c.energy_per_response_joules / (accuracy / 100);
-        // data-value as Python writes a float (66.0, not 66), like the server's rows.
-        const value = Number.isInteger(accuracy) ? accuracy.toFixed(1) : String(accuracy);
-        tr.append(cell(value, grouped(accuracy, 1), { numeric: true }),
-          cell(perCorrect, fmt.sig(perCorrect), { numeric: true }));
+    tr.append(cell(row.rank, String(row.rank), { numeric: true }), modelCell(c, data));
+    for (const d of columns) {
+      if (d.show === "gpu") {
+        tr.append(cell(`${c.num_gpus}x ${c.gpu_model}`, `${c.num_gpus}× ${c.gpu_model}`,
+          { href: data.gpus[c.gpu_model], key: "gpu" }));
+        continue;
       }
+      const key = d.by_percentile ? d.by_percentile[percentile] : d.key;
+      const value = c[key];
+      tr.append(cell(pyValue(value, floats, key), show(d.show, value, data.precisions),
+        { numeric: d.numeric, key: d.key }));
     }
     return tr;
   }
 
   function footprintRow(c, data, inputs) {
-    const mtok = R.footprint(c.energy_per_token_joules * 1e6, inputs);
-    const kresp = R.footprint(c.energy_per_response_joules * 1e3, inputs);
-    const values = [mtok.kwh, mtok.cost, mtok.gramsCo2e / 1000,
-      kresp.kwh, kresp.cost, kresp.gramsCo2e / 1000];
+    const values = [];
+    for (const scale of data.footprint) {
+      const f = R.footprint(c[scale.energy] * scale.amount, inputs);
+      values.push(f.kwh, f.cost, f.gramsCo2e / 1000);
+    }
     const tr = document.createElement("tr");
     tr.append(modelCell(c, data), ...values.map((v) => cell(v, fmt.sig(v), { numeric: true })));
     return tr;
+  }
+
+  // A header row for the task's columns (the compare page follows the chosen task).
+  function headerCells(table, labels) {
+    const row = table.tHead.rows[0];
+    const now = Array.from(row.cells).map((th) => th.textContent.trim());
+    if (now.join("|") === labels.map((l) => l.join(" ").trim()).join("|")) return;
+    row.replaceChildren(...labels.map(([label, unit, numeric]) => {
+      const th = document.createElement("th");
+      th.scope = "col";
+      if (numeric) th.className = "num";
+      th.append(label);
+      if (unit) {
+        const span = document.createElement("span");
+        span.className = "unit";
+        span.textContent = unit;
+        th.append(" ", span);
+      }
+      return th;
+    }));
+    table.dataset.sortable = "";
+    S.makeSortable(table);
+  }
+  function rankingHeader(table, columns) {
+    headerCells(table, [["#", "", true], ["Model", "", false],
+      ...columns.map((d) => [d.label, d.unit, d.numeric])]);
+  }
+  function footprintHeader(table, data) {
+    const labels = [["Model", "", false]];
+    for (const s of data.footprint) {
+      labels.push(["kWh", s.per, true], ["Cost", `USD ${s.per}`, true],
+        ["CO₂e", `kg ${s.per}`, true]);
+    }
+    headerCells(table, labels);
   }
 
   // Set the title of every encoding of `field` in a Vega-Lite spec (axis follows percentile).
@@ -134,11 +183,6 @@
       Object.values(node).forEach((n) => retitle(n, field, title));
     }
   }
-  function latencyTitle(percentile) {
-    const word = PERCENTILE_WORDS[percentile];
-    return `${word[0].toUpperCase()}${word.slice(1)} inter-token latency (ms, log)`;
-  }
-
   // --- URL state --------------------------------------------------------------------------
   function numberParam(params, name, fallback, valid) {
     const value = Number(params.get(name));
@@ -173,7 +217,7 @@
     const sort = p.get("sort") || "";
     return {
       deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
-      pct: ownKey(PERCENTILE_WORDS, p.get("pct")) ? p.get("pct") : defaults.pct,
+      pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : defaults.pct,
       gpu: listParam(p, "gpu", choices.gpus, defaults.gpu),
       precision: listParam(p, "precision", choices.precisions, defaults.precision),
       budget: p.has("budget") && Number(p.get("budget")) > 0 ? p.get("budget") : "",
@@ -191,7 +235,7 @@
       task,
       models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
       deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
-      pct: ownKey(PERCENTILE_WORDS, p.get("pct")) ? p.get("pct") : tasks[task].pct,
+      pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : tasks[task].pct,
       ...(defaults.price !== undefined ? calculatorState(p, defaults) : {}),
     };
   }
@@ -255,6 +299,8 @@
       precision: allPrecisions, budget: "", q: "", sort: "",
       ...(calc ? calculatorDefaults(calc) : {}),
     };
+    // The deadline box shows the kind's unit (ms or s); state and URL keep ms.
+    const scale = Number(d.scale || 1);
     const range = form.querySelector("#deadline-range");
     const number = form.querySelector("#deadline-ms");
     const percentile = form.querySelector("#percentile");
@@ -277,7 +323,7 @@
     }
 
     function showState() {
-      number.value = String(state.deadline);
+      number.value = String(state.deadline / scale);
       range.value = String(toSlider(state.deadline));
       percentile.value = state.pct;
       gpuBoxes.forEach((b) => { b.checked = state.gpu.includes(b.value); });
@@ -303,17 +349,19 @@
       const options = {
         deadlineMs: state.deadline, percentile: state.pct, gpus: state.gpu,
         precisions: state.precision, energyBudget: state.budget === "" ? null : Number(state.budget),
+        order: data.order,
       };
       const rows = R.rank(data.configs, options);
-      const text = deadlineText(state.deadline, state.pct);
-      const withQuality = table.tHead.rows[0].cells.length > 9;
-      fillBody(table, rows.map((r) => rankingRow(r, data, state.pct, withQuality)),
+      const text = deadlineText(state.deadline, state.pct, data.latency);
+      fillBody(table, rows.map((r) => rankingRow(r, data, state.pct)),
         "No configuration meets this deadline.");
       table.caption.textContent = `${d.taskName}: every model at ${text}`;
-      const latencyHeader = table.tHead.rows[0].cells[7].querySelector("button") ||
-        table.tHead.rows[0].cells[7];
-      latencyHeader.firstChild.textContent = `${PERCENTILE_WORDS[state.pct][0].toUpperCase()}` +
-        `${PERCENTILE_WORDS[state.pct].slice(1)} ITL `;
+      data.table.forEach((column, i) => {  // the latency column follows the percentile
+        if (!column.by_percentile) return;
+        const th = table.tHead.rows[0].cells[i + 2];
+        const label = th.querySelector("button") || th;
+        label.firstChild.textContent = `${capital(data.latency.short[state.pct])} `;
+      });
       document.querySelectorAll(".deadline strong").forEach((el) => { el.textContent = text; });
       status.textContent = `${rows.length} model${rows.length === 1 ? "" : "s"} meet ${text}` +
         ` on ${state.gpu.join(", ") || "no GPU"}.`;
@@ -333,17 +381,17 @@
 
     function renderCharts(data, rows, text) {
       const chosen = new Set(rows.map((r) => r.config.source));
-      const deadline = [{ ms: state.deadline, label: `deadline ${+state.deadline.toPrecision(6)} ms` }];
+      const deadline = deadlineRule(state.deadline, data.latency);
       const scatter = document.getElementById(d.scatter);
       if (scatter) {
         const points = data.configs.map((c) => ({
           model: data.models[c.model_id].nickname, gpu: c.gpu_model,
-          latency: R.latency(c, state.pct), energy: c.energy_per_token_joules,
-          chosen: chosen.has(c.source), config: configLabel(c, data),
+          latency: chartLatency(c, state.pct, data), energy: c.energy_per_output_joules,
+          chosen: chosen.has(c.source), config: c.config,
         }));
         S.embedChart(scatter, (spec) => {
           spec.datasets = { table: points, deadline };
-          retitle(spec, "latency", latencyTitle(state.pct));
+          retitle(spec, "latency", latencyTitle(state.pct, data.latency));
         }).catch(() => {});
       }
       const bar = document.getElementById(d.bar);
@@ -353,8 +401,9 @@
         S.embedChart(bar, (spec) => {
           spec.datasets = { table: top.map((r) => ({
             model: data.models[r.config.model_id].nickname, rank: r.rank,
-            value: 1 / r.config.energy_per_token_joules, gpu: r.config.gpu_model })) };
-          spec.title = `${d.taskName}: top ${top.length} by tokens per joule at ${text}`;
+            value: r.config.efficiency, gpu: r.config.gpu_model })) };
+          spec.title = `${d.taskName}: top ${top.length} by ${data.units.efficiency_words} ` +
+            `at ${text}`;
         }).catch(() => {});
       }
     }
@@ -381,12 +430,12 @@
     range.addEventListener("input", () => {
       // While dragging, only the view follows; the URL gets one history entry on "change".
       state.deadline = fromSlider(Number(range.value));
-      number.value = String(state.deadline);
+      number.value = String(state.deadline / scale);
       render();
     });
     range.addEventListener("change", () => update(true));
     number.addEventListener("change", () => {
-      const value = Number(number.value);
+      const value = Number(number.value) * scale;
       if (Number.isFinite(value) && value > 0) {
         state.deadline = value;
         range.value = String(toSlider(value));
@@ -454,17 +503,19 @@
       state.models = state.models.filter((m) => ownKey(data.models, m));
       renderChoices(data);
       const chosen = state.models;
-      const text = deadlineText(state.deadline, state.pct);
+      const text = deadlineText(state.deadline, state.pct, data.latency);
       out.querySelector(".compare-deadline").textContent = text;
       const table = out.querySelector("#compare-table");
       const best = R.rank(data.configs.filter((c) => chosen.includes(c.model_id)), {
         deadlineMs: state.deadline, percentile: state.pct, gpus: null, precisions: null,
-        energyBudget: null });
+        energyBudget: null, order: data.order });
+      rankingHeader(table, data.table);
       fillBody(table, best.map((r) => rankingRow(r, data, state.pct)),
         chosen.length ? "None of these models meets the deadline." : "Pick two to six models.");
       const missing = chosen.filter((m) => !best.some((r) => r.config.model_id === m));
       renderRatios(best, data, missing);
       if (calc) {
+        footprintHeader(document.getElementById(calc.dataset.table), data);
         fillBody(document.getElementById(calc.dataset.table),
           best.map((r) => footprintRow(r.config, data, footprintInputs(state))),
           "Pick two to six models.");
@@ -475,18 +526,19 @@
         const points = [];
         for (const m of chosen) {
           const mine = data.configs.filter((c) => c.model_id === m);
-          const frontier = new Set(R.paretoFrontier(mine, state.pct).map((c) => c.source));
+          const frontier = new Set(R.paretoFrontier(mine, state.pct, data.order)
+            .map((c) => c.source));
           for (const c of mine) {
             points.push({ model: data.models[m].nickname, gpu: c.gpu_model,
-              latency: R.latency(c, state.pct), energy: c.energy_per_token_joules,
-              frontier: frontier.has(c.source), config: configLabel(c, data) });
+              latency: chartLatency(c, state.pct, data), energy: c.energy_per_output_joules,
+              frontier: frontier.has(c.source), config: c.config });
           }
         }
         S.embedChart(figure, (spec) => {
-          spec.datasets = { table: points,
-            deadline: [{ ms: state.deadline, label: `deadline ${+state.deadline.toPrecision(6)} ms` }] };
+          spec.datasets = { table: points, deadline: deadlineRule(state.deadline, data.latency) };
           spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
-          retitle(spec, "latency", latencyTitle(state.pct));
+          retitle(spec, "latency", latencyTitle(state.pct, data.latency));
+          retitle(spec, "energy", data.units.energy_axis);
         }).catch(() => {});
       } else {
         figure.hidden = true;
@@ -523,10 +575,11 @@
         for (const r of best) {
           if (r === base) continue;
           const times = r.config.energy_per_response_joules / base.config.energy_per_response_joules;
-          const perToken = r.config.energy_per_token_joules / base.config.energy_per_token_joules;
+          const perOutput = r.config.energy_per_output_joules /
+            base.config.energy_per_output_joules;
           items.push(`${data.models[r.config.model_id].nickname} uses ${grouped(times, 1)}× the ` +
             `energy per response of ${data.models[base.config.model_id].nickname} at this ` +
-            `deadline (${grouped(perToken, 1)}× per token).`);
+            `deadline (${grouped(perOutput, 1)}× per ${data.units.output}).`);
         }
       }
       for (const m of missing) {
@@ -561,7 +614,7 @@
     render();
   }
 
-  const api = { significant, deadlineText, ownKey, taskState, compareState };
+  const api = { significant, show, deadlineText, ownKey, taskState, compareState };
   if (typeof module === "object" && module.exports) {
     module.exports = api;
     return;

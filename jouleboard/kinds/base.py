@@ -1,0 +1,183 @@
+"""What a kind of task is: the one seam between the measurements and everything above them.
+
+A :class:`TaskKind` (token tasks, image and video tasks, or one defined elsewhere and registered
+with :func:`jouleboard.kinds.register`) owns its measurement file model and flat record,
+its physical checks, its units and wording, the latency its deadline applies to, its table
+columns, its chart fields and the browser's column descriptors. Pages, charts, downloads,
+diff, releases and the CLI only ever call these methods.
+
+A record of any kind provides (see :class:`Record`): ``task``, ``model_id``, ``gpu_model``,
+``num_gpus``, ``weight_precision``, ``repeat``, ``source``, ``avg_power_watts``,
+``energy_per_output_joules``, ``energy_per_response_joules``, ``latency_ms(percentile)``,
+``tie_break()`` and ``identity``; rank.py needs nothing else.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel
+
+from jouleboard.config import Registry
+from jouleboard.present.tables import Column, Field
+from jouleboard.present.units import TaskUnits
+from jouleboard.problems import Problem
+from jouleboard.rank import Rankable
+from jouleboard.records import Percentile, TaskInfo
+from jouleboard.urls import deadline_slug
+
+
+class Record(Rankable, Protocol):
+    """The fields every kind's flat record has (rank.py reads the :class:`Rankable` part;
+    the plan reads these too)."""
+
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def repeat(self) -> int: ...
+
+    @property
+    def avg_power_watts(self) -> float: ...
+
+    @property
+    def identity(self) -> tuple[object, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """How a kind's deadline reads: ``words[percentile]`` ≤ ms / ``scale_ms`` ``unit``."""
+
+    words: Mapping[str, str]  # percentile -> "median inter-token latency", "batch latency"
+    short: Mapping[str, str]  # percentile -> "median ITL" (labels and table headers)
+    unit: str  # "ms" or "s": what deadlines and chart axes show
+    scale_ms: float  # ms per shown unit (1 or 1000)
+    noun: str = "latency"  # "energy vs latency", "energy vs batch latency"
+
+    def text(self, ms: float, percentile: Percentile) -> str:
+        """``median inter-token latency ≤ 300 ms``, ``batch latency ≤ 30 s``."""
+        return f"{self.words[percentile]} ≤ {ms / self.scale_ms:g} {self.unit}"
+
+    def short_text(self, ms: float, percentile: Percentile) -> str:
+        return f"{self.short[percentile]} ≤ {ms / self.scale_ms:g} {self.unit}"
+
+    def value(self, ms: float) -> str:
+        """``300 ms``, ``30 s``."""
+        return f"{ms / self.scale_ms:g} {self.unit}"
+
+    def axis_title(self, percentile: Percentile) -> str:
+        word = self.words[percentile]
+        return f"{word[0].upper()}{word[1:]} ({self.unit}, log)"
+
+    def browser(self) -> dict[str, Any]:
+        return {"words": dict(self.words), "short": dict(self.short), "unit": self.unit,
+                "scale_ms": self.scale_ms}
+
+
+class TaskKind(ABC):
+    """One kind of task. Subclasses set the class attributes and implement the methods."""
+
+    name: ClassVar[str]  # e.g. "token"
+    task_kinds: ClassVar[Mapping[str, str]]  # tasks.yaml ``kind`` -> home-page group title
+    measurement: ClassVar[type[BaseModel]]  # the measurement file (pydantic, strict)
+    percentiles: ClassVar[tuple[Percentile, ...]]  # latency percentiles a deadline can use
+    latency: ClassVar[Latency]
+    download_name: ClassVar[str]  # downloads/<name>.csv: every configuration of this kind
+    # The ranking order as the browser computes it (templates/assets/rank.js): the record
+    # field and factor giving latency_ms(percentile), the fields of tie_break() (a missing
+    # value counts as 0), the energy per output and per response fields.
+    latency_fields: ClassVar[Mapping[str, tuple[str, float]]]
+    tie_fields: ClassVar[tuple[str, ...]]
+    energy_field: ClassVar[str] = "energy_per_output_joules"
+    response_field: ClassVar[str] = "energy_per_response_joules"
+
+    def browser_order(self) -> dict[str, Any]:
+        return {"latency": {p: list(f) for p, f in self.latency_fields.items()},
+                "tie": list(self.tie_fields), "energy": self.energy_field,
+                "response": self.response_field}
+
+    # --- measurements -------------------------------------------------------------------
+
+    @abstractmethod
+    def check(self, m: Any, shown: str, registry: Registry) -> list[Problem]:
+        """Physical and consistency checks of a schema-valid measurement (rules documented
+        in docs/measurement-format.md)."""
+
+    @abstractmethod
+    def to_record(self, m: Any, source: str) -> Record:
+        """The flat record of a valid measurement."""
+
+    # --- units and wording --------------------------------------------------------------
+
+    def units(self, task: TaskInfo) -> TaskUnits:
+        return TaskUnits.of(task)
+
+    def config_label(self, c: Any) -> str:
+        """One configuration in a few words (chart tooltips)."""
+        return f"{c.num_gpus}× {c.gpu_model}, {c.weight_precision}"
+
+    @abstractmethod
+    def setting_text(self, c: Any) -> str:
+        """The serving setting in a change report, e.g. ``max_num_seqs 48``."""
+
+    def model_sort_key(self, c: Any) -> tuple[Any, ...]:
+        """The order of a model's configurations in its tables."""
+        return (c.gpu_model, c.num_gpus, c.weight_precision, *c.tie_break())
+
+    def chart_latency(self, c: Any, percentile: Percentile) -> float:
+        """The latency a chart plots, in ``latency.unit``."""
+        return float(c.latency_ms(percentile)) / self.latency.scale_ms
+
+    def standing_value(self, units: TaskUnits, value: float) -> str:
+        """A model's efficiency in its standing sentence, e.g. ``2.96 images per kJ``."""
+        return f"{value:.3g} {units.efficiency_words}"
+
+    def download_slug(self, ms: float, percentile: Percentile) -> str:
+        """The deadline in a download's file name, e.g. ``p50-300ms``."""
+        return deadline_slug(ms, percentile)
+
+    def output_lengths(self, configs: Sequence[Any]
+                       ) -> tuple[tuple[float, ...], list[int]] | None:
+        """The output-length histogram of a model's configurations, where a kind has one."""
+        return None
+
+    # --- tables and downloads -----------------------------------------------------------
+
+    @abstractmethod
+    def ranking_fields(self, task: TaskInfo, quality: bool) -> tuple[Field, ...]:
+        """Columns of a leaderboard table after rank and model (``quality``: the task has
+        published accuracy)."""
+
+    @abstractmethod
+    def configuration_fields(self, task: TaskInfo) -> tuple[Field, ...]:
+        """Columns of a model page's table of configurations (after GPU, before Note)."""
+
+    @abstractmethod
+    def values(self, c: Any, units: TaskUnits) -> dict[str, Any]:
+        """Every column value of a configuration, by column key (tables and browser)."""
+
+    rank_columns: ClassVar[tuple[str, ...]]  # ranking downloads (and `jouleboard rank`)
+    configuration_columns: ClassVar[tuple[str, ...]]  # full data set download
+
+    @abstractmethod
+    def rank_record(self, rank: int, c: Any, nickname: str,
+                    accuracy_percent: float | None) -> dict[str, Any]:
+        """A ranking download row with exactly ``rank_columns``, at full precision."""
+
+    @abstractmethod
+    def configuration_record(self, c: Any, nickname: str, builder: str) -> dict[str, Any]:
+        """A full-data-set row with exactly ``configuration_columns``."""
+
+    def efficiency_column(self, units: TaskUnits, key: str, label: str) -> Column:
+        return Column(key, label, numeric=True)
+
+    # --- the calculator -----------------------------------------------------------------
+
+    @abstractmethod
+    def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
+        """The calculator's amounts: (key, "per 1,000 images", how many, which energy
+        field: "energy_per_output_joules" or "energy_per_response_joules")."""
+

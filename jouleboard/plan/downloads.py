@@ -1,0 +1,25 @@
+"""The full data set as downloads: every configuration, one file pair per kind of task."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from jouleboard.dataset import Dataset
+from jouleboard.kinds import kind_of, kinds
+from jouleboard.plan.views import Download
+
+
+def configuration_downloads(data: Dataset, path: Callable[[str, str], str], group: str,
+                            description: str) -> list[Download]:
+    """CSV and JSON of every configuration, one pair per kind that has any; ``path(ext,
+    name)`` places them."""
+    out = []
+    for kind in kinds():
+        models = data.registry.models
+        records = [kind.configuration_record(c, models[c.model_id].nickname,
+                                             models[c.model_id].builder)
+                   for c in data.configurations if kind_of(data.registry.tasks[c.task]) is kind]
+        if records:
+            out += [Download(path(ext, kind.download_name), kind.configuration_columns, records,
+                             group, description) for ext in ("csv", "json")]
+    return out

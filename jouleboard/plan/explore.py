@@ -1,0 +1,61 @@
+"""The data a task page's script re-ranks: every configuration of a task as compact rows,
+with the column descriptors, ranking order and wording of its kind, so the browser
+(templates/assets/explore.js, rank.js) needs no knowledge of any kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jouleboard.config import Registry
+from jouleboard.plan.views import TaskView
+from jouleboard.present.formats import PRECISION_LABELS
+
+IDENTITY = ("model_id", "gpu_model", "num_gpus", "weight_precision", "source",
+            "energy_per_output_joules", "energy_per_response_joules")
+
+
+def browser_row(t: TaskView, c: Any) -> dict[str, Any]:
+    """One configuration: the fields the ranking order reads, and every table value."""
+    order = t.kind.browser_order()
+    fields = {*IDENTITY, *order["tie"], order["energy"], order["response"],
+              *(f for f, _ in order["latency"].values())}
+    values = t.values(c)
+    return {**{k: getattr(c, k) for k in sorted(fields)}, **values,
+            "efficiency": t.units.efficiency(c.energy_per_output_joules),
+            "config": t.kind.config_label(c)}
+
+
+def explore_payload(t: TaskView, registry: Registry, model_url: Callable[[str], str],
+                    gpu_url: Callable[[str], str]) -> dict[str, Any]:
+    """One task's configurations for the browser: columns + rows (compact), the table's
+    column descriptors, the ranking order, the units and wording, and the model and GPU
+    names and links the re-ranked table shows."""
+    rows = [browser_row(t, c) for c in t.configs]
+    columns = sorted({k for row in rows for k in row})
+    models = sorted({c.model_id for c in t.configs})
+    fields = t.kind.ranking_fields(t.info, quality=t.id in registry.quality)
+    units = t.units
+    return {
+        "kind": t.kind.name,
+        "columns": columns,
+        "rows": [[row.get(k) for k in columns] for row in rows],
+        "table": [f.browser() for f in fields],
+        # Keys whose values are floats: the browser writes 66.0 (not 66) as Python does.
+        "floats": sorted({k for row in rows for k, v in row.items() if isinstance(v, float)}),
+        "order": t.kind.browser_order(),
+        "latency": t.kind.latency.browser(),
+        "units": {"output": units.output, "efficiency_words": units.efficiency_words,
+                  "efficiency_axis": units.efficiency_axis,
+                  "energy_axis": f"Energy per {units.output} (J)",
+                  "energy_label": units.energy_label},
+        "footprint": [{"key": key, "per": per, "amount": amount, "energy": energy}
+                      for key, per, amount, energy in t.kind.footprint_scales(units)],
+        "models": {m: {"nickname": registry.models[m].nickname,
+                       "builder": registry.models[m].builder, "url": model_url(m)}
+                   for m in models},
+        "gpus": {g: gpu_url(g) for g in sorted({c.gpu_model for c in t.configs})},
+        "precisions": {p: PRECISION_LABELS.get(p, p)
+                       for p in sorted({c.weight_precision for c in t.configs})},
+        "accuracy": dict(sorted(t.accuracy.items())),
+    }

@@ -1,0 +1,171 @@
+"""The whole site's plan: the task views (computed once), then every page and file as a
+value: home, task, model and GPU pages, compare, indexes, downloads, releases, about, 404,
+embeds, sitemap, robots.txt and the measurement schema."""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections import Counter
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from jouleboard import rank as ranking
+from jouleboard.dataset import Dataset
+from jouleboard.escape import markup
+from jouleboard.jsonio import dumps_canonical
+from jouleboard.kinds import kind_of, kinds, task_kind_order
+from jouleboard.plan.downloads import configuration_downloads
+from jouleboard.plan.entities import gpu_page, model_page
+from jouleboard.plan.indexes import compare_page, gpus_index, models_index
+from jouleboard.plan.task import home_section, task_page
+from jouleboard.plan.views import (
+    DownloadsBody,
+    EmbedBody,
+    HomeBody,
+    Link,
+    Page,
+    Part,
+    Plan,
+    ProseBody,
+    SiteView,
+    TaskView,
+)
+from jouleboard.present.markdown import render_markdown
+from jouleboard.releases import (
+    ReleaseData,
+    atom_feed,
+    changelog_page,
+    json_feed,
+    release_downloads,
+)
+from jouleboard.urls import Urls
+
+
+def task_view(data: Dataset, task: str) -> TaskView:
+    """One task's public view: kind, units, default deadline and ranking, computed once."""
+    reg, info = data.registry, data.registry.tasks[task]
+    kind = kind_of(info)
+    deadline = ranking.Deadline(info.default_deadline.ms, info.default_deadline.percentile)
+    configs = tuple(data.for_task(task))
+    accuracy = {m: s.accuracy_percent for m in sorted({c.model_id for c in configs})
+                if (s := reg.accuracy(task, m)) is not None}
+    return TaskView(task, info, kind, kind.units(info), deadline, configs,
+                    tuple(ranking.rank(configs, deadline, gpus=set(reg.site.default_gpus))),
+                    ranking.best_per_model_and_gpu(configs, deadline), accuracy)
+
+
+def site_view(data: Dataset, urls: Urls) -> SiteView:
+    by_model: dict[str, dict[str, list[Any]]] = {}
+    for c in data.configurations:
+        by_model.setdefault(c.model_id, {}).setdefault(c.task, []).append(c)
+    return SiteView(data.registry, urls, {t: task_view(data, t) for t in data.registry.tasks},
+                    by_model, dict(Counter(c.gpu_model for c in data.configurations)))
+
+
+def home_page(site: SiteView) -> Part:
+    order = {k: i for i, k in enumerate(task_kind_order())}
+    sections, out = [], Part()
+    for t in sorted(site.tasks.values(), key=lambda t: order[t.info.kind]):
+        section, part = home_section(site, t)
+        sections.append(section)
+        out += part
+    settings = site.registry.site
+    intro = (
+        "Each row is a model's most energy-efficient serving configuration that still "
+        "meets the latency deadline: the one that produces the most output tokens per "
+        "joule of GPU energy. Energy is measured on the GPUs only, in the steady state "
+        f"of a serving benchmark on {', '.join(settings.default_gpus)} GPUs.")
+    return out + Part(pages=(Page(site.urls.home, "home.html", settings.title,
+                                  settings.tagline or "GPU energy-efficiency leaderboard",
+                                  HomeBody(intro, tuple(sections))),))
+
+
+def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
+    def links(group: str, name: Any) -> tuple[Link, ...]:
+        return tuple(Link(name(d.path), urls.url(d.path), d.description)
+                     for d in downloads if d.group == group)
+
+    schema = (Link("measurement.schema.json", urls.url(urls.schema_download),
+                   "JSON Schema of a measurement file"),)
+    return Page(urls.downloads, "downloads.html", "Downloads",
+                "Every ranking and the full data set as CSV and JSON.",
+                DownloadsBody((
+                    ("Full data set", links("Full data set", lambda p: p.rsplit("/", 1)[-1])),
+                    ("By release", links("By release", lambda p: p.removeprefix("data/"))),
+                    ("Rankings", links("Rankings", lambda p: p.rsplit("/", 1)[-1])),
+                    ("Format", schema))))
+
+
+def measurement_schema_text() -> str:
+    """The published JSON Schema of a measurement file (any registered kind)."""
+    from pydantic import Field, TypeAdapter
+
+    either: TypeAdapter[Any] = TypeAdapter(
+        Annotated[functools.reduce(operator.or_, (k.measurement for k in kinds())),
+                  Field(discriminator="kind")])
+    schema = either.json_schema()
+    schema["title"] = "jouleboard measurement (one configuration)"
+    return dumps_canonical(schema, indent=2)
+
+
+def sitemap(urls: Urls, pages: Sequence[Page]) -> str:
+    entries = "".join(f"  <url><loc>{markup(urls.url(p.path))}</loc></url>\n"
+                      for p in sorted(pages, key=lambda p: p.path) if p.in_sitemap)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            f"{entries}</urlset>\n")
+
+
+def release_part(releases: Sequence[ReleaseData], urls: Urls, title: str) -> Part:
+    if not releases:
+        return Part()
+    return Part(pages=(changelog_page(releases, urls),),
+                downloads=tuple(release_downloads(releases, urls)),
+                files=((urls.atom_feed, atom_feed(releases, urls, title)),
+                       (urls.json_feed, json_feed(releases, urls, title))))
+
+
+def plan_site(data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (),
+              about_md: str | None = None) -> Plan:
+    """Every output of the site as values (pure: the caller has read every input)."""
+    site = site_view(data, urls)
+    model_ids = sorted(site.by_model)
+    part = home_page(site)
+    for t in site.tasks.values():
+        part += task_page(site, t)
+    for model_id in model_ids:
+        part += model_page(site, model_id)
+    for gpu in sorted(site.registry.gpus):
+        part += gpu_page(site, gpu)
+    part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
+    part += Part(downloads=tuple(configuration_downloads(
+        data, urls.configurations_download, "Full data set",
+        "every validated configuration, one row each")))
+    part += release_part(releases, urls, data.registry.site.title)
+    if about_md is not None:
+        part += Part(pages=(Page(urls.about, "prose.html", "About and methodology",
+                                 "What jouleboard measures and how it ranks.",
+                                 ProseBody(render_markdown(about_md))),))
+    return finish(part, urls)
+
+
+def finish(part: Part, urls: Urls) -> Plan:
+    """The outputs every site has whatever its pages: embeds, downloads page, 404, sitemap,
+    robots.txt and the schema."""
+    draft = Plan.of(part)
+    embeds = tuple(Page(urls.embed(cid), "embed.html", chart.title, chart.alt,
+                        EmbedBody(chart), in_sitemap=False)
+                   for cid, chart in sorted(draft.charts.items()))
+    not_found = Page(urls.not_found, "prose.html", "Page not found", "Page not found.",
+                     ProseBody("<p>There is no page at this address. The "
+                               f'<a href="{markup(urls.url(urls.home))}">leaderboard</a> links to '
+                               "every task, model and GPU.</p>"), in_sitemap=False)
+    pages = (*draft.pages, *embeds, downloads_page(urls, draft.downloads), not_found)
+    # robots.txt may only name the sitemap with an absolute URL: when the origin is known.
+    sitemap_line = f"Sitemap: {urls.absolute(urls.sitemap)}\n" if urls.origin else ""
+    return Plan.of(part + Part(
+        pages=pages[len(draft.pages):],
+        files=((urls.sitemap, sitemap(urls, pages)),
+               ("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}"),
+               (urls.schema_download, measurement_schema_text()))))

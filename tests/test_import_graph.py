@@ -1,0 +1,99 @@
+"""The package's modules import in a straight line: no circle among module-level imports,
+every module imports on its own in a fresh interpreter, and the stages point down only."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "jouleboard"
+# Function-level imports that close a circle, each with its reason. Adding one needs a reason.
+KNOWN_LATE = {
+    # import_runs writes into a data folder it must first load; dataset reads raw runs.
+    ("jouleboard.sources.mlenergy_runs", "jouleboard.dataset"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, top_level_only: bool, modules: set[str]) -> set[str]:
+    """What a module imports: ``from a import b`` is ``a.b`` when that is a module (the
+    package ``a`` runs too, but it only imports lazily), else ``a``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            subs = {f"{node.module}.{a.name}" for a in node.names} & modules
+            found.update(subs or {node.module})
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def graph(top_level_only: bool) -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {m: {i for i in imports(p, top_level_only, set(modules)) if i in modules and i != m}
+            for m, p in modules.items()}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    found, state, stack = [], {}, []
+
+    def visit(m: str) -> None:
+        state[m] = "open"
+        stack.append(m)
+        for n in sorted(edges[m]):
+            if state.get(n) == "open":
+                found.append([*stack[stack.index(n):], n])
+            elif n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)
+    return found
+
+
+def test_no_circle_among_module_level_imports() -> None:
+    assert cycles(graph(top_level_only=True)) == []
+
+
+def test_function_level_imports_close_no_new_circle() -> None:
+    edges = graph(top_level_only=False)
+    for a, b in KNOWN_LATE:
+        edges[a].discard(b)
+    assert cycles(edges) == []
+
+
+def test_kinds_and_rank_sit_below_the_plan() -> None:
+    """Measurement kinds and ranking never reach up into planning, rendering or writing."""
+    edges = graph(top_level_only=False)
+    above = ("jouleboard.plan", "jouleboard.build", "jouleboard.render", "jouleboard.write",
+             "jouleboard.cli", "jouleboard.releases", "jouleboard.diff")
+    for m, deps in edges.items():
+        if m.startswith(("jouleboard.kinds", "jouleboard.rank", "jouleboard.present")):
+            assert not {d for d in deps if d.startswith(above)}, m
+
+
+def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
+    names = sorted(module_name(p) for p in PACKAGE.rglob("*.py")
+                   if p.name != "__main__.py")  # runs the CLI when imported
+    script = ("import importlib, subprocess, sys\n"
+              "bad = []\n"
+              "for name in sys.argv[1:]:\n"
+              "    r = subprocess.run([sys.executable, '-c', f'import {name}'],\n"
+              "                       capture_output=True, text=True)\n"
+              "    if r.returncode: bad.append((name, r.stderr.strip().splitlines()[-1]))\n"
+              "print(bad)\n")
+    out = subprocess.run([sys.executable, "-c", script, *names], capture_output=True,
+                         text=True, timeout=600, cwd=REPO)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

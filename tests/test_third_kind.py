@@ -1,0 +1,111 @@
+"""The seam: a kind of task defined only under tests/ (speech recognition, tests/speech_kind.py)
+builds a whole site from its own data (tests/fixtures/speech) with no change to the package."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jouleboard import kinds
+from jouleboard.api import rank_task
+from jouleboard.build import build_site
+from jouleboard.dataset import load_dataset
+from jouleboard.urls import model_slug
+from tests.speech_kind import SpeechKind
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "fixtures" / "speech"
+PARAKEET, WHISPER = "nvidia/parakeet-tdt-0.6b", "openai/whisper-large-v3"
+
+
+@pytest.fixture(scope="module")
+def speech() -> Iterator[SpeechKind]:
+    kind = SpeechKind()
+    kinds.register(kind)
+    yield kind
+    kinds.unregister(kind)
+
+
+@pytest.fixture(scope="module")
+def site(speech: SpeechKind, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("speech") / "site"
+    build_site(DATA, out, project=REPO)
+    return out
+
+
+def test_the_package_knows_nothing_of_the_kind() -> None:
+    for path in (REPO / "jouleboard").rglob("*.py"):
+        text = path.read_text(encoding="utf-8").lower()
+        assert "speech" not in text and '"asr"' not in text, path
+
+
+def test_unregistered_the_kind_is_a_located_problem(tmp_path: Path) -> None:
+    from jouleboard.problems import ValidationFailed
+
+    with pytest.raises(ValidationFailed) as e:
+        load_dataset(DATA)
+    assert [(Path(p.file).name, p.pointer, p.rule) for p in e.value.problems] == [
+        ("tasks.yaml", "/asr/kind", "value.not-allowed")]
+
+
+def test_ranking_by_hand(speech: SpeechKind) -> None:
+    """100 ms/s: Whisper only at batch 1 (400 W / 50 s/s = 8 J per audio second); Parakeet's
+    best is H100 batch 32 (500 / 1000 = 0.5 J). 200 ms/s admits Whisper batch 16 (800 / 400
+    = 2 J) and Parakeet B200 batch 32 (700 / 2000 = 0.35 J)."""
+    data = load_dataset(DATA)
+    at_100 = rank_task(data, "asr").records
+    assert [(r["model_id"], r["gpu_model"], r["batch_size"]) for r in at_100] == [
+        (PARAKEET, "H100", 32), (WHISPER, "B200", 1)]
+    assert [r["energy_per_audio_second_joules"] for r in at_100] == [0.5, 8.0]
+    at_200 = rank_task(data, "asr", deadline_ms=200).records
+    assert [(r["model_id"], r["energy_per_audio_second_joules"]) for r in at_200] == [
+        (PARAKEET, 0.35), (WHISPER, 2.0)]
+
+
+def test_every_page_and_file_is_built(site: Path) -> None:
+    for path in ("index.html", "tasks/asr/index.html", f"models/{model_slug(PARAKEET)}/index.html",
+                 f"models/{model_slug(WHISPER)}/index.html", "gpus/b200/index.html",
+                 "gpus/h100/index.html", "compare/index.html", "downloads/index.html",
+                 "explore/asr.json", "embed/top--asr/index.html",
+                 "embed/configurations--asr/index.html", "charts/top--asr.svg",
+                 f"labels/{model_slug(PARAKEET)}--asr.svg", "sitemap.xml",
+                 "downloads/measurement.schema.json"):
+        assert (site / path).is_file(), path
+
+
+def test_task_page_speaks_the_kind(site: Path) -> None:
+    html = (site / "tasks/asr/index.html").read_text()
+    assert "processing time per audio second ≤ 100 ms/s" in html
+    assert "Audio seconds/J" in html and "per 1,000 hours of audio" in html
+    assert 'data-percentiles="p50"' in html  # one latency: no percentile choice
+    body = html.split('id="ranking-asr"')[1].split("</table>")[0]
+    assert body.index("Parakeet TDT 0.6B") < body.index("Whisper Large v3")
+    assert ">2.00<" in body and ">0.125<" in body  # audio seconds per joule, 3 digits
+
+
+def test_downloads_and_schema_cover_the_kind(site: Path) -> None:
+    rows = list(csv.DictReader(io.StringIO(
+        (site / "downloads/configurations-speech.csv").read_text())))
+    assert len(rows) == len(list((DATA / "measurements").rglob("*.json"))) == 6
+    preset = list(csv.DictReader(io.StringIO(
+        (site / "downloads/rankings/asr-p50-200ms.csv").read_text())))
+    assert [(r["model_id"], float(r["energy_per_audio_second_joules"])) for r in preset] == [
+        (PARAKEET, 0.35), (WHISPER, 2.0)]
+    assert "configurations-speech.csv" in (site / "downloads/index.html").read_text()
+    schema = json.loads((site / "downloads/measurement.schema.json").read_text())
+    assert "SpeechMeasurement" in json.dumps(schema)
+
+
+def test_browser_data_carries_the_kinds_descriptors(site: Path) -> None:
+    data = json.loads((site / "explore/asr.json").read_text())
+    assert data["kind"] == "speech"
+    assert data["order"]["latency"]["p50"] == ["real_time_factor", 1000.0]
+    assert [c["key"] for c in data["table"]] == [
+        "gpu", "weight_precision", "efficiency", "energy_per_audio_second_joules",
+        "real_time_factor", "batch_size"]
+    assert data["latency"]["unit"] == "ms/s"
