@@ -1,11 +1,11 @@
 """``jouleboard init DIR``: a new leaderboard folder, ready to build, check and publish.
 
 It holds registries (four accelerators, one task, one model), one example measurement that
-validates, site.yaml, both GitHub workflows, requirements.txt and a README with the two
-commands; ``--example mlenergy-v3`` puts the bundled ML.ENERGY v3 data (with its NOTICE) in
-place of the example data. The folder is written beside its final place and renamed into it,
-so an interrupted init leaves nothing half-written; a non-empty DIR is refused, never
-overwritten.
+validates, site.yaml, an about page to adapt, both GitHub workflows, requirements.txt and a
+README with the two commands; ``--example mlenergy-v3`` puts the bundled ML.ENERGY v3 data
+(with its NOTICE) in place of the example data and about page. The folder is written
+beside its final place and renamed into it, so an interrupted init leaves nothing
+half-written; a non-empty DIR is refused, never overwritten.
 """
 
 from __future__ import annotations
@@ -20,8 +20,20 @@ from pathlib import Path
 
 # Stored without the leading dot: package data and sdists drop hidden files.
 _RENAMES = {"github": ".github", "gitignore": ".gitignore"}
-_EXAMPLE_NOTE = ("`data/measurements/chat/example-org/` holds an example measurement: replace it "
-                 "(and the example model) with yours.")
+# The README's notes for a folder with the example measurement, and for a bundled example.
+_README_NOTES = {
+    True: {"example_note": "`data/measurements/chat/example-org/` holds an example measurement: "
+                           "replace it (and the example model) with yours.",
+           "about_note": "the about page (methodology, where the data comes from): edit its "
+                         "\"Data source and license\" section for your measurements.",
+           "rank_task": "chat"},
+    False: {"example_note": "`data/` holds The ML.ENERGY Benchmark v3 (Apache-2.0); `NOTICE` and "
+                            "every file's `provenance` say where it comes from: keep them when "
+                            "you publish it.",
+            "about_note": "(optional) replaces the built-in about page (the ML.ENERGY "
+                          "methodology and data source).",
+            "rank_task": "gpqa"},
+}
 
 
 class InitRefused(Exception):
@@ -38,8 +50,8 @@ def init_site(target: Path, example: str | None = None) -> list[str]:
     Raise :class:`InitRefused` if ``target`` exists and is not an empty folder.
     """
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        kind = "folder" if target.is_dir() else "file"
-        raise InitRefused(f"{target} is a non-empty {kind}; jouleboard init writes only into a "
+        kind = "non-empty folder" if target.is_dir() else "file"
+        raise InitRefused(f"{target} is a {kind}; jouleboard init writes only into a "
                           "new or empty folder (nothing was changed)")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.init-", dir=target.parent))
@@ -65,17 +77,17 @@ def _write_skeleton(root: Path, with_example_data: bool) -> None:
     skeleton = skeleton_dir()
     for source in sorted(skeleton.rglob("*")):
         relative = source.relative_to(skeleton)
-        if not source.is_file() or (relative.parts[0] == "data" and not with_example_data):
+        # A bundled example brings its own data/ and uses the built-in about page, written
+        # for it; the skeleton's about page is a starting point for the user's own data.
+        if not source.is_file() or (relative.parts[0] in ("data", "content")
+                                    and not with_example_data):
             continue
         parts = (_RENAMES.get(relative.parts[0], relative.parts[0]), *relative.parts[1:])
         destination = root.joinpath(*parts)
         destination.parent.mkdir(parents=True, exist_ok=True)
         text = source.read_text(encoding="utf-8")
         if relative.as_posix() == "README.md":
-            text = string.Template(text).safe_substitute(
-                example_note=_EXAMPLE_NOTE if with_example_data else
-                "`data/` holds The ML.ENERGY Benchmark v3 (Apache-2.0); `NOTICE` and every "
-                "file's `provenance` say where it comes from: keep them when you publish it.")
+            text = string.Template(text).substitute(_README_NOTES[with_example_data])
         destination.write_text(text, encoding="utf-8")
     (root / "requirements.txt").write_text(
         f"# What the workflows install; upgrade on purpose (charts change with vl-convert).\n"

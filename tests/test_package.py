@@ -5,6 +5,7 @@ rank). Also the init command itself, in-process (fast)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 import yaml
 
 import jouleboard
+from jouleboard.content import about_markdown
 from jouleboard.dataset import load_dataset
 from jouleboard.init import InitRefused, init_site
 
@@ -132,13 +134,33 @@ def test_init_example_keeps_the_attribution(tmp_path: Path) -> None:
     assert len(load_dataset(tmp_path / "ex" / "data").configurations) == 1858
 
 
+@pytest.mark.parametrize("example", [None, "mlenergy-v3"])
+def test_init_readme_and_about_page_speak_of_the_folders_own_data(
+        example: str | None, tmp_path: Path) -> None:
+    """A fresh folder's about page must not claim ML.ENERGY's data source, GPUs or models,
+    and the README's rank example must name a task the folder has."""
+    site = tmp_path / "site"
+    init_site(site, example=example)
+    data = load_dataset(site / "data")
+    readme = (site / "README.md").read_text()
+    task = re.search(r"jouleboard rank --task (\S+?)`", readme)
+    assert task and task.group(1) in data.registry.tasks, readme
+    about = about_markdown(site)
+    assert about is not None and "## What is measured" in about
+    claims = ("ML.ENERGY", "Nemotron", "B200", "H100", "2026-02-16")
+    if example is None:
+        assert not [c for c in claims if c in about]
+    else:
+        assert "The ML.ENERGY Benchmark v3" in about
+
+
 def test_init_refuses_a_non_empty_folder_and_changes_nothing(tmp_path: Path) -> None:
     (tmp_path / "mine.txt").write_text("keep me")
     with pytest.raises(InitRefused, match="non-empty"):
         init_site(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
     (tmp_path / "file").write_text("x")
-    with pytest.raises(InitRefused):
+    with pytest.raises(InitRefused, match=r"file is a file;"):  # not "a non-empty file"
         init_site(tmp_path / "file")
     empty = tmp_path / "empty"
     empty.mkdir()
