@@ -14,13 +14,14 @@ Units are in the column names (``_joules`` J, ``_ms`` milliseconds, ``_watts`` W
 
 from __future__ import annotations
 
+import errno
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jouleboard.dataset import Dataset, load_dataset
+from jouleboard.dataset import Dataset, data_folder_missing, load_dataset
 
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
@@ -70,8 +71,12 @@ class Leaderboard:
 
 
 def load(data: str | Path = "data") -> Leaderboard:
-    """Read and validate a data folder; raises ValidationFailed listing every problem."""
-    return Leaderboard(load_dataset(Path(data)))
+    """Read and validate a data folder; raises ValidationFailed listing every problem, or
+    FileNotFoundError when there is no folder at ``data``."""
+    folder = Path(data)
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, data_folder_missing(folder), str(folder))
+    return Leaderboard(load_dataset(folder))
 
 
 def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,

@@ -207,12 +207,6 @@ def os_error_text(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def data_folder_missing(data: Path) -> str:
-    shown = data.as_posix() if data.is_absolute() or data.as_posix().startswith(".") \
-        else f"./{data.as_posix()}"
-    return f"no data folder at {shown}: run `jouleboard init` or pass --data"
-
-
 def _require_data(args: argparse.Namespace) -> None:
     """A command that reads --data names a missing folder: one line, before any work."""
     data = getattr(args, "data", None)
@@ -221,6 +215,8 @@ def _require_data(args: argparse.Namespace) -> None:
     if args.command == "validate" and any((p / "site.yaml").exists() for p in args.paths):
         return  # the data folders are given as paths
     if not data.is_dir():
+        from jouleboard.dataset import data_folder_missing
+
         raise UsageError(data_folder_missing(data))
 
 
@@ -324,7 +320,11 @@ def format_rank(records: list[dict[str, object]], fmt: str,
     from jouleboard.console import terminal_width, text_table
 
     if picked is not None:
-        chosen = [c.strip() for c in picked.split(",") if c.strip()]
+        from jouleboard.console import HEADERS
+
+        by_header = {HEADERS.get(c, c).casefold(): c for c in columns}
+        chosen = [c if c in columns else by_header.get(c.casefold(), c)
+                  for c in (c.strip() for c in picked.split(",")) if c]
         unknown = [c for c in chosen if c not in columns]
         if unknown or not chosen:
             raise UsageError(f"unknown column {unknown[0] if unknown else picked!r}; valid: "

@@ -113,6 +113,13 @@ def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
                                         "measurement files end in .json; remove other files"))
 
 
+def data_folder_missing(data: Path) -> str:
+    """The one line that says a data folder is missing and how to make one."""
+    shown = data.as_posix() if data.is_absolute() or data.as_posix().startswith(".") \
+        else f"./{data.as_posix()}"
+    return f"no data folder at {shown}: run `jouleboard init` or pass --data"
+
+
 def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
     """Every *.json below the given files/folders, sorted; other files are problems."""
     found: list[Path] = []

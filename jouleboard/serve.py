@@ -8,6 +8,7 @@ when it changes. A failed rebuild prints its problems and keeps the previous sit
 
 from __future__ import annotations
 
+import errno
 import http.server
 import os
 import sys
@@ -138,8 +139,10 @@ def listen(host: str, port: int, out: Path, state: _State) -> http.server.Thread
     try:
         server = _Server((host, port), _handler(out, state))
     except OSError as e:
-        raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror or e}; pass "
-                      "another --port (0 picks a free one)") from None
+        hint = ("pass another --port (0 picks a free one)" if e.errno == errno.EADDRINUSE
+                else "check --host (for example 127.0.0.1 or 0.0.0.0) and --port")
+        raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror or e}; "
+                      f"{hint}") from None
     return server
 
 

@@ -92,3 +92,8 @@ def test_pandas_and_heavy_libraries_are_imported_only_when_used() -> None:
     out = subprocess.run([sys.executable, "-c", code, str(REPO / "data")], capture_output=True,
                          text=True, check=True, timeout=120).stdout
     assert out.strip() == "[]"
+
+
+def test_a_missing_data_folder_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no data folder at .*jouleboard init"):
+        jouleboard.load(tmp_path / "nowhere")

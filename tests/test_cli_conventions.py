@@ -155,3 +155,20 @@ def test_environment_variables_of_the_code_are_documented_in_help() -> None:
         assert command in help_text
     serve_help = cli("serve", "--help").stdout
     assert "--host" in serve_help and "--open" in serve_help and "--port" in serve_help
+
+
+def test_columns_accepts_the_names_the_table_prints() -> None:
+    by_header = cli("rank", "--data", str(GOLDEN_DATA), "--task", "gpqa", "--top", "2",
+                    "--columns", "model,tokens/J")
+    by_key = cli("rank", "--data", str(GOLDEN_DATA), "--task", "gpqa", "--top", "2",
+                 "--columns", "nickname,tokens_per_joule")
+    assert by_header.returncode == 0, by_header.stderr
+    assert by_header.stdout == by_key.stdout
+    assert by_header.stdout.splitlines()[0].split() == ["model", "tokens/J"]
+
+
+def test_serve_on_an_unknown_host_says_to_check_the_host(tmp_path: Path) -> None:
+    result = cli("serve", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "preview"),
+                 "--host", "no-such-host.invalid", "--port", "0")
+    assert_one_line_error(result, "no-such-host.invalid", "--host")
+    assert "another --port" not in result.stderr
