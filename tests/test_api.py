@@ -95,5 +95,5 @@ def test_pandas_and_heavy_libraries_are_imported_only_when_used() -> None:
 
 
 def test_a_missing_data_folder_says_how_to_make_one(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no data folder at .*jouleboard init"):
+    with pytest.raises(FileNotFoundError, match=r"no data folder at .*jouleboard init"):
         jouleboard.load(tmp_path / "nowhere")
