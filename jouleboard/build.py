@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
-from jouleboard.content import about_markdown
-from jouleboard.dataset import load_dataset
+from jouleboard.content import about_markdown, logo_file
+from jouleboard.dataset import load_dataset, shown_path
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.outdir import output_folder
@@ -93,6 +93,9 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     timer = _Timer(summary, progress)
     data = load_dataset(data_dir, runs=runs)
     about = about_markdown(project)  # a link, folder or bad text: a problem, early
+    themes = template_dirs(project)
+    logo = (logo_file(data.registry.site.logo, themes, shown_path(data_dir / "site.yaml"))
+            if data.registry.site.logo else b"")
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))
     summary.warnings = data.warnings
@@ -106,7 +109,6 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     timer.done("rank+plan")
 
     files = SiteFiles()
-    themes = template_dirs(project)
     bundle = vega_bundle(cache)
     names = {"vega": _hashed("vega.js", bundle)}
     files.add(urls.asset(names["vega"]), bundle)
@@ -116,8 +118,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         files.add(urls.asset(names[name]), text)
     files.add("favicon.svg", find_asset("favicon.svg", themes).read_text(encoding="utf-8"))
     if site_settings.logo:
-        files.add(urls.asset(site_settings.logo),
-                  find_asset(site_settings.logo, themes).read_bytes())
+        files.add(urls.asset(site_settings.logo), logo)
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
     exports = render_charts(specs, ("svg", "png"), cache, progress)

@@ -32,35 +32,62 @@ def about_markdown(project: Path) -> str | None:
     return None
 
 
-def read_content(path: Path, max_bytes: int = ABOUT_MAX_BYTES) -> tuple[str, list[Problem]]:
-    """``path``'s markdown, or the problems that keep it from being published."""
-    shown = str(path)
+LOGO_MAX_BYTES = 1024 * 1024
 
-    def problem(rule: str, message: str, hint: str) -> tuple[str, list[Problem]]:
-        return "", [Problem(shown, "", rule, message, hint)]
 
+def logo_file(name: str, template_dirs: list[Path], site_yaml: str) -> bytes:
+    """The bytes of site.yaml's ``logo``: templates/assets/``name`` of the first template
+    folder that has it. Raises :class:`ValidationFailed`, located at site.yaml's /logo,
+    when no folder has it or it is a link, not a regular file, or over 1 MiB."""
+    for folder in template_dirs:
+        path = folder / "assets" / name
+        if not os.path.lexists(path):
+            continue
+        raw, problems = _read_regular(path, LOGO_MAX_BYTES)
+        if not problems:
+            return raw
+        raise ValidationFailed([Problem(site_yaml, "/logo", rule, f"{path}: {message}", hint)
+                                for rule, message, hint in problems])
+    raise ValidationFailed([Problem(
+        site_yaml, "/logo", "site.logo-missing",
+        f"no {name} in {template_dirs[0] / 'assets'}",
+        "put the logo in templates/assets/ of the site folder, or remove logo")])
+
+
+def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, list[tuple[str, str, str]]]:
+    """At most ``max_bytes`` of ``path``, refusing links and anything but a regular file;
+    problems as (rule, message, hint)."""
     for link in (path.parent, path):
         if link.is_symlink():
-            return problem("content.not-regular", f"{link.name} is a symbolic link",
-                           "replace the link with the file (or folder) itself")
+            return b"", [("content.not-regular", f"{link.name} is a symbolic link",
+                          "replace the link with the file (or folder) itself")]
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
     except OSError as e:
-        return problem("file.unreadable", f"cannot open it: {e.strerror or e}",
-                       "make it a readable regular file")
+        return b"", [("file.unreadable", f"cannot open it: {e.strerror or e}",
+                      "make it a readable regular file")]
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-        return problem("content.not-regular", f"is {kind}", "make it a markdown file")
+        return b"", [("content.not-regular", f"is {kind}", "make it a regular file")]
     with os.fdopen(fd, "rb") as f:
         raw = f.read(max_bytes + 1)  # bounded even if the file grows meanwhile
     if len(raw) > max_bytes:
-        return problem("content.too-large", f"over the {max_bytes:,}-byte cap",
-                       "shorten it, or split it into linked pages")
+        return b"", [("content.too-large", f"over the {max_bytes:,}-byte cap",
+                      "make the file smaller")]
+    return raw, []
+
+
+def read_content(path: Path, max_bytes: int = ABOUT_MAX_BYTES) -> tuple[str, list[Problem]]:
+    """``path``'s markdown, or the problems that keep it from being published."""
+    shown = str(path)
+    raw, problems = _read_regular(path, max_bytes)
+    if problems:
+        return "", [Problem(shown, "", rule, message, hint) for rule, message, hint in problems]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        return problem("content.not-utf8", f"byte {e.start} is not UTF-8",
-                       "save the file as UTF-8")
+        return "", [Problem(shown, "", "content.not-utf8", f"byte {e.start} is not UTF-8",
+                            "save the file as UTF-8")]
     return text, markdown_problems(text, shown, "")

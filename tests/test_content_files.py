@@ -115,3 +115,55 @@ def test_hostile_about_md_fails_the_build_cleanly(site: tuple[Path, Path], case:
     assert "Traceback" not in result.stderr
     assert tree(out) == before
     assert all(SECRET not in p.read_text(errors="replace") for p in out.rglob("*.html"))
+
+
+def set_logo(project: Path, name: str) -> None:
+    site_yaml = project / "data" / "site.yaml"
+    text = site_yaml.read_text(encoding="utf-8")
+    site_yaml.write_text(text + f"logo: {name}\n", encoding="utf-8")
+
+
+LOGO_CASES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "missing": (lambda logo: None, "site.logo-missing"),
+    "symlink to a secret": (lambda logo: logo.symlink_to(logo.parents[2].parent / "secret.txt"),
+                            "content.not-regular"),
+    "folder": (lambda logo: logo.mkdir(), "content.not-regular"),
+}
+
+
+@pytest.mark.parametrize("case", list(LOGO_CASES))
+def test_a_bad_logo_is_a_located_site_yaml_problem(site: tuple[Path, Path], case: str) -> None:
+    project, out = site
+    site_yaml = project / "data" / "site.yaml"
+    saved = site_yaml.read_bytes()
+    before = tree(out)
+    make, rule = LOGO_CASES[case]
+    logo = project / "templates" / "assets" / "logo.svg"
+    set_logo(project, "logo.svg")
+    make(logo)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "jouleboard", "build", "--data", str(project / "data"),
+             "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    finally:
+        site_yaml.write_bytes(saved)
+        if logo.is_symlink() or logo.is_file():
+            logo.unlink()
+        elif logo.is_dir():
+            logo.rmdir()
+    assert result.returncode == 1, result.stderr
+    assert f"site.yaml: /logo: {rule}: " in result.stderr
+    assert "Traceback" not in result.stderr
+    assert tree(out) == before
+
+
+def test_a_logo_of_the_site_folder_is_published(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(DATA, project / "data")
+    (project / "templates" / "assets").mkdir(parents=True)
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"/>\n'
+    (project / "templates" / "assets" / "logo.svg").write_bytes(svg)
+    set_logo(project, "logo.svg")
+    build_site(project / "data", tmp_path / "site", project=project)
+    assert (tmp_path / "site" / "assets" / "logo.svg").read_bytes() == svg
+    assert "assets/logo.svg" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
