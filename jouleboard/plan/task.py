@@ -27,6 +27,7 @@ from jouleboard.plan.views import (
     chart_ref,
 )
 from jouleboard.present import charts
+from jouleboard.present.finding import Finding, Scenario, Standing, finding
 from jouleboard.present.footprint import FootprintInputs, footprint_table
 from jouleboard.present.formats import PRECISION_LABELS
 from jouleboard.present.markdown import render_markdown
@@ -94,6 +95,86 @@ def scatter_chart(site: SiteView, t: TaskView) -> ChartRef:
         table_id=f"ranking-{t.id}")
 
 
+def standings(site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]]
+              ) -> tuple[Standing, ...]:
+    """A ranking as the finding reads it: name, configuration, efficiency in task units."""
+    return tuple(Standing(
+        site.registry.models[r.config.model_id].nickname,
+        f"{PRECISION_LABELS.get(r.config.weight_precision, r.config.weight_precision)}, "
+        f"{r.config.num_gpus}× {r.config.gpu_model}",
+        t.units.efficiency(r.config.energy_per_output_joules)) for r in rows)
+
+
+def task_finding(site: SiteView, t: TaskView) -> Finding:
+    """The task's finding at its default view, and what changes it: no deadline, the
+    tightest preset deadline below the default, each GPU alone, each precision alone."""
+    d, gpus = t.deadline, site.default_gpus
+
+    def at(ms: float = d.ms, on: set[str] | None = None,
+           precisions: set[str] | None = None) -> tuple[Standing, ...]:
+        return standings(site, t, ranking.rank(t.configs, ranking.Deadline(ms, d.percentile),
+                                               gpus=gpus if on is None else on,
+                                               precisions=precisions))
+
+    tighter_ms = min((ms for ms in t.info.preset_deadlines_ms if ms < d.ms), default=None)
+    tighter = None if tighter_ms is None else Scenario(
+        f"at {t.kind.latency.value(tighter_ms)}", at(tighter_ms))
+    by_gpu = [Scenario(f"on {g} alone", at(on={g}))
+              for g in sorted({c.gpu_model for c in t.configs})]
+    by_precision = [Scenario(f"{PRECISION_LABELS.get(p, p.upper())} only", at(precisions={p}))
+                    for p in sorted({c.weight_precision for c in t.configs if c.gpu_model
+                                     in gpus})]
+    return finding(f"{t.info.name}, with {t.deadline_text()}", t.kind.latency.value(d.ms),
+                   standings(site, t, t.ranking), at(float("inf")), tighter,
+                   by_gpu, by_precision, t.units.efficiency_unit_lower, t.units.efficiency_show,
+                   site.top_n)
+
+
+def sensitivity_rows(site: SiteView, t: TaskView) -> list[dict[str, Any]]:
+    """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
+    time a looser deadline admits a better configuration, and one at the loosest latency so
+    every line runs to the right edge. Order: the default ranking, then the rest."""
+    p, scale = t.deadline.percentile, t.kind.latency.scale_ms
+    configs = [c for c in t.configs if c.gpu_model in site.default_gpus]
+    if not configs:
+        return []
+    end = max(c.latency_ms(p) for c in configs) / scale
+    order = {r.config.model_id: r.rank for r in t.ranking}
+    rows: list[dict[str, Any]] = []
+    for model in sorted({c.model_id for c in configs}, key=lambda m: (order.get(m, 1e9), m)):
+        best = None
+        name = site.registry.models[model].nickname
+        for c in sorted((c for c in configs if c.model_id == model),
+                        key=lambda c: (c.latency_ms(p), *ranking.sort_key(c, p))):
+            value = t.units.efficiency(c.energy_per_output_joules)
+            if best is None or value > best:
+                best = value
+                rows.append({"model": name, "ms": c.latency_ms(p) / scale, "value": value,
+                             "order": order.get(model, len(order) + 1)})
+        rows.append({**rows[-1], "ms": end})
+    return rows
+
+
+def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
+    rows = sensitivity_rows(site, t)
+    if not rows:
+        return None
+    p, latency, units = t.deadline.percentile, t.kind.latency, t.units
+    spec = charts.bind(charts.deadline_sensitivity(
+        f"Deadline: {latency.words[p]} ({latency.unit}, log)",
+        f"Best {units.efficiency_axis.lower()}"),
+        {"table": rows, "deadline": t.deadline_rows()},
+        f"{t.info.name}: best {units.efficiency_words} as the deadline loosens")
+    return chart_ref(
+        site.urls, "deadlines", [t.id], spec["title"],
+        f"Step lines, one per model, of each model's best {units.efficiency_words} at every "
+        f"deadline on {latency.words[p]}, on {' and '.join(sorted(site.default_gpus))}; the "
+        f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
+        "the two models swap ranks. The ranking tables list the figures at set deadlines.",
+        spec, site.urls.task(t.id), f"default deadline {latency.value(t.deadline.ms)} drawn",
+        table_id=f"ranking-{t.id}")
+
+
 def home_section(site: SiteView, t: TaskView) -> tuple[TaskSection, Part]:
     rows = t.ranking[: site.top_n]
     table = task_table(site, t, f"ranking-{t.id}",
@@ -101,7 +182,7 @@ def home_section(site: SiteView, t: TaskView) -> tuple[TaskSection, Part]:
     chart = bar_chart(site, t)
     section = TaskSection(t.info.name, site.urls.url(site.urls.task(t.id)),
                           render_markdown(t.info.description_md), t.deadline_text(), table,
-                          chart, t.kind.task_kinds[t.info.kind])
+                          chart, t.kind.task_kinds[t.info.kind], task_finding(site, t))
     return section, Part(charts=(chart,) if chart else ())
 
 
@@ -129,17 +210,19 @@ def task_page(site: SiteView, t: TaskView) -> Part:
         t.ranking[: site.top_n], site.registry, site.urls, inputs,
         t.kind.footprint_scales(t.units)))
     scatter, bar = scatter_chart(site, t), bar_chart(site, t)
+    sensitivity = sensitivity_chart(site, t)
     quality, quality_part = quality_section(site, t)
     explorer, explore_part = explore(site, t)
     body = TaskBody(info.name, info.benchmark, render_markdown(info.description_md),
                     t.deadline_text(), " and ".join(site.registry.site.default_gpus), table,
-                    tuple(presets), scatter, bar, downloads, explorer, calculator, quality)
+                    tuple(presets), scatter, bar, downloads, explorer, calculator, quality,
+                    task_finding(site, t), sensitivity)
     benchmark = f" ({info.benchmark})" if info.benchmark != info.name else ""
     page = Page(site.urls.task(t.id), "task.html", f"{info.name} energy leaderboard",
                 f"Models ranked by {t.units.efficiency_words} on {info.name}{benchmark} at "
                 f"{t.deadline_text()}.", body)
     return out + quality_part + explore_part + Part(
-        pages=(page,), charts=(scatter, *((bar,) if bar else ())))
+        pages=(page,), charts=(scatter, *(c for c in (bar, sensitivity) if c)))
 
 
 def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None, Part]:

@@ -10,6 +10,7 @@ from typing import Any
 from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.kinds.base import Record, TaskKind
+from jouleboard.present.finding import Finding
 from jouleboard.present.footprint import FootprintInputs
 from jouleboard.present.tables import Table
 from jouleboard.present.units import TaskUnits
@@ -51,6 +52,7 @@ class TaskSection:
     table: Table
     chart: ChartRef | None
     group: str = ""
+    finding: Finding | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ class TaskBody:
     explorer: Explorer | None
     calculator: Calculator | None
     quality: QualitySection | None
+    finding: Finding | None = None
+    sensitivity: ChartRef | None = None
 
 
 @dataclass(frozen=True)

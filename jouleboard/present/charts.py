@@ -250,6 +250,26 @@ def accuracy_energy() -> Spec:
     return _finish(alt.layer(front, points, labels), 380)
 
 
+@template
+def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
+    """Each model's best efficiency as the deadline loosens (a step line per model, log x):
+    where lines cross, the ranking changes; the default deadline is drawn."""
+    import altair as alt
+
+    x = alt.X("ms:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    lines = alt.Chart(alt.NamedData("table")).mark_line(
+        interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18)).encode(
+        x=x, y=alt.Y("value:Q", title=value_title),
+        color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
+                        sort=alt.EncodingSortField("order", op="min"),
+                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
+        order="ms:Q",
+        tooltip=[alt.Tooltip("model:N", title="Model"),
+                 alt.Tooltip("ms:Q", title="Deadline from", format=",.4~g"),
+                 alt.Tooltip("value:Q", title=value_title, format=",.3~g")])
+    return _finish(alt.layer(lines, _deadline_rule(alt), _deadline_label(alt)), 300)
+
+
 def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:
     """A page's chart: the template with its data and title (the template is not changed)."""
     spec = dict(template)
