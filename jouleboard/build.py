@@ -18,6 +18,7 @@ from jouleboard.jsonio import dumps_canonical
 from jouleboard.outdir import output_folder
 from jouleboard.plan.site import plan_site
 from jouleboard.plan.views import Link
+from jouleboard.present import charts
 from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
@@ -65,6 +66,14 @@ class _Timer:
         self.summary.timings[stage] = now - self.last
         self.progress.stage(stage, now - self.last)
         self.last = now
+
+
+PHONE = "~phone"  # the render id of a chart's phone render
+
+
+def _svg_size(svg: str) -> tuple[int, int]:
+    match = _SVG_SIZE.search(svg)
+    return (int(match.group(1)), int(match.group(2))) if match else (640, 400)
 
 
 def _hashed(name: str, content: str) -> str:
@@ -122,17 +131,19 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                   find_asset(site_settings.logo, themes).read_bytes())
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
-    exports = render_charts(specs, ("svg", "png"), cache, progress)
+    phones = {f"{cid}{PHONE}": charts.phone(spec) for cid, spec in specs.items()}
+    exports = render_charts(specs | phones, ("svg", "png"), cache, progress,
+                            svg_only=frozenset(phones))
     infos: dict[str, ChartInfo] = {}
     for cid, chart in sorted(plan.charts.items()):
-        svg = exports[(cid, "svg")]
+        svg = charts.themed(exports[(cid, "svg")].decode("utf-8"))
+        phone = charts.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
         files.add(urls.chart(cid, "svg"), svg)
+        files.add(urls.chart(cid, "phone.svg"), phone)
         files.add(urls.chart(cid, "png"), exports[(cid, "png")])
         files.add(urls.chart(cid, "vl.json"), dumps_canonical(specs[cid]))
         files.add(urls.chart(cid, "csv"), chart_csv(specs[cid]))
-        match = _SVG_SIZE.search(svg.decode("utf-8"))
-        size = (int(match.group(1)), int(match.group(2))) if match else (640, 400)
-        infos[cid] = chart_info(chart, size, urls, site_settings)
+        infos[cid] = chart_info(chart, _svg_size(svg), urls, site_settings, _svg_size(phone))
         files.add(urls.oembed(cid), dumps_canonical(oembed(chart, infos[cid], urls,
                                                              site_settings)))
     timer.done("charts")

@@ -125,22 +125,25 @@ def _run(jobs: list[tuple[str, str]], progress: Progress = SILENT) -> list[bytes
 
 def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
                   cache: Path = DEFAULT_CACHE,
-                  progress: Progress = SILENT) -> dict[tuple[str, str], bytes]:
+                  progress: Progress = SILENT,
+                  svg_only: frozenset[str] = frozenset()) -> dict[tuple[str, str], bytes]:
     """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
-    SVGs render first; PNGs are rasterised from them. Cached entries are checked on read.
-    ``progress`` counts the renders."""
+    SVGs render first; PNGs are rasterised from them (except for the ids in ``svg_only``,
+    e.g. phone renders). Cached entries are checked on read. ``progress`` counts the
+    renders."""
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
     root = cache / _ENTRIES
     found: dict[tuple[str, str], bytes] = {}
     for fmt in ("svg", "png"):
         if fmt not in formats:
             continue
-        paths = {cid: root / fmt / f"{_key(text, fmt)}.{fmt}" for cid, text in texts.items()}
+        paths = {cid: root / fmt / f"{_key(text, fmt)}.{fmt}" for cid, text in texts.items()
+                 if fmt == "svg" or cid not in svg_only}
         for cid, path in paths.items():
             content = _load(path)
             if content is not None:
                 found[(cid, fmt)] = content
-        missing = sorted(cid for cid in texts if (cid, fmt) not in found)
+        missing = sorted(cid for cid in paths if (cid, fmt) not in found)
         if fmt == "svg":
             jobs = [("svg", texts[cid]) for cid in missing]
         else:

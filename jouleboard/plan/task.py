@@ -29,7 +29,7 @@ from jouleboard.plan.views import (
 from jouleboard.present import charts
 from jouleboard.present.finding import Finding, Scenario, Standing, finding
 from jouleboard.present.footprint import FootprintInputs, footprint_table
-from jouleboard.present.formats import PRECISION_LABELS
+from jouleboard.present.formats import PRECISION_LABELS, show
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import Table, ranking_table
 
@@ -64,6 +64,8 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         return None
     rows = [{"model": site.registry.models[r.config.model_id].nickname, "rank": r.rank,
              "value": t.units.efficiency(r.config.energy_per_output_joules),
+             "shown": show(t.units.efficiency_show,
+                           t.units.efficiency(r.config.energy_per_output_joules)),
              "gpu": r.config.gpu_model} for r in top]
     words = t.units.efficiency_words
     spec = charts.bind(charts.ranking_bar(f"{t.units.efficiency_axis} (higher is better)"),
@@ -242,13 +244,18 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
                      if m not in t.accuracy)
     chart = None
     if rows:
-        points, front_best = [], -1.0
+        points, front_best, fronts = [], -1.0, 0
         for r in sorted(rows, key=lambda r: r.config.energy_per_response_joules):
             acc = t.accuracy.get(r.config.model_id) or 0.0
             on_front = acc > front_best
             front_best = max(front_best, acc)
+            fronts += on_front
             info = models[r.config.model_id]
             points.append({"model": info.nickname, "builder": info.builder, "accuracy": acc,
+                           "side": charts.side(r.config.energy_per_response_joules,
+                                               [x.config.energy_per_response_joules
+                                                for x in rows]),
+                           "below": on_front and fronts % 2 == 0,
                            "energy": r.config.energy_per_response_joules,
                            "per_correct": objective(r.config), "frontier": on_front})
         spec = charts.bind(charts.accuracy_energy(), {"table": points},

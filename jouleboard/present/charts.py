@@ -12,6 +12,7 @@ import copy
 import functools
 import hashlib
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -52,7 +53,10 @@ GPU_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
 
 CONFIG: Spec = {
     "background": "transparent",
-    "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+    # Arial's metrics (Liberation Sans and Arimo share them): vl-convert measures text in
+    # Liberation Sans to lay a static SVG out, so the reader's browser draws the same widths
+    # and no label outgrows the space it was given.
+    "font": "Liberation Sans, Arial, Helvetica, Arimo, sans-serif",
     "view": {"stroke": None},
     "axis": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "gridColor": "#8884",
              "domainColor": AXIS_GREY, "tickColor": AXIS_GREY, "labelFontSize": 11,
@@ -97,11 +101,14 @@ def ranking_bar(value_title: str) -> Spec:
         color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
                         legend=alt.Legend(orient="bottom")),
         tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("gpu:N", title="GPU"),
-                 alt.Tooltip("value:Q", title=value_title, format=".2f")],
+                 alt.Tooltip("shown:N", title=value_title)],
     )
-    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(
-        text=alt.Text("value:Q", format=".2f"))
-    return _finish(alt.layer(bars, labels), PER_MODEL)
+    # ``shown``: the figure as the tables print it (present/formats.py), never re-rounded.
+    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(text="shown:N")
+    spec = _finish(alt.layer(bars, labels), PER_MODEL)
+    # Room for the longest bar's figure, which a fitted (phone) chart does not count.
+    spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 44}
+    return spec
 
 
 def _deadline_rule(alt: Any) -> Any:
@@ -111,9 +118,22 @@ def _deadline_rule(alt: Any) -> Any:
 
 
 def _deadline_label(alt: Any) -> Any:
-    return alt.Chart(alt.NamedData("deadline")).mark_text(
-        align="left", baseline="top", dx=4, y=2, color="#c0392b"
-    ).encode(x="ms:Q", text="label:N")
+    """The deadline's label, on the side of its rule with more room (``side``: see bind)."""
+    base = alt.Chart(alt.NamedData("deadline"))
+    return alt.layer(*(
+        base.transform_filter(f"datum.side {op} 'right'").mark_text(
+            align=align, baseline="top", dx=dx, y=2, color="#c0392b"
+        ).encode(x="ms:Q", text="label:N")
+        for op, align, dx in (("!==", "left", 4), ("===", "right", -4))))
+
+
+def side(value: float, values: list[float]) -> str:
+    """``right`` when ``value`` lies in the right half of ``values``' log range, so a label
+    beside it goes to its left and stays inside the chart; else ``left``."""
+    low, high = min([value, *values]), max([value, *values])
+    if low <= 0 or high <= low:
+        return "left"
+    return "right" if math.log(value / low) / math.log(high / low) > 0.5 else "left"
 
 
 @template
@@ -245,9 +265,15 @@ def accuracy_energy() -> Spec:
                  alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
                  alt.Tooltip("energy:Q", title="J/response", format=",.0f"),
                  alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f")])
-    labels = base.mark_text(align="left", dx=7, dy=-6, fontSize=10, color=AXIS_GREY).encode(
-        x=x, y=y, text="model:N")
-    return _finish(alt.layer(front, points, labels), 380)
+    # Only the models on the front are named (the others' names would collide); each name
+    # sits on the side of its point with more room.
+    # Neighbours on the front alternate above and below their points (``below``).
+    labels = [base.transform_filter(
+        f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below"
+    ).mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY
+                ).encode(x=x, y=y, text="model:N")
+        for op, align, dx in (("!==", "left", 7), ("===", "right", -7)) for low in (False, True)]
+    return _finish(alt.layer(front, points, *labels), 380)
 
 
 @template
@@ -270,9 +296,59 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
     return _finish(alt.layer(lines, _deadline_rule(alt), _deadline_label(alt)), 300)
 
 
+PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page margins
+PHONE_AXIS_LABELS = 125  # px of an axis label on a phone (longer names end in an ellipsis)
+
+
+def phone(spec: Spec) -> Spec:
+    """The phone render of a chart: its whole width fits a 390 px screen, so its text is
+    drawn at its own size (never under 10 px); legends take one column, long axis labels
+    end in an ellipsis, and the title is left to the page's caption."""
+    out: Spec = copy.deepcopy(spec)
+    out["width"] = PHONE_WIDTH
+    out["autosize"] = {"type": "fit-x", "contains": "padding"}
+    out.pop("title", None)
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            axis, legend = node.get("axis"), node.get("legend")
+            if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
+                axis["labelLimit"] = PHONE_AXIS_LABELS
+            if isinstance(legend, dict):
+                legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(out)
+    return out
+
+
+# Static SVGs follow the reader's colour scheme: the page shows them as images, and an SVG
+# image applies its own prefers-color-scheme rules, so one file serves light and dark.
+DARK_TEXT = "#c3c9d2"
+THEME_STYLE = (
+    "<style>@media (prefers-color-scheme: dark){"
+    f'[fill="{AXIS_GREY}"]{{fill:{DARK_TEXT}}}[stroke="{AXIS_GREY}"]{{stroke:{DARK_TEXT}}}'
+    '[stroke="#111"]{stroke:#f2f4f7}[stroke="#8884"]{stroke:#fff3}'
+    '[fill="#c0392b"]{fill:#ff8a7a}[stroke="#c0392b"]{stroke:#ff8a7a}}</style>')
+
+
+def themed(svg: str) -> str:
+    """An SVG export with the dark-scheme rules inserted after its opening tag."""
+    head, sep, rest = svg.partition(">")
+    return head + sep + THEME_STYLE + rest if sep else svg
+
+
 def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:
     """A page's chart: the template with its data and title (the template is not changed)."""
     spec = dict(template)
+    if "deadline" in datasets:
+        xs = [float(r.get("latency", r.get("ms", 0))) for r in datasets["table"]]
+        datasets = {**datasets, "deadline": [{**d, "side": side(d["ms"], xs)}
+                                             for d in datasets["deadline"]]}
     spec["datasets"] = datasets
     spec["title"] = title
     if spec.get("height") == PER_MODEL:

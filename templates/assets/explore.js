@@ -54,9 +54,19 @@
   function latencyTitle(percentile, latency) {
     return `${capital(latency.words[percentile])} (${latency.unit}, log)`;
   }
-  function deadlineRule(ms, latency) {
+  // charts.side: a label beside a value in the right half of the log range goes left.
+  function side(value, values) {
+    const all = [value, ...values];
+    const low = Math.min(...all);
+    const high = Math.max(...all);
+    if (low <= 0 || high <= low) return "left";
+    return Math.log(value / low) / Math.log(high / low) > 0.5 ? "right" : "left";
+  }
+  function deadlineRule(ms, latency, points = []) {
     const shown = +(ms / latency.scale_ms).toPrecision(6);
-    return [{ ms: ms / latency.scale_ms, label: `deadline ${shown} ${latency.unit}` }];
+    const x = ms / latency.scale_ms;
+    return [{ ms: x, label: `deadline ${shown} ${latency.unit}`,
+      side: side(x, points.map((p) => p.latency)) }];
   }
   function chartLatency(c, percentile, data) {
     return R.latency(c, percentile, data.order) / data.latency.scale_ms;
@@ -381,7 +391,6 @@
 
     function renderCharts(data, rows, text) {
       const chosen = new Set(rows.map((r) => r.config.source));
-      const deadline = deadlineRule(state.deadline, data.latency);
       const scatter = document.getElementById(d.scatter);
       if (scatter) {
         const points = data.configs.map((c) => ({
@@ -389,6 +398,7 @@
           latency: chartLatency(c, state.pct, data), energy: c.energy_per_output_joules,
           chosen: chosen.has(c.source), config: c.config,
         }));
+        const deadline = deadlineRule(state.deadline, data.latency, points);
         S.embedChart(scatter, (spec) => {
           spec.datasets = { table: points, deadline };
           retitle(spec, "latency", latencyTitle(state.pct, data.latency));
@@ -401,7 +411,8 @@
         S.embedChart(bar, (spec) => {
           spec.datasets = { table: top.map((r) => ({
             model: data.models[r.config.model_id].nickname, rank: r.rank,
-            value: r.config.efficiency, gpu: r.config.gpu_model })) };
+            value: r.config.efficiency, gpu: r.config.gpu_model,
+            shown: show(data.units.efficiency_show, r.config.efficiency) })) };
           spec.title = `${d.taskName}: top ${top.length} by ${data.units.efficiency_words} ` +
             `at ${text}`;
         }).catch(() => {});
@@ -535,7 +546,7 @@
           }
         }
         S.embedChart(figure, (spec) => {
-          spec.datasets = { table: points, deadline: deadlineRule(state.deadline, data.latency) };
+          spec.datasets = { table: points, deadline: deadlineRule(state.deadline, data.latency, points) };
           spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
           retitle(spec, "latency", latencyTitle(state.pct, data.latency));
           retitle(spec, "energy", data.units.energy_axis);

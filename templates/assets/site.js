@@ -73,7 +73,7 @@
     if (!holder) {
       holder = document.createElement("div");
       holder.className = "vega";
-      const image = figure.querySelector("img");
+      const image = figure.querySelector("picture") || figure.querySelector("img");
       if (image) image.replaceWith(holder);
       else figure.prepend(holder);
     }
