@@ -176,7 +176,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         origin=urls.origin,
         home_url=urls.url(urls.home),
         logo_url=urls.url(urls.asset(site_settings.logo)) if site_settings.logo else "",
-        accent_color=site_settings.accent_color)
+        accent_color=site_settings.accent_color, glossary_url=urls.url(urls.glossary))
     env = environment(themes)
     for page in plan.pages:
         files.add(page.path, render_page(env, page, site, infos))

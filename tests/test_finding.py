@@ -108,3 +108,12 @@ def test_sensitivity_lines_reach_the_ranking_at_every_deadline(site) -> None:  #
         assert at_default == pytest.approx(1 / row.config.energy_per_output_joules)
     assert [r["value"] for r in rows if r["model"] == "GPT OSS 20B"][-1] == \
         pytest.approx(35.15, abs=0.005)
+
+
+@pytest.mark.parametrize(("ms", "slug"), [
+    (300.0, "p50-300ms"), (1800000.0, "p50-1800s"), (30000.0, "p50-30s"), (2.5, "p50-2_5ms"),
+    (1500.0, "p50-1500ms"), (1e-05, "p50-1e-05ms")])
+def test_download_deadlines_read_as_people_write_them(ms: float, slug: str) -> None:
+    from jouleboard.urls import deadline_slug
+
+    assert deadline_slug(ms, "p50") == slug

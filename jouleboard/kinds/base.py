@@ -92,6 +92,7 @@ class TaskKind(ABC):
     latency_fields: ClassVar[Mapping[str, tuple[str, float]]]
     tie_fields: ClassVar[tuple[str, ...]]
     energy_field: ClassVar[str] = "energy_per_output_joules"
+    ranked_key: ClassVar[str] = "efficiency"  # the column a leaderboard is ranked by
     response_field: ClassVar[str] = "energy_per_response_joules"
 
     def browser_order(self) -> dict[str, Any]:

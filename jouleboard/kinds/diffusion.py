@@ -85,7 +85,8 @@ class DiffusionKind(TaskKind):
                 BATCH_LATENCY, BATCH_SIZE, STEPS, RESOLUTION)
 
     def ranking_fields(self, task: TaskInfo, quality: bool) -> tuple[Field, ...]:
-        return (GPU, *self._metrics(self.units(task)), *(QUALITY_FIELDS if quality else ()))
+        efficiency, *rest = self._metrics(self.units(task))
+        return (efficiency, GPU, *rest, *(QUALITY_FIELDS if quality else ()))
 
     def configuration_fields(self, task: TaskInfo) -> tuple[Field, ...]:
         return (GPU, Field(Column("parallel", "Parallelism"), "text"),

@@ -43,6 +43,7 @@ METRICS = (TOKENS_PER_J, J_PER_TOKEN, J_PER_RESPONSE, MEDIAN_ITL)
 
 
 class TokenKind(TaskKind):
+    ranked_key = "tokens_per_joule"
     name = "token"
     task_kinds: ClassVar = {"llm": "Text", "mllm": "Multimodal"}
     measurement = Measurement
@@ -109,7 +110,9 @@ class TokenKind(TaskKind):
         return edges, counts
 
     def ranking_fields(self, task: TaskInfo, quality: bool) -> tuple[Field, ...]:
-        return (GPU, PRECISION, *METRICS, BATCH, *(QUALITY_FIELDS if quality else ()))
+        # The ranked figure first, so a phone shows it beside the model without scrolling.
+        return (TOKENS_PER_J, GPU, PRECISION, J_PER_TOKEN, J_PER_RESPONSE,
+                *(QUALITY_FIELDS if quality else ()), MEDIAN_ITL, BATCH)
 
     def configuration_fields(self, task: TaskInfo) -> tuple[Field, ...]:
         return (GPU, PRECISION, Field(Column("parallel", "Parallelism"), "text"), *METRICS,

@@ -41,6 +41,10 @@ def explore_payload(t: TaskView, registry: Registry, model_url: Callable[[str], 
         "columns": columns,
         "rows": [[row.get(k) for k in columns] for row in rows],
         "table": [f.browser() for f in fields],
+        "ranked_key": t.kind.ranked_key,
+        # How a download names the deadline's percentile (p50-300ms, batch-30s).
+        "slug_prefix": {p: t.kind.download_slug(1.0, p).rsplit("-", 1)[0]
+                        for p in t.kind.percentiles},
         # Keys whose values are floats: the browser writes 66.0 (not 66) as Python does.
         "floats": sorted({k for row in rows for k, v in row.items() if isinstance(v, float)}),
         "order": t.kind.browser_order(),

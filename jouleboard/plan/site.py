@@ -31,6 +31,7 @@ from jouleboard.plan.views import (
     SiteView,
     TaskView,
 )
+from jouleboard.present.glossary import glossary_html
 from jouleboard.present.markdown import render_markdown
 from jouleboard.releases import (
     ReleaseData,
@@ -143,6 +144,9 @@ def plan_site(data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (),
         data, urls.configurations_download, "Full data set",
         "every validated configuration, one row each")))
     part += release_part(releases, urls, data.registry.site.title)
+    part += Part(pages=(Page(urls.glossary, "prose.html", "Glossary",
+                             "What each term in the tables, charts and findings means.",
+                             ProseBody(glossary_html())),))
     if about_md is not None:
         part += Part(pages=(Page(urls.about, "prose.html", "About and methodology",
                                  "What jouleboard measures and how it ranks.",

@@ -3,6 +3,7 @@ their pages, charts and downloads (a :class:`Part`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,10 +36,12 @@ from jouleboard.present.tables import Table, ranking_table
 
 
 def task_table(site: SiteView, t: TaskView, table_id: str, caption: str,
-               rows: Sequence[ranking.RankedRow[Any]]) -> Table:
-    """A leaderboard table of ``t`` in its kind's columns."""
+               rows: Sequence[ranking.RankedRow[Any]], ranked: str = "") -> Table:
+    """A leaderboard table of ``t`` in its kind's columns, ranked by its efficiency column
+    unless ``ranked`` names another."""
     fields = t.kind.ranking_fields(t.info, quality=t.id in site.registry.quality)
-    return ranking_table(table_id, caption, fields, rows, t.values, site.registry, site.urls)
+    return ranking_table(table_id, caption, fields, rows, t.values, site.registry, site.urls,
+                         ranked or t.kind.ranked_key)
 
 
 def ranking_downloads(site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]],
@@ -235,7 +238,8 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
     objective = ranking.objective_for("energy_per_correct_answer", t.accuracy.get)
     rows = ranking.rank(t.configs, t.deadline, gpus=site.default_gpus, objective=objective)
     table = task_table(site, t, f"correct-{t.id}", f"{t.info.name}: ranked by energy per "
-                       f"correct answer at {t.deadline_text()}", rows)
+                       f"correct answer at {t.deadline_text()}", rows,
+                       ranked="energy_per_correct_answer_joules")
     _, out = ranking_downloads(site, t, rows, table.caption, t.deadline.ms,
                                by="energy_per_correct_answer")
     models, urls = site.registry.models, site.urls
@@ -281,9 +285,14 @@ def explore(site: SiteView, t: TaskView) -> tuple[Explorer, Part]:
     d, latency = t.deadline, t.kind.latency
     latencies = [c.latency_ms(p) for c in t.configs for p in t.kind.percentiles] or [d.ms]
     path = site.urls.explore_data(t.id)
+    # The slider reaches the next round value (1 or 3 × 10^k) past the slowest latency, so
+    # a round deadline such as 1,000 ms is a tick, not something to type.
+    top = max(latencies) / latency.scale_ms
+    step = 10 ** math.floor(math.log10(top)) if top > 0 else 1.0
+    round_top = next(v * step for v in (1, 3, 10) if v * step >= top)
     explorer = Explorer(
         t.id, site.urls.url(path), d.ms, d.percentile, min_ms=float(min(latencies)),
-        max_ms=float(max(latencies)),
+        max_ms=float(round_top * latency.scale_ms),
         gpus=tuple((g, g in site.default_gpus) for g in sorted({c.gpu_model
                                                                 for c in t.configs})),
         precisions=tuple((p, PRECISION_LABELS.get(p, p))

@@ -60,7 +60,8 @@ CONFIG: Spec = {
     "view": {"stroke": None},
     "axis": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "gridColor": "#8884",
              "domainColor": AXIS_GREY, "tickColor": AXIS_GREY, "labelFontSize": 11,
-             "titleFontSize": 12, "titleFontWeight": "normal"},
+             "titleFontSize": 12, "titleFontWeight": "normal", "labelOverlap": True,
+             "labelSeparation": 4},
     "legend": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "labelFontSize": 11,
                "titleFontSize": 12, "titleFontWeight": "normal", "labelLimit": 220},
     "title": {"color": AXIS_GREY, "fontSize": 13, "fontWeight": "normal", "anchor": "start"},
@@ -72,9 +73,11 @@ PER_MODEL = 0  # height placeholder: one 24 px band per model, set by bind()
 
 
 # Log axes: label and grid the decades and their 2x/5x steps only, not every minor tick.
+# Thousands and up read 1k, 20k, 100k; overlapping labels are dropped (labelOverlap).
 LOG_AXIS: Any = {"labelExpr": "indexof(['1','2','5'], slice(format(datum.value, '.0e'), 0, 1)) "
-                              ">= 0 ? format(datum.value, '~g') : ''",
-                 "gridOpacity": 0.6}
+                              ">= 0 ? (datum.value >= 1000 ? format(datum.value, '~s') : "
+                              "format(datum.value, '~g')) : ''",
+                 "gridOpacity": 0.6, "labelOverlap": "greedy", "labelSeparation": 6}
 
 
 def _finish(chart: Any, height: int) -> Spec:
@@ -119,11 +122,12 @@ def _deadline_rule(alt: Any) -> Any:
 
 def _deadline_label(alt: Any) -> Any:
     """The deadline's label, on the side of its rule with more room (``side``: see bind)."""
+    # Both layers draw every row (an empty layer makes Vega warn); the other side's is blank.
     base = alt.Chart(alt.NamedData("deadline"))
     return alt.layer(*(
-        base.transform_filter(f"datum.side {op} 'right'").mark_text(
+        base.transform_calculate(shown=f"datum.side {op} 'right' ? datum.label : ''").mark_text(
             align=align, baseline="top", dx=dx, y=2, color="#c0392b"
-        ).encode(x="ms:Q", text="label:N")
+        ).encode(x="ms:Q", text="shown:N")
         for op, align, dx in (("!==", "left", 4), ("===", "right", -4))))
 
 
@@ -268,10 +272,11 @@ def accuracy_energy() -> Spec:
     # Only the models on the front are named (the others' names would collide); each name
     # sits on the side of its point with more room.
     # Neighbours on the front alternate above and below their points (``below``).
-    labels = [base.transform_filter(
-        f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below"
+    labels = [base.transform_calculate(shown=(
+        f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below "
+        "? datum.model : ''")
     ).mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY
-                ).encode(x=x, y=y, text="model:N")
+                ).encode(x=x, y=y, text="shown:N")
         for op, align, dx in (("!==", "left", 7), ("===", "right", -7)) for low in (False, True)]
     return _finish(alt.layer(front, points, *labels), 380)
 

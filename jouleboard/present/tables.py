@@ -9,6 +9,7 @@ from typing import Any
 
 from jouleboard.config import Registry
 from jouleboard.present.formats import FORMATS, show
+from jouleboard.present.glossary import COLUMN_TERMS
 from jouleboard.rank import RankedRow
 from jouleboard.urls import Urls
 
@@ -20,6 +21,11 @@ class Column:
     unit: str = ""
     numeric: bool = False
     title: str = ""  # longer explanation for the header's tooltip
+
+    @property
+    def term(self) -> str:
+        """The glossary anchor that defines this column, or ""."""
+        return COLUMN_TERMS.get(self.key, "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +43,8 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
     empty_text: str = "No configuration meets this deadline."
+    ranked: str = ""  # the key of the column the rows are ranked by (marked in the header)
+    glossary_url: str = ""  # where the headers' terms are defined (a link per header)
 
     def records(self) -> list[dict[str, object]]:
         """Rows as plain records (column key -> value) for CSV and JSON downloads."""
@@ -106,14 +114,15 @@ def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
 
 def ranking_table(table_id: str, caption: str, fields: Sequence[Field],
                   rows: Sequence[RankedRow[Any]], values: Callable[[Any], Mapping[str, Any]],
-                  registry: Registry, urls: Urls) -> Table:
+                  registry: Registry, urls: Urls, ranked: str = "") -> Table:
     """The leaderboard table: rank, model, then the kind's fields of the chosen
-    configuration."""
+    configuration; ``ranked``: the key of the column the order follows."""
     body = tuple((Cell(r.rank, show("int", r.rank)),
                   model_cell(r.config.model_id, registry, urls),
                   *(field_cell(f, r.config, v, urls) for f in fields))
                  for r in rows for v in (values(r.config),))
-    return Table(table_id, caption, (RANK, MODEL, *(f.column for f in fields)), body)
+    return Table(table_id, caption, (RANK, MODEL, *(f.column for f in fields)), body,
+                 ranked=ranked, glossary_url=urls.url(urls.glossary))
 
 
 def configurations_table(table_id: str, caption: str, fields: Sequence[Field],
@@ -124,7 +133,8 @@ def configurations_table(table_id: str, caption: str, fields: Sequence[Field],
     for c in configs:
         v = {**values(c), "note": marked(c) if marked else ""}
         body.append(tuple(field_cell(f, c, v, urls) for f in (*fields, NOTE)))
-    return Table(table_id, caption, tuple(f.column for f in (*fields, NOTE)), tuple(body))
+    return Table(table_id, caption, tuple(f.column for f in (*fields, NOTE)), tuple(body),
+                 glossary_url=urls.url(urls.glossary))
 
 
 def num_cell(key: str, value: float | int) -> Cell:
