@@ -117,7 +117,7 @@ def _write_quality(target: Path) -> None:
                "setting": payload(i), "source_url": "https://example.org/paper?a=javascript:x",
                "source_detail": payload(i + 1), "confidence": "high"}
               for i, m in enumerate(models)]
-    (target / "quality").mkdir()
+    (target / "quality").mkdir(exist_ok=True)  # the golden sample may hold one already
     (target / "quality" / "gpqa.yaml").write_text(yaml.safe_dump(
         {"task": "gpqa", "benchmark": payload(12), "note_md": MARKDOWN[:5000], "scores": scores},
         allow_unicode=True, sort_keys=False))

@@ -111,8 +111,8 @@ class TokenKind(TaskKind):
 
     def ranking_fields(self, task: TaskInfo, quality: bool) -> tuple[Field, ...]:
         # The ranked figure first, so a phone shows it beside the model without scrolling.
-        return (TOKENS_PER_J, GPU, PRECISION, J_PER_TOKEN, J_PER_RESPONSE,
-                *(QUALITY_FIELDS if quality else ()), MEDIAN_ITL, BATCH)
+        return (TOKENS_PER_J, GPU, PRECISION, J_PER_TOKEN, J_PER_RESPONSE, MEDIAN_ITL, BATCH,
+                *(QUALITY_FIELDS if quality else ()))
 
     def configuration_fields(self, task: TaskInfo) -> tuple[Field, ...]:
         return (GPU, PRECISION, Field(Column("parallel", "Parallelism"), "text"), *METRICS,
