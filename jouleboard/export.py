@@ -13,8 +13,10 @@ import functools
 import hashlib
 import multiprocessing
 import os
+import re
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -47,20 +49,46 @@ def _vl_version() -> str:
 
 
 def _key(spec_json: str, kind: str) -> str:
-    return hashlib.sha256(f"{kind}\0{_vl_version()}\0{spec_json}".encode()).hexdigest()
+    # SVG entries since clip ids were made stable carry a variant tag: older ones (numbered
+    # by render order) are rendered again; PNGs, the same pixels either way, keep their keys.
+    variant = f"{kind}\0{_SVG_VARIANT}" if kind == "svg" else kind
+    return hashlib.sha256(f"{variant}\0{_vl_version()}\0{spec_json}".encode()).hexdigest()
 
 
-def _render(job: tuple[str, str]) -> bytes:
-    """``("svg", spec JSON)`` -> SVG; ``("png", SVG text)`` -> 2x PNG rasterised from the SVG
-    (the same picture as rendering the spec again, in half the time)."""
+_SVG_VARIANT = "stable-ids-1"
+_TAG = re.compile(r"<[^>]*>")
+_CLIP_REF = re.compile(r'(?<=\bid="clip)\d+(?=")|(?<=url\(#clip)\d+(?=\))')
+
+
+def stable_ids(svg: str) -> str:
+    """``svg`` with its clip-path ids renumbered 1, 2, ... in order of first use.
+
+    Vega numbers clip paths with a counter that lives as long as the process, so the same
+    spec gives different ids depending on what the process rendered before (and, in a pool,
+    on which worker got it). Renumbering makes a chart's SVG depend on its spec alone. Only
+    markup inside tags is touched, never text."""
+    numbers: dict[str, str] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        return numbers.setdefault(match.group(0), str(len(numbers) + 1))
+
+    return _TAG.sub(lambda tag: _CLIP_REF.sub(renumber, tag.group(0)), svg)
+
+
+def _render(job: tuple[str, str | None, bool]) -> tuple[bytes | None, bytes | None]:
+    """One chart in one call: ``(spec JSON, its SVG text if already known, want PNG)`` ->
+    ``(SVG if rendered here, 2x PNG if wanted)``. The PNG is rasterised from the SVG (the
+    same picture as rendering the spec again, in half the time), so no chart is compiled
+    twice and the SVG never travels back to a worker."""
     import vl_convert
 
-    fmt, text = job
-    if fmt == "svg":
-        svg: str = vl_convert.vegalite_to_svg(text)
-        return svg.encode("utf-8")
-    png: bytes = vl_convert.svg_to_png(text, scale=2)
-    return png
+    spec_json, svg_text, want_png = job
+    rendered = None
+    if svg_text is None:
+        svg_text = stable_ids(vl_convert.vegalite_to_svg(spec_json))
+        rendered = svg_text.encode("utf-8")
+    png: bytes | None = vl_convert.svg_to_png(svg_text, scale=2) if want_png else None
+    return rendered, png
 
 
 def _entry(content: bytes) -> bytes:
@@ -105,22 +133,37 @@ def _store(path: Path, content: bytes) -> None:
         raise
 
 
-def _run(jobs: list[tuple[str, str]], progress: Progress = SILENT) -> list[bytes]:
-    results: list[bytes] = []
-    if len(jobs) >= _PARALLEL_FROM and (os.cpu_count() or 1) > 1:
-        workers = min(os.cpu_count() or 1, 4)
-        # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and a
-        # process forked after it has started deadlocks.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for result in pool.map(_render, jobs, chunksize=4):
-                results.append(result)
-                progress.advance()
-        return results
-    for job in jobs:
-        results.append(_render(job))
-        progress.advance()
-    return results
+def _workers() -> int:
+    """Worker processes for cold renders: the cores this process may use (at most 4)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return min(cores, 4)
+
+
+def _run(jobs: list[tuple[str, str | None, bool]],
+         progress: Progress = SILENT) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
+    """``(index in jobs, result)`` for every job, in completion order. Enough work is spread
+    over a pool of processes, the biggest specs first so no core idles at the end; a few
+    jobs render in this process (a worker costs ~0.5 s to start and warm up)."""
+    renders = [(job[1] is None) + job[2] for job in jobs]
+    workers = _workers()
+    if sum(renders) < _PARALLEL_FROM or workers < 2:
+        for index, job in enumerate(jobs):
+            yield index, _render(job)
+            progress.advance(renders[index])
+        return
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
+    # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and a
+    # process forked after it has started deadlocks.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+        futures = {pool.submit(_render, jobs[i]): i for i in order}
+        for future in as_completed(futures):
+            index = futures[future]
+            yield index, future.result()
+            progress.advance(renders[index])
 
 
 def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
@@ -128,32 +171,41 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
                   progress: Progress = SILENT,
                   svg_only: frozenset[str] = frozenset()) -> dict[tuple[str, str], bytes]:
     """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
-    SVGs render first; PNGs are rasterised from them (except for the ids in ``svg_only``,
-    e.g. phone renders). Cached entries are checked on read. ``progress`` counts the
-    renders."""
+
+    Every chart missing from the cache is one job (its SVG, then the PNG rasterised from
+    it, except for the ids in ``svg_only``, e.g. phone renders); jobs run across the cores.
+    Cached entries are checked on read, new ones stored as they arrive. ``progress`` counts
+    the renders (an SVG and a PNG are one each)."""
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
     root = cache / _ENTRIES
+    wanted = [fmt for fmt in ("svg", "png") if fmt in formats]
+    needed = ["svg", "png"] if "png" in wanted else wanted  # a PNG is made from the SVG
+    paths = {(cid, fmt): root / fmt / f"{_key(text, fmt)}.{fmt}"
+             for cid, text in texts.items() for fmt in needed
+             if fmt == "svg" or cid not in svg_only}
     found: dict[tuple[str, str], bytes] = {}
-    for fmt in ("svg", "png"):
-        if fmt not in formats:
-            continue
-        paths = {cid: root / fmt / f"{_key(text, fmt)}.{fmt}" for cid, text in texts.items()
-                 if fmt == "svg" or cid not in svg_only}
-        for cid, path in paths.items():
+    for (cid, fmt), path in paths.items():
+        if fmt in wanted or (cid, "png") not in found:
             content = _load(path)
             if content is not None:
                 found[(cid, fmt)] = content
-        missing = sorted(cid for cid in paths if (cid, fmt) not in found)
-        if fmt == "svg":
-            jobs = [("svg", texts[cid]) for cid in missing]
-        else:
-            jobs = [("png", found[(cid, "svg")].decode("utf-8") if "svg" in formats
-                     else _render(("svg", texts[cid])).decode("utf-8")) for cid in missing]
-        progress.start(f"rendering {fmt.upper()} charts", len(jobs))
-        for cid, content in zip(missing, _run(jobs, progress), strict=True):
-            _store(paths[cid], content)
-            found[(cid, fmt)] = content
-    return dict(sorted(found.items()))
+    # Charts with identical specs (the same picture on two pages) are rendered once.
+    same: dict[str, list[str]] = {}
+    for cid in sorted(texts):
+        if any((cid, fmt) not in found for fmt in wanted if (cid, fmt) in paths):
+            same.setdefault(texts[cid], []).append(cid)
+    missing = [cids[0] for cids in same.values()]
+    jobs = [(texts[cid], found[(cid, "svg")].decode("utf-8") if (cid, "svg") in found else None,
+             "png" in wanted and (cid, "png") in paths and (cid, "png") not in found)
+            for cid in missing]
+    progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
+    for index, (svg, png) in _run(jobs, progress):
+        cid = missing[index]
+        for fmt, content in (("svg", svg), ("png", png)):
+            if content is not None:
+                _store(paths[(cid, fmt)], content)
+                found.update({(twin, fmt): content for twin in same[texts[cid]]})
+    return dict(sorted((k, v) for k, v in found.items() if k[1] in wanted))
 
 
 def vega_bundle(cache: Path = DEFAULT_CACHE) -> str:

@@ -1,6 +1,7 @@
 """The only code that writes the output folder.
 
-Files are collected in memory; :meth:`SiteFiles.commit` writes them into a fresh sibling
+Files are collected in memory, or past a size limit in a spool folder on disk;
+:meth:`SiteFiles.commit` writes them into a fresh sibling
 folder and swaps it with the output folder in one step, so a reader (or a build killed at
 any moment) sees either the previous complete site or the new one, never a mix.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import hashlib
 import json
 import os
@@ -16,6 +18,8 @@ import re
 import shutil
 import stat
 import tempfile
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -31,11 +35,26 @@ class DuplicatePath(Exception):
     pass
 
 
-class SiteFiles:
-    """Output files by relative POSIX path; two producers may not claim one path."""
+_MEMORY_LIMIT = 128 * 1024 * 1024  # bytes of file content held in memory before spilling
 
-    def __init__(self) -> None:
-        self._files: dict[str, bytes] = {}
+
+class SiteFiles:
+    """Output files by relative POSIX path; two producers may not claim one path.
+
+    Content stays in memory up to ``memory_limit`` bytes in all; every file added after that
+    goes straight to a spool folder on disk (in ``spool_dir``, default the system's temporary
+    folder), so a big site is never held in memory whole. :meth:`commit` moves spooled files
+    into the staging folder (a rename on one file system) and writes the rest.
+    """
+
+    def __init__(self, memory_limit: int | None = None, spool_dir: Path | None = None) -> None:
+        self._files: dict[str, bytes | _Spooled] = {}
+        self._memory_limit = _MEMORY_LIMIT if memory_limit is None else memory_limit
+        self._spool_dir = spool_dir
+        self._in_memory = 0
+        self._spool: Path | None = None
+        self._committed: Path | None = None  # where spooled files live after commit
+        self._cleanup: Callable[[], object] | None = None
 
     def add(self, path: str, content: str | bytes) -> None:
         pure = PurePosixPath(path)
@@ -43,16 +62,45 @@ class SiteFiles:
             raise ValueError(f"output path {path!r} must be relative and inside the site")
         if path in self._files:
             raise DuplicatePath(f"two outputs claim {path!r}")
-        self._files[path] = content.encode("utf-8") if isinstance(content, str) else content
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        if self._in_memory + len(data) <= self._memory_limit:
+            self._files[path] = data
+            self._in_memory += len(data)
+            return
+        spooled = _Spooled(hashlib.sha256(data).hexdigest(), len(data), len(self._files))
+        spooled.location(self._spool_folder()).write_bytes(data)
+        self._files[path] = spooled
+
+    def _spool_folder(self) -> Path:
+        if self._spool is None:
+            self._spool = Path(tempfile.mkdtemp(prefix="jouleboard-spool-", dir=self._spool_dir))
+            # Removed after commit, or when this object goes if it never is.
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._spool,
+                                             ignore_errors=True)
+        return self._spool
 
     def __contains__(self, path: str) -> bool:
         return path in self._files
 
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def content(self, path: str) -> bytes:
+        """The bytes of one file (read back from disk when it was spooled)."""
+        entry = self._files[path]
+        if isinstance(entry, bytes):
+            return entry
+        if self._committed is not None:
+            return (self._committed / path).read_bytes()
+        assert self._spool is not None
+        return entry.location(self._spool).read_bytes()
+
     def items(self) -> list[tuple[str, bytes]]:
-        return sorted(self._files.items())
+        """Every file and its bytes, by path (spooled ones are read back: prefer len())."""
+        return [(path, self.content(path)) for path in sorted(self._files)]
 
     def total_bytes(self) -> int:
-        return sum(len(b) for b in self._files.values())
+        return sum(len(e) if isinstance(e, bytes) else e.size for e in self._files.values())
 
     def commit(self, out: Path | OutputFolder) -> WriteStats:
         """Write every file and atomically replace the output folder with the result.
@@ -83,6 +131,9 @@ class SiteFiles:
             finally:
                 shutil.rmtree(staging, ignore_errors=True)  # this build's own staging only
             write_manifest(manifest_path, path, folder_inode, written)
+        self._committed = path
+        if self._cleanup is not None:
+            self._cleanup()  # the spooled files are in the site now
         return stats
 
     def _write(self, staging: Path, out: Path,
@@ -92,18 +143,49 @@ class SiteFiles:
         stats = WriteStats()
         written: dict[str, list[object]] = {}
         # The marker first: a staging folder left by a killed build is recognisably a site.
-        for path, content in sorted(self._files.items(), key=lambda kv: (kv[0] != MARKER, kv[0])):
+        for path in sorted(self._files, key=lambda p: (p != MARKER, p)):
+            entry = self._files[path]
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            digest = hashlib.sha256(content).hexdigest()
+            digest = hashlib.sha256(entry).hexdigest() if isinstance(entry, bytes) \
+                else entry.digest
             if previous.get(path) == digest and _link(out / path, target):
                 stats.linked += 1
+            elif isinstance(entry, bytes):
+                target.write_bytes(entry)
+                stats.written += 1
+            elif self._committed is not None:  # committed before: its spool is gone
+                shutil.copyfile(self._committed / path, target)
+                stats.written += 1
             else:
-                target.write_bytes(content)
+                assert self._spool is not None
+                _move(entry.location(self._spool), target)
                 stats.written += 1
             st = os.lstat(target)
             written[path] = [digest, st.st_size, st.st_mtime_ns, st.st_ino]
         return stats, written
+
+
+@dataclass(frozen=True)
+class _Spooled:
+    """A file written to the spool folder at :meth:`SiteFiles.add` time."""
+
+    digest: str  # sha256 of the content, hex
+    size: int  # bytes
+    number: int  # its name in the spool folder (paths may be long; numbers are not)
+
+    def location(self, spool: Path) -> Path:
+        return spool / str(self.number)
+
+
+def _move(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target``; copy when they are on different file systems."""
+    try:
+        os.replace(source, target)
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+        shutil.copyfile(source, target)
 
 
 @dataclass

@@ -57,6 +57,13 @@ def payload(i: int) -> str:
     return PAYLOADS[i % len(PAYLOADS)]
 
 
+def name_payload(i: int) -> str:
+    """The ``i``-th payload a registry name accepts: hidden characters (U+2028, U+2029) are
+    refused there by validation (value.hidden-character), so that one is passed over."""
+    visible = [p for p in PAYLOADS if "\u2028" not in p and "\u2029" not in p]
+    return visible[i % len(visible)]
+
+
 def write_payload_data(target: Path) -> Path:
     """Copy the golden sample data to ``target`` with payloads in every free-text field,
     plus a quality registry and two releases (for the changelog and the feeds)."""
@@ -70,9 +77,9 @@ def write_payload_data(target: Path) -> Path:
 
     def models(value: dict[str, Any]) -> None:
         for i, info in enumerate(value.values()):
-            info["nickname"] = f"{payload(i)} model {i}"
-            info["builder"] = payload(i + 1)
-            info["architecture"] = payload(i + 2)
+            info["nickname"] = f"{name_payload(i)} model {i}"
+            info["builder"] = name_payload(i + 1)
+            info["architecture"] = name_payload(i + 2)
             info["description_md"] = MARKDOWN
             info["links"] = [{"label": ALL[:200],
                               "url": "https://example.org/a?b=%22onmouseover%3D&c=javascript:x"}]
@@ -117,7 +124,7 @@ def _write_quality(target: Path) -> None:
                "setting": payload(i), "source_url": "https://example.org/paper?a=javascript:x",
                "source_detail": payload(i + 1), "confidence": "high"}
               for i, m in enumerate(models)]
-    (target / "quality").mkdir(exist_ok=True)  # the golden sample may hold one already
+    (target / "quality").mkdir(exist_ok=True)
     (target / "quality" / "gpqa.yaml").write_text(yaml.safe_dump(
         {"task": "gpqa", "benchmark": payload(12), "note_md": MARKDOWN[:5000], "scores": scores},
         allow_unicode=True, sort_keys=False))
@@ -139,7 +146,8 @@ def _edit_measurements(target: Path) -> None:
         doc = json.loads(path.read_text(encoding="utf-8"))
         doc["provenance"]["dataset"] = payload(i)[:200]
         doc["provenance"]["citation"] = payload(i + 1)
-        doc["serving"]["notes"] = payload(i + 2)
+        if "max_num_seqs" in doc["serving"]:  # token tasks' serving settings carry notes
+            doc["serving"]["notes"] = payload(i + 2)
         path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
 
 

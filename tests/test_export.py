@@ -1,0 +1,61 @@
+"""Chart exports (jouleboard/export.py): SVGs depend on their spec alone, each picture is
+rendered once, and PNGs are rasterised from the SVGs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from jouleboard.console import Progress
+from jouleboard.export import render_charts, stable_ids
+
+
+def _bars(labels: list[str]) -> dict:
+    """A clipped bar chart: vega gives it a clip path, numbered by a per-process counter."""
+    return {"data": {"values": [{"v": i + 1, "k": k} for i, k in enumerate(labels)]},
+            "mark": {"type": "bar", "clip": True},
+            "encoding": {"x": {"field": "v", "type": "quantitative"},
+                         "y": {"field": "k", "type": "nominal"}}}
+
+
+class _Counting(Progress):
+    def __init__(self) -> None:
+        super().__init__()
+        self.totals: list[int] = []
+
+    def start(self, what: str, total: int) -> None:
+        self.totals.append(total)
+
+    def advance(self, count: int = 1) -> None:
+        pass
+
+
+def test_a_charts_svg_does_not_depend_on_what_was_rendered_before(tmp_path: Path) -> None:
+    first = render_charts({"a": _bars(["x", "y"])}, ("svg",), tmp_path / "one")
+    render_charts({"b": _bars(["p", "q", "r"])}, ("svg",), tmp_path / "two")
+    again = render_charts({"a": _bars(["x", "y"])}, ("svg",), tmp_path / "three")
+    assert first == again
+    assert re.findall(rb'id="(clip\d+)"', first[("a", "svg")]) == [b"clip1"]
+
+
+def test_stable_ids_renumbers_clip_references_in_tags_only() -> None:
+    svg = ('<g clip-path="url(#clip8)"><text>url(#clip8) id="clip9"</text>'
+           '<g clip-path="url(#clip12)"/><defs><clipPath id="clip8"/>'
+           '<clipPath id="clip12"/></defs></g>')
+    assert stable_ids(svg) == (
+        '<g clip-path="url(#clip1)"><text>url(#clip8) id="clip9"</text>'
+        '<g clip-path="url(#clip2)"/><defs><clipPath id="clip1"/>'
+        '<clipPath id="clip2"/></defs></g>')
+
+
+def test_identical_specs_are_rendered_once_and_pngs_come_from_the_cache(tmp_path: Path) -> None:
+    progress = _Counting()
+    specs = {"one": _bars(["x"]), "twin": _bars(["x"]), "other": _bars(["y"])}
+    exports = render_charts(specs, ("svg", "png"), tmp_path, progress)
+    assert progress.totals == [4]  # two distinct pictures, an SVG and a PNG each
+    assert exports[("one", "svg")] == exports[("twin", "svg")]
+    assert exports[("one", "png")].startswith(b"\x89PNG")
+    assert sorted(exports) == sorted((c, f) for c in specs for f in ("svg", "png"))
+    progress = _Counting()
+    assert render_charts(specs, ("svg", "png"), tmp_path, progress) == exports
+    assert progress.totals == [0]
