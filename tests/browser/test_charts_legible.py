@@ -11,6 +11,8 @@ import pytest
 
 from tests.browser.conftest import Recorder, watch
 
+pytestmark = pytest.mark.browser
+
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 PAGES = ["/", "/tasks/gpqa/", "/tasks/text-to-image/", "/tasks/text-to-video/",

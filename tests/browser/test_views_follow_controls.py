@@ -11,6 +11,8 @@ import pytest
 
 from tests.browser.conftest import watch
 
+pytestmark = pytest.mark.browser
+
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 
