@@ -20,6 +20,7 @@ from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
 from jouleboard.plan.task import home_section, task_page
 from jouleboard.plan.views import (
+    DownloadItem,
     DownloadsBody,
     EmbedBody,
     HomeBody,
@@ -31,6 +32,7 @@ from jouleboard.plan.views import (
     SiteView,
     TaskView,
 )
+from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.glossary import glossary_html
 from jouleboard.present.markdown import render_markdown
 from jouleboard.releases import (
@@ -82,20 +84,41 @@ def home_page(site: SiteView) -> Part:
                                   HomeBody(intro, tuple(sections))),))
 
 
-def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
-    def links(group: str, name: Any) -> tuple[Link, ...]:
-        return tuple(Link(name(d.path), urls.url(d.path), d.description)
-                     for d in downloads if d.group == group)
+def size_text(size: int) -> str:
+    """A file size as people read it: 812 B, 3.1 kB, 2.4 MB."""
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
 
-    schema = (Link("measurement.schema.json", urls.url(urls.schema_download),
-                   "JSON Schema of a measurement file"),)
+
+def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
+    """Every published file, grouped as planned (the full data set, each release, each
+    task's rankings), one line per file with its formats, row count and sizes."""
+    items: dict[str, dict[str, list[Any]]] = {}
+    for d in downloads:
+        items.setdefault(d.group, {}).setdefault(d.path.rsplit(".", 1)[0], []).append(d)
+    groups = []
+    # The data sets first, then each task's rankings (in the order the tasks are planned).
+    for group, files in sorted(items.items(), key=lambda g: g[0].startswith("Rankings")):
+        lines = []
+        for stem, same in files.items():
+            links = []
+            for d in same:
+                ext = d.path.rsplit(".", 1)[-1]
+                text = to_csv(d.columns, d.records) if ext == "csv" else to_json(d.records)
+                links.append(Link(f"{ext.upper()}, {size_text(len(text.encode()))}",
+                                  urls.url(d.path)))
+            name = stem.removeprefix("downloads/").removeprefix("rankings/").removeprefix(
+                "data/")
+            lines.append(DownloadItem(name, same[0].description, len(same[0].records),
+                                      tuple(links)))
+        groups.append((group, tuple(lines)))
+    schema = DownloadItem("measurement.schema.json", "JSON Schema of a measurement file", None,
+                          (Link("JSON", urls.url(urls.schema_download)),))
     return Page(urls.downloads, "downloads.html", "Downloads",
                 "Every ranking and the full data set as CSV and JSON.",
-                DownloadsBody((
-                    ("Full data set", links("Full data set", lambda p: p.rsplit("/", 1)[-1])),
-                    ("By release", links("By release", lambda p: p.removeprefix("data/"))),
-                    ("Rankings", links("Rankings", lambda p: p.rsplit("/", 1)[-1])),
-                    ("Format", schema))))
+                DownloadsBody((*groups, ("Format", (schema,)))))
 
 
 def measurement_schema_text() -> str:

@@ -56,7 +56,8 @@ def ranking_downloads(site: SiteView, t: TaskView, rows: Sequence[ranking.Ranked
     links, downloads = [], []
     for ext in ("csv", "json"):
         path = site.urls.ranking_download(t.id, slug, ext, gpu)
-        downloads.append(Download(path, t.kind.rank_columns, records))
+        downloads.append(Download(path, t.kind.rank_columns, records,
+                                  f"Rankings: {t.info.name}", caption))
         links.append(Link(ext.upper(), site.urls.url(path), caption))
     return tuple(links), Part(downloads=tuple(downloads))
 

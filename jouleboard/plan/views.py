@@ -226,8 +226,18 @@ class ProseBody:
 
 
 @dataclass(frozen=True)
+class DownloadItem:
+    """One data file in its formats: ``files`` links each (label "CSV, 3.1 kB")."""
+
+    name: str
+    description: str
+    rows: int | None  # records in it (None: not a table, e.g. the schema)
+    files: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
 class DownloadsBody:
-    groups: tuple[tuple[str, tuple[Link, ...]], ...]
+    groups: tuple[tuple[str, tuple[DownloadItem, ...]], ...]
 
 
 Body = (HomeBody | TaskBody | ModelBody | GpuBody | IndexBody | ProseBody | DownloadsBody
