@@ -80,7 +80,7 @@ class DiffusionKind(TaskKind):
         return (Field(Column("efficiency", units.efficiency_label, numeric=True,
                              title=f"{units.efficiency_words.capitalize()} of GPU energy. "
                              "Higher is better.")),
-                Field(Column("energy_per_output_joules", units.energy_label, numeric=True,
+                Field(Column("energy_per_output_scaled", units.energy_scaled_label, numeric=True,
                              title=f"GPU energy per {units.output}. Lower is better.")),
                 BATCH_LATENCY, BATCH_SIZE, STEPS, RESOLUTION)
 
@@ -96,6 +96,7 @@ class DiffusionKind(TaskKind):
         return {"weight_precision": c.weight_precision,
                 "parallel": f"Ulysses {c.ulysses_degree}, ring {c.ring_degree}",
                 "efficiency": units.efficiency(c.energy_per_output_joules),
+                "energy_per_output_scaled": units.energy_scaled(c.energy_per_output_joules),
                 "resolution": _output_text(c),
                 **{k: getattr(c, k) for k in (
                     "energy_per_output_joules", "batch_latency_s", "batch_size",
@@ -114,4 +115,6 @@ class DiffusionKind(TaskKind):
         return {"task": c.task, **record, "repeat": c.repeat, "source": c.source}
 
     def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
-        return (("kout", f"per 1,000 {units.output}s", 1e3, "energy_per_output_joules"),)
+        # Amounts whose cost reads in dollars, not fractions of a cent.
+        amount, words = (1e6, "1M") if units.scale_joules <= 1000 else (1e3, "1,000")
+        return (("kout", f"per {words} {units.output}s", amount, "energy_per_output_joules"),)

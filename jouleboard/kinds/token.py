@@ -143,5 +143,6 @@ class TokenKind(TaskKind):
                 for k in self.configuration_columns}
 
     def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
-        return (("mtok", f"per 1M {units.output}s", 1e6, "energy_per_output_joules"),
-                ("kresp", f"per 1,000 {units.response}s", 1e3, "energy_per_response_joules"))
+        # Amounts whose cost reads in dollars, not fractions of a cent (0.000948 USD).
+        return (("btok", f"per 1B {units.output}s", 1e9, "energy_per_output_joules"),
+                ("mresp", f"per 1M {units.response}s", 1e6, "energy_per_response_joules"))

@@ -146,20 +146,25 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
     shape by GPU; each model's chosen configuration drawn large and outlined."""
     import altair as alt
 
-    points = alt.Chart(alt.NamedData("table")).mark_point(filled=True).encode(
+    # A model picked in the legend (interactive view) stays coloured; the rest fade.
+    pick = alt.selection_point(fields=["model"], bind="legend", name="pick")
+    points = alt.Chart(alt.NamedData("table")).transform_calculate(
+        shade="datum.chosen ? 1 : 0.35").mark_point(filled=True).encode(
         x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
         y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title,
                 axis=LOG_AXIS),
         color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
                         legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
         shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(orient="bottom")),
-        size=alt.condition("datum.chosen", alt.value(150), alt.value(30)),
-        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.7)),
+        size=alt.condition("datum.chosen", alt.value(150), alt.value(24)),
+        # The chosen configurations stand out: the others are small and faint.
+        opacity=alt.condition(pick, alt.Opacity("shade:Q", scale=None, legend=None),
+                              alt.value(0.08)),
         stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
         tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
                  alt.Tooltip("energy:Q", title="J/token", format=".4f"),
                  alt.Tooltip("latency:Q", title=latency_title, format=".1f")],
-    )
+    ).add_params(pick)
     return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
 
 
@@ -238,9 +243,13 @@ def compare_pareto(latency_title: str) -> Spec:
     lines = base.transform_filter("datum.frontier").mark_line(
         strokeWidth=2, interpolate="step-after").encode(x=x, y=y, color=color,
                                                         order="latency:Q", detail="model:N")
-    points = base.mark_point(filled=True, size=50, opacity=0.8).encode(
+    # Each model's configuration chosen at the deadline is drawn large and outlined.
+    points = base.mark_point(filled=True).encode(
         x=x, y=y, color=color, shape=alt.Shape("gpu:N", title="GPU",
                                                legend=alt.Legend(orient="bottom")),
+        size=alt.condition("datum.chosen", alt.value(160), alt.value(40)),
+        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.5)),
+        stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
         tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
                  alt.Tooltip("energy:Q", title="J/token", format=".4f"),
                  alt.Tooltip("latency:Q", title=latency_title, format=".1f")])

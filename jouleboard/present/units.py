@@ -55,6 +55,16 @@ class TaskUnits:
     def energy_label(self) -> str:
         return f"J/{self.output}"
 
+    @property
+    def energy_scaled_label(self) -> str:
+        """Energy per output in the efficiency figure's scale: J/token, kJ/image, MJ/video
+        (so the two related columns read on one scale)."""
+        return f"{_SCALE_WORDS[self.scale_joules]}/{self.output}"
+
+    def energy_scaled(self, energy_per_output_joules: float) -> float:
+        """J, kJ or MJ per output."""
+        return energy_per_output_joules / self.scale_joules
+
     def efficiency(self, energy_per_output_joules: float) -> float:
         """Outputs per J, kJ or MJ."""
         return self.scale_joules / energy_per_output_joules

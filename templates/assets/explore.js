@@ -734,7 +734,8 @@
           for (const c of mine) {
             points.push({ model: data.models[m].nickname, gpu: c.gpu_model,
               latency: chartLatency(c, state.pct, data), energy: c.energy_per_output_joules,
-              frontier: frontier.has(c.source), config: c.config });
+              frontier: frontier.has(c.source), config: c.config,
+              chosen: best.some((r) => r.config.source === c.source) });
           }
         }
         S.embedChart(figure, (spec) => {

@@ -82,11 +82,14 @@ def test_diffusion_reranks_like_the_cli(site_page: Recorder, task: str, deadline
     got = rows.evaluate_all("""rows => rows.map(r => Array.from(r.cells).map(
         c => [c.dataset.value, c.textContent]))""")
     header = page.locator(f"#ranking-{task} thead th").all_inner_texts()
-    energy = next(i for i, h in enumerate(header) if h.startswith("J/"))
+    # Energy per output reads in the efficiency's scale (kJ/image beside images/kJ).
+    energy = next(i for i, h in enumerate(header) if h.startswith(("kJ/", "MJ/")))
+    scale = 1e3 if header[energy].startswith("kJ/") else 1e6
     gpu = next(i for i, h in enumerate(header) if h.startswith("GPU"))
     for cells, record in zip(got, expected, strict=True):
         assert int(cells[0][0]) == record["rank"]
         assert cells[1][0] == record["nickname"]
         assert cells[gpu][0] == f"{record['num_gpus']}x {record['gpu_model']}"
-        assert float(cells[energy][0]) == record["energy_per_output_joules"]
+        assert float(cells[energy][0]) * scale == pytest.approx(
+            record["energy_per_output_joules"], rel=1e-12)
     assert site_page.problems() == []

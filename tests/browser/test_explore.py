@@ -576,22 +576,22 @@ def test_empty_ranking_renders_charts_without_warnings(site_page: Recorder) -> N
 PRICE, PUE, CO2 = 0.3, 1.2, 450.0
 
 # GPT OSS 20B, first at 300 ms: J/token x, J/response y straight from its measurement file.
-# By hand: kWh per 1M tokens = x * 1e6 J * 1.2 / 3.6e6 J/kWh; cost = kWh * 0.3 USD;
-# kg CO2e = kWh * 450 g / 1000; per 1,000 responses the same with y * 1000 J.
+# By hand: kWh per 1B tokens = x * 1e9 J * 1.2 / 3.6e6 J/kWh; cost = kWh * 0.3 USD;
+# kg CO2e = kWh * 450 g / 1000; per 1M responses the same with y * 1e6 J.
 GPT_OSS_20B_EPT = 0.028446538525400376
 GPT_OSS_20B_EPR = 61.010607460662435
 GPT_OSS_20B_FOOTPRINT = [
-    0.009482179508466792, 0.0028446538525400376, 0.0042669807788100565,
-    0.020336869153554146, 0.006101060746066244, 0.009151591119099365,
+    9.482179508466792, 2.8446538525400376, 4.2669807788100565,
+    20.336869153554146, 6.101060746066244, 9.151591119099365,
 ]
-GPT_OSS_20B_FOOTPRINT_TEXT = ["0.00948", "0.00284", "0.00427", "0.0203", "0.00610", "0.00915"]
+GPT_OSS_20B_FOOTPRINT_TEXT = ["9.48", "2.84", "4.27", "20.3", "6.10", "9.15"]
 
 
 def by_hand(ept: float, epr: float) -> list[float]:
-    per_mtok = ept * 1e6 * PUE / 3.6e6
-    per_kresp = epr * 1000 * PUE / 3.6e6
-    return [per_mtok, per_mtok * PRICE, per_mtok * CO2 / 1000,
-            per_kresp, per_kresp * PRICE, per_kresp * CO2 / 1000]
+    per_btok = ept * 1e9 * PUE / 3.6e6
+    per_mresp = epr * 1e6 * PUE / 3.6e6
+    return [per_btok, per_btok * PRICE, per_btok * CO2 / 1000,
+            per_mresp, per_mresp * PRICE, per_mresp * CO2 / 1000]
 
 
 def test_calculator_matches_hand_computation(site_page: Recorder) -> None:
