@@ -168,7 +168,7 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     p, latency, units = t.deadline.percentile, t.kind.latency, t.units
     spec = charts.bind(charts.deadline_sensitivity(
         f"Deadline: {latency.words[p]} ({latency.unit}, log)",
-        f"Best {units.efficiency_axis.lower()}"),
+        f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}"),
         {"table": rows, "deadline": t.deadline_rows()},
         f"{t.info.name}: best {units.efficiency_words} as the deadline loosens")
     return chart_ref(

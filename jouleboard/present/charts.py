@@ -154,8 +154,10 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
         y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title,
                 axis=LOG_AXIS),
         color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
-                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
-        shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(orient="bottom")),
+                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40,
+                                          symbolOpacity=1)),
+        shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(
+            orient="bottom", symbolOpacity=1, symbolFillColor=AXIS_GREY)),
         size=alt.condition("datum.chosen", alt.value(150), alt.value(24)),
         # The chosen configurations stand out: the others are small and faint.
         opacity=alt.condition(pick, alt.Opacity("shade:Q", scale=None, legend=None),
