@@ -16,7 +16,7 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 Spec = dict[str, Any]
 
@@ -129,6 +129,11 @@ def _deadline_label(alt: Any) -> Any:
             align=align, baseline="top", dx=dx, y=2, color="#c0392b"
         ).encode(x="ms:Q", text="shown:N")
         for op, align, dx in (("!==", "left", 4), ("===", "right", -4))))
+
+
+# A label's filter test on ``side``, its alignment and its offset from its point (px).
+LABEL_SIDES: tuple[tuple[str, Literal["left", "right"], int], ...] = (
+    ("!==", "left", 7), ("===", "right", -7))
 
 
 def side(value: float, values: list[float]) -> str:
@@ -288,7 +293,7 @@ def accuracy_energy() -> Spec:
         "? datum.model : ''")
     ).mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY
                 ).encode(x=x, y=y, text="shown:N")
-        for op, align, dx in (("!==", "left", 7), ("===", "right", -7)) for low in (False, True)]
+        for op, align, dx in LABEL_SIDES for low in (False, True)]
     return _finish(alt.layer(front, points, *labels), 380)
 
 

@@ -9,11 +9,11 @@ from jouleboard.escape import markup
 
 # (anchor, term, definition); the definitions are plain text.
 TERMS: tuple[tuple[str, str, str], ...] = (
-    ("tokens-per-joule", "Tokens/J (tokens per joule)",
+    ("efficiency", "Tokens/J, images/kJ, videos/MJ (efficiency)",
      "Output tokens produced per joule of GPU energy: throughput (tokens/s) divided by "
      "average GPU power (W). Higher is better. Images/kJ and videos/MJ are the same idea for "
      "image and video models, scaled so the figures are readable."),
-    ("energy-per-token", "J/token, J/image, J/video",
+    ("energy-per-output", "J/token, kJ/image, MJ/video",
      "GPU energy per output: the inverse of the efficiency figure. Lower is better."),
     ("energy-per-response", "J/response (energy per response)",
      "GPU energy of an average answer: J/token times the average output length. A model "
@@ -60,9 +60,10 @@ TERMS: tuple[tuple[str, str, str], ...] = (
 
 # Table column key -> glossary anchor.
 COLUMN_TERMS: dict[str, str] = {
-    "tokens_per_joule": "tokens-per-joule", "efficiency": "tokens-per-joule",
-    "energy_per_token_joules": "energy-per-token", "energy_per_output_joules":
-        "energy-per-token", "energy_per_response_joules": "energy-per-response",
+    "tokens_per_joule": "efficiency", "efficiency": "efficiency",
+    "energy_per_token_joules": "energy-per-output", "energy_per_output_joules":
+        "energy-per-output", "energy_per_output_scaled": "energy-per-output",
+    "energy_per_response_joules": "energy-per-response",
     "energy_per_correct_answer_joules": "energy-per-correct-answer",
     "accuracy_percent": "accuracy", "median_itl_ms": "itl", "p90_itl_ms": "itl",
     "p95_itl_ms": "itl", "p99_itl_ms": "itl", "max_num_seqs": "batch-cap",

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 PAGES = ["/", "/tasks/gpqa/", "/tasks/text-to-image/", "/tasks/text-to-video/",
-         "/models/openai--gpt-oss-20b/", "/gpus/h100/", "/compare/"]
+         "/models/openai--gpt-oss-20b/", "/gpus/h100/", "/compare/", "/downloads/",
+         "/glossary/"]
+CHARTLESS = {"/compare/", "/downloads/", "/glossary/"}  # compare: drawn once models are picked
 
 # Every visible text of an SVG at scale 1: its box, font size and text.
 MEASURE = """(svg) => {
@@ -99,7 +101,7 @@ def test_charts_legible_and_no_sideways_scroll(sized: Any, path: str) -> None:
         "() => Array.from(document.querySelectorAll('figure.chart img')).every((i) => i.complete)")
     wide = rec.page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= rec.page.viewport_size["width"], f"{path} scrolls sideways ({wide} px)"
-    if path != "/compare/":  # the compare chart is drawn by script, once models are picked
+    if path not in CHARTLESS:
         assert shown_charts(rec), f"{path} shows no chart"
     problems = chart_problems(rec, 10.0 if which == "phone" else None)
     assert not problems, "\n".join(problems[:30])
