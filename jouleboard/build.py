@@ -78,20 +78,21 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                project: Path | None = None, cache: Path = DEFAULT_CACHE,
                preview: bool = False, runs: Sequence[Path] = (),
                strict: bool = False, site_url: str | None = None,
-               progress: Progress = SILENT) -> BuildSummary:
+               progress: Progress = SILENT, require_prometheus: bool = False) -> BuildSummary:
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
     ``project`` is the site folder whose templates/ and content/ override the packaged
     ones file by file (default: see :func:`find_project`). ``site_url`` (an origin such as
-    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events.
+    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events;
+    ``require_prometheus`` drops raw runs without prometheus.json (a warning each).
     """
     project = project or find_project(data_dir)
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
     summary = BuildSummary(out)
     timer = _Timer(summary, progress)
-    data = load_dataset(data_dir, runs=runs)
+    data = load_dataset(data_dir, runs=runs, require_prometheus=require_prometheus)
     about = about_markdown(project)  # a link, folder or bad text: a problem, early
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))

@@ -69,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="raw ML.ENERGY benchmark runs to publish with the measurement files "
                         "(run/ or any folder below it; repeatable)")
     b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    _require_prometheus_option(b)
 
     v = sub.add_parser("validate", help="check measurement files and registries")
     v.add_argument("paths", nargs="*", type=Path,
@@ -76,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
                         "trees checked against --data")
     v.add_argument("--data", type=Path, default=Path("data"))
     v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    _require_prometheus_option(v)
     v.add_argument("--format", choices=("text", "github"), default="text",
                    help="github: also print problems as GitHub Actions error annotations")
 
@@ -132,9 +134,7 @@ def _parser() -> argparse.ArgumentParser:
         ir.add_argument(f"--{name}", default=None,
                         help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
                              "runs; date: the run's own; see docs/raw-runs.md)")
-    ir.add_argument("--require-prometheus", action="store_true",
-                    help="drop runs without prometheus.json (stricter than the ML.ENERGY toolkit, "
-                         "which keeps them)")
+    _require_prometheus_option(ir)
     ir.add_argument("--add-models", action="store_true",
                     help="add models missing from models.yaml, from the runs' model_info.json")
     ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
@@ -236,7 +236,7 @@ def _build(args: argparse.Namespace) -> int:
     progress = Progress(args.verbosity)
     summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
                          runs=args.runs, strict=args.strict, site_url=args.site_url,
-                         progress=progress)
+                         progress=progress, require_prometheus=args.require_prometheus)
     _warn(summary.warnings, strict=False)
     if not summary.site_url:
         print("warning: site_url is empty, so embed codes, citations, feeds and og:image "
@@ -244,6 +244,13 @@ def _build(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(summary)
     return 0
+
+
+def _require_prometheus_option(parser: argparse.ArgumentParser) -> None:
+    """The one raw-run policy flag, the same on import-runs, validate and build."""
+    parser.add_argument("--require-prometheus", action="store_true",
+                        help="drop raw runs without prometheus.json (stricter than the "
+                             "ML.ENERGY toolkit, which keeps them)")
 
 
 def _warn(warnings: Sequence[Problem], strict: bool) -> None:
@@ -267,7 +274,8 @@ def _validate(args: argparse.Namespace) -> int:
     total = 0
     for data in data_dirs:
         try:
-            dataset = load_dataset(data, extra, runs)
+            dataset = load_dataset(data, extra, runs,
+                                   require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
             warnings.extend(dataset.warnings)
         except ValidationFailed as e:

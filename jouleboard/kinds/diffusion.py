@@ -112,6 +112,7 @@ class DiffusionConfiguration:
     inference_steps: int
     num_frames: int | None = None
     fps: float | None = None
+    provenance: Provenance | None = None  # where the measurement comes from (model pages)
 
     @property
     def energy_per_response_joules(self) -> float:
@@ -145,7 +146,7 @@ class DiffusionConfiguration:
                    throughput_outputs_per_sec=x.throughput_outputs_per_sec,
                    batch_latency_s=x.batch_latency_s, width_px=o.width_px,
                    height_px=o.height_px, inference_steps=o.inference_steps,
-                   num_frames=o.num_frames, fps=o.fps)
+                   num_frames=o.num_frames, fps=o.fps, provenance=m.provenance)
 
 
 def diffusion_ceiling_problems(m: DiffusionMeasurement, shown: str,

@@ -134,6 +134,7 @@ class Configuration:
     p99_itl_ms: float
     output_length_bin_edges_tokens: tuple[float, ...] = ()
     output_length_counts: tuple[int, ...] = ()
+    provenance: Provenance | None = None  # where the measurement comes from (model pages)
 
     @property
     def tokens_per_joule(self) -> float:
@@ -203,6 +204,7 @@ class Configuration:
             p99_itl_ms=x.p99_itl_ms,
             output_length_bin_edges_tokens=tuple(h.bin_edges_tokens) if h else (),
             output_length_counts=tuple(h.counts) if h else (),
+            provenance=m.provenance,
         )
 
 
