@@ -20,6 +20,8 @@ from jouleboard.rank import RANK_BY
 from jouleboard.records import PERCENTILES
 from jouleboard.resources import EXAMPLES
 
+INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
+
 
 class UsageError(Exception):
     """A bad command-line value: printed as one line, exit status 2."""
@@ -116,7 +118,6 @@ def _parser() -> argparse.ArgumentParser:
                     help="address to listen on (default: 127.0.0.1, this machine only)")
     sv.add_argument("--open", action="store_true", help="open the site in a web browser")
 
-
     s = sub.add_parser("schema", help="print the JSON Schema of a measurement file")
     s.add_argument("--out", type=Path, default=None, help="write to this file instead")
 
@@ -182,6 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:  # a file or port the command needs: one line, no traceback
         print(f"jouleboard {args.command}: error: {os_error_text(e)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
+        print(f"jouleboard {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 2
 
 
@@ -228,8 +232,11 @@ def _build(args: argparse.Namespace) -> int:
 
     from jouleboard.build import build_site
     from jouleboard.console import Progress
-    from jouleboard.records import SITE_URL_PATTERN
+    from jouleboard.records import BASE_URL_PATTERN, SITE_URL_PATTERN
 
+    if args.base_url is not None and not re.fullmatch(BASE_URL_PATTERN, args.base_url):
+        raise UsageError(f"--base-url must be a URL path such as / or /leaderboard/ (letters, "
+                         f"digits, '.', '_', '~', '-'; ending in '/'), got {args.base_url!r}")
     if args.site_url is not None and not re.fullmatch(SITE_URL_PATTERN, args.site_url):
         raise UsageError(f"--site-url must be an origin such as https://example.org (no "
                          f"path), got {args.site_url!r}")

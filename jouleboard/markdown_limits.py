@@ -141,7 +141,7 @@ def _paragraph_issues(lines: list[str], structure_only: bool) -> list[MarkdownIs
                 f"{breaks} headings or rules in one paragraph, over "
                 f"the {MAX_BREAKS} cap", "put a blank line before each heading or rule",
                 first)
-        chars = sum(len(line) + 1 for line in run)
+        chars = sum(len(line) for line in run) + len(run) - 1  # newlines between
         if (not structure_only and chars > MAX_PARAGRAPH_CHARS
                 and "markdown.paragraph-too-long" not in found):
             found["markdown.paragraph-too-long"] = MarkdownIssue(

@@ -153,6 +153,7 @@ class TaskInfo(Strict):
     preset_deadlines_ms: list[PositiveFloat] = []
 
 
+BASE_URL_PATTERN = r"^/([A-Za-z0-9._~-]+/)*$"  # a URL path: /, or /a/b/ (site.yaml, --base-url)
 SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty
 NAV_PAGES = ("leaderboard", "models", "gpus", "compare", "downloads", "changelog", "about")
 
@@ -175,7 +176,7 @@ class SiteSettings(Strict):
     default_gpus: list[str] = Field(min_length=1)
     data_version: ShortText
     data_date: IsoDate
-    base_url: str = Field(default="/", pattern=r"^/([A-Za-z0-9._~-]+/)*$")
+    base_url: str = Field(default="/", pattern=BASE_URL_PATTERN)
     site_url: str = Field(default="", pattern=SITE_URL_PATTERN,
                           description="Origin the site is published at, e.g. "
                           "https://example.org; makes embed codes, citations and Open Graph "

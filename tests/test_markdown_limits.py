@@ -143,6 +143,7 @@ def test_over_limit_markdown_is_refused_with_its_rule_and_line(text: str, rule: 
     "(" * 1000,  # parentheses outside a link destination are text
     "> " * MAX_NESTING + "x",
     "a < b and c<5 " * MAX_TAGS,  # '<' that cannot open a tag
+    "b" * MAX_PARAGRAPH_CHARS,  # a paragraph of exactly the cap
 ])
 def test_markdown_within_the_limits_passes(text: str) -> None:
     assert markdown_issues(text) == []
