@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jouleboard.config import Registry, load_registry
-from jouleboard.kinds import check_measurement, task_kind_order
+from jouleboard.kinds import check_measurement, register, task_kind_order
 from jouleboard.kinds.base import Record
+from jouleboard.kinds.site_kinds import load_site_kinds
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.text_rules import hidden_characters, printable
@@ -135,9 +136,10 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem."""
+    kind_problems = load_site_kinds(data_dir, register)  # before tasks name their kinds
     registry, problems = load_registry(data_dir, task_kind_order())
-    if registry is None:
-        raise ValidationFailed(problems)
+    if registry is None or kind_problems:
+        raise ValidationFailed(kind_problems + problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
     files, problems = measurement_files(roots)
     configs: list[Record] = []
