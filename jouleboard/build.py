@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
+from jouleboard.content import about_markdown
 from jouleboard.dataset import load_dataset
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
@@ -32,7 +33,6 @@ from jouleboard.render import (
     render_page,
     template_dirs,
 )
-from jouleboard.resources import content_dir
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles
 
@@ -87,20 +87,22 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                project: Path | None = None, cache: Path = DEFAULT_CACHE,
                preview: bool = False, runs: Sequence[Path] = (),
                strict: bool = False, site_url: str | None = None,
-               progress: Progress = SILENT) -> BuildSummary:
+               progress: Progress = SILENT, require_prometheus: bool = False) -> BuildSummary:
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
     ``project`` is the site folder whose templates/ and content/ override the packaged
     ones file by file (default: see :func:`find_project`). ``site_url`` (an origin such as
-    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events.
+    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events;
+    ``require_prometheus`` drops raw runs without prometheus.json (a warning each).
     """
     project = project or find_project(data_dir)
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
     summary = BuildSummary(out)
     timer = _Timer(summary, progress)
-    data = load_dataset(data_dir, runs=runs)
+    data = load_dataset(data_dir, runs=runs, require_prometheus=require_prometheus)
+    about = about_markdown(project)  # a link, folder or bad text: a problem, early
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))
     summary.warnings = data.warnings
@@ -110,10 +112,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                 site_settings.site_url if site_url is None else site_url)
     summary.site_url = urls.origin
     releases = load_releases(data, data_dir) if data.registry.releases else []
-    about = next((p for p in (project / "content" / "about.md", content_dir() / "about.md")
-                  if p.is_file()), None)
-    plan = plan_site(data, urls, releases,
-                     about.read_text(encoding="utf-8") if about is not None else None)
+    plan = plan_site(data, urls, releases, about)
     timer.done("rank+plan")
 
     files = SiteFiles()

@@ -20,6 +20,8 @@ from jouleboard.rank import RANK_BY
 from jouleboard.records import PERCENTILES
 from jouleboard.resources import EXAMPLES
 
+INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
+
 
 class UsageError(Exception):
     """A bad command-line value: printed as one line, exit status 2."""
@@ -69,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="raw ML.ENERGY benchmark runs to publish with the measurement files "
                         "(run/ or any folder below it; repeatable)")
     b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    _require_prometheus_option(b)
 
     v = sub.add_parser("validate", help="check measurement files and registries")
     v.add_argument("paths", nargs="*", type=Path,
@@ -76,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
                         "trees checked against --data")
     v.add_argument("--data", type=Path, default=Path("data"))
     v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    _require_prometheus_option(v)
     v.add_argument("--format", choices=("text", "github"), default="text",
                    help="github: also print problems as GitHub Actions error annotations")
 
@@ -114,7 +118,6 @@ def _parser() -> argparse.ArgumentParser:
                     help="address to listen on (default: 127.0.0.1, this machine only)")
     sv.add_argument("--open", action="store_true", help="open the site in a web browser")
 
-
     s = sub.add_parser("schema", help="print the JSON Schema of a measurement file")
     s.add_argument("--out", type=Path, default=None, help="write to this file instead")
 
@@ -132,9 +135,7 @@ def _parser() -> argparse.ArgumentParser:
         ir.add_argument(f"--{name}", default=None,
                         help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
                              "runs; date: the run's own; see docs/raw-runs.md)")
-    ir.add_argument("--require-prometheus", action="store_true",
-                    help="drop runs without prometheus.json (stricter than the ML.ENERGY toolkit, "
-                         "which keeps them)")
+    _require_prometheus_option(ir)
     ir.add_argument("--add-models", action="store_true",
                     help="add models missing from models.yaml, from the runs' model_info.json")
     ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
@@ -182,6 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:  # a file or port the command needs: one line, no traceback
         print(f"jouleboard {args.command}: error: {os_error_text(e)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
+        print(f"jouleboard {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 2
 
 
@@ -228,15 +232,18 @@ def _build(args: argparse.Namespace) -> int:
 
     from jouleboard.build import build_site
     from jouleboard.console import Progress
-    from jouleboard.records import SITE_URL_PATTERN
+    from jouleboard.records import BASE_URL_PATTERN, SITE_URL_PATTERN
 
+    if args.base_url is not None and not re.fullmatch(BASE_URL_PATTERN, args.base_url):
+        raise UsageError(f"--base-url must be a URL path such as / or /leaderboard/ (letters, "
+                         f"digits, '.', '_', '~', '-'; ending in '/'), got {args.base_url!r}")
     if args.site_url is not None and not re.fullmatch(SITE_URL_PATTERN, args.site_url):
         raise UsageError(f"--site-url must be an origin such as https://example.org (no "
                          f"path), got {args.site_url!r}")
     progress = Progress(args.verbosity)
     summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
                          runs=args.runs, strict=args.strict, site_url=args.site_url,
-                         progress=progress)
+                         progress=progress, require_prometheus=args.require_prometheus)
     _warn(summary.warnings, strict=False)
     if not summary.site_url:
         print("warning: site_url is empty, so embed codes, citations, feeds and og:image "
@@ -244,6 +251,13 @@ def _build(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(summary)
     return 0
+
+
+def _require_prometheus_option(parser: argparse.ArgumentParser) -> None:
+    """The one raw-run policy flag, the same on import-runs, validate and build."""
+    parser.add_argument("--require-prometheus", action="store_true",
+                        help="drop raw runs without prometheus.json (stricter than the "
+                             "ML.ENERGY toolkit, which keeps them)")
 
 
 def _warn(warnings: Sequence[Problem], strict: bool) -> None:
@@ -267,7 +281,8 @@ def _validate(args: argparse.Namespace) -> int:
     total = 0
     for data in data_dirs:
         try:
-            dataset = load_dataset(data, extra, runs)
+            dataset = load_dataset(data, extra, runs,
+                                   require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
             warnings.extend(dataset.warnings)
         except ValidationFailed as e:

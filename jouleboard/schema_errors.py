@@ -83,6 +83,8 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
         elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
             hint = "give the full https:// address"
+        elif kind.startswith("markdown."):  # a markdown_limits rule id, with its own hint
+            rule, hint = kind, str(e.get("ctx", {}).get("hint", hint))
         elif kind == "hidden_character":
             hint = "retype the text without invisible or direction-changing characters"
         elif kind == "missing":

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import http.server
 import os
+import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from jouleboard.build import build_site, find_project
+from jouleboard.outdir import OutputRefused
 from jouleboard.problems import ValidationFailed
 
 RELOAD_JS = """// jouleboard serve: reload when the site is rebuilt.
@@ -36,13 +39,19 @@ RELOAD_JS = """// jouleboard serve: reload when the site is rebuilt.
 """
 
 
-def snapshot(roots: Iterable[Path]) -> dict[str, int]:
-    """Modification times of every file below ``roots`` (what a rebuild depends on)."""
+def snapshot(roots: Iterable[Path], skip: Path | None = None) -> dict[str, int]:
+    """Modification times of every file below ``roots`` (what a rebuild depends on),
+    without hidden files and folders (locks, staging) or the folder ``skip`` (the preview
+    itself: were it watched, each build would trigger the next)."""
+    skipped = os.path.realpath(skip) if skip is not None else None
     seen = {}
     for root in roots:
         for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            dirs[:] = [d for d in dirs if not d.startswith(".")
+                       and os.path.realpath(os.path.join(folder, d)) != skipped]
             for name in files:
+                if name.startswith("."):
+                    continue
                 path = os.path.join(folder, name)
                 try:
                     seen[path] = os.stat(path).st_mtime_ns
@@ -69,6 +78,19 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
             else:
                 super().do_GET()
 
+        def send_head(self) -> Any:
+            # A path the file system cannot hold (a NUL byte, a lone surrogate) is a bad
+            # request, not a traceback.
+            path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+            if "\x00" in path:
+                self.send_error(400, "Bad request path")
+                return None
+            try:
+                return super().send_head()
+            except (ValueError, UnicodeError):
+                self.send_error(400, "Bad request path")
+                return None
+
         def _send(self, body: bytes, kind: str) -> None:
             self.send_response(200)
             self.send_header("Content-Type", kind)
@@ -84,24 +106,40 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
 
 
 def _rebuild(data_dir: Path, out: Path, project: Path) -> bool:
+    """Build once; on any failure print why and keep the previous site (serve goes on)."""
     try:
         summary = build_site(data_dir, out, project=project, preview=True)
     except ValidationFailed as e:
         print(e.report(), flush=True)
-        print("rebuild failed; still serving the previous site", flush=True)
-        return False
-    print(summary, flush=True)
-    return True
+    except OutputRefused:  # --out itself is wrong: no edit will fix it, so stop (one line)
+        raise
+    except Exception as e:  # a template error, an unreadable file...: the site stays up
+        print(f"error: {type(e).__name__}: {e}", flush=True)
+    else:
+        print(summary, flush=True)
+        return True
+    print("rebuild failed; still serving the previous site", flush=True)
+    return False
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (or any request that failed): one line, no traceback."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            print(f"request from {client_address[0]} failed: {type(error).__name__}: {error}",
+                  flush=True)
 
 
 def listen(host: str, port: int, out: Path, state: _State) -> http.server.ThreadingHTTPServer:
     """Bind first, so a port in use fails in a second instead of after a full build."""
     try:
-        server = http.server.ThreadingHTTPServer((host, port), _handler(out, state))
+        server = _Server((host, port), _handler(out, state))
     except OSError as e:
         raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror or e}; pass "
                       "another --port (0 picks a free one)") from None
-    server.daemon_threads = True
     return server
 
 
@@ -127,12 +165,12 @@ def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
 
         webbrowser.open(url)
     roots = [data_dir, project / "templates", project / "content"]
-    before = snapshot(roots)
+    before = snapshot(roots, skip=out)
     started = time.monotonic()
     try:
         while max_seconds is None or time.monotonic() - started < max_seconds:
             time.sleep(interval_s)
-            now = snapshot(roots)
+            now = snapshot(roots, skip=out)
             if now != before:
                 before = now
                 if _rebuild(data_dir, out, project):

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 SLOW_MODULES = frozenset({
-    "test_atomic_build", "test_cli_and_import", "test_concurrent_builds", "test_diffusion",
+    "test_atomic_build", "test_cli_and_import", "test_concurrent_builds", "test_content_files",
+    "test_diffusion",
     "test_embed", "test_export", "test_golden", "test_hostile_corpus", "test_html_valid",
     "test_incremental_and_serve", "test_links", "test_out_safety", "test_package",
-    "test_quality", "test_releases", "test_write_spool", "test_xss_static",
+    "test_quality", "test_releases", "test_serve_robust", "test_write_spool", "test_xss_static",
+    "test_model_sources", "test_require_prometheus", "test_third_kind",
 })
 _ALWAYS_SLOW = ("browser", "package")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jouleboard.records import Configuration
+from jouleboard.kinds.token_records import Configuration
 
 _counter = 0
 

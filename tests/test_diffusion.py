@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from jouleboard.dataset import load_dataset
+from jouleboard.kinds.diffusion import DiffusionConfiguration
 from jouleboard.rank import Deadline, rank
-from jouleboard.records import DiffusionConfiguration
 from tests.sitebuild import built_site
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from jouleboard.kinds.diffusion import DiffusionKind
+from jouleboard.kinds.diffusion import DiffusionConfiguration, DiffusionKind
 from jouleboard.kinds.token import TokenKind
+from jouleboard.kinds.token_records import Configuration
 from jouleboard.rank import Deadline, objective_for, rank
-from jouleboard.records import Configuration, DiffusionConfiguration
 
 CASES = json.loads((Path(__file__).parent / "ranking_cases.json").read_text())
 

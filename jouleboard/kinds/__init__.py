@@ -1,7 +1,7 @@
 """The registry of task kinds: which :class:`~jouleboard.kinds.base.TaskKind` serves each
 ``kind`` of tasks.yaml, and the one dispatch from a measurement file to its kind.
 
-The package registers token and diffusion tasks; a kind defined elsewhere (a plugin, or a
+The package registers token and image/video tasks; a kind defined elsewhere (a plugin, or a
 test) registers itself with :func:`register` before the data is loaded.
 """
 

@@ -1,6 +1,6 @@
 """What a kind of task is: the one seam between the measurements and everything above them.
 
-A :class:`TaskKind` (token tasks, diffusion tasks, or one defined elsewhere and registered
+A :class:`TaskKind` (token tasks, image and video tasks, or one defined elsewhere and registered
 with :func:`jouleboard.kinds.register`) owns its measurement file model and flat record,
 its physical checks, its units and wording, the latency its deadline applies to, its table
 columns, its chart fields and the browser's column descriptors. Pages, charts, downloads,
@@ -9,7 +9,7 @@ diff, releases and the CLI only ever call these methods.
 A record of any kind provides (see :class:`Record`): ``task``, ``model_id``, ``gpu_model``,
 ``num_gpus``, ``weight_precision``, ``repeat``, ``source``, ``avg_power_watts``,
 ``energy_per_output_joules``, ``energy_per_response_joules``, ``latency_ms(percentile)``,
-``tie_break()`` and ``identity``; rank.py needs nothing else.
+``tie_break()``, ``identity`` and ``provenance``; rank.py needs only the first ones.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from jouleboard.present.tables import Column, Field
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem
 from jouleboard.rank import Rankable
-from jouleboard.records import Percentile, TaskInfo
+from jouleboard.records import Percentile, Provenance, TaskInfo
 from jouleboard.urls import deadline_slug
 
 
@@ -45,6 +45,10 @@ class Record(Rankable, Protocol):
 
     @property
     def identity(self) -> tuple[object, ...]: ...
+
+    @property
+    def provenance(self) -> Provenance | None:
+        """Where the measurement comes from (None: not known)."""
 
 
 @dataclass(frozen=True, slots=True)

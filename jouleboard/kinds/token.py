@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from jouleboard import metrics
 from jouleboard.config import Registry
 from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.kinds.token_records import Configuration, Measurement, check_physics
 from jouleboard.present.formats import PRECISION_LABELS
 from jouleboard.present.tables import (
     GPU,
@@ -21,8 +22,7 @@ from jouleboard.present.tables import (
 )
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem
-from jouleboard.records import PERCENTILES, Configuration, Measurement, TaskInfo
-from jouleboard.validate import check_physics
+from jouleboard.records import PERCENTILES, TaskInfo
 
 ITL_FIELDS = {"p50": "median_itl_ms", "p90": "p90_itl_ms", "p95": "p95_itl_ms",
               "p99": "p99_itl_ms"}

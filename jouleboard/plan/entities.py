@@ -90,7 +90,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     fields = kind.configuration_fields(t.info)
     configs_table = configurations_table(
         f"configs-{t.id}", f"Every configuration of {info.nickname} on {t.info.name}", fields,
-        configs, t.values, urls, note)
+        configs, t.values, urls, note, sourced=True)
     gpu_table = configurations_table(
         f"gpus-{t.id}", f"Best configuration on each GPU at {t.deadline_text()}", fields,
         ranking.best_per_model_and_gpu(configs, d).values(), t.values, urls)

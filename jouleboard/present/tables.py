@@ -86,6 +86,8 @@ MODEL = Column("model", "Model")
 GPU = Field(Column("gpu", "GPU"), "gpu")
 PRECISION = Field(Column("weight_precision", "Precision"), "precision")
 NOTE = Field(Column("note", "Note"), "text")
+SOURCE = Field(Column("provenance", "Source", title="Data set the measurement comes from: "
+                      "version, data date and licence."), "provenance")
 POWER = number("avg_power_watts", title="Average GPU power, all GPUs together.")
 ACCURACY = number("accuracy_percent", title="Published benchmark accuracy (vendor-reported, "
                   "not measured with the energy run).")
@@ -105,9 +107,19 @@ def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
                 note=info.builder)
 
 
+def provenance_cell(c: Any) -> Cell:
+    """Data set, then version, date and licence, of a record's provenance (– when unknown)."""
+    p = getattr(c, "provenance", None)
+    if p is None:
+        return Cell(None, "–")
+    return Cell(p.dataset, p.dataset, note=f"{p.version}, {p.date}, {p.license}")
+
+
 def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
     if f.show == "gpu":
         return gpu_cell(c, urls)
+    if f.show == "provenance":
+        return provenance_cell(c)
     value = values[f.column.key]
     return Cell(value, show(f.show, value))
 
@@ -127,13 +139,15 @@ def ranking_table(table_id: str, caption: str, fields: Sequence[Field],
 
 def configurations_table(table_id: str, caption: str, fields: Sequence[Field],
                          configs: Iterable[Any], values: Callable[[Any], Mapping[str, Any]],
-                         urls: Urls, marked: Callable[[Any], str] | None = None) -> Table:
-    """Configurations one per row (model pages): the kind's fields, then a note."""
-    body = []
+                         urls: Urls, marked: Callable[[Any], str] | None = None,
+                         sourced: bool = False) -> Table:
+    """Configurations one per row (model pages): the kind's fields, then a note, then
+    (``sourced``) where each measurement comes from."""
+    body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
     for c in configs:
         v = {**values(c), "note": marked(c) if marked else ""}
-        body.append(tuple(field_cell(f, c, v, urls) for f in (*fields, NOTE)))
-    return Table(table_id, caption, tuple(f.column for f in (*fields, NOTE)), tuple(body),
+        body.append(tuple(field_cell(f, c, v, urls) for f in shown))
+    return Table(table_id, caption, tuple(f.column for f in shown), tuple(body),
                  glossary_url=urls.url(urls.glossary))
 
 

@@ -30,8 +30,9 @@ from typing import Any
 from jouleboard.config import Registry
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import check_measurement
+from jouleboard.kinds.base import Record
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.records import ModelInfo, Record
+from jouleboard.records import ModelInfo
 from jouleboard.sources.diffusion_runs import (
     DiffusionResults,
     diffusion_document,

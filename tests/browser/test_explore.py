@@ -22,8 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from jouleboard.dataset import load_dataset
+from jouleboard.kinds.token_records import Configuration
 from jouleboard.rank import Deadline, rank
-from jouleboard.records import Configuration
 from tests.browser.conftest import Recorder, watch
 from tests.sitebuild import REPO
 
