@@ -252,8 +252,8 @@ def compare_pareto(latency_title: str) -> Spec:
                                                         order="latency:Q", detail="model:N")
     # Each model's configuration chosen at the deadline is drawn large and outlined.
     points = base.mark_point(filled=True).encode(
-        x=x, y=y, color=color, shape=alt.Shape("gpu:N", title="GPU",
-                                               legend=alt.Legend(orient="bottom")),
+        x=x, y=y, color=color, shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(
+            orient="bottom", symbolFillColor=AXIS_GREY, symbolOpacity=1)),
         size=alt.condition("datum.chosen", alt.value(160), alt.value(40)),
         opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.5)),
         stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),

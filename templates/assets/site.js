@@ -83,16 +83,43 @@
     return specs.get(url).then((spec) => JSON.parse(JSON.stringify(spec)));
   }
 
+  // charts.phone: one-column legends, shorter axis labels, the caption holds the title.
+  function phoneLayout(spec, width) {
+    delete spec.title;
+    (function visit(node) {
+      if (Array.isArray(node)) node.forEach(visit);
+      else if (node && typeof node === "object") {
+        if (node.axis && typeof node.axis === "object" && node.axis.labelLimit > 125) {
+          node.axis.labelLimit = 125;
+        }
+        if (node.legend && typeof node.legend === "object") {
+          node.legend.columns = 1;
+          node.legend.labelLimit = Math.max(width - 40, 120);
+        }
+        Object.values(node).forEach(visit);
+      }
+    })(spec);
+  }
+  // charts.THEME_STYLE for live charts: the chart grey turns light on a dark page.
+  function themed(spec) {
+    if (!window.matchMedia("(prefers-color-scheme: dark)").matches) return spec;
+    const data = spec.datasets;
+    delete spec.datasets;
+    const out = JSON.parse(JSON.stringify(spec).replaceAll("#6b6b6b", "#c3c9d2")
+      .replaceAll('"#111"', '"#f2f4f7"'));
+    if (data) out.datasets = data;
+    return out;
+  }
+
   // Render a figure's chart with vega-embed; `adjust` may rebind the spec's data first.
   async function embedChart(figure, adjust) {
     const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
     if (adjust) adjust(spec);
     if (figure.hasAttribute("data-auto")) spec.title = "";  // the embed page's h1 says it
-    // Below ~480 px a fitted chart gets cramped: keep its design width and scale it down.
-    if (figure.clientWidth >= 480) {
-      spec.width = "container";
-      spec.autosize = { type: "fit-x", contains: "padding" };
-    }
+    spec.width = "container";
+    spec.autosize = { type: "fit-x", contains: "padding" };
+    // A narrow screen gets the phone layout (present/charts.py phone): text at its own size.
+    if (figure.clientWidth < 480) phoneLayout(spec, figure.clientWidth);
     let holder = figure.querySelector(".vega");
     if (!holder) {
       holder = document.createElement("div");
@@ -104,7 +131,7 @@
     if (figure.jbView) figure.jbView.finalize();
     // ast: true makes Vega interpret expressions instead of compiling them: no eval, so the
     // page's Content-Security-Policy needs no 'unsafe-eval'.
-    const result = await embed(holder, spec, {
+    const result = await embed(holder, themed(spec), {
       ast: true,
       renderer: "svg",
       actions: { export: true, source: false, compiled: false, editor: false },

@@ -105,3 +105,23 @@ def test_charts_legible_and_no_sideways_scroll(sized: Any, path: str) -> None:
         assert shown_charts(rec), f"{path} shows no chart"
     problems = chart_problems(rec, 10.0 if which == "phone" else None)
     assert not problems, "\n".join(problems[:30])
+
+
+def test_live_compare_chart_is_legible_on_a_phone(pw_browser: Any, site_url: str) -> None:
+    """The compare chart is drawn in the page by script: on a phone it takes the phone
+    layout, so its text is drawn at 10 px or more, inside the chart, without overlaps."""
+    ctx = pw_browser.new_context(viewport=PHONE)
+    try:
+        rec = watch(ctx, ctx.new_page(), site_url)
+        rec.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,openai/gpt-oss-120b,"
+                 "Qwen/Qwen3-14B")
+        rec.page.wait_for_selector("figure.chart svg.marks text")
+        m = rec.page.eval_on_selector("figure.chart svg.marks", MEASURE)
+        scale = m["w"] / float(rec.page.get_attribute("figure.chart svg.marks", "width") or 1)
+        small = [t["text"] for t in m["texts"] if t["size"] * scale < 9.95]
+        assert not small, small
+        outside = [t["text"] for t in m["texts"] if t["x"] < -1 or t["x"] + t["w"] > m["w"] + 1]
+        assert not outside, outside
+        assert rec.page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        ctx.close()
