@@ -32,6 +32,7 @@ from jouleboard.plan.views import (
     TaskView,
 )
 from jouleboard.present.markdown import render_markdown
+from jouleboard.present.units import efficiency_phrase
 from jouleboard.releases import (
     ReleaseData,
     atom_feed,
@@ -73,8 +74,9 @@ def home_page(site: SiteView) -> Part:
     settings = site.registry.site
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
-        "meets the latency deadline: the one that produces the most output tokens per "
-        "joule of GPU energy. Energy is measured on the GPUs only, in the steady state "
+        "meets the latency deadline: the one that produces the most "
+        f"{efficiency_phrase(t.units for t in site.tasks.values())} of GPU energy. Energy "
+        "is measured on the GPUs only, in the steady state "
         f"of a serving benchmark on {', '.join(settings.default_gpus)} GPUs.")
     return out + Part(pages=(Page(site.urls.home, "home.html", settings.title,
                                   settings.tagline or "GPU energy-efficiency leaderboard",

@@ -182,6 +182,13 @@ class CompareTask:
     data_url: str
     deadline_ms: float
     percentile: Percentile
+    deadline_unit: str = "ms"  # the deadline box's unit: the kind's (ms, s...)
+    deadline_scale_ms: float = 1.0  # ms per unit of the box
+
+    @property
+    def deadline_shown(self) -> str:
+        """The default deadline in the box's unit: ``300``, ``30``."""
+        return f"{self.deadline_ms / self.deadline_scale_ms:g}"
 
 
 @dataclass(frozen=True)
