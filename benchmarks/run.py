@@ -172,7 +172,7 @@ def child_charts(args: argparse.Namespace) -> int:
     import vl_convert
 
     from jouleboard.jsonio import dumps_canonical
-    from jouleboard.load.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.site import plan_site
     from jouleboard.urls import Urls
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jouleboard.load.dataset import Dataset, load_dataset
+from jouleboard.loading.dataset import Dataset, load_dataset
 
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas

@@ -271,7 +271,7 @@ def _warn(warnings: Sequence[Problem], strict: bool) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from jouleboard.load.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
     from jouleboard.sources.mlenergy_runs import is_run_tree
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
@@ -299,7 +299,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _rank(args: argparse.Namespace) -> int:
     from jouleboard.api import rank_task
-    from jouleboard.load.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
 
     data = load_dataset(args.data)
     try:

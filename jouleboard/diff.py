@@ -23,7 +23,7 @@ from typing import Any
 from jouleboard import metrics
 from jouleboard.escape import markdown_text
 from jouleboard.kinds import kind_of
-from jouleboard.load.dataset import Dataset, load_dataset
+from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.present.formats import show
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, RankedRow, rank

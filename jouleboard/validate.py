@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from jouleboard import metrics
 from jouleboard.jsonio import parse_strict
-from jouleboard.load.registry import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem, pointer
 from jouleboard.urls import model_slug, task_slug
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jouleboard.kinds.token import TokenKind
-from jouleboard.load.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import measurement_schema_text
 from tests.test_rank import REFERENCE
 

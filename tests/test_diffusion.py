@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jouleboard.kinds.diffusion import DiffusionConfiguration
-from jouleboard.load.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank import Deadline, rank
 from tests.sitebuild import built_site
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from jouleboard.api import rank_task
-from jouleboard.load.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.entities import gpu_page
 from jouleboard.plan.site import home_page, site_view
 from jouleboard.present.units import TaskUnits, efficiency_phrase

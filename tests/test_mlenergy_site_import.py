@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jouleboard.kinds.token_records import Configuration
-from jouleboard.load.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "mlenergy-site"

@@ -16,7 +16,7 @@ import yaml
 
 import jouleboard
 from jouleboard.init import InitRefused, init_site
-from jouleboard.load.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 # What a source distribution holds (MANIFEST.in): enough to build the wheel.

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from jouleboard.kinds import check_measurement
-from jouleboard.load.dataset import Dataset, load_dataset
-from jouleboard.load.registry import load_registry
+from jouleboard.loading.dataset import Dataset, load_dataset
+from jouleboard.loading.registry import load_registry
 from jouleboard.problems import Problem, ValidationFailed
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.diffusion import DiffusionKind
 from jouleboard.kinds.token import TokenKind
-from jouleboard.load.registry import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem
 from jouleboard.records import TaskInfo
 from jouleboard.schema_errors import problems_from

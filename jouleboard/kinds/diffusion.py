@@ -10,7 +10,7 @@ from pydantic import Field as Schema
 
 from jouleboard import metrics
 from jouleboard.kinds.base import Latency, TaskKind
-from jouleboard.load.registry import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.present.tables import GPU, POWER, QUALITY_FIELDS, Column, Field
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem

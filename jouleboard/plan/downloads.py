@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from jouleboard.kinds import kind_of, kinds
-from jouleboard.load.dataset import Dataset
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.views import Download
 
 

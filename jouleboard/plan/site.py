@@ -14,7 +14,7 @@ from jouleboard import rank as ranking
 from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import kind_of, kinds, task_kind_order
-from jouleboard.load.dataset import Dataset
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index

@@ -9,7 +9,7 @@ from typing import Any
 
 from jouleboard import metrics
 from jouleboard.kinds.base import Record, TaskKind
-from jouleboard.load.registry import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.present.footprint import FootprintInputs
 from jouleboard.present.tables import Table
 from jouleboard.present.units import TaskUnits

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from jouleboard.kinds.token_records import Configuration
-from jouleboard.load.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank import Deadline, rank
 from tests.browser.conftest import Recorder, watch
 from tests.sitebuild import REPO
