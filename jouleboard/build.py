@@ -13,9 +13,9 @@ from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
 from jouleboard.content import about_markdown
-from jouleboard.dataset import load_dataset
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.outdir import output_folder
 from jouleboard.plan.site import plan_site
 from jouleboard.plan.views import Link

@@ -95,12 +95,14 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--deadline-ms", type=float, default=None,
                    help="latency deadline in ms (default: the task's default)")
     r.add_argument("--percentile", choices=PERCENTILES, default=None,
-                   help="ITL percentile the deadline applies to (default: the task's)")
+                   help="latency percentile the deadline applies to, where the task's kind "
+                        "has percentiles (default: the task's)")
     r.add_argument("--gpu", action="append", default=None,
                    help="allowed GPU (repeatable; default: the site's default GPUs)")
     r.add_argument("--top", type=int, default=None, help="keep the first N rows")
     r.add_argument("--energy-budget", type=float, default=None,
-                   help="drop configurations above this many J/token")
+                   help="drop configurations above this many J per output (the task's "
+                        "unit: token, image, video...)")
     r.add_argument("--by", choices=RANK_BY, default="energy_per_token",
                    help="what each model's configuration and the order minimise")
     r.add_argument("--format", choices=("table", "csv", "json"), default="table")
@@ -269,7 +271,7 @@ def _warn(warnings: Sequence[Problem], strict: bool) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from jouleboard.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
     from jouleboard.sources.mlenergy_runs import is_run_tree
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
@@ -297,7 +299,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _rank(args: argparse.Namespace) -> int:
     from jouleboard.api import rank_task
-    from jouleboard.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
 
     data = load_dataset(args.data)
     try:

@@ -10,8 +10,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.loading.registry import Registry
 from jouleboard.present.tables import GPU, POWER, PRECISION, Column
 from jouleboard.present.tables import Field as Col
 from jouleboard.present.units import TaskUnits

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import site_view
 from jouleboard.plan.task import sensitivity_rows, task_finding
 from jouleboard.present.finding import (

@@ -18,7 +18,7 @@ import pytest
 from jouleboard import kinds
 from jouleboard.api import rank_task
 from jouleboard.build import build_site
-from jouleboard.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.urls import model_slug
 from tests.speech_kind import SpeechKind
 

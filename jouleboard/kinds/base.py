@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.present.tables import Column, Field
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem

@@ -9,8 +9,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field as Schema
 
 from jouleboard import metrics
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.loading.registry import Registry
 from jouleboard.present.tables import GPU, POWER, QUALITY_FIELDS, Column, Field
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem

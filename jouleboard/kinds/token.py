@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from jouleboard import metrics
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Latency, TaskKind
 from jouleboard.kinds.token_records import Configuration, Measurement, check_physics
+from jouleboard.loading.registry import Registry
 from jouleboard.present.formats import PRECISION_LABELS
 from jouleboard.present.tables import (
     GPU,

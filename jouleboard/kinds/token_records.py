@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from jouleboard import metrics
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem
 from jouleboard.records import (
     GPU_ID_PATTERN,

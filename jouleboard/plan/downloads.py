@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jouleboard.dataset import Dataset
 from jouleboard.kinds import kind_of, kinds
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.views import Download
 
 

@@ -28,6 +28,7 @@ from jouleboard.present.formats import PRECISION_LABELS, show, significant
 from jouleboard.present.labels import EnergyLabel, band, label_svg
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
+from jouleboard.present.units import efficiency_phrase
 from jouleboard.urls import model_slug
 
 
@@ -212,16 +213,19 @@ def gpu_section(site: SiteView, t: TaskView, gpu: str) -> tuple[GpuTaskSection |
 
 def gpu_page(site: SiteView, gpu: str) -> Part:
     info = site.registry.gpus[gpu]
-    sections, out = [], Part()
+    sections, out, shown = [], Part(), set()
     for t in site.tasks.values():
         section, part = gpu_section(site, t, gpu)
         if section is not None:
             sections.append(section)
+            shown.add(t.id)
             out += part
     facts = (("Vendor", info.vendor), ("Generation", info.generation),
              ("Memory", f"{info.memory_gb:g} GB"),
              ("Board power limit", f"{info.board_power_watts:g} W"))
     page = Page(site.urls.gpu(gpu), "gpu.html", f"{info.name} energy leaderboard",
-                f"Models ranked by tokens per joule on {info.name}.",
+                f"Models ranked by "
+                f"{efficiency_phrase(t.units for t in site.tasks.values() if t.id in shown)} "
+                f"on {info.name}.",
                 GpuBody(info.name, facts, tuple(sections)))
     return out + Part(pages=(page,))

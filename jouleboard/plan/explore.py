@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.plan.views import TaskView
 from jouleboard.present.formats import PRECISION_LABELS
 

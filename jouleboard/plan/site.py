@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from jouleboard import rank as ranking
-from jouleboard.dataset import Dataset
 from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import kind_of, kinds, task_kind_order
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
@@ -35,6 +35,7 @@ from jouleboard.plan.views import (
 from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.glossary import glossary_html
 from jouleboard.present.markdown import render_markdown
+from jouleboard.present.units import efficiency_phrase
 from jouleboard.releases import (
     ReleaseData,
     atom_feed,
@@ -76,8 +77,9 @@ def home_page(site: SiteView) -> Part:
     settings = site.registry.site
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
-        "meets the latency deadline: the one that produces the most output tokens per "
-        "joule of GPU energy. Energy is measured on the GPUs only, in the steady state "
+        "meets the latency deadline: the one that produces the most "
+        f"{efficiency_phrase(t.units for t in site.tasks.values())} of GPU energy. Energy "
+        "is measured on the GPUs only, in the steady state "
         f"of a serving benchmark on {', '.join(settings.default_gpus)} GPUs.")
     return out + Part(pages=(Page(site.urls.home, "home.html", settings.title,
                                   settings.tagline or "GPU energy-efficiency leaderboard",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jouleboard import metrics
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Record, TaskKind
+from jouleboard.loading.registry import Registry
 from jouleboard.present.finding import Finding
 from jouleboard.present.footprint import FootprintInputs
 from jouleboard.present.tables import Table
@@ -186,6 +186,13 @@ class CompareTask:
     data_url: str
     deadline_ms: float
     percentile: Percentile
+    deadline_unit: str = "ms"  # the deadline box's unit: the kind's (ms, s...)
+    deadline_scale_ms: float = 1.0  # ms per unit of the box
+
+    @property
+    def deadline_shown(self) -> str:
+        """The default deadline in the box's unit: ``300``, ``30``."""
+        return f"{self.deadline_ms / self.deadline_scale_ms:g}"
 
 
 @dataclass(frozen=True)

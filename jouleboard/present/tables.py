@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.present.formats import FORMATS, show
 from jouleboard.present.glossary import COLUMN_TERMS
 from jouleboard.rank import RankedRow

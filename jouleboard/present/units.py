@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from jouleboard.records import TaskInfo
@@ -68,3 +69,10 @@ class TaskUnits:
     def efficiency(self, energy_per_output_joules: float) -> float:
         """Outputs per J, kJ or MJ."""
         return self.scale_joules / energy_per_output_joules
+
+
+def efficiency_phrase(units: Iterable[TaskUnits]) -> str:
+    """What the tasks rank by, each wording once in order: ``tokens per joule``, ``tokens
+    per joule or images per kJ``, ``tokens per joule, images per kJ or videos per MJ``."""
+    words = list(dict.fromkeys(u.efficiency_words for u in units)) or ["output per joule"]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

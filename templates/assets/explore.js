@@ -687,7 +687,10 @@
     const out = document.getElementById("compare-results");
     const calc = document.querySelector("form.calculator");
     const tasks = Object.fromEntries(Array.from(taskSelect.options).map((o) =>
-      [o.value, { url: o.dataset.data, deadline: Number(o.dataset.deadline), pct: o.dataset.percentile }]));
+      [o.value, { url: o.dataset.data, deadline: Number(o.dataset.deadline), pct: o.dataset.percentile,
+        unit: o.dataset.unit || "ms", scale: Number(o.dataset.scale) || 1 }]));
+    // The deadline box shows the task's kind's unit (ms or s); state and URL keep ms.
+    const unitLabel = form.querySelector("label[for=compare-deadline] .unit");
     const first = taskSelect.options[0].value;
     const defaults = { task: first, models: [], deadline: tasks[first].deadline,
       pct: tasks[first].pct, ...(calc ? calculatorDefaults(calc) : {}) };
@@ -699,7 +702,8 @@
 
     async function render() {
       taskSelect.value = state.task;
-      number.value = String(state.deadline);
+      number.value = String(state.deadline / tasks[state.task].scale);
+      if (unitLabel) unitLabel.textContent = tasks[state.task].unit;
       percentile.value = state.pct;
       if (calc) showCalculator(calc, state);
       const data = await loadData(tasks[state.task].url);
@@ -808,7 +812,10 @@
     });
     number.addEventListener("change", () => {
       const value = Number(number.value);
-      if (Number.isFinite(value) && value > 0) { state.deadline = value; update(true); }
+      if (Number.isFinite(value) && value > 0) {
+        state.deadline = value * tasks[state.task].scale;
+        update(true);
+      }
     });
     percentile.addEventListener("change", () => { state.pct = percentile.value; update(true); });
     form.addEventListener("submit", (event) => { event.preventDefault(); update(true); });

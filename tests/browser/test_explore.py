@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from jouleboard.dataset import load_dataset
 from jouleboard.kinds.token_records import Configuration
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank import Deadline, rank
 from tests.browser.conftest import Recorder, watch
 from tests.sitebuild import REPO

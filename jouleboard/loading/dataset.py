@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jouleboard.config import Registry, load_registry
 from jouleboard.kinds import check_measurement, register, task_kind_order
 from jouleboard.kinds.base import Record
 from jouleboard.kinds.site_kinds import load_site_kinds
+from jouleboard.loading.registry import Registry, load_registry
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.text_rules import hidden_characters, printable
