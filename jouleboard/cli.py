@@ -38,6 +38,17 @@ ENVIRONMENT_HELP = """environment variables:
 start a new leaderboard with `jouleboard init DIR`, then `jouleboard build` in DIR."""
 
 
+def _port(text: str) -> int:
+    """A TCP port number for ``serve --port`` (0 lets the system pick a free one)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, got {text!r}")
+    return port
+
+
 def _parser() -> argparse.ArgumentParser:
     from jouleboard import __version__
 
@@ -91,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--out", type=Path, default=None, help="also write the report here")
 
     r = sub.add_parser("rank", help="print a task's ranking under a latency deadline")
-    r.add_argument("--task", required=True)
+    r.add_argument("--task", required=True, help="a task id of tasks.yaml")
     r.add_argument("--deadline-ms", type=float, default=None,
                    help="latency deadline in ms (default: the task's default)")
     r.add_argument("--percentile", choices=PERCENTILES, default=None,
@@ -115,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--data", type=Path, default=Path("data"))
     sv.add_argument("--out", type=Path, default=Path(".jouleboard-preview"),
                     help="preview build folder (default: .jouleboard-preview)")
-    sv.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    sv.add_argument("--port", type=_port, default=8000, help="0 picks a free port")
     sv.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default: 127.0.0.1, this machine only)")
     sv.add_argument("--open", action="store_true", help="open the site in a web browser")

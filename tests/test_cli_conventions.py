@@ -82,6 +82,15 @@ def test_serve_on_a_port_in_use_fails_before_building(tmp_path: Path) -> None:
     assert result.returncode == 1 and not (tmp_path / "preview").exists()  # no build ran
 
 
+@pytest.mark.parametrize("port", ["65536", "99999", "-1", "eighty"])
+def test_serve_with_an_impossible_port_is_a_usage_error(port: str, tmp_path: Path) -> None:
+    result = cli("serve", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "preview"),
+                 "--port", port)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result
+    assert "--port" in result.stderr.strip().splitlines()[-1]
+    assert not (tmp_path / "preview").exists()
+
+
 def test_build_progress_on_stderr_and_quiet(tmp_path: Path) -> None:
     normal = cli("build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "a"))
     assert normal.returncode == 0, normal.stderr
