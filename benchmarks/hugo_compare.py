@@ -139,7 +139,7 @@ def ensure_hugo() -> str:
 
 def export(data_dir: Path, site: Path) -> dict[str, Any]:
     """Write the Hugo site for ``data_dir`` (runs in a subprocess: imports jouleboard)."""
-    from jouleboard.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.site import site_view
     from jouleboard.urls import Urls, model_slug
 

@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from jouleboard.config import load_registry  # noqa: E402
+from jouleboard.loading.registry import load_registry  # noqa: E402
 from jouleboard.sources.mlenergy_runs import find_run_dirs, load_runs  # noqa: E402
 from tests.runs_generator import RunSpec, write_run  # noqa: E402
 

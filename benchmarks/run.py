@@ -171,8 +171,8 @@ def child_charts(args: argparse.Namespace) -> int:
     """``run.py _charts``: vl-convert time and bytes per chart kind and format."""
     import vl_convert
 
-    from jouleboard.dataset import load_dataset
     from jouleboard.jsonio import dumps_canonical
+    from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.site import plan_site
     from jouleboard.urls import Urls
 

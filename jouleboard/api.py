@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jouleboard.dataset import Dataset, data_folder_missing, load_dataset
+from jouleboard.loading.dataset import Dataset, data_folder_missing, load_dataset
 
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
@@ -88,8 +88,9 @@ def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
     ``deadline_ms`` (default: the task's) bounds the latency the task's kind ranks by, at
     ``percentile`` (p50/p90/p95/p99, default the task's) where the kind has percentiles; ``gpus``
     (default: site.yaml's default_gpus) are the allowed GPU ids; ``energy_budget`` drops
-    configurations above that many J per token; ``by`` is what the choice and order
-    minimise. Raises ValueError for an unknown task, GPU, percentile or a bad number."""
+    configurations above that many J per output (token, image...); ``by`` is what the
+    choice and order minimise. Raises ValueError for an unknown task, GPU, percentile or a
+    bad number."""
     from jouleboard.kinds import kind_of
     from jouleboard.rank import RANK_BY, Deadline, objective_for, rank
     from jouleboard.records import PERCENTILES
@@ -108,7 +109,8 @@ def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
     if top is not None and top < 1:
         raise ValueError(f"--top must be 1 or more, got {top}")
     if energy_budget is not None and not (math.isfinite(energy_budget) and energy_budget > 0):
-        raise ValueError(f"--energy-budget must be a positive J/token, got {energy_budget}")
+        raise ValueError(f"--energy-budget must be a positive number of J per "
+                         f"{task.output_unit}, got {energy_budget}")
     if percentile is not None and percentile not in PERCENTILES:
         raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}")
     if by not in RANK_BY:

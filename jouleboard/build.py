@@ -13,12 +13,13 @@ from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
 from jouleboard.content import about_markdown, logo_file
-from jouleboard.dataset import load_dataset, shown_path
 from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.loading.dataset import load_dataset, shown_path
 from jouleboard.outdir import output_folder
 from jouleboard.plan.site import plan_site
 from jouleboard.plan.views import Link
+from jouleboard.present import charts
 from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
@@ -67,6 +68,14 @@ class _Timer:
         self.last = now
 
 
+PHONE = "~phone"  # the render id of a chart's phone render
+
+
+def _svg_size(svg: str) -> tuple[int, int]:
+    match = _SVG_SIZE.search(svg)
+    return (int(match.group(1)), int(match.group(2))) if match else (640, 400)
+
+
 def _hashed(name: str, content: str) -> str:
     import hashlib
 
@@ -78,20 +87,21 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                project: Path | None = None, cache: Path = DEFAULT_CACHE,
                preview: bool = False, runs: Sequence[Path] = (),
                strict: bool = False, site_url: str | None = None,
-               progress: Progress = SILENT) -> BuildSummary:
+               progress: Progress = SILENT, require_prometheus: bool = False) -> BuildSummary:
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
     ``project`` is the site folder whose templates/ and content/ override the packaged
     ones file by file (default: see :func:`find_project`). ``site_url`` (an origin such as
-    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events.
+    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events;
+    ``require_prometheus`` drops raw runs without prometheus.json (a warning each).
     """
     project = project or find_project(data_dir)
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
     summary = BuildSummary(out)
     timer = _Timer(summary, progress)
-    data = load_dataset(data_dir, runs=runs)
+    data = load_dataset(data_dir, runs=runs, require_prometheus=require_prometheus)
     about = about_markdown(project)  # a link, folder or bad text: a problem, early
     themes = template_dirs(project)
     logo = (logo_file(data.registry.site.logo, themes, shown_path(data_dir / "site.yaml"))
@@ -121,17 +131,19 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         files.add(urls.asset(site_settings.logo), logo)
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
-    exports = render_charts(specs, ("svg", "png"), cache, progress)
+    phones = {f"{cid}{PHONE}": charts.phone(spec) for cid, spec in specs.items()}
+    exports = render_charts(specs | phones, ("svg", "png"), cache, progress,
+                            svg_only=frozenset(phones))
     infos: dict[str, ChartInfo] = {}
     for cid, chart in sorted(plan.charts.items()):
-        svg = exports[(cid, "svg")]
+        svg = charts.themed(exports[(cid, "svg")].decode("utf-8"))
+        phone = charts.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
         files.add(urls.chart(cid, "svg"), svg)
+        files.add(urls.chart(cid, "phone.svg"), phone)
         files.add(urls.chart(cid, "png"), exports[(cid, "png")])
         files.add(urls.chart(cid, "vl.json"), dumps_canonical(specs[cid]))
         files.add(urls.chart(cid, "csv"), chart_csv(specs[cid]))
-        match = _SVG_SIZE.search(svg.decode("utf-8"))
-        size = (int(match.group(1)), int(match.group(2))) if match else (640, 400)
-        infos[cid] = chart_info(chart, size, urls, site_settings)
+        infos[cid] = chart_info(chart, _svg_size(svg), urls, site_settings, _svg_size(phone))
         files.add(urls.oembed(cid), dumps_canonical(oembed(chart, infos[cid], urls,
                                                              site_settings)))
     timer.done("charts")
@@ -164,7 +176,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         origin=urls.origin,
         home_url=urls.url(urls.home),
         logo_url=urls.url(urls.asset(site_settings.logo)) if site_settings.logo else "",
-        accent_color=site_settings.accent_color)
+        accent_color=site_settings.accent_color, glossary_url=urls.url(urls.glossary))
     env = environment(themes)
     for page in plan.pages:
         files.add(page.path, render_page(env, page, site, infos))

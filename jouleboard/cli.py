@@ -82,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="raw ML.ENERGY benchmark runs to publish with the measurement files "
                         "(run/ or any folder below it; repeatable)")
     b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    _require_prometheus_option(b)
 
     v = sub.add_parser("validate", help="check measurement files and registries")
     v.add_argument("paths", nargs="*", type=Path,
@@ -89,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
                         "trees checked against --data")
     v.add_argument("--data", type=Path, default=Path("data"))
     v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    _require_prometheus_option(v)
     v.add_argument("--format", choices=("text", "github"), default="text",
                    help="github: also print problems as GitHub Actions error annotations")
 
@@ -104,12 +106,14 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--deadline-ms", type=float, default=None,
                    help="latency deadline in ms (default: the task's default)")
     r.add_argument("--percentile", choices=PERCENTILES, default=None,
-                   help="ITL percentile the deadline applies to (default: the task's)")
+                   help="latency percentile the deadline applies to, where the task's kind "
+                        "has percentiles (default: the task's)")
     r.add_argument("--gpu", action="append", default=None,
                    help="allowed GPU (repeatable; default: the site's default GPUs)")
     r.add_argument("--top", type=int, default=None, help="keep the first N rows")
     r.add_argument("--energy-budget", type=float, default=None,
-                   help="drop configurations above this many J/token")
+                   help="drop configurations above this many J per output (the task's "
+                        "unit: token, image, video...)")
     r.add_argument("--by", choices=RANK_BY, default="energy_per_token",
                    help="what each model's configuration and the order minimise")
     r.add_argument("--format", choices=("table", "csv", "json"), default="table")
@@ -144,9 +148,7 @@ def _parser() -> argparse.ArgumentParser:
         ir.add_argument(f"--{name}", default=None,
                         help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
                              "runs; date: the run's own; see docs/raw-runs.md)")
-    ir.add_argument("--require-prometheus", action="store_true",
-                    help="drop runs without prometheus.json (stricter than the ML.ENERGY toolkit, "
-                         "which keeps them)")
+    _require_prometheus_option(ir)
     ir.add_argument("--add-models", action="store_true",
                     help="add models missing from models.yaml, from the runs' model_info.json")
     ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
@@ -215,7 +217,7 @@ def _require_data(args: argparse.Namespace) -> None:
     if args.command == "validate" and any((p / "site.yaml").exists() for p in args.paths):
         return  # the data folders are given as paths
     if not data.is_dir():
-        from jouleboard.dataset import data_folder_missing
+        from jouleboard.loading.dataset import data_folder_missing
 
         raise UsageError(data_folder_missing(data))
 
@@ -250,7 +252,7 @@ def _build(args: argparse.Namespace) -> int:
     progress = Progress(args.verbosity)
     summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
                          runs=args.runs, strict=args.strict, site_url=args.site_url,
-                         progress=progress)
+                         progress=progress, require_prometheus=args.require_prometheus)
     _warn(summary.warnings, strict=False)
     if not summary.site_url:
         print("warning: site_url is empty, so embed codes, citations, feeds and og:image "
@@ -258,6 +260,13 @@ def _build(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(summary)
     return 0
+
+
+def _require_prometheus_option(parser: argparse.ArgumentParser) -> None:
+    """The one raw-run policy flag, the same on import-runs, validate and build."""
+    parser.add_argument("--require-prometheus", action="store_true",
+                        help="drop raw runs without prometheus.json (stricter than the "
+                             "ML.ENERGY toolkit, which keeps them)")
 
 
 def _warn(warnings: Sequence[Problem], strict: bool) -> None:
@@ -269,7 +278,7 @@ def _warn(warnings: Sequence[Problem], strict: bool) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from jouleboard.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
     from jouleboard.sources.mlenergy_runs import is_run_tree
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
@@ -281,7 +290,8 @@ def _validate(args: argparse.Namespace) -> int:
     total = 0
     for data in data_dirs:
         try:
-            dataset = load_dataset(data, extra, runs)
+            dataset = load_dataset(data, extra, runs,
+                                   require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
             warnings.extend(dataset.warnings)
         except ValidationFailed as e:
@@ -296,7 +306,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _rank(args: argparse.Namespace) -> int:
     from jouleboard.api import rank_task
-    from jouleboard.dataset import load_dataset
+    from jouleboard.loading.dataset import load_dataset
 
     data = load_dataset(args.data)
     try:

@@ -21,9 +21,9 @@ from tempfile import TemporaryDirectory
 from typing import Any
 
 from jouleboard import metrics
-from jouleboard.dataset import Dataset, load_dataset
 from jouleboard.escape import markdown_text
 from jouleboard.kinds import kind_of
+from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.present.formats import show
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, RankedRow, rank

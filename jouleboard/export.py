@@ -168,18 +168,21 @@ def _run(jobs: list[tuple[str, str | None, bool]],
 
 def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
                   cache: Path = DEFAULT_CACHE,
-                  progress: Progress = SILENT) -> dict[tuple[str, str], bytes]:
+                  progress: Progress = SILENT,
+                  svg_only: frozenset[str] = frozenset()) -> dict[tuple[str, str], bytes]:
     """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
 
     Every chart missing from the cache is one job (its SVG, then the PNG rasterised from
-    it); jobs run across the cores. Cached entries are checked on read, new ones stored as
-    they arrive. ``progress`` counts the renders (an SVG and a PNG are one each)."""
+    it, except for the ids in ``svg_only``, e.g. phone renders); jobs run across the cores.
+    Cached entries are checked on read, new ones stored as they arrive. ``progress`` counts
+    the renders (an SVG and a PNG are one each)."""
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
     root = cache / _ENTRIES
     wanted = [fmt for fmt in ("svg", "png") if fmt in formats]
     needed = ["svg", "png"] if "png" in wanted else wanted  # a PNG is made from the SVG
     paths = {(cid, fmt): root / fmt / f"{_key(text, fmt)}.{fmt}"
-             for cid, text in texts.items() for fmt in needed}
+             for cid, text in texts.items() for fmt in needed
+             if fmt == "svg" or cid not in svg_only}
     found: dict[tuple[str, str], bytes] = {}
     for (cid, fmt), path in paths.items():
         if fmt in wanted or (cid, "png") not in found:
@@ -189,11 +192,12 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
     # Charts with identical specs (the same picture on two pages) are rendered once.
     same: dict[str, list[str]] = {}
     for cid in sorted(texts):
-        if any((cid, fmt) not in found for fmt in wanted):
+        if any((cid, fmt) not in found for fmt in wanted if (cid, fmt) in paths):
             same.setdefault(texts[cid], []).append(cid)
     missing = [cids[0] for cids in same.values()]
     jobs = [(texts[cid], found[(cid, "svg")].decode("utf-8") if (cid, "svg") in found else None,
-             "png" in wanted and (cid, "png") not in found) for cid in missing]
+             "png" in wanted and (cid, "png") in paths and (cid, "png") not in found)
+            for cid in missing]
     progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
     for index, (svg, png) in _run(jobs, progress):
         cid = missing[index]

@@ -155,6 +155,10 @@ class TaskInfo(Strict):
 
 BASE_URL_PATTERN = r"^/([A-Za-z0-9._~-]+/)*$"  # a URL path: /, or /a/b/ (site.yaml, --base-url)
 SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty
+# site.yaml ``kinds`` entries: a .py file of the data folder (optionally ``:Name``), or
+# ``package.module:Name`` (jouleboard/kinds/site_kinds.py loads them).
+KIND_ENTRY_PATTERN = (r"^([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}\.py(:[A-Za-z_][A-Za-z0-9_]{0,100})?"
+                      r"|[A-Za-z_][A-Za-z0-9_.]{0,200}:[A-Za-z_][A-Za-z0-9_]{0,100})$")
 NAV_PAGES = ("leaderboard", "models", "gpus", "compare", "downloads", "changelog", "about")
 
 
@@ -190,6 +194,11 @@ class SiteSettings(Strict):
                               description="Accent colour as #rrggbb.")
     nav: list[NavLink] = Field(default_factory=list, max_length=20,
                                description="Main navigation, in order (default: all pages).")
+    kinds: list[Annotated[str, Field(pattern=KIND_ENTRY_PATTERN)]] = Field(
+        default_factory=list, max_length=20,
+        description="The site's own kinds of task: Python files of the data folder "
+        "(kinds/my_kind.py) or import paths (package.module:KindClass); see "
+        "docs/architecture.md.")
 
 
 class QualityScore(Strict):

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jouleboard.dataset import Dataset
 from jouleboard.diff import Side, base_data, diff_markdown, load_side
 from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.views import Download, Link, Page, ProseBody
 from jouleboard.present.markdown import render_markdown

@@ -53,6 +53,7 @@ class SiteContext:
     home_url: str = ""  # where the title links (the first nav entry may be anything)
     logo_url: str = ""  # site.yaml's logo, shown before the title
     accent_color: str = ""  # site.yaml's #rrggbb, overrides the theme's --accent
+    glossary_url: str = ""  # every term defined (footer link)
 
 
 def template_dirs(site_dir: Path | None) -> list[Path]:

@@ -28,7 +28,12 @@ def task_slug(task: str) -> str:
 
 
 def deadline_slug(ms: float, percentile: str) -> str:
-    """``300 ms, p50`` -> ``p50-300ms`` (used in download file names)."""
+    """``300 ms, p50`` -> ``p50-300ms``; whole seconds read as seconds: ``1,800,000 ms,
+    batch`` -> ``batch-1800s`` (used in download file names)."""
+    if ms >= 1000 and float(ms / 1000).is_integer():
+        return f"{percentile}-{int(ms // 1000)}s"
+    if float(ms).is_integer():
+        return f"{percentile}-{int(ms)}ms"
     return f"{percentile}-{ms:g}ms".replace(".", "_")
 
 
@@ -54,6 +59,7 @@ class Urls:
     # pages
     home = "index.html"
     about = "about/index.html"
+    glossary = "glossary/index.html"
     downloads = "downloads/index.html"
     models_index = "models/index.html"
     gpus_index = "gpus/index.html"

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from jouleboard import metrics
-from jouleboard.config import Registry
 from jouleboard.jsonio import parse_strict
+from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem, pointer
 from jouleboard.urls import model_slug, task_slug
 

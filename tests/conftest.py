@@ -18,6 +18,7 @@ SLOW_MODULES = frozenset({
     "test_embed", "test_export", "test_golden", "test_hostile_corpus", "test_html_valid",
     "test_incremental_and_serve", "test_links", "test_out_safety", "test_package",
     "test_quality", "test_releases", "test_serve_robust", "test_write_spool", "test_xss_static",
+    "test_model_sources", "test_require_prometheus", "test_third_kind",
 })
 _ALWAYS_SLOW = ("browser", "package")
 

@@ -10,8 +10,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.loading.registry import Registry
 from jouleboard.present.tables import GPU, POWER, PRECISION, Column
 from jouleboard.present.tables import Field as Col
 from jouleboard.present.units import TaskUnits
@@ -64,6 +64,7 @@ class SpeechConfiguration:
     avg_power_watts: float
     audio_seconds_per_sec: float
     real_time_factor: float
+    provenance: Provenance | None = None
 
     @property
     def energy_per_output_joules(self) -> float:
@@ -124,7 +125,8 @@ class SpeechKind(TaskKind):
         return SpeechConfiguration(source, m.task, m.model_id, m.gpu_model, m.num_gpus,
                                    m.weight_precision, m.serving.batch_size, m.repeat,
                                    x.energy_per_audio_second_joules, x.avg_power_watts,
-                                   x.audio_seconds_per_sec, x.real_time_factor)
+                                   x.audio_seconds_per_sec, x.real_time_factor,
+                                   m.provenance)
 
     def setting_text(self, c: SpeechConfiguration) -> str:
         return f"batch {c.batch_size}"

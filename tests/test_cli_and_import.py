@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.dataset import load_dataset
 from jouleboard.kinds.token import TokenKind
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import measurement_schema_text
 from tests.test_rank import REFERENCE
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.dataset import load_dataset
 from jouleboard.kinds.diffusion import DiffusionConfiguration
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank import Deadline, rank
 from tests.sitebuild import built_site
 

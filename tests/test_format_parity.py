@@ -63,3 +63,34 @@ def test_every_explore_value_prints_alike() -> None:
                 cases += [(column["show"], row[i]) for row in data["rows"]]
     assert len(cases) > 100
     assert node_show(cases, precisions) == [show(rule, v) for rule, v in cases]
+
+
+def node_call(function: str, cases: list[list[Any]]) -> list[Any]:
+    """``explore.js``'s exported ``function`` applied to each argument list of ``cases``."""
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but node is not installed")
+        pytest.skip("node is not installed")
+    script = ("const E = require(process.argv[1]);\n"
+              "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+              f"process.stdout.write(JSON.stringify(cases.map((a) => E.{function}(...a))));\n")
+    out = subprocess.run([node, "-e", script, str(REPO / "templates/assets/explore.js")],
+                         input=json.dumps(cases), capture_output=True, text=True, timeout=60,
+                         check=True)
+    result: list[Any] = json.loads(out.stdout)
+    return result
+
+
+def test_view_download_names_and_label_sides_match_python() -> None:
+    """The browser names a downloaded view's deadline as urls.deadline_slug names the prebuilt
+    files, and puts chart labels on the side present/charts.py ``side`` does."""
+    from jouleboard.present.charts import side
+    from jouleboard.urls import deadline_slug
+
+    deadlines = [[ms, p] for ms in (300.0, 50.0, 2.5, 1000.0, 1500.0, 30000.0, 1800000.0,
+                                    0.125) for p in ("p50", "batch")]
+    assert node_call("deadlineSlug", deadlines) == [deadline_slug(ms, p) for ms, p in deadlines]
+    sides = [[300.0, [3.8, 250.0]], [5.0, [3.8, 250.0]], [30.0, [1.0, 1000.0]],
+             [32.0, [1.0, 1000.0]], [10.0, []], [10.0, [10.0]]]
+    assert node_call("side", sides) == [side(v, values) for v, values in sides]

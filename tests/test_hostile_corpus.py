@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-from jouleboard.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.problems import Problem, ValidationFailed
 from tests.test_validation_rules import (
     GPUS_YAML,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jouleboard.config import load_registry
+from jouleboard.loading.registry import load_registry
 from jouleboard.markdown_limits import (
     MAX_BREAKS,
     MAX_NESTING,

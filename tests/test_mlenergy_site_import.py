@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.dataset import load_dataset
 from jouleboard.kinds.token_records import Configuration
+from jouleboard.loading.dataset import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "mlenergy-site"

@@ -17,8 +17,8 @@ import yaml
 
 import jouleboard
 from jouleboard.content import about_markdown
-from jouleboard.dataset import load_dataset
 from jouleboard.init import InitRefused, init_site
+from jouleboard.loading.dataset import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 # What a source distribution holds (MANIFEST.in): enough to build the wheel.

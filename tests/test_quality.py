@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from jouleboard import metrics
-from jouleboard.config import load_registry
-from jouleboard.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.loading.registry import load_registry
 from jouleboard.rank import Deadline, objective_for, rank
 from tests.golden.tree import DATA
 from tests.sitebuild import built_site

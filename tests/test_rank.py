@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jouleboard.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank import Deadline, best_per_model_and_gpu, pareto_frontier, rank
 from tests.factories import config
 

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from jouleboard.config import Registry, load_registry
-from jouleboard.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.loading.registry import Registry, load_registry
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.rank import Deadline, rank
 from jouleboard.sources import itl as itl_module

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from jouleboard.build import build_site
-from jouleboard.config import load_registry
+from jouleboard.loading.registry import load_registry
 from tests.golden.tree import DATA, REPO
 from tests.test_diff import make_head
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +18,7 @@ import pytest
 from jouleboard import kinds
 from jouleboard.api import rank_task
 from jouleboard.build import build_site
-from jouleboard.dataset import load_dataset
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.urls import model_slug
 from tests.speech_kind import SpeechKind
 
@@ -109,3 +113,69 @@ def test_browser_data_carries_the_kinds_descriptors(site: Path) -> None:
         "gpu", "weight_precision", "efficiency", "energy_per_audio_second_joules",
         "real_time_factor", "batch_size"]
     assert data["latency"]["unit"] == "ms/s"
+
+
+# --- the same site from the command line: site.yaml declares the kind --------------------
+
+
+def site_with_kinds(root: Path, entries: list[str], module: str | None = None) -> Path:
+    """A copy of the speech fixture whose site.yaml lists ``entries`` under ``kinds``, with
+    ``module`` (a text) at kinds/speech.py of the data folder."""
+    data = root / "speech"
+    shutil.copytree(DATA, data)
+    if module is not None:
+        (data / "kinds").mkdir()
+        (data / "kinds" / "speech.py").write_text(module, encoding="utf-8")
+    site_yaml = data / "site.yaml"
+    site_yaml.write_text(site_yaml.read_text(encoding="utf-8") + "kinds:\n" + "".join(
+        f"  - {json.dumps(e)}\n" for e in entries), encoding="utf-8")
+    return data
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m jouleboard``, in a fresh interpreter, from this checkout."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_cli_builds_a_site_whose_site_yaml_declares_the_kind(tmp_path: Path) -> None:
+    module = (REPO / "tests" / "speech_kind.py").read_text(encoding="utf-8")
+    data = site_with_kinds(tmp_path, ["kinds/speech.py"], module)
+    done = cli("build", "--data", str(data), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    html = (out / "tasks/asr/index.html").read_text(encoding="utf-8")
+    assert "processing time per audio second ≤ 100 ms/s" in html
+    body = html.split('id="ranking-asr"')[1].split("</table>")[0]
+    assert body.index("Parakeet TDT 0.6B") < body.index("Whisper Large v3")
+    rows = list(csv.DictReader(io.StringIO(
+        (out / "downloads/configurations-speech.csv").read_text(encoding="utf-8"))))
+    assert len(rows) == 6
+    done = cli("validate", "--data", str(data), cwd=tmp_path)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok: 6 configurations valid")
+
+
+def test_an_import_path_names_the_kind_too(tmp_path: Path) -> None:
+    data = site_with_kinds(tmp_path, ["tests.speech_kind:SpeechKind"])
+    done = cli("validate", "--data", str(data), cwd=REPO)  # REPO: tests is importable
+    assert (done.returncode, done.stdout.strip()) == (0, "ok: 6 configurations valid")
+
+
+@pytest.mark.parametrize(("entry", "module", "rule"), [
+    ("kinds/absent.py", None, "kinds.missing"),
+    ("no_such_package.kinds:Kind", None, "kinds.missing"),
+    ("kinds/speech.py", "X = 1\n", "kinds.not-a-kind"),
+    ("kinds/speech.py:Nothing", "from tests.speech_kind import *\n", "kinds.not-a-kind"),
+    ("kinds/speech.py", "raise RuntimeError('boom')\n", "kinds.load-failed"),
+    ("kinds/../../outside.py", None, "kinds.outside-data"),
+])
+def test_a_bad_kind_entry_is_one_located_problem(tmp_path: Path, entry: str,
+                                                 module: str | None, rule: str) -> None:
+    data = site_with_kinds(tmp_path, [entry], module)
+    (tmp_path / "outside.py").write_text("X = 1\n", encoding="utf-8")
+    done = cli("build", "--data", str(data), "--out", str(tmp_path / "out"), cwd=REPO)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    first = done.stderr.splitlines()[0]
+    assert first.startswith(f"{data / 'site.yaml'}: /kinds/0: {rule}: "), first
+    assert not (tmp_path / "out").exists()

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from jouleboard.config import load_registry
-from jouleboard.dataset import Dataset, load_dataset
 from jouleboard.kinds import check_measurement
+from jouleboard.loading.dataset import Dataset, load_dataset
+from jouleboard.loading.registry import load_registry
 from jouleboard.problems import Problem, ValidationFailed
 
 REPO = Path(__file__).resolve().parents[1]

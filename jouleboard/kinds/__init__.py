@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.diffusion import DiffusionKind
 from jouleboard.kinds.token import TokenKind
+from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem
 from jouleboard.records import TaskInfo
 from jouleboard.schema_errors import problems_from

@@ -9,7 +9,7 @@ diff, releases and the CLI only ever call these methods.
 A record of any kind provides (see :class:`Record`): ``task``, ``model_id``, ``gpu_model``,
 ``num_gpus``, ``weight_precision``, ``repeat``, ``source``, ``avg_power_watts``,
 ``energy_per_output_joules``, ``energy_per_response_joules``, ``latency_ms(percentile)``,
-``tie_break()`` and ``identity``; rank.py needs nothing else.
+``tie_break()``, ``identity`` and ``provenance``; rank.py needs only the first ones.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.present.tables import Column, Field
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem
 from jouleboard.rank import Rankable
-from jouleboard.records import Percentile, TaskInfo
+from jouleboard.records import Percentile, Provenance, TaskInfo
 from jouleboard.urls import deadline_slug
 
 
@@ -45,6 +45,10 @@ class Record(Rankable, Protocol):
 
     @property
     def identity(self) -> tuple[object, ...]: ...
+
+    @property
+    def provenance(self) -> Provenance | None:
+        """Where the measurement comes from (None: not known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,7 @@ class TaskKind(ABC):
     latency_fields: ClassVar[Mapping[str, tuple[str, float]]]
     tie_fields: ClassVar[tuple[str, ...]]
     energy_field: ClassVar[str] = "energy_per_output_joules"
+    ranked_key: ClassVar[str] = "efficiency"  # the column a leaderboard is ranked by
     response_field: ClassVar[str] = "energy_per_response_joules"
 
     def browser_order(self) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field as Schema
 
 from jouleboard import metrics
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.loading.registry import Registry
 from jouleboard.present.tables import GPU, POWER, QUALITY_FIELDS, Column, Field
 from jouleboard.present.units import TaskUnits
 from jouleboard.problems import Problem
@@ -112,6 +112,7 @@ class DiffusionConfiguration:
     inference_steps: int
     num_frames: int | None = None
     fps: float | None = None
+    provenance: Provenance | None = None  # where the measurement comes from (model pages)
 
     @property
     def energy_per_response_joules(self) -> float:
@@ -145,7 +146,7 @@ class DiffusionConfiguration:
                    throughput_outputs_per_sec=x.throughput_outputs_per_sec,
                    batch_latency_s=x.batch_latency_s, width_px=o.width_px,
                    height_px=o.height_px, inference_steps=o.inference_steps,
-                   num_frames=o.num_frames, fps=o.fps)
+                   num_frames=o.num_frames, fps=o.fps, provenance=m.provenance)
 
 
 def diffusion_ceiling_problems(m: DiffusionMeasurement, shown: str,
@@ -255,12 +256,13 @@ class DiffusionKind(TaskKind):
         return (Field(Column("efficiency", units.efficiency_label, numeric=True,
                              title=f"{units.efficiency_words.capitalize()} of GPU energy. "
                              "Higher is better.")),
-                Field(Column("energy_per_output_joules", units.energy_label, numeric=True,
+                Field(Column("energy_per_output_scaled", units.energy_scaled_label, numeric=True,
                              title=f"GPU energy per {units.output}. Lower is better.")),
                 BATCH_LATENCY, BATCH_SIZE, STEPS, RESOLUTION)
 
     def ranking_fields(self, task: TaskInfo, quality: bool) -> tuple[Field, ...]:
-        return (GPU, *self._metrics(self.units(task)), *(QUALITY_FIELDS if quality else ()))
+        efficiency, *rest = self._metrics(self.units(task))
+        return (efficiency, GPU, *rest, *(QUALITY_FIELDS if quality else ()))
 
     def configuration_fields(self, task: TaskInfo) -> tuple[Field, ...]:
         return (GPU, Field(Column("parallel", "Parallelism"), "text"),
@@ -270,6 +272,7 @@ class DiffusionKind(TaskKind):
         return {"weight_precision": c.weight_precision,
                 "parallel": f"Ulysses {c.ulysses_degree}, ring {c.ring_degree}",
                 "efficiency": units.efficiency(c.energy_per_output_joules),
+                "energy_per_output_scaled": units.energy_scaled(c.energy_per_output_joules),
                 "resolution": _output_text(c),
                 **{k: getattr(c, k) for k in (
                     "energy_per_output_joules", "batch_latency_s", "batch_size",
@@ -288,4 +291,6 @@ class DiffusionKind(TaskKind):
         return {"task": c.task, **record, "repeat": c.repeat, "source": c.source}
 
     def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
-        return (("kout", f"per 1,000 {units.output}s", 1e3, "energy_per_output_joules"),)
+        # Amounts whose cost reads in dollars, not fractions of a cent.
+        amount, words = (1e6, "1M") if units.scale_joules <= 1000 else (1e3, "1,000")
+        return (("kout", f"per {words} {units.output}s", amount, "energy_per_output_joules"),)

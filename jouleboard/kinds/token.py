@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from jouleboard import metrics
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Latency, TaskKind
 from jouleboard.kinds.token_records import Configuration, Measurement, check_physics
+from jouleboard.loading.registry import Registry
 from jouleboard.present.formats import PRECISION_LABELS
 from jouleboard.present.tables import (
     GPU,
@@ -43,6 +43,7 @@ METRICS = (TOKENS_PER_J, J_PER_TOKEN, J_PER_RESPONSE, MEDIAN_ITL)
 
 
 class TokenKind(TaskKind):
+    ranked_key = "tokens_per_joule"
     name = "token"
     task_kinds: ClassVar = {"llm": "Text", "mllm": "Multimodal"}
     measurement = Measurement
@@ -109,7 +110,9 @@ class TokenKind(TaskKind):
         return edges, counts
 
     def ranking_fields(self, task: TaskInfo, quality: bool) -> tuple[Field, ...]:
-        return (GPU, PRECISION, *METRICS, BATCH, *(QUALITY_FIELDS if quality else ()))
+        # The ranked figure first, so a phone shows it beside the model without scrolling.
+        return (TOKENS_PER_J, GPU, PRECISION, J_PER_TOKEN, J_PER_RESPONSE, MEDIAN_ITL, BATCH,
+                *(QUALITY_FIELDS if quality else ()))
 
     def configuration_fields(self, task: TaskInfo) -> tuple[Field, ...]:
         return (GPU, PRECISION, Field(Column("parallel", "Parallelism"), "text"), *METRICS,
@@ -140,5 +143,6 @@ class TokenKind(TaskKind):
                 for k in self.configuration_columns}
 
     def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
-        return (("mtok", f"per 1M {units.output}s", 1e6, "energy_per_output_joules"),
-                ("kresp", f"per 1,000 {units.response}s", 1e3, "energy_per_response_joules"))
+        # Amounts whose cost reads in dollars, not fractions of a cent (0.000948 USD).
+        return (("btok", f"per 1B {units.output}s", 1e9, "energy_per_output_joules"),
+                ("mresp", f"per 1M {units.response}s", 1e6, "energy_per_response_joules"))

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from jouleboard import metrics
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem
 from jouleboard.records import (
     GPU_ID_PATTERN,
@@ -134,6 +134,7 @@ class Configuration:
     p99_itl_ms: float
     output_length_bin_edges_tokens: tuple[float, ...] = ()
     output_length_counts: tuple[int, ...] = ()
+    provenance: Provenance | None = None  # where the measurement comes from (model pages)
 
     @property
     def tokens_per_joule(self) -> float:
@@ -203,6 +204,7 @@ class Configuration:
             p99_itl_ms=x.p99_itl_ms,
             output_length_bin_edges_tokens=tuple(h.bin_edges_tokens) if h else (),
             output_length_counts=tuple(h.counts) if h else (),
+            provenance=m.provenance,
         )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jouleboard.dataset import Dataset
 from jouleboard.kinds import kind_of, kinds
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.views import Download
 
 
@@ -20,6 +20,7 @@ def configuration_downloads(data: Dataset, path: Callable[[str, str], str], grou
                                              models[c.model_id].builder)
                    for c in data.configurations if kind_of(data.registry.tasks[c.task]) is kind]
         if records:
+            tasks = " and ".join(sorted(set(kind.task_kinds.values()))).lower()
             out += [Download(path(ext, kind.download_name), kind.configuration_columns, records,
-                             group, description) for ext in ("csv", "json")]
+                             group, f"{description} ({tasks})") for ext in ("csv", "json")]
     return out

@@ -28,6 +28,7 @@ from jouleboard.present.formats import PRECISION_LABELS, show, significant
 from jouleboard.present.labels import EnergyLabel, band, label_svg
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
+from jouleboard.present.units import efficiency_phrase
 from jouleboard.urls import model_slug
 
 
@@ -90,7 +91,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     fields = kind.configuration_fields(t.info)
     configs_table = configurations_table(
         f"configs-{t.id}", f"Every configuration of {info.nickname} on {t.info.name}", fields,
-        configs, t.values, urls, note)
+        configs, t.values, urls, note, sourced=True)
     gpu_table = configurations_table(
         f"gpus-{t.id}", f"Best configuration on each GPU at {t.deadline_text()}", fields,
         ranking.best_per_model_and_gpu(configs, d).values(), t.values, urls)
@@ -212,16 +213,19 @@ def gpu_section(site: SiteView, t: TaskView, gpu: str) -> tuple[GpuTaskSection |
 
 def gpu_page(site: SiteView, gpu: str) -> Part:
     info = site.registry.gpus[gpu]
-    sections, out = [], Part()
+    sections, out, shown = [], Part(), set()
     for t in site.tasks.values():
         section, part = gpu_section(site, t, gpu)
         if section is not None:
             sections.append(section)
+            shown.add(t.id)
             out += part
     facts = (("Vendor", info.vendor), ("Generation", info.generation),
              ("Memory", f"{info.memory_gb:g} GB"),
              ("Board power limit", f"{info.board_power_watts:g} W"))
     page = Page(site.urls.gpu(gpu), "gpu.html", f"{info.name} energy leaderboard",
-                f"Models ranked by tokens per joule on {info.name}.",
+                f"Models ranked by "
+                f"{efficiency_phrase(t.units for t in site.tasks.values() if t.id in shown)} "
+                f"on {info.name}.",
                 GpuBody(info.name, facts, tuple(sections)))
     return out + Part(pages=(page,))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.plan.views import TaskView
 from jouleboard.present.formats import PRECISION_LABELS
 
@@ -41,6 +41,10 @@ def explore_payload(t: TaskView, registry: Registry, model_url: Callable[[str], 
         "columns": columns,
         "rows": [[row.get(k) for k in columns] for row in rows],
         "table": [f.browser() for f in fields],
+        "ranked_key": t.kind.ranked_key,
+        # How a download names the deadline's percentile (p50-300ms, batch-30s).
+        "slug_prefix": {p: t.kind.download_slug(1.0, p).rsplit("-", 1)[0]
+                        for p in t.kind.percentiles},
         # Keys whose values are floats: the browser writes 66.0 (not 66) as Python does.
         "floats": sorted({k for row in rows for k, v in row.items() if isinstance(v, float)}),
         "order": t.kind.browser_order(),
@@ -48,7 +52,8 @@ def explore_payload(t: TaskView, registry: Registry, model_url: Callable[[str], 
         "units": {"output": units.output, "efficiency_words": units.efficiency_words,
                   "efficiency_axis": units.efficiency_axis,
                   "energy_axis": f"Energy per {units.output} (J)",
-                  "energy_label": units.energy_label},
+                  "energy_label": units.energy_label,
+                  "efficiency_show": units.efficiency_show},
         "footprint": [{"key": key, "per": per, "amount": amount, "energy": energy}
                       for key, per, amount, energy in t.kind.footprint_scales(units)],
         "models": {m: {"nickname": registry.models[m].nickname,

@@ -23,7 +23,8 @@ def compare_page(site: SiteView) -> Part:
     the empty tables start in the first task's columns and follow the chosen task)."""
     urls, tasks = site.urls, list(site.tasks.values())
     choices = tuple(CompareTask(t.id, t.info.name, urls.url(urls.explore_data(t.id)),
-                                t.deadline.ms, t.deadline.percentile) for t in tasks)
+                                t.deadline.ms, t.deadline.percentile, t.kind.latency.unit,
+                                t.kind.latency.scale_ms) for t in tasks)
     first = tasks[0] if tasks else None
     fields = first.kind.ranking_fields(first.info, quality=False) if first else ()
     table = ranking_table("compare-table", "Each model's most energy-efficient "

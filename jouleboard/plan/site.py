@@ -11,15 +11,16 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from jouleboard import rank as ranking
-from jouleboard.dataset import Dataset
 from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import kind_of, kinds, task_kind_order
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
 from jouleboard.plan.task import home_section, task_page
 from jouleboard.plan.views import (
+    DownloadItem,
     DownloadsBody,
     EmbedBody,
     HomeBody,
@@ -31,7 +32,10 @@ from jouleboard.plan.views import (
     SiteView,
     TaskView,
 )
+from jouleboard.present.downloads import to_csv, to_json
+from jouleboard.present.glossary import glossary_html
 from jouleboard.present.markdown import render_markdown
+from jouleboard.present.units import efficiency_phrase
 from jouleboard.releases import (
     ReleaseData,
     atom_feed,
@@ -73,28 +77,50 @@ def home_page(site: SiteView) -> Part:
     settings = site.registry.site
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
-        "meets the latency deadline: the one that produces the most output tokens per "
-        "joule of GPU energy. Energy is measured on the GPUs only, in the steady state "
+        "meets the latency deadline: the one that produces the most "
+        f"{efficiency_phrase(t.units for t in site.tasks.values())} of GPU energy. Energy "
+        "is measured on the GPUs only, in the steady state "
         f"of a serving benchmark on {', '.join(settings.default_gpus)} GPUs.")
     return out + Part(pages=(Page(site.urls.home, "home.html", settings.title,
                                   settings.tagline or "GPU energy-efficiency leaderboard",
                                   HomeBody(intro, tuple(sections))),))
 
 
-def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
-    def links(group: str, name: Any) -> tuple[Link, ...]:
-        return tuple(Link(name(d.path), urls.url(d.path), d.description)
-                     for d in downloads if d.group == group)
+def size_text(size: int) -> str:
+    """A file size as people read it: 812 B, 3.1 kB, 2.4 MB."""
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
 
-    schema = (Link("measurement.schema.json", urls.url(urls.schema_download),
-                   "JSON Schema of a measurement file"),)
+
+def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
+    """Every published file, grouped as planned (the full data set, each release, each
+    task's rankings), one line per file with its formats, row count and sizes."""
+    items: dict[str, dict[str, list[Any]]] = {}
+    for d in downloads:
+        items.setdefault(d.group, {}).setdefault(d.path.rsplit(".", 1)[0], []).append(d)
+    groups = []
+    # The data sets first, then each task's rankings (in the order the tasks are planned).
+    for group, files in sorted(items.items(), key=lambda g: g[0].startswith("Rankings")):
+        lines = []
+        for stem, same in files.items():
+            links = []
+            for d in same:
+                ext = d.path.rsplit(".", 1)[-1]
+                text = to_csv(d.columns, d.records) if ext == "csv" else to_json(d.records)
+                links.append(Link(f"{ext.upper()}, {size_text(len(text.encode()))}",
+                                  urls.url(d.path)))
+            name = stem.removeprefix("downloads/").removeprefix("rankings/").removeprefix(
+                "data/")
+            lines.append(DownloadItem(name, same[0].description, len(same[0].records),
+                                      tuple(links)))
+        groups.append((group, tuple(lines)))
+    schema = DownloadItem("measurement.schema.json", "JSON Schema of a measurement file", None,
+                          (Link("JSON", urls.url(urls.schema_download)),))
     return Page(urls.downloads, "downloads.html", "Downloads",
                 "Every ranking and the full data set as CSV and JSON.",
-                DownloadsBody((
-                    ("Full data set", links("Full data set", lambda p: p.rsplit("/", 1)[-1])),
-                    ("By release", links("By release", lambda p: p.removeprefix("data/"))),
-                    ("Rankings", links("Rankings", lambda p: p.rsplit("/", 1)[-1])),
-                    ("Format", schema))))
+                DownloadsBody((*groups, ("Format", (schema,)))))
 
 
 def measurement_schema_text() -> str:
@@ -143,6 +169,9 @@ def plan_site(data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (),
         data, urls.configurations_download, "Full data set",
         "every validated configuration, one row each")))
     part += release_part(releases, urls, data.registry.site.title)
+    part += Part(pages=(Page(urls.glossary, "prose.html", "Glossary",
+                             "What each term in the tables, charts and findings means.",
+                             ProseBody(glossary_html())),))
     if about_md is not None:
         part += Part(pages=(Page(urls.about, "prose.html", "About and methodology",
                                  "What jouleboard measures and how it ranks.",

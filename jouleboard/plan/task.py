@@ -3,6 +3,7 @@ their pages, charts and downloads (a :class:`Part`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,17 +28,20 @@ from jouleboard.plan.views import (
     chart_ref,
 )
 from jouleboard.present import charts
+from jouleboard.present.finding import Finding, Scenario, Standing, finding
 from jouleboard.present.footprint import FootprintInputs, footprint_table
-from jouleboard.present.formats import PRECISION_LABELS
+from jouleboard.present.formats import PRECISION_LABELS, show
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import Table, ranking_table
 
 
 def task_table(site: SiteView, t: TaskView, table_id: str, caption: str,
-               rows: Sequence[ranking.RankedRow[Any]]) -> Table:
-    """A leaderboard table of ``t`` in its kind's columns."""
+               rows: Sequence[ranking.RankedRow[Any]], ranked: str = "") -> Table:
+    """A leaderboard table of ``t`` in its kind's columns, ranked by its efficiency column
+    unless ``ranked`` names another."""
     fields = t.kind.ranking_fields(t.info, quality=t.id in site.registry.quality)
-    return ranking_table(table_id, caption, fields, rows, t.values, site.registry, site.urls)
+    return ranking_table(table_id, caption, fields, rows, t.values, site.registry, site.urls,
+                         ranked or t.kind.ranked_key)
 
 
 def ranking_downloads(site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]],
@@ -52,7 +56,8 @@ def ranking_downloads(site: SiteView, t: TaskView, rows: Sequence[ranking.Ranked
     links, downloads = [], []
     for ext in ("csv", "json"):
         path = site.urls.ranking_download(t.id, slug, ext, gpu)
-        downloads.append(Download(path, t.kind.rank_columns, records))
+        downloads.append(Download(path, t.kind.rank_columns, records,
+                                  f"Rankings: {t.info.name}", caption))
         links.append(Link(ext.upper(), site.urls.url(path), caption))
     return tuple(links), Part(downloads=tuple(downloads))
 
@@ -63,6 +68,8 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         return None
     rows = [{"model": site.registry.models[r.config.model_id].nickname, "rank": r.rank,
              "value": t.units.efficiency(r.config.energy_per_output_joules),
+             "shown": show(t.units.efficiency_show,
+                           t.units.efficiency(r.config.energy_per_output_joules)),
              "gpu": r.config.gpu_model} for r in top]
     words = t.units.efficiency_words
     spec = charts.bind(charts.ranking_bar(f"{t.units.efficiency_axis} (higher is better)"),
@@ -94,6 +101,86 @@ def scatter_chart(site: SiteView, t: TaskView) -> ChartRef:
         table_id=f"ranking-{t.id}")
 
 
+def standings(site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]]
+              ) -> tuple[Standing, ...]:
+    """A ranking as the finding reads it: name, configuration, efficiency in task units."""
+    return tuple(Standing(
+        site.registry.models[r.config.model_id].nickname,
+        f"{PRECISION_LABELS.get(r.config.weight_precision, r.config.weight_precision)}, "
+        f"{r.config.num_gpus}× {r.config.gpu_model}",
+        t.units.efficiency(r.config.energy_per_output_joules)) for r in rows)
+
+
+def task_finding(site: SiteView, t: TaskView) -> Finding:
+    """The task's finding at its default view, and what changes it: no deadline, the
+    tightest preset deadline below the default, each GPU alone, each precision alone."""
+    d, gpus = t.deadline, site.default_gpus
+
+    def at(ms: float = d.ms, on: set[str] | None = None,
+           precisions: set[str] | None = None) -> tuple[Standing, ...]:
+        return standings(site, t, ranking.rank(t.configs, ranking.Deadline(ms, d.percentile),
+                                               gpus=gpus if on is None else on,
+                                               precisions=precisions))
+
+    tighter_ms = min((ms for ms in t.info.preset_deadlines_ms if ms < d.ms), default=None)
+    tighter = None if tighter_ms is None else Scenario(
+        f"at {t.kind.latency.value(tighter_ms)}", at(tighter_ms))
+    by_gpu = [Scenario(f"on {g} alone", at(on={g}))
+              for g in sorted({c.gpu_model for c in t.configs})]
+    by_precision = [Scenario(f"{PRECISION_LABELS.get(p, p.upper())} only", at(precisions={p}))
+                    for p in sorted({c.weight_precision for c in t.configs if c.gpu_model
+                                     in gpus})]
+    return finding(f"{t.info.name}, with {t.deadline_text()}", t.kind.latency.value(d.ms),
+                   standings(site, t, t.ranking), at(float("inf")), tighter,
+                   by_gpu, by_precision, t.units.efficiency_unit_lower, t.units.efficiency_show,
+                   site.top_n)
+
+
+def sensitivity_rows(site: SiteView, t: TaskView) -> list[dict[str, Any]]:
+    """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
+    time a looser deadline admits a better configuration, and one at the loosest latency so
+    every line runs to the right edge. Order: the default ranking, then the rest."""
+    p, scale = t.deadline.percentile, t.kind.latency.scale_ms
+    configs = [c for c in t.configs if c.gpu_model in site.default_gpus]
+    if not configs:
+        return []
+    end = max(c.latency_ms(p) for c in configs) / scale
+    order = {r.config.model_id: r.rank for r in t.ranking}
+    rows: list[dict[str, Any]] = []
+    for model in sorted({c.model_id for c in configs}, key=lambda m: (order.get(m, 1e9), m)):
+        best = None
+        name = site.registry.models[model].nickname
+        for c in sorted((c for c in configs if c.model_id == model),
+                        key=lambda c: (c.latency_ms(p), *ranking.sort_key(c, p))):
+            value = t.units.efficiency(c.energy_per_output_joules)
+            if best is None or value > best:
+                best = value
+                rows.append({"model": name, "ms": c.latency_ms(p) / scale, "value": value,
+                             "order": order.get(model, len(order) + 1)})
+        rows.append({**rows[-1], "ms": end})
+    return rows
+
+
+def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
+    rows = sensitivity_rows(site, t)
+    if not rows:
+        return None
+    p, latency, units = t.deadline.percentile, t.kind.latency, t.units
+    spec = charts.bind(charts.deadline_sensitivity(
+        f"Deadline: {latency.words[p]} ({latency.unit}, log)",
+        f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}"),
+        {"table": rows, "deadline": t.deadline_rows()},
+        f"{t.info.name}: best {units.efficiency_words} as the deadline loosens")
+    return chart_ref(
+        site.urls, "deadlines", [t.id], spec["title"],
+        f"Step lines, one per model, of each model's best {units.efficiency_words} at every "
+        f"deadline on {latency.words[p]}, on {' and '.join(sorted(site.default_gpus))}; the "
+        f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
+        "the two models swap ranks. The ranking tables list the figures at set deadlines.",
+        spec, site.urls.task(t.id), f"default deadline {latency.value(t.deadline.ms)} drawn",
+        table_id=f"ranking-{t.id}")
+
+
 def home_section(site: SiteView, t: TaskView) -> tuple[TaskSection, Part]:
     rows = t.ranking[: site.top_n]
     table = task_table(site, t, f"ranking-{t.id}",
@@ -101,7 +188,7 @@ def home_section(site: SiteView, t: TaskView) -> tuple[TaskSection, Part]:
     chart = bar_chart(site, t)
     section = TaskSection(t.info.name, site.urls.url(site.urls.task(t.id)),
                           render_markdown(t.info.description_md), t.deadline_text(), table,
-                          chart, t.kind.task_kinds[t.info.kind])
+                          chart, t.kind.task_kinds[t.info.kind], task_finding(site, t))
     return section, Part(charts=(chart,) if chart else ())
 
 
@@ -129,17 +216,19 @@ def task_page(site: SiteView, t: TaskView) -> Part:
         t.ranking[: site.top_n], site.registry, site.urls, inputs,
         t.kind.footprint_scales(t.units)))
     scatter, bar = scatter_chart(site, t), bar_chart(site, t)
+    sensitivity = sensitivity_chart(site, t)
     quality, quality_part = quality_section(site, t)
     explorer, explore_part = explore(site, t)
     body = TaskBody(info.name, info.benchmark, render_markdown(info.description_md),
                     t.deadline_text(), " and ".join(site.registry.site.default_gpus), table,
-                    tuple(presets), scatter, bar, downloads, explorer, calculator, quality)
+                    tuple(presets), scatter, bar, downloads, explorer, calculator, quality,
+                    task_finding(site, t), sensitivity)
     benchmark = f" ({info.benchmark})" if info.benchmark != info.name else ""
     page = Page(site.urls.task(t.id), "task.html", f"{info.name} energy leaderboard",
                 f"Models ranked by {t.units.efficiency_words} on {info.name}{benchmark} at "
                 f"{t.deadline_text()}.", body)
     return out + quality_part + explore_part + Part(
-        pages=(page,), charts=(scatter, *((bar,) if bar else ())))
+        pages=(page,), charts=(scatter, *(c for c in (bar, sensitivity) if c)))
 
 
 def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None, Part]:
@@ -150,7 +239,8 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
     objective = ranking.objective_for("energy_per_correct_answer", t.accuracy.get)
     rows = ranking.rank(t.configs, t.deadline, gpus=site.default_gpus, objective=objective)
     table = task_table(site, t, f"correct-{t.id}", f"{t.info.name}: ranked by energy per "
-                       f"correct answer at {t.deadline_text()}", rows)
+                       f"correct answer at {t.deadline_text()}", rows,
+                       ranked="energy_per_correct_answer_joules")
     _, out = ranking_downloads(site, t, rows, table.caption, t.deadline.ms,
                                by="energy_per_correct_answer")
     models, urls = site.registry.models, site.urls
@@ -159,13 +249,18 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
                      if m not in t.accuracy)
     chart = None
     if rows:
-        points, front_best = [], -1.0
+        points, front_best, fronts = [], -1.0, 0
         for r in sorted(rows, key=lambda r: r.config.energy_per_response_joules):
             acc = t.accuracy.get(r.config.model_id) or 0.0
             on_front = acc > front_best
             front_best = max(front_best, acc)
+            fronts += on_front
             info = models[r.config.model_id]
             points.append({"model": info.nickname, "builder": info.builder, "accuracy": acc,
+                           "side": charts.side(r.config.energy_per_response_joules,
+                                               [x.config.energy_per_response_joules
+                                                for x in rows]),
+                           "below": on_front and fronts % 2 == 0,
                            "energy": r.config.energy_per_response_joules,
                            "per_correct": objective(r.config), "frontier": on_front})
         spec = charts.bind(charts.accuracy_energy(), {"table": points},
@@ -191,9 +286,14 @@ def explore(site: SiteView, t: TaskView) -> tuple[Explorer, Part]:
     d, latency = t.deadline, t.kind.latency
     latencies = [c.latency_ms(p) for c in t.configs for p in t.kind.percentiles] or [d.ms]
     path = site.urls.explore_data(t.id)
+    # The slider reaches the next round value (1 or 3 × 10^k) past the slowest latency, so
+    # a round deadline such as 1,000 ms is a tick, not something to type.
+    top = max(latencies) / latency.scale_ms
+    step = 10 ** math.floor(math.log10(top)) if top > 0 else 1.0
+    round_top = next(v * step for v in (1, 3, 10) if v * step >= top)
     explorer = Explorer(
         t.id, site.urls.url(path), d.ms, d.percentile, min_ms=float(min(latencies)),
-        max_ms=float(max(latencies)),
+        max_ms=float(round_top * latency.scale_ms),
         gpus=tuple((g, g in site.default_gpus) for g in sorted({c.gpu_model
                                                                 for c in t.configs})),
         precisions=tuple((p, PRECISION_LABELS.get(p, p))

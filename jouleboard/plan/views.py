@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from jouleboard import metrics
-from jouleboard.config import Registry
 from jouleboard.kinds.base import Record, TaskKind
+from jouleboard.loading.registry import Registry
+from jouleboard.present.finding import Finding
 from jouleboard.present.footprint import FootprintInputs
 from jouleboard.present.tables import Table
 from jouleboard.present.units import TaskUnits
@@ -51,6 +52,7 @@ class TaskSection:
     table: Table
     chart: ChartRef | None
     group: str = ""
+    finding: Finding | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ class TaskBody:
     explorer: Explorer | None
     calculator: Calculator | None
     quality: QualitySection | None
+    finding: Finding | None = None
+    sensitivity: ChartRef | None = None
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,13 @@ class CompareTask:
     data_url: str
     deadline_ms: float
     percentile: Percentile
+    deadline_unit: str = "ms"  # the deadline box's unit: the kind's (ms, s...)
+    deadline_scale_ms: float = 1.0  # ms per unit of the box
+
+    @property
+    def deadline_shown(self) -> str:
+        """The default deadline in the box's unit: ``300``, ``30``."""
+        return f"{self.deadline_ms / self.deadline_scale_ms:g}"
 
 
 @dataclass(frozen=True)
@@ -222,8 +233,18 @@ class ProseBody:
 
 
 @dataclass(frozen=True)
+class DownloadItem:
+    """One data file in its formats: ``files`` links each (label "CSV, 3.1 kB")."""
+
+    name: str
+    description: str
+    rows: int | None  # records in it (None: not a table, e.g. the schema)
+    files: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
 class DownloadsBody:
-    groups: tuple[tuple[str, tuple[Link, ...]], ...]
+    groups: tuple[tuple[str, tuple[DownloadItem, ...]], ...]
 
 
 Body = (HomeBody | TaskBody | ModelBody | GpuBody | IndexBody | ProseBody | DownloadsBody

@@ -12,10 +12,11 @@ import copy
 import functools
 import hashlib
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 Spec = dict[str, Any]
 
@@ -52,11 +53,15 @@ GPU_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
 
 CONFIG: Spec = {
     "background": "transparent",
-    "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+    # Arial's metrics (Liberation Sans and Arimo share them): vl-convert measures text in
+    # Liberation Sans to lay a static SVG out, so the reader's browser draws the same widths
+    # and no label outgrows the space it was given.
+    "font": "Liberation Sans, Arial, Helvetica, Arimo, sans-serif",
     "view": {"stroke": None},
     "axis": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "gridColor": "#8884",
              "domainColor": AXIS_GREY, "tickColor": AXIS_GREY, "labelFontSize": 11,
-             "titleFontSize": 12, "titleFontWeight": "normal"},
+             "titleFontSize": 12, "titleFontWeight": "normal", "labelOverlap": True,
+             "labelSeparation": 4},
     "legend": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "labelFontSize": 11,
                "titleFontSize": 12, "titleFontWeight": "normal", "labelLimit": 220},
     "title": {"color": AXIS_GREY, "fontSize": 13, "fontWeight": "normal", "anchor": "start"},
@@ -68,9 +73,11 @@ PER_MODEL = 0  # height placeholder: one 24 px band per model, set by bind()
 
 
 # Log axes: label and grid the decades and their 2x/5x steps only, not every minor tick.
+# Thousands and up read 1k, 20k, 100k; overlapping labels are dropped (labelOverlap).
 LOG_AXIS: Any = {"labelExpr": "indexof(['1','2','5'], slice(format(datum.value, '.0e'), 0, 1)) "
-                              ">= 0 ? format(datum.value, '~g') : ''",
-                 "gridOpacity": 0.6}
+                              ">= 0 ? (datum.value >= 1000 ? format(datum.value, '~s') : "
+                              "format(datum.value, '~g')) : ''",
+                 "gridOpacity": 0.6, "labelOverlap": "greedy", "labelSeparation": 6}
 
 
 def _finish(chart: Any, height: int) -> Spec:
@@ -97,11 +104,14 @@ def ranking_bar(value_title: str) -> Spec:
         color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
                         legend=alt.Legend(orient="bottom")),
         tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("gpu:N", title="GPU"),
-                 alt.Tooltip("value:Q", title=value_title, format=".2f")],
+                 alt.Tooltip("shown:N", title=value_title)],
     )
-    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(
-        text=alt.Text("value:Q", format=".2f"))
-    return _finish(alt.layer(bars, labels), PER_MODEL)
+    # ``shown``: the figure as the tables print it (present/formats.py), never re-rounded.
+    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(text="shown:N")
+    spec = _finish(alt.layer(bars, labels), PER_MODEL)
+    # Room for the longest bar's figure, which a fitted (phone) chart does not count.
+    spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 44}
+    return spec
 
 
 def _deadline_rule(alt: Any) -> Any:
@@ -111,9 +121,28 @@ def _deadline_rule(alt: Any) -> Any:
 
 
 def _deadline_label(alt: Any) -> Any:
-    return alt.Chart(alt.NamedData("deadline")).mark_text(
-        align="left", baseline="top", dx=4, y=2, color="#c0392b"
-    ).encode(x="ms:Q", text="label:N")
+    """The deadline's label, on the side of its rule with more room (``side``: see bind)."""
+    # Both layers draw every row (an empty layer makes Vega warn); the other side's is blank.
+    base = alt.Chart(alt.NamedData("deadline"))
+    return alt.layer(*(
+        base.transform_calculate(shown=f"datum.side {op} 'right' ? datum.label : ''").mark_text(
+            align=align, baseline="top", dx=dx, y=2, color="#c0392b"
+        ).encode(x="ms:Q", text="shown:N")
+        for op, align, dx in (("!==", "left", 4), ("===", "right", -4))))
+
+
+# A label's filter test on ``side``, its alignment and its offset from its point (px).
+LABEL_SIDES: tuple[tuple[str, Literal["left", "right"], int], ...] = (
+    ("!==", "left", 7), ("===", "right", -7))
+
+
+def side(value: float, values: list[float]) -> str:
+    """``right`` when ``value`` lies in the right half of ``values``' log range, so a label
+    beside it goes to its left and stays inside the chart; else ``left``."""
+    low, high = min([value, *values]), max([value, *values])
+    if low <= 0 or high <= low:
+        return "left"
+    return "right" if math.log(value / low) / math.log(high / low) > 0.5 else "left"
 
 
 @template
@@ -122,20 +151,27 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
     shape by GPU; each model's chosen configuration drawn large and outlined."""
     import altair as alt
 
-    points = alt.Chart(alt.NamedData("table")).mark_point(filled=True).encode(
+    # A model picked in the legend (interactive view) stays coloured; the rest fade.
+    pick = alt.selection_point(fields=["model"], bind="legend", name="pick")
+    points = alt.Chart(alt.NamedData("table")).transform_calculate(
+        shade="datum.chosen ? 1 : 0.35").mark_point(filled=True).encode(
         x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
         y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title,
                 axis=LOG_AXIS),
         color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
-                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
-        shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(orient="bottom")),
-        size=alt.condition("datum.chosen", alt.value(150), alt.value(30)),
-        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.7)),
+                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40,
+                                          symbolOpacity=1)),
+        shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(
+            orient="bottom", symbolOpacity=1, symbolFillColor=AXIS_GREY)),
+        size=alt.condition("datum.chosen", alt.value(150), alt.value(24)),
+        # The chosen configurations stand out: the others are small and faint.
+        opacity=alt.condition(pick, alt.Opacity("shade:Q", scale=None, legend=None),
+                              alt.value(0.08)),
         stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
         tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
                  alt.Tooltip("energy:Q", title="J/token", format=".4f"),
                  alt.Tooltip("latency:Q", title=latency_title, format=".1f")],
-    )
+    ).add_params(pick)
     return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
 
 
@@ -214,9 +250,13 @@ def compare_pareto(latency_title: str) -> Spec:
     lines = base.transform_filter("datum.frontier").mark_line(
         strokeWidth=2, interpolate="step-after").encode(x=x, y=y, color=color,
                                                         order="latency:Q", detail="model:N")
-    points = base.mark_point(filled=True, size=50, opacity=0.8).encode(
-        x=x, y=y, color=color, shape=alt.Shape("gpu:N", title="GPU",
-                                               legend=alt.Legend(orient="bottom")),
+    # Each model's configuration chosen at the deadline is drawn large and outlined.
+    points = base.mark_point(filled=True).encode(
+        x=x, y=y, color=color, shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(
+            orient="bottom", symbolFillColor=AXIS_GREY, symbolOpacity=1)),
+        size=alt.condition("datum.chosen", alt.value(160), alt.value(40)),
+        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.5)),
+        stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
         tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
                  alt.Tooltip("energy:Q", title="J/token", format=".4f"),
                  alt.Tooltip("latency:Q", title=latency_title, format=".1f")])
@@ -245,14 +285,91 @@ def accuracy_energy() -> Spec:
                  alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
                  alt.Tooltip("energy:Q", title="J/response", format=",.0f"),
                  alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f")])
-    labels = base.mark_text(align="left", dx=7, dy=-6, fontSize=10, color=AXIS_GREY).encode(
-        x=x, y=y, text="model:N")
-    return _finish(alt.layer(front, points, labels), 380)
+    # Only the models on the front are named (the others' names would collide); each name
+    # sits on the side of its point with more room.
+    # Neighbours on the front alternate above and below their points (``below``).
+    labels = [base.transform_calculate(shown=(
+        f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below "
+        "? datum.model : ''")
+    ).mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY
+                ).encode(x=x, y=y, text="shown:N")
+        for op, align, dx in LABEL_SIDES for low in (False, True)]
+    return _finish(alt.layer(front, points, *labels), 380)
+
+
+@template
+def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
+    """Each model's best efficiency as the deadline loosens (a step line per model, log x):
+    where lines cross, the ranking changes; the default deadline is drawn."""
+    import altair as alt
+
+    x = alt.X("ms:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    lines = alt.Chart(alt.NamedData("table")).mark_line(
+        interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18)).encode(
+        x=x, y=alt.Y("value:Q", title=value_title),
+        color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
+                        sort=alt.EncodingSortField("order", op="min"),
+                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
+        order="ms:Q",
+        tooltip=[alt.Tooltip("model:N", title="Model"),
+                 alt.Tooltip("ms:Q", title="Deadline from", format=",.4~g"),
+                 alt.Tooltip("value:Q", title=value_title, format=",.3~g")])
+    return _finish(alt.layer(lines, _deadline_rule(alt), _deadline_label(alt)), 300)
+
+
+PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page margins
+PHONE_AXIS_LABELS = 125  # px of an axis label on a phone (longer names end in an ellipsis)
+
+
+def phone(spec: Spec) -> Spec:
+    """The phone render of a chart: its whole width fits a 390 px screen, so its text is
+    drawn at its own size (never under 10 px); legends take one column, long axis labels
+    end in an ellipsis, and the title is left to the page's caption."""
+    out: Spec = copy.deepcopy(spec)
+    out["width"] = PHONE_WIDTH
+    out["autosize"] = {"type": "fit-x", "contains": "padding"}
+    out.pop("title", None)
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            axis, legend = node.get("axis"), node.get("legend")
+            if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
+                axis["labelLimit"] = PHONE_AXIS_LABELS
+            if isinstance(legend, dict):
+                legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(out)
+    return out
+
+
+# Static SVGs follow the reader's colour scheme: the page shows them as images, and an SVG
+# image applies its own prefers-color-scheme rules, so one file serves light and dark.
+DARK_TEXT = "#c3c9d2"
+THEME_STYLE = (
+    "<style>@media (prefers-color-scheme: dark){"
+    f'[fill="{AXIS_GREY}"]{{fill:{DARK_TEXT}}}[stroke="{AXIS_GREY}"]{{stroke:{DARK_TEXT}}}'
+    '[stroke="#111"]{stroke:#f2f4f7}[stroke="#8884"]{stroke:#fff3}'
+    '[fill="#c0392b"]{fill:#ff8a7a}[stroke="#c0392b"]{stroke:#ff8a7a}}</style>')
+
+
+def themed(svg: str) -> str:
+    """An SVG export with the dark-scheme rules inserted after its opening tag."""
+    head, sep, rest = svg.partition(">")
+    return head + sep + THEME_STYLE + rest if sep else svg
 
 
 def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:
     """A page's chart: the template with its data and title (the template is not changed)."""
     spec = dict(template)
+    if "deadline" in datasets:
+        xs = [float(r.get("latency", r.get("ms", 0))) for r in datasets["table"]]
+        datasets = {**datasets, "deadline": [{**d, "side": side(d["ms"], xs)}
+                                             for d in datasets["deadline"]]}
     spec["datasets"] = datasets
     spec["title"] = title
     if spec.get("height") == PER_MODEL:

@@ -28,10 +28,14 @@ class ChartInfo:
     snippet: str  # the iframe HTML to paste
     citation: str
     bibtex: str
+    phone_url: str = ""  # the phone render (SVG), shown on narrow screens
+    phone_width: int = 0
+    phone_height: int = 0
 
 
-def chart_info(chart: Any, size: tuple[int, int], urls: Urls, site: SiteSettings) -> ChartInfo:
-    """``chart`` is a pages.ChartRef."""
+def chart_info(chart: Any, size: tuple[int, int], urls: Urls, site: SiteSettings,
+               phone: tuple[int, int] | None = None) -> ChartInfo:
+    """``chart`` is a plan.views.ChartRef; ``phone``: the size of its phone render."""
     embed_abs = urls.absolute(urls.embed(chart.id))
     height = size[1] + EMBED_CHROME_PX
     snippet = (f'<iframe src="{markup(embed_abs)}" title="{markup(chart.title)}" '
@@ -44,7 +48,9 @@ def chart_info(chart: Any, size: tuple[int, int], urls: Urls, site: SiteSettings
         spec_url=chart.export(urls, "vl.json"), csv_url=chart.export(urls, "csv"),
         embed_url=urls.url(urls.embed(chart.id)), oembed_url=urls.url(urls.oembed(chart.id)),
         snippet=snippet, citation=citation.plain(chart.title, page_abs, site),
-        bibtex=citation.bibtex(f"jouleboard-{chart.id}", chart.title, page_abs, site))
+        bibtex=citation.bibtex(f"jouleboard-{chart.id}", chart.title, page_abs, site),
+        **({} if phone is None else {"phone_url": chart.export(urls, "phone.svg"),
+                                     "phone_width": phone[0], "phone_height": phone[1]}))
 
 
 def oembed(chart: Any, info: ChartInfo, urls: Urls, site: SiteSettings) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.present.formats import significant
 from jouleboard.present.tables import Cell, Column, Table, model_cell
 from jouleboard.rank import RankedRow

@@ -54,18 +54,25 @@ def label_svg(label: EnergyLabel) -> str:
                 f'rx="2" fill="{COLORS[b]}"{faded}/>')
 
     steps = "".join(step(i, b) for i, b in enumerate(BANDS))
+
+    def _fit(text: str, chars: int) -> str:
+        # The badge starts 168 px in: longer names end in an ellipsis before it (the
+        # aria-label keeps them whole).
+        return markup(text if len(text) <= chars else text[: chars - 1].rstrip() + "…")
+
     model, task = markup(label.model[:38]), markup(label.task[:40])
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
         f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
         f'{_figure(label.value)} {markup(label.unit)}">'
+        f'<title>{markup(label.model)}, {markup(label.task)}</title>'
         '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
         f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
         f'<text x="204" y="50" font-size="40" font-weight="700" text-anchor="middle" '
         f'fill="#ffffff" font-family="system-ui, sans-serif">{label.band}</text>'
         '<g font-family="system-ui, sans-serif" fill="#1b1d21">'
-        f'<text x="8" y="20" font-size="13" font-weight="700">{model}</text>'
-        f'<text x="8" y="36" font-size="11">{task}</text>'
+        f'<text x="8" y="20" font-size="13" font-weight="700">{_fit(label.model, 20)}</text>'
+        f'<text x="8" y="36" font-size="11">{_fit(label.task, 26)}</text>'
         f'<text x="8" y="52" font-size="11">{_figure(label.value)} {markup(label.unit)} · '
         f'best {_figure(label.best_value)}</text>'
         f'<text x="8" y="91" font-size="9" fill="#5c6370">{markup(label.deadline)} · '

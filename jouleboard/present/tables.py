@@ -7,8 +7,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jouleboard.config import Registry
+from jouleboard.loading.registry import Registry
 from jouleboard.present.formats import FORMATS, show
+from jouleboard.present.glossary import COLUMN_TERMS
 from jouleboard.rank import RankedRow
 from jouleboard.urls import Urls
 
@@ -20,6 +21,11 @@ class Column:
     unit: str = ""
     numeric: bool = False
     title: str = ""  # longer explanation for the header's tooltip
+
+    @property
+    def term(self) -> str:
+        """The glossary anchor that defines this column, or ""."""
+        return COLUMN_TERMS.get(self.key, "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +43,8 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
     empty_text: str = "No configuration meets this deadline."
+    ranked: str = ""  # the key of the column the rows are ranked by (marked in the header)
+    glossary_url: str = ""  # where the headers' terms are defined (a link per header)
 
     def records(self) -> list[dict[str, object]]:
         """Rows as plain records (column key -> value) for CSV and JSON downloads."""
@@ -78,6 +86,8 @@ MODEL = Column("model", "Model")
 GPU = Field(Column("gpu", "GPU"), "gpu")
 PRECISION = Field(Column("weight_precision", "Precision"), "precision")
 NOTE = Field(Column("note", "Note"), "text")
+SOURCE = Field(Column("provenance", "Source", title="Data set the measurement comes from: "
+                      "version, data date and licence."), "provenance")
 POWER = number("avg_power_watts", title="Average GPU power, all GPUs together.")
 ACCURACY = number("accuracy_percent", title="Published benchmark accuracy (vendor-reported, "
                   "not measured with the energy run).")
@@ -97,34 +107,48 @@ def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
                 note=info.builder)
 
 
+def provenance_cell(c: Any) -> Cell:
+    """Data set, then version, date and licence, of a record's provenance (– when unknown)."""
+    p = getattr(c, "provenance", None)
+    if p is None:
+        return Cell(None, "–")
+    return Cell(p.dataset, p.dataset, note=f"{p.version}, {p.date}, {p.license}")
+
+
 def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
     if f.show == "gpu":
         return gpu_cell(c, urls)
+    if f.show == "provenance":
+        return provenance_cell(c)
     value = values[f.column.key]
     return Cell(value, show(f.show, value))
 
 
 def ranking_table(table_id: str, caption: str, fields: Sequence[Field],
                   rows: Sequence[RankedRow[Any]], values: Callable[[Any], Mapping[str, Any]],
-                  registry: Registry, urls: Urls) -> Table:
+                  registry: Registry, urls: Urls, ranked: str = "") -> Table:
     """The leaderboard table: rank, model, then the kind's fields of the chosen
-    configuration."""
+    configuration; ``ranked``: the key of the column the order follows."""
     body = tuple((Cell(r.rank, show("int", r.rank)),
                   model_cell(r.config.model_id, registry, urls),
                   *(field_cell(f, r.config, v, urls) for f in fields))
                  for r in rows for v in (values(r.config),))
-    return Table(table_id, caption, (RANK, MODEL, *(f.column for f in fields)), body)
+    return Table(table_id, caption, (RANK, MODEL, *(f.column for f in fields)), body,
+                 ranked=ranked, glossary_url=urls.url(urls.glossary))
 
 
 def configurations_table(table_id: str, caption: str, fields: Sequence[Field],
                          configs: Iterable[Any], values: Callable[[Any], Mapping[str, Any]],
-                         urls: Urls, marked: Callable[[Any], str] | None = None) -> Table:
-    """Configurations one per row (model pages): the kind's fields, then a note."""
-    body = []
+                         urls: Urls, marked: Callable[[Any], str] | None = None,
+                         sourced: bool = False) -> Table:
+    """Configurations one per row (model pages): the kind's fields, then a note, then
+    (``sourced``) where each measurement comes from."""
+    body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
     for c in configs:
         v = {**values(c), "note": marked(c) if marked else ""}
-        body.append(tuple(field_cell(f, c, v, urls) for f in (*fields, NOTE)))
-    return Table(table_id, caption, tuple(f.column for f in (*fields, NOTE)), tuple(body))
+        body.append(tuple(field_cell(f, c, v, urls) for f in shown))
+    return Table(table_id, caption, tuple(f.column for f in shown), tuple(body),
+                 glossary_url=urls.url(urls.glossary))
 
 
 def num_cell(key: str, value: float | int) -> Cell:

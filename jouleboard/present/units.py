@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from jouleboard.records import TaskInfo
@@ -55,6 +56,23 @@ class TaskUnits:
     def energy_label(self) -> str:
         return f"J/{self.output}"
 
+    @property
+    def energy_scaled_label(self) -> str:
+        """Energy per output in the efficiency figure's scale: J/token, kJ/image, MJ/video
+        (so the two related columns read on one scale)."""
+        return f"{_SCALE_WORDS[self.scale_joules]}/{self.output}"
+
+    def energy_scaled(self, energy_per_output_joules: float) -> float:
+        """J, kJ or MJ per output."""
+        return energy_per_output_joules / self.scale_joules
+
     def efficiency(self, energy_per_output_joules: float) -> float:
         """Outputs per J, kJ or MJ."""
         return self.scale_joules / energy_per_output_joules
+
+
+def efficiency_phrase(units: Iterable[TaskUnits]) -> str:
+    """What the tasks rank by, each wording once in order: ``tokens per joule``, ``tokens
+    per joule or images per kJ``, ``tokens per joule, images per kJ or videos per MJ``."""
+    words = list(dict.fromkeys(u.efficiency_words for u in units)) or ["output per joule"]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from jouleboard.config import Registry
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import check_measurement
 from jouleboard.kinds.base import Record
+from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import ModelInfo
 from jouleboard.sources.diffusion_runs import (
@@ -328,7 +328,7 @@ def import_runs(paths: Iterable[Path], data_dir: Path, options: RunOptions | Non
                 strict: bool = False) -> ImportSummary:
     """Write a measurement file per published run into ``data_dir``; on any error (or, with
     ``strict``, any dropped run), none."""
-    from jouleboard.dataset import load_dataset  # here: dataset imports this module
+    from jouleboard.loading.dataset import load_dataset  # here: dataset imports this module
 
     why = not_a_data_folder(data_dir)
     if why is not None:

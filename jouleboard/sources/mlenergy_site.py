@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from jouleboard.config import load_registry
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import check_measurement
+from jouleboard.loading.registry import load_registry
 from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import SCHEMA_VERSION
 from jouleboard.sources.importer import ImportPlan, commit, conflicts, stale_files

@@ -54,20 +54,67 @@
   function latencyTitle(percentile, latency) {
     return `${capital(latency.words[percentile])} (${latency.unit}, log)`;
   }
-  function deadlineRule(ms, latency) {
+  // charts.side: a label beside a value in the right half of the log range goes left.
+  function side(value, values) {
+    const all = [value, ...values];
+    const low = Math.min(...all);
+    const high = Math.max(...all);
+    if (low <= 0 || high <= low) return "left";
+    return Math.log(value / low) / Math.log(high / low) > 0.5 ? "right" : "left";
+  }
+  function deadlineRule(ms, latency, points = []) {
     const shown = +(ms / latency.scale_ms).toPrecision(6);
-    return [{ ms: ms / latency.scale_ms, label: `deadline ${shown} ${latency.unit}` }];
+    const x = ms / latency.scale_ms;
+    return [{ ms: x, label: `deadline ${shown} ${latency.unit}`,
+      side: side(x, points.map((p) => p.latency)) }];
   }
   function chartLatency(c, percentile, data) {
     return R.latency(c, percentile, data.order) / data.latency.scale_ms;
+  }
+
+  // A deadline in a file name, as urls.deadline_slug writes it: p50-300ms, batch-1800s.
+  function deadlineSlug(ms, percentile) {
+    if (ms >= 1000 && Number.isInteger(ms / 1000)) return `${percentile}-${ms / 1000}s`;
+    return `${percentile}-${+ms.toPrecision(6)}ms`.replace(".", "_");
+  }
+  // One CSV field: quoted when it must be; text that a spreadsheet would run as a formula
+  // starts with an apostrophe (as escape.py does for the published CSVs).
+  function csvField(value) {
+    if (value === null || value === undefined) return "";
+    let text = String(value);
+    if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  }
+  // A ranking as CSV: rank, model id and name, then the table's columns at full precision.
+  function rankingCsv(rows, data, percentile) {
+    const keys = data.table.filter((d) => d.show !== "gpu")
+      .map((d) => (d.by_percentile ? d.by_percentile[percentile] : d.key));
+    const lines = [["rank", "model_id", "nickname", "gpu_model", "num_gpus", ...keys].join(",")];
+    for (const r of rows) {
+      const c = r.config;
+      lines.push([r.rank, c.model_id, data.models[c.model_id].nickname, c.gpu_model,
+        c.num_gpus, ...keys.map((k) => c[k])].map(csvField).join(","));
+    }
+    return `${lines.join("\r\n")}\r\n`;
+  }
+  // Round values a slider can offer as tick labels: 1, 3, 10, 30, ... within [low, high].
+  function sliderTicks(low, high) {
+    const ticks = [];
+    for (let e = Math.floor(Math.log10(low)); e <= Math.ceil(Math.log10(high)); e++) {
+      for (const m of [1, 3]) {
+        const v = m * 10 ** e;
+        if (v >= low && v <= high) ticks.push(+v.toPrecision(6));
+      }
+    }
+    return ticks.length > 6 ? ticks.filter((v) => String(v)[0] === "1") : ticks;
   }
 
   // --- DOM helpers: text only (never innerHTML with data) -------------------------------
   function cell(value, text, options = {}) {
     const td = document.createElement("td");
     td.dataset.value = String(value);
-    if (options.numeric) td.className = "num";
-    else if (options.key) td.className = `col-${options.key}`;
+    td.className = [options.numeric ? "num" : "", options.key ? `col-${options.key}` : "",
+      options.ranked ? "ranked" : ""].filter(Boolean).join(" ");
     if (options.href) {
       const a = document.createElement("a");
       a.href = options.href;
@@ -111,11 +158,12 @@
   }
 
   // One leaderboard row from the task's column descriptors (TaskKind.ranking_fields).
-  function rankingRow(row, data, percentile, columns = data.table) {
+  function rankingRow(row, data, percentile, columns = data.table, ranked = data.ranked_key) {
     const c = row.config;
     const floats = data.floatSet || (data.floatSet = new Set(data.floats || []));
     const tr = document.createElement("tr");
-    tr.append(cell(row.rank, String(row.rank), { numeric: true }), modelCell(c, data));
+    tr.append(cell(row.rank, String(row.rank), { numeric: true, key: "rank" }),
+      modelCell(c, data));
     for (const d of columns) {
       if (d.show === "gpu") {
         tr.append(cell(`${c.num_gpus}x ${c.gpu_model}`, `${c.num_gpus}× ${c.gpu_model}`,
@@ -125,7 +173,7 @@
       const key = d.by_percentile ? d.by_percentile[percentile] : d.key;
       const value = c[key];
       tr.append(cell(pyValue(value, floats, key), show(d.show, value, data.precisions),
-        { numeric: d.numeric, key: d.key }));
+        { numeric: d.numeric, key: d.key, ranked: d.key === ranked }));
     }
     return tr;
   }
@@ -146,10 +194,10 @@
     const row = table.tHead.rows[0];
     const now = Array.from(row.cells).map((th) => th.textContent.trim());
     if (now.join("|") === labels.map((l) => l.join(" ").trim()).join("|")) return;
-    row.replaceChildren(...labels.map(([label, unit, numeric]) => {
+    row.replaceChildren(...labels.map(([label, unit, numeric, key]) => {
       const th = document.createElement("th");
       th.scope = "col";
-      if (numeric) th.className = "num";
+      th.className = [numeric ? "num" : "", key ? `col-${key}` : ""].filter(Boolean).join(" ");
       th.append(label);
       if (unit) {
         const span = document.createElement("span");
@@ -163,11 +211,11 @@
     S.makeSortable(table);
   }
   function rankingHeader(table, columns) {
-    headerCells(table, [["#", "", true], ["Model", "", false],
-      ...columns.map((d) => [d.label, d.unit, d.numeric])]);
+    headerCells(table, [["#", "", true, "rank"], ["Model", "", false, "model"],
+      ...columns.map((d) => [d.label, d.unit, d.numeric, d.key])]);
   }
   function footprintHeader(table, data) {
-    const labels = [["Model", "", false]];
+    const labels = [["Model", "", false, "model"]];
     for (const s of data.footprint) {
       labels.push(["kWh", s.per, true], ["Cost", `USD ${s.per}`, true],
         ["CO₂e", `kg ${s.per}`, true]);
@@ -255,17 +303,41 @@
       co2: Number(form.dataset.co2) };
   }
 
-  const CALCULATOR_FIELDS = [["#price", "price", 0], ["#pue", "pue", 1], ["#co2", "co2", 0]];
+  const CALCULATOR_FIELDS = [
+    ["#price", "price", 0, "The price cannot be negative."],
+    ["#pue", "pue", 1, "PUE is at least 1: a facility cannot use less than its IT energy."],
+    ["#co2", "co2", 0, "Carbon intensity cannot be negative."]];
+
+  // A message under an input that holds a value the page cannot use (none: clear it).
+  function fieldError(input, message) {
+    let note = document.getElementById(`${input.id}-error`);
+    if (!note) {
+      note = document.createElement("span");
+      note.id = `${input.id}-error`;
+      note.className = "field-error";
+      note.setAttribute("role", "alert");
+      input.after(note);
+      input.setAttribute("aria-describedby",
+        `${input.getAttribute("aria-describedby") || ""} ${note.id}`.trim());
+    }
+    note.textContent = message;
+    note.hidden = !message;
+    if (message) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
   function showCalculator(calc, state) {
     for (const [id, key] of CALCULATOR_FIELDS) calc.querySelector(id).value = String(state[key]);
   }
   function wireCalculator(calc, getState, update) {
     calc.hidden = false;
     calc.addEventListener("submit", (event) => event.preventDefault());
-    for (const [id, key, low] of CALCULATOR_FIELDS) {
-      calc.querySelector(id).addEventListener("change", (event) => {
-        const value = Number(event.target.value);
-        if (event.target.value !== "" && Number.isFinite(value) && value >= low) {
+    for (const [id, key, low, rule] of CALCULATOR_FIELDS) {
+      const input = calc.querySelector(id);
+      input.addEventListener("change", () => {
+        const value = Number(input.value);
+        const ok = input.value !== "" && Number.isFinite(value) && value >= low;
+        fieldError(input, ok ? "" : `${rule} The figures still use ${getState()[key]}.`);
+        if (ok) {
           getState()[key] = value;
           update(true);
         }
@@ -316,6 +388,131 @@
     };
     let state = readState();
     let interactive = false;
+    // What follows the controls besides the main table: the correct-answer table, the cost
+    // table, the figure captions, the ranking downloads and the embed notes.
+    const correct = document.getElementById(`correct-${d.task}`);
+    const costTable = calc ? document.getElementById(calc.dataset.table) : null;
+    const downloads = document.getElementById("ranking-downloads");
+    const figures = Array.from(document.querySelectorAll("main figure.chart"));
+    const captions = new Map([table, correct, costTable].filter(Boolean)
+      .map((t) => [t, t.caption.textContent]));
+    for (const f of figures) {
+      const note = f.querySelector(".chart-note");
+      if (note) note.dataset.default = note.textContent;
+    }
+    let viewUrl = null;
+    addTicks();
+
+    function addTicks() {
+      const holder = document.createElement("div");
+      holder.className = "ticks";
+      for (const v of sliderTicks(Number(d.min) / scale, Number(d.max) / scale)) {
+        const tick = document.createElement("button");
+        tick.type = "button";
+        tick.textContent = grouped(v, v < 1 ? String(v).split(".")[1].length : 0);
+        tick.setAttribute("aria-label", `Deadline ${tick.textContent} ${d.unit || "ms"}`);
+        // The thumb's centre travels from 8 px to 8 px short of the track's ends.
+        tick.style.left = `calc(8px + (100% - 16px) * ${toSlider(v * scale) / 1000})`;
+        tick.addEventListener("click", () => {
+          state.deadline = v * scale;
+          fieldError(number, "");
+          showState();
+          update(true);
+        });
+        holder.append(tick);
+      }
+      const wrap = document.createElement("span");
+      wrap.className = "range-wrap";
+      range.before(wrap);
+      wrap.append(range, holder);
+    }
+
+    // The current settings in words: "median ITL ≤ 50 ms, on H100, FP8 only".
+    function viewText(data, text) {
+      const parts = [text, `on ${state.gpu.join(" and ") || "no GPU"}`];
+      if (state.precision.length !== allPrecisions.length) {
+        parts.push(`${state.precision.map((p) => data.precisions[p] || p).join(", ") ||
+          "no precision"} only`);
+      }
+      if (state.budget !== "") parts.push(`at most ${state.budget} ${data.units.energy_label}`);
+      return parts.join(", ");
+    }
+
+    // Why a ranking is empty, and what would fill it.
+    function emptyText(data) {
+      if (!state.gpu.length) return "No GPU is selected: tick at least one GPU above.";
+      if (!state.precision.length) return "No precision is selected: tick at least one above.";
+      const budgetJ = state.budget === "" ? Infinity : Number(state.budget);
+      const pool = data.configs.filter((c) => state.gpu.includes(c.gpu_model) &&
+        state.precision.includes(c.weight_precision) && c[data.order.energy] <= budgetJ);
+      if (!pool.length) {
+        return `No configuration fits an energy budget of ${state.budget} ` +
+          `${data.units.energy_label} on these GPUs.`;
+      }
+      const fastest = Math.min(...pool.map((c) => R.latency(c, state.pct, data.order)));
+      const step = scale >= 1000 ? 100 : 0.1;
+      const lowest = Math.ceil(fastest / step - 1e-9) * step;
+      return "No configuration is this fast. The lowest workable deadline here is " +
+        `${deadlineText(lowest, state.pct, data.latency)}.`;
+    }
+
+    function followControls(data, rows, options, text) {
+      const view = viewText(data, text);
+      const plain = isDefault();
+      if (correct) {
+        const accuracy = {};
+        for (const c of data.configs) {
+          if (c.accuracy_percent !== null && c.accuracy_percent !== undefined) {
+            accuracy[c.model_id] = c.accuracy_percent;
+          }
+        }
+        const best = R.rank(data.configs,
+          { ...options, objective: "energy_per_correct_answer", accuracy });
+        fillBody(correct, best.map((r) => rankingRow(r, data, state.pct, data.table,
+          "energy_per_correct_answer_joules")), emptyText(data));
+        correct.caption.textContent = plain ? captions.get(correct) :
+          `${d.taskName}: ranked by energy per correct answer at ${view}`;
+      }
+      if (costTable) {
+        costTable.caption.textContent = plain ? captions.get(costTable) :
+          `Electricity, cost and emissions of ${rows.length ? `the top ` +
+            `${Math.min(rows.length, Number(d.top))} ` : "the models "}at ${view}`;
+      }
+      for (const f of figures) {
+        const note = f.querySelector(".chart-note");
+        const follows = f.id === d.scatter || f.id === d.bar;
+        if (note) {
+          note.textContent = plain ? note.dataset.default : follows ? view :
+            `default view, ${note.dataset.default}; the controls above do not change it`;
+        }
+        const embedNote = f.querySelector(".default-view");
+        if (embedNote) embedNote.hidden = plain;
+      }
+      if (downloads) renderDownloads(data, rows, view, plain);
+    }
+
+    function renderDownloads(data, rows, view, plain) {
+      const prebuilt = downloads.querySelector(".prebuilt");
+      const mine = downloads.querySelector(".view-download");
+      prebuilt.hidden = !plain;
+      mine.hidden = plain;
+      if (viewUrl) URL.revokeObjectURL(viewUrl);
+      viewUrl = null;
+      if (plain) return;
+      const parts = [d.task, deadlineSlug(state.deadline,
+        (data.slug_prefix || {})[state.pct] || state.pct), ...state.gpu.map((g) => g.toLowerCase())];
+      if (state.precision.length !== allPrecisions.length) parts.push(...state.precision);
+      if (state.budget !== "") parts.push(`budget-${state.budget}`);
+      const name = `${parts.join("-").replace(/[^A-Za-z0-9_.-]+/g, "_")}.csv`;
+      viewUrl = URL.createObjectURL(new Blob([rankingCsv(rows, data, state.pct)],
+        { type: "text/csv" }));
+      const link = document.createElement("a");
+      link.href = viewUrl;
+      link.download = name;
+      link.textContent = `CSV (${name})`;
+      mine.replaceChildren(`Download this view (${view}): `, link,
+        ". The prebuilt files show the default view.");
+    }
 
     function readState() {
       return taskState(location.search, defaults,
@@ -353,9 +550,10 @@
       };
       const rows = R.rank(data.configs, options);
       const text = deadlineText(state.deadline, state.pct, data.latency);
-      fillBody(table, rows.map((r) => rankingRow(r, data, state.pct)),
-        "No configuration meets this deadline.");
-      table.caption.textContent = `${d.taskName}: every model at ${text}`;
+      const empty = emptyText(data);
+      fillBody(table, rows.map((r) => rankingRow(r, data, state.pct)), empty);
+      table.caption.textContent = isDefault() ? captions.get(table)
+        : `${d.taskName}: every model at ${viewText(data, text)}`;
       data.table.forEach((column, i) => {  // the latency column follows the percentile
         if (!column.by_percentile) return;
         const th = table.tHead.rows[0].cells[i + 2];
@@ -363,25 +561,24 @@
         label.firstChild.textContent = `${capital(data.latency.short[state.pct])} `;
       });
       document.querySelectorAll(".deadline strong").forEach((el) => { el.textContent = text; });
-      status.textContent = `${rows.length} model${rows.length === 1 ? "" : "s"} meet ${text}` +
-        ` on ${state.gpu.join(", ") || "no GPU"}.`;
+      status.textContent = rows.length ? `${rows.length} model${rows.length === 1 ? "" : "s"} ` +
+        `meet ${viewText(data, text)}.` : empty;
       S.filterRows(table, state.q);
       applySort();
-      renderFootprint(data, rows);
+      renderFootprint(data, rows, empty);
       renderCharts(data, rows, text);
+      followControls(data, rows, options, text);
     }
 
-    function renderFootprint(data, rows) {
+    function renderFootprint(data, rows, empty) {
       if (!calc) return;
       const target = document.getElementById(calc.dataset.table);
       const top = rows.slice(0, Number(d.top)).map((r) => r.config);
-      fillBody(target, top.map((c) => footprintRow(c, data, footprintInputs(state))),
-        "No configuration meets this deadline.");
+      fillBody(target, top.map((c) => footprintRow(c, data, footprintInputs(state))), empty);
     }
 
     function renderCharts(data, rows, text) {
       const chosen = new Set(rows.map((r) => r.config.source));
-      const deadline = deadlineRule(state.deadline, data.latency);
       const scatter = document.getElementById(d.scatter);
       if (scatter) {
         const points = data.configs.map((c) => ({
@@ -389,6 +586,7 @@
           latency: chartLatency(c, state.pct, data), energy: c.energy_per_output_joules,
           chosen: chosen.has(c.source), config: c.config,
         }));
+        const deadline = deadlineRule(state.deadline, data.latency, points);
         S.embedChart(scatter, (spec) => {
           spec.datasets = { table: points, deadline };
           retitle(spec, "latency", latencyTitle(state.pct, data.latency));
@@ -401,9 +599,12 @@
         S.embedChart(bar, (spec) => {
           spec.datasets = { table: top.map((r) => ({
             model: data.models[r.config.model_id].nickname, rank: r.rank,
-            value: r.config.efficiency, gpu: r.config.gpu_model })) };
+            value: r.config.efficiency, gpu: r.config.gpu_model,
+            shown: show(data.units.efficiency_show, r.config.efficiency) })) };
           spec.title = `${d.taskName}: top ${top.length} by ${data.units.efficiency_words} ` +
             `at ${text}`;
+          const title = bar.querySelector(".chart-title");
+          if (title) title.textContent = spec.title;
         }).catch(() => {});
       }
     }
@@ -436,6 +637,8 @@
     range.addEventListener("change", () => update(true));
     number.addEventListener("change", () => {
       const value = Number(number.value) * scale;
+      fieldError(number, Number.isFinite(value) && value > 0 ? "" :
+        `Enter a deadline above 0. The ranking still uses ${state.deadline / scale}.`);
       if (Number.isFinite(value) && value > 0) {
         state.deadline = value;
         range.value = String(toSlider(value));
@@ -484,7 +687,10 @@
     const out = document.getElementById("compare-results");
     const calc = document.querySelector("form.calculator");
     const tasks = Object.fromEntries(Array.from(taskSelect.options).map((o) =>
-      [o.value, { url: o.dataset.data, deadline: Number(o.dataset.deadline), pct: o.dataset.percentile }]));
+      [o.value, { url: o.dataset.data, deadline: Number(o.dataset.deadline), pct: o.dataset.percentile,
+        unit: o.dataset.unit || "ms", scale: Number(o.dataset.scale) || 1 }]));
+    // The deadline box shows the task's kind's unit (ms or s); state and URL keep ms.
+    const unitLabel = form.querySelector("label[for=compare-deadline] .unit");
     const first = taskSelect.options[0].value;
     const defaults = { task: first, models: [], deadline: tasks[first].deadline,
       pct: tasks[first].pct, ...(calc ? calculatorDefaults(calc) : {}) };
@@ -496,7 +702,8 @@
 
     async function render() {
       taskSelect.value = state.task;
-      number.value = String(state.deadline);
+      number.value = String(state.deadline / tasks[state.task].scale);
+      if (unitLabel) unitLabel.textContent = tasks[state.task].unit;
       percentile.value = state.pct;
       if (calc) showCalculator(calc, state);
       const data = await loadData(tasks[state.task].url);
@@ -531,11 +738,12 @@
           for (const c of mine) {
             points.push({ model: data.models[m].nickname, gpu: c.gpu_model,
               latency: chartLatency(c, state.pct, data), energy: c.energy_per_output_joules,
-              frontier: frontier.has(c.source), config: c.config });
+              frontier: frontier.has(c.source), config: c.config,
+              chosen: best.some((r) => r.config.source === c.source) });
           }
         }
         S.embedChart(figure, (spec) => {
-          spec.datasets = { table: points, deadline: deadlineRule(state.deadline, data.latency) };
+          spec.datasets = { table: points, deadline: deadlineRule(state.deadline, data.latency, points) };
           spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
           retitle(spec, "latency", latencyTitle(state.pct, data.latency));
           retitle(spec, "energy", data.units.energy_axis);
@@ -604,7 +812,10 @@
     });
     number.addEventListener("change", () => {
       const value = Number(number.value);
-      if (Number.isFinite(value) && value > 0) { state.deadline = value; update(true); }
+      if (Number.isFinite(value) && value > 0) {
+        state.deadline = value * tasks[state.task].scale;
+        update(true);
+      }
     });
     percentile.addEventListener("change", () => { state.pct = percentile.value; update(true); });
     form.addEventListener("submit", (event) => { event.preventDefault(); update(true); });
@@ -614,7 +825,8 @@
     render();
   }
 
-  const api = { significant, show, deadlineText, ownKey, taskState, compareState };
+  const api = { significant, show, deadlineText, ownKey, taskState, compareState,
+    deadlineSlug, csvField, rankingCsv, sliderTicks, side };
   if (typeof module === "object" && module.exports) {
     module.exports = api;
     return;

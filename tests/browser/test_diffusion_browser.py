@@ -82,10 +82,32 @@ def test_diffusion_reranks_like_the_cli(site_page: Recorder, task: str, deadline
     got = rows.evaluate_all("""rows => rows.map(r => Array.from(r.cells).map(
         c => [c.dataset.value, c.textContent]))""")
     header = page.locator(f"#ranking-{task} thead th").all_inner_texts()
-    energy = next(i for i, h in enumerate(header) if h.startswith("J/"))
+    # Energy per output reads in the efficiency's scale (kJ/image beside images/kJ).
+    energy = next(i for i, h in enumerate(header) if h.startswith(("kJ/", "MJ/")))
+    scale = 1e3 if header[energy].startswith("kJ/") else 1e6
+    gpu = next(i for i, h in enumerate(header) if h.startswith("GPU"))
     for cells, record in zip(got, expected, strict=True):
         assert int(cells[0][0]) == record["rank"]
         assert cells[1][0] == record["nickname"]
-        assert cells[2][0] == f"{record['num_gpus']}x {record['gpu_model']}"
-        assert float(cells[energy][0]) == record["energy_per_output_joules"]
+        assert cells[gpu][0] == f"{record['num_gpus']}x {record['gpu_model']}"
+        assert float(cells[energy][0]) * scale == pytest.approx(
+            record["energy_per_output_joules"], rel=1e-12)
+    assert site_page.problems() == []
+
+
+@pytest.mark.browser
+def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None:
+    """Image tasks' deadlines are batch latencies in seconds: the compare page's box shows
+    30 s (not 30000 ms), and typing 60 there means 60,000 ms in the URL and the ranking."""
+    page = site_page.page
+    site_page.goto("/compare/?task=text-to-image")
+    page.wait_for_selector("#compare-results", state="visible")
+    unit = page.locator("label[for=compare-deadline] .unit")
+    assert (unit.inner_text(), page.input_value("#compare-deadline")) == ("s", "30")
+    page.fill("#compare-deadline", "60")
+    page.locator("#compare-deadline").dispatch_event("change")
+    page.wait_for_function("() => location.search.includes('deadline=60000')")
+    assert "batch latency ≤ 60 s" in page.locator(".compare-deadline").inner_text()
+    page.select_option("#compare-task", "gpqa")
+    assert (unit.inner_text(), page.input_value("#compare-deadline")) == ("ms", "300")
     assert site_page.problems() == []

@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from jouleboard.dataset import load_dataset
 from jouleboard.kinds.token_records import Configuration
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank import Deadline, rank
 from tests.browser.conftest import Recorder, watch
 from tests.sitebuild import REPO
@@ -40,7 +40,8 @@ ALL_PRECISIONS = ("bfloat16", "fp8", "mxfp4")
 TOP_N = 7  # the footprint table and the bar chart show the top 7 (form.explore data-top)
 
 # Columns of the ranking table (server-rendered and re-rendered alike).
-COL_MODEL, COL_GPU, COL_PRECISION, COL_TPJ, COL_JPT, COL_JPR, COL_ITL = 1, 2, 3, 4, 5, 6, 7
+# The ranked figure comes first after the model, so a phone shows it without scrolling.
+COL_MODEL, COL_TPJ, COL_GPU, COL_PRECISION, COL_JPT, COL_JPR, COL_ITL = 1, 2, 3, 4, 5, 6, 7
 
 CASES = json.loads((REPO / "tests" / "ranking_cases.json").read_text(encoding="utf-8"))
 
@@ -271,8 +272,9 @@ def test_deadline_40_matches_python(site_page: Recorder) -> None:
     assert [row["nickname"] for row in cli] == [n for n, _ in expected_rows(expected)]
 
     text = "median inter-token latency ≤ 40 ms"
-    assert status(page) == f"{len(expected)} models meet {text} on B200, H100."
-    assert page.locator(f"{TABLE} caption").inner_text().endswith(f"every model at {text}")
+    assert status(page) == f"{len(expected)} models meet {text}, on B200 and H100."
+    assert page.locator(f"{TABLE} caption").inner_text().endswith(
+        f"every model at {text}, on B200 and H100")
     assert page.locator("p.deadline strong").inner_text() == text
     assert query(page.url) == {"deadline": ["40"]}
     assert page.input_value("#deadline-range") == str(slider_position(page, 40))
@@ -459,18 +461,19 @@ def test_rerendered_rows_keep_server_cell_classes(site_page: Recorder) -> None:
 
 
 def test_slider_move_is_a_history_entry(site_page: Recorder) -> None:
+    # 200 ms: one slider step there is more than the 1 ms the slider rounds to.
     page = open_task(site_page)
-    commit(page, "#deadline-ms", "100")
-    assert_ranking(page, python_ranking(100), "100 ms")
+    commit(page, "#deadline-ms", "200")
+    assert_ranking(page, python_ranking(200), "200 ms")
     page.focus("#deadline-range")
     page.keyboard.press("ArrowLeft")
-    moved = slider_ms(page, slider_position(page, 100) - 1)
+    moved = slider_ms(page, slider_position(page, 200) - 1)
     assert_ranking(page, python_ranking(moved), f"slider at {moved} ms")
     assert query(page.url) == {"deadline": [f"{moved:g}"]}
     assert_clean(site_page)
     page.go_back()
-    assert query(page.url) == {"deadline": ["100"]}
-    assert_ranking(page, python_ranking(100), "Back after the slider move", timeout_s=2)
+    assert query(page.url) == {"deadline": ["200"]}
+    assert_ranking(page, python_ranking(200), "Back after the slider move", timeout_s=2)
 
 
 def test_back_after_sorting_restores_rank_order(site_page: Recorder) -> None:
@@ -523,8 +526,9 @@ def test_keyboard_controls(site_page: Recorder) -> None:
         assert float(page.input_value("#deadline-ms")) == ms, key
         assert_ranking(page, python_ranking(ms, "p90"), f"slider {key} -> {ms} ms")
         count = len(python_ranking(ms, "p90"))
-        assert status(page).startswith(f"{count} model{'' if count == 1 else 's'} meet p90 "
-                                       f"inter-token latency ≤ {ms:g} ms"), status(page)
+        assert status(page).startswith(
+            f"{count} model{'' if count == 1 else 's'} meet p90 inter-token latency ≤ {ms:g} ms"
+            if count else "No configuration is this fast."), status(page)
     assert not python_ranking(slider_ms(page, 0), "p90"), "Home should leave no model"
 
     # Sort buttons work with Enter, and the sort survives a re-ranking.
@@ -555,7 +559,10 @@ def test_empty_ranking_renders_charts_without_warnings(site_page: Recorder) -> N
     page = open_task(site_page)
     commit(page, "#deadline-ms", "3")
     assert_ranking(page, [], "3 ms: no model")
-    assert status(page) == "0 models meet median inter-token latency ≤ 3 ms on B200, H100."
+    # The empty state names the lowest deadline that admits a configuration (3.9 ms: the
+    # fastest median ITL on B200 and H100 is 3.80 ms, rounded up to the slider's 0.1 ms).
+    assert status(page) == ("No configuration is this fast. The lowest workable deadline "
+                            "here is median inter-token latency ≤ 3.9 ms.")
     # No model to draw: the top-N bar chart is hidden rather than plotted empty.
     page.wait_for_selector("#chart-top--gpqa", state="hidden")
     page.wait_for_selector("#chart-configurations--gpqa svg.marks g.role-mark > *",
@@ -569,22 +576,22 @@ def test_empty_ranking_renders_charts_without_warnings(site_page: Recorder) -> N
 PRICE, PUE, CO2 = 0.3, 1.2, 450.0
 
 # GPT OSS 20B, first at 300 ms: J/token x, J/response y straight from its measurement file.
-# By hand: kWh per 1M tokens = x * 1e6 J * 1.2 / 3.6e6 J/kWh; cost = kWh * 0.3 USD;
-# kg CO2e = kWh * 450 g / 1000; per 1,000 responses the same with y * 1000 J.
+# By hand: kWh per 1B tokens = x * 1e9 J * 1.2 / 3.6e6 J/kWh; cost = kWh * 0.3 USD;
+# kg CO2e = kWh * 450 g / 1000; per 1M responses the same with y * 1e6 J.
 GPT_OSS_20B_EPT = 0.028446538525400376
 GPT_OSS_20B_EPR = 61.010607460662435
 GPT_OSS_20B_FOOTPRINT = [
-    0.009482179508466792, 0.0028446538525400376, 0.0042669807788100565,
-    0.020336869153554146, 0.006101060746066244, 0.009151591119099365,
+    9.482179508466792, 2.8446538525400376, 4.2669807788100565,
+    20.336869153554146, 6.101060746066244, 9.151591119099365,
 ]
-GPT_OSS_20B_FOOTPRINT_TEXT = ["0.00948", "0.00284", "0.00427", "0.0203", "0.00610", "0.00915"]
+GPT_OSS_20B_FOOTPRINT_TEXT = ["9.48", "2.84", "4.27", "20.3", "6.10", "9.15"]
 
 
 def by_hand(ept: float, epr: float) -> list[float]:
-    per_mtok = ept * 1e6 * PUE / 3.6e6
-    per_kresp = epr * 1000 * PUE / 3.6e6
-    return [per_mtok, per_mtok * PRICE, per_mtok * CO2 / 1000,
-            per_kresp, per_kresp * PRICE, per_kresp * CO2 / 1000]
+    per_btok = ept * 1e9 * PUE / 3.6e6
+    per_mresp = epr * 1e6 * PUE / 3.6e6
+    return [per_btok, per_btok * PRICE, per_btok * CO2 / 1000,
+            per_mresp, per_mresp * PRICE, per_mresp * CO2 / 1000]
 
 
 def test_calculator_matches_hand_computation(site_page: Recorder) -> None:

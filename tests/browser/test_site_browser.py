@@ -58,8 +58,10 @@ def expected_top(task: str, deadline_ms: float, gpus: set[str], n: int) -> list[
 
 
 def column_index(table: Any, label: str) -> int:
-    """The 0-based index of the header whose own text (unit spans aside) is exactly ``label``."""
-    headers = [text.strip() for text in table.locator("thead th").all_inner_texts()]
+    """The 0-based index of the header whose own text (unit spans and the definition link's
+    "?" aside) is exactly ``label``."""
+    headers = [text.strip().removesuffix("?").strip()
+               for text in table.locator("thead th").all_inner_texts()]
     for index, text in enumerate(headers):
         if text == label or text.split("\n")[0].strip() == label:
             return index

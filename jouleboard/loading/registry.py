@@ -34,8 +34,8 @@ from jouleboard.yamlio import read_yaml
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 
 # Download names are <task>-<deadline>[-<gpu>-only].<ext> with a deadline like p50-300ms or
-# batch-30000ms (urls.deadline_slug): a task or GPU id holding one could name another's file.
-_DEADLINE_LIKE = re.compile(rf"({'|'.join(PERCENTILES)}|batch)-[0-9][0-9e_+-]*ms",
+# batch-30s (urls.deadline_slug): a task or GPU id holding one could name another's file.
+_DEADLINE_LIKE = re.compile(rf"({'|'.join(PERCENTILES)}|batch)-[0-9][0-9e_+-]*m?s",
                             re.IGNORECASE)
 
 M = TypeVar("M", bound=BaseModel)

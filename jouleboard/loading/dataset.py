@@ -8,11 +8,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jouleboard.config import Registry, load_registry
-from jouleboard.kinds import check_measurement, task_kind_order
+from jouleboard.kinds import check_measurement, register, task_kind_order
 from jouleboard.kinds.base import Record
+from jouleboard.kinds.site_kinds import load_site_kinds
+from jouleboard.loading.registry import Registry, load_registry
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.sources.mlenergy_runs import load_runs
+from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.text_rules import hidden_characters, printable
 from jouleboard.validate import check_duplicates, read_json
 
@@ -138,12 +139,14 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
 
 
 def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
-                 runs: Iterable[Path] = ()) -> Dataset:
+                 runs: Iterable[Path] = (), require_prometheus: bool = False) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
-    ``runs``); raise ValidationFailed listing every problem."""
+    ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
+    raise ValidationFailed listing every problem."""
+    kind_problems = load_site_kinds(data_dir, register)  # before tasks name their kinds
     registry, problems = load_registry(data_dir, task_kind_order())
-    if registry is None:
-        raise ValidationFailed(problems)
+    if registry is None or kind_problems:
+        raise ValidationFailed(kind_problems + problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
     files, problems = measurement_files(roots)
     configs: list[Record] = []
@@ -161,7 +164,8 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
             if config is not None:
                 configs.append(config)
         problems.extend(file_problems)
-    report = load_runs(runs, registry)
+    report = load_runs(runs, registry,
+                       RunOptions(policy=RunPolicy(require_prometheus=require_prometheus)))
     configs.extend(report.configurations)
     shown.update(report.shown)
     problems.extend(report.errors)

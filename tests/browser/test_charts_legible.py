@@ -1,0 +1,127 @@
+"""Charts read well on a phone and on a desktop (issue: story): at 390x844 and 1280x800,
+every chart text is at least 10 CSS px as shown (390 px), inside its SVG, and no two chart
+texts overlap; no page scrolls sideways. The static charts are SVG images, so each one the
+page shows is measured where it is drawn: inlined at its shown scale in a blank page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Recorder, watch
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+PAGES = ["/", "/tasks/gpqa/", "/tasks/text-to-image/", "/tasks/text-to-video/",
+         "/models/openai--gpt-oss-20b/", "/gpus/h100/", "/compare/", "/downloads/",
+         "/glossary/"]
+CHARTLESS = {"/compare/", "/downloads/", "/glossary/"}  # compare: drawn once models are picked
+
+# Every visible text of an SVG at scale 1: its box, font size and text.
+MEASURE = """(svg) => {
+  const frame = svg.getBoundingClientRect();
+  const out = [];
+  for (const t of svg.querySelectorAll('text')) {
+    if (!t.textContent.trim() || !t.checkVisibility({opacityProperty: true})) continue;
+    const r = t.getBoundingClientRect();
+    out.push({text: t.textContent, size: parseFloat(getComputedStyle(t).fontSize),
+              x: r.left - frame.left, y: r.top - frame.top, w: r.width, h: r.height});
+  }
+  return {w: frame.width, h: frame.height, texts: out};
+}"""
+
+
+def shown_charts(rec: Recorder) -> list[dict[str, Any]]:
+    """The static chart images on the page: the file drawn and its shown/natural scale."""
+    images: list[dict[str, Any]] = rec.page.eval_on_selector_all(
+        "figure.chart img",
+        """(imgs) => imgs.map((i) => ({src: i.currentSrc, shown: i.getBoundingClientRect().width,
+                                      natural: i.naturalWidth}))""")
+    return [i for i in images if i["shown"] > 0]
+
+
+def measure_svg(rec: Recorder, src: str) -> dict[str, Any]:
+    text = rec.page.context.request.get(src).text()
+    probe = rec.page.context.new_page()
+    try:
+        probe.set_content(f"<!doctype html><body style='margin:0'>{text}</body>")
+        result: dict[str, Any] = probe.eval_on_selector("svg", MEASURE)
+        return result
+    finally:
+        probe.close()
+
+
+def overlaps(a: dict[str, float], b: dict[str, float], slack: float = 1.0) -> bool:
+    return (a["x"] + a["w"] - slack > b["x"] and b["x"] + b["w"] - slack > a["x"]
+            and a["y"] + a["h"] - slack > b["y"] and b["y"] + b["h"] - slack > a["y"])
+
+
+def chart_problems(rec: Recorder, min_px: float | None) -> list[str]:
+    """Every problem of every chart drawn on the current page."""
+    problems = []
+    for image in shown_charts(rec):
+        m = measure_svg(rec, image["src"])
+        scale = image["shown"] / image["natural"]
+        name = image["src"].rsplit("/", 1)[-1]
+        for t in m["texts"]:
+            if min_px is not None and t["size"] * scale < min_px - 0.05:
+                problems.append(f"{name}: {t['text']!r} shown at {t['size'] * scale:.1f} px")
+            if t["x"] < -1 or t["y"] < -1 or t["x"] + t["w"] > m["w"] + 1 or \
+                    t["y"] + t["h"] > m["h"] + 1:
+                problems.append(f"{name}: {t['text']!r} outside its SVG")
+        texts = m["texts"]
+        for i, a in enumerate(texts):
+            for b in texts[i + 1:]:
+                if overlaps(a, b):
+                    problems.append(f"{name}: {a['text']!r} overlaps {b['text']!r}")
+    return problems
+
+
+@pytest.fixture(params=["phone", "desktop"])
+def sized(request: pytest.FixtureRequest, pw_browser: Any, site_url: str) -> Any:
+    size = PHONE if request.param == "phone" else DESKTOP
+    ctx = pw_browser.new_context(viewport=size)
+    ctx.set_default_timeout(15_000)
+    try:
+        yield request.param, watch(ctx, ctx.new_page(), site_url)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_charts_legible_and_no_sideways_scroll(sized: Any, path: str) -> None:
+    which, rec = sized
+    rec.goto(path)
+    rec.page.wait_for_load_state("networkidle")
+    rec.page.evaluate("() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')")
+    rec.page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('figure.chart img')).every((i) => i.complete)")
+    wide = rec.page.evaluate("() => document.documentElement.scrollWidth")
+    assert wide <= rec.page.viewport_size["width"], f"{path} scrolls sideways ({wide} px)"
+    if path not in CHARTLESS:
+        assert shown_charts(rec), f"{path} shows no chart"
+    problems = chart_problems(rec, 10.0 if which == "phone" else None)
+    assert not problems, "\n".join(problems[:30])
+
+
+def test_live_compare_chart_is_legible_on_a_phone(pw_browser: Any, site_url: str) -> None:
+    """The compare chart is drawn in the page by script: on a phone it takes the phone
+    layout, so its text is drawn at 10 px or more, inside the chart, without overlaps."""
+    ctx = pw_browser.new_context(viewport=PHONE)
+    try:
+        rec = watch(ctx, ctx.new_page(), site_url)
+        rec.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,openai/gpt-oss-120b,"
+                 "Qwen/Qwen3-14B")
+        rec.page.wait_for_selector("figure.chart svg.marks text")
+        m = rec.page.eval_on_selector("figure.chart svg.marks", MEASURE)
+        scale = m["w"] / float(rec.page.get_attribute("figure.chart svg.marks", "width") or 1)
+        small = [t["text"] for t in m["texts"] if t["size"] * scale < 9.95]
+        assert not small, small
+        outside = [t["text"] for t in m["texts"] if t["x"] < -1 or t["x"] + t["w"] > m["w"] + 1]
+        assert not outside, outside
+        assert rec.page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        ctx.close()

@@ -1,0 +1,129 @@
+"""Every view on a task page follows the controls or says it shows the default view, and each
+empty or invalid state says what happened (issue: story). Chromium, at 390x844 and 1280x800."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import watch
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+
+@pytest.fixture(params=sorted(SIZES))
+def rec(request: pytest.FixtureRequest, pw_browser: Any, site_url: str) -> Any:
+    ctx = pw_browser.new_context(viewport=SIZES[request.param])
+    ctx.set_default_timeout(15_000)
+    try:
+        yield watch(ctx, ctx.new_page(), site_url)
+    finally:
+        ctx.close()
+
+
+def view_state(rec: Any) -> dict[str, Any]:
+    state: dict[str, Any] = rec.page.evaluate("""() => {
+      const text = (e) => e.textContent.replace(/\\s+/g, ' ').trim();
+      const presets = new Set(Array.from(document.querySelectorAll('details table'))
+                              .map((t) => t.id));
+      return {
+        captions: Array.from(document.querySelectorAll('main table caption'))
+          .filter((c) => !presets.has(c.parentElement.id)).map(text),
+        figures: Array.from(document.querySelectorAll('main figure.chart figcaption')).map(text),
+        links: Array.from(document.querySelectorAll('#ranking-downloads a'))
+          .filter((a) => a.checkVisibility()).map((a) => a.getAttribute('download') || a.href),
+        embedNotes: Array.from(document.querySelectorAll('figure.chart .default-view'))
+          .map((p) => !p.hidden),
+        wide: document.documentElement.scrollWidth,
+      };
+    }""")
+    return state
+
+
+def wait_ranked(rec: Any, text: str) -> None:
+    rec.page.wait_for_function(
+        "(t) => document.querySelector('main table caption').textContent.includes(t)", arg=text)
+
+
+def test_after_re_ranking_every_caption_and_download_names_the_settings(rec: Any) -> None:
+    rec.goto("/tasks/gpqa/")
+    default = view_state(rec)
+    assert default["links"] and all("p50-300ms" in link for link in default["links"])
+    assert not any(default["embedNotes"])
+    rec.goto("/tasks/gpqa/?deadline=50&pct=p90&gpu=H100")
+    wait_ranked(rec, "50 ms")
+    now = view_state(rec)
+    for caption in now["captions"]:  # ranking, energy per correct answer, cost
+        assert "p90 inter-token latency ≤ 50 ms" in caption and "on H100" in caption, caption
+    assert len(now["captions"]) == 3
+    for caption in now["figures"]:
+        assert ("≤ 50 ms, on H100" in caption) or ("default view" in caption), caption
+    assert any("≤ 50 ms, on H100" in c for c in now["figures"])
+    assert now["links"] == ["gpqa-p90-50ms-h100.csv"]
+    assert all(now["embedNotes"])  # every embed code says it shows the default view
+    assert now["wide"] <= SIZES["phone"]["width"] or rec.page.viewport_size["width"] > 390
+    # The generated file holds the view: H100 rows only, GPT OSS 20B first at 22.62 tokens/J
+    # (`jouleboard rank --task gpqa --gpu H100` at p90 50 ms gives the same leader).
+    with rec.page.expect_download() as download:
+        rec.page.click("#ranking-downloads .view-download a")
+    assert download.value.suggested_filename == "gpqa-p90-50ms-h100.csv"
+    csv = Path(download.value.path()).read_text(encoding="utf-8")
+    lines = csv.strip().splitlines()
+    assert lines[0].startswith("rank,model_id,nickname,gpu_model")
+    assert {line.split(",")[3] for line in lines[1:]} == {"H100"}
+
+
+def test_empty_states_say_why(rec: Any) -> None:
+    rec.goto("/tasks/gpqa/?gpu=")
+    wait_ranked(rec, "no GPU")
+    assert "No GPU is selected" in rec.page.inner_text("#ranking-gpqa tbody")
+    rec.goto("/tasks/gpqa/?deadline=1")
+    wait_ranked(rec, "≤ 1 ms")
+    message = rec.page.inner_text("#ranking-gpqa tbody")
+    match = re.search(r"lowest workable deadline here is median inter-token latency ≤ "
+                      r"([0-9.]+) ms", message)
+    assert match, message
+    # That deadline really is the lowest that admits a configuration: the page ranks some
+    # model there, and none just under it.
+    lowest = float(match.group(1))
+    rec.goto(f"/tasks/gpqa/?deadline={lowest}")
+    wait_ranked(rec, f"≤ {lowest:g} ms")
+    assert rec.page.locator("#ranking-gpqa tbody td.col-model").count() >= 1
+    rec.goto(f"/tasks/gpqa/?deadline={lowest - 0.1:.1f}")
+    wait_ranked(rec, f"≤ {lowest - 0.1:.1f} ms".replace(".0 ms", " ms"))
+    assert rec.page.locator("#ranking-gpqa tbody td.col-model").count() == 0
+    # A search that matches nothing says so instead of leaving a bare header.
+    rec.goto("/tasks/gpqa/")
+    rec.page.fill("#model-search", "no such model")
+    assert "No model matches “no such model”" in rec.page.inner_text("#ranking-gpqa tbody")
+
+
+def test_calculator_rejects_bad_input_in_place(rec: Any) -> None:
+    rec.goto("/tasks/gpqa/")
+    rec.page.wait_for_selector("form.calculator:not([hidden])")
+    before = rec.page.inner_text("#footprint-gpqa tbody")
+    rec.page.fill("#pue", "0.5")
+    rec.page.press("#pue", "Enter")
+    rec.page.locator("#pue").dispatch_event("change")
+    error = rec.page.locator("#pue-error")
+    assert "PUE is at least 1" in error.inner_text() and error.is_visible()
+    assert rec.page.get_attribute("#pue", "aria-invalid") == "true"
+    assert rec.page.inner_text("#footprint-gpqa tbody") == before  # the old value is kept
+    rec.page.fill("#pue", "1.5")
+    rec.page.locator("#pue").dispatch_event("change")
+    assert not error.is_visible()
+
+
+def test_slider_offers_round_deadlines_including_1000_ms(rec: Any) -> None:
+    rec.goto("/tasks/gpqa/")
+    ticks = rec.page.locator(".ticks button")
+    labels = [ticks.nth(i).inner_text() for i in range(ticks.count())]
+    assert "1,000" in labels and "300" in labels
+    ticks.nth(labels.index("1,000")).click()
+    wait_ranked(rec, "≤ 1000 ms")
+    assert rec.page.input_value("#deadline-ms") == "1000"

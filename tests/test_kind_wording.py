@@ -1,0 +1,52 @@
+"""Wording shared by every task (the home intro, a GPU page's description, the CLI's
+--energy-budget error) names what each task's kind ranks by, not always tokens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from jouleboard.api import rank_task
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.plan.entities import gpu_page
+from jouleboard.plan.site import home_page, site_view
+from jouleboard.present.units import TaskUnits, efficiency_phrase
+from jouleboard.urls import Urls
+from tests.golden.tree import DATA
+
+
+@pytest.fixture(scope="module")
+def site() -> Any:
+    return site_view(load_dataset(DATA), Urls())
+
+
+def test_efficiency_phrase_lists_each_wording_once() -> None:
+    token, image, video = TaskUnits("token", 1), TaskUnits("image", 1000), \
+        TaskUnits("video", 1_000_000)
+    assert efficiency_phrase([token, token]) == "tokens per joule"
+    assert efficiency_phrase([token, image, token]) == "tokens per joule or images per kJ"
+    assert efficiency_phrase([image, video, token]) == \
+        "images per kJ, videos per MJ or tokens per joule"
+
+
+def test_home_intro_names_every_kind(site: Any) -> None:
+    (page,) = home_page(site).pages
+    # The golden data has token tasks (gpqa, image-chat) and one text-to-image task.
+    assert "the most tokens per joule or images per kJ of GPU energy" in page.body.intro
+
+
+def test_gpu_description_names_the_kinds_measured_on_it(site: Any) -> None:
+    descriptions = {gpu: gpu_page(site, gpu).pages[0].description for gpu in ("B200", "H100")}
+    image_gpus = {c.gpu_model for c in site.tasks["text-to-image"].configs}
+    for gpu, text in descriptions.items():
+        words = "tokens per joule or images per kJ" if gpu in image_gpus else "tokens per joule"
+        assert text.startswith(f"Models ranked by {words} on "), text
+
+
+def test_energy_budget_error_is_in_the_tasks_unit() -> None:
+    data = load_dataset(DATA)
+    with pytest.raises(ValueError, match="J per image"):
+        rank_task(data, "text-to-image", energy_budget=-1.0)
+    with pytest.raises(ValueError, match="J per token"):
+        rank_task(data, "gpqa", energy_budget=0.0)

@@ -1,0 +1,65 @@
+"""Model pages say where each configuration comes from: the data set, version, date and
+licence of its measurement's provenance, escaped like every contributed text."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from markupsafe import escape
+
+from jouleboard.build import build_site
+from jouleboard.urls import model_slug
+from tests.golden.tree import DATA, REPO
+
+HOSTILE = '<img src=x onerror="alert(1)"> Lab & Co'
+# (measurement file, its model) of a token task and of an image task
+CHANGED = {
+    "gpqa/Qwen/Qwen3-8B/H100-x1-bfloat16-tp1-ep1-dp1-seqs8.json": "Qwen/Qwen3-8B",
+}
+
+
+def _rows(page: str, table_id: str) -> list[str]:
+    table = re.search(rf'<table[^>]*id="{table_id}".*?</table>', page, re.S)
+    assert table is not None, table_id
+    return re.findall(r"<tr>.*?</tr>", table.group(0), re.S)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sources")
+    data = root / "data"
+    shutil.copytree(DATA, data)
+    image = next((data / "measurements" / "text-to-image").rglob("*.json"))
+    files = {**{data / "measurements" / k: v for k, v in CHANGED.items()},
+             image: json.loads(image.read_text())["model_id"]}
+    for i, path in enumerate(files):
+        doc = json.loads(path.read_text())
+        doc["provenance"].update(dataset=f"{HOSTILE} {i}", version="v9", date="2024-05-06",
+                                 license="CC-BY-4.0")
+        path.write_text(json.dumps(doc))
+    build_site(data, root / "out", project=REPO)
+    return root
+
+
+def test_every_configuration_row_names_its_source(site: Path) -> None:
+    data = site / "data"
+    for path in sorted((data / "measurements").rglob("*.json")):
+        doc = json.loads(path.read_text())
+        page = (site / "out" / "models" / model_slug(doc["model_id"]) / "index.html")
+        text = page.read_text()
+        rows = _rows(text, f"configs-{doc['task']}")
+        assert ">Source<" in text
+        p = doc["provenance"]
+        expected = (f"{escape(p['dataset'])}<span class=\"note\">"
+                    f"{p['version']}, {p['date']}, {p['license']}</span>")
+        assert any(expected in row for row in rows), path
+
+
+def test_contributed_source_text_is_escaped(site: Path) -> None:
+    pages = [p.read_text() for p in (site / "out" / "models").rglob("index.html")]
+    assert sum(escape(HOSTILE) in p for p in pages) == 2
+    assert not any("<img src=x" in p for p in pages)
