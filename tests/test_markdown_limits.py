@@ -84,12 +84,24 @@ def doubling_ratio(make: Callable[[int], str], n: int, work: Callable[[str], obj
     return best_large / best_small
 
 
+def linear_ratio(make: Callable[[int], str], n: int, work: Callable[[str], object]) -> float:
+    """The lowest of up to three :func:`doubling_ratio` measurements, stopping at the first
+    under 3: quadratic work measures about 4x every time, while a burst of load from
+    elsewhere (a shared 2-core CI machine) can push one linear measurement past 3x."""
+    ratio = float("inf")
+    for _ in range(3):
+        ratio = min(ratio, doubling_ratio(make, n, work))
+        if ratio < 3:
+            break
+    return ratio
+
+
 @pytest.mark.parametrize("case", list(ADVERSARIAL))
 def test_adversarial_markdown_costs_linear_time(case: str) -> None:
     # Before the limits these took 4x-10x when doubled (20,000 '[' took 52 s).
     make = ADVERSARIAL[case]
     assert markdown_issues(make(4000), max_chars=10**6), "the adversarial case passes the check"
-    ratio = doubling_ratio(make, 4000, checked_render)
+    ratio = linear_ratio(make, 4000, checked_render)
     assert ratio < 3, f"{case}: doubling the input took {ratio:.1f}x the time"
 
 
@@ -114,7 +126,7 @@ AT_THE_LIMITS: dict[str, Callable[[int], str]] = {
 def test_markdown_at_the_limits_renders_in_linear_time(case: str) -> None:
     make = AT_THE_LIMITS[case]
     assert not markdown_issues(make(20_000), max_chars=20_000), "meant to pass the check"
-    ratio = doubling_ratio(make, 10_000, render_markdown)
+    ratio = linear_ratio(make, 10_000, render_markdown)
     assert ratio < 3, f"{case}: doubling the input took {ratio:.1f}x the time"
 
 
