@@ -42,9 +42,10 @@ class _StrictLoader(yaml.SafeLoader):
 def _read_text(path: Path) -> tuple[str | None, str, str]:
     """(text, error message, rule): a regular UTF-8 file under the size cap, or why not."""
     try:
-        info = path.stat()
+        info = path.lstat()  # a link is refused, not followed: it could publish any file
         if not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file (a folder, device or pipe)", "file.not-regular"
+            return (None, "not a regular file (a symbolic link, folder, device or pipe)",
+                    "file.not-regular")
         if info.st_size > MAX_YAML_BYTES:
             return None, f"file is larger than {MAX_YAML_BYTES} bytes", "file.too-large"
         return path.read_bytes().decode("utf-8"), "", ""

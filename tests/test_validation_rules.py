@@ -384,6 +384,19 @@ def test_registry_file_not_regular(tmp_path: Path) -> None:
     assert same_file(p.file, data / "tasks.yaml") and "folder" in p.message
 
 
+def test_registry_symlink_is_refused_not_followed(tmp_path: Path) -> None:
+    """A registry that is a link is refused (issue 14: a link, like about.md's, could publish
+    a file from outside the data folder); the linked file itself is valid YAML of the right
+    shape, so only the link can be the problem."""
+    data = make_data_dir(tmp_path)
+    outside = tmp_path / "outside-tasks.yaml"
+    (data / "tasks.yaml").rename(outside)
+    (data / "tasks.yaml").symlink_to(outside)
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("file.not-regular", "")
+    assert same_file(p.file, data / "tasks.yaml") and "link" in p.message
+
+
 # --- schema layer ---------------------------------------------------------------------------
 
 
