@@ -153,7 +153,9 @@ class TaskInfo(Strict):
     preset_deadlines_ms: list[PositiveFloat] = []
 
 
-BASE_URL_PATTERN = r"^/([A-Za-z0-9._~-]+/)*$"  # a URL path: /, or /a/b/ (site.yaml, --base-url)
+# A URL path: /, or /a/b/ (site.yaml, --base-url); no segment of dots only, since a browser
+# resolves /../ and /./ away and the links would leave the path the site is served under.
+BASE_URL_PATTERN = r"^/(\.*[A-Za-z0-9_~-][A-Za-z0-9._~-]*/)*$"
 SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty
 # site.yaml ``kinds`` entries: a .py file of the data folder (optionally ``:Name``), or
 # ``package.module:Name`` (jouleboard/kinds/site_kinds.py loads them).

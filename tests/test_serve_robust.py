@@ -86,7 +86,8 @@ def test_ctrl_c_during_a_build_leaves_the_previous_site(project: Path, tmp_path:
 
 
 @pytest.mark.parametrize("base_url", ["javascript:alert(1)//", "leaderboard/", "/no-slash",
-                                      "//evil.example/", "/a b/", '/"onload="x/'])
+                                      "//evil.example/", "/a b/", '/"onload="x/', "/../",
+                                      "/a/./", "/a/../b/"])
 def test_base_url_on_the_command_line_is_checked_like_site_yaml(base_url: str,
                                                                 tmp_path: Path) -> None:
     out = tmp_path / "site"
