@@ -44,8 +44,9 @@ def json_in_html(json_text: str) -> str:
 # --- CSV --------------------------------------------------------------------------------
 
 # A spreadsheet evaluates a cell whose text starts with one of these (OWASP, "CSV
-# Injection"); a leading quote makes it text. Leading blanks are skipped when checking,
-# since some programs trim them before deciding.
+# Injection"); a leading quote makes it text. Leading white space of any kind (no-break and
+# ideographic spaces, line breaks) is skipped when checking, since some programs trim it
+# before deciding.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -54,7 +55,7 @@ def csv_cell(value: Any) -> Any:
     would run as a formula gets a leading ``'``."""
     if not isinstance(value, str):
         return value
-    if value.startswith(_FORMULA_START) or value.lstrip(" ").startswith(_FORMULA_START):
+    if value.startswith(_FORMULA_START) or value.lstrip().startswith(_FORMULA_START):
         return "'" + value
     return value
 

@@ -78,7 +78,8 @@ def test_json_in_html_has_no_markup_and_decodes_to_the_same_value() -> None:
 # --- CSV -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)",
-                                  "\tx", "\rx", "  =1+1"])
+                                  "\tx", "\rx", "  =1+1", "\u00a0=1+1", "\u3000+1", "\n=1+1",
+                                  " \n @SUM(A1)"])
 def test_formula_text_gets_a_leading_quote(text: str) -> None:
     assert csv_cell(text) == "'" + text
 
