@@ -71,7 +71,8 @@ def _markdown(value: str) -> str:
     issues = markdown_issues(value)
     if issues:
         raise PydanticCustomError(issues[0].rule, "{message}",
-                                  {"message": str(issues[0]), "hint": issues[0].hint})
+                                  {"message": f"line {issues[0].line}: {issues[0].message}",
+                                   "hint": issues[0].hint})
     return value
 
 

@@ -80,6 +80,10 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
         elif kind == "date_value" or (kind == "string_pattern_mismatch" and loc
                                         and str(loc[-1]).endswith("date")):
             rule, hint = "value.bad-date", "give a calendar date as YYYY-MM-DD"
+        elif kind == "string_pattern_mismatch" and loc and loc[-1] == "base_url":
+            rule, message = "value.bad-url", ("not a URL path such as / or /leaderboard/ "
+                                              "(no '.' or '..' segment, ending in '/')")
+            hint = "give the path the site is served under"
         elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
             hint = "give the full https:// address"

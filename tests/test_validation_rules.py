@@ -384,6 +384,24 @@ def test_registry_file_not_regular(tmp_path: Path) -> None:
     assert same_file(p.file, data / "tasks.yaml") and "folder" in p.message
 
 
+@pytest.mark.parametrize("base_url", ["/../", "/a/./", "/leaderboard"])
+def test_registry_site_base_url_says_what_a_path_must_be(tmp_path: Path,
+                                                          base_url: str) -> None:
+    """site.yaml's base_url is a path, not an address: the message and hint say so (they
+    asked for an https:// URL), and a dot segment is refused like on the command line."""
+    data = make_data_dir(tmp_path, site_yaml=SITE_YAML + f"base_url: '{base_url}'\n")
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("value.bad-url", "/base_url")
+    assert "URL path" in p.message and "https" not in p.message + p.hint
+
+
+def test_registry_markdown_limit_hint_is_given_once(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path, site_yaml=SITE_YAML + "attribution_md: '" + "[" * 40 + "'\n")
+    p = only_problem(data)
+    assert p.rule == "markdown.too-deep" and p.hint
+    assert p.hint not in p.message
+
+
 def test_registry_symlink_is_refused_not_followed(tmp_path: Path) -> None:
     """A registry that is a link is refused (issue 14: a link, like about.md's, could publish
     a file from outside the data folder); the linked file itself is valid YAML of the right
