@@ -98,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--base", required=True, help="a git ref (e.g. origin/main) or a data folder")
     d.add_argument("--data", type=Path, default=Path("data"))
     d.add_argument("--threshold", type=float, default=0.01,
-                   help="relative J/token change worth listing (default 0.01)")
+                   help="relative change of a configuration's energy per output worth listing "
+                        "(default 0.01: 1%%)")
     d.add_argument("--out", type=Path, default=None, help="also write the report here")
 
     r = sub.add_parser("rank", help="print a task's ranking under a latency deadline")
