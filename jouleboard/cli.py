@@ -49,27 +49,39 @@ def _port(text: str) -> int:
     return port
 
 
+VERBOSITY = 1  # without -q or -v: stage lines and warnings
+
+
 def _parser() -> argparse.ArgumentParser:
     from jouleboard import __version__
 
+    # -q/-v before or after the command (`python build.py -q` passes them after "build");
+    # SUPPRESS keeps a command's parser from resetting what was given before it (the
+    # actions are shared, so no default is set on them: see VERBOSITY).
+    talk = argparse.ArgumentParser(add_help=False)
+    group = talk.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_const", dest="verbosity", const=0,
+                       default=argparse.SUPPRESS, help="print only results, warnings and errors")
+    group.add_argument("-v", "--verbose", action="store_const", dest="verbosity", const=2,
+                       default=argparse.SUPPRESS,
+                       help="also print where templates, data and the chart cache are")
     p = argparse.ArgumentParser(prog="jouleboard", description=(
         "Publish GPU energy-efficiency leaderboards of AI models as a static site."),
-        epilog=ENVIRONMENT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=ENVIRONMENT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[talk])
     p.add_argument("--version", action="version", version=f"jouleboard {__version__}")
-    talk = p.add_mutually_exclusive_group()
-    talk.add_argument("-q", "--quiet", action="store_const", dest="verbosity", const=0,
-                      default=1, help="print only results, warnings and errors")
-    talk.add_argument("-v", "--verbose", action="store_const", dest="verbosity", const=2,
-                      help="also print where templates, data and the chart cache are")
-    sub = p.add_subparsers(dest="command", required=True)
+    commands = p.add_subparsers(dest="command", required=True)
 
-    n = sub.add_parser("init", help="make a new leaderboard folder (registries, an example "
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help, parents=[talk])
+
+    n = command("init", help="make a new leaderboard folder (registries, an example "
                                     "measurement, site.yaml, GitHub workflows)")
     n.add_argument("dir", type=Path, help="the new folder (must not exist or be empty)")
     n.add_argument("--example", choices=EXAMPLES, default=None,
                    help="start from bundled data instead of the one example measurement")
 
-    b = sub.add_parser("build", help="validate the data and build the static site")
+    b = command("build", help="validate the data and build the static site")
     b.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site)")
     b.add_argument("--base-url", help="URL path the site is served under, e.g. /leaderboard/")
@@ -84,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
     _require_prometheus_option(b)
 
-    v = sub.add_parser("validate", help="check measurement files and registries")
+    v = command("validate", help="check measurement files and registries")
     v.add_argument("paths", nargs="*", type=Path,
                    help="data folders, or measurement files/folders or raw ML.ENERGY run "
                         "trees checked against --data")
@@ -94,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=("text", "github"), default="text",
                    help="github: also print problems as GitHub Actions error annotations")
 
-    d = sub.add_parser("diff", help="markdown report of how the rankings would change")
+    d = command("diff", help="markdown report of how the rankings would change")
     d.add_argument("--base", required=True, help="a git ref (e.g. origin/main) or a data folder")
     d.add_argument("--data", type=Path, default=Path("data"))
     d.add_argument("--threshold", type=float, default=0.01,
@@ -102,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
                         "(default 0.01: 1%%)")
     d.add_argument("--out", type=Path, default=None, help="also write the report here")
 
-    r = sub.add_parser("rank", help="print a task's ranking under a latency deadline")
+    r = command("rank", help="print a task's ranking under a latency deadline")
     r.add_argument("--task", required=True, help="a task id of tasks.yaml")
     r.add_argument("--deadline-ms", type=float, default=None,
                    help="latency deadline in ms (default: the task's default)")
@@ -123,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
                         "terminal for a table, all for csv/json)")
     r.add_argument("--data", type=Path, default=Path("data"))
 
-    sv = sub.add_parser("serve", help="preview on 127.0.0.1, rebuilding on every change")
+    sv = command("serve", help="preview on 127.0.0.1, rebuilding on every change")
     sv.add_argument("--data", type=Path, default=Path("data"))
     sv.add_argument("--out", type=Path, default=Path(".jouleboard-preview"),
                     help="preview build folder (default: .jouleboard-preview)")
@@ -132,14 +144,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="address to listen on (default: 127.0.0.1, this machine only)")
     sv.add_argument("--open", action="store_true", help="open the site in a web browser")
 
-    s = sub.add_parser("schema", help="print the JSON Schema of a measurement file")
+    s = command("schema", help="print the JSON Schema of a measurement file")
     s.add_argument("--out", type=Path, default=None, help="write to this file instead")
 
-    i = sub.add_parser("import-mlenergy", help="convert ML.ENERGY leaderboard site data")
+    i = command("import-mlenergy", help="convert ML.ENERGY leaderboard site data")
     i.add_argument("src", type=Path, help="folder with index.json, tasks/ and models/")
     i.add_argument("--out", type=Path, default=Path("data"))
 
-    ir = sub.add_parser("import-runs", help="convert raw ML.ENERGY benchmark runs into "
+    ir = command("import-runs", help="convert raw ML.ENERGY benchmark runs into "
                                             "measurement files")
     ir.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR",
                     help="run/ or any folder below it, down to one run directory")
@@ -250,7 +262,7 @@ def _build(args: argparse.Namespace) -> int:
     if args.site_url is not None and not re.fullmatch(SITE_URL_PATTERN, args.site_url):
         raise UsageError(f"--site-url must be an origin such as https://example.org (no "
                          f"path), got {args.site_url!r}")
-    progress = Progress(args.verbosity)
+    progress = Progress(getattr(args, "verbosity", VERBOSITY))
     summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
                          runs=args.runs, strict=args.strict, site_url=args.site_url,
                          progress=progress, require_prometheus=args.require_prometheus)

@@ -172,3 +172,15 @@ def test_serve_on_an_unknown_host_says_to_check_the_host(tmp_path: Path) -> None
                  "--host", "no-such-host.invalid", "--port", "0")
     assert_one_line_error(result, "no-such-host.invalid", "--host")
     assert "another --port" not in result.stderr
+
+
+def test_quiet_and_verbose_also_follow_the_command(tmp_path: Path) -> None:
+    # build.py passes its arguments after "build": `python build.py -q` must be quiet.
+    after = subprocess.run([sys.executable, "build.py", "-q", "--data", str(GOLDEN_DATA),
+                            "--out", str(tmp_path / "a")], cwd=REPO, capture_output=True,
+                           text=True, timeout=300)
+    before = cli("-q", "build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "b"))
+    assert after.returncode == 0 == before.returncode, after.stderr
+    assert "load+validate" not in after.stderr and "load+validate" not in before.stderr
+    verbose = cli("validate", "--data", str(GOLDEN_DATA), "-v")
+    assert verbose.returncode == 0, verbose.stderr
