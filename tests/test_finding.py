@@ -117,3 +117,17 @@ def test_download_deadlines_read_as_people_write_them(ms: float, slug: str) -> N
     from jouleboard.urls import deadline_slug
 
     assert deadline_slug(ms, "p50") == slug
+
+
+def test_a_binding_deadline_says_what_changes_when_the_order_holds() -> None:
+    # A deadline that binds without moving anyone either keeps a model out (E ranks only
+    # with no deadline) or holds a model's figure down (B: 20 -> 25 with no deadline).
+    E = Standing("E", "BF16, 1× H100", 2.0)
+    B_faster = Standing("B", "BF16, 1× H100", 25.0)
+    joined = finding("T", "30 s", (A, B), (A, B, E), None, [], [], "u", "fixed2", 7)
+    assert joined.changes[0] == ("The 30 s deadline binds: with no deadline, A still leads, "
+                                 "with 30.00 u; E joins at 3rd.")
+    held = finding("T", "30 s", (A, B), (A, B_faster), None, [], [], "u", "fixed2", 7)
+    assert held.changes[0] == ("The 30 s deadline binds: with no deadline, A still leads, "
+                               "with 30.00 u; the order holds, but B goes from 20.00 to "
+                               "25.00 u.")

@@ -105,11 +105,27 @@ def leader_clause(ranking: Sequence[Standing], default: Sequence[Standing], unit
     return f"{lead.model} leads ({lead.config}), with {value}"
 
 
-def move_clause(default: Sequence[Standing], other: Sequence[Standing]) -> str:
-    """The biggest rank change from ``default`` to ``other``."""
+def move_clause(default: Sequence[Standing], other: Sequence[Standing], unit: str,
+                rule: str) -> str:
+    """The biggest rank change from ``default`` to ``other``; with none, a model that only
+    ``other`` ranks, or else the biggest change of a figure (the order can hold while the
+    figures move)."""
     move = biggest_move(default, other)
     if move is None:
-        return "the order is unchanged"
+        shown = {s.model for s in default}
+        joined = [(i, s.model) for i, s in enumerate(other, start=1) if s.model not in shown]
+        if joined:
+            rank, model = joined[0]
+            more = f" (and {len(joined) - 1} more)" if len(joined) > 1 else ""
+            return f"{model} joins at {ordinal(rank)}{more}"
+        # The leader's figure is in the leader clause already.
+        changed = [(a, b) for a, b in zip(default[1:], other[1:], strict=False)
+                   if a.efficiency != b.efficiency]
+        if not changed:
+            return "the order is unchanged"
+        a, b = max(changed, key=lambda pair: abs(pair[1].efficiency / pair[0].efficiency - 1))
+        return (f"the order holds, but {a.model} goes from {show(rule, a.efficiency)} to "
+                f"{show(rule, b.efficiency)} {unit}")
     model, was, now = move
     if now is None:
         return f"{model} drops out"
@@ -125,7 +141,7 @@ def leader_text(s: Scenario, default: Sequence[Standing], unit: str, rule: str) 
 def tighter_text(s: Scenario, default: Sequence[Standing], unit: str, rule: str) -> str:
     """The leader at a tighter deadline and the biggest rank change it causes."""
     return (f"{capital(s.label)}: {leader_clause(s.ranking, default, unit, rule)}; "
-            f"{move_clause(default, s.ranking)}.")
+            f"{move_clause(default, s.ranking, unit, rule)}.")
 
 
 def binding_text(deadline: str, unbounded: Sequence[Standing],
@@ -136,7 +152,7 @@ def binding_text(deadline: str, unbounded: Sequence[Standing],
                 "ranking is identical.")
     return (f"The {deadline} deadline binds: with no deadline, "
             f"{leader_clause(unbounded, default, unit, rule)}; "
-            f"{move_clause(default, unbounded)}.")
+            f"{move_clause(default, unbounded, unit, rule)}.")
 
 
 def finding(where: str, deadline: str, default: Sequence[Standing],
