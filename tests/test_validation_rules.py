@@ -402,6 +402,17 @@ def test_registry_markdown_limit_hint_is_given_once(tmp_path: Path) -> None:
     assert p.hint not in p.message
 
 
+def test_registry_quality_folder_symlink_is_refused(tmp_path: Path) -> None:
+    """quality/ as a link to a folder of valid quality files: refused, not followed."""
+    data = make_data_dir(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (data / "quality").symlink_to(elsewhere, target_is_directory=True)
+    p = only_problem(data)
+    assert (p.rule, p.pointer) == ("file.symlinked-folder", "")
+    assert same_file(p.file, data / "quality") and "link" in p.message
+
+
 def test_registry_symlink_is_refused_not_followed(tmp_path: Path) -> None:
     """A registry that is a link is refused (issue 14: a link, like about.md's, could publish
     a file from outside the data folder); the linked file itself is valid YAML of the right

@@ -136,6 +136,11 @@ def _load_quality(folder: Path, models: dict[str, ModelInfo], tasks: dict[str, T
                   problems: list[Problem]) -> dict[str, QualityFile]:
     """data/quality/<task>.yaml: accuracy scores, each for a known model and task."""
     quality: dict[str, QualityFile] = {}
+    if folder.is_symlink():  # like a registry file, a link could read from anywhere
+        problems.append(Problem(printable(str(folder)), "", "file.symlinked-folder",
+                                "a symbolic link to a folder: quality files are read from "
+                                "the data folder only", "commit the folder itself, not a link"))
+        return quality
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
         display = printable(str(path))  # a newline in a file name must not forge a line
         value, error, rule = read_yaml(path)
