@@ -43,7 +43,21 @@ def printable(text: str) -> str:
     return "".join(out)
 
 
+# Cyrillic and Greek letters drawn like Latin ones (lower case: keys are case-folded). A
+# model named "Qwеn 3 8B" with a Cyrillic е would otherwise pass for "Qwen 3 8B". Only
+# look-alikes are mapped, so names that really use Greek (PixArt-Σ) keep their meaning.
+_LOOK_ALIKES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o",
+    "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j",
+    "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ζ": "z",
+})
+
+
 def same_name_key(text: str) -> str:
     """What two names must not share to be told apart: compatibility-normalised (NFKC:
-    full-width letters become ASCII), case-folded, runs of whitespace as one space."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    full-width letters become ASCII), case-folded, Cyrillic and Greek look-alikes read as
+    the Latin letters they imitate, runs of whitespace as one space."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_LOOK_ALIKES)
+    return " ".join(folded.split())

@@ -992,9 +992,11 @@ def test_registry_deadline_clash(tmp_path: Path, presets: str, index: int, like:
     assert like in p.message and same_file(p.file, data / "tasks.yaml")
 
 
-@pytest.mark.parametrize("nickname", ["tiny 1b", " Tiny   1B ", "TINY\u00a01B", "Ｔｉｎｙ 1B"])
+@pytest.mark.parametrize("nickname", ["tiny 1b", " Tiny   1B ", "TINY\u00a01B", "Ｔｉｎｙ 1B",
+                                      "T\u0456ny 1B", "Tin\u0443 1\u0412"])
 def test_registry_duplicate_nickname(tmp_path: Path, nickname: str) -> None:
-    # Case, runs of spaces, a no-break space and full-width letters do not make a new name.
+    # Case, runs of spaces, a no-break space, full-width letters and Cyrillic look-alikes
+    # (і for i, у for y, В for B) do not make a new name.
     accepts(make_data_dir(tmp_path / "near", models_yaml=MODELS_YAML
                           + model_entry("evil/tiny-1b", "Tiny 1B v2")))
     second = model_entry("evil/tiny-1b", "X").replace("nickname: X", f"nickname: '{nickname}'")
@@ -1002,6 +1004,13 @@ def test_registry_duplicate_nickname(tmp_path: Path, nickname: str) -> None:
     p = only_problem(data)
     assert (p.rule, p.pointer) == ("registry.duplicate-nickname", "/evil~1tiny-1b/nickname")
     assert "'acme/tiny-1b' (" in p.message and "/acme~1tiny-1b/nickname)" in p.message
+
+
+def test_a_name_that_really_uses_greek_is_its_own_name(tmp_path: Path) -> None:
+    # Only look-alikes are read as Latin: "Tiny 1B Σ" (as in PixArt-Σ) is not "Tiny 1B E".
+    accepts(make_data_dir(tmp_path, models_yaml=MODELS_YAML
+                          + model_entry("evil/tiny-1b", "Tiny 1B Σ")
+                          + model_entry("evil/tiny-2b", "Tiny 1B E")))
 
 
 @pytest.mark.parametrize("char", ["\u200b", "\u200d", "\u200f", "\u202a", "\u202e", "\u2066",
