@@ -35,7 +35,7 @@ from jouleboard.plan.views import (
 from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.glossary import glossary_html
 from jouleboard.present.markdown import render_markdown
-from jouleboard.present.units import efficiency_phrase
+from jouleboard.present.units import efficiency_phrase, in_words, measured_gpus
 from jouleboard.releases import (
     ReleaseData,
     atom_feed,
@@ -75,12 +75,14 @@ def home_page(site: SiteView) -> Part:
         sections.append(section)
         out += part
     settings = site.registry.site
+    gpus = measured_gpus(settings.default_gpus,
+                         (c for t in site.tasks.values() for c in t.configs))
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
         "meets the latency deadline: the one that produces the most "
         f"{efficiency_phrase(t.units for t in site.tasks.values())} of GPU energy. Energy "
         "is measured on the GPUs only, in the steady state "
-        f"of a serving benchmark on {', '.join(settings.default_gpus)} GPUs.")
+        f"of a serving benchmark on {in_words(gpus)} GPUs.")
     return out + Part(pages=(Page(site.urls.home, "home.html", settings.title,
                                   settings.tagline or "GPU energy-efficiency leaderboard",
                                   HomeBody(intro, tuple(sections))),))

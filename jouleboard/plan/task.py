@@ -33,6 +33,7 @@ from jouleboard.present.footprint import FootprintInputs, footprint_table
 from jouleboard.present.formats import PRECISION_LABELS, show
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.tables import Table, ranking_table
+from jouleboard.present.units import in_words, measured_gpus
 
 
 def task_table(site: SiteView, t: TaskView, table_id: str, caption: str,
@@ -166,6 +167,7 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     if not rows:
         return None
     p, latency, units = t.deadline.percentile, t.kind.latency, t.units
+    gpus = in_words(measured_gpus(sorted(site.default_gpus), t.configs))
     spec = charts.bind(charts.deadline_sensitivity(
         f"Deadline: {latency.words[p]} ({latency.unit}, log)",
         f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}"),
@@ -174,7 +176,7 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     return chart_ref(
         site.urls, "deadlines", [t.id], spec["title"],
         f"Step lines, one per model, of each model's best {units.efficiency_words} at every "
-        f"deadline on {latency.words[p]}, on {' and '.join(sorted(site.default_gpus))}; the "
+        f"deadline on {latency.words[p]}, on {gpus}; the "
         f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
         "the two models swap ranks. The ranking tables list the figures at set deadlines.",
         spec, site.urls.task(t.id), f"default deadline {latency.value(t.deadline.ms)} drawn",
@@ -220,7 +222,8 @@ def task_page(site: SiteView, t: TaskView) -> Part:
     quality, quality_part = quality_section(site, t)
     explorer, explore_part = explore(site, t)
     body = TaskBody(info.name, info.benchmark, render_markdown(info.description_md),
-                    t.deadline_text(), " and ".join(site.registry.site.default_gpus), table,
+                    t.deadline_text(),
+                    in_words(measured_gpus(site.registry.site.default_gpus, t.configs)), table,
                     tuple(presets), scatter, bar, downloads, explorer, calculator, quality,
                     task_finding(site, t), sensitivity)
     benchmark = f" ({info.benchmark})" if info.benchmark != info.name else ""

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jouleboard.records import TaskInfo
+
+if TYPE_CHECKING:
+    from jouleboard.rank import Rankable as Record
 
 _SCALE_WORDS = {1: "J", 1000: "kJ", 1_000_000: "MJ"}
 
@@ -76,3 +80,16 @@ def efficiency_phrase(units: Iterable[TaskUnits]) -> str:
     per joule or images per kJ``, ``tokens per joule, images per kJ or videos per MJ``."""
     words = list(dict.fromkeys(u.efficiency_words for u in units)) or ["output per joule"]
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def in_words(items: Iterable[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    names = list(items)
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1]))) if names else ""
+
+
+def measured_gpus(default_gpus: Iterable[str], configs: Iterable[Record]) -> list[str]:
+    """The default GPUs (in their order) that at least one of ``configs`` ran on: a page
+    names only GPUs it has figures for."""
+    used = {c.gpu_model for c in configs}
+    return [g for g in default_gpus if g in used]

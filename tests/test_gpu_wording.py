@@ -1,0 +1,31 @@
+"""Pages name only the GPUs they have figures for, as a reader would list them: a new site
+from `jouleboard init` lists B200, H100, H200 and MI300X as default GPUs but has one H100
+measurement, and its pages said "B200 and H100 and H200 and MI300X"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jouleboard.init import init_site
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.plan.site import home_page, site_view
+from jouleboard.plan.task import task_page
+from jouleboard.present.units import in_words
+from jouleboard.urls import Urls
+
+
+def test_in_words() -> None:
+    assert [in_words(x) for x in ([], ["A"], ["A", "B"], ["A", "B", "C"])] == [
+        "", "A", "A and B", "A, B and C"]
+
+
+def test_a_new_site_names_only_its_measured_gpu(tmp_path: Path) -> None:
+    init_site(tmp_path / "site")
+    data = load_dataset(tmp_path / "site" / "data")
+    assert len(data.registry.site.default_gpus) > 1  # the premise: several defaults
+    site = site_view(data, Urls())
+    (home,) = home_page(site).pages
+    assert home.body.intro.endswith("a serving benchmark on H100 GPUs.")
+    task = next(iter(site.tasks.values()))
+    page = next(p for p in task_page(site, task).pages if p.template == "task.html")
+    assert page.body.gpus_text == "H100"
