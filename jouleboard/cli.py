@@ -312,8 +312,9 @@ def _validate(args: argparse.Namespace) -> int:
     if problems:
         raise ValidationFailed(problems)
     _warn(warnings, args.strict)
-    dropped = f" ({len(warnings)} runs dropped: see the warnings)" if warnings else ""
-    print(f"ok: {total} configurations valid{dropped}")
+    dropped = (f" ({len(warnings)} run{'s' * (len(warnings) != 1)} dropped: see the "
+               "warnings)" if warnings else "")
+    print(f"ok: {total} configuration{'s' * (total != 1)} valid{dropped}")
     return 0
 
 

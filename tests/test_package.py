@@ -95,7 +95,7 @@ def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
     assert (site / "site" / "index.html").is_file()
     assert (site / "site" / "tasks" / "chat" / "index.html").is_file()
     assert "Example LLM 8B" in (site / "site" / "tasks" / "chat" / "index.html").read_text()
-    assert run([cli, "validate"], cwd=site).stdout.startswith("ok: 1 configurations valid")
+    assert run([cli, "validate"], cwd=site).stdout.startswith("ok: 1 configuration valid")
     ranked = run([cli, "rank", "--task", "chat", "--format", "csv"], cwd=site).stdout
     assert ranked.splitlines()[1].startswith("1,example-org/example-llm-8b,")
 

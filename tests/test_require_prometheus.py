@@ -32,7 +32,7 @@ def test_validate_keeps_the_run_by_default_and_drops_it_when_asked(
     assert out.out.startswith("ok: 4 configurations valid") and RULE not in out.err
     assert main(["validate", str(runs), "--data", str(data), "--require-prometheus"]) == 0
     out = capsys.readouterr()
-    assert out.out.startswith("ok: 3 configurations valid (1 runs dropped")
+    assert out.out.startswith("ok: 3 configurations valid (1 run dropped")
     assert out.err.count(RULE) == 1
     assert main(["validate", str(runs), "--data", str(data), "--require-prometheus",
                  "--strict"]) == 1

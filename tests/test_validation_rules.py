@@ -1135,4 +1135,4 @@ def test_cli_validate_ok(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path)
     write_measurement(data, valid_measurement())
     result = run_cli("validate", str(data))
-    assert (result.returncode, result.stdout.strip()) == (0, "ok: 1 configurations valid")
+    assert (result.returncode, result.stdout.strip()) == (0, "ok: 1 configuration valid")
