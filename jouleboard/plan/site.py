@@ -4,6 +4,7 @@ embeds, sitemap, robots.txt and the measurement schema."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 from collections import Counter
@@ -18,7 +19,7 @@ from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
-from jouleboard.plan.task import home_section, task_page
+from jouleboard.plan.task import home_section, task_finding, task_page
 from jouleboard.plan.views import (
     DownloadItem,
     DownloadsBody,
@@ -63,8 +64,10 @@ def site_view(data: Dataset, urls: Urls) -> SiteView:
     by_model: dict[str, dict[str, list[Any]]] = {}
     for c in data.configurations:
         by_model.setdefault(c.model_id, {}).setdefault(c.task, []).append(c)
-    return SiteView(data.registry, urls, {t: task_view(data, t) for t in data.registry.tasks},
+    site = SiteView(data.registry, urls, {t: task_view(data, t) for t in data.registry.tasks},
                     by_model, dict(Counter(c.gpu_model for c in data.configurations)))
+    return dataclasses.replace(site, findings={t.id: task_finding(site, t)
+                                               for t in site.tasks.values()})
 
 
 def home_page(site: SiteView) -> Part:

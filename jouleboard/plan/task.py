@@ -190,7 +190,7 @@ def home_section(site: SiteView, t: TaskView) -> tuple[TaskSection, Part]:
     chart = bar_chart(site, t)
     section = TaskSection(t.info.name, site.urls.url(site.urls.task(t.id)),
                           render_markdown(t.info.description_md), t.deadline_text(), table,
-                          chart, t.kind.task_kinds[t.info.kind], task_finding(site, t))
+                          chart, t.kind.task_kinds[t.info.kind], site.findings[t.id])
     return section, Part(charts=(chart,) if chart else ())
 
 
@@ -225,7 +225,7 @@ def task_page(site: SiteView, t: TaskView) -> Part:
                     t.deadline_text(),
                     in_words(measured_gpus(site.registry.site.default_gpus, t.configs)), table,
                     tuple(presets), scatter, bar, downloads, explorer, calculator, quality,
-                    task_finding(site, t), sensitivity)
+                    site.findings[t.id], sensitivity)
     benchmark = f" ({info.benchmark})" if info.benchmark != info.name else ""
     page = Page(site.urls.task(t.id), "task.html", f"{info.name} energy leaderboard",
                 f"Models ranked by {t.units.efficiency_words} on {info.name}{benchmark} at "

@@ -4,7 +4,7 @@ public per-task view every page builder shares (:class:`TaskView`, computed once
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jouleboard import metrics
@@ -370,6 +370,9 @@ class SiteView:
     tasks: dict[str, TaskView]
     by_model: dict[str, dict[str, list[Any]]]  # model -> task -> configurations
     gpu_counts: dict[str, int]
+    # Each task's finding, computed once (it ranks the task about ten times) for the home
+    # page and the task page.
+    findings: dict[str, Finding] = field(default_factory=dict)
 
     @property
     def default_gpus(self) -> set[str]:
