@@ -13,10 +13,10 @@ from pathlib import Path
 
 from jouleboard.console import SILENT, Progress
 from jouleboard.content import about_markdown, logo_file
-from jouleboard.export import DEFAULT_CACHE, render_charts, vega_bundle
+from jouleboard.export import DEFAULT_CACHE, Pool, cold, render_charts, vega_bundle
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.loading.dataset import load_dataset, shown_path
-from jouleboard.outdir import output_folder
+from jouleboard.outdir import OutputFolder, output_folder
 from jouleboard.plan.site import plan_site
 from jouleboard.plan.views import Link
 from jouleboard.present import charts
@@ -87,19 +87,32 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                project: Path | None = None, cache: Path = DEFAULT_CACHE,
                preview: bool = False, runs: Sequence[Path] = (),
                strict: bool = False, site_url: str | None = None,
-               progress: Progress = SILENT, require_prometheus: bool = False) -> BuildSummary:
+               progress: Progress = SILENT, require_prometheus: bool = False,
+               png: bool = False) -> BuildSummary:
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
     ``project`` is the site folder whose templates/ and content/ override the packaged
     ones file by file (default: see :func:`find_project`). ``site_url`` (an origin such as
     https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events;
-    ``require_prometheus`` drops raw runs without prometheus.json (a warning each).
+    ``require_prometheus`` drops raw runs without prometheus.json (a warning each); ``png``
+    also renders every chart as a 2x PNG (og:image, oEmbed thumbnails, "PNG (2×)" links).
     """
     project = project or find_project(data_dir)
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
-    summary = BuildSummary(out)
+    with Pool() as pool:
+        if cold(cache):  # every chart will be rendered: start the workers while loading
+            pool.start(cache)
+        return _build(data_dir, target, base_url, project, cache, preview, runs, strict,
+                      site_url, progress, require_prometheus, png, pool)
+
+
+def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: Path,
+           cache: Path, preview: bool, runs: Sequence[Path], strict: bool,
+           site_url: str | None, progress: Progress, require_prometheus: bool, png: bool,
+           pool: Pool) -> BuildSummary:
+    summary = BuildSummary(Path(target.given))
     timer = _Timer(summary, progress)
     data = load_dataset(data_dir, runs=runs, require_prometheus=require_prometheus)
     about = about_markdown(project)  # a link, folder or bad text: a problem, early
@@ -119,7 +132,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     timer.done("rank+plan")
 
     files = SiteFiles()
-    bundle = vega_bundle(cache)
+    bundle = vega_bundle(cache, pool)
     names = {"vega": _hashed("vega.js", bundle)}
     files.add(urls.asset(names["vega"]), bundle)
     for name in ("style.css", "site.js", "rank.js", "explore.js"):
@@ -131,19 +144,22 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
         files.add(urls.asset(site_settings.logo), logo)
 
     specs = {cid: ref.spec for cid, ref in plan.charts.items()}
-    phones = {f"{cid}{PHONE}": charts.phone(spec) for cid, spec in specs.items()}
-    exports = render_charts(specs | phones, ("svg", "png"), cache, progress,
-                            svg_only=frozenset(phones))
+    images = {cid: charts.static(spec) for cid, spec in specs.items()}
+    phones = {f"{cid}{PHONE}": charts.phone(spec) for cid, spec in images.items()}
+    exports = render_charts(images | phones, ("svg", "png") if png else ("svg",), cache,
+                            progress, svg_only=frozenset(phones), pool=pool)
     infos: dict[str, ChartInfo] = {}
     for cid, chart in sorted(plan.charts.items()):
         svg = charts.themed(exports[(cid, "svg")].decode("utf-8"))
         phone = charts.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
         files.add(urls.chart(cid, "svg"), svg)
         files.add(urls.chart(cid, "phone.svg"), phone)
-        files.add(urls.chart(cid, "png"), exports[(cid, "png")])
+        if png:
+            files.add(urls.chart(cid, "png"), exports[(cid, "png")])
         files.add(urls.chart(cid, "vl.json"), dumps_canonical(specs[cid]))
         files.add(urls.chart(cid, "csv"), chart_csv(specs[cid]))
-        infos[cid] = chart_info(chart, _svg_size(svg), urls, site_settings, _svg_size(phone))
+        infos[cid] = chart_info(chart, _svg_size(svg), urls, site_settings, _svg_size(phone),
+                                png)
         files.add(urls.oembed(cid), dumps_canonical(oembed(chart, infos[cid], urls,
                                                              site_settings)))
     timer.done("charts")

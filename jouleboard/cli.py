@@ -94,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="raw ML.ENERGY benchmark runs to publish with the measurement files "
                         "(run/ or any folder below it; repeatable)")
     b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    b.add_argument("--png", action="store_true",
+                   help="also render every chart as a 2x PNG (link previews, oEmbed "
+                        "thumbnails, 'PNG (2×)' links); the deploy workflow passes it")
     _require_prometheus_option(b)
 
     v = command("validate", help="check measurement files and registries")
@@ -265,7 +268,8 @@ def _build(args: argparse.Namespace) -> int:
     progress = Progress(getattr(args, "verbosity", VERBOSITY))
     summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
                          runs=args.runs, strict=args.strict, site_url=args.site_url,
-                         progress=progress, require_prometheus=args.require_prometheus)
+                         progress=progress, require_prometheus=args.require_prometheus,
+                         png=args.png)
     _warn(summary.warnings, strict=False)
     if not summary.site_url:
         print("warning: site_url is empty, so embed codes, citations, feeds and og:image "

@@ -16,7 +16,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -142,24 +142,79 @@ def _workers() -> int:
     return min(cores, 4)
 
 
-def _run(jobs: list[tuple[str, str | None, bool]],
-         progress: Progress = SILENT) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
-    """``(index in jobs, result)`` for every job, in completion order. Enough work is spread
-    over a pool of processes, the biggest specs first so no core idles at the end; a few
-    jobs render in this process (a worker costs ~0.5 s to start and warm up)."""
+def _warm() -> None:
+    """A worker's first job: load vl-convert's JavaScript engine before any chart arrives."""
+    import vl_convert
+
+    vl_convert.vegalite_to_svg('{"mark": "point"}')
+
+
+class Pool:
+    """Chart-render worker processes, started on first use or early with :meth:`start`
+    (a cold build starts them before loading the data, so their ~0.5 s start-up and the
+    Vega bundle overlap with loading and planning). Use as a context manager."""
+
+    def __init__(self) -> None:
+        self._executor: ProcessPoolExecutor | None = None
+        self._bundle: Future[bytes] | None = None
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and
+            # a process forked after it has started deadlocks.
+            self._executor = ProcessPoolExecutor(
+                max_workers=_workers(), mp_context=multiprocessing.get_context("spawn"))
+        return self._executor
+
+    def start(self, cache: Path) -> None:
+        """Start every worker now; one makes the Vega bundle if the cache lacks it."""
+        executor = self.executor()
+        path = _bundle_path(cache)
+        if _load(path) is None:
+            self._bundle = executor.submit(_make_bundle)
+            # Cached as soon as it is made, even if this build then fails on invalid data.
+            self._bundle.add_done_callback(
+                lambda done: None if done.cancelled() or done.exception() is not None
+                else _store(path, done.result()))
+        for _ in range(_workers() - (self._bundle is not None)):
+            executor.submit(_warm)
+
+    def bundle(self) -> bytes | None:
+        """The bundle a worker made (see :meth:`start`), or None."""
+        return self._bundle.result() if self._bundle is not None else None
+
+
+def _run(jobs: list[tuple[str, str | None, bool]], progress: Progress = SILENT,
+         pool: Pool | None = None,
+         ) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
+    """``(index in jobs, result)`` for every job, in completion order. Enough work (or any,
+    once ``pool`` runs) is spread over worker processes, the biggest specs first so no core
+    idles at the end; a few jobs render in this process (a worker costs ~0.5 s to start)."""
     renders = [(job[1] is None) + job[2] for job in jobs]
     workers = _workers()
-    if sum(renders) < _PARALLEL_FROM or workers < 2:
+    started = pool is not None and pool.started
+    if not jobs or (not started and (sum(renders) < _PARALLEL_FROM or workers < 2)):
         for index, job in enumerate(jobs):
             yield index, _render(job)
             progress.advance(renders[index])
         return
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
-    # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and a
-    # process forked after it has started deadlocks.
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-        futures = {pool.submit(_render, jobs[i]): i for i in order}
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(Pool())
+        executor = pool.executor()
+        futures = {executor.submit(_render, jobs[i]): i for i in order}
         for future in as_completed(futures):
             index = futures[future]
             yield index, future.result()
@@ -169,13 +224,15 @@ def _run(jobs: list[tuple[str, str | None, bool]],
 def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
                   cache: Path = DEFAULT_CACHE,
                   progress: Progress = SILENT,
-                  svg_only: frozenset[str] = frozenset()) -> dict[tuple[str, str], bytes]:
+                  svg_only: frozenset[str] = frozenset(),
+                  pool: Pool | None = None) -> dict[tuple[str, str], bytes]:
     """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
 
     Every chart missing from the cache is one job (its SVG, then the PNG rasterised from
     it, except for the ids in ``svg_only``, e.g. phone renders); jobs run across the cores.
     Cached entries are checked on read, new ones stored as they arrive. ``progress`` counts
-    the renders (an SVG and a PNG are one each)."""
+    the renders (an SVG and a PNG are one each); ``pool``: worker processes to use.
+    """
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
     root = cache / _ENTRIES
     wanted = [fmt for fmt in ("svg", "png") if fmt in formats]
@@ -199,7 +256,7 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
              "png" in wanted and (cid, "png") in paths and (cid, "png") not in found)
             for cid in missing]
     progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
-    for index, (svg, png) in _run(jobs, progress):
+    for index, (svg, png) in _run(jobs, progress, pool):
         cid = missing[index]
         for fmt, content in (("svg", svg), ("png", png)):
             if content is not None:
@@ -208,14 +265,29 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
     return dict(sorted((k, v) for k, v in found.items() if k[1] in wanted))
 
 
-def vega_bundle(cache: Path = DEFAULT_CACHE) -> str:
-    """The vega + vega-lite + vega-embed bundle shipped with vl-convert (one file)."""
-    path = cache / _ENTRIES / f"vega-bundle-{_vl_version()}.js"
+def _bundle_path(cache: Path) -> Path:
+    return cache / _ENTRIES / f"vega-bundle-{_vl_version()}.js"
+
+
+def cold(cache: Path) -> bool:
+    """Whether ``cache`` holds nothing for this vl-convert version (a fresh cache or a new
+    vl-convert: every chart will be rendered), judged by its Vega bundle entry."""
+    return not _bundle_path(cache).is_file()
+
+
+def _make_bundle() -> bytes:
+    import vl_convert
+
+    bundle: str = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # stub: optional
+    return bundle.encode("utf-8")
+
+
+def vega_bundle(cache: Path = DEFAULT_CACHE, pool: Pool | None = None) -> str:
+    """The vega + vega-lite + vega-embed bundle shipped with vl-convert (one file): from the
+    cache, from ``pool`` when one of its workers made it, else made here (~2 s)."""
+    path = _bundle_path(cache)
     content = _load(path)
     if content is None:
-        import vl_convert
-
-        bundle = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # stub: optional
-        content = bundle.encode("utf-8")
+        content = (pool.bundle() if pool is not None else None) or _make_bundle()
         _store(path, content)
     return content.decode("utf-8")

@@ -1,4 +1,5 @@
-"""Build the default site once per test session, shared by the link check and the browser tests."""
+"""Build the default site once per test session, shared by the link check and the browser tests
+(with --png, as the deploy workflow builds it: every output the site can have)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.getbasetemp() / "jouleboard-site"
     marker = out.parent / "jouleboard-site.built"
     if not marker.exists():
-        subprocess.run([sys.executable, "build.py", "--out", str(out)], cwd=REPO, check=True)
+        subprocess.run([sys.executable, "build.py", "--png", "--out", str(out)], cwd=REPO,
+                       check=True)
         if not (out / "index.html").is_file():
             pytest.fail(f"build.py --out {out} produced no index.html")
         marker.write_text("ok\n")

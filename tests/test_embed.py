@@ -125,3 +125,32 @@ def test_chart_ids_and_bytes_are_stable_when_input_files_are_renamed(tmp_path: P
     # sizes.
     assert all(p.startswith(("downloads/configurations", "explore/"))
                or p == "downloads/index.html" for p in differing), differing
+
+
+def test_a_build_without_png_links_no_png(tmp_path: Path) -> None:
+    """PNGs are an option (build --png, which the deploy workflow passes): without it no PNG
+    is written and nothing points at one — no 'PNG (2×)' link, no og:image, no oEmbed
+    thumbnail — while every other export is there."""
+    out = tmp_path / "site"
+    build_site(DATA, out, project=REPO)
+    assert not list(out.rglob("*.png"))
+    ids = chart_ids(out)
+    assert ids
+    for cid in sorted(ids):
+        for ext in ("svg", "phone.svg", "vl.json", "csv"):
+            assert (out / "charts" / f"{cid}.{ext}").stat().st_size > 0, (cid, ext)
+        doc = json.loads((out / "embed" / cid / "oembed.json").read_text())
+        assert not any(key.startswith("thumbnail") for key in doc), cid
+    for page in out.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert ".png" not in html and "PNG (2×)" not in html and "og:image" not in html, page
+
+
+def test_with_png_every_chart_page_links_its_png(site: Path) -> None:
+    """The shared site is built with --png: each chart's export line offers the PNG, and a
+    page with a chart names one as its og:image."""
+    html = (site / "tasks" / "gpqa" / "index.html").read_text(encoding="utf-8")
+    assert 'PNG (2×)' in html
+    og = re.search(r'<meta property="og:image" content="([^"]*)"', html)
+    assert og is not None and og.group(1).endswith(".png")
+    assert (site / og.group(1).lstrip("/")).is_file()

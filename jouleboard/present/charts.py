@@ -321,6 +321,14 @@ PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page
 PHONE_AXIS_LABELS = 125  # px of an axis label on a phone (longer names end in an ellipsis)
 
 
+def static(spec: Spec) -> Spec:
+    """The spec a static SVG is rendered from: without Vega's per-mark ARIA labels. The page
+    shows the SVG as an image whose alt text describes it (the markup inside an image is
+    not read out), and the labels doubled its bytes and cost ~5 % of its render time; the
+    published spec, which vega-embed renders live, keeps them."""
+    return {**spec, "config": {**spec.get("config", {}), "aria": False}}
+
+
 def phone(spec: Spec) -> Spec:
     """The phone render of a chart: its whole width fits a 390 px screen, so its text is
     drawn at its own size (never under 10 px); legends take one column, long axis labels

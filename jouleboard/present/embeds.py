@@ -20,7 +20,7 @@ class ChartInfo:
     width: int
     height: int
     svg_url: str
-    png_url: str
+    png_url: str  # "" when the build made no PNGs (build --png makes them)
     spec_url: str
     csv_url: str
     embed_url: str
@@ -34,8 +34,9 @@ class ChartInfo:
 
 
 def chart_info(chart: Any, size: tuple[int, int], urls: Urls, site: SiteSettings,
-               phone: tuple[int, int] | None = None) -> ChartInfo:
-    """``chart`` is a plan.views.ChartRef; ``phone``: the size of its phone render."""
+               phone: tuple[int, int] | None = None, png: bool = True) -> ChartInfo:
+    """``chart`` is a plan.views.ChartRef; ``phone``: the size of its phone render;
+    ``png``: whether the build rendered the chart's 2x PNG."""
     embed_abs = urls.absolute(urls.embed(chart.id))
     height = size[1] + EMBED_CHROME_PX
     snippet = (f'<iframe src="{markup(embed_abs)}" title="{markup(chart.title)}" '
@@ -44,7 +45,7 @@ def chart_info(chart: Any, size: tuple[int, int], urls: Urls, site: SiteSettings
     page_abs = urls.origin + chart.page_url
     return ChartInfo(
         width=size[0], height=size[1],
-        svg_url=chart.export(urls, "svg"), png_url=chart.export(urls, "png"),
+        svg_url=chart.export(urls, "svg"), png_url=chart.export(urls, "png") if png else "",
         spec_url=chart.export(urls, "vl.json"), csv_url=chart.export(urls, "csv"),
         embed_url=urls.url(urls.embed(chart.id)), oembed_url=urls.url(urls.oembed(chart.id)),
         snippet=snippet, citation=citation.plain(chart.title, page_abs, site),
@@ -59,8 +60,9 @@ def oembed(chart: Any, info: ChartInfo, urls: Urls, site: SiteSettings) -> dict[
         "version": "1.0", "type": "rich", "provider_name": site.title,
         "provider_url": urls.absolute(urls.home), "title": chart.title, "html": info.snippet,
         "width": info.width + 40, "height": info.height + EMBED_CHROME_PX,
-        "thumbnail_url": urls.origin + info.png_url, "thumbnail_width": info.width * 2,
-        "thumbnail_height": info.height * 2, "cache_age": 86400,
+        **({"thumbnail_url": urls.origin + info.png_url, "thumbnail_width": info.width * 2,
+            "thumbnail_height": info.height * 2} if info.png_url else {}),
+        "cache_age": 86400,
     }
 
 

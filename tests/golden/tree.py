@@ -49,7 +49,7 @@ def svg_signature(svg: bytes) -> dict[str, object]:
 
 
 def build_sample(out: Path) -> None:
-    build_site(DATA, out, project=REPO)
+    build_site(DATA, out, project=REPO, png=True)
 
 
 def snapshot(site: Path) -> dict[str, bytes | None]:
