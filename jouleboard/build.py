@@ -14,6 +14,7 @@ from pathlib import Path
 from jouleboard.console import SILENT, Progress
 from jouleboard.content import about_markdown, logo_file
 from jouleboard.export import DEFAULT_CACHE, Pool, cold, render_charts, vega_bundle
+from jouleboard.fingerprint import inputs_digest
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.loading.dataset import load_dataset, shown_path
 from jouleboard.outdir import OutputFolder, output_folder
@@ -34,7 +35,7 @@ from jouleboard.render import (
     template_dirs,
 )
 from jouleboard.urls import Urls
-from jouleboard.write import SiteFiles
+from jouleboard.write import SiteFiles, unchanged_build
 
 _SVG_SIZE = re.compile(r'<svg[^>]*?width="(\d+)"[^>]*?height="(\d+)"')
 
@@ -50,9 +51,14 @@ class BuildSummary:
     timings: dict[str, float] = field(default_factory=dict)
     warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable
     site_url: str = ""  # the origin links were made absolute with ("" = root-relative)
+    unchanged: bool = False  # the inputs are those of the last build, whose output is intact
 
     def __str__(self) -> str:
         stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
+        if self.unchanged:
+            return (f"{self.out} is up to date: nothing changed since its last build "
+                    f"({self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB; "
+                    f"{stages})")
         return (f"built {self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB "
                 f"into {self.out}; {self.written} written, {self.linked} unchanged ({stages})")
 
@@ -101,17 +107,27 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     project = project or find_project(data_dir)
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
+    started = time.perf_counter()
+    inputs = inputs_digest(data_dir, project, runs, {
+        "base_url": base_url, "site_url": site_url, "preview": preview, "strict": strict,
+        "require_prometheus": require_prometheus, "png": png})
+    record = unchanged_build(target.path, inputs) if inputs is not None else None
+    if record is not None:
+        return BuildSummary(
+            Path(target.given), pages=record.pages, files=record.files, bytes=record.bytes,
+            linked=record.files, site_url=record.site_url, unchanged=True,
+            timings={"check": time.perf_counter() - started})
     with Pool() as pool:
         if cold(cache):  # every chart will be rendered: start the workers while loading
             pool.start(cache)
         return _build(data_dir, target, base_url, project, cache, preview, runs, strict,
-                      site_url, progress, require_prometheus, png, pool)
+                      site_url, progress, require_prometheus, png, pool, inputs)
 
 
 def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: Path,
            cache: Path, preview: bool, runs: Sequence[Path], strict: bool,
            site_url: str | None, progress: Progress, require_prometheus: bool, png: bool,
-           pool: Pool) -> BuildSummary:
+           pool: Pool, inputs: str | None) -> BuildSummary:
     summary = BuildSummary(Path(target.given))
     timer = _Timer(summary, progress)
     data = load_dataset(data_dir, runs=runs, require_prometheus=require_prometheus)
@@ -198,10 +214,14 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
         files.add(page.path, render_page(env, page, site, infos))
     timer.done("render")
 
-    stats = files.commit(target)
+    # What the next build needs to know it has nothing to do (never after warnings: they
+    # are worth seeing again).
+    record = {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin} \
+        if inputs is not None and not data.warnings else None
+    stats = files.commit(target, record)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
-    summary.pages, summary.files, summary.bytes = len(plan.pages), len(files.items()), \
+    summary.pages, summary.files, summary.bytes = len(plan.pages), len(files), \
         files.total_bytes()
     return summary
 

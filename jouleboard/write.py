@@ -102,7 +102,8 @@ class SiteFiles:
     def total_bytes(self) -> int:
         return sum(len(e) if isinstance(e, bytes) else e.size for e in self._files.values())
 
-    def commit(self, out: Path | OutputFolder) -> WriteStats:
+    def commit(self, out: Path | OutputFolder,
+               record: dict[str, object] | None = None) -> WriteStats:
         """Write every file and atomically replace the output folder with the result.
 
         ``out`` is checked (see :mod:`jouleboard.outdir`) before anything is written and again
@@ -119,8 +120,8 @@ class SiteFiles:
         with locked(path):
             folder.check()  # again: another build or a person may have changed it meanwhile
             _recover(path)
-            manifest_path = path.parent / f".{path.name}.manifest.json"
-            previous = read_manifest(manifest_path, path)
+            manifest = manifest_path(path)
+            previous = read_manifest(manifest, path)
             staging = Path(tempfile.mkdtemp(prefix=f".{path.name}-new-", dir=path.parent))
             try:
                 staging.chmod(0o755)  # mkdtemp makes it private; a site is for reading
@@ -130,7 +131,7 @@ class SiteFiles:
                 _swap_into_place(staging, path)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)  # this build's own staging only
-            write_manifest(manifest_path, path, folder_inode, written)
+            write_manifest(manifest, path, folder_inode, written, record)
         self._committed = path
         if self._cleanup is not None:
             self._cleanup()  # the spooled files are in the site now
@@ -206,32 +207,90 @@ def _manifest_checksum(body: dict[str, object]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
 
 
+def manifest_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.manifest.json"
+
+
 def write_manifest(path: Path, out: Path, folder_inode: int,
-                   files: dict[str, list[object]]) -> None:
+                   files: dict[str, list[object]], record: dict[str, object] | None = None,
+                   ) -> None:
     """Record what this build wrote into ``out`` (whose inode is ``folder_inode``), with a
     checksum, so a damaged, edited or foreign manifest is recognised."""
     body: dict[str, object] = {"format": _MANIFEST_FORMAT, "folder": str(out),
-                               "folder_inode": folder_inode, "files": files}
+                               "folder_inode": folder_inode, "files": files,
+                               "build": record or {}}
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps({**body, "checksum": _manifest_checksum(body)}, sort_keys=True),
                    encoding="utf-8")
     os.replace(tmp, path)
 
 
+def _intact(path: Path, out: Path) -> dict[str, object] | None:
+    """The manifest at ``path`` if it is intact and was written for this very folder."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        checksum = doc.pop("checksum")
+        if (checksum != _manifest_checksum(doc) or doc["format"] != _MANIFEST_FORMAT
+                or doc["folder"] != str(out)
+                or doc["folder_inode"] != os.lstat(out).st_ino
+                or not isinstance(doc["files"], dict)):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+@dataclass(frozen=True)
+class LastBuild:
+    """What :func:`unchanged_build` tells of the last build into a folder."""
+
+    pages: int
+    files: int
+    bytes: int
+    site_url: str
+
+
+def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
+    """The last build into ``out`` if it was made from ``inputs`` (a digest of
+    :mod:`jouleboard.fingerprint`) and the folder is still exactly what it wrote: every file
+    it lists unchanged (size, mtime, inode), nothing added. Else None: build."""
+    path = out.resolve()
+    doc = _intact(manifest_path(path), path)
+    record = doc.get("build") if doc is not None else None
+    if doc is None or not isinstance(record, dict) or record.get("inputs") != inputs:
+        return None
+    files = doc["files"]
+    assert isinstance(files, dict)
+    try:
+        for name, entry in files.items():
+            _trusted_digest(path, name, entry)
+        found = 0
+        for folder, _dirs, names in os.walk(path):
+            for name in names:
+                if os.path.relpath(os.path.join(folder, name), path) not in files:
+                    return None
+                found += 1
+        if found != len(files):
+            return None
+        return LastBuild(pages=int(record["pages"]), files=len(files),
+                         bytes=sum(int(entry[1]) for entry in files.values()),
+                         site_url=str(record["site_url"]))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
 def read_manifest(path: Path, out: Path) -> dict[str, str]:
     """Digests of the previous build's files by path, or ``{}`` (write everything) unless
     the manifest is intact, was written for this very folder, and every file it lists is
     still the file that build wrote (same size, mtime and inode)."""
+    doc = _intact(path, out)
+    if doc is None:
+        return {}
+    files = doc["files"]
+    assert isinstance(files, dict)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        checksum = doc.pop("checksum")
-        files = doc["files"]
-        if (checksum != _manifest_checksum(doc) or doc["format"] != _MANIFEST_FORMAT
-                or doc["folder"] != str(out)
-                or doc["folder_inode"] != os.lstat(out).st_ino):
-            return {}
         return {name: _trusted_digest(out, name, entry) for name, entry in files.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, TypeError):
         return {}
 
 

@@ -1,0 +1,103 @@
+"""One digest of everything a build's output depends on.
+
+A build records it in the output's manifest; the next build with the same digest, into an
+output folder still exactly as that build left it, has nothing to do (``jouleboard build``
+after no change returns in a fraction of a second). The digest covers the content of every
+file of the data folder, the site's and the packaged templates and content, the package's
+own code, registered task kinds, the raw run trees (by size and modification time: they can
+be large), the versions that shape the output (jouleboard, vl-convert, Python) and the
+build's options. Anything it cannot see (a kind imported by name from site.yaml) disables
+the shortcut.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from jouleboard.resources import content_dir, templates_dir
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _files(root: Path) -> Iterable[Path]:
+    """Every file below ``root`` in a stable order, without hidden ones (which no build
+    reads) and Python's byte-code caches (rewritten by merely running the code); symbolic
+    links to folders are not followed (the loader refuses them: such a build fails)."""
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(names):
+            if not name.startswith("."):
+                yield Path(folder, name)
+
+
+def _add_tree(digest: hashlib._Hash, label: str, root: Path, by_content: bool = True) -> None:
+    digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
+    if not root.exists():
+        return
+    for path in _files(root):
+        digest.update(os.fsencode(path.relative_to(root)) + b"\0")
+        if path.is_symlink():
+            digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
+        if by_content:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        else:
+            st = path.stat()
+            digest.update(f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
+
+
+def _imports_kinds_by_name(data_dir: Path) -> bool:
+    """Whether site.yaml names a kind by import path: code outside every folder hashed here."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load((data_dir / "site.yaml").read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):
+        return False  # the build reports it; its output cannot be up to date anyway
+    entries = doc.get("kinds") if isinstance(doc, dict) else None
+    return isinstance(entries, list) and any(
+        not (isinstance(entry, str) and entry.endswith(".py")) for entry in entries)
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "-"
+
+
+def inputs_digest(data_dir: Path, project: Path, runs: Sequence[Path],
+                  options: Mapping[str, object]) -> str | None:
+    """The hex digest of a build's inputs, or None when they cannot all be seen (then the
+    build always runs). ``options``: every build option that shapes the output."""
+    from jouleboard.kinds import kinds
+
+    if _imports_kinds_by_name(data_dir):
+        return None
+    digest = hashlib.sha256()
+    versions = (_version("jouleboard"), _version("vl-convert-python"), sys.version)
+    digest.update(repr((versions, sorted(options.items()), str(data_dir.resolve()),
+                        str(project.resolve()))).encode())
+    try:
+        _add_tree(digest, "data", data_dir)
+        for label, root in (("site templates", project / "templates"),
+                            ("site content", project / "content"),
+                            ("templates", templates_dir()), ("content", content_dir()),
+                            ("code", _PACKAGE)):
+            _add_tree(digest, label, root)
+        for run in runs:
+            _add_tree(digest, "runs", run, by_content=False)
+        for kind in kinds():
+            source = inspect.getsourcefile(type(kind))
+            digest.update(f"\0kind {type(kind).__module__}.{type(kind).__qualname__}\0".encode())
+            if source is not None:
+                digest.update(hashlib.sha256(Path(source).read_bytes()).digest())
+    except (OSError, TypeError):  # unreadable input: the build itself says where
+        return None
+    return digest.hexdigest()
