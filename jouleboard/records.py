@@ -180,6 +180,12 @@ class SiteSettings(Strict):
     title: VisibleText
     tagline: Annotated[str, Field(max_length=500)] = ""
     top_n: Annotated[int, Field(gt=0, le=1000)] = 7
+    # Rows a task or GPU page's tables hold on its first view; the rest load on demand and
+    # sit on the page's full view (tasks/<task>/all/, gpus/<gpu>/all/), so pages stay small
+    # at any number of models.
+    table_rows: Annotated[int, Field(gt=0, le=10_000, description=(
+        "Rows each table of a task or GPU page shows before 'Show all'; every row is on "
+        "the page's full view."))] = 25
     default_gpus: list[str] = Field(min_length=1)
     data_version: ShortText
     data_date: IsoDate

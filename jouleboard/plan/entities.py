@@ -7,6 +7,7 @@ from typing import Any
 from markupsafe import escape
 
 from jouleboard import rank as ranking
+from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full_view
 from jouleboard.plan.task import ranking_downloads, task_table
 from jouleboard.plan.views import (
     ChartRef,
@@ -184,15 +185,21 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
     if not compared:
         return None
     value = {key: units.efficiency(c.energy_per_output_joules) for key, c in best.items()}
-    order = {m: i for i, m in enumerate(sorted(compared, key=lambda m: -value[(m, gpu)]))}
+    # A 24 px band per model: past the first view's table rows, the best on this GPU only.
+    ranked = sorted(compared, key=lambda m: (-value[(m, gpu)], m))[: site.table_rows]
+    order = {m: i for i, m in enumerate(ranked)}
     points = [{"model": site.registry.models[m].nickname, "gpu": g, "order": order[m],
-               "value": value[(m, g)]} for (m, g) in best if m in compared]
+               "value": value[(m, g)]} for (m, g) in best if m in order]
+    which = (f"the {len(compared)} models" if len(ranked) == len(compared) else
+             f"the {len(ranked)} best on {gpu} of the {len(compared):,} models")
+    title = f"{t.info.name}: best {units.efficiency_unit_lower} per GPU"
     spec = charts.bind(charts.gpu_compare(f"Best {units.efficiency_words}"), {"table": points},
-                       f"{t.info.name}: best {units.efficiency_unit_lower} per GPU")
+                       title if len(ranked) == len(compared) else
+                       f"{title} (top {len(ranked)} of {len(compared):,} models)")
     return chart_ref(
         site.urls, "gpu-compare", [gpu, t.id], spec["title"],
         f"Dot plot of each model's best {units.efficiency_words} on each GPU at "
-        f"{t.deadline_text()}, for the {len(compared)} models measured on more than one GPU; "
+        f"{t.deadline_text()}, for {which} measured on more than one GPU; "
         "the comparison table gives the same figures.", spec, site.urls.gpu(gpu),
         f"at {t.deadline_text()}")
 
@@ -227,5 +234,7 @@ def gpu_page(site: SiteView, gpu: str) -> Part:
                 f"Models ranked by "
                 f"{efficiency_phrase(t.units for t in site.tasks.values() if t.id in shown)} "
                 f"on {info.name}.",
-                GpuBody(info.name, facts, tuple(sections)))
-    return out + Part(pages=(page,))
+                body := GpuBody(info.name, facts, tuple(sections)))
+    first = gpu_first_view(body, site.urls.url(full_view_path(page.path)),
+                           site.table_rows, site.top_n)
+    return out + Part(pages=with_full_view(page, first))

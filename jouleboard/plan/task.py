@@ -10,6 +10,7 @@ from typing import Any
 from jouleboard import rank as ranking
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.plan.explore import explore_payload
+from jouleboard.plan.first_view import full_view_path, task_first_view, with_full_view
 from jouleboard.plan.views import (
     Calculator,
     ChartRef,
@@ -82,24 +83,48 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         site.urls.task(t.id), f"at {t.deadline_text()}", table_id=f"ranking-{t.id}")
 
 
-def scatter_chart(site: SiteView, t: TaskView) -> ChartRef:
+def scatter_configs(t: TaskView, limit: int = charts.MAX_POINTS) -> tuple[list[Any], str]:
+    """The configurations the configurations chart draws: all of them, or past
+    charts.MAX_POINTS a sample that keeps every chosen one and the Pareto front; and a
+    sentence saying so ("" when all are drawn)."""
+    p = t.deadline.percentile
+    kept = {r.config.identity for r in t.ranking} | {
+        c.identity for c in ranking.pareto_frontier(t.configs, p)}
+    shown = charts.sample(t.configs, lambda c: c.identity in kept, lambda c: repr(c.identity),
+                          limit)
+    if len(shown) == len(t.configs):
+        return shown, ""
+    return shown, (f"Showing {len(shown):,} of {len(t.configs):,} configurations: every "
+                   "chosen one, the Pareto front of energy against latency, and an even "
+                   "sample of the rest; all are in the configurations CSV (Downloads).")
+
+
+def scatter_chart(site: SiteView, t: TaskView, limit: int = charts.MAX_POINTS
+                  ) -> tuple[ChartRef, str]:
+    """The configurations chart (at most ``limit`` points), and its sampling note ("" when
+    it draws them all)."""
     p, latency = t.deadline.percentile, t.kind.latency
     chosen = {r.config.identity for r in t.ranking}
+    configs, note = scatter_configs(t, limit)
     rows = [{"model": site.registry.models[c.model_id].nickname, "gpu": c.gpu_model,
              "latency": t.kind.chart_latency(c, p), "energy": c.energy_per_output_joules,
              "chosen": c.identity in chosen, "config": t.kind.config_label(c)}
-            for c in t.configs]
+            for c in configs]
+    what = (f"all {len(rows)} configurations" if not note else
+            f"{len(rows):,} of the {len(t.configs):,} configurations (a sample that keeps "
+            "every chosen one and the Pareto front)")
     spec = charts.bind(charts.task_scatter(latency.axis_title(p),
                                            f"Energy per {t.units.output} (J)"),
                        {"table": rows, "deadline": t.deadline_rows()},
-                       f"{t.info.name}: every configuration")
+                       f"{t.info.name}: every configuration" if not note else
+                       f"{t.info.name}: {len(rows):,} of {len(t.configs):,} configurations")
     return chart_ref(
         site.urls, "configurations", [t.id], spec["title"],
-        f"Scatter plot of energy per {t.units.output} against {latency.words[p]} for all "
-        f"{len(rows)} configurations, with the {latency.value(t.deadline.ms)} deadline drawn "
+        f"Scatter plot of energy per {t.units.output} against {latency.words[p]} for {what}, "
+        f"with the {latency.value(t.deadline.ms)} deadline drawn "
         "and each model's chosen configuration enlarged; the ranking table lists the chosen "
         "ones.", spec, site.urls.task(t.id), f"deadline: {t.deadline_text()}",
-        table_id=f"ranking-{t.id}")
+        table_id=f"ranking-{t.id}"), note
 
 
 def standings(site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]]
@@ -137,10 +162,12 @@ def task_finding(site: SiteView, t: TaskView) -> Finding:
                    site.top_n)
 
 
-def sensitivity_rows(site: SiteView, t: TaskView) -> list[dict[str, Any]]:
+def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None
+                     ) -> list[dict[str, Any]]:
     """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
     time a looser deadline admits a better configuration, and one at the loosest latency so
-    every line runs to the right edge. Order: the default ranking, then the rest."""
+    every line runs to the right edge. Order: the default ranking, then the rest; the first
+    ``limit`` models only (None: all)."""
     p, scale = t.deadline.percentile, t.kind.latency.scale_ms
     configs = [c for c in t.configs if c.gpu_model in site.default_gpus]
     if not configs:
@@ -148,7 +175,8 @@ def sensitivity_rows(site: SiteView, t: TaskView) -> list[dict[str, Any]]:
     end = max(c.latency_ms(p) for c in configs) / scale
     order = {r.config.model_id: r.rank for r in t.ranking}
     rows: list[dict[str, Any]] = []
-    for model in sorted({c.model_id for c in configs}, key=lambda m: (order.get(m, 1e9), m)):
+    models = sorted({c.model_id for c in configs}, key=lambda m: (order.get(m, 1e9), m))
+    for model in models[:limit]:
         best = None
         name = site.registry.models[model].nickname
         for c in sorted((c for c in configs if c.model_id == model),
@@ -163,20 +191,24 @@ def sensitivity_rows(site: SiteView, t: TaskView) -> list[dict[str, Any]]:
 
 
 def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
-    rows = sensitivity_rows(site, t)
+    # One line per model: past the first view's table rows, only the best-ranked models.
+    rows = sensitivity_rows(site, t, site.table_rows)
     if not rows:
         return None
     p, latency, units = t.deadline.percentile, t.kind.latency, t.units
     gpus = in_words(measured_gpus(sorted(site.default_gpus), t.configs))
+    total = len({c.model_id for c in t.configs if c.gpu_model in site.default_gpus})
+    drawn = len({r["model"] for r in rows})
+    which = "" if drawn == total else f" (the top {drawn} of {total:,} models)"
     spec = charts.bind(charts.deadline_sensitivity(
         f"Deadline: {latency.words[p]} ({latency.unit}, log)",
         f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}"),
         {"table": rows, "deadline": t.deadline_rows()},
-        f"{t.info.name}: best {units.efficiency_words} as the deadline loosens")
+        f"{t.info.name}: best {units.efficiency_words} as the deadline loosens{which}")
     return chart_ref(
         site.urls, "deadlines", [t.id], spec["title"],
-        f"Step lines, one per model, of each model's best {units.efficiency_words} at every "
-        f"deadline on {latency.words[p]}, on {gpus}; the "
+        f"Step lines, one per model{which}, of each model's best {units.efficiency_words} at "
+        f"every deadline on {latency.words[p]}, on {gpus}; the "
         f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
         "the two models swap ranks. The ranking tables list the figures at set deadlines.",
         spec, site.urls.task(t.id), f"default deadline {latency.value(t.deadline.ms)} drawn",
@@ -217,7 +249,7 @@ def task_page(site: SiteView, t: TaskView) -> Part:
         f"{min(len(t.ranking), site.top_n)} at {t.deadline_text()}",
         t.ranking[: site.top_n], site.registry, site.urls, inputs,
         t.kind.footprint_scales(t.units)))
-    scatter, bar = scatter_chart(site, t), bar_chart(site, t)
+    (scatter, scatter_note), bar = scatter_chart(site, t), bar_chart(site, t)
     sensitivity = sensitivity_chart(site, t)
     quality, quality_part = quality_section(site, t)
     explorer, explore_part = explore(site, t)
@@ -225,13 +257,16 @@ def task_page(site: SiteView, t: TaskView) -> Part:
                     t.deadline_text(),
                     in_words(measured_gpus(site.registry.site.default_gpus, t.configs)), table,
                     tuple(presets), scatter, bar, downloads, explorer, calculator, quality,
-                    site.findings[t.id], sensitivity)
+                    site.findings[t.id], sensitivity, scatter_note=scatter_note)
     benchmark = f" ({info.benchmark})" if info.benchmark != info.name else ""
     page = Page(site.urls.task(t.id), "task.html", f"{info.name} energy leaderboard",
                 f"Models ranked by {t.units.efficiency_words} on {info.name}{benchmark} at "
                 f"{t.deadline_text()}.", body)
+    first = task_first_view(body, site.urls.url(full_view_path(page.path)), site.table_rows,
+                            site.top_n)
     return out + quality_part + explore_part + Part(
-        pages=(page,), charts=(scatter, *(c for c in (bar, sensitivity) if c)))
+        pages=with_full_view(page, first),
+        charts=(scatter, *(c for c in (bar, sensitivity) if c)))
 
 
 def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None, Part]:

@@ -62,6 +62,18 @@ class HomeBody:
 
 
 @dataclass(frozen=True)
+class MoreRows:
+    """A table cut to its first rows on a page's first view: how many rows it has in all,
+    the page that shows every row (no script needed), and the caption of the whole table
+    (the page script shows it once every row is in)."""
+
+    shown: int
+    total: int
+    full_url: str
+    full_caption: str
+
+
+@dataclass(frozen=True)
 class PresetRanking:
     label: str
     table: Table
@@ -109,6 +121,10 @@ class TaskBody:
     quality: QualitySection | None
     finding: Finding | None = None
     sensitivity: ChartRef | None = None
+    # Tables cut on the first view, by table id (empty on a full view), and the full view.
+    more: dict[str, MoreRows] = field(default_factory=dict)
+    full_url: str = ""
+    scatter_note: str = ""  # how the configurations chart samples a large task, or ""
 
 
 @dataclass(frozen=True)
@@ -177,6 +193,9 @@ class GpuBody:
     name: str
     facts: tuple[tuple[str, str], ...]
     sections: tuple[GpuTaskSection, ...]
+    # Tables cut on the first view, by table id (empty on a full view), and the full view.
+    more: dict[str, MoreRows] = field(default_factory=dict)
+    full_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -381,3 +400,8 @@ class SiteView:
     @property
     def top_n(self) -> int:
         return self.registry.site.top_n
+
+    @property
+    def table_rows(self) -> int:
+        """Rows a task or GPU page's tables hold on its first view (site.yaml table_rows)."""
+        return self.registry.site.table_rows

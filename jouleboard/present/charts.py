@@ -14,9 +14,9 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 Spec = dict[str, Any]
 
@@ -369,6 +369,26 @@ def themed(svg: str) -> str:
     """An SVG export with the dark-scheme rules inserted after its opening tag."""
     head, sep, rest = svg.partition(">")
     return head + sep + THEME_STYLE + rest if sep else svg
+
+
+MAX_POINTS = 2000  # points a scatter chart draws; beyond, it shows a sample (sample())
+P = TypeVar("P")
+
+
+def sample(items: Sequence[P], keep: Callable[[P], bool], key: Callable[[P], str],
+           limit: int = MAX_POINTS) -> list[P]:
+    """At most ``limit`` of ``items`` (all of them if there are no more), in their order:
+    every item ``keep`` marks (even past ``limit``), then the rest chosen by a SHA-256 of
+    their ``key``, so the same items give the same sample (no random state) and the sample
+    is spread evenly over the chart, not one end of it."""
+    if len(items) <= limit:
+        return list(items)
+    kept = [keep(i) for i in items]
+    room = max(limit - sum(kept), 0)
+    others = sorted((hashlib.sha256(key(i).encode()).hexdigest(), n)
+                    for n, i in enumerate(items) if not kept[n])
+    chosen = {n for _, n in others[:room]}
+    return [i for n, i in enumerate(items) if kept[n] or n in chosen]
 
 
 def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:

@@ -401,7 +401,25 @@
       if (note) note.dataset.default = note.textContent;
     }
     let viewUrl = null;
+    // Tables cut on the first view (plan/first_view.py): "Show all", a search or a sort
+    // ranks every model from the explore JSON in place, as any other view does.
+    const showAll = Array.from(document.querySelectorAll("button.show-all"));
+    let everyRow = showAll.length === 0;
+    showAll.forEach((button) => {
+      button.hidden = false;
+      button.addEventListener("click", () => { showEveryRow(); render(); });
+    });
     addTicks();
+
+    function showEveryRow() {
+      if (everyRow) return;
+      everyRow = true;
+      for (const button of showAll) {
+        const cut = document.getElementById(button.dataset.table);
+        if (cut && captions.has(cut)) captions.set(cut, button.dataset.caption);
+        button.closest(".more-rows").hidden = true;
+      }
+    }
 
     function addTicks() {
       const holder = document.createElement("div");
@@ -537,10 +555,12 @@
 
     async function render() {
       S.filterRows(table, state.q);
-      if (!interactive && isDefault()) {
+      const wantAll = !everyRow && (state.q !== "" || state.sort !== "");
+      if (!interactive && isDefault() && !wantAll) {
         applySort();
         return; // the server-rendered page already shows this view
       }
+      showEveryRow();
       interactive = true;
       const data = await loadData(d.data);
       const options = {
@@ -660,6 +680,7 @@
     table.addEventListener("jb:sorted", (event) => {
       const sort = `${event.detail.index}.${event.detail.direction}`;
       if (sort !== state.sort) { state.sort = sort; writeUrl(state, defaults, true); }
+      if (!everyRow) render();  // sort every model, not only the first view's rows
     });
     form.addEventListener("submit", (event) => event.preventDefault());
     form.querySelector("button[type=reset]").addEventListener("click", (event) => {
