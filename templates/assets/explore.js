@@ -407,7 +407,7 @@
     let everyRow = showAll.length === 0;
     showAll.forEach((button) => {
       button.hidden = false;
-      button.addEventListener("click", () => { showEveryRow(); render(); });
+      button.addEventListener("click", () => { interactive = true; render(); });
     });
     addTicks();
 
