@@ -113,17 +113,21 @@ def child_build(args: argparse.Namespace) -> int:
         original_render_charts = B.render_charts
 
         def render_charts(specs: dict[str, Any], formats: tuple[str, ...] = ("svg", "png"),
-                          cache: Path = B.DEFAULT_CACHE) -> dict[tuple[str, str], bytes]:
+                          cache: Path = B.DEFAULT_CACHE, *rest: Any,
+                          **kw: Any) -> dict[tuple[str, str], bytes]:
+            def kind(cid: str) -> str:  # a phone render (id ending ~phone) is its own kind
+                return cid.split("--")[0] + ("~phone" if cid.endswith("~phone") else "")
+
             first: dict[str, str] = {}
             for cid in sorted(specs):
-                first.setdefault(cid.split("--")[0], cid)
+                first.setdefault(kind(cid), cid)
             real = original_render_charts({cid: specs[cid] for cid in first.values()},
-                                          formats, cache)
+                                          formats, cache, *rest, **kw)
+            stub = {(cid, fmt): bytes(bytearray(real[(first[kind(cid)], fmt)]))
+                    for cid in specs for fmt in formats if (first[kind(cid)], fmt) in real}
             stub_info.update(charts=len(specs), kinds=sorted(first),
-                             real_renders=len(real), stub_renders=len(specs) * len(formats))
-            # a copy per chart, as real renders are: memory stays realistic
-            return {(cid, fmt): bytes(bytearray(real[(first[cid.split("--")[0]], fmt)]))
-                    for cid in specs for fmt in formats}
+                             real_renders=len(real), stub_renders=len(stub))
+            return stub  # a copy per chart, as real renders are: memory stays realistic
 
         B.render_charts = render_charts
 
@@ -135,8 +139,9 @@ def child_build(args: argparse.Namespace) -> int:
 
         profiler = cProfile.Profile()
         profiler.enable()
+    png = {"png": True} if args.png else {}  # older refs (--ref) have no png option
     summary = B.build_site(Path(args.data), Path(args.out), project=Path(args.project),
-                           cache=cache)
+                           cache=cache, **png)
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(args.profile)
@@ -277,52 +282,71 @@ class Runner:
         env = dict(self.env)
         if cache is not None:
             env["JOULEBOARD_CACHE"] = str(cache)
-        load_before = os.getloadavg()[0]  # other work on the machine skews timings
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, cwd=self.project, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
-        sampler = TreeSampler(proc.pid)
-        sampler.start()
         progress: list[dict[str, Any]] = []
-        stderr: list[str] = []
 
-        def read_out() -> None:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                if line.startswith("STAGE "):
-                    progress.append(json.loads(line[6:]))
+        def on_line(line: str) -> None:
+            if line.startswith("STAGE "):
+                progress.append(json.loads(line[6:]))
 
-        def read_err() -> None:
-            assert proc.stderr is not None
-            stderr.extend(proc.stderr)
-
-        readers = [threading.Thread(target=read_out, daemon=True),
-                   threading.Thread(target=read_err, daemon=True)]
-        for r in readers:
-            r.start()
-        killed = False
-        try:
-            proc.wait(timeout=max(timeout, 1.0))
-        except subprocess.TimeoutExpired:
-            killed = True
-            os.killpg(proc.pid, signal.SIGKILL)  # the build and its chart workers
-            proc.wait()
-        wall = time.perf_counter() - t0
-        sampler.stop()
-        for r in readers:
-            r.join(timeout=5)
+        run = spawn(cmd, env, self.project, timeout, on_line)
         out: dict[str, Any] = {}
-        if not killed and proc.returncode == 0 and result_path.stat().st_size:
+        if not run["killed_at_budget"] and run["returncode"] == 0 and \
+                result_path.stat().st_size:
             out = json.loads(result_path.read_text(encoding="utf-8"))
         result_path.unlink(missing_ok=True)
-        out.update(wall_seconds=wall, returncode=proc.returncode, killed_at_budget=killed,
-                   loadavg_before=load_before, loadavg_after=os.getloadavg()[0],
-                   tree_peak_rss_mb=sampler.peak_kb / 1024.0,
-                   tree_peak_processes=sampler.peak_procs)
+        out.update({k: v for k, v in run.items() if k not in ("stdout", "stderr")})
         out.setdefault("progress", progress)
-        if not killed and proc.returncode != 0:
-            out["error"] = "".join(stderr)[-3000:]
+        if not run["killed_at_budget"] and run["returncode"] != 0:
+            out["error"] = run["stderr"][-3000:]
         return out
+
+
+def spawn(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float,
+          on_line: Any = None) -> dict[str, Any]:
+    """Run ``cmd`` in a new process group, killed (with its children) at ``timeout``
+    seconds: wall seconds, return code, stdout and stderr text (``on_line`` also gets each
+    stdout line as it comes), the load average (1 min) before and after, and the peak summed
+    RSS of its process tree."""
+    load_before = os.getloadavg()[0]  # other work on the machine skews timings
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    sampler = TreeSampler(proc.pid)
+    sampler.start()
+    stdout: list[str] = []
+    stderr: list[str] = []
+
+    def read_out() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            stdout.append(line)
+            if on_line is not None:
+                on_line(line)
+
+    def read_err() -> None:
+        assert proc.stderr is not None
+        stderr.extend(proc.stderr)
+
+    readers = [threading.Thread(target=read_out, daemon=True),
+               threading.Thread(target=read_err, daemon=True)]
+    for r in readers:
+        r.start()
+    killed = False
+    try:
+        proc.wait(timeout=max(timeout, 1.0))
+    except subprocess.TimeoutExpired:
+        killed = True
+        os.killpg(proc.pid, signal.SIGKILL)  # the process and its workers
+        proc.wait()
+    wall = time.perf_counter() - t0
+    sampler.stop()
+    for r in readers:
+        r.join(timeout=5)
+    return {"wall_seconds": wall, "returncode": proc.returncode, "killed_at_budget": killed,
+            "loadavg_before": load_before, "loadavg_after": os.getloadavg()[0],
+            "tree_peak_rss_mb": sampler.peak_kb / 1024.0,
+            "tree_peak_processes": sampler.peak_procs,
+            "stdout": "".join(stdout), "stderr": "".join(stderr)}
 
 
 def _git(*args: str) -> str:
@@ -399,16 +423,22 @@ def add_measurement(data: Path) -> str:
                 if s not in taken)
     old = doc["serving"]["max_num_seqs"]
     doc["serving"]["max_num_seqs"] = seqs
-    m = doc["metrics"]
-    m["avg_batch_size"] = min(m["avg_batch_size"], float(seqs))
-    m["output_throughput_tokens_per_sec"] *= 0.97
-    m["energy_per_token_joules"] = m["avg_power_watts"] / m["output_throughput_tokens_per_sec"]
-    m["energy_per_response_joules"] = m["energy_per_token_joules"] * m["avg_output_len_tokens"]
+    doc["metrics"]["avg_batch_size"] = min(doc["metrics"]["avg_batch_size"], float(seqs))
+    scale_throughput(doc, 0.97)
     target = source.with_name(source.name.replace(f"seqs{old}", f"seqs{seqs}"))
     if target == source:
         target = source.with_name(f"added-seqs{seqs}.json")
     target.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return str(target.relative_to(data))
+
+
+def scale_throughput(doc: dict[str, Any], factor: float) -> None:
+    """Multiply a measurement's output throughput by ``factor`` and keep it consistent:
+    J/token = W / (tokens/s), J/response = J/token x mean output length."""
+    m = doc["metrics"]
+    m["output_throughput_tokens_per_sec"] *= factor
+    m["energy_per_token_joules"] = m["avg_power_watts"] / m["output_throughput_tokens_per_sec"]
+    m["energy_per_response_joules"] = m["energy_per_token_joules"] * m["avg_output_len_tokens"]
 
 
 def edit_description(data: Path) -> str:
@@ -758,10 +788,18 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--result")
         p.add_argument("--profile", default="")
         p.add_argument("--stub-charts", action="store_true")
+        p.add_argument("--png", action="store_true")
         a = p.parse_args(argv[1:])
         return child_build(a) if argv[0] == "_build" else child_charts(a)
 
+    if "--issue19" in argv:  # every budget of issue 19 in one run: see issue19.py
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import issue19
+
+        return issue19.main([a for a in argv if a != "--issue19"])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--issue19", action="store_true",
+                   help="report every budget of issue 19 (see issue19.py; its own options)")
     p.add_argument("--quick", action="store_true", help="default data + 1,000 only")
     p.add_argument("--sizes", default="1000,10000",
                    help="synthetic sizes, comma-separated (default 1000,10000; add 100000)")
@@ -827,11 +865,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _save(results: dict[str, Any]) -> Path:
+    return _save_as(results, "run", "latest.json")
+
+
+def _save_as(results: dict[str, Any], prefix: str, latest: str = "") -> Path:
+    """results/<prefix>-<start time>.json, and a copy as ``latest`` (default
+    <prefix>-latest.json)."""
     stamp = results["started"].replace(":", "").replace("+0000", "Z")
-    path = RESULTS / f"run-{stamp}.json"
+    path = RESULTS / f"{prefix}-{stamp}.json"
     text = json.dumps(results, indent=2)
+    RESULTS.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    (RESULTS / "latest.json").write_text(text, encoding="utf-8")
+    (RESULTS / (latest or f"{prefix}-latest.json")).write_text(text, encoding="utf-8")
     return path
 
 

@@ -1,0 +1,354 @@
+"""Every budget of issue 19 in one run: ``python benchmarks/run.py --issue19``.
+
+    python benchmarks/run.py --issue19 [--quick] [--repeat 3] [--with-100k] [--with-tests]
+                                       [--only 1,2,3,4,5,6,7] [--budget 1800]
+                                       [--no-lighthouse] [--workdir DIR]
+
+Each measurement runs in its own process; the median of ``--repeat`` runs is reported
+(3 by default; ``--quick``: 1 run, the default data only, for development):
+
+1. cold default build: data/ copied, new output folder, empty chart cache, default options
+   (``run.py _build``: build_site with its BuildSummary stage timings). Also reported, not a
+   budget: the same with ``png=True`` (``jouleboard build --png``).
+2. rebuilds in a new process (``python -m jouleboard build``, wall time of the process;
+   stages from its summary line): nothing changed, one new measurement, one edited
+   measurement; then the output tree is compared by sha256 with a clean build of the same
+   inputs (new folder, empty chart cache).
+3. serve: seconds from an edit's write to the reload signal (serve_latency.py).
+4. scale: 10,000 synthetic configurations cold with real charts (wall, peak RSS of the
+   process tree); 100,000 with ``--with-100k`` (killed at ``--budget`` seconds; what
+   finished is reported).
+5. page size: first-view bytes and Lighthouse mobile performance (median of --repeat
+   Lighthouse runs) of the largest task page and the largest GPU page, per size
+   (pagespeed.py; the default data's are reported too, not a budget).
+6. tests: ``python -m pytest -m "not slow"``, and with ``--with-tests`` the README's
+   ``python -m pytest`` (both with ``--durations=5`` for the profile).
+7. Hugo on the same page set (hugo_compare.py) against each size's median cold build.
+
+Writes benchmarks/results/issue19-<UTC time>.json and .md (and issue19-latest.*).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import issue19_report
+import run
+import serve_latency
+
+SIZES = {"10k": 10_000, "100k": 100_000}
+
+
+def machine() -> dict[str, Any]:
+    """Cores, RAM, CPU model, Python and vl-convert versions of this machine."""
+    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version(),
+                            "platform": platform.platform()}
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal:"):
+            info["ram_gib"] = round(int(line.split()[1]) / 2**20, 1)
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            info["cpu"] = line.split(":", 1)[1].strip()
+            break
+    try:
+        info["vl_convert"] = importlib.metadata.version("vl-convert-python")
+    except importlib.metadata.PackageNotFoundError:
+        info["vl_convert"] = None
+    return info
+
+
+def median_run(runs: list[dict[str, Any]], key: str = "wall_seconds") -> dict[str, Any]:
+    """The run with the median ``key`` (the lower middle of an even count), with every
+    run's figure, CPU seconds and load average in ``runs``."""
+    ok = [r for r in runs if r.get(key) is not None and not r.get("error")
+          and not r.get("killed_at_budget")]
+    if not ok:
+        return dict(runs[-1]) if runs else {}
+    out = dict(sorted(ok, key=lambda r: r[key])[(len(ok) - 1) // 2])
+    out["runs"] = [{k: r.get(k) for k in (key, "cpu_seconds", "loadavg_before",
+                                          "loadavg_after", "tree_peak_rss_mb")} for r in ok]
+    return out
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """sha256 of every file below ``root``, by path relative to it."""
+    digests = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            digests[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
+
+
+def compare_trees(a: Path, b: Path) -> dict[str, Any]:
+    da, db = tree_digest(a), tree_digest(b)
+    differ = sorted(k for k in da.keys() & db.keys() if da[k] != db[k])
+    only_a, only_b = sorted(da.keys() - db.keys()), sorted(db.keys() - da.keys())
+    return {"identical": not (differ or only_a or only_b), "files": len(da),
+            "differ": differ[:10], "differ_count": len(differ), "only_incremental":
+            only_a[:10], "only_clean": only_b[:10]}
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, project: Path) -> None:
+        self.args, self.project = args, project
+        self.workdir: Path = args.workdir
+        self.runner = run.Runner(project, self.workdir, str(project))
+        self.results: dict[str, Any] = {}
+
+    def cache(self, name: str) -> Path:
+        """A new, empty chart cache."""
+        path = self.workdir / f"i19-cache-{name}"
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        return path
+
+    def fresh_out(self, name: str) -> Path:
+        out = self.workdir / f"i19-site-{name}"
+        shutil.rmtree(out, ignore_errors=True)
+        (out.parent / f".{out.name}.manifest.json").unlink(missing_ok=True)
+        return out
+
+    def cold(self, name: str, data: Path, png: bool = False, timeout: float = 1800
+             ) -> tuple[dict[str, Any], Path, Path]:
+        """``--repeat`` cold builds (run.py _build, each with a new cache and folder); the
+        median, its output folder and its (now warm) cache."""
+        runs = []
+        for i in range(self.args.repeat):
+            out, cache = self.fresh_out(name), self.cache(name)
+            r = self.runner.child("_build", ["--data", str(data), "--out", str(out),
+                                             "--project", str(data.parent)]
+                                  + (["--png"] if png else []), timeout, cache)
+            print(f"[{name}] cold {i + 1}: {run._one_line(r)}", flush=True)
+            runs.append(r)
+            if r.get("killed_at_budget") or r.get("error"):
+                break
+        return median_run(runs), out, cache
+
+    def cli_build(self, data: Path, out: Path, cache: Path) -> dict[str, Any]:
+        """``python -m jouleboard build`` in a new process: wall time, stages."""
+        cmd = [sys.executable, "-m", "jouleboard", "build", "--data", str(data), "--out",
+               str(out)]
+        env = dict(self.runner.env, JOULEBOARD_CACHE=str(cache))
+        before = run._count_cache(cache)
+        r = run.spawn(cmd, env, self.project, 600)
+        lines = [line for line in r["stdout"].splitlines() if line.strip()]
+        # "built ... (stage 0.12s, ...)", or a one-line "up to date ... (check 0.20s)"
+        summary = next((line for line in lines if line.startswith("built ")),
+                       lines[-1] if lines else "")
+        r["timings"] = serve_latency.stages_of(summary)
+        r["summary"] = summary
+        r["chart_renders"] = run._count_cache(cache) - before
+        if r["returncode"] != 0:
+            r["error"] = r["stderr"][-2000:]
+        return {k: v for k, v in r.items() if k not in ("stdout", "stderr")}
+
+    def rebuilds(self, data: Path, out: Path, cache: Path) -> dict[str, Any]:
+        """Budget 2: nothing changed, one new measurement, one edited measurement."""
+        _, edited = serve_latency.pick_measurement(data)
+        steps = {"noop": lambda n: None,
+                 "add-one": lambda n: run.add_measurement(data),
+                 "edit-one": lambda n: edit_measurement(edited, n)}
+        res: dict[str, Any] = {"edited_file": str(edited.relative_to(data))}
+        for name, before in steps.items():
+            runs = []
+            for n in range(1, self.args.repeat + 1):
+                before(n)
+                r = self.cli_build(data, out, cache)
+                print(f"[default] {name} {n}: {r['wall_seconds']:.2f}s {r.get('summary')}"
+                      f"{' ERROR ' + r['error'] if r.get('error') else ''}", flush=True)
+                runs.append(r)
+            res[name] = median_run(runs)
+        clean = self.fresh_out("default-clean")
+        r = self.cli_build(data, clean, self.cache("default-clean"))
+        res["clean"] = r
+        res["same_as_clean"] = compare_trees(out, clean) if not r.get("error") else None
+        print(f"[default] incremental output == clean build: {res['same_as_clean']}",
+              flush=True)
+        return res
+
+    def pagespeed(self, name: str, site: Path) -> dict[str, Any]:
+        """Budget 5: the largest task page and the largest GPU page of ``site``."""
+        pages = {kind: largest(site, kind) for kind in ("tasks", "gpus")}
+        result_file = self.workdir / f"i19-pagespeed-{name}.json"
+        cmd = [sys.executable, str(Path(__file__).with_name("pagespeed.py")), str(site),
+               "--runs", str(self.args.repeat), "--lighthouse-runs", str(self.args.repeat),
+               "--json", str(result_file)]
+        cmd += [f"--page={kind}={path}" for kind, path in pages.items() if path]
+        if self.args.no_lighthouse:
+            cmd.append("--no-lighthouse")
+        r = run.spawn(cmd, dict(os.environ), self.project, 3600)
+        if r["returncode"] != 0 or not result_file.exists():
+            return {"error": r["stderr"][-2000:], "pages": pages}
+        site_result = json.loads(result_file.read_text(encoding="utf-8"))["sites"][0]
+        print(f"[{name}] pagespeed: " + ", ".join(
+            f"{k} {p['path']} {p['browser']['bytes'] / 1000:.0f} kB, LH "
+            f"{(p.get('lighthouse') or {}).get('scores', {}).get('performance', '–')}"
+            for k, p in site_result["pages"].items()), flush=True)
+        return site_result
+
+    def hugo(self, name: str, data: Path, cold: dict[str, Any]) -> dict[str, Any]:
+        """Budget 7: Hugo on the same page set, against the median cold build."""
+        import hugo_compare
+
+        try:
+            r = hugo_compare.compare(data, cold, self.workdir / f"i19-hugo-{name}",
+                                     project=self.project, env=self.runner.env,
+                                     runs=max(self.args.repeat, 1))
+        except Exception as e:  # hugo missing and not installable: report, go on
+            return {"error": repr(e)}
+        print(f"[{name}] hugo: {hugo_compare.one_line(r)}", flush=True)
+        return r
+
+    def tests(self, marker: str | None) -> dict[str, Any]:
+        """Budget 6: the test command's wall time (median), its slowest tests."""
+        cmd = [sys.executable, "-m", "pytest", "--durations=5", "-p", "no:cacheprovider"]
+        if marker:
+            cmd += ["-m", marker]
+        runs = []
+        for n in range(self.args.repeat):
+            r = run.spawn(cmd, dict(os.environ), self.project, 3600)
+            tail = r["stdout"].strip().splitlines()
+            r["summary"] = tail[-1].strip("= ") if tail else r["stderr"][-300:]
+            r["slowest"] = slowest(r["stdout"])
+            print(f"[tests] {' '.join(cmd[1:])} ({n + 1}): {r['wall_seconds']:.1f}s "
+                  f"{r['summary']}", flush=True)
+            runs.append({k: v for k, v in r.items() if k not in ("stdout", "stderr")})
+        out = median_run(runs)
+        out["command"] = "python " + " ".join(cmd[1:])
+        return out
+
+    def scale(self, label: str) -> dict[str, Any]:
+        """Budget 4 (and 5, 7) at a synthetic size, real charts."""
+        size = SIZES[label]
+        data, stats = run.prepare_data(f"i19-{label}", size, 0, self.workdir, self.project)
+        res: dict[str, Any] = {"data": stats}
+        cold, out, cache = self.cold(label, data, timeout=self.args.budget)
+        res["cold"] = cold
+        if cold.get("timings") and not cold.get("killed_at_budget"):
+            if 5 in self.args.only:
+                res["pagespeed"] = self.pagespeed(label, out)
+            if 7 in self.args.only and label == "10k":
+                res["hugo"] = self.hugo(label, data, cold)
+        shutil.rmtree(cache, ignore_errors=True)
+        return res
+
+
+def edit_measurement(path: Path, n: int) -> None:
+    """Change a number in one measurement file, within bounds (throughput +-3 %)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    run.scale_throughput(doc, 0.97 if n % 2 else 1.03)
+    serve_latency.write_atomically(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def largest(site: Path, kind: str) -> str | None:
+    """URL path of the largest <kind>/<name>/index.html of a built site."""
+    pages = sorted(site.glob(f"{kind}/*/index.html"), key=lambda p: -p.stat().st_size)
+    return f"/{kind}/{pages[0].parent.name}/" if pages else None
+
+
+def slowest(stdout: str) -> list[str]:
+    """The lines of pytest's --durations section."""
+    lines = stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if "slowest" in line and "durations"
+                  in line), None)
+    if start is None:
+        return []
+    return [line.strip() for line in lines[start + 1:start + 6]
+            if re.match(r"\s*\d+\.\d+s ", line)]
+
+
+def measure(bench: Bench) -> None:
+    args, res = bench.args, bench.results
+    only = args.only
+    if only & {1, 2, 3, 5, 7}:
+        data, stats = run.prepare_data("default", None, 0, bench.workdir, bench.project)
+        serve_source = bench.workdir / "i19-data-pristine"  # serve edits its own copy
+        shutil.rmtree(serve_source, ignore_errors=True)
+        shutil.copytree(data, serve_source)
+        default: dict[str, Any] = {"data": stats}
+        res["default"] = default
+        cold, out, cache = bench.cold("default", data)
+        default["cold"] = cold
+        if 1 in only:
+            default["cold_png"] = bench.cold("default-png", data, png=True)[0]
+        if 5 in only:
+            default["pagespeed"] = bench.pagespeed("default", out)
+        if 7 in only and cold.get("timings"):
+            default["hugo"] = bench.hugo("default", data, cold)
+        if 2 in only:
+            default["rebuilds"] = bench.rebuilds(data, out, cache)
+        if 3 in only:
+            env = dict(bench.runner.env, JOULEBOARD_CACHE=str(cache))  # a warm cache
+            default["serve"] = serve_latency.measure_serve(
+                bench.project, serve_source, bench.workdir, env, args.repeat)
+            print(f"[serve] {issue19_report.serve_line(default['serve'])}", flush=True)
+        run._save_as(res, "issue19")
+    if 6 in only:
+        res["tests"] = {"not_slow": bench.tests("not slow")}
+        if args.with_tests:
+            res["tests"]["all"] = bench.tests(None)
+        run._save_as(res, "issue19")
+    if not args.quick and only & {4, 5, 7}:
+        for label in ["10k"] + (["100k"] if args.with_100k else []):
+            res[label] = bench.scale(label)
+            run._save_as(res, "issue19")
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="run.py --issue19", description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="default data only, 1 run each (a few minutes; development)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    p.add_argument("--only", default="1,2,3,4,5,6,7",
+                   help="budgets to measure, e.g. 1,2,3 (default all)")
+    p.add_argument("--with-100k", action="store_true",
+                   help="also 100,000 configurations with real charts (hours on 2 cores)")
+    p.add_argument("--with-tests", action="store_true",
+                   help="also the whole test suite (python -m pytest), --repeat times")
+    p.add_argument("--budget", type=float, default=1800.0,
+                   help="seconds a scale build may take before it is killed (default 1800)")
+    p.add_argument("--no-lighthouse", action="store_true")
+    p.add_argument("--ref", default="", help="benchmark this git ref, not the working tree")
+    p.add_argument("--workdir", type=Path, default=run.DEFAULT_WORKDIR)
+    args = p.parse_args(argv)
+    args.only = {int(x) for x in args.only.split(",") if x}
+    if args.quick:
+        args.repeat = 1
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    project = run.snapshot(args.ref, args.workdir) if args.ref else run.REPO
+    bench = Bench(args, project)
+    bench.results.update({
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "git_head": run._git("rev-parse", "HEAD"), "ref": args.ref or "(working tree)",
+        "working_tree_dirty": bool(run._git("status", "--porcelain", "--", "jouleboard",
+                                            "templates")),
+        "machine": machine(), "loadavg_before": os.getloadavg(),
+        "args": {k: sorted(v) if isinstance(v, set) else str(v)
+                 for k, v in vars(args).items()}})
+    measure(bench)
+    bench.results["loadavg_after"] = os.getloadavg()
+    path = run._save_as(bench.results, "issue19")
+    markdown = issue19_report.markdown(bench.results)
+    md_path = path.with_suffix(".md")
+    md_path.write_text(markdown, encoding="utf-8")
+    shutil.copyfile(md_path, run.RESULTS / "issue19-latest.md")
+    print()
+    print(markdown)
+    print(f"saved {path.relative_to(run.REPO)} and {md_path.relative_to(run.REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.exit(main(sys.argv[1:]))
