@@ -1,7 +1,8 @@
 """Every budget of issue 19 in one run: ``python benchmarks/run.py --issue19``.
 
     python benchmarks/run.py --issue19 [--quick] [--repeat 3] [--with-100k] [--with-tests]
-                                       [--only 1,2,3,4,5,6,7] [--budget 1800]
+                                       [--only 1,2,3,4,5,6,7] [--sizes default,10k]
+                                       [--budget 1800]
                                        [--no-lighthouse] [--workdir DIR]
 
 Each measurement runs in its own process; the median of ``--repeat`` runs is reported
@@ -127,6 +128,7 @@ class Bench:
         for i in range(self.args.repeat):
             out, cache = self.fresh_out(name), self.cache(name)
             r = self.runner.child("_build", ["--data", str(data), "--out", str(out),
+                                             "--cache", str(cache),
                                              "--project", str(data.parent)]
                                   + (["--png"] if png else []), timeout, cache)
             print(f"[{name}] cold {i + 1}: {run._one_line(r)}", flush=True)
@@ -271,7 +273,7 @@ def slowest(stdout: str) -> list[str]:
 def measure(bench: Bench) -> None:
     args, res = bench.args, bench.results
     only = args.only
-    if only & {1, 2, 3, 5, 7}:
+    if "default" in args.sizes and only & {1, 2, 3, 5, 7}:
         data, stats = run.prepare_data("default", None, 0, bench.workdir, bench.project)
         serve_source = bench.workdir / "i19-data-pristine"  # serve edits its own copy
         shutil.rmtree(serve_source, ignore_errors=True)
@@ -299,8 +301,8 @@ def measure(bench: Bench) -> None:
         if args.with_tests:
             res["tests"]["all"] = bench.tests(None)
         run._save_as(res, "issue19")
-    if not args.quick and only & {4, 5, 7}:
-        for label in ["10k"] + (["100k"] if args.with_100k else []):
+    if only & {4, 5, 7}:
+        for label in (s for s in SIZES if s in args.sizes):
             res[label] = bench.scale(label)
             run._save_as(res, "issue19")
 
@@ -312,6 +314,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     p.add_argument("--only", default="1,2,3,4,5,6,7",
                    help="budgets to measure, e.g. 1,2,3 (default all)")
+    p.add_argument("--sizes", default="default,10k",
+                   help="data sets, of default,10k,100k (default: default,10k; --quick: "
+                   "default)")
     p.add_argument("--with-100k", action="store_true",
                    help="also 100,000 configurations with real charts (hours on 2 cores)")
     p.add_argument("--with-tests", action="store_true",
@@ -323,8 +328,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--workdir", type=Path, default=run.DEFAULT_WORKDIR)
     args = p.parse_args(argv)
     args.only = {int(x) for x in args.only.split(",") if x}
+    args.sizes = set(args.sizes.split(","))
     if args.quick:
         args.repeat = 1
+        args.sizes = {"default"}
+    if args.with_100k:
+        args.sizes.add("100k")
     args.workdir.mkdir(parents=True, exist_ok=True)
     project = run.snapshot(args.ref, args.workdir) if args.ref else run.REPO
     bench = Bench(args, project)

@@ -160,7 +160,7 @@ def hugo_row(label: str, h: dict[str, Any] | None) -> Row:
     return [name, "side by side", f"Hugo {h['hugo_pages_per_second']:.0f} / jouleboard "
             f"{jb:.0f} (render stage)", "(info)",
             f"Hugo {h['hugo']['pages']} pages in {h['hugo']['wall_seconds']:.2f} s wall "
-            f"({h['hugo'].get('version', '').split(' ')[0]}); jouleboard render stage "
+            f"({' '.join(h['hugo'].get('version', '').split()[:2])}); jouleboard render stage "
             f"{h['jouleboard_pages']} pages in {h['jouleboard_render_seconds']:.2f} s; model+"
             f"task pages only: Hugo {h['hugo_model_task_pages_per_second']:.0f}/s, jouleboard "
             f"{h.get('jouleboard_model_task_pages_per_second') or 0:.0f}/s"]

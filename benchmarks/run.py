@@ -131,6 +131,8 @@ def child_build(args: argparse.Namespace) -> int:
 
         B.render_charts = render_charts
 
+    if not args.cache:  # Path("") would be the working directory: the repository
+        raise SystemExit("run.py _build needs --cache DIR")
     cache = Path(args.cache)
     before = _count_cache(cache)
     profiler = None
