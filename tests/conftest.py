@@ -1,16 +1,38 @@
-"""Suite-wide test selection: ``python -m pytest -m "not slow"`` runs the fast unit tests.
+"""Suite-wide setup: test selection, the run's chart cache and the shared site builds.
 
-A test is ``slow`` when it builds a site, renders charts with vl-convert, drives a browser or
-builds the wheel: the modules below do (each builds at least one site or calls vl-convert),
-and so does everything marked ``browser`` or ``package``. The site builds that are the same
-for several modules are shared through :func:`tests.sitebuild.built_site` (once per run).
+Selection: ``python -m pytest -m "not slow"`` runs the fast unit tests. A test is ``slow``
+when it builds a site, renders charts with vl-convert, drives a browser or builds the
+wheel: the modules below do (each builds at least one site or calls vl-convert), and so
+does everything marked ``browser`` or ``package``; a module may also say so itself with
+``pytestmark = pytest.mark.slow``. A test outside them that leaves a built site in its
+``tmp_path`` fails, naming the list to add its module to.
+
+Chart cache: every build of the run, in-process or a ``jouleboard build`` subprocess,
+renders into one fresh folder (``$JOULEBOARD_CACHE``, set here before any test module
+imports jouleboard and inherited by pytest-xdist workers and subprocesses), so a chart is
+rendered once per run and no result depends on what ``~/.cache/jouleboard`` holds. A test
+about the cache itself passes its own ``cache=`` folder or environment.
+
+Shared sites (fixtures below, session-scoped; built at most once per run, whatever the
+number of xdist workers, see :mod:`tests.sitebuild`). They are read-only: a test that
+changes a site or its inputs builds its own, from the smallest data that shows it.
+
+- ``default_site``: committed data/ built with ``python build.py --png`` (every output).
+- ``golden_site``: tests/golden/data built with ``build_site`` (no PNGs).
+- ``payload_site``: the hostile contributor strings of tests/payloads.py.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests import sitebuild
 
 SLOW_MODULES = frozenset({
     "test_atomic_build", "test_cli_and_import", "test_concurrent_builds", "test_content_files",
@@ -18,9 +40,26 @@ SLOW_MODULES = frozenset({
     "test_embed", "test_export", "test_golden", "test_hostile_corpus", "test_html_valid",
     "test_incremental_and_serve", "test_links", "test_out_safety", "test_package",
     "test_quality", "test_releases", "test_serve_robust", "test_write_spool", "test_xss_static",
-    "test_model_sources", "test_require_prometheus", "test_third_kind",
+    "test_model_sources", "test_require_prometheus", "test_third_kind", "test_cli_conventions",
+    "test_unchanged_rebuild",
 })
 _ALWAYS_SLOW = ("browser", "package")
+_OWN_CACHE = "_JOULEBOARD_TEST_CACHE"  # the folder this run made (the controller removes it)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist workers inherit the controller's environment, and so its cache folder.
+    if os.environ.get(_OWN_CACHE) or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    folder = tempfile.mkdtemp(prefix="jouleboard-test-cache-")
+    os.environ["JOULEBOARD_CACHE"] = os.environ[_OWN_CACHE] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER") or not os.environ.get(_OWN_CACHE):
+        return
+    shutil.rmtree(os.environ.pop(_OWN_CACHE), ignore_errors=True)
+    os.environ.pop("JOULEBOARD_CACHE", None)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -28,3 +67,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = Path(str(item.fspath)).stem
         if module in SLOW_MODULES or any(item.get_closest_marker(m) for m in _ALWAYS_SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_build_no_site(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Keeps ``-m "not slow"`` honest: a test not marked slow must not build a site."""
+    if request.node.get_closest_marker("slow") or "tmp_path" not in request.fixturenames:
+        yield
+        return
+    tmp = request.getfixturevalue("tmp_path")  # torn down after this fixture's check
+    yield
+    from jouleboard.outdir import MARKER
+
+    for folder, _, files in os.walk(tmp):
+        if MARKER in files:
+            pytest.fail(f"{request.node.nodeid} built a site ({folder}) but is not marked "
+                        "slow: add its module to SLOW_MODULES in tests/conftest.py",
+                        pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def default_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of the committed data/, built with --png as the deploy workflow does."""
+    return sitebuild.built_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def golden_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of tests/golden/data (36 measurements) built without --png."""
+    return sitebuild.golden_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def payload_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built from tests/payloads.py's script-laden contributor strings."""
+    return sitebuild.payload_site(tmp_path_factory)

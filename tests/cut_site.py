@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.sitebuild import REPO
+from tests.sitebuild import REPO, build_once
 
 TABLE_ROWS = 5
-_built: tuple[Path, Path] | None = None
 
 
 def cut_data(folder: Path) -> Path:
@@ -27,14 +26,14 @@ def cut_data(folder: Path) -> Path:
     return data
 
 
+def _build_cut(folder: Path) -> None:
+    subprocess.run([sys.executable, "-m", "jouleboard", "build", "--data",
+                    str(cut_data(folder)), "--out", str(folder / "site"), "-q"], cwd=REPO,
+                   check=True)
+
+
 def cut_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(data folder, built site) of :func:`cut_data`, built at most once per session."""
-    global _built
-    if _built is None:
-        folder = tmp_path_factory.mktemp("cut-site")
-        data = cut_data(folder)
-        out = folder / "site"
-        subprocess.run([sys.executable, "-m", "jouleboard", "build", "--data", str(data),
-                        "--out", str(out), "-q"], cwd=REPO, check=True)
-        _built = (data, out)
-    return _built
+    """(data folder, built site) of :func:`cut_data`, built at most once per test run (one
+    build shared by every xdist worker: tests.sitebuild.build_once)."""
+    folder = build_once(tmp_path_factory, "cut-site", _build_cut)
+    return folder / "data", folder / "site"

@@ -103,11 +103,11 @@ def _tree(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_chart_ids_and_bytes_are_stable_when_input_files_are_renamed(tmp_path: Path) -> None:
+def test_chart_ids_and_bytes_are_stable_when_input_files_are_renamed(
+        golden_site: Path, tmp_path: Path) -> None:
     """Renaming and reshuffling measurement files changes no chart id and no byte of the
     site except the provenance 'source' paths in the downloads."""
-    first = tmp_path / "a"
-    build_site(DATA, first, project=REPO)
+    first = golden_site  # DATA built as is
     moved = tmp_path / "data"
     shutil.copytree(DATA, moved)
     files = sorted((moved / "measurements").rglob("*.json"))
@@ -127,12 +127,11 @@ def test_chart_ids_and_bytes_are_stable_when_input_files_are_renamed(tmp_path: P
                or p == "downloads/index.html" for p in differing), differing
 
 
-def test_a_build_without_png_links_no_png(tmp_path: Path) -> None:
+def test_a_build_without_png_links_no_png(golden_site: Path) -> None:
     """PNGs are an option (build --png, which the deploy workflow passes): without it no PNG
     is written and nothing points at one — no 'PNG (2×)' link, no og:image, no oEmbed
     thumbnail — while every other export is there."""
-    out = tmp_path / "site"
-    build_site(DATA, out, project=REPO)
+    out = golden_site  # DATA built without --png
     assert not list(out.rglob("*.png"))
     ids = chart_ids(out)
     assert ids

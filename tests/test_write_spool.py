@@ -54,10 +54,9 @@ def test_files_past_the_limit_are_on_disk_before_commit(tmp_path: Path) -> None:
 
 
 def test_a_site_built_through_the_spool_equals_one_built_in_memory(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = tmp_path / "cache"
-    build_site(GOLDEN_DATA, tmp_path / "memory", project=REPO, cache=cache)
+        golden_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # golden_site (tests/conftest.py) is GOLDEN_DATA built in memory, with the default limit.
     monkeypatch.setattr(write, "_MEMORY_LIMIT", 0)
-    summary = build_site(GOLDEN_DATA, tmp_path / "spooled", project=REPO, cache=cache)
-    assert _tree(tmp_path / "spooled") == _tree(tmp_path / "memory")
+    summary = build_site(GOLDEN_DATA, tmp_path / "spooled", project=REPO)
+    assert _tree(tmp_path / "spooled") == _tree(golden_site)
     assert summary.files == len(_tree(tmp_path / "spooled"))

@@ -1,10 +1,12 @@
 """Contributor strings with hostile payloads come out inert in every file the site publishes.
 
-The payload site (tests/payloads.py) is built once; then every published file is checked by
-its format: HTML pages, SVG and XML (strict XML parser: no script, no event handler, no
-javascript: link, payloads only as text), JSON (parses; HTML inside it is inert), CSV (no
-formula cell), PNG, robots.txt, and the site's own assets. A file of any other kind fails
-the scan unless it carries no payload at all, so a new output format cannot slip past.
+The payload site (tests/payloads.py) is built once per run (the ``payload_site`` fixture of
+tests/conftest.py, shared with tests/browser/test_xss_browser.py); then every published file
+is checked by its format: HTML pages, SVG and XML (strict XML parser: no script, no event
+handler, no javascript: link, payloads only as text), JSON (parses; HTML inside it is
+inert), CSV (no formula cell), PNG, robots.txt, and the site's own assets. A file of any
+other kind fails the scan unless it carries no payload at all, so a new output format
+cannot slip past.
 """
 
 from __future__ import annotations
@@ -19,9 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import build_site
 from tests.golden.tree import REPO
-from tests.payloads import FORMULAS, PAYLOADS, write_payload_data, write_payload_project
+from tests.payloads import FORMULAS, PAYLOADS
 
 # Markers only a payload carries: a file that contains none has no contributor text in it.
 MARKERS = ("__xss", "HYPERLINK", "evil.example", "alert(")
@@ -65,15 +66,6 @@ def scan_html(text: str, allowed: tuple[str, ...] = ()) -> _Scan:
     scan.feed(text)
     scan.close()
     return scan
-
-
-@pytest.fixture(scope="module")
-def payload_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("xss")
-    data = write_payload_data(base / "data")
-    out = base / "site"
-    build_site(data, out, project=write_payload_project(base / "project"))
-    return out
 
 
 def published(site: Path, *suffixes: str) -> list[Path]:

@@ -9,22 +9,16 @@ from typing import Any
 
 import pytest
 
-from jouleboard.build import build_site
 from tests.browser.conftest import serve, watch
-from tests.payloads import write_payload_data, write_payload_project
 
 # Payloads set window.__xss or open a dialog if they ever run.
 PROBE = "() => window.__xss === undefined ? null : String(window.__xss)"
 
 
 @pytest.fixture(scope="module")
-def payload_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    base = tmp_path_factory.mktemp("xss-browser")
-    out = base / "site"
-    build_site(write_payload_data(base / "data"), out,
-               project=write_payload_project(base / "project"))
-    with serve(out) as url:
-        yield url, out
+def payload_out(payload_site: Path) -> Iterator[tuple[str, Path]]:
+    with serve(payload_site) as url:
+        yield url, payload_site
 
 
 @pytest.fixture(scope="module")
