@@ -121,14 +121,18 @@ def _point(rng: random.Random, proto: dict[str, Any], model_id: str, task: str, 
     power = m["avg_power_watts"] * _ln(rng, 0.08)
     power = min(max(power, n * 30.0 * 1.1), n * board_watts)
     throughput = m["output_throughput_tokens_per_sec"] * eff * _ln(rng, 0.05)
-    ept = power / throughput
     avg_len = m["avg_output_len_tokens"] * length * _ln(rng, 0.03)
     median = max(m["median_itl_ms"] * lat * _ln(rng, 0.05), 0.6)
+    batch = min(m["avg_batch_size"] * _ln(rng, 0.05), float(seqs))
+    # the per-model scale factors move throughput and ITL apart: keep throughput within
+    # the validator's 0.02-2x of batch / ITL (bounds.throughput-inconsistent), with margin
+    rate = batch / (median / 1000.0)
+    throughput = min(max(throughput, 0.03 * rate), 1.9 * rate)
+    ept = power / throughput
     r90 = max(1.0, m["p90_itl_ms"] / m["median_itl_ms"] * _ln(rng, 0.05))
     r95 = max(r90, m["p95_itl_ms"] / m["median_itl_ms"] * _ln(rng, 0.05))
     r99 = max(r95, m["p99_itl_ms"] / m["median_itl_ms"] * _ln(rng, 0.05))
     p90, p95, p99 = (min(median * r, 110_000.0) for r in (r90, r95, r99))
-    batch = min(m["avg_batch_size"] * _ln(rng, 0.05), float(seqs))
     doc: dict[str, Any] = {
         "schema_version": 1,
         "kind": kind,
