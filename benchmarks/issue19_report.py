@@ -55,7 +55,7 @@ def build_row(name: str, r: dict[str, Any] | None, limit: float | None,
         return [name, _limit(limit, unit), f"{what} after {r['wall_seconds']:.0f} s",
                 "MISSED" if limit is not None else "–",
                 f"finished stages: {done or 'none'}; tree peak RSS "
-                f"{r.get('tree_peak_rss_mb', 0):.0f} MB"]
+                f"{r.get('tree_peak_rss_mb', 0):.0f} MB" + _first_problem(r.get("error"))]
     value = r.get(key)
     profile = _stages(r.get("timings"))
     extra = [f"CPU {r['cpu_seconds']:.1f} s" if r.get("cpu_seconds") else "",
@@ -67,6 +67,13 @@ def build_row(name: str, r: dict[str, Any] | None, limit: float | None,
     spec = ".0f" if unit == " MB" else ".2f"
     return [name, _limit(limit, unit), _s(value, unit, spec) + _runs(r, key),
             _met(value, limit) if limit is not None else "(info)", profile]
+
+
+def _first_problem(error: str | None) -> str:
+    """The first line of a failed build's report that names a file (else its last line)."""
+    lines = [line for line in (error or "").strip().splitlines() if line.strip()]
+    named = [line for line in lines if ": " in line and "/" in line.split(": ")[0]]
+    return f"; {(named or lines)[0][:300]}" if lines else ""
 
 
 def _limit(limit: float | None, unit: str) -> str:
