@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -43,10 +44,12 @@ def _add_tree(digest: hashlib._Hash, label: str, root: Path, by_content: bool = 
         digest.update(os.fsencode(path.relative_to(root)) + b"\0")
         if path.is_symlink():
             digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
-        if by_content:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
+            digest.update(f"special {st.st_mode} {st.st_ino}\0".encode())
+        elif by_content:
             digest.update(hashlib.sha256(path.read_bytes()).digest())
         else:
-            st = path.stat()
             digest.update(f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
 
 

@@ -21,7 +21,11 @@ class _RefusedKey(yaml.constructor.ConstructorError):
         self.rule = rule
 
 
-class _StrictLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML has it (several times faster); the checks below are ours either way.
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_SafeLoader):  # type: ignore[valid-type,misc]
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
@@ -36,7 +40,8 @@ class _StrictLoader(yaml.SafeLoader):
                 raise _RefusedKey("yaml.duplicate-key", f"duplicate key {key!r}",
                                   key_node.start_mark)
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def _read_text(path: Path) -> tuple[str | None, str, str]:

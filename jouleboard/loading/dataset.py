@@ -46,11 +46,16 @@ def resolved(path: Path) -> Path:
         return path.absolute()
 
 
+@functools.lru_cache(maxsize=1024)
+def _resolved_folder(folder: Path) -> Path:
+    return resolved(folder)  # files of one folder share it: resolved once per build
+
+
 def shown_path(path: Path) -> str:
     """How a path is named in messages: relative to the working folder when inside it, with
     control characters and bytes that are not UTF-8 escaped (one name, one report line)."""
     try:  # the name itself unresolved: a link is named as the link, not as its target
-        shown = (resolved(path.parent) / path.name).relative_to(
+        shown = (_resolved_folder(path.parent) / path.name).relative_to(
             _resolved_cwd(os.getcwd())).as_posix()
     except ValueError:
         shown = path.as_posix()
@@ -143,6 +148,7 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem."""
+    _resolved_folder.cache_clear()  # a long-running process (serve) sees folders change
     kind_problems = load_site_kinds(data_dir, register)  # before tasks name their kinds
     registry, problems = load_registry(data_dir, task_kind_order())
     if registry is None or kind_problems:
@@ -151,10 +157,11 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     files, problems = measurement_files(roots)
     configs: list[Record] = []
     shown: dict[str, str] = {}
+    data_root = resolved(data_dir)
     for path in files:
         name = shown_path(path)
         try:
-            source = resolved(path).relative_to(resolved(data_dir)).as_posix()
+            source = resolved(path).relative_to(data_root).as_posix()
         except ValueError:
             source = name
         shown[source] = name
