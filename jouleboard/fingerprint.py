@@ -25,13 +25,18 @@ from jouleboard.resources import content_dir, templates_dir
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def _files(root: Path) -> Iterable[Path]:
-    """Every file below ``root`` in a stable order, without hidden ones (which no build
-    reads) and Python's byte-code caches (rewritten by merely running the code); symbolic
-    links to folders are not followed (the loader refuses them: such a build fails)."""
-    for folder, dirs, names in os.walk(root):
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def _entries(root: Path) -> Iterable[Path]:
+    """Every file and folder below ``root`` in a stable order, without hidden ones (which no
+    build reads) and Python's byte-code caches (rewritten by merely running the code).
+    Folders count too (an empty one with a bad name fails a build); a link to a folder is
+    an entry, not followed; a folder that cannot be listed raises OSError."""
+    for folder, dirs, names in os.walk(root, onerror=_raise):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-        for name in sorted(names):
+        for name in sorted([*dirs, *names]):
             if not name.startswith("."):
                 yield Path(folder, name)
 
@@ -40,12 +45,15 @@ def _add_tree(digest: hashlib._Hash, label: str, root: Path, by_content: bool = 
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
-    for path in _files(root):
+    for path in _entries(root):
         digest.update(os.fsencode(path.relative_to(root)) + b"\0")
-        if path.is_symlink():
+        st = path.lstat()
+        if stat.S_ISLNK(st.st_mode):
             digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
+            st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            digest.update(b"folder\0")
+        elif not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
             digest.update(f"special {st.st_mode} {st.st_ino}\0".encode())
         elif by_content:
             digest.update(hashlib.sha256(path.read_bytes()).digest())
@@ -101,6 +109,6 @@ def inputs_digest(data_dir: Path, project: Path, runs: Sequence[Path],
             digest.update(f"\0kind {type(kind).__module__}.{type(kind).__qualname__}\0".encode())
             if source is not None:
                 digest.update(hashlib.sha256(Path(source).read_bytes()).digest())
-    except (OSError, TypeError):  # unreadable input: the build itself says where
+    except (OSError, TypeError, RuntimeError):  # unreadable input, a link loop: the build says
         return None
     return digest.hexdigest()

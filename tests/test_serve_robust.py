@@ -66,9 +66,10 @@ def test_ctrl_c_during_a_build_leaves_the_previous_site(project: Path, tmp_path:
     out = tmp_path / "site"
     build_site(project / "data", out, project=project)
     before = tree(out)
-    # An empty chart cache makes the build long enough (charts render cold) to interrupt.
+    # An empty chart cache makes the build long enough (charts render cold) to interrupt;
+    # --png makes it another build than the last (which would otherwise be up to date).
     env = {**os.environ, "JOULEBOARD_CACHE": str(tmp_path / "cold-cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "jouleboard", "build", "--data",
+    proc = subprocess.Popen([sys.executable, "-m", "jouleboard", "build", "--png", "--data",
                              str(project / "data"), "--out", str(out)], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
