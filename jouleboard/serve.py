@@ -23,21 +23,24 @@ from jouleboard.build import build_site, find_project
 from jouleboard.outdir import OutputRefused
 from jouleboard.problems import ValidationFailed
 
-RELOAD_JS = """// jouleboard serve: reload when the site is rebuilt.
+RELOAD_JS = """// jouleboard serve: reload as soon as the site is rebuilt.
 (() => {
   let seen = null;
-  async function check() {
+  async function wait() {
     try {
-      const response = await fetch("/__jouleboard__/version", { cache: "no-store" });
+      // Held open by the server until the build version differs from `seen` (or ~25 s).
+      const query = seen === null ? "" : `?since=${encodeURIComponent(seen)}`;
+      const response = await fetch(`/__jouleboard__/wait${query}`, { cache: "no-store" });
       const version = await response.text();
-      if (seen !== null && version !== seen) location.reload();
+      if (seen !== null && version !== seen) { location.reload(); return; }
       seen = version;
-    } catch (error) { /* the server restarts: try again */ }
-    setTimeout(check, 700);
+      wait();
+    } catch (error) { setTimeout(wait, 1000); /* the server restarts: try again */ }
   }
-  check();
+  wait();
 })();
 """
+WAIT_S = 25.0  # how long a reload request is held open without a rebuild
 
 
 def snapshot(roots: Iterable[Path], skip: Path | None = None) -> dict[str, int]:
@@ -62,8 +65,24 @@ def snapshot(roots: Iterable[Path], skip: Path | None = None) -> dict[str, int]:
 
 
 class _State:
+    """The build version, and a condition that wakes every held reload request when it
+    changes (a page reloads within milliseconds of a finished rebuild, not at its next poll)."""
+
     def __init__(self) -> None:
         self.version = 0
+        self.changed = threading.Condition()
+
+    def bump(self) -> None:
+        with self.changed:
+            self.version += 1
+            self.changed.notify_all()
+
+    def wait_past(self, since: str, timeout: float) -> int:
+        """The version once it is not ``since`` (at once if it already is), or after
+        ``timeout`` seconds the current one."""
+        with self.changed:
+            self.changed.wait_for(lambda: str(self.version) != since, timeout=timeout)
+            return self.version
 
 
 def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHandler]:
@@ -72,9 +91,14 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
             super().__init__(*args, directory=str(out), **kwargs)
 
         def do_GET(self) -> None:
-            if self.path == "/__jouleboard__/version":
+            path, _, query = self.path.partition("?")
+            if path == "/__jouleboard__/version":
                 self._send(str(state.version).encode(), "text/plain")
-            elif self.path == "/__jouleboard__/reload.js":
+            elif path == "/__jouleboard__/wait":
+                since = urllib.parse.parse_qs(query).get("since", [""])[0]
+                version = state.wait_past(since, WAIT_S) if since else state.version
+                self._send(str(version).encode(), "text/plain")
+            elif path == "/__jouleboard__/reload.js":
                 self._send(RELOAD_JS.encode(), "text/javascript")
             else:
                 super().do_GET()
@@ -153,6 +177,8 @@ def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
     project = find_project(data_dir)
     state = _State()
     server = listen(host, port, out, state)
+    roots = [data_dir, project / "templates", project / "content"]
+    before = snapshot(roots, skip=out)  # before the first build: an edit during it counts
     try:
         if not _rebuild(data_dir, out, project) and not out.exists():
             raise SystemExit(1)
@@ -167,8 +193,6 @@ def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
         import webbrowser
 
         webbrowser.open(url)
-    roots = [data_dir, project / "templates", project / "content"]
-    before = snapshot(roots, skip=out)
     started = time.monotonic()
     try:
         while max_seconds is None or time.monotonic() - started < max_seconds:
@@ -177,7 +201,7 @@ def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
             if now != before:
                 before = now
                 if _rebuild(data_dir, out, project):
-                    state.version += 1
+                    state.bump()
     except KeyboardInterrupt:
         pass
     finally:

@@ -96,6 +96,7 @@ def test_serve_serves_rebuilds_and_stops(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys; from pathlib import Path; "
          "from jouleboard.serve import serve; "
+         "import jouleboard.serve as s; s.WAIT_S = 2; "
          f"serve(Path({str(data)!r}), Path({str(out)!r}), port=0, interval_s=0.2, "
          "max_seconds=90)"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
@@ -110,13 +111,15 @@ def test_serve_serves_rebuilds_and_stops(tmp_path: Path) -> None:
         assert "/__jouleboard__/reload.js" in home and "jouleboard sample" in home
         assert urllib.request.urlopen(url + "__jouleboard__/version").read() == b"0"
 
+        # A page's reload request is held open until a rebuild, then answered at once.
+        held = urllib.request.urlopen(url + "__jouleboard__/wait?since=0", timeout=5)
+        assert held.read() == b"0"  # (nothing changed within the hold: WAIT_S cut short)
         site = yaml.safe_load((data / "site.yaml").read_text())
         site["title"] = "Edited while serving"
         (data / "site.yaml").write_text(yaml.safe_dump(site))
-        deadline = time.monotonic() + 60
-        while urllib.request.urlopen(url + "__jouleboard__/version").read() == b"0":
-            assert time.monotonic() < deadline, "no rebuild after the edit"
-            time.sleep(0.2)
+        answer = urllib.request.urlopen(url + "__jouleboard__/wait?since=0", timeout=60)
+        assert answer.read() == b"1"
+        # The rebuilt site is in place when the reload is signalled.
         assert "Edited while serving" in urllib.request.urlopen(url).read().decode()
 
         (data / "site.yaml").write_text("title: [unclosed")  # a broken edit...

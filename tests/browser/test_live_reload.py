@@ -1,0 +1,51 @@
+"""`jouleboard serve` in a real browser: an open page reloads itself after an edit, with no
+request leaving the preview's origin."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.golden.tree import DATA, REPO
+
+pytestmark = pytest.mark.browser
+
+
+def test_an_open_page_reloads_after_an_edit(pw_context: Any, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jouleboard", "serve", "--data", str(data), "--out",
+         str(tmp_path / "preview"), "--port", "0"], cwd=REPO, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        line = ""
+        deadline = time.monotonic() + 120
+        while "serving on" not in line:
+            assert time.monotonic() < deadline and (line or proc.poll() is None), line
+            line = proc.stdout.readline()
+        url = line.split("serving on ", 1)[1].split()[0]
+        page = pw_context.new_page()
+        page.goto(url)
+        assert page.title().endswith("jouleboard sample")
+        page.wait_for_timeout(300)  # the reload request is held open by now
+        site = yaml.safe_load((data / "site.yaml").read_text())
+        site["title"] = "Edited in the editor"
+        (data / "site.yaml").write_text(yaml.safe_dump(site))
+        # No reload by the test: the page's own script does it once the rebuild is in.
+        deadline = time.monotonic() + 60  # polled here: the page's CSP forbids eval
+        while not page.title().endswith("Edited in the editor"):
+            assert time.monotonic() < deadline, "the page did not reload after the edit"
+            page.wait_for_timeout(100)
+        names = page.evaluate("performance.getEntries().map(e => e.name)")
+        assert all(u.startswith(url) or "://" not in u for u in names), names
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
