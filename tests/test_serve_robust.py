@@ -71,7 +71,8 @@ def test_ctrl_c_during_a_build_leaves_the_previous_site(project: Path, tmp_path:
     env = {**os.environ, "JOULEBOARD_CACHE": str(tmp_path / "cold-cache")}
     proc = subprocess.Popen([sys.executable, "-m", "jouleboard", "build", "--png", "--data",
                              str(project / "data"), "--out", str(out)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     try:
         time.sleep(3)
         assert proc.poll() is None, "the build ended before it could be interrupted"
@@ -123,10 +124,17 @@ class Served:
         return "".join(self.lines)
 
 
+def interruptible() -> None:
+    """Ctrl-C back to its default in the child: a pytest-xdist worker ignores SIGINT, and an
+    ignored signal stays ignored across exec (Python then installs no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_serve(data: Path, out: Path) -> tuple[subprocess.Popen[str], list[str]]:
     proc = subprocess.Popen([sys.executable, "-u", "-m", "jouleboard", "serve", "--data",
                              str(data), "--out", str(out), "--port", "0"], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=interruptible)
     lines: list[str] = []
 
     def read() -> None:
