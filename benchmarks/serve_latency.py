@@ -253,3 +253,46 @@ def one_edit(serve: Serve, base: str, page: str, edit: Any, n: int,
             "stages": stages_of(done[1]) if done else {},
             "page_has_edit_at_reload": has_edit(at_reload),
             "page_has_edit_after_rebuild": has_edit(after)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure serve on the repository's data (or ``--data``) with a warm chart cache."""
+    import argparse
+
+    project = Path(__file__).resolve().parent.parent
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("--data", type=Path, default=project / "data",
+                   help="data folder to copy and edit (default: the repository's data/)")
+    p.add_argument("--workdir", type=Path, default=Path("/tmp/serve-latency"),
+                   help="where the site copy and serve's output go")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="chart cache (default $JOULEBOARD_CACHE or the user's cache); "
+                        "warm it with one build first, or the first edit renders every chart")
+    p.add_argument("--repeat", type=int, default=5, help="edits of each kind")
+    p.add_argument("--json", type=Path, help="also write the full result here")
+    args = p.parse_args(argv)
+    env = dict(os.environ)
+    if args.cache is not None:
+        env["JOULEBOARD_CACHE"] = str(args.cache)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    result = measure_serve(project, args.data.resolve(), args.workdir.resolve(), env,
+                           args.repeat)
+    for kind, runs in result.get("edits", {}).items():
+        times = " ".join(f"{r['reload_seconds']:.3f}" if r["reload_seconds"] is not None
+                         else "-" for r in runs)
+        ok = sum(r["page_has_edit_at_reload"] for r in runs)
+        median = result.get(f"{kind}_median_seconds")
+        shown = f"{median:.3f} s" if median is not None else "n/a"
+        print(f"{kind:12} median {shown} (runs {times}); page has the edit at reload "
+              f"{ok}/{len(runs)}")
+    print(f"signal: {result.get('signal')}; startup {result.get('startup_seconds', 0):.1f} s;"
+          f" peak RSS {result.get('tree_peak_rss_mb', 0):.0f} MB", flush=True)
+    if result.get("error"):
+        print(f"error: {result['error']}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 1 if result.get("error") else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -7,25 +7,27 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jouleboard.console import SILENT, Progress
 from jouleboard.content import about_markdown, logo_file
 from jouleboard.export import DEFAULT_CACHE, Pool, cold, render_charts, vega_bundle
 from jouleboard.fingerprint import inputs_digest
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.loading.dataset import load_dataset, shown_path
+from jouleboard.loading.dataset import Dataset, load_dataset, shown_path
 from jouleboard.outdir import OutputFolder, output_folder
 from jouleboard.plan.site import plan_site
-from jouleboard.plan.views import Link
-from jouleboard.present import charts
+from jouleboard.plan.views import ChartRef, Download, Link, Plan
+from jouleboard.present import charts as charts_present
 from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
 from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.releases import load_releases
+from jouleboard.records import SiteSettings
+from jouleboard.releases import ReleaseData, load_releases
 from jouleboard.render import (
     SiteContext,
     environment,
@@ -124,92 +126,156 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                       site_url, progress, require_prometheus, png, pool, inputs)
 
 
+@dataclass(frozen=True)
+class Sources:
+    """Everything a build reads from the data and site folders, checked."""
+
+    data: Dataset
+    about: str | None  # content/about.md, if any
+    themes: tuple[Path, ...]  # template folders, first match wins
+    logo: bytes  # site.yaml's logo file ("" without one)
+    releases: tuple[ReleaseData, ...]
+
+
+def load_sources(data_dir: Path, project: Path, runs: Sequence[Path] = (),
+                 require_prometheus: bool = False, strict: bool = False,
+                 load: Callable[..., Dataset] = load_dataset) -> Sources:
+    """Read and check every input (``load``: :func:`load_dataset` or a memoised one with its
+    signature); raise ValidationFailed on invalid data, or on any warning when ``strict``."""
+    data = load(data_dir, runs=runs, require_prometheus=require_prometheus)
+    about = about_markdown(project)  # a link, folder or bad text: a problem, early
+    themes = tuple(template_dirs(project))
+    logo = (logo_file(data.registry.site.logo, list(themes), shown_path(data_dir / "site.yaml"))
+            if data.registry.site.logo else b"")
+    if strict and data.warnings:
+        raise ValidationFailed(list(data.warnings))
+    releases = tuple(load_releases(data, data_dir)) if data.registry.releases else ()
+    return Sources(data, about, themes, logo, releases)
+
+
+def site_urls(settings: SiteSettings, base_url: str | None, site_url: str | None) -> Urls:
+    """The site's URLs: ``base_url`` and ``site_url`` (command line) over site.yaml's."""
+    return Urls(base_url or settings.base_url,
+                settings.site_url if site_url is None else site_url)
+
+
+def plan_of(sources: Sources, urls: Urls) -> Plan:
+    return plan_site(sources.data, urls, sources.releases, sources.about)
+
+
+def asset_files(sources: Sources, bundle: str, urls: Urls
+                ) -> tuple[dict[str, str | bytes], dict[str, str]]:
+    """The site's assets by output path (names carry a content hash), and each asset's
+    hashed name by its plain one (``vega`` for the Vega bundle)."""
+    names = {"vega": _hashed("vega.js", bundle)}
+    files: dict[str, str | bytes] = {urls.asset(names["vega"]): bundle}
+    for name in ("style.css", "site.js", "rank.js", "explore.js"):
+        text = find_asset(name, sources.themes).read_text(encoding="utf-8")
+        names[name] = _hashed(name, text)
+        files[urls.asset(names[name])] = text
+    files["favicon.svg"] = find_asset("favicon.svg", sources.themes).read_text(
+        encoding="utf-8")
+    logo = sources.data.registry.site.logo
+    if logo:
+        files[urls.asset(logo)] = sources.logo
+    return files, names
+
+
+def chart_specs(charts: Mapping[str, ChartRef]) -> dict[str, dict[str, Any]]:
+    """What to render for ``charts``: each chart's static spec, and its phone render under
+    ``<id>~phone``."""
+    images = {cid: charts_present.static(ref.spec) for cid, ref in charts.items()}
+    phones = {f"{cid}{PHONE}": charts_present.phone(spec) for cid, spec in images.items()}
+    return images | phones
+
+
+def chart_output(chart: ChartRef, exports: Mapping[tuple[str, str], bytes], urls: Urls,
+                 settings: SiteSettings, png: bool
+                 ) -> tuple[dict[str, str | bytes], ChartInfo]:
+    """One chart's published files (SVG, phone SVG, PNG, spec, CSV, oEmbed) by output path,
+    and what pages need of it; ``exports`` holds its renders (see :func:`chart_specs`)."""
+    cid = chart.id
+    svg = charts_present.themed(exports[(cid, "svg")].decode("utf-8"))
+    phone = charts_present.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
+    files: dict[str, str | bytes] = {urls.chart(cid, "svg"): svg,
+                                     urls.chart(cid, "phone.svg"): phone}
+    if png:
+        files[urls.chart(cid, "png")] = exports[(cid, "png")]
+    files[urls.chart(cid, "vl.json")] = dumps_canonical(chart.spec)
+    files[urls.chart(cid, "csv")] = chart_csv(chart.spec)
+    info = chart_info(chart, _svg_size(svg), urls, settings, _svg_size(phone), png)
+    files[urls.oembed(cid)] = dumps_canonical(oembed(chart, info, urls, settings))
+    return files, info
+
+
+def download_text(download: Download) -> str:
+    return to_csv(download.columns, download.records) if download.path.endswith(".csv") \
+        else to_json(download.records)
+
+
+def site_context(sources: Sources, urls: Urls, names: Mapping[str, str],
+                 preview: bool) -> SiteContext:
+    """What every page's frame shows; ``names``: the hashed asset names."""
+    settings = sources.data.registry.site
+
+    def asset(name: str) -> str:
+        return urls.url(urls.asset(names[name]))
+
+    return SiteContext(
+        title=settings.title, tagline=settings.tagline,
+        data_version=settings.data_version, data_date=settings.data_date,
+        attribution_html=render_markdown(settings.attribution_md),
+        base_url=urls.base,
+        nav=navigation(settings.nav, urls, has_changelog=bool(sources.releases)),
+        tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
+                    for tid, t in sources.data.registry.tasks.items()),
+        css_url=asset("style.css"), js_url=asset("site.js"), rank_js_url=asset("rank.js"),
+        explore_js_url=asset("explore.js"),
+        compare_url=urls.url(urls.compare), models_url=urls.url(urls.models_index),
+        downloads_url=urls.url(urls.downloads), about_url=urls.url(urls.about),
+        atom_url=urls.url(urls.atom_feed) if sources.releases else "",
+        reload_js_url="/__jouleboard__/reload.js" if preview else "",
+        vega_url=asset("vega"), favicon_url=urls.url("favicon.svg"),
+        origin=urls.origin,
+        home_url=urls.url(urls.home),
+        logo_url=urls.url(urls.asset(settings.logo)) if settings.logo else "",
+        accent_color=settings.accent_color, glossary_url=urls.url(urls.glossary))
+
+
 def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: Path,
            cache: Path, preview: bool, runs: Sequence[Path], strict: bool,
            site_url: str | None, progress: Progress, require_prometheus: bool, png: bool,
            pool: Pool, inputs: str | None) -> BuildSummary:
     summary = BuildSummary(Path(target.given))
     timer = _Timer(summary, progress)
-    data = load_dataset(data_dir, runs=runs, require_prometheus=require_prometheus)
-    about = about_markdown(project)  # a link, folder or bad text: a problem, early
-    themes = template_dirs(project)
-    logo = (logo_file(data.registry.site.logo, themes, shown_path(data_dir / "site.yaml"))
-            if data.registry.site.logo else b"")
-    if strict and data.warnings:
-        raise ValidationFailed(list(data.warnings))
-    summary.warnings = data.warnings
+    sources = load_sources(data_dir, project, runs, require_prometheus, strict)
+    summary.warnings = sources.data.warnings
     timer.done("load+validate")
-    site_settings = data.registry.site
-    urls = Urls(base_url or site_settings.base_url,
-                site_settings.site_url if site_url is None else site_url)
+    settings = sources.data.registry.site
+    urls = site_urls(settings, base_url, site_url)
     summary.site_url = urls.origin
-    releases = load_releases(data, data_dir) if data.registry.releases else []
-    plan = plan_site(data, urls, releases, about)
+    plan = plan_of(sources, urls)
     timer.done("rank+plan")
 
     files = SiteFiles()
-    bundle = vega_bundle(cache, pool)
-    names = {"vega": _hashed("vega.js", bundle)}
-    files.add(urls.asset(names["vega"]), bundle)
-    for name in ("style.css", "site.js", "rank.js", "explore.js"):
-        text = find_asset(name, themes).read_text(encoding="utf-8")
-        names[name] = _hashed(name, text)
-        files.add(urls.asset(names[name]), text)
-    files.add("favicon.svg", find_asset("favicon.svg", themes).read_text(encoding="utf-8"))
-    if site_settings.logo:
-        files.add(urls.asset(site_settings.logo), logo)
-
-    specs = {cid: ref.spec for cid, ref in plan.charts.items()}
-    images = {cid: charts.static(spec) for cid, spec in specs.items()}
-    phones = {f"{cid}{PHONE}": charts.phone(spec) for cid, spec in images.items()}
-    exports = render_charts(images | phones, ("svg", "png") if png else ("svg",), cache,
-                            progress, svg_only=frozenset(phones), pool=pool)
+    assets, names = asset_files(sources, vega_bundle(cache, pool), urls)
+    exports = render_charts(chart_specs(plan.charts), ("svg", "png") if png else ("svg",),
+                            cache, progress, svg_only=frozenset(
+                                f"{cid}{PHONE}" for cid in plan.charts), pool=pool)
     infos: dict[str, ChartInfo] = {}
     for cid, chart in sorted(plan.charts.items()):
-        svg = charts.themed(exports[(cid, "svg")].decode("utf-8"))
-        phone = charts.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
-        files.add(urls.chart(cid, "svg"), svg)
-        files.add(urls.chart(cid, "phone.svg"), phone)
-        if png:
-            files.add(urls.chart(cid, "png"), exports[(cid, "png")])
-        files.add(urls.chart(cid, "vl.json"), dumps_canonical(specs[cid]))
-        files.add(urls.chart(cid, "csv"), chart_csv(specs[cid]))
-        infos[cid] = chart_info(chart, _svg_size(svg), urls, site_settings, _svg_size(phone),
-                                png)
-        files.add(urls.oembed(cid), dumps_canonical(oembed(chart, infos[cid], urls,
-                                                             site_settings)))
+        chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png)
+        assets |= chart_files
+    for path, content in assets.items():
+        files.add(path, content)
     timer.done("charts")
 
     for download in plan.downloads:
-        if download.path.endswith(".csv"):
-            files.add(download.path, to_csv(download.columns, download.records))
-        else:
-            files.add(download.path, to_json(download.records))
+        files.add(download.path, download_text(download))
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
-
-    site = SiteContext(
-        title=site_settings.title, tagline=site_settings.tagline,
-        data_version=site_settings.data_version, data_date=site_settings.data_date,
-        attribution_html=render_markdown(site_settings.attribution_md),
-        base_url=urls.base,
-        nav=navigation(site_settings.nav, urls, has_changelog=bool(releases)),
-        tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
-                    for tid, t in data.registry.tasks.items()),
-        css_url=urls.url(urls.asset(names["style.css"])),
-        js_url=urls.url(urls.asset(names["site.js"])),
-        rank_js_url=urls.url(urls.asset(names["rank.js"])),
-        explore_js_url=urls.url(urls.asset(names["explore.js"])),
-        compare_url=urls.url(urls.compare), models_url=urls.url(urls.models_index),
-        downloads_url=urls.url(urls.downloads), about_url=urls.url(urls.about),
-        atom_url=urls.url(urls.atom_feed) if releases else "",
-        reload_js_url="/__jouleboard__/reload.js" if preview else "",
-        vega_url=urls.url(urls.asset(names["vega"])), favicon_url=urls.url("favicon.svg"),
-        origin=urls.origin,
-        home_url=urls.url(urls.home),
-        logo_url=urls.url(urls.asset(site_settings.logo)) if site_settings.logo else "",
-        accent_color=site_settings.accent_color, glossary_url=urls.url(urls.glossary))
-    env = environment(themes)
+    site = site_context(sources, urls, names, preview)
+    env = environment(list(sources.themes))
     for page in plan.pages:
         files.add(page.path, render_page(env, page, site, infos))
     timer.done("render")
@@ -217,7 +283,7 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
     # What the next build needs to know it has nothing to do (never after warnings: they
     # are worth seeing again).
     record = {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin} \
-        if inputs is not None and not data.warnings else None
+        if inputs is not None and not sources.data.warnings else None
     stats = files.commit(target, record)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
