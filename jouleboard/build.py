@@ -96,7 +96,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
                preview: bool = False, runs: Sequence[Path] = (),
                strict: bool = False, site_url: str | None = None,
                progress: Progress = SILENT, require_prometheus: bool = False,
-               png: bool = False) -> BuildSummary:
+               png: bool = False, one_shot: bool = False) -> BuildSummary:
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
@@ -104,7 +104,10 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     ones file by file (default: see :func:`find_project`). ``site_url`` (an origin such as
     https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events;
     ``require_prometheus`` drops raw runs without prometheus.json (a warning each); ``png``
-    also renders every chart as a 2x PNG (og:image, oEmbed thumbnails, "PNG (2×)" links).
+    also renders every chart as a 2x PNG (og:image, oEmbed thumbnails, "PNG (2×)" links);
+    ``one_shot``: the process ends after this build (the command line), so a chart worker
+    starts while the data loads instead of vl-convert starting here, after planning, for
+    the next build in this process to reuse.
     """
     project = project or find_project(data_dir)
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
@@ -122,6 +125,8 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     with Pool() as pool:
         if cold(cache):  # every chart will be rendered: start the workers while loading
             pool.start(cache)
+        elif one_shot:  # a chart or two may change: ready a worker meanwhile
+            pool.start(cache, workers=1)
         return _build(data_dir, target, base_url, project, cache, preview, runs, strict,
                       site_url, progress, require_prometheus, png, pool, inputs)
 

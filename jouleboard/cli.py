@@ -269,7 +269,7 @@ def _build(args: argparse.Namespace) -> int:
     summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
                          runs=args.runs, strict=args.strict, site_url=args.site_url,
                          progress=progress, require_prometheus=args.require_prometheus,
-                         png=args.png)
+                         png=args.png, one_shot=True)
     _warn(summary.warnings, strict=False)
     if not summary.site_url:
         print("warning: site_url is empty, so embed codes, citations, feeds and og:image "

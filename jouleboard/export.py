@@ -250,8 +250,9 @@ class Pool:
                 initializer=_start_renderer, initargs=(system_fonts,))
         return self._executors[system_fonts]
 
-    def start(self, cache: Path) -> None:
-        """Start every worker now; one makes the Vega bundle if the cache lacks it."""
+    def start(self, cache: Path, workers: int | None = None) -> None:
+        """Start ``workers`` workers (default: every one) now; one makes the Vega bundle if
+        the cache lacks it."""
         executor = self.executor()
         path = _bundle_path(cache)
         if _load(path) is None:
@@ -260,7 +261,7 @@ class Pool:
             self._bundle.add_done_callback(
                 lambda done: None if done.cancelled() or done.exception() is not None
                 else _store(path, done.result()))
-        for _ in range(_workers() - (self._bundle is not None)):
+        for _ in range(min(workers or _workers(), _workers()) - (self._bundle is not None)):
             executor.submit(_ready)
 
     def bundle(self) -> bytes | None:

@@ -52,7 +52,7 @@ def test_the_bundled_font_measures_every_trusted_character_as_the_system_does(
     specs = [_labelled(label) for label in labels]
     plain, built = _svgs(_PLAIN, specs, tmp_path), _svgs(_BUILD, specs, tmp_path)
     assert len(built) == len(labels) > 15
-    for label, want, got in zip(labels, plain, built):
+    for label, want, got in zip(labels, plain, built, strict=True):
         assert got == want, f"width of {label!r} differs from the system font's"
 
 
