@@ -15,7 +15,7 @@ from typing import Any
 from jouleboard.console import SILENT, Progress
 from jouleboard.content import about_markdown, logo_file
 from jouleboard.export import DEFAULT_CACHE, Pool, cold, render_charts, vega_bundle
-from jouleboard.fingerprint import inputs_digest
+from jouleboard.fingerprint import inputs_digest, render_digest
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.loading.dataset import Dataset, load_dataset, shown_path
 from jouleboard.outdir import OutputFolder, output_folder
@@ -36,6 +36,7 @@ from jouleboard.render import (
     render_page,
     template_dirs,
 )
+from jouleboard.reuse import LastPages, page_key
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles, unchanged_build
 
@@ -54,6 +55,7 @@ class BuildSummary:
     warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable
     site_url: str = ""  # the origin links were made absolute with ("" = root-relative)
     unchanged: bool = False  # the inputs are those of the last build, whose output is intact
+    rendered: int = 0  # pages rendered (the others were the last build's, unchanged)
 
     def __str__(self) -> str:
         stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
@@ -281,14 +283,18 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
         files.add(path, text)
     site = site_context(sources, urls, names, preview)
     env = environment(list(sources.themes))
+    last, basis, keys = LastPages(target.path), render_digest(sources.themes), {}
     for page in plan.pages:
-        files.add(page.path, render_page(env, page, site, infos))
+        keys[page.path] = page_key(page, site, infos, basis)
+        kept = last.get(page.path, keys[page.path])
+        files.add(page.path, kept if kept is not None else render_page(env, page, site, infos))
+        summary.rendered += kept is None
     timer.done("render")
 
-    # What the next build needs to know it has nothing to do (never after warnings: they
-    # are worth seeing again).
-    record = {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin} \
-        if inputs is not None and not sources.data.warnings else None
+    # What the next build needs to know it has nothing to do, and which pages it need not
+    # render (never after warnings: they are worth seeing again).
+    record = {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin,
+              "page_keys": keys} if inputs is not None and not sources.data.warnings else None
     stats = files.commit(target, record)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")

@@ -112,3 +112,17 @@ def inputs_digest(data_dir: Path, project: Path, runs: Sequence[Path],
     except (OSError, TypeError, RuntimeError):  # unreadable input, a link loop: the build says
         return None
     return digest.hexdigest()
+
+
+def render_digest(themes: Sequence[Path]) -> str:
+    """The hex digest of what turns a page's view into HTML: the template folders (first
+    match wins, so their order counts), the package's code, and the versions of Python,
+    Jinja2 and MarkupSafe. An unreadable file gives a digest no build matches."""
+    digest = hashlib.sha256(repr((_version("jinja2"), _version("markupsafe"),
+                                  sys.version)).encode())
+    try:
+        for root in (*themes, _PACKAGE):
+            _add_tree(digest, "render", root)
+    except (OSError, RuntimeError):
+        return "unreadable " + os.urandom(16).hex()
+    return digest.hexdigest()

@@ -279,6 +279,25 @@ def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
         return None
 
 
+def last_pages(out: Path) -> dict[str, tuple[str, str]]:
+    """The page keys the last build into ``out`` recorded (jouleboard/reuse.py), with each
+    page's content digest, for the pages still exactly as that build wrote them."""
+    doc = _intact(manifest_path(out), out)
+    record = doc.get("build") if doc is not None else None
+    keys = record.get("page_keys") if isinstance(record, dict) else None
+    if doc is None or not isinstance(keys, dict):
+        return {}
+    files = doc["files"]
+    assert isinstance(files, dict)
+    found = {}
+    for name, key in keys.items():
+        try:
+            found[name] = (str(key), _trusted_digest(out, name, files[name]))
+        except (OSError, ValueError, TypeError, KeyError):
+            continue  # gone, edited or odd: render it
+    return found
+
+
 def read_manifest(path: Path, out: Path) -> dict[str, str]:
     """Digests of the previous build's files by path, or ``{}`` (write everything) unless
     the manifest is intact, was written for this very folder, and every file it lists is

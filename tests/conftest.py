@@ -41,7 +41,7 @@ SLOW_MODULES = frozenset({
     "test_incremental_and_serve", "test_links", "test_out_safety", "test_package",
     "test_quality", "test_releases", "test_serve_robust", "test_write_spool", "test_xss_static",
     "test_model_sources", "test_require_prometheus", "test_third_kind", "test_cli_conventions",
-    "test_unchanged_rebuild", "test_chart_fonts",
+    "test_unchanged_rebuild", "test_chart_fonts", "test_page_reuse", "test_live_serve",
 })
 _ALWAYS_SLOW = ("browser", "package")
 _OWN_CACHE = "_JOULEBOARD_TEST_CACHE"  # the folder this run made (the controller removes it)

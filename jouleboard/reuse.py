@@ -1,0 +1,70 @@
+"""Pages of the last build reused when nothing they show has changed.
+
+A page's HTML is a function of its view (the plan's page: every value it shows), the site's
+frame, the charts it embeds, and the templates and code that render it. A build records a
+digest of those per page in the output's manifest; the next build into the same folder takes
+a page whose digest is unchanged from the folder (checked against the manifest's content
+digest) instead of rendering it again. After an edited measurement, only the pages that show
+it are rendered. Any doubt (no manifest, an edited page, a different digest) renders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from jouleboard.write import last_pages
+
+_PROTOCOL = 5  # fixed, so a digest does not change with Python's default protocol
+
+
+def page_key(page: Any, site: Any, charts: Mapping[str, Any], basis: str) -> str:
+    """The digest of what ``page`` renders from: its view, ``site`` (the frame), the
+    ``charts`` entries of the charts it shows, and ``basis`` (templates and code: see
+    :func:`jouleboard.fingerprint.render_digest`). Pickling is exact and deterministic for
+    the plan's frozen values (tests/test_page_reuse.py)."""
+    shown = {cid: charts[cid] for cid in sorted(chart_ids(page.body))}
+    body = pickle.dumps((page, site, shown), protocol=_PROTOCOL)
+    return hashlib.sha256(basis.encode("utf-8") + b"\0" + body).hexdigest()
+
+
+def chart_ids(body: Any) -> set[str]:
+    """The ids of every chart in a page body (nested views, tuples, lists)."""
+    import dataclasses
+
+    from jouleboard.plan.views import ChartRef
+    from jouleboard.present.tables import Table
+
+    if isinstance(body, ChartRef):
+        return {body.id}
+    if isinstance(body, Table):  # tables hold no charts: skip their thousands of cells
+        return set()
+    if dataclasses.is_dataclass(body) and not isinstance(body, type):
+        values = [getattr(body, f.name) for f in dataclasses.fields(body)]
+    elif isinstance(body, tuple | list):
+        values = list(body)
+    else:
+        return set()
+    return set().union(*(chart_ids(v) for v in values)) if values else set()
+
+
+class LastPages:
+    """The pages the last build into ``out`` left, by path: each usable while its key is
+    the same and its bytes are still the ones that build wrote."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.known = last_pages(out)
+
+    def get(self, path: str, key: str) -> bytes | None:
+        known = self.known.get(path)
+        if known is None or known[0] != key:
+            return None
+        try:
+            content = (self.out / path).read_bytes()
+        except OSError:
+            return None
+        return content if hashlib.sha256(content).hexdigest() == known[1] else None

@@ -1,0 +1,82 @@
+"""A rebuild renders only the pages whose inputs changed (jouleboard/reuse.py) and takes the
+others from the last build's output, and its result is still the bytes of a clean build."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jouleboard.build import build_site
+from tests.golden.tree import DATA, REPO
+from tests.test_incremental_and_serve import tree
+
+# A build in a new process (as `jouleboard build` runs), printing how many pages it rendered:
+# page keys must not depend on the process that computed them.
+_BUILD = """
+import sys
+from pathlib import Path
+from jouleboard.build import build_site
+summary = build_site(Path(sys.argv[1]), Path(sys.argv[2]), project=Path(sys.argv[3]))
+print(summary.pages, summary.rendered)
+"""
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(DATA, root / "data")
+    (root / "templates").mkdir()
+    build_site(root / "data", root / "site", project=root)
+    return root
+
+
+def rebuild(project: Path) -> tuple[int, int]:
+    done = subprocess.run([sys.executable, "-c", _BUILD, str(project / "data"),
+                           str(project / "site"), str(project)],
+                          capture_output=True, text=True, check=True, timeout=300)
+    pages, rendered = done.stdout.split()
+    return int(pages), int(rendered)
+
+
+def same_as_clean(project: Path, tmp_path: Path) -> bool:
+    build_site(project / "data", tmp_path / "clean", project=project)
+    return tree(project / "site") == tree(tmp_path / "clean")
+
+
+def edit_one_measurement(project: Path) -> None:
+    path = sorted((project / "data" / "measurements").rglob("*.json"))[0]
+    doc = json.loads(path.read_text())
+    doc["metrics"]["median_itl_ms"] *= 1.01
+    path.write_text(json.dumps(doc))
+
+
+def test_an_edited_measurement_renders_only_the_pages_that_show_it(
+        project: Path, tmp_path: Path) -> None:
+    edit_one_measurement(project)
+    pages, rendered = rebuild(project)
+    assert 0 < rendered < pages
+    assert same_as_clean(project, tmp_path)
+
+
+def test_an_edited_template_renders_every_page_that_uses_it(
+        project: Path, tmp_path: Path) -> None:
+    text = (REPO / "templates" / "base.html").read_text()
+    (project / "templates" / "base.html").write_text(text.replace("Built with", "Made with"))
+    pages, rendered = rebuild(project)
+    assert rendered == pages  # every page extends base.html
+    assert "Made with" in (project / "site" / "index.html").read_text()
+    assert same_as_clean(project, tmp_path)
+
+
+def test_a_page_altered_in_the_output_is_rendered_again(project: Path, tmp_path: Path) -> None:
+    page = project / "site" / "glossary" / "index.html"
+    page.write_text(page.read_text().replace("<title>", "<titl3>", 1))
+    edit_one_measurement(project)  # so the build runs at all; the glossary does not show it
+    rebuild(project)
+    assert "<titl3>" not in page.read_text()
+    assert same_as_clean(project, tmp_path)
