@@ -5,6 +5,8 @@ pages of the plan and hands every byte to the one writer."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,7 +38,7 @@ from jouleboard.render import (
     render_page,
     template_dirs,
 )
-from jouleboard.reuse import LastPages, page_key
+from jouleboard.reuse import LastFiles, file_key, page_key
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles, unchanged_build
 
@@ -67,8 +69,10 @@ class BuildSummary:
                 f"into {self.out}; {self.written} written, {self.linked} unchanged ({stages})")
 
 
-class _Timer:
-    def __init__(self, summary: BuildSummary, progress: Progress) -> None:
+class StageTimer:
+    """Seconds per stage into the summary (and to ``progress``)."""
+
+    def __init__(self, summary: BuildSummary, progress: Progress = SILENT) -> None:
         self.summary, self.progress, self.last = summary, progress, time.perf_counter()
 
     def done(self, stage: str) -> None:
@@ -151,13 +155,20 @@ def load_sources(data_dir: Path, project: Path, runs: Sequence[Path] = (),
     signature); raise ValidationFailed on invalid data, or on any warning when ``strict``."""
     data = load(data_dir, runs=runs, require_prometheus=require_prometheus)
     about = about_markdown(project)  # a link, folder or bad text: a problem, early
-    themes = tuple(template_dirs(project))
-    logo = (logo_file(data.registry.site.logo, list(themes), shown_path(data_dir / "site.yaml"))
-            if data.registry.site.logo else b"")
+    sources = with_theme(Sources(data, about, (), b"", ()), data_dir, project)
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))
     releases = tuple(load_releases(data, data_dir)) if data.registry.releases else ()
-    return Sources(data, about, themes, logo, releases)
+    return dataclasses.replace(sources, releases=releases)
+
+
+def with_theme(sources: Sources, data_dir: Path, project: Path) -> Sources:
+    """``sources`` with the template folders and site.yaml's logo read (again)."""
+    themes = tuple(template_dirs(project))
+    logo_name = sources.data.registry.site.logo
+    logo = (logo_file(logo_name, list(themes), shown_path(data_dir / "site.yaml"))
+            if logo_name else b"")
+    return dataclasses.replace(sources, themes=themes, logo=logo)
 
 
 def site_urls(settings: SiteSettings, base_url: str | None, site_url: str | None) -> Urls:
@@ -254,7 +265,7 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
            site_url: str | None, progress: Progress, require_prometheus: bool, png: bool,
            pool: Pool, inputs: str | None) -> BuildSummary:
     summary = BuildSummary(Path(target.given))
-    timer = _Timer(summary, progress)
+    timer = StageTimer(summary, progress)
     sources = load_sources(data_dir, project, runs, require_prometheus, strict)
     summary.warnings = sources.data.warnings
     timer.done("load+validate")
@@ -277,24 +288,25 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
         files.add(path, content)
     timer.done("charts")
 
+    last, basis = LastFiles(target.path), render_digest(sources.themes)
     for download in plan.downloads:
-        files.add(download.path, download_text(download))
+        files.add(download.path, last.get(download.path, file_key(download, basis),
+                                          functools.partial(download_text, download)))
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
     site = site_context(sources, urls, names, preview)
     env = environment(list(sources.themes))
-    last, basis, keys = LastPages(target.path), render_digest(sources.themes), {}
+    made = last.made
     for page in plan.pages:
-        keys[page.path] = page_key(page, site, infos, basis)
-        kept = last.get(page.path, keys[page.path])
-        files.add(page.path, kept if kept is not None else render_page(env, page, site, infos))
-        summary.rendered += kept is None
+        files.add(page.path, last.get(page.path, page_key(page, site, infos, basis),
+                                      functools.partial(render_page, env, page, site, infos)))
+    summary.rendered = last.made - made
     timer.done("render")
 
-    # What the next build needs to know it has nothing to do, and which pages it need not
-    # render (never after warnings: they are worth seeing again).
+    # What the next build needs to know it has nothing to do, and which files it need not
+    # make again (never after warnings: they are worth seeing again).
     record = {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin,
-              "page_keys": keys} if inputs is not None and not sources.data.warnings else None
+              "keys": last.keys} if inputs is not None and not sources.data.warnings else None
     stats = files.commit(target, record)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")

@@ -1,35 +1,47 @@
-"""Local preview: build, serve on 127.0.0.1, rebuild when data, templates or content change,
+"""Local preview: build, serve on 127.0.0.1, update when data, templates or content change,
 and reload open pages.
 
 Pages built for preview carry one extra script, /__jouleboard__/reload.js (same origin, so
-the Content-Security-Policy stays strict), which polls a build counter and reloads the page
-when it changes. A failed rebuild prints its problems and keeps the previous site.
+the Content-Security-Policy stays strict), which holds a request open until the site
+changes, then reloads the page. The site stays in memory between edits
+(:mod:`jouleboard.live`): an edit renders the pages waiting for a reload first, serves them
+(and the assets, charts and files they use) from memory and signals the reload, then
+finishes and commits the whole site; until then a request for any other file waits for the
+commit, so a page never mixes old and new files. A failed update prints its problems and
+keeps the previous site. This module is the HTTP and watch layer.
 """
 
 from __future__ import annotations
 
 import errno
 import http.server
-import os
 import sys
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from jouleboard.build import build_site, find_project
+from jouleboard.build import find_project
+from jouleboard.export import DEFAULT_CACHE
+from jouleboard.live import Changes, LiveSite, output_path
 from jouleboard.outdir import OutputRefused
 from jouleboard.problems import ValidationFailed
+from jouleboard.watch import snapshot, watch
+
+__all__ = ["serve", "snapshot"]
 
 RELOAD_JS = """// jouleboard serve: reload as soon as the site is rebuilt.
 (() => {
   let seen = null;
+  // This page's path goes with the request: serve renders the pages waiting first.
+  const page = `&page=${encodeURIComponent(location.pathname)}`;
   async function wait() {
     try {
       // Held open by the server until the build version differs from `seen` (or ~25 s).
-      const query = seen === null ? "" : `?since=${encodeURIComponent(seen)}`;
+      const query = seen === null ? "" : `?since=${encodeURIComponent(seen)}${page}`;
       const response = await fetch(`/__jouleboard__/wait${query}`, { cache: "no-store" });
       const version = await response.text();
       if (seen !== null && version !== seen) { location.reload(); return; }
@@ -41,48 +53,67 @@ RELOAD_JS = """// jouleboard serve: reload as soon as the site is rebuilt.
 })();
 """
 WAIT_S = 25.0  # how long a reload request is held open without a rebuild
-
-
-def snapshot(roots: Iterable[Path], skip: Path | None = None) -> dict[str, int]:
-    """Modification times of every file below ``roots`` (what a rebuild depends on),
-    without hidden files and folders (locks, staging) or the folder ``skip`` (the preview
-    itself: were it watched, each build would trigger the next)."""
-    skipped = os.path.realpath(skip) if skip is not None else None
-    seen = {}
-    for root in roots:
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if not d.startswith(".")
-                       and os.path.realpath(os.path.join(folder, d)) != skipped]
-            for name in files:
-                if name.startswith("."):
-                    continue
-                path = os.path.join(folder, name)
-                try:
-                    seen[path] = os.stat(path).st_mtime_ns
-                except OSError:
-                    continue
-    return seen
+COMMIT_WAIT_S = 120.0  # the longest a request waits for an update's commit
 
 
 class _State:
     """The build version, and a condition that wakes every held reload request when it
-    changes (a page reloads within milliseconds of a finished rebuild, not at its next poll)."""
+    changes (a page reloads within milliseconds of its update, not at its next poll).
+
+    While an update is between publishing its first pages and committing the site,
+    ``ahead`` holds those files (served from memory) and any other request waits."""
 
     def __init__(self) -> None:
         self.version = 0
         self.changed = threading.Condition()
+        self.waiting: Counter[str] = Counter()  # output paths of pages held in /wait
+        self.last_page = ""  # the output path of the last page served
+        self.ahead: dict[str, bytes] | None = None
 
     def bump(self) -> None:
         with self.changed:
             self.version += 1
             self.changed.notify_all()
 
-    def wait_past(self, since: str, timeout: float) -> int:
+    def wait_past(self, since: str, timeout: float, page: str = "") -> int:
         """The version once it is not ``since`` (at once if it already is), or after
-        ``timeout`` seconds the current one."""
+        ``timeout`` seconds the current one; ``page`` is waiting meanwhile."""
         with self.changed:
-            self.changed.wait_for(lambda: str(self.version) != since, timeout=timeout)
+            self.waiting[page] += 1
+            try:
+                self.changed.wait_for(lambda: str(self.version) != since, timeout=timeout)
+            finally:
+                self.waiting[page] -= 1
+                self.waiting += Counter()  # drop zero counts
             return self.version
+
+    def pages_waiting(self) -> list[str]:
+        """The pages to render first: those held in /wait, else the last one served."""
+        with self.changed:
+            pages = sorted(p for p in self.waiting if p)
+            return pages or ([self.last_page] if self.last_page else [])
+
+    def publish(self, files: dict[str, bytes]) -> None:
+        """Serve ``files`` from memory, hold every other request, and signal the reload."""
+        with self.changed:
+            self.ahead = files
+            self.version += 1
+            self.changed.notify_all()
+
+    def settle(self, bump: bool) -> None:
+        """The update is over (committed or failed): serve the output folder again."""
+        with self.changed:
+            self.ahead = None
+            self.version += bump
+            self.changed.notify_all()
+
+    def ahead_of(self, path: str) -> bytes | None:
+        """``path``'s bytes if published ahead; else None once no update is in flight."""
+        with self.changed:
+            if self.ahead is not None and path in self.ahead:
+                return self.ahead[path]
+            self.changed.wait_for(lambda: self.ahead is None, timeout=COMMIT_WAIT_S)
+            return None
 
 
 def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHandler]:
@@ -95,13 +126,26 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
             if path == "/__jouleboard__/version":
                 self._send(str(state.version).encode(), "text/plain")
             elif path == "/__jouleboard__/wait":
-                since = urllib.parse.parse_qs(query).get("since", [""])[0]
-                version = state.wait_past(since, WAIT_S) if since else state.version
+                asked = urllib.parse.parse_qs(query)
+                since = asked.get("since", [""])[0]
+                page = output_path(asked.get("page", [""])[0]) if "page" in asked else ""
+                version = state.wait_past(since, WAIT_S, page) if since else state.version
                 self._send(str(version).encode(), "text/plain")
             elif path == "/__jouleboard__/reload.js":
                 self._send(RELOAD_JS.encode(), "text/javascript")
             else:
+                self._file(urllib.parse.unquote(path))
+
+        def _file(self, path: str) -> None:
+            """From memory when an update published it ahead, else from the folder."""
+            wanted = output_path(path)
+            if wanted.endswith(".html"):
+                state.last_page = wanted
+            content = state.ahead_of(wanted)
+            if content is None:
                 super().do_GET()
+            else:
+                self._send(content, self.guess_type(wanted))
 
         def send_head(self) -> Any:
             # A path the file system cannot hold (a NUL byte, a lone surrogate) is a bad
@@ -130,10 +174,18 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
     return Handler
 
 
-def _rebuild(data_dir: Path, out: Path, project: Path) -> bool:
-    """Build once; on any failure print why and keep the previous site (serve goes on)."""
+def _update(live: LiveSite, state: _State, changes: Changes, first: bool = False) -> bool:
+    """One update (``first``: the build before serving, which no page waits for); on any
+    failure print why and keep the previous site (serve goes on)."""
+    published = False
+
+    def publish(files: dict[str, bytes]) -> None:
+        nonlocal published
+        state.publish(files)
+        published = True
+
     try:
-        summary = build_site(data_dir, out, project=project, preview=True)
+        summary = live.update(changes, state.pages_waiting, publish)
     except ValidationFailed as e:
         print(e.report(), flush=True)
     except OutputRefused:  # --out itself is wrong: no edit will fix it, so stop (one line)
@@ -141,8 +193,12 @@ def _rebuild(data_dir: Path, out: Path, project: Path) -> bool:
     except Exception as e:  # a template error, an unreadable file...: the site stays up
         print(f"error: {type(e).__name__}: {e}", flush=True)
     else:
+        state.settle(bump=not published and not first)
         print(summary, flush=True)
         return True
+    finally:
+        if state.ahead is not None:  # failed after publishing: back to the previous site
+            state.settle(bump=True)
     print("rebuild failed; still serving the previous site", flush=True)
     return False
 
@@ -170,19 +226,23 @@ def listen(host: str, port: int, out: Path, state: _State) -> http.server.Thread
     return server
 
 
-def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
+def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.1,
           max_seconds: float | None = None, host: str = "127.0.0.1",
           open_browser: bool = False) -> None:
-    """Build, serve and watch until interrupted (or for ``max_seconds``, for tests)."""
+    """Build, serve and watch until interrupted (or for ``max_seconds``, for tests);
+    ``interval_s``: how often files are polled where inotify is missing."""
     project = find_project(data_dir)
     state = _State()
     server = listen(host, port, out, state)
-    roots = [data_dir, project / "templates", project / "content"]
-    before = snapshot(roots, skip=out)  # before the first build: an edit during it counts
+    roots: Sequence[Path] = [data_dir, project / "templates", project / "content"]
+    watcher = watch(roots, out, interval_s)  # before the first build: an edit during it counts
     try:
-        if not _rebuild(data_dir, out, project) and not out.exists():
+        live = LiveSite(data_dir, out, project, DEFAULT_CACHE)
+        if not _update(live, state, Changes(), first=True) and not out.exists():
             raise SystemExit(1)
+        live.warm_up()
     except BaseException:
+        watcher.close()
         server.server_close()
         raise
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -196,15 +256,13 @@ def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.5,
     started = time.monotonic()
     try:
         while max_seconds is None or time.monotonic() - started < max_seconds:
-            time.sleep(interval_s)
-            now = snapshot(roots, skip=out)
-            if now != before:
-                before = now
-                if _rebuild(data_dir, out, project):
-                    state.bump()
+            left = 1.0 if max_seconds is None else max_seconds - (time.monotonic() - started)
+            changed = watcher.changes(timeout=max(0.0, min(1.0, left)))
+            if changed:
+                _update(live, state, Changes.of(changed, data_dir, project))
     except KeyboardInterrupt:
         pass
     finally:
+        watcher.close()
         server.shutdown()
         server.server_close()
-

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from jouleboard.kinds import check_measurement, register, task_kind_order
-from jouleboard.kinds.base import Record
+from jouleboard.kinds import check_parsed, parse_measurement, register, task_kind_order
+from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.site_kinds import load_site_kinds
 from jouleboard.loading.registry import Registry, load_registry
 from jouleboard.problems import Problem, ValidationFailed
@@ -143,11 +144,49 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
     return sorted(set(found)), problems
 
 
+@dataclass(frozen=True)
+class MeasurementFile:
+    """One measurement file read and parsed, before the registries are consulted."""
+
+    name: str  # as messages show it
+    source: str  # its path relative to the data folder
+    parsed: tuple[TaskKind, Any] | None  # its kind and measurement model, if it parsed
+    problems: tuple[Problem, ...]
+
+
+def read_measurement(path: Path, data_root: Path) -> MeasurementFile:
+    """Read and parse one measurement file (what needs no registry)."""
+    name = shown_path(path)
+    try:
+        source = resolved(path).relative_to(data_root).as_posix()
+    except ValueError:
+        source = name
+    value, problems = read_json(path, name)
+    parsed = None
+    if not problems:
+        parsed, problems = parse_measurement(value, name)
+    return MeasurementFile(name, source, parsed, tuple(problems))
+
+
+def check_file(file: MeasurementFile, registry: Registry
+               ) -> tuple[Record | None, list[Problem]]:
+    """A read file checked against the registries: its record, or None and the problems."""
+    if file.parsed is None:
+        return None, list(file.problems)
+    record, problems = check_parsed(file.parsed, file.name, file.source, registry)
+    return record, problems
+
+
 def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
-                 runs: Iterable[Path] = (), require_prometheus: bool = False) -> Dataset:
+                 runs: Iterable[Path] = (), require_prometheus: bool = False,
+                 read: Callable[[Path, Path], MeasurementFile] = read_measurement,
+                 check: Callable[[MeasurementFile, Registry],
+                                 tuple[Record | None, list[Problem]]] = check_file
+                 ) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
-    raise ValidationFailed listing every problem."""
+    raise ValidationFailed listing every problem. ``read`` and ``check`` do each file's
+    two halves (a long-running process passes memoised ones: jouleboard/live_memo.py)."""
     _resolved_folder.cache_clear()  # a long-running process (serve) sees folders change
     kind_problems = load_site_kinds(data_dir, register)  # before tasks name their kinds
     registry, problems = load_registry(data_dir, task_kind_order())
@@ -159,17 +198,11 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     shown: dict[str, str] = {}
     data_root = resolved(data_dir)
     for path in files:
-        name = shown_path(path)
-        try:
-            source = resolved(path).relative_to(data_root).as_posix()
-        except ValueError:
-            source = name
-        shown[source] = name
-        value, file_problems = read_json(path, name)
-        if not file_problems:
-            config, file_problems = check_measurement(value, name, source, registry)
-            if config is not None:
-                configs.append(config)
+        file = read(path, data_root)
+        shown[file.source] = file.name
+        config, file_problems = check(file, registry)
+        if config is not None:
+            configs.append(config)
         problems.extend(file_problems)
     report = load_runs(runs, registry,
                        RunOptions(policy=RunPolicy(require_prometheus=require_prometheus)))

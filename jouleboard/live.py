@@ -1,0 +1,237 @@
+"""The resident site behind ``jouleboard serve``: the loaded data, plan, chart files,
+template environment and rendered pages stay in memory between edits, and an edit redoes
+only what it changed (see jouleboard/live_memo.py).
+
+An update first renders the pages open in a browser (the ones waiting for a reload) and
+hands them to ``publish`` (serve then answers their reload at once), then finishes and
+commits the whole site through the one writer, so the output folder always equals a clean
+``build_site(..., preview=True)`` of the same inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from jouleboard.build import (
+    BuildSummary,
+    Sources,
+    StageTimer,
+    asset_files,
+    load_sources,
+    plan_of,
+    site_context,
+    site_urls,
+    with_theme,
+)
+from jouleboard.export import render_charts, vega_bundle
+from jouleboard.live_memo import ChartMemo, DownloadMemo, Files, MeasurementMemo, PageMemo
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.outdir import output_folder
+from jouleboard.plan.entities import gpu_page, model_page
+from jouleboard.plan.site import home_page, site_view
+from jouleboard.plan.task import task_page
+from jouleboard.plan.views import Part, Plan, SiteView
+from jouleboard.present.embeds import ChartInfo
+from jouleboard.render import SiteContext, environment
+from jouleboard.urls import Urls
+from jouleboard.write import SiteFiles
+
+Publish = Callable[[dict[str, bytes]], None]
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Which inputs an edit touched."""
+
+    data: bool = True
+    content: bool = True
+    templates: bool = True
+
+    def __or__(self, other: Changes) -> Changes:
+        return Changes(self.data or other.data, self.content or other.content,
+                       self.templates or other.templates)
+
+    @classmethod
+    def of(cls, paths: Iterable[str], data_dir: Path, project: Path) -> Changes:
+        """Sorted by the folder each path is in (a path outside all three: everything)."""
+        found = {"data": False, "content": False, "templates": False}
+        roots = {"data": data_dir, "content": project / "content",
+                 "templates": project / "templates"}
+        for path in paths:
+            where = [k for k, root in roots.items() if _inside(path, root)]
+            for key in where or found:
+                found[key] = True
+        return cls(**found)
+
+
+def _inside(path: str, root: Path) -> bool:
+    top = os.path.abspath(root)
+    return path == top or path.startswith(top + os.sep)
+
+
+def page_part(site: SiteView, path: str) -> Part | None:
+    """The part of the plan that makes the page at output ``path``, for the pages built
+    one per task, model or GPU and the home page (as :func:`~jouleboard.plan.site.plan_site`
+    makes them); None for any other page."""
+    urls = site.urls
+    if path == urls.home:
+        return home_page(site)
+    for view in site.tasks.values():
+        if path.startswith(urls.task(view.id).removesuffix("index.html")):
+            return task_page(site, view)
+    for model_id in site.by_model:
+        if path == urls.model(model_id):
+            return model_page(site, model_id)
+    for gpu in site.registry.gpus:
+        if path == urls.gpu(gpu):
+            return gpu_page(site, gpu)
+    return None
+
+
+@dataclass(frozen=True)
+class Built:
+    """The last committed site, as the next update starts from it."""
+
+    sources: Sources
+    urls: Urls
+    plan: Plan
+    env: jinja2.Environment
+    frame: SiteContext
+    assets: Files
+    names: dict[str, str]
+    infos: dict[str, ChartInfo]
+
+
+class LiveSite:
+    """Updates of the preview in ``out``; see the module's docstring."""
+
+    def __init__(self, data_dir: Path, out: Path, project: Path, cache: Path) -> None:
+        self.data_dir, self.project, self.cache = data_dir, project, cache
+        self.target = output_folder(out, data=data_dir, project=project, cache=cache,
+                                    runs=())
+        self.measurements = MeasurementMemo()
+        self.charts = ChartMemo(cache)
+        self.pages = PageMemo()
+        self.downloads = DownloadMemo()
+        self.bundle = ""
+        self.built: Built | None = None
+        self.failed = Changes(False, False, False)  # what updates that failed touched
+
+    def warm_up(self) -> None:
+        """Start this process's chart renderer now (~1 s), not at the first edited chart:
+        a chart no cache holds, rendered into a private, throw-away cache."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="jouleboard-warm-") as folder:
+            render_charts({"warm-up": {"mark": "point", "data": {"values": [{"x": 1}]}}},
+                          ("svg",), Path(folder))
+
+    def update(self, changes: Changes, waiting: Callable[[], Sequence[str]],
+               publish: Publish) -> BuildSummary:
+        """Rebuild what ``changes`` touched: the pages ``waiting()`` names (output paths)
+        first, given to ``publish`` with the assets and files they use, then the whole site,
+        committed. Raises on invalid data or a template error, before anything is published
+        when the pages rendered first meet it; what a failed update touched is redone by
+        the next one."""
+        changes |= self.failed
+        self.failed = changes
+        summary = self._update(changes, waiting, publish)
+        self.failed = Changes(False, False, False)
+        return summary
+
+    def _update(self, changes: Changes, waiting: Callable[[], Sequence[str]],
+                publish: Publish) -> BuildSummary:
+        summary = BuildSummary(Path(self.target.given))
+        timer = StageTimer(summary)
+        built, replan = self.built, self.built is None or changes.data or changes.content
+        sources = self._sources(changes, replan)
+        urls = site_urls(sources.data.registry.site, None, None)
+        if not self.bundle:
+            self.bundle = vega_bundle(self.cache)
+        if built is None or replan or changes.templates:
+            assets, names = asset_files(sources, self.bundle, urls)
+        else:
+            assets, names = built.assets, built.names
+        env = built.env if built is not None and not changes.templates else \
+            environment(list(sources.themes))
+        frame = site_context(sources, urls, names, preview=True)
+        timer.done("load+validate")
+        first = self._first(waiting(), sources, urls, built, replan, env, frame, assets)
+        if first:
+            publish(first)
+            timer.done("first page")
+        plan = plan_of(sources, urls) if replan or built is None else built.plan
+        timer.done("rank+plan")
+        chart_files, infos = self.charts.outputs(plan.charts, urls, sources.data.registry.site)
+        timer.done("charts")
+        files = SiteFiles()
+        for path, content in sorted((assets | chart_files).items()):
+            files.add(path, content)
+        for path, text in self.downloads.texts(plan.downloads).items():
+            files.add(path, text)
+        for path, text in sorted(plan.files.items()):
+            files.add(path, text)
+        for path, html in self.pages.render(plan.pages, env, frame, infos).items():
+            files.add(path, html)
+        timer.done("render")
+        stats = files.commit(self.target)
+        timer.done("write")
+        self.built = Built(sources, urls, plan, env, frame, assets, names, infos)
+        self.measurements.forget_unseen()
+        self.charts.keep_only(plan.charts)
+        summary.written, summary.linked = stats.written, stats.linked
+        summary.pages, summary.files = len(plan.pages), len(files)
+        summary.bytes = files.total_bytes()
+        return summary
+
+    def _sources(self, changes: Changes, replan: bool) -> Sources:
+        if replan or self.built is None:
+            load = functools.partial(load_dataset, read=self.measurements.read,
+                                     check=self.measurements.check)
+            return load_sources(self.data_dir, self.project, load=load)
+        if changes.templates:  # the logo is a template asset
+            return with_theme(self.built.sources, self.data_dir, self.project)
+        return self.built.sources
+
+    def _first(self, paths: Sequence[str], sources: Sources, urls: Urls, built: Built | None,
+               replan: bool, env: jinja2.Environment, frame: SiteContext,
+               assets: Files) -> dict[str, bytes]:
+        """The waiting pages (each with the charts and files of its part) and the assets,
+        by output path; {} when none of them is a page that can be made alone."""
+        if built is None:
+            return {}
+        site = site_view(sources.data, urls) if replan and paths else None
+        old = {p.path: p for p in built.plan.pages} if not replan else {}
+        infos = dict(built.infos)
+        out: Files = {}
+        for path in dict.fromkeys(paths):
+            part = page_part(site, path) if site is not None else \
+                Part(pages=(old[path],)) if path in old else None
+            if part is None:
+                continue
+            charts = {ref.id: ref for ref in part.charts}
+            chart_files, part_infos = self.charts.outputs(charts, urls,
+                                                          sources.data.registry.site)
+            infos |= part_infos
+            out |= chart_files | dict(part.files)
+            out |= self.pages.render(part.pages, env, frame, infos, keep=False)
+        if not out:
+            return {}
+        return {path: _bytes(content) for path, content in (assets | out).items()}
+
+
+def _bytes(content: str | bytes) -> bytes:
+    return content.encode("utf-8") if isinstance(content, str) else content
+
+
+def output_path(url_path: str) -> str:
+    """The output file a served URL path names: ``/models/x/`` -> ``models/x/index.html``."""
+    path = url_path.lstrip("/")
+    return path + "index.html" if path == "" or path.endswith("/") else path
+

@@ -1,0 +1,217 @@
+"""The resident ``jouleboard serve`` (jouleboard/live.py): after any edit the output equals a
+clean ``build_site(..., preview=True)`` of the same inputs, every file byte for byte; the
+pages it serves ahead of the commit are the clean build's pages; an edit redoes only what it
+touched (one measurement file read again, no new plan for a template edit); a failed edit
+publishes nothing and keeps the previous site.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from jouleboard import live, live_memo
+from jouleboard.build import build_site
+from jouleboard.export import DEFAULT_CACHE
+from jouleboard.live import Changes, LiveSite, output_path
+from jouleboard.problems import ValidationFailed
+from tests.golden.tree import DATA, REPO
+from tests.test_serve_robust import start_serve, stop, tree
+
+MODEL = "Qwen/Qwen3-8B"
+MODEL_PAGE = "/models/qwen--qwen3-8b/"
+MEASUREMENT = Path("measurements/gpqa/Qwen/Qwen3-8B/H100-x1-bfloat16-tp1-ep1-dp1-seqs8.json")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(REPO / "templates", root / "templates")
+    shutil.copytree(REPO / "content", root / "content")
+    shutil.copytree(DATA, root / "data")
+    return root
+
+
+def edit_template(project: Path, n: int) -> str:
+    base = project / "templates" / "base.html"
+    mark = f'<meta name="live-test" content="{n}">'
+    base.write_text(base.read_text(encoding="utf-8").replace("</head>", mark + "</head>", 1),
+                    encoding="utf-8")
+    return mark
+
+
+def edit_description(project: Path, n: int) -> str:
+    path = project / "data" / "models.yaml"
+    models = yaml.safe_load(path.read_text(encoding="utf-8"))
+    mark = f"Edited description number {n}."
+    models[MODEL]["description_md"] = mark
+    path.write_text(yaml.safe_dump(models, sort_keys=False, allow_unicode=True),
+                    encoding="utf-8")
+    return mark
+
+
+def edit_measurement(project: Path, n: int) -> str:
+    """Throughput times 1.5 (J/token and J/response kept consistent): the model's ranked
+    numbers change on its page, the task page and the home page."""
+    path = project / "data" / MEASUREMENT
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    m = doc["metrics"]
+    m["output_throughput_tokens_per_sec"] *= 1.5
+    m["energy_per_token_joules"] = m["avg_power_watts"] / m["output_throughput_tokens_per_sec"]
+    m["energy_per_response_joules"] = m["energy_per_token_joules"] * m["avg_output_len_tokens"]
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return ""
+
+
+def clean_build(project: Path, out: Path) -> dict[str, str]:
+    build_site(project / "data", out, project=project, preview=True)
+    return tree(out)
+
+
+# --- a running serve -----------------------------------------------------------------------
+
+
+def get(url: str, timeout: float = 30) -> bytes:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return bytes(response.read())
+
+
+def wait_for(lines: list[str], needle: str, count: int, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while sum(needle in line for line in lines) < count:
+        assert time.monotonic() < deadline, f"no {count}th {needle!r} in: {''.join(lines)}"
+        time.sleep(0.05)
+
+
+def test_serve_after_each_edit_equals_a_clean_build(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "preview"
+    proc, lines = start_serve(project / "data", out)
+    try:
+        wait_for(lines, "serving on", 1, 300)
+        url = next(line for line in lines if "serving on" in line).split()[2].rstrip("/")
+        edits: list[Callable[[Path, int], str]] = [edit_template, edit_description,
+                                                   edit_measurement]
+        for n, edit in enumerate(edits, start=1):
+            before = get(url + MODEL_PAGE)
+            since = get(url + "/__jouleboard__/version").decode()
+            mark = edit(project, n)
+            version = get(f"{url}/__jouleboard__/wait?since={since}&page={MODEL_PAGE}", 120)
+            assert version.decode() != since, f"no reload after the {edit.__name__}"
+            at_reload = get(url + MODEL_PAGE)  # from memory, or after the commit
+            wait_for(lines, "built ", n + 1)  # this update has committed
+            clean = tmp_path / f"clean-{n}"
+            assert tree(out) == clean_build(project, clean), edit.__name__
+            assert at_reload == (clean / output_path(MODEL_PAGE)).read_bytes(), edit.__name__
+            assert mark.encode() in at_reload if mark else at_reload != before
+        # A broken measurement keeps the previous site and signals nothing...
+        settled, since = tree(out), get(url + "/__jouleboard__/version")
+        broken = project / "data" / MEASUREMENT
+        good = broken.read_text(encoding="utf-8")
+        broken.write_text(good.replace('"kind": "llm"', '"kind": "llm", "extra": 1'),
+                          encoding="utf-8")
+        wait_for(lines, "still serving the previous site", 1)
+        assert tree(out) == settled and get(url + "/__jouleboard__/version") == since
+        # ... and its fix is a normal update.
+        broken.write_text(good, encoding="utf-8")
+        wait_for(lines, "built ", len(edits) + 2)
+        assert tree(out) == clean_build(project, tmp_path / "clean-fixed")
+        assert "Traceback" not in "".join(lines)
+    finally:
+        stop(proc)
+
+
+# --- the resident site in this process ----------------------------------------------------
+
+
+class Published:
+    def __init__(self) -> None:
+        self.files: list[dict[str, bytes]] = []
+
+    def __call__(self, files: dict[str, bytes]) -> None:
+        self.files.append(files)
+
+
+@pytest.fixture
+def site(project: Path, tmp_path: Path) -> Iterator[LiveSite]:
+    site = LiveSite(project / "data", tmp_path / "preview", project, DEFAULT_CACHE)
+    site.update(Changes(), lambda: [], Published())
+    yield site
+
+
+def test_pages_served_ahead_are_the_clean_builds(site: LiveSite, project: Path,
+                                                 tmp_path: Path) -> None:
+    """Every page that can be made alone (home, task, model and GPU pages), with the files
+    published with it, is byte for byte the clean build's."""
+    edit_measurement(project, 1)
+    pages = ["index.html", "tasks/gpqa/index.html", output_path(MODEL_PAGE),
+             "gpus/h100/index.html", "about/index.html"]
+    published = Published()
+    site.update(Changes(data=True, content=False, templates=False), lambda: pages, published)
+    clean = tmp_path / "clean"
+    clean_build(project, clean)
+    assert len(published.files) == 1
+    ahead = published.files[0]
+    made_alone = {p for p in pages if p != "about/index.html"}  # not one page's part
+    assert made_alone <= set(ahead) and "about/index.html" not in ahead
+    assert any(p.startswith("charts/") for p in ahead)
+    assert {p: c for p, c in ahead.items() if (clean / p).read_bytes() != c} == {}
+    assert tree(site.target.path) == tree(clean)
+
+
+def test_an_edited_measurement_is_read_again_alone(site: LiveSite, project: Path,
+                                                   tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+    original = live_memo.read_measurement
+
+    def counted(path: Path, root: Path) -> live_memo.MeasurementFile:
+        read.append(path.relative_to(root).as_posix())
+        return original(path, root)
+
+    monkeypatch.setattr(live_memo, "read_measurement", counted)
+    edit_measurement(project, 1)
+    site.update(Changes(data=True, content=False, templates=False), lambda: [], Published())
+    assert read == [MEASUREMENT.as_posix()]
+    edit_description(project, 1)  # the registries changed: every file checked, none read
+    site.update(Changes(data=True, content=False, templates=False), lambda: [], Published())
+    assert set(read) == {MEASUREMENT.as_posix()}  # (a file saved seconds ago is read again)
+    assert tree(site.target.path) == clean_build(project, tmp_path / "clean")
+
+
+def test_a_template_edit_renders_pages_without_a_new_plan(
+        site: LiveSite, project: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    planned: list[object] = []
+    monkeypatch.setattr(live, "plan_of", lambda *args: planned.append(args))
+    mark = edit_template(project, 1)
+    published = Published()
+    site.update(Changes(data=False, content=False, templates=True),
+                lambda: [output_path(MODEL_PAGE)], published)
+    assert planned == []
+    assert mark.encode() in published.files[0][output_path(MODEL_PAGE)]
+    assert tree(site.target.path) == clean_build(project, tmp_path / "clean")
+
+
+def test_a_failed_edit_publishes_nothing_and_keeps_the_site(site: LiveSite,
+                                                            project: Path) -> None:
+    before = tree(site.target.path)
+    measurement = project / "data" / MEASUREMENT
+    good = measurement.read_text(encoding="utf-8")
+    measurement.write_text("{", encoding="utf-8")
+    published = Published()
+    with pytest.raises(ValidationFailed):
+        site.update(Changes(data=True, content=False, templates=False),
+                    lambda: [output_path(MODEL_PAGE)], published)
+    measurement.write_text(good, encoding="utf-8")
+    (project / "templates" / "model.html").write_text("{% if %}", encoding="utf-8")
+    with pytest.raises(Exception, match="Expected an expression"):
+        site.update(Changes(data=False, content=False, templates=True),
+                    lambda: [output_path(MODEL_PAGE)], published)
+    assert published.files == [] and tree(site.target.path) == before
