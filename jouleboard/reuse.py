@@ -1,22 +1,23 @@
-"""Pages of the last build reused when nothing they show has changed.
+"""Pages and downloads of the last build reused when nothing they show has changed.
 
 A page's HTML is a function of its view (the plan's page: every value it shows), the site's
-frame, the charts it embeds, and the templates and code that render it. A build records a
-digest of those per page in the output's manifest; the next build into the same folder takes
-a page whose digest is unchanged from the folder (checked against the manifest's content
-digest) instead of rendering it again. After an edited measurement, only the pages that show
-it are rendered. Any doubt (no manifest, an edited page, a different digest) renders.
+frame, the charts it embeds, and the templates and code that render it; a download's text,
+of its records and the code. A build records a digest of those per file in the output's
+manifest; the next build into the same folder takes a file whose digest is unchanged from
+the folder (checked against the manifest's content digest) instead of making it again.
+After an edited measurement, only the pages that show it are rendered. Any doubt (no
+manifest, an edited file, a different digest) makes the file anew.
 """
 
 from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from jouleboard.write import last_pages
+from jouleboard.write import last_files
 
 _PROTOCOL = 5  # fixed, so a digest does not change with Python's default protocol
 
@@ -24,10 +25,16 @@ _PROTOCOL = 5  # fixed, so a digest does not change with Python's default protoc
 def page_key(page: Any, site: Any, charts: Mapping[str, Any], basis: str) -> str:
     """The digest of what ``page`` renders from: its view, ``site`` (the frame), the
     ``charts`` entries of the charts it shows, and ``basis`` (templates and code: see
-    :func:`jouleboard.fingerprint.render_digest`). Pickling is exact and deterministic for
-    the plan's frozen values (tests/test_page_reuse.py)."""
-    shown = {cid: charts[cid] for cid in sorted(chart_ids(page.body))}
-    body = pickle.dumps((page, site, shown), protocol=_PROTOCOL)
+    :func:`jouleboard.fingerprint.render_digest`)."""
+    return file_key((page, site, {cid: charts[cid] for cid in sorted(chart_ids(page.body))}),
+                    basis)
+
+
+def file_key(source: Any, basis: str) -> str:
+    """The digest of ``source`` (the values a file is made from) and ``basis``. Pickling is
+    exact and deterministic for the plan's frozen values (tests/test_page_reuse.py builds in
+    a new process and finds the same keys)."""
+    body = pickle.dumps(source, protocol=_PROTOCOL)
     return hashlib.sha256(basis.encode("utf-8") + b"\0" + body).hexdigest()
 
 
@@ -51,20 +58,26 @@ def chart_ids(body: Any) -> set[str]:
     return set().union(*(chart_ids(v) for v in values)) if values else set()
 
 
-class LastPages:
-    """The pages the last build into ``out`` left, by path: each usable while its key is
+class LastFiles:
+    """The files the last build into ``out`` left, by path: each usable while its key is
     the same and its bytes are still the ones that build wrote."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
-        self.known = last_pages(out)
+        self.known = last_files(out)
+        self.keys: dict[str, str] = {}  # this build's, for its manifest
+        self.made = 0  # files made anew (not taken from the last build)
 
-    def get(self, path: str, key: str) -> bytes | None:
+    def get(self, path: str, key: str, make: Callable[[], str]) -> str | bytes:
+        """The file at ``path`` whose key is ``key``: the last build's, or ``make()``."""
+        self.keys[path] = key
         known = self.known.get(path)
-        if known is None or known[0] != key:
-            return None
-        try:
-            content = (self.out / path).read_bytes()
-        except OSError:
-            return None
-        return content if hashlib.sha256(content).hexdigest() == known[1] else None
+        if known is not None and known[0] == key:
+            try:
+                content = (self.out / path).read_bytes()
+            except OSError:
+                content = b""
+            if hashlib.sha256(content).hexdigest() == known[1]:
+                return content
+        self.made += 1
+        return make()

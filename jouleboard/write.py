@@ -279,12 +279,12 @@ def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
         return None
 
 
-def last_pages(out: Path) -> dict[str, tuple[str, str]]:
-    """The page keys the last build into ``out`` recorded (jouleboard/reuse.py), with each
-    page's content digest, for the pages still exactly as that build wrote them."""
+def last_files(out: Path) -> dict[str, tuple[str, str]]:
+    """The file keys the last build into ``out`` recorded (jouleboard/reuse.py), with each
+    file's content digest, for the files still exactly as that build wrote them."""
     doc = _intact(manifest_path(out), out)
     record = doc.get("build") if doc is not None else None
-    keys = record.get("page_keys") if isinstance(record, dict) else None
+    keys = record.get("keys") if isinstance(record, dict) else None
     if doc is None or not isinstance(keys, dict):
         return {}
     files = doc["files"]

@@ -332,27 +332,32 @@ def static(spec: Spec) -> Spec:
 def phone(spec: Spec) -> Spec:
     """The phone render of a chart: its whole width fits a 390 px screen, so its text is
     drawn at its own size (never under 10 px); legends take one column, long axis labels
-    end in an ellipsis, and the title is left to the page's caption."""
-    out: Spec = copy.deepcopy(spec)
+    end in an ellipsis, and the title is left to the page's caption. The data rows are
+    shared with ``spec``, not copied (they are most of its size, and nothing here changes
+    them)."""
+
+    def adapt(node: Any) -> Any:
+        if isinstance(node, list):
+            return [adapt(value) for value in node]
+        if not isinstance(node, dict):
+            return node
+        out = {key: value if key in _DATA_KEYS else adapt(value)
+               for key, value in node.items()}
+        axis, legend = out.get("axis"), out.get("legend")
+        if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
+            axis["labelLimit"] = PHONE_AXIS_LABELS
+        if isinstance(legend, dict):
+            legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
+        return out
+
+    out: Spec = adapt(spec)
     out["width"] = PHONE_WIDTH
     out["autosize"] = {"type": "fit-x", "contains": "padding"}
     out.pop("title", None)
-
-    def visit(node: Any) -> None:
-        if isinstance(node, dict):
-            axis, legend = node.get("axis"), node.get("legend")
-            if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
-                axis["labelLimit"] = PHONE_AXIS_LABELS
-            if isinstance(legend, dict):
-                legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
-            for value in node.values():
-                visit(value)
-        elif isinstance(node, list):
-            for value in node:
-                visit(value)
-
-    visit(out)
     return out
+
+
+_DATA_KEYS = frozenset({"datasets", "values"})  # where a spec keeps its data rows
 
 
 # Static SVGs follow the reader's colour scheme: the page shows them as images, and an SVG
