@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.browser.conftest import FOREIGN_URL, Recorder, is_local, watch
+from tests.browser.conftest import Recorder, is_local, watch
 from tests.sitebuild import REPO
 
 pytestmark = pytest.mark.browser
@@ -207,10 +207,27 @@ def test_url_guard_tells_local_from_foreign() -> None:
     assert is_local("data:image/svg+xml;base64,AAAA")
     assert not is_local("https://cdn.jsdelivr.net/npm/vega@6")
     assert not is_local("http://127.0.0.1.example.com/")
-    assert FOREIGN_URL.match("https://fonts.googleapis.com/css")
-    assert FOREIGN_URL.match("http://127.0.0.1.example.com/x")
-    assert not FOREIGN_URL.match("http://127.0.0.1:8000/charts/a.svg")
-    assert not FOREIGN_URL.match("data:text/plain,hi")
+    assert not is_local("http://93.184.216.34/x.png")
+
+
+def test_requests_for_other_hosts_are_recorded_and_never_answered(site_page: Recorder) -> None:
+    """The guard itself: a document asking other hosts (by name, by IP address, by a name
+    that starts like ours) gets no answer, and each request counts as leaving 127.0.0.1."""
+    foreign = ["https://cdn.jsdelivr.net/npm/vega@6", "http://93.184.216.34/x.png",
+               "http://127.0.0.1.example.com/y.png"]
+    site_page.goto("/about/")
+    probe = site_page.page.context.new_page()  # no site CSP: the requests are really sent
+    answered: list[str] = []
+    failed: list[str] = []
+    probe.on("response", lambda response: answered.append(response.url))
+    probe.on("requestfailed", lambda request: failed.append(f"{request.url} {request.failure}"))
+    probe.set_content("".join(f'<img src="{url}">' for url in foreign))
+    probe.wait_for_load_state("load")
+    probe.close()
+    assert site_page.external_requests() == sorted(foreign)
+    # Refused by the dead proxy (conftest.LAUNCH_ARGS), not by a missing network.
+    assert sorted(failed) == [f"{url} net::ERR_PROXY_CONNECTION_FAILED" for url in sorted(foreign)]
+    assert answered == []
 
 
 def test_no_request_leaves_localhost(site_page: Recorder, site_dir: Path) -> None:
