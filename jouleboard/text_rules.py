@@ -30,6 +30,8 @@ def hidden_characters(text: str) -> list[str]:
 def printable(text: str) -> str:
     """``text`` with every hidden character escaped (``\\n``, ``\\u202e``; a byte that was
     not UTF-8, kept by the OS as a lone surrogate, as ``\\xff``): safe on one report line."""
+    if text.isascii() and text.isprintable():  # no control character: nothing to escape
+        return text
     out = []
     for ch in text:
         code = ord(ch)
