@@ -183,7 +183,6 @@ class LiveSite:
         stats = files.commit(self.target)
         timer.done("write")
         self.built = Built(sources, urls, plan, env, frame, assets, names, infos)
-        self.measurements.forget_unseen()
         self.charts.keep_only(plan.charts)
         summary.written, summary.linked = stats.written, stats.linked
         summary.pages, summary.files = len(plan.pages), len(files)
@@ -194,7 +193,9 @@ class LiveSite:
         if replan or self.built is None:
             load = functools.partial(load_dataset, read=self.measurements.read,
                                      check=self.measurements.check)
-            return load_sources(self.data_dir, self.project, load=load)
+            sources = load_sources(self.data_dir, self.project, load=load)
+            self.measurements.forget_unseen()  # files deleted or renamed since the last load
+            return sources
         if changes.templates:  # the logo is a template asset
             return with_theme(self.built.sources, self.data_dir, self.project)
         return self.built.sources

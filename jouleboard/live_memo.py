@@ -10,6 +10,7 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -28,6 +29,8 @@ from jouleboard.urls import Urls
 
 Files = dict[str, str | bytes]
 RECENT_NS = 2_000_000_000
+IN_PROCESS_BATCH = 7  # render_charts renders fewer than 8 uncached charts in this process
+MANY_RENDERS = 40  # more than this: worker processes are worth starting
 
 
 class MeasurementMemo:
@@ -102,9 +105,7 @@ class ChartMemo:
         new = {cid: ref for cid, ref in charts.items()
                if cid not in self._done or self._done[cid][0] != ref}
         if new:
-            specs = chart_specs(new)
-            exports = render_charts(specs, ("svg",), self.cache, svg_only=frozenset(
-                cid for cid in specs if cid not in new))
+            exports = self._render(chart_specs(new), set(new))
             for cid, ref in new.items():
                 files, info = chart_output(ref, exports, urls, settings, png=False)
                 self._done[cid] = (ref, files, info)
@@ -114,6 +115,21 @@ class ChartMemo:
             out |= self._done[cid][1]
             infos[cid] = self._done[cid][2]
         return out, infos
+
+    def _render(self, specs: dict[str, dict[str, Any]], charts: set[str]
+                ) -> dict[tuple[str, str], bytes]:
+        """SVGs of ``specs`` (``charts``: the ids that are not phone renders). An edit's few
+        go in batches that render_charts renders in this process, whose renderer is warm
+        (worker processes would cost ~0.5 s each to start, per edit); many (a cold cache)
+        go to render_charts whole, which spreads them over worker processes."""
+        items = sorted(specs.items())
+        batches = [items] if len(items) > MANY_RENDERS else \
+            [items[i:i + IN_PROCESS_BATCH] for i in range(0, len(items), IN_PROCESS_BATCH)]
+        exports: dict[tuple[str, str], bytes] = {}
+        for batch in batches:
+            exports |= render_charts(dict(batch), ("svg",), self.cache, svg_only=frozenset(
+                cid for cid, _ in batch if cid not in charts))
+        return exports
 
     def keep_only(self, ids: Iterable[str]) -> None:
         wanted = set(ids)

@@ -176,6 +176,8 @@ def test_an_edited_measurement_is_read_again_alone(site: LiveSite, project: Path
         return original(path, root)
 
     monkeypatch.setattr(live_memo, "read_measurement", counted)
+    edit_template(project, 1)  # an update that loads nothing forgets nothing
+    site.update(Changes(data=False, content=False, templates=True), lambda: [], Published())
     edit_measurement(project, 1)
     site.update(Changes(data=True, content=False, templates=False), lambda: [], Published())
     assert read == [MEASUREMENT.as_posix()]
