@@ -52,6 +52,12 @@ def _resolved_folder(folder: Path) -> Path:
     return resolved(folder)  # files of one folder share it: resolved once per build
 
 
+def _resolved_file(path: Path) -> Path:
+    """``resolved(path)`` with its folder resolved once per build (one check of the file
+    itself, not of every folder above it, for each of thousands of files)."""
+    return resolved(path) if path.is_symlink() else _resolved_folder(path.parent) / path.name
+
+
 def shown_path(path: Path) -> str:
     """How a path is named in messages: relative to the working folder when inside it, with
     control characters and bytes that are not UTF-8 escaped (one name, one report line)."""
@@ -158,7 +164,7 @@ def read_measurement(path: Path, data_root: Path) -> MeasurementFile:
     """Read and parse one measurement file (what needs no registry)."""
     name = shown_path(path)
     try:
-        source = resolved(path).relative_to(data_root).as_posix()
+        source = _resolved_file(path).relative_to(data_root).as_posix()
     except ValueError:
         source = name
     value, problems = read_json(path, name)
