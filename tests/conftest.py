@@ -15,11 +15,14 @@ about the cache itself passes its own ``cache=`` folder or environment.
 
 Shared sites (fixtures below, session-scoped; built at most once per run, whatever the
 number of xdist workers, see :mod:`tests.sitebuild`). They are read-only: a test that
-changes a site or its inputs builds its own, from the smallest data that shows it.
+changes a site or its inputs builds its own, from the smallest data that shows it. The
+sites the selected tests use (through these fixtures) are built in the background from
+the end of collection on, and the modules using them run after the other modules.
 
 - ``default_site``: committed data/ built with ``python build.py --png`` (every output).
 - ``golden_site``: tests/golden/data built with ``build_site`` (no PNGs).
 - ``payload_site``: the hostile contributor strings of tests/payloads.py.
+- ``cut_site``: data/ with ``table_rows: 5`` (tests/cut_site.py), as (data, site).
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ SLOW_MODULES = frozenset({
     "test_unchanged_rebuild", "test_chart_fonts", "test_page_reuse", "test_live_serve",
 })
 _ALWAYS_SLOW = ("browser", "package")
+# Each shared-site fixture and the build it hands out (tests.sitebuild.BUILDS).
+SITE_FIXTURES = {"golden_site": "golden-site", "payload_site": "payload-site",
+                 "default_site": "default-site", "cut_site": "cut-site"}
 _OWN_CACHE = "_JOULEBOARD_TEST_CACHE"  # the folder this run made (the controller removes it)
 
 
@@ -56,6 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    sitebuild.stop_background()
     if os.environ.get("PYTEST_XDIST_WORKER") or not os.environ.get(_OWN_CACHE):
         return
     shutil.rmtree(os.environ.pop(_OWN_CACHE), ignore_errors=True)
@@ -67,6 +74,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = Path(str(item.fspath)).stem
         if module in SLOW_MODULES or any(item.get_closest_marker(m) for m in _ALWAYS_SLOW):
             item.add_marker(pytest.mark.slow)
+    # Modules that use a shared site go last (a stable sort keeps every module together):
+    # by the time a worker reaches them, the background build has made the sites.
+    late = {item.fspath for item in items if _sites_used(item)}
+    items.sort(key=lambda item: item.fspath in late)
+
+
+def _sites_used(item: pytest.Item) -> set[str]:
+    """The shared builds (tests.sitebuild.BUILDS) a test uses through its fixtures."""
+    return {build for fixture, build in SITE_FIXTURES.items()
+            if fixture in getattr(item, "fixturenames", ())}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.option.collectonly:
+        return
+    wanted = set().union(*(_sites_used(item) for item in session.items))
+    if wanted:
+        # The session's TempPathFactory (the tmp_path_factory fixture hands out the same one).
+        sitebuild.start_background(session.config._tmp_path_factory,  # type: ignore[attr-defined]
+                                   wanted)
 
 
 @pytest.fixture(autouse=True)
@@ -102,3 +129,11 @@ def golden_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def payload_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built from tests/payloads.py's script-laden contributor strings."""
     return sitebuild.payload_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def cut_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(data folder, site) of data/ with ``table_rows: 5`` (tests/cut_site.py)."""
+    from tests.cut_site import cut_site as build_cut_site
+
+    return build_cut_site(tmp_path_factory)

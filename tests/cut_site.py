@@ -26,7 +26,8 @@ def cut_data(folder: Path) -> Path:
     return data
 
 
-def _build_cut(folder: Path) -> None:
+def build_cut(folder: Path) -> None:
+    """``folder``/data (:func:`cut_data`) and its site, ``folder``/site."""
     subprocess.run([sys.executable, "-m", "jouleboard", "build", "--data",
                     str(cut_data(folder)), "--out", str(folder / "site"), "-q"], cwd=REPO,
                    check=True)
@@ -35,5 +36,5 @@ def _build_cut(folder: Path) -> None:
 def cut_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(data folder, built site) of :func:`cut_data`, built at most once per test run (one
     build shared by every xdist worker: tests.sitebuild.build_once)."""
-    folder = build_once(tmp_path_factory, "cut-site", _build_cut)
+    folder = build_once(tmp_path_factory, "cut-site", build_cut)
     return folder / "data", folder / "site"

@@ -3,6 +3,12 @@ per module or per pytest-xdist worker (the fixtures in tests/conftest.py hand th
 
 A shared site is read-only for the tests that use it: a test that changes a site or its
 inputs builds its own (in its ``tmp_path``, from the smallest data that shows the property).
+
+Right after collection the shared builds the selected tests need start in one background
+process (:func:`start_background`, ``python -m tests.sitebuild``), so the workers run other
+tests meanwhile instead of waiting for the first one that needs a site. A test that needs a
+site before it is ready waits for it (:func:`build_once`); if the background build failed,
+that test builds it again itself, so the failure is shown where it matters.
 """
 
 from __future__ import annotations
@@ -10,8 +16,10 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +28,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 _done: dict[str, Path] = {}  # this process's finished shared builds, by name
+_background: list[subprocess.Popen[bytes]] = []  # the builder this process started, if any
 
 
 def run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -40,16 +49,22 @@ def build_once(tmp_path_factory: pytest.TempPathFactory, name: str,
     if name in _done:
         return _done[name]
     root = run_root(tmp_path_factory)
-    folder, finished = root / name, root / f"{name}.built"
     with open(root / f"{name}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not finished.exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir()
-            build(folder)
-            finished.write_text("ok\n")
-    _done[name] = folder
-    return folder
+        if not (root / f"{name}.built").exists():
+            _make(root, name, build)
+    _done[name] = root / name
+    return root / name
+
+
+def _make(root: Path, name: str, build: Callable[[Path], None]) -> None:
+    """Builds ``root/name`` from an empty folder, then marks it finished (the caller holds
+    the name's lock)."""
+    folder = root / name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    build(folder)
+    (root / f"{name}.built").write_text("ok\n")
 
 
 def _build_default(folder: Path) -> None:
@@ -90,3 +105,83 @@ def payload_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built from the hostile contributor strings of tests/payloads.py (once per
     test run)."""
     return build_once(tmp_path_factory, "payload-site", _build_payloads) / "site"
+
+
+def _build_cut(folder: Path) -> None:
+    from tests.cut_site import build_cut
+
+    build_cut(folder)
+
+
+# Every shared build, in the order a background build makes them: the small ones first (tests
+# want them early), the cut site after the default one (the same charts: the run's chart
+# cache then holds them all).
+BUILDS: dict[str, Callable[[Path], None]] = {
+    "golden-site": _build_golden,
+    "payload-site": _build_payloads,
+    "default-site": _build_default,
+    "cut-site": _build_cut,
+}
+
+
+def start_background(tmp_path_factory: pytest.TempPathFactory, names: set[str]) -> None:
+    """Starts one process that makes the shared builds ``names`` (keys of :data:`BUILDS`)
+    nobody has made or started yet, one after the other.
+
+    This process takes each build's lock without waiting and hands it to the child, which
+    lets go of it when that build is done (or failed): :func:`build_once` in any worker
+    waits on the lock, as it would for another worker's build.
+    """
+    root = run_root(tmp_path_factory)
+    held = []
+    for name in (n for n in BUILDS if n in names):
+        lock = open(root / f"{name}.lock", "a")  # noqa: SIM115 (closed below or by the child)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another worker is making it
+            lock.close()
+            continue
+        if (root / f"{name}.built").exists():
+            lock.close()
+            continue
+        held.append((name, lock))
+    if not held:
+        return
+    with open(root / "background-builds.log", "ab") as log:
+        _background.append(subprocess.Popen(
+            [sys.executable, "-m", "tests.sitebuild", str(root),
+             *(f"{name}={lock.fileno()}" for name, lock in held)],
+            cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            pass_fds=[lock.fileno() for _, lock in held]))
+    for _, lock in held:
+        lock.close()  # the child's copy keeps the lock
+
+
+def stop_background() -> None:
+    """Ends the background builder this process started, if it still runs (a session cut
+    short: -x, Ctrl-C), with the build processes it started."""
+    while _background:
+        proc = _background.pop()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+
+
+def _main(argv: list[str]) -> int:
+    """The background builder: ``ROOT NAME=FD...``, each FD the held lock of build NAME."""
+    root = Path(argv[0])
+    failed = 0
+    for spec in argv[1:]:
+        name, fd = spec.split("=")
+        try:
+            _make(root, name, BUILDS[name])
+        except BaseException:  # pytest.fail raises a BaseException; the next build still runs
+            traceback.print_exc()
+            failed += 1
+        finally:
+            os.close(int(fd))  # lets go of the lock: waiting tests go on (or rebuild)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -11,7 +11,6 @@ import pytest
 from jouleboard.kinds.diffusion import DiffusionConfiguration
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank import Deadline, rank
-from tests.sitebuild import built_site
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -89,8 +88,8 @@ def test_diffusion_validation(tmp_path: Path, edit, rule: str, where: str) -> No
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory)
+def site(default_site: Path) -> Path:
+    return default_site
 
 
 @pytest.mark.parametrize(("page", "unit"), [

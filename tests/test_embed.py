@@ -15,14 +15,13 @@ import pytest
 from jouleboard.build import build_site
 from jouleboard.present.labels import band
 from tests.golden.tree import DATA, REPO
-from tests.sitebuild import built_site
 
 CHART_EXPORTS = ("svg", "png", "vl.json", "csv")
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory)
+def site(default_site: Path) -> Path:
+    return default_site
 
 
 def chart_ids(site: Path) -> set[str]:

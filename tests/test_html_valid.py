@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
 
 import html5lib
 import pytest
-
-from tests.sitebuild import built_site
 
 
 class _Ids(HTMLParser):
@@ -20,8 +19,8 @@ class _Ids(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]]:
-    site = built_site(tmp_path_factory)
+def pages(default_site: Path) -> list[tuple[str, str]]:
+    site = default_site
     return [(p.relative_to(site).as_posix(), p.read_text(encoding="utf-8"))
             for p in sorted(site.rglob("*.html"))]
 

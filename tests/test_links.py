@@ -17,8 +17,6 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.sitebuild import built_site
-
 LINK_ATTRIBUTES = {
     "a": ("href",),
     "link": ("href",),
@@ -88,8 +86,8 @@ class _PageParser(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory)
+def site(default_site: Path) -> Path:
+    return default_site
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from jouleboard.loading.dataset import Dataset, load_dataset
-from tests.cut_site import TABLE_ROWS, cut_site
+from tests.cut_site import TABLE_ROWS
 
 pytestmark = pytest.mark.slow  # builds a site
 
@@ -29,8 +29,8 @@ def secondary(total: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Dataset, Path]:
-    data, site = cut_site(tmp_path_factory)
+def built(cut_site: tuple[Path, Path]) -> tuple[Dataset, Path]:
+    data, site = cut_site
     return load_dataset(data), site
 
 

@@ -14,7 +14,6 @@ from jouleboard.loading.dataset import load_dataset
 from jouleboard.loading.registry import load_registry
 from jouleboard.rank import Deadline, objective_for, rank
 from tests.golden.tree import DATA
-from tests.sitebuild import built_site
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -100,8 +99,8 @@ def test_unknown_task_and_misnamed_file(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory)
+def site(default_site: Path) -> Path:
+    return default_site
 
 
 def test_task_page_shows_the_footnote_sources_and_the_view(site: Path) -> None:

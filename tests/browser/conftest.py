@@ -29,8 +29,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.sitebuild import built_site
-
 LAUNCH_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -65,8 +63,8 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_site(tmp_path_factory)
+def site_dir(default_site: Path) -> Path:
+    return default_site
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ jouleboard.rank.rank on the same data (table_rows: 5, tests/cut_site.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.rank import Deadline, rank
 from tests.browser.conftest import Recorder, serve, watch
-from tests.cut_site import TABLE_ROWS, cut_site
+from tests.cut_site import TABLE_ROWS
 
 pytestmark = pytest.mark.browser
 
@@ -25,8 +26,8 @@ MODEL_CELLS = f"{TABLE} tbody tr:not([hidden]) td.col-model"
 
 
 @pytest.fixture(scope="module")
-def cut(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Dataset, str]]:
-    data, site = cut_site(tmp_path_factory)
+def cut(cut_site: tuple[Path, Path]) -> Iterator[tuple[Dataset, str]]:
+    data, site = cut_site
     with serve(site) as url:
         yield load_dataset(data), url
 
