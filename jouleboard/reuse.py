@@ -11,14 +11,16 @@ manifest, an edited file, a different digest) makes the file anew.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import pickle
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from jouleboard.write import last_files
 
+T = TypeVar("T")
 _PROTOCOL = 5  # fixed, so a digest does not change with Python's default protocol
 
 
@@ -40,22 +42,32 @@ def file_key(source: Any, basis: str) -> str:
 
 def chart_ids(body: Any) -> set[str]:
     """The ids of every chart in a page body (nested views, tuples, lists)."""
-    import dataclasses
-
     from jouleboard.plan.views import ChartRef
     from jouleboard.present.tables import Table
 
-    if isinstance(body, ChartRef):
-        return {body.id}
-    if isinstance(body, Table):  # tables hold no charts: skip their thousands of cells
-        return set()
-    if dataclasses.is_dataclass(body) and not isinstance(body, type):
-        values = [getattr(body, f.name) for f in dataclasses.fields(body)]
-    elif isinstance(body, tuple | list):
-        values = list(body)
-    else:
-        return set()
-    return set().union(*(chart_ids(v) for v in values)) if values else set()
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, ChartRef):
+            found.add(value.id)
+        elif isinstance(value, tuple | list):
+            stack.extend(value)
+        elif not isinstance(value, Table):  # tables hold no charts: skip their many cells
+            stack.extend(getattr(value, name) for name in _field_names(type(value)))
+    return found
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The fields of a dataclass (none for any other type), looked up once per type."""
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) \
+            if dataclasses.is_dataclass(kind) else ()
+    return names
 
 
 class LastFiles:
@@ -68,7 +80,7 @@ class LastFiles:
         self.keys: dict[str, str] = {}  # this build's, for its manifest
         self.made = 0  # files made anew (not taken from the last build)
 
-    def get(self, path: str, key: str, make: Callable[[], str]) -> str | bytes:
+    def get(self, path: str, key: str, make: Callable[[], T]) -> T | bytes:
         """The file at ``path`` whose key is ``key``: the last build's, or ``make()``."""
         self.keys[path] = key
         known = self.known.get(path)
