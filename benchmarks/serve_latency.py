@@ -1,9 +1,10 @@
 """Issue 19, budget 3: how soon ``jouleboard serve`` reloads the browser after an edit.
 
-``measure_serve`` copies a data folder and the packaged templates into a new site folder
-(serve watches <site>/templates, <site>/content and the data folder), starts
+``measure_serve`` copies a data folder and the packaged templates and content into a new site
+folder (serve watches <site>/templates, <site>/content and the data folder), starts
 ``python -m jouleboard serve --data D --out O --port 0`` and, per edit kind (a template, a
-model's description_md, a number in one measurement file), ``repeat`` times:
+model's description_md, a number in one measurement file, content/about.md seen on /about/),
+``repeat`` times:
 
 1. reads the build version (``GET /__jouleboard__/version``) and the page the browser shows;
 2. writes the edit (a new file moved over the old one, as editors save);
@@ -134,6 +135,7 @@ class Edits:
     def __init__(self, site: Path, model_id: str, measurement: Path) -> None:
         self.site, self.model_id, self.measurement = site, model_id, measurement
         self.base_html = (site / "templates" / "base.html").read_text(encoding="utf-8")
+        self.about_md = (site / "content" / "about.md").read_text(encoding="utf-8")
 
     def template(self, n: int) -> str:
         mark = f'<meta name="jouleboard-bench" content="template-edit-{n}">'
@@ -150,6 +152,12 @@ class Edits:
         models[self.model_id]["description_md"] = mark
         write_atomically(path, yaml.safe_dump(models, sort_keys=False, allow_unicode=True,
                                               width=100))
+        return mark
+
+    def about(self, n: int) -> str:
+        path = self.site / "content" / "about.md"
+        mark = f"Benchmark about edit {n}."
+        write_atomically(path, self.about_md + f"\n{mark}\n")
         return mark
 
     def measurement_number(self, n: int) -> str:
@@ -175,6 +183,7 @@ def prepare_site(project: Path, data: Path, workdir: Path) -> Path:
     site.mkdir(parents=True)
     shutil.copytree(data, site / "data")
     shutil.copytree(project / "templates", site / "templates")  # the packaged templates
+    shutil.copytree(project / "content", site / "content")  # and content
     return site
 
 
@@ -215,7 +224,8 @@ def measure_serve(project: Path, data: Path, workdir: Path, env: dict[str, str],
                             f"({WAIT} answered {status})")
         kinds = [("template", "/", edits.template),
                  ("description", model_page, edits.description),
-                 ("measurement", model_page, edits.measurement_number)]
+                 ("measurement", model_page, edits.measurement_number),
+                 ("content", "/about/", edits.about)]
         for kind, page, edit in kinds:
             result["edits"][kind] = [one_edit(serve, base, page, edit, n, long_poll)
                                      for n in range(1, repeat + 1)]

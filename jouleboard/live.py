@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,10 +34,11 @@ from jouleboard.live_memo import ChartMemo, DownloadMemo, Files, MeasurementMemo
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.outdir import output_folder
 from jouleboard.plan.entities import gpu_page, model_page
-from jouleboard.plan.site import home_page, site_view
+from jouleboard.plan.site import about_page, home_page, site_view
 from jouleboard.plan.task import task_page
 from jouleboard.plan.views import Part, Plan, SiteView
 from jouleboard.present.embeds import ChartInfo
+from jouleboard.records import SiteSettings
 from jouleboard.render import SiteContext, environment
 from jouleboard.urls import Urls
 from jouleboard.write import SiteFiles
@@ -75,13 +76,15 @@ def _inside(path: str, root: Path) -> bool:
     return path == top or path.startswith(top + os.sep)
 
 
-def page_part(site: SiteView, path: str) -> Part | None:
+def page_part(site: SiteView, path: str, about_md: str | None = None) -> Part | None:
     """The part of the plan that makes the page at output ``path``, for the pages built
-    one per task, model or GPU and the home page (as :func:`~jouleboard.plan.site.plan_site`
-    makes them); None for any other page."""
+    one per task, model or GPU, the home page and the about page (as
+    :func:`~jouleboard.plan.site.plan_site` makes them); None for any other page."""
     urls = site.urls
     if path == urls.home:
         return home_page(site)
+    if path == urls.about and about_md is not None:
+        return Part(pages=(about_page(urls, about_md),))
     for view in site.tasks.values():
         if path.startswith(urls.task(view.id).removesuffix("index.html")):
             return task_page(site, view)
@@ -95,16 +98,27 @@ def page_part(site: SiteView, path: str) -> Part | None:
 
 
 @dataclass(frozen=True)
-class Built:
-    """The last committed site, as the next update starts from it."""
+class Draft:
+    """An update's inputs and page frame, before the plan."""
 
     sources: Sources
     urls: Urls
-    plan: Plan
+    assets: Files
+    names: dict[str, str]  # hashed asset names
     env: jinja2.Environment
     frame: SiteContext
-    assets: Files
-    names: dict[str, str]
+
+    @property
+    def settings(self) -> SiteSettings:
+        return self.sources.data.registry.site
+
+
+@dataclass(frozen=True)
+class Built:
+    """The last committed site, as the next update starts from it."""
+
+    draft: Draft
+    plan: Plan
     infos: dict[str, ChartInfo]
 
 
@@ -149,7 +163,45 @@ class LiveSite:
                 publish: Publish) -> BuildSummary:
         summary = BuildSummary(Path(self.target.given))
         timer = StageTimer(summary)
-        built, replan = self.built, self.built is None or changes.data or changes.content
+        replan = self.built is None or changes.data or changes.content
+        draft = self._draft(changes, replan)
+        timer.done("load+validate")
+        ahead = self._parts_ahead(waiting(), draft, replan)
+        if ahead:
+            publish(ahead)
+            timer.done("first page")
+        plan = plan_of(draft.sources, draft.urls) if replan or self.built is None else \
+            self.built.plan
+        timer.done("rank+plan")
+        chart_files, infos = self.charts.outputs(plan.charts, draft.urls, draft.settings)
+        timer.done("charts")
+        if not ahead:  # a waiting page not made alone (about, compare...): now it can be
+            ahead = self._pages_ahead(waiting(), draft, plan, chart_files, infos)
+            if ahead:
+                publish(ahead)
+                timer.done("first page")
+        files = SiteFiles()
+        for path, content in sorted((draft.assets | chart_files).items()):
+            files.add(path, content)
+        for path, text in self.downloads.texts(plan.downloads).items():
+            files.add(path, text)
+        for path, text in sorted(plan.files.items()):
+            files.add(path, text)
+        for path, html in self.pages.render(plan.pages, draft.env, draft.frame, infos).items():
+            files.add(path, html)
+        timer.done("render")
+        stats = files.commit(self.target)
+        timer.done("write")
+        self.built = Built(draft, plan, infos)
+        self.charts.keep_only(plan.charts)
+        summary.written, summary.linked = stats.written, stats.linked
+        summary.pages, summary.files = len(plan.pages), len(files)
+        summary.bytes = files.total_bytes()
+        return summary
+
+    def _draft(self, changes: Changes, replan: bool) -> Draft:
+        """The inputs read again where ``changes`` touched them, and the page frame."""
+        built = self.built.draft if self.built is not None else None
         sources = self._sources(changes, replan)
         urls = site_urls(sources.data.registry.site, None, None)
         if not self.bundle:
@@ -160,34 +212,8 @@ class LiveSite:
             assets, names = built.assets, built.names
         env = built.env if built is not None and not changes.templates else \
             environment(list(sources.themes))
-        frame = site_context(sources, urls, names, preview=True)
-        timer.done("load+validate")
-        first = self._first(waiting(), sources, urls, built, replan, env, frame, assets)
-        if first:
-            publish(first)
-            timer.done("first page")
-        plan = plan_of(sources, urls) if replan or built is None else built.plan
-        timer.done("rank+plan")
-        chart_files, infos = self.charts.outputs(plan.charts, urls, sources.data.registry.site)
-        timer.done("charts")
-        files = SiteFiles()
-        for path, content in sorted((assets | chart_files).items()):
-            files.add(path, content)
-        for path, text in self.downloads.texts(plan.downloads).items():
-            files.add(path, text)
-        for path, text in sorted(plan.files.items()):
-            files.add(path, text)
-        for path, html in self.pages.render(plan.pages, env, frame, infos).items():
-            files.add(path, html)
-        timer.done("render")
-        stats = files.commit(self.target)
-        timer.done("write")
-        self.built = Built(sources, urls, plan, env, frame, assets, names, infos)
-        self.charts.keep_only(plan.charts)
-        summary.written, summary.linked = stats.written, stats.linked
-        summary.pages, summary.files = len(plan.pages), len(files)
-        summary.bytes = files.total_bytes()
-        return summary
+        return Draft(sources, urls, assets, names, env,
+                     site_context(sources, urls, names, preview=True))
 
     def _sources(self, changes: Changes, replan: bool) -> Sources:
         if replan or self.built is None:
@@ -197,38 +223,45 @@ class LiveSite:
             self.measurements.forget_unseen()  # files deleted or renamed since the last load
             return sources
         if changes.templates:  # the logo is a template asset
-            return with_theme(self.built.sources, self.data_dir, self.project)
-        return self.built.sources
+            return with_theme(self.built.draft.sources, self.data_dir, self.project)
+        return self.built.draft.sources
 
-    def _first(self, paths: Sequence[str], sources: Sources, urls: Urls, built: Built | None,
-               replan: bool, env: jinja2.Environment, frame: SiteContext,
-               assets: Files) -> dict[str, bytes]:
-        """The waiting pages (each with the charts and files of its part) and the assets,
-        by output path; {} when none of them is a page that can be made alone."""
-        if built is None:
+    def _parts_ahead(self, paths: Sequence[str], draft: Draft,
+                     replan: bool) -> dict[str, bytes]:
+        """The waiting pages made alone (each with the charts and files of its part) and the
+        assets, by output path; {} when none of them can be made alone."""
+        if self.built is None or not paths:
             return {}
-        site = site_view(sources.data, urls) if replan and paths else None
-        old = {p.path: p for p in built.plan.pages} if not replan else {}
-        infos = dict(built.infos)
+        site = site_view(draft.sources.data, draft.urls) if replan else None
+        old = {p.path: p for p in self.built.plan.pages} if not replan else {}
+        infos = dict(self.built.infos)
         out: Files = {}
         for path in dict.fromkeys(paths):
-            part = page_part(site, path) if site is not None else \
+            part = page_part(site, path, draft.sources.about) if site is not None else \
                 Part(pages=(old[path],)) if path in old else None
             if part is None:
                 continue
             charts = {ref.id: ref for ref in part.charts}
-            chart_files, part_infos = self.charts.outputs(charts, urls,
-                                                          sources.data.registry.site)
+            chart_files, part_infos = self.charts.outputs(charts, draft.urls, draft.settings)
             infos |= part_infos
             out |= chart_files | dict(part.files)
-            out |= self.pages.render(part.pages, env, frame, infos, keep=False)
-        if not out:
+            out |= self.pages.render(part.pages, draft.env, draft.frame, infos, keep=False)
+        return _as_bytes(draft.assets | out) if out else {}
+
+    def _pages_ahead(self, paths: Sequence[str], draft: Draft, plan: Plan,
+                     chart_files: Files, infos: dict[str, ChartInfo]) -> dict[str, bytes]:
+        """The waiting pages of the whole plan, with every asset, chart and file."""
+        wanted = set(paths)
+        pages = [p for p in plan.pages if p.path in wanted] if self.built is not None else []
+        if not pages:
             return {}
-        return {path: _bytes(content) for path, content in (assets | out).items()}
+        html = self.pages.render(pages, draft.env, draft.frame, infos, keep=False)
+        return _as_bytes(draft.assets | chart_files | plan.files | html)
 
 
-def _bytes(content: str | bytes) -> bytes:
-    return content.encode("utf-8") if isinstance(content, str) else content
+def _as_bytes(files: Mapping[str, str | bytes]) -> dict[str, bytes]:
+    return {path: content.encode("utf-8") if isinstance(content, str) else content
+            for path, content in files.items()}
 
 
 def output_path(url_path: str) -> str:

@@ -151,16 +151,56 @@ def test_pages_served_ahead_are_the_clean_builds(site: LiveSite, project: Path,
     published with it, is byte for byte the clean build's."""
     edit_measurement(project, 1)
     pages = ["index.html", "tasks/gpqa/index.html", output_path(MODEL_PAGE),
-             "gpus/h100/index.html", "about/index.html"]
+             "gpus/h100/index.html", "compare/index.html"]
     published = Published()
     site.update(Changes(data=True, content=False, templates=False), lambda: pages, published)
     clean = tmp_path / "clean"
     clean_build(project, clean)
     assert len(published.files) == 1
     ahead = published.files[0]
-    made_alone = {p for p in pages if p != "about/index.html"}  # not one page's part
-    assert made_alone <= set(ahead) and "about/index.html" not in ahead
+    made_alone = {p for p in pages if p != "compare/index.html"}  # not one page's part
+    assert made_alone <= set(ahead) and "compare/index.html" not in ahead
     assert any(p.startswith("charts/") for p in ahead)
+    assert {p: c for p, c in ahead.items() if (clean / p).read_bytes() != c} == {}
+    assert tree(site.target.path) == tree(clean)
+
+
+@pytest.mark.parametrize("page", ["about/index.html", "compare/index.html"])
+def test_a_content_edit_serves_the_waiting_page_ahead(site: LiveSite, project: Path,
+                                                      tmp_path: Path, page: str) -> None:
+    """The about page is made alone; the compare page (not one page's part) comes from the
+    whole plan, still before the site is rendered and committed."""
+    about = project / "content" / "about.md"
+    about.write_text(about.read_text(encoding="utf-8") + "\nEdited about page.\n",
+                     encoding="utf-8")
+    published = Published()
+    site.update(Changes(data=False, content=True, templates=False), lambda: [page],
+                published)
+    clean = tmp_path / "clean"
+    clean_build(project, clean)
+    assert len(published.files) == 1
+    ahead = published.files[0]
+    assert page in ahead
+    if page.startswith("about"):
+        assert b"Edited about page." in ahead[page]
+    assert {p: c for p, c in ahead.items() if (clean / p).read_bytes() != c} == {}
+    assert tree(site.target.path) == tree(clean)
+
+
+def test_an_edited_stylesheet_is_served_ahead_under_its_new_name(
+        site: LiveSite, project: Path, tmp_path: Path) -> None:
+    css = project / "templates" / "assets" / "style.css"
+    css.write_text(css.read_text(encoding="utf-8") + "\n.live-test { color: red; }\n",
+                   encoding="utf-8")
+    published = Published()
+    site.update(Changes(data=False, content=False, templates=True),
+                lambda: ["index.html"], published)
+    clean = tmp_path / "clean"
+    clean_build(project, clean)
+    ahead = published.files[0]
+    sheets = [p for p in ahead if p.startswith("assets/style-")]
+    assert len(sheets) == 1 and b".live-test" in ahead[sheets[0]]
+    assert sheets[0].encode() in ahead["index.html"]
     assert {p: c for p, c in ahead.items() if (clean / p).read_bytes() != c} == {}
     assert tree(site.target.path) == tree(clean)
 

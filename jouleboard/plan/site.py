@@ -178,10 +178,15 @@ def plan_site(data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (),
                              "What each term in the tables, charts and findings means.",
                              ProseBody(glossary_html())),))
     if about_md is not None:
-        part += Part(pages=(Page(urls.about, "prose.html", "About and methodology",
-                                 "What jouleboard measures and how it ranks.",
-                                 ProseBody(render_markdown(about_md))),))
+        part += Part(pages=(about_page(urls, about_md),))
     return finish(part, urls)
+
+
+def about_page(urls: Urls, about_md: str) -> Page:
+    """content/about.md as the about page."""
+    return Page(urls.about, "prose.html", "About and methodology",
+                "What jouleboard measures and how it ranks.",
+                ProseBody(render_markdown(about_md)))
 
 
 def finish(part: Part, urls: Urls) -> Plan:
