@@ -4,7 +4,6 @@ others from the last build's output, and its result is still the bytes of a clea
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from jouleboard.build import build_site
-from tests.golden.tree import DATA, REPO
+from tests.golden.tree import REPO
 from tests.test_incremental_and_serve import tree
+from tests.test_unchanged_rebuild import built_project
 
 # A build in a new process (as `jouleboard build` runs), printing how many pages it rendered:
 # page keys must not depend on the process that computed them.
@@ -28,11 +28,7 @@ print(summary.pages, summary.rendered)
 
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(DATA, root / "data")
-    (root / "templates").mkdir()
-    build_site(root / "data", root / "site", project=root)
-    return root
+    return built_project(tmp_path)
 
 
 def rebuild(project: Path) -> tuple[int, int]:

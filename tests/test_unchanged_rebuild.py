@@ -16,14 +16,18 @@ from tests.golden.tree import DATA, REPO
 from tests.test_incremental_and_serve import tree
 
 
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
+def built_project(tmp_path: Path) -> Path:
     """A site folder (data/, templates/) and its site built once, into project/site."""
     root = tmp_path / "project"
     shutil.copytree(DATA, root / "data")
     (root / "templates").mkdir()
     build_site(root / "data", root / "site", project=root)
     return root
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    return built_project(tmp_path)
 
 
 def stat_of(site: Path) -> dict[str, tuple[int, int]]:
