@@ -74,6 +74,16 @@ def _maxrss_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024.0  # Linux: KiB
 
 
+def _rss_mb() -> float:
+    """This process's resident set now (MB), from /proc (0 where there is none)."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return 0.0
+    return next((int(line.split()[1]) / 1024.0 for line in status.splitlines()
+                 if line.startswith("VmRSS:")), 0.0)
+
+
 def child_build(args: argparse.Namespace) -> int:
     """``run.py _build``: one build_site call, instrumented; result JSON to --result."""
     import resource
@@ -82,17 +92,19 @@ def child_build(args: argparse.Namespace) -> int:
     import jouleboard.build as B
 
     progress: list[dict[str, Any]] = []
-    original_done = B._Timer.done
+    timer = getattr(B, "StageTimer", None) or B._Timer  # _Timer: refs before the rename
+    original_done = timer.done
 
     def done(self: Any, stage: str) -> None:
         original_done(self, stage)
         entry = {"stage": stage, "seconds": self.summary.timings[stage],
                  "at": time.perf_counter() - t_start,
-                 "maxrss_mb": _maxrss_mb(resource.RUSAGE_SELF)}
+                 "maxrss_mb": _maxrss_mb(resource.RUSAGE_SELF),
+                 "rss_mb": _rss_mb()}
         progress.append(entry)
         print("STAGE " + json.dumps(entry), flush=True)
 
-    B._Timer.done = done  # type: ignore[method-assign]
+    timer.done = done
 
     per_template: dict[str, list[float]] = {}
     original_render_page = B.render_page

@@ -21,10 +21,10 @@ from jouleboard.fingerprint import inputs_digest, render_digest
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.loading.dataset import Dataset, load_dataset, shown_path
 from jouleboard.outdir import OutputFolder, output_folder
+from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.site import plan_site
 from jouleboard.plan.views import ChartRef, Download, Link, Plan
 from jouleboard.present import charts as charts_present
-from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
 from jouleboard.problems import Problem, ValidationFailed
@@ -226,9 +226,31 @@ def chart_output(chart: ChartRef, exports: Mapping[tuple[str, str], bytes], urls
     return files, info
 
 
+CHART_BATCH = 1000  # charts rendered, then written, at a time (their renders are in memory)
+
+
+def add_charts(files: SiteFiles, charts: Mapping[str, ChartRef], urls: Urls,
+               settings: SiteSettings, png: bool, cache: Path, progress: Progress,
+               pool: Pool) -> dict[str, ChartInfo]:
+    """Render ``charts`` and add each one's files (see :func:`chart_output`) to ``files``,
+    :data:`CHART_BATCH` charts at a time, so only one batch's renders are ever in memory;
+    returns what pages need of each chart, by id."""
+    infos: dict[str, ChartInfo] = {}
+    ids = sorted(charts)
+    for start in range(0, len(ids), CHART_BATCH):
+        batch = {cid: charts[cid] for cid in ids[start:start + CHART_BATCH]}
+        exports = render_charts(chart_specs(batch), ("svg", "png") if png else ("svg",),
+                                cache, progress, svg_only=frozenset(
+                                    f"{cid}{PHONE}" for cid in batch), pool=pool)
+        for cid, chart in batch.items():
+            chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png)
+            for path, content in chart_files.items():
+                files.add(path, content)
+    return infos
+
+
 def download_text(download: Download) -> str:
-    return to_csv(download.columns, download.records) if download.path.endswith(".csv") \
-        else to_json(download.records)
+    return "".join(download_chunks(download))
 
 
 def site_context(sources: Sources, urls: Urls, names: Mapping[str, str],
@@ -277,21 +299,16 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
 
     files = SiteFiles()
     assets, names = asset_files(sources, vega_bundle(cache, pool), urls)
-    exports = render_charts(chart_specs(plan.charts), ("svg", "png") if png else ("svg",),
-                            cache, progress, svg_only=frozenset(
-                                f"{cid}{PHONE}" for cid in plan.charts), pool=pool)
-    infos: dict[str, ChartInfo] = {}
-    for cid, chart in sorted(plan.charts.items()):
-        chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png)
-        assets |= chart_files
     for path, content in assets.items():
         files.add(path, content)
+    infos = add_charts(files, plan.charts, urls, settings, png, cache, progress, pool)
     timer.done("charts")
 
     last, basis = LastFiles(target.path), render_digest(sources.themes)
     for download in plan.downloads:
-        files.add(download.path, last.get(download.path, file_key(download, basis),
-                                          functools.partial(download_text, download)))
+        chunks = last.get(download.path, file_key(download, basis),
+                          functools.partial(download_chunks, download))
+        files.add_chunks(download.path, (chunks,) if isinstance(chunks, bytes) else chunks)
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
     site = site_context(sources, urls, names, preview)

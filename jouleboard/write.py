@@ -12,6 +12,7 @@ import ctypes
 import ctypes.util
 import errno
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -19,7 +20,8 @@ import shutil
 import stat
 import tempfile
 import weakref
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -57,19 +59,39 @@ class SiteFiles:
         self._cleanup: Callable[[], object] | None = None
 
     def add(self, path: str, content: str | bytes) -> None:
+        self.add_chunks(path, (content,))
+
+    def add_chunks(self, path: str, chunks: Iterable[str | bytes]) -> None:
+        """Add the file made of ``chunks`` (text is UTF-8 encoded) in order. Once the memory
+        limit is reached, each chunk goes to the spool file as it comes, so a file much
+        bigger than one chunk (a download of every configuration) is never whole in memory.
+        """
         pure = PurePosixPath(path)
         if pure.is_absolute() or ".." in pure.parts or not pure.parts:
             raise ValueError(f"output path {path!r} must be relative and inside the site")
         if path in self._files:
             raise DuplicatePath(f"two outputs claim {path!r}")
-        data = content.encode("utf-8") if isinstance(content, str) else content
-        if self._in_memory + len(data) <= self._memory_limit:
-            self._files[path] = data
-            self._in_memory += len(data)
-            return
-        spooled = _Spooled(hashlib.sha256(data).hexdigest(), len(data), len(self._files))
-        spooled.location(self._spool_folder()).write_bytes(data)
-        self._files[path] = spooled
+        held: deque[bytes] = deque()
+        size = 0
+        encoded = (c.encode("utf-8") if isinstance(c, str) else c for c in chunks)
+        for data in encoded:
+            held.append(data)
+            size += len(data)
+            if self._in_memory + size > self._memory_limit:
+                self._files[path] = self._spooled(itertools.chain(_drain(held), encoded))
+                return
+        self._files[path] = held[0] if len(held) == 1 else b"".join(held)
+        self._in_memory += size
+
+    def _spooled(self, chunks: Iterable[bytes]) -> _Spooled:
+        """Write ``chunks`` to a new spool file (its digest computed on the way)."""
+        number, digest, size = len(self._files), hashlib.sha256(), 0
+        with open(_spool_file(self._spool_folder(), number), "wb") as spool:
+            for data in chunks:
+                digest.update(data)
+                size += len(data)
+                spool.write(data)
+        return _Spooled(digest.hexdigest(), size, number)
 
     def _spool_folder(self) -> Path:
         if self._spool is None:
@@ -176,7 +198,17 @@ class _Spooled:
     number: int  # its name in the spool folder (paths may be long; numbers are not)
 
     def location(self, spool: Path) -> Path:
-        return spool / str(self.number)
+        return _spool_file(spool, self.number)
+
+
+def _spool_file(spool: Path, number: int) -> Path:
+    return spool / str(number)
+
+
+def _drain(held: deque[bytes]) -> Iterator[bytes]:
+    """``held``'s items, each let go of as it is taken."""
+    while held:
+        yield held.popleft()
 
 
 def _move(source: Path, target: Path) -> None:

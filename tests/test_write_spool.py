@@ -4,11 +4,13 @@ site is the same as when everything was held in memory."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from jouleboard import write
+from jouleboard import build, write
 from jouleboard.build import build_site
 from jouleboard.write import DuplicatePath, SiteFiles
 
@@ -60,3 +62,49 @@ def test_a_site_built_through_the_spool_equals_one_built_in_memory(
     summary = build_site(GOLDEN_DATA, tmp_path / "spooled", project=REPO)
     assert _tree(tmp_path / "spooled") == _tree(golden_site)
     assert summary.files == len(_tree(tmp_path / "spooled"))
+
+
+def test_a_file_added_in_chunks_reaches_the_disk_chunk_by_chunk(tmp_path: Path) -> None:
+    spool_dir = tmp_path / "spool"
+    spool_dir.mkdir()
+    files = SiteFiles(memory_limit=100_000, spool_dir=spool_dir)
+    chunk = 64 * 1024  # bigger than a file's write buffer: each write reaches the disk
+    on_disk: list[int] = []
+
+    def chunks() -> Iterator[str]:
+        for i in range(6):
+            # What is on disk when chunk i is asked for: every chunk before it, once the
+            # file is past the limit (chunk 0 alone fits; 0 + 1 do not).
+            on_disk.append(sum(p.stat().st_size for p in spool_dir.rglob("*") if p.is_file()))
+            yield str(i) * chunk
+
+    files.add_chunks("big.json", chunks())
+    files.add_chunks("small.txt", ["ab", b"c", "d\u00e9"])  # in memory: joined, UTF-8
+    assert on_disk == [0, 0, 2 * chunk, 3 * chunk, 4 * chunk, 5 * chunk]
+    whole = "".join(str(i) * chunk for i in range(6)).encode()
+    assert files.content("big.json") == whole
+    assert files.content("small.txt") == "abcd\u00e9".encode()
+    assert files.total_bytes() == len(whole) + len("abcd\u00e9".encode())
+    with pytest.raises(DuplicatePath):
+        files.add_chunks("small.txt", ["x"])
+    files.commit(tmp_path / "site")
+    assert (tmp_path / "site" / "big.json").read_bytes() == whole
+
+
+def test_charts_rendered_in_batches_make_the_same_site(
+        golden_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Batches of 3 charts (the golden data has dozens), every file spooled: the site a
+    # 100k build makes this way equals the one made in one go, in memory.
+    monkeypatch.setattr(build, "CHART_BATCH", 3, raising=False)
+    monkeypatch.setattr(write, "_MEMORY_LIMIT", 0)
+    batches: list[int] = []
+    render_charts = build.render_charts
+
+    def counted(specs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        batches.append(len(specs))
+        return render_charts(specs, *args, **kwargs)
+
+    monkeypatch.setattr(build, "render_charts", counted)
+    build_site(GOLDEN_DATA, tmp_path / "batched", project=REPO)
+    assert _tree(tmp_path / "batched") == _tree(golden_site)
+    assert len(batches) > 1 and max(batches) <= 2 * 3  # each chart and its phone render

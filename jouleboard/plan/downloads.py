@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from jouleboard.kinds import kind_of, kinds
 from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.views import Download
+from jouleboard.present.downloads import csv_chunks, json_chunks
 
 
 def configuration_downloads(data: Dataset, path: Callable[[str, str], str], group: str,
@@ -24,3 +25,12 @@ def configuration_downloads(data: Dataset, path: Callable[[str, str], str], grou
             out += [Download(path(ext, kind.download_name), kind.configuration_columns, records,
                              group, f"{description} ({tasks})") for ext in ("csv", "json")]
     return out
+
+
+def download_chunks(download: Download) -> Iterator[str]:
+    """A download's text in pieces of a few thousand records (see
+    :mod:`jouleboard.present.downloads`): a build writes it, and the downloads page sizes
+    it, without ever holding the whole text."""
+    if download.path.endswith(".csv"):
+        return csv_chunks(download.columns, download.records)
+    return json_chunks(download.records)

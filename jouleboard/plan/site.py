@@ -16,7 +16,7 @@ from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import kind_of, kinds, task_kind_order
 from jouleboard.loading.dataset import Dataset
-from jouleboard.plan.downloads import configuration_downloads
+from jouleboard.plan.downloads import configuration_downloads, download_chunks
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
 from jouleboard.plan.task import home_section, task_finding, task_page
@@ -33,7 +33,6 @@ from jouleboard.plan.views import (
     SiteView,
     TaskView,
 )
-from jouleboard.present.downloads import to_csv, to_json
 from jouleboard.present.glossary import glossary_html
 from jouleboard.present.markdown import render_markdown
 from jouleboard.present.units import efficiency_phrase, in_words, measured_gpus
@@ -113,9 +112,8 @@ def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
             links = []
             for d in same:
                 ext = d.path.rsplit(".", 1)[-1]
-                text = to_csv(d.columns, d.records) if ext == "csv" else to_json(d.records)
-                links.append(Link(f"{ext.upper()}, {size_text(len(text.encode()))}",
-                                  urls.url(d.path)))
+                size = sum(len(chunk.encode()) for chunk in download_chunks(d))
+                links.append(Link(f"{ext.upper()}, {size_text(size)}", urls.url(d.path)))
             name = stem.removeprefix("downloads/").removeprefix("rankings/").removeprefix(
                 "data/")
             lines.append(DownloadItem(name, same[0].description, len(same[0].records),
