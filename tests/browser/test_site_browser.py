@@ -1,7 +1,9 @@
 """The built site in a real Chromium: rankings, model pages, charts, CSP, no-JS, sorting, phones.
 
 The site is built once from the committed data/ and served on 127.0.0.1 (see conftest.py).
-Every request to another host is recorded and aborted, so nothing leaves the machine.
+Every request to another host is recorded and refused, so nothing leaves the machine. The
+tests of what every page (or a list of pages) does read one shared walk of the whole site
+(tests/browser/tour.py) instead of opening the pages again each.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 import yaml
 
 from tests.browser.conftest import Recorder, is_local, watch
+from tests.browser.tour import html_pages, shared_tour
 from tests.sitebuild import REPO
 
 pytestmark = pytest.mark.browser
@@ -33,9 +36,13 @@ REFERENCE_GPQA_300 = [
     ("Qwen 3 14B", "5.48"),
 ]
 
-# Vega renders each mark group as <g class="mark-TYPE role-mark"> holding one element per item.
-RENDERED_MARKS = "svg.marks g.role-mark > *"
-RENDERED_POINTS = "svg.marks g.mark-symbol.role-mark path"
+
+
+@pytest.fixture(scope="session")
+def tour(tmp_path_factory: pytest.TempPathFactory, pw_browser: Any, site_url: str,
+         site_dir: Path) -> dict[str, dict[str, Any]]:
+    """Every page's record from the one walk of the site (tests/browser/tour.py)."""
+    return shared_tour(tmp_path_factory, pw_browser, site_url, site_dir)
 
 
 def task_ids() -> list[str]:
@@ -77,36 +84,16 @@ def table_rows(table: Any, *columns: int) -> list[tuple[str, ...]]:
     )
 
 
-def make_interactive(page: Any, figure: str) -> int:
-    """Click the figure's "Explore interactively" button, wait for Vega to draw into
-    ``svg.marks``; returns the number of rendered mark items."""
-    page.locator(f"{figure} button.interactive").click()
-    marks = f"{figure} {RENDERED_MARKS}"
-    page.wait_for_function("(sel) => document.querySelectorAll(sel).length > 0", arg=marks)
-    return page.locator(marks).count()
-
-
-def home_model_paths(page: Any) -> list[str]:
-    hrefs = page.locator("table.data a[href^='/models/']").evaluate_all(
-        "(links) => links.map((a) => a.getAttribute('href'))"
-    )
-    return sorted(set(hrefs))
-
-
-def html_pages(site: Path) -> list[str]:
-    """Every page's path as served: '/x/y/' for x/y/index.html, '/404.html' for 404.html."""
-    paths = []
-    for file in sorted(site.rglob("*.html")):
-        rel = file.relative_to(site).as_posix()
-        paths.append("/" + rel[: -len("index.html")] if rel.endswith("index.html") else "/" + rel)
-    return paths
-
-
 def assert_clean(rec: Recorder) -> None:
     assert rec.problems() == [], "console errors/warnings or page errors:\n" + "\n".join(
         rec.problems()
     )
     assert rec.external_requests() == [], f"requests left 127.0.0.1: {rec.external_requests()}"
+
+
+def page_problems(tour: dict[str, dict[str, Any]], paths: list[str], key: str) -> dict[str, Any]:
+    """The tour's non-empty ``key`` entries of ``paths``, by path."""
+    return {path: tour[path][key] for path in paths if tour[path][key]}
 
 
 STATIC_PAGES = ["/", "/models/", "/gpus/", "/gpus/b200/", "/gpus/h100/", "/about/", "/downloads/"]
@@ -136,39 +123,22 @@ def test_home_first_table_is_reference_top7(site_page: Recorder) -> None:
 # 2. Every model page linked from the home page loads and its Pareto chart renders ---------
 
 
-def test_model_pages_from_home_render_pareto_chart(site_page: Recorder) -> None:
-    page = site_page.page
-    site_page.goto("/")
-    paths = home_model_paths(page)
+def test_model_pages_from_home_render_pareto_chart(tour: dict[str, dict[str, Any]]) -> None:
+    """Each model page linked from the home page: one h1, a Pareto chart whose static image
+    has alt text, and whose points Vega draws once it is made interactive (the button gone);
+    no console error or warning, page error or request to another host on the way."""
+    paths = tour["/"]["model_links"]
     assert len(paths) >= 10, paths
     for path in paths:
-        # site.js is deferred: it has run (and shown the buttons) by DOMContentLoaded.
-        site_page.goto(path, wait_until="domcontentloaded")
-        info = page.evaluate(
-            """() => {
-                const figure = document.querySelector("figure.chart[id^='chart-pareto--']");
-                const img = figure && figure.querySelector("img");
-                return {
-                    h1: Array.from(document.querySelectorAll("h1"), (h) => h.innerText.trim()),
-                    figure: figure && figure.id,
-                    alt: img && img.alt.trim(),
-                };
-            }"""
-        )
-        assert len(info["h1"]) == 1 and info["h1"][0], f"{path}: h1s {info['h1']}"
-        assert info["figure"], f"{path}: no Pareto chart"
+        visit = tour[path]
+        assert len(visit["h1"]) == 1 and visit["h1"][0], f"{path}: h1s {visit['h1']}"
+        assert visit["pareto"], f"{path}: no Pareto chart"
         # The static SVG is there before anything is clicked.
-        assert info["alt"], f"{path}: the Pareto image has no alt text"
-        selector = f"figure.chart[id='{info['figure']}']"
-        page.locator(f"{selector} button.interactive").click()
-        # Rendered points, and the button gone once the chart is interactive.
-        page.wait_for_function(
-            """(arg) => document.querySelectorAll(arg.points).length > 0
-                && !document.querySelector(arg.button)""",
-            arg={"points": f"{selector} {RENDERED_POINTS}",
-                 "button": f"{selector} button.interactive"},
-        )
-    assert_clean(site_page)
+        assert visit["pareto_alt"], f"{path}: the Pareto image has no alt text"
+        assert visit["drawn"].get(visit["pareto"], 0) > 0, f"{path}: Pareto points not drawn"
+    visited = ["/", *paths]
+    assert page_problems(tour, visited, "problems") == {}, "console errors/warnings or page errors"
+    assert page_problems(tour, visited, "foreign") == {}, "requests left 127.0.0.1"
 
 
 # 3. No console errors or page errors ------------------------------------------------------
@@ -177,26 +147,21 @@ TASK_PAGES = [f"/tasks/{task}/" for task in task_ids()]
 
 
 @pytest.mark.parametrize("path", STATIC_PAGES + TASK_PAGES)
-def test_no_console_or_page_errors(site_page: Recorder, path: str) -> None:
-    site_page.goto(path)
-    site_page.page.wait_for_load_state("load")
-    assert site_page.problems() == [], f"{path}:\n" + "\n".join(site_page.problems())
+def test_no_console_or_page_errors(tour: dict[str, dict[str, Any]], path: str) -> None:
+    problems = tour[path]["problems_at_load"]  # until the load event
+    assert problems == [], f"{path}:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("path", [*TASK_PAGES, "/"])
-def test_no_console_errors_after_charts_go_interactive(site_page: Recorder, path: str) -> None:
+def test_no_console_errors_after_charts_go_interactive(tour: dict[str, dict[str, Any]],
+                                                       path: str) -> None:
     """Every chart of the page made interactive: no Vega error or warning either (e.g. the
     ranking bars once logged 'Domains that should be unioned has conflicting sort
     properties' because the y sort of their two layers had no op)."""
-    page = site_page.page
-    site_page.goto(path)
-    figure_ids = page.locator("figure.chart[data-spec]").evaluate_all(
-        "(figures) => figures.map((f) => f.id)"
-    )
-    assert figure_ids, f"{path}: no charts"
-    for figure_id in figure_ids:
-        assert make_interactive(page, f"figure.chart[id='{figure_id}']") > 0, figure_id
-    assert site_page.problems() == [], f"{path}:\n" + "\n".join(site_page.problems())
+    drawn = tour[path]["drawn"]
+    assert drawn, f"{path}: no charts"
+    assert [f for f, marks in drawn.items() if marks == 0] == [], f"{path}: charts not drawn"
+    assert tour[path]["problems"] == [], f"{path}:\n" + "\n".join(tour[path]["problems"])
 
 
 # 4. No request leaves the local host ------------------------------------------------------
@@ -230,26 +195,19 @@ def test_requests_for_other_hosts_are_recorded_and_never_answered(site_page: Rec
     assert answered == []
 
 
-def test_no_request_leaves_localhost(site_page: Recorder, site_dir: Path) -> None:
-    """Every page of the site; charts made interactive on a task, a model and a GPU page.
-    (Every model page linked from home goes interactive in the Pareto test, checked too.)"""
-    page = site_page.page
+def test_no_request_leaves_localhost(tour: dict[str, dict[str, Any]], site_dir: Path) -> None:
+    """Every page of the site; charts made interactive on every task page, the home page,
+    model and GPU pages (tour.interactive_charts): no request to another host, no console
+    error or page error."""
     paths = html_pages(site_dir)
     assert "/" in paths and len(paths) > 20, paths
+    assert sorted(tour) == sorted(paths), "the tour missed pages"
     interactive = {"/tasks/gpqa/", "/models/openai--gpt-oss-20b/", "/gpus/h100/"}
-    assert interactive <= set(paths)
-    for path in paths:
-        page.goto(site_page.base_url + path, wait_until="load")
-        if path in interactive:
-            for figure_id in page.locator("figure.chart[data-spec]").evaluate_all(
-                "(figures) => figures.map((f) => f.id)"
-            ):
-                make_interactive(page, f"figure.chart[id='{figure_id}']")
-    assert any("/assets/vega-" in url for url in site_page.requests), "no chart went interactive"
-    assert site_page.external_requests() == [], (
-        "requests to other hosts:\n" + "\n".join(site_page.external_requests())
-    )
-    assert site_page.errors() == [], "\n".join(site_page.errors())
+    assert all(tour[path]["drawn"] for path in interactive), "charts not made interactive"
+    requests = [url for path in paths for url in tour[path]["requests"]]
+    assert any("/assets/vega-" in url for url in requests), "no chart went interactive"
+    assert page_problems(tour, paths, "foreign") == {}, "requests to other hosts"
+    assert page_problems(tour, paths, "errors") == {}, "console errors or page errors"
 
 
 # 5. Without JavaScript the tables and chart images are all there -------------------------
@@ -307,44 +265,19 @@ def test_tables_and_images_without_javascript(nojs_page: Recorder, path: str) ->
 # 6. Content-Security-Policy: a strict meta policy and no violations -----------------------
 
 
-CSP_INIT_SCRIPT = """
-window.__cspViolations = [];
-document.addEventListener("securitypolicyviolation", (event) => {
-  window.__cspViolations.push({
-    directive: event.violatedDirective, blocked: event.blockedURI,
-    source: event.sourceFile, line: event.lineNumber, sample: event.sample,
-  });
-}, true);
-"""
-
-
-def test_no_csp_violations(site_page: Recorder) -> None:
-    page = site_page.page
-    page.add_init_script(CSP_INIT_SCRIPT)
-    site_page.goto("/")
-    model_page = home_model_paths(page)[0]
-    violations = {}
-    # Every chart goes interactive on the task, model and GPU pages (Vega runs without eval).
-    for path in ["/", "/tasks/gpqa/", model_page, "/gpus/b200/", "/about/"]:
-        site_page.goto(path)
-        page.wait_for_load_state("load")
-        if path != "/" and path != "/about/":
-            figure_ids = page.locator("figure.chart[data-spec]").evaluate_all(
-                "(figures) => figures.map((f) => f.id)"
-            )
-            assert figure_ids, f"{path}: no charts"
-            for figure_id in figure_ids:
-                figure = f"figure.chart[id='{figure_id}']"
-                make_interactive(page, figure)
-                # Use the chart a little: hovering a mark shows Vega's tooltip.
-                page.locator(f"{figure} {RENDERED_MARKS}").first.hover(force=True)
-        found = page.evaluate("() => window.__cspViolations")
-        assert found is not None, f"{path}: the init script did not run"
-        if found:
-            violations[path] = found
-    assert violations == {}
-    assert site_page.errors() == [], "\n".join(site_page.errors())
-    assert site_page.external_requests() == []
+def test_no_csp_violations(tour: dict[str, dict[str, Any]]) -> None:
+    """A listener installed before any page script sees no CSP violation on these pages,
+    every chart of the task, model and GPU page made interactive and hovered (Vega runs
+    without eval)."""
+    model_page = tour["/"]["model_links"][0]
+    paths = ["/", "/tasks/gpqa/", model_page, "/gpus/b200/", "/about/"]
+    for path in paths[1:4]:
+        assert tour[path]["drawn"], f"{path}: no charts"
+        assert all(tour[path]["drawn"].values()), f"{path}: charts not drawn"
+    assert [p for p in paths if tour[p]["csp"] is None] == [], "the init script did not run"
+    assert page_problems(tour, paths, "csp") == {}
+    assert page_problems(tour, paths, "errors") == {}
+    assert page_problems(tour, paths, "foreign") == {}
 
 
 class _MetaParser(HTMLParser):
