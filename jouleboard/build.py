@@ -237,16 +237,33 @@ def add_charts(files: SiteFiles, charts: Mapping[str, ChartRef], urls: Urls,
     returns what pages need of each chart, by id."""
     infos: dict[str, ChartInfo] = {}
     ids = sorted(charts)
-    for start in range(0, len(ids), CHART_BATCH):
+    batches = range(0, len(ids), CHART_BATCH)
+    for number, start in enumerate(batches, 1):
         batch = {cid: charts[cid] for cid in ids[start:start + CHART_BATCH]}
+        shown = progress if len(batches) == 1 else \
+            _Labelled(progress, f"batch {number} of {len(batches)}")
         exports = render_charts(chart_specs(batch), ("svg", "png") if png else ("svg",),
-                                cache, progress, svg_only=frozenset(
+                                cache, shown, svg_only=frozenset(
                                     f"{cid}{PHONE}" for cid in batch), pool=pool)
         for cid, chart in batch.items():
             chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png)
             for path, content in chart_files.items():
                 files.add(path, content)
     return infos
+
+
+class _Labelled(Progress):
+    """``progress`` with ``label`` after what it counts ("rendering charts (batch 2 of 13)")."""
+
+    def __init__(self, progress: Progress, label: str) -> None:
+        super().__init__(progress.level, progress.stream)
+        self.inner, self.label = progress, label
+
+    def start(self, what: str, total: int) -> None:
+        self.inner.start(f"{what} ({self.label})", total)
+
+    def advance(self, count: int = 1) -> None:
+        self.inner.advance(count)
 
 
 def download_text(download: Download) -> str:
