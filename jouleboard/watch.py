@@ -74,8 +74,9 @@ class PollWatch:
 
 class InotifyWatch:
     """Changes reported by the kernel: one watch per folder below each root (new folders
-    are watched as they appear; a root that does not exist yet is looked for in its
-    parent). Raises OSError where inotify is missing or out of watches."""
+    are watched as they appear) and one on each root's parent (a root that does not exist
+    yet, or is deleted and made again, is seen when it appears). Raises OSError where
+    inotify is missing or out of watches."""
 
     def __init__(self, roots: Sequence[Path], skip: Path | None) -> None:
         self.roots = [Path(os.path.abspath(r)) for r in roots]
@@ -105,10 +106,10 @@ class InotifyWatch:
 
     def _watch_all(self) -> None:
         for root in self.roots:
+            if root.parent.is_dir():  # to see the root appear again if it is replaced
+                self._watch(str(root.parent))
             if root.is_dir():
                 self._watch_tree(str(root))
-            elif root.parent.is_dir():
-                self._watch(str(root.parent))  # to see the root appear
 
     def _ignored(self, path: str) -> bool:
         return os.path.basename(path).startswith(".") or os.path.realpath(path) == self.skip
