@@ -628,10 +628,13 @@ def _one_line(r: dict[str, Any]) -> str:
     if r.get("error"):
         return "FAILED: " + r["error"].strip().splitlines()[-1]
     stages = " ".join(f"{k} {v:.2f}" for k, v in r["timings"].items())
+    # Where the memory goes: the build process's peak RSS as each stage ends.
+    peaks = " ".join(f"{p['stage']} {p['maxrss_mb']:.0f}" for p in r.get("progress", []))
     return (f"{r['wall_seconds']:.1f}s wall, {r['pages']} pages, {r['files']} files, "
             f"{r['bytes'] / 1e6:.0f} MB, {r['written']} written/{r['linked']} linked, "
             f"{r['chart_renders']} renders, RSS {r['maxrss_self_mb']:.0f} MB "
-            f"(tree {r['tree_peak_rss_mb']:.0f}); {stages}")
+            f"(workers {r.get('maxrss_workers_mb', 0):.0f}, tree "
+            f"{r['tree_peak_rss_mb']:.0f}); {stages}; peak RSS MB by stage end: {peaks}")
 
 
 # --------------------------------------------------------------------------------------
