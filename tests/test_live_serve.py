@@ -27,6 +27,7 @@ from tests.test_serve_robust import start_serve, stop, tree
 
 MODEL = "Qwen/Qwen3-8B"
 MODEL_PAGE = "/models/qwen--qwen3-8b/"
+OTHERS = ["/tasks/gpqa/", "/downloads/configurations.csv", "/sitemap.xml"]
 MEASUREMENT = Path("measurements/gpqa/Qwen/Qwen3-8B/H100-x1-bfloat16-tp1-ep1-dp1-seqs8.json")
 
 
@@ -105,10 +106,14 @@ def test_serve_after_each_edit_equals_a_clean_build(project: Path, tmp_path: Pat
             version = get(f"{url}/__jouleboard__/wait?since={since}&page={MODEL_PAGE}", 120)
             assert version.decode() != since, f"no reload after the {edit.__name__}"
             at_reload = get(url + MODEL_PAGE)  # from memory, or after the commit
+            # Any other file asked for now waits for the commit: never the previous one.
+            others = {path: get(url + path) for path in OTHERS}
             wait_for(lines, "built ", n + 1)  # this update has committed
             clean = tmp_path / f"clean-{n}"
             assert tree(out) == clean_build(project, clean), edit.__name__
             assert at_reload == (clean / output_path(MODEL_PAGE)).read_bytes(), edit.__name__
+            for path, body in others.items():
+                assert body == (clean / output_path(path)).read_bytes(), (edit.__name__, path)
             assert mark.encode() in at_reload if mark else at_reload != before
         # A broken measurement keeps the previous site and signals nothing...
         settled, since = tree(out), get(url + "/__jouleboard__/version")
