@@ -1,5 +1,5 @@
-"""`jouleboard serve` in a real browser: an open page reloads itself after an edit, with no
-request leaving the preview's origin."""
+"""`jouleboard serve` in a real browser: an open page reloads itself (once) after an edit,
+with no request leaving the preview's origin."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ def test_an_open_page_reloads_after_an_edit(pw_context: Any, tmp_path: Path) -> 
             line = proc.stdout.readline()
         url = line.split("serving on ", 1)[1].split()[0]
         page = pw_context.new_page()
+        loads: list[str] = []
+        page.on("load", lambda p: loads.append(p.url))
         page.goto(url)
         assert page.title().endswith("jouleboard sample")
         page.wait_for_timeout(300)  # the reload request is held open by now
@@ -46,6 +48,13 @@ def test_an_open_page_reloads_after_an_edit(pw_context: Any, tmp_path: Path) -> 
             page.wait_for_timeout(100)
         names = page.evaluate("performance.getEntries().map(e => e.name)")
         assert all(u.startswith(url) or "://" not in u for u in names), names
+        # One reload per edit: the page is served ahead of the commit, and the commit
+        # that follows does not signal again.
+        while not line.startswith("built "):
+            assert time.monotonic() < deadline, "no end of the update"
+            line = proc.stdout.readline()
+        page.wait_for_timeout(500)
+        assert len(loads) == 2, loads
     finally:
         proc.terminate()
         proc.wait(timeout=30)
