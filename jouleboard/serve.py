@@ -71,11 +71,6 @@ class _State:
         self.last_page = ""  # the output path of the last page served
         self.ahead: dict[str, bytes] | None = None
 
-    def bump(self) -> None:
-        with self.changed:
-            self.version += 1
-            self.changed.notify_all()
-
     def wait_past(self, since: str, timeout: float, page: str = "") -> int:
         """The version once it is not ``since`` (at once if it already is), or after
         ``timeout`` seconds the current one; ``page`` is waiting meanwhile."""
