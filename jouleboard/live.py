@@ -10,6 +10,7 @@ commits the whole site through the one writer, so the output folder always equal
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,6 +30,7 @@ from jouleboard.build import (
     site_urls,
     with_theme,
 )
+from jouleboard.content import about_markdown
 from jouleboard.export import render_charts, vega_bundle
 from jouleboard.live_memo import ChartMemo, DownloadMemo, Files, MeasurementMemo, PageMemo
 from jouleboard.loading.dataset import load_dataset
@@ -202,7 +204,7 @@ class LiveSite:
     def _draft(self, changes: Changes, replan: bool) -> Draft:
         """The inputs read again where ``changes`` touched them, and the page frame."""
         built = self.built.draft if self.built is not None else None
-        sources = self._sources(changes, replan)
+        sources = self._sources(changes)
         urls = site_urls(sources.data.registry.site, None, None)
         if not self.bundle:
             self.bundle = vega_bundle(self.cache)
@@ -215,16 +217,19 @@ class LiveSite:
         return Draft(sources, urls, assets, names, env,
                      site_context(sources, urls, names, preview=True))
 
-    def _sources(self, changes: Changes, replan: bool) -> Sources:
-        if replan or self.built is None:
+    def _sources(self, changes: Changes) -> Sources:
+        if changes.data or self.built is None:
             load = functools.partial(load_dataset, read=self.measurements.read,
                                      check=self.measurements.check)
             sources = load_sources(self.data_dir, self.project, load=load)
             self.measurements.forget_unseen()  # files deleted or renamed since the last load
             return sources
+        sources = self.built.draft.sources
+        if changes.content:  # content/ holds about.md, nothing else a build reads
+            sources = dataclasses.replace(sources, about=about_markdown(self.project))
         if changes.templates:  # the logo is a template asset
-            return with_theme(self.built.draft.sources, self.data_dir, self.project)
-        return self.built.draft.sources
+            sources = with_theme(sources, self.data_dir, self.project)
+        return sources
 
     def _parts_ahead(self, paths: Sequence[str], draft: Draft,
                      replan: bool) -> dict[str, bytes]:

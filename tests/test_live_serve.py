@@ -172,9 +172,16 @@ def test_pages_served_ahead_are_the_clean_builds(site: LiveSite, project: Path,
 
 @pytest.mark.parametrize("page", ["about/index.html", "compare/index.html"])
 def test_a_content_edit_serves_the_waiting_page_ahead(site: LiveSite, project: Path,
-                                                      tmp_path: Path, page: str) -> None:
+                                                      tmp_path: Path, page: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The about page is made alone; the compare page (not one page's part) comes from the
-    whole plan, still before the site is rendered and committed."""
+    whole plan, still before the site is rendered and committed. The data is not loaded
+    again."""
+
+    def no_load(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a content edit loaded the data folder")
+
+    monkeypatch.setattr(live, "load_sources", no_load)
     about = project / "content" / "about.md"
     about.write_text(about.read_text(encoding="utf-8") + "\nEdited about page.\n",
                      encoding="utf-8")
