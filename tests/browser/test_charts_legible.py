@@ -43,15 +43,12 @@ def shown_charts(rec: Recorder) -> list[dict[str, Any]]:
     return [i for i in images if i["shown"] > 0]
 
 
-def measure_svg(rec: Recorder, src: str) -> dict[str, Any]:
+def measure_svg(rec: Recorder, probe: Any, src: str) -> dict[str, Any]:
+    """The chart file ``src`` inlined alone in the blank page ``probe``, measured."""
     text = rec.page.context.request.get(src).text()
-    probe = rec.page.context.new_page()
-    try:
-        probe.set_content(f"<!doctype html><body style='margin:0'>{text}</body>")
-        result: dict[str, Any] = probe.eval_on_selector("svg", MEASURE)
-        return result
-    finally:
-        probe.close()
+    probe.set_content(f"<!doctype html><body style='margin:0'>{text}</body>")
+    result: dict[str, Any] = probe.eval_on_selector("svg", MEASURE)
+    return result
 
 
 def overlaps(a: dict[str, float], b: dict[str, float], slack: float = 1.0) -> bool:
@@ -62,8 +59,12 @@ def overlaps(a: dict[str, float], b: dict[str, float], slack: float = 1.0) -> bo
 def chart_problems(rec: Recorder, min_px: float | None) -> list[str]:
     """Every problem of every chart drawn on the current page."""
     problems = []
-    for image in shown_charts(rec):
-        m = measure_svg(rec, image["src"])
+    probe = rec.page.context.new_page()  # one blank page: each chart replaces the last
+    try:
+        measured = [(image, measure_svg(rec, probe, image["src"])) for image in shown_charts(rec)]
+    finally:
+        probe.close()
+    for image, m in measured:
         scale = image["shown"] / image["natural"]
         name = image["src"].rsplit("/", 1)[-1]
         for t in m["texts"]:

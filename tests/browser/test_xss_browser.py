@@ -3,6 +3,7 @@ contributor script, opened directly in Chromium."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,20 @@ from tests.browser.conftest import serve, watch
 
 # Payloads set window.__xss or open a dialog if they ever run.
 PROBE = "() => window.__xss === undefined ? null : String(window.__xss)"
+# Every chart clicked is drawn (its button goes) or has given up (its button is enabled again),
+# and every embed page's chart is drawn.
+CHARTS_SETTLED = """() => !document.querySelector("button.interactive[disabled]")
+    && Array.from(document.querySelectorAll("figure.chart[data-auto]"))
+        .every((figure) => figure.querySelector(".vega svg"))"""
+
+
+def settle_charts(page: Any) -> None:
+    """Waits until the page's live charts are drawn (the payload strings are in Vega's titles
+    and tooltips by then), 5 s at most: a chart that cannot draw is no XSS, the probes run."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(CHARTS_SETTLED, timeout=5_000)
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +71,7 @@ def test_no_payload_runs_on_any_page(pw_browser: Any, payload_url: tuple[str, li
                 if not waiting.count():
                     break
                 waiting.first.click()
-            if page.locator("button.interactive").count() or page.locator(".vega").count():
-                page.wait_for_timeout(300)
+            settle_charts(page)
             for row in page.locator("table.data tbody tr:visible").all()[:3]:
                 row.hover()
             if (value := page.evaluate(PROBE)) is not None:
