@@ -75,9 +75,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if module in SLOW_MODULES or any(item.get_closest_marker(m) for m in _ALWAYS_SLOW):
             item.add_marker(pytest.mark.slow)
     # Modules that use a shared site go last (a stable sort keeps every module together):
-    # by the time a worker reaches them, the background build has made the sites.
+    # by the time a worker reaches them, the background build has made the sites. The one
+    # walking every page (the ``tour`` fixture, ~40 s in one test) leads them, so it does
+    # not start when the other worker has nothing left to do.
     late = {item.fspath for item in items if _sites_used(item)}
-    items.sort(key=lambda item: item.fspath in late)
+    walk = {item.fspath for item in items if "tour" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: (item.fspath in late, item.fspath not in walk))
 
 
 def _sites_used(item: pytest.Item) -> set[str]:
