@@ -226,7 +226,7 @@ def chart_output(chart: ChartRef, exports: Mapping[tuple[str, str], bytes], urls
     return files, info
 
 
-CHART_BATCH = 1000  # charts rendered, then written, at a time (their renders are in memory)
+CHART_BATCH = 500  # charts rendered, then written, at a time (their renders are in memory)
 
 
 def add_charts(files: SiteFiles, charts: Mapping[str, ChartRef], urls: Urls,
@@ -319,6 +319,9 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
     for path, content in assets.items():
         files.add(path, content)
     infos = add_charts(files, plan.charts, urls, settings, png, cache, progress, pool)
+    # Every chart is rendered: the workers (~250 MB each at 100k) go before the pages are
+    # rendered, not after the write (leaving the pool twice is harmless).
+    pool.__exit__(None, None, None)
     timer.done("charts")
 
     last, basis = LastFiles(target.path), render_digest(sources.themes)

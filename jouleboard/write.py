@@ -37,7 +37,7 @@ class DuplicatePath(Exception):
     pass
 
 
-_MEMORY_LIMIT = 128 * 1024 * 1024  # bytes of file content held in memory before spilling
+_MEMORY_LIMIT = 32 * 1024 * 1024  # bytes of file content held in memory before spilling
 
 
 class SiteFiles:
