@@ -49,7 +49,8 @@ SLOW_MODULES = frozenset({
 _ALWAYS_SLOW = ("browser", "package")
 # Each shared-site fixture and the build it hands out (tests.sitebuild.BUILDS).
 SITE_FIXTURES = {"golden_site": "golden-site", "payload_site": "payload-site",
-                 "default_site": "default-site", "cut_site": "cut-site"}
+                 "default_site": "default-site", "cut_site": "cut-site",
+                 "tour": "site-tour"}  # tests/browser/test_site_browser.py: walks default_site
 _OWN_CACHE = "_JOULEBOARD_TEST_CACHE"  # the folder this run made (the controller removes it)
 
 
@@ -76,11 +77,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
     # Modules that use a shared site go last (a stable sort keeps every module together):
     # by the time a worker reaches them, the background build has made the sites. The one
-    # walking every page (the ``tour`` fixture, ~40 s in one test) leads them, so it does
-    # not start when the other worker has nothing left to do.
+    # reading the walk of every page (``tour``, the background builder's last and longest
+    # job) comes after all of them.
     late = {item.fspath for item in items if _sites_used(item)}
     walk = {item.fspath for item in items if "tour" in getattr(item, "fixturenames", ())}
-    items.sort(key=lambda item: (item.fspath in late, item.fspath not in walk))
+    items.sort(key=lambda item: (item.fspath in late, item.fspath in walk))
 
 
 def _sites_used(item: pytest.Item) -> set[str]:

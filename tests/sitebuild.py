@@ -113,14 +113,21 @@ def _build_cut(folder: Path) -> None:
     build_cut(folder)
 
 
+def _walk_default(folder: Path) -> None:
+    from tests.browser.tour import build_tour
+
+    build_tour(folder)
+
+
 # Every shared build, in the order a background build makes them: the small ones first (tests
 # want them early), the cut site after the default one (the same charts: the run's chart
-# cache then holds them all).
+# cache then holds them all), then the browser's walk of the default site.
 BUILDS: dict[str, Callable[[Path], None]] = {
     "golden-site": _build_golden,
     "payload-site": _build_payloads,
     "default-site": _build_default,
     "cut-site": _build_cut,
+    "site-tour": _walk_default,
 }
 
 

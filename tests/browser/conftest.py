@@ -94,13 +94,9 @@ def _no_browser(message: str) -> NoReturn:
     pytest.skip(f"no browser could be launched: {message}")
 
 
-@pytest.fixture(scope="session")
-def pw_browser() -> Iterator[Any]:
-    """A headless Chromium, launched once per session."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        _no_browser(f"playwright is not installed ({exc})")
+def launch_chromium(playwright: Any) -> tuple[Any, list[str]]:
+    """(A headless Chromium, or None; why each executable tried failed). Tried in order:
+    ``$JOULEBOARD_CHROMIUM``, else /usr/bin/chromium, else Playwright's bundled browser."""
     env_path = os.environ.get("JOULEBOARD_CHROMIUM")
     if env_path:
         candidates: list[str | None] = [env_path]
@@ -108,20 +104,29 @@ def pw_browser() -> Iterator[Any]:
         candidates = [str(SYSTEM_CHROMIUM)]
     else:
         candidates = [None]  # Playwright's own bundled browser
+    errors = []
+    for executable in candidates:
+        try:
+            return playwright.chromium.launch(
+                executable_path=executable, headless=True, args=LAUNCH_ARGS
+            ), errors
+        except Exception as exc:  # any launch failure: missing binary, crash, bad path
+            errors.append(f"{executable or 'bundled chromium'}: {exc}".splitlines()[0])
+    return None, errors
+
+
+@pytest.fixture(scope="session")
+def pw_browser() -> Iterator[Any]:
+    """A headless Chromium, launched once per session."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _no_browser(f"playwright is not installed ({exc})")
     try:
         playwright = sync_playwright().start()
     except Exception as exc:  # the Playwright driver itself cannot start
         _no_browser(f"playwright cannot start ({exc})".splitlines()[0])
-    errors = []
-    launched = None
-    for executable in candidates:
-        try:
-            launched = playwright.chromium.launch(
-                executable_path=executable, headless=True, args=LAUNCH_ARGS
-            )
-            break
-        except Exception as exc:  # any launch failure: missing binary, crash, bad path
-            errors.append(f"{executable or 'bundled chromium'}: {exc}".splitlines()[0])
+    launched, errors = launch_chromium(playwright)
     if launched is None:
         playwright.stop()
         _no_browser("; ".join(errors))

@@ -8,8 +8,9 @@ its Pareto chart. On the pages in :func:`interactive_charts` it clicks each char
 "Explore interactively" button, waits for Vega to draw it and hovers a mark.
 
 Each test asserts on its own pages of the record, so they still fail separately, while the
-site is walked once per run (not once per test: the walk took ~35 s; it is shared by the
-pytest-xdist workers through :func:`tests.sitebuild.build_once`).
+site is walked once per run (not once per test: the walk takes 30-60 s), in the background
+after the default site is built (:func:`build_tour`), or else by the first worker that needs
+it; the pytest-xdist workers share it through :func:`tests.sitebuild.build_once`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Recorder, watch
+from tests.browser.conftest import Recorder, launch_chromium, serve, watch
 from tests.sitebuild import build_once
 
 # Vega renders each mark group as <g class="mark-TYPE role-mark"> holding one element per item.
@@ -145,10 +146,27 @@ def walk(browser: Any, base_url: str, site: Path) -> dict[str, dict[str, Any]]:
     return record
 
 
+def build_tour(folder: Path) -> None:
+    """The walk as a shared build (tests.sitebuild.BUILDS, made in the background after the
+    default site): its own server and browser; ``folder``/tour.json."""
+    from playwright.sync_api import sync_playwright
+
+    site = folder.parent / "default-site" / "site"  # tests.sitebuild.built_site
+    with sync_playwright() as playwright, serve(site) as url:
+        browser, errors = launch_chromium(playwright)
+        if browser is None:  # the test then walks in-process, where pw_browser says why
+            raise RuntimeError("; ".join(errors))
+        try:
+            record = walk(browser, url, site)
+        finally:
+            browser.close()
+    (folder / "tour.json").write_text(json.dumps(record), encoding="utf-8")
+
+
 def shared_tour(tmp_path_factory: pytest.TempPathFactory, browser: Any, base_url: str,
                 site: Path) -> dict[str, dict[str, Any]]:
-    """:func:`walk`, made once per test run (the first worker to need it walks, the others
-    read its record)."""
+    """:func:`walk`, made once per test run: by the background builder (:func:`build_tour`)
+    or else by the first worker to need it; the others read its record."""
     def make(folder: Path) -> None:
         record = walk(browser, base_url, site)
         (folder / "tour.json").write_text(json.dumps(record), encoding="utf-8")
