@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Recorder, launch_chromium, serve, watch
+from tests.browser.conftest import Recorder, is_local, launch_chromium, serve, watch
 from tests.sitebuild import build_once
 
 # Vega renders each mark group as <g class="mark-TYPE role-mark"> holding one element per item.
@@ -116,8 +116,7 @@ def _visit(rec: Recorder, path: str, home_models: list[str]) -> dict[str, Any]:
         "problems": rec.console[console:] + rec.page_errors[errors:],
         "errors": [line for line in rec.console[console:] if line.startswith("error:")]
         + rec.page_errors[errors:],
-        "foreign": Recorder(rec.page, rec.base_url, requests=rec.requests[requests:])
-        .external_requests(),
+        "foreign": sorted({url for url in rec.requests[requests:] if not is_local(url)}),
         "requests": rec.requests[requests:],
         "csp": csp,
         "h1": facts["h1"],
