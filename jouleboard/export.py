@@ -108,7 +108,7 @@ def _system_fonts_hidden() -> Iterator[None]:
     with tempfile.TemporaryDirectory(prefix="jouleboard-fonts-") as folder:
         empty = Path(folder) / "none"
         empty.mkdir()
-        config = Path(folder) / "fonts.conf"
+        config = Path(folder) / "fonts_config.xml"
         config.write_text(f"<?xml version=\"1.0\"?>\n<fontconfig><dir>{escape(str(empty))}"
                           "</dir></fontconfig>\n", encoding="utf-8")
         before = os.environ.get("FONTCONFIG_FILE")
