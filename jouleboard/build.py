@@ -315,10 +315,12 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
     timer.done("rank+plan")
 
     files = SiteFiles()
+    # Charts first: on a cold cache one worker is still making the Vega bundle, and the
+    # others render meanwhile instead of waiting for it.
+    infos = add_charts(files, plan.charts, urls, settings, png, cache, progress, pool)
     assets, names = asset_files(sources, vega_bundle(cache, pool), urls)
     for path, content in assets.items():
         files.add(path, content)
-    infos = add_charts(files, plan.charts, urls, settings, png, cache, progress, pool)
     # Every chart is rendered: the workers (~250 MB each at 100k) go before the pages are
     # rendered, not after the write (leaving the pool twice is harmless).
     pool.__exit__(None, None, None)

@@ -46,6 +46,13 @@ class Table:
     ranked: str = ""  # the key of the column the rows are ranked by (marked in the header)
     glossary_url: str = ""  # where the headers' terms are defined (a link per header)
 
+    @property
+    def cell_classes(self) -> tuple[str, ...]:
+        """Each column's ``class`` attribute for its cells, in column order (the table
+        macro reads it once per table instead of working it out again in every cell)."""
+        return tuple(f"{'num ' if c.numeric else ''}col-{c.key}"
+                     f"{' ranked' if c.key == self.ranked else ''}" for c in self.columns)
+
     def records(self) -> list[dict[str, object]]:
         """Rows as plain records (column key -> value) for CSV and JSON downloads."""
         return [{c.key: cell.value for c, cell in zip(self.columns, row, strict=True)}
