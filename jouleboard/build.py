@@ -321,9 +321,9 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
     assets, names = asset_files(sources, vega_bundle(cache, pool), urls)
     for path, content in assets.items():
         files.add(path, content)
-    # Every chart is rendered: the workers (~250 MB each at 100k) go before the pages are
-    # rendered, not after the write (leaving the pool twice is harmless).
-    pool.__exit__(None, None, None)
+    # Every chart is rendered: the workers (~250 MB each at 100k) go while the pages are
+    # rendered, not after the write.
+    pool.release()
     timer.done("charts")
 
     last, basis = LastFiles(target.path), render_digest(sources.themes)

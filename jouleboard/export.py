@@ -236,6 +236,12 @@ class Pool:
         for executor in self._executors.values():
             executor.shutdown(cancel_futures=True)
 
+    def release(self) -> None:
+        """Tell the workers to end (their memory is freed as they do) without waiting for
+        them: a worker's vl-convert takes ~0.4 s to shut down, time the caller can use."""
+        for executor in self._executors.values():
+            executor.shutdown(wait=False, cancel_futures=True)
+
     @property
     def started(self) -> bool:
         return False in self._executors
