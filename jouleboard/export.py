@@ -15,6 +15,8 @@ import multiprocessing
 import os
 import re
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -214,6 +216,19 @@ def _workers() -> int:
     return min(cores, 4)
 
 
+def _start_worker(system_fonts: bool, parent: int) -> None:
+    """A worker's start: its renderer, and a watch that ends it if its build is killed
+    (kill -9 leaves no one to stop it, and it would wait for work forever)."""
+    threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
+    _start_renderer(system_fonts)
+
+
+def _end_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
 def _ready() -> None:
     """A job that does nothing: submitting one starts a worker (see :meth:`Pool.start`)."""
 
@@ -253,7 +268,7 @@ class Pool:
             self._executors[system_fonts] = ProcessPoolExecutor(
                 max_workers=1 if system_fonts else _workers(),
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_renderer, initargs=(system_fonts,))
+                initializer=_start_worker, initargs=(system_fonts, os.getpid()))
         return self._executors[system_fonts]
 
     def start(self, cache: Path, workers: int | None = None) -> None:

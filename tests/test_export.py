@@ -3,7 +3,11 @@ rendered once, and PNGs are rasterised from the SVGs."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from jouleboard.console import Progress
@@ -59,3 +63,43 @@ def test_identical_specs_are_rendered_once_and_pngs_come_from_the_cache(tmp_path
     progress = _Counting()
     assert render_charts(specs, ("svg", "png"), tmp_path, progress) == exports
     assert progress.totals == [0]
+
+
+# A process that starts two chart workers, prints their pids and waits to be killed.
+_KILLED_BUILD = """
+import sys, time
+from jouleboard.export import Pool, _ready
+if __name__ == "__main__":
+    pool = Pool()
+    executor = pool.executor()
+    for future in [executor.submit(_ready) for _ in range(2)]:
+        future.result()
+    print(" ".join(map(str, executor._processes)), flush=True)
+    time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
+
+
+def test_chart_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "killed_build.py"  # a file: spawned workers re-import the main module
+    script.write_text(_KILLED_BUILD)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        workers = [int(pid) for pid in proc.stdout.readline().split()]
+        assert len(workers) >= 1 and all(_alive(pid) for pid in workers)
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in workers), "a worker outlived its killed build"
