@@ -8,7 +8,6 @@ publishes nothing and keeps the previous site.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -22,8 +21,7 @@ from jouleboard.build import build_site
 from jouleboard.export import DEFAULT_CACHE
 from jouleboard.live import Changes, LiveSite, output_path
 from jouleboard.problems import ValidationFailed
-from tests.golden.tree import DATA, REPO
-from tests.test_serve_robust import start_serve, stop, tree
+from tests.test_serve_robust import site_folder, start_serve, stop, tree
 
 MODEL = "Qwen/Qwen3-8B"
 MODEL_PAGE = "/models/qwen--qwen3-8b/"
@@ -33,11 +31,7 @@ MEASUREMENT = Path("measurements/gpqa/Qwen/Qwen3-8B/H100-x1-bfloat16-tp1-ep1-dp1
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(REPO / "templates", root / "templates")
-    shutil.copytree(REPO / "content", root / "content")
-    shutil.copytree(DATA, root / "data")
-    return root
+    return site_folder(tmp_path)
 
 
 def edit_template(project: Path, n: int) -> str:

@@ -34,14 +34,18 @@ def tree(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
+def site_folder(tmp_path: Path) -> Path:
     """A site folder: data, templates and content (serve watches all three)."""
     root = tmp_path / "project"
     shutil.copytree(REPO / "templates", root / "templates")
     shutil.copytree(REPO / "content", root / "content")
     shutil.copytree(DATA, root / "data")
     return root
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return site_folder(tmp_path)
 
 
 # --- the CLI -----------------------------------------------------------------------------
