@@ -1,0 +1,107 @@
+"""One rule for reading a file that someone else supplied (a data folder, a run tree, an
+import source, a site's templates): it must be a regular file, not a link, under its size
+cap, and it is checked before a single byte is read.
+
+``refusal`` looks without opening (for walks and freshness checks); ``read_capped`` opens
+without following a link and without blocking on a pipe, checks the open file itself (so a
+file swapped between the look and the read is still caught) and reads at most the cap. Both
+speak in the rule ids of docs/measurement-format.md (``file.*``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0))
+
+
+class FileRefused(Exception):
+    """Why a file is not read: a rule id, a message and how to fix it."""
+
+    def __init__(self, rule: str, message: str, hint: str) -> None:
+        super().__init__(rule, message, hint)
+        self.rule, self.message, self.hint = rule, message, hint
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.message} ({self.hint})"
+
+
+def _not_regular(mode: int) -> FileRefused:
+    what = ("a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
+            else "a pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+    return FileRefused("file.not-regular", f"not a regular file ({what})",
+                       "put the file itself there, not a link, pipe or device")
+
+
+def _too_large(size: int, cap: int) -> FileRefused:
+    return FileRefused("file.too-large", f"file has {size:,} bytes, over the {cap:,}-byte cap",
+                       "remove the file or make it smaller")
+
+
+def _os_error(error: OSError) -> FileRefused:
+    if error.errno == errno.ENOENT:
+        return FileRefused("file.missing", "file is missing", "check the path")
+    if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link
+        return _not_regular(stat.S_IFLNK)
+    return FileRefused("file.unreadable", f"cannot read the file: {error.strerror or error}",
+                       "check the path and permissions")
+
+
+def refusal(path: Path, cap: int) -> FileRefused | None:
+    """Why ``path`` would not be read (a link, not a regular file, over ``cap`` bytes, or
+    unreadable), or None. Nothing is opened."""
+    try:
+        info = path.lstat()
+    except OSError as e:
+        return _os_error(e)
+    if not stat.S_ISREG(info.st_mode):
+        return _not_regular(info.st_mode)
+    if info.st_size > cap:
+        return _too_large(info.st_size, cap)
+    return None
+
+
+@contextmanager
+def open_regular(path: Path, cap: int) -> Iterator[BinaryIO]:
+    """``path`` opened for binary reading once it is known to be a regular file (the open
+    file itself is checked) of at most ``cap`` bytes; raises :class:`FileRefused`. The
+    caller must still bound what it reads (a file can grow after the check)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as e:
+        raise _os_error(e) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(info.st_mode)
+        if info.st_size > cap:
+            raise _too_large(info.st_size, cap)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
+        yield f
+
+
+def read_capped(path: Path, cap: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``cap`` bytes (not a link, pipe or
+    device: see :func:`open_regular`); raises :class:`FileRefused` otherwise."""
+    try:
+        with open_regular(path, cap) as f:
+            data = f.read(cap + 1)
+    except OSError as e:
+        raise _os_error(e) from None
+    if len(data) > cap:  # it grew after the check
+        raise _too_large(len(data), cap)
+    return data
