@@ -113,12 +113,16 @@ def _new_models(r: ReleaseData, older: ReleaseData | None) -> list[str]:
     return [r.side.data.registry.models[m].nickname for m in sorted(now - before)]
 
 
-def _entry_text(r: ReleaseData, older: ReleaseData | None) -> str:
+def _entry_html(r: ReleaseData, older: ReleaseData | None) -> str:
+    """A feed entry's HTML: the release notes (markdown), then the new models' nicknames as
+    plain text. A nickname is never markdown (issue 25: 33 nicknames holding '[' passed
+    the renderer's bracket limit together, and one could make a link)."""
     new = _new_models(r, older)
-    text = r.release.notes_md
-    if new:
-        text += f"\n\nNew models: {', '.join(new)}."
-    return text
+    notes = render_markdown(r.release.notes_md)
+    if not new:
+        return notes
+    listed = f"<p>New models: {markup(', '.join(new))}.</p>"
+    return f"{notes}\n{listed}" if notes else listed
 
 
 def atom_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
@@ -134,7 +138,7 @@ def atom_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
             f"    <title>{markup(title)} data {markup(r.release.version)}</title>\n"
             f"    <updated>{r.release.date}T00:00:00Z</updated>\n"
             f"    <link rel=\"alternate\" type=\"text/html\" href=\"{markup(link)}\"/>\n"
-            f"    <content type=\"html\">{markup(render_markdown(_entry_text(r, older)))}"
+            f"    <content type=\"html\">{markup(_entry_html(r, older))}"
             "</content>\n  </entry>\n")
     return ('<?xml version="1.0" encoding="utf-8"?>\n'
             '<feed xmlns="http://www.w3.org/2005/Atom">\n'
@@ -157,7 +161,7 @@ def json_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
             "id": _entry_id(r.release),
             "url": urls.absolute(urls.changelog) + f"#{anchor(r.release)}",
             "title": f"{title} data {r.release.version}",
-            "content_html": render_markdown(_entry_text(r, older)),
+            "content_html": _entry_html(r, older),
             "date_published": f"{r.release.date}T00:00:00Z",
         })
     return dumps_canonical({
