@@ -12,7 +12,15 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from jouleboard.markdown_limits import markdown_issues
@@ -56,14 +64,23 @@ ShortText = Annotated[str, Field(max_length=200)]
 HTTPS_URL_PATTERN = r"^https://[^\s\"'<>]{1,500}$"
 
 
-def _visible(value: str) -> str:
-    # Bidi controls and zero-width characters let one name pass for another (issue 14).
-    hidden = hidden_characters(value)
-    if hidden:
-        raise PydanticCustomError(
-            "hidden_character", "contains {chars}: invisible, or reorders what readers see",
-            {"chars": ", ".join(hidden)})
-    return value
+def _hidden_text(value: Any, multiline: bool) -> tuple[str, list[str]] | None:
+    """Where in ``value`` (a string, or a list or mapping of them) a hidden character is,
+    and which: ``("", [...])`` for the string itself, ``("item 2", [...])`` inside a list."""
+    if isinstance(value, str):
+        hidden = hidden_characters(value, multiline)
+        return ("", hidden) if hidden else None
+    if isinstance(value, (list, tuple)):
+        items: Any = enumerate(value)
+    elif isinstance(value, dict):
+        items = [(repr(k), k) for k in value] + [(repr(k), v) for k, v in value.items()]
+    else:
+        return None  # numbers, and nested records (which check their own fields)
+    for where, item in items:
+        found = _hidden_text(item, multiline)
+        if found:
+            return f"item {where}" + (f", {found[0]}" if found[0] else ""), found[1]
+    return None
 
 
 def _markdown(value: str) -> str:
@@ -76,13 +93,31 @@ def _markdown(value: str) -> str:
     return value
 
 
-# A name shown to readers (nickname, GPU name, task name...): no hidden characters.
-VisibleText = Annotated[str, Field(max_length=200), AfterValidator(_visible)]
-LinkUrl = Annotated[str, Field(pattern=HTTPS_URL_PATTERN), AfterValidator(_visible)]
+# A name shown to readers (nickname, GPU name, task name...); like every text field it may
+# hold no hidden character (Strict below).
+VisibleText = Annotated[str, Field(max_length=200)]
+LinkUrl = Annotated[str, Field(pattern=HTTPS_URL_PATTERN)]
 
 
 class Strict(BaseModel):
+    """A record as contributors write it: strict types, no unknown fields, and one text rule
+    for every string field, whatever its type says (so a new field cannot miss it): no
+    bidi, zero-width, control or private-use character (issues 14 and 25); fields named
+    ``*_md`` are markdown and may hold line breaks and tabs."""
+
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_hidden_characters(cls, value: Any, info: ValidationInfo) -> Any:
+        found = _hidden_text(value, multiline=str(info.field_name).endswith("_md"))
+        if found:
+            where, hidden = found
+            raise PydanticCustomError(
+                "hidden_character",
+                "{where}contains {chars}: invisible, or reorders what readers see",
+                {"where": f"{where} " if where else "", "chars": ", ".join(hidden)})
+        return value
 
 
 # --- parts of every measurement file ----------------------------------------------------

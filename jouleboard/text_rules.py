@@ -3,7 +3,9 @@
 Bidi controls (U+202A-U+202E, U+2066-U+2069) reorder what a reader sees, zero-width
 characters (U+200B-U+200F, U+2060, U+FEFF) hide differences between two names, and control
 characters (newline, NUL, ...) forge lines in reports. Names, nicknames, link hosts and file
-names may hold none of them.
+names may hold none of them, and neither may any other text field of a registry or a
+measurement file (records.Strict applies the rule to every string field); markdown fields may
+hold line breaks and tabs, nothing else hidden.
 """
 
 from __future__ import annotations
@@ -15,13 +17,23 @@ import unicodedata
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 
 
-def hidden_characters(text: str) -> list[str]:
+# Control characters have no Unicode name; the common ones are named for the report.
+_UNNAMED = {"\x00": "NUL", "\t": "TAB", "\n": "LINE FEED", "\r": "CARRIAGE RETURN",
+            "\x1b": "ESCAPE", "\x7f": "DELETE"}
+
+# What a text of several lines (a markdown field) may hold besides visible characters.
+_LINE_BREAKS = frozenset("\n\r\t")
+
+
+def hidden_characters(text: str, multiline: bool = False) -> list[str]:
     """Each distinct hidden character of ``text``, described as ``U+202E (RIGHT-TO-LEFT
-    OVERRIDE)``, in order of first appearance; empty when the text is clean."""
+    OVERRIDE)``, in order of first appearance; empty when the text is clean.
+    ``multiline``: newline, carriage return and tab are allowed (markdown fields)."""
     found: list[str] = []
     for ch in text:
-        if unicodedata.category(ch) in _HIDDEN_CATEGORIES:
-            described = f"U+{ord(ch):04X} ({unicodedata.name(ch, 'unnamed')})"
+        if unicodedata.category(ch) in _HIDDEN_CATEGORIES and not (
+                multiline and ch in _LINE_BREAKS):
+            described = f"U+{ord(ch):04X} ({unicodedata.name(ch, _UNNAMED.get(ch, 'unnamed'))})"
             if described not in found:
                 found.append(described)
     return found

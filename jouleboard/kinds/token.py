@@ -120,7 +120,8 @@ class TokenKind(TaskKind):
 
     def values(self, c: Configuration, units: TaskUnits) -> dict[str, Any]:
         return {"weight_precision": c.weight_precision,
-                "parallel": f"TP{c.tensor_parallel} EP{c.expert_parallel} DP{c.data_parallel}",
+                "parallel": f"TP{c.tensor_parallel} EP{c.expert_parallel} DP{c.data_parallel}"
+                            + (f" ({c.serving_notes})" if c.serving_notes else ""),
                 "tokens_per_joule": c.tokens_per_joule,
                 **{k: getattr(c, k) for k in (
                     "energy_per_token_joules", "energy_per_response_joules", "median_itl_ms",

@@ -135,6 +135,7 @@ class Configuration:
     output_length_bin_edges_tokens: tuple[float, ...] = ()
     output_length_counts: tuple[int, ...] = ()
     provenance: Provenance | None = None  # where the measurement comes from (model pages)
+    serving_notes: str = ""  # serving.notes, shown beside the parallelism on model pages
 
     @property
     def tokens_per_joule(self) -> float:
@@ -205,6 +206,7 @@ class Configuration:
             output_length_bin_edges_tokens=tuple(h.bin_edges_tokens) if h else (),
             output_length_counts=tuple(h.counts) if h else (),
             provenance=m.provenance,
+            serving_notes=s.notes,
         )
 
 
