@@ -9,13 +9,28 @@ changes, then reloads the page. The site stays in memory between edits
 finishes and commits the whole site; until then a request for any other file waits for the
 commit, so a page never mixes old and new files. A failed update prints its problems and
 keeps the previous site. This module is the HTTP and watch layer.
+
+The preview is for this machine, and a page on any site the browser opens can send it
+requests: it answers only requests that name it (a Host of localhost, 127.0.0.1, [::1] or the
+address it listens on; a DNS-rebinding page names its own domain), serves only regular files
+inside the preview folder (no listing, no symbolic link followed), and gives each connection
+one of a fixed number of handler threads for a bounded time.
 """
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import errno
 import gc
 import http.server
+import ipaddress
+import os
+import posixpath
+import queue
+import re
+import socket
+import stat
 import sys
 import threading
 import time
@@ -55,6 +70,13 @@ RELOAD_JS = """// jouleboard serve: reload as soon as the site is rebuilt.
 """
 WAIT_S = 25.0  # how long a reload request is held open without a rebuild
 COMMIT_WAIT_S = 120.0  # the longest a request waits for an update's commit
+WORKERS = 32  # handler threads: every connection is served by one of these
+QUEUED = 256  # connections waiting for a handler thread; one more is closed at once
+# A client silent this long while sending its request (or reading the answer) is dropped.
+# It does not cut the reload request short: the server, not the socket, holds that open.
+CONNECTION_TIMEOUT_S = 15.0
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_HOST = re.compile(r"(?:\[(?P<ip6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
 
 
 class _State:
@@ -112,10 +134,81 @@ class _State:
             return None
 
 
-def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHandler]:
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def host_allowed(host: str, bound: str) -> bool:
+    """Whether a request's Host header names this preview (any port): localhost, a loopback
+    address or ``bound``, the address the server listens on; listening on every address
+    (0.0.0.0), also any IP address and this machine's name. A DNS-rebinding page (a domain
+    of its own pointed at 127.0.0.1) sends its own domain, which is none of these."""
+    match = _HOST.fullmatch(host)
+    if match is None:
+        return False
+    name = (match["ip6"] or match["name"]).lower()
+    if name in LOOPBACK_NAMES or name == bound:
+        return True
+    if _is_ip(name):
+        address = ipaddress.ip_address(name)
+        if address.is_loopback or (_is_ip(bound) and address == ipaddress.ip_address(bound)):
+            return True
+    if _is_ip(bound) and ipaddress.ip_address(bound).is_unspecified:
+        return _is_ip(name) or name in {socket.gethostname().lower(),
+                                        socket.getfqdn().lower()}
+    return False
+
+
+def open_inside(root: str, parts: Sequence[str]) -> int:
+    """A file descriptor for ``root``/``parts`` (a regular file or a folder), opened one
+    component at a time without following a symbolic link anywhere below ``root``: a link
+    placed in the preview folder (to / or to a file elsewhere) is never served. Raises
+    OSError for a link, a missing name, or anything but a file or folder (a FIFO is opened
+    without blocking, then refused)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts:
+            mode = os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise OSError(errno.ENOENT, "not a file or folder", part)
+            child = os.open(part, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                            dir_fd=fd)
+            os.close(fd)
+            fd = child
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise OSError(errno.ENOENT, "not a file or folder")
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _handler(out: Path, state: _State, timeout_s: float = CONNECTION_TIMEOUT_S
+             ) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
+        timeout = timeout_s  # set on each connection's socket (StreamRequestHandler.setup)
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(out), **kwargs)
+
+        def parse_request(self) -> bool:
+            """Refuse (421) a request that does not name this preview in its one Host."""
+            if not super().parse_request():
+                return False
+            hosts = self.headers.get_all("Host") or []
+            bound = self.server.server_address  # (host, port), or (host, port, flow, scope)
+            assert isinstance(bound, tuple)
+            if len(hosts) == 1 and host_allowed(hosts[0], str(bound[0])):
+                return True
+            self.close_connection = True
+            self._send(b"jouleboard serve answers requests for localhost, 127.0.0.1, [::1] "
+                       b"and the address it listens on only\n", "text/plain", 421)
+            return False
 
         def do_GET(self) -> None:
             path, _, query = self.path.partition("?")
@@ -144,20 +237,69 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
                 self._send(content, self.guess_type(wanted))
 
         def send_head(self) -> Any:
-            # A path the file system cannot hold (a NUL byte, a lone surrogate) is a bad
-            # request, not a traceback.
-            path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-            if "\x00" in path:
+            """The file the path names in the preview folder, opened: a folder's
+            index.html (no listing: a folder without one is 404), never through a link."""
+            url_path = urllib.parse.urlsplit(self.path).path
+            path = urllib.parse.unquote(url_path)
+            if "\x00" in path:  # a path the file system cannot hold: a bad request
                 self.send_error(400, "Bad request path")
                 return None
+            parts = [p for p in posixpath.normpath(path).split("/") if p not in ("", ".", "..")]
             try:
-                return super().send_head()
-            except (ValueError, UnicodeError):
-                self.send_error(400, "Bad request path")
+                fd = open_inside(str(out), parts)
+                if stat.S_ISDIR(os.fstat(fd).st_mode):
+                    os.close(fd)
+                    fd = open_inside(str(out), [*parts, "index.html"])
+                    parts.append("index.html")
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        os.close(fd)
+                        raise OSError(errno.ENOENT, "index.html is a folder")
+                    if not url_path.endswith("/"):  # /models/a -> /models/a/, as a browser
+                        os.close(fd)                # resolves the page's relative links
+                        return self._redirect(url_path + "/")
+            except (OSError, ValueError):
+                self.send_error(404, "File not found")
                 return None
+            file = os.fdopen(fd, "rb")
+            try:
+                return self._file_head(file, parts[-1] if parts else "index.html")
+            except BaseException:
+                file.close()
+                raise
 
-        def _send(self, body: bytes, kind: str) -> None:
+        def _file_head(self, file: Any, name: str) -> Any:
+            """Headers for an open file (304 when the browser's copy is current), as the
+            standard library's send_head sends them."""
+            status = os.fstat(file.fileno())
+            since = self.headers.get("If-Modified-Since")
+            if since and "If-None-Match" not in self.headers:
+                try:
+                    when = email.utils.parsedate_to_datetime(since)
+                    if when.tzinfo is None:  # the obsolete form without a zone: UTC
+                        when = when.replace(tzinfo=datetime.UTC)
+                    current = when.timestamp() >= int(status.st_mtime)
+                except (TypeError, IndexError, OverflowError, ValueError):
+                    current = False
+                if current:
+                    self.send_response(304)
+                    self.end_headers()
+                    file.close()
+                    return None
             self.send_response(200)
+            self.send_header("Content-type", self.guess_type(name))
+            self.send_header("Content-Length", str(status.st_size))
+            self.send_header("Last-Modified", self.date_time_string(status.st_mtime))
+            self.end_headers()
+            return file
+
+        def _redirect(self, location: str) -> None:
+            self.send_response(301)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _send(self, body: bytes, kind: str, status: int = 200) -> None:
+            self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Cache-Control", "no-store")
             self.send_header("Content-Length", str(len(body)))
@@ -208,26 +350,70 @@ def _settle_memory() -> None:
     gc.freeze()
 
 
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(http.server.HTTPServer):
+    """An HTTP server whose connections are handled by ``workers`` threads: at most
+    ``queued`` more wait for one, and any further connection is closed at once (1,000
+    half-open requests once held 1,001 threads)."""
+
+    request_queue_size = 128  # the listen backlog (5 dropped connections of a busy page)
+
+    def __init__(self, address: tuple[str, int], handler: Any, workers: int = WORKERS,
+                 queued: int = QUEUED) -> None:
+        super().__init__(address, handler)
+        self.workers = workers
+        self._slots = threading.Semaphore(workers + queued)
+        self._connections: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
+        for n in range(workers):
+            threading.Thread(target=self._work, name=f"jouleboard-serve-{n}",
+                             daemon=True).start()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if self._slots.acquire(blocking=False):
+            self._connections.put((request, client_address))
+        else:
+            self.shutdown_request(request)
+
+    def _work(self) -> None:
+        while (connection := self._connections.get()) is not None:
+            request, client_address = connection
+            try:
+                self.finish_request(request, client_address)
+            except Exception:
+                self.handle_error(request, client_address)
+            finally:
+                self.shutdown_request(request)
+                self._slots.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        for _ in range(self.workers):  # each ends after the connections queued before
+            self._connections.put(None)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away (or any request that failed): one line, no traceback."""
+        """A client that went away or stalled (or any request that failed): one line, no
+        traceback."""
         error = sys.exc_info()[1]
-        if not isinstance(error, ConnectionError):
+        if not isinstance(error, (ConnectionError, TimeoutError)):
             print(f"request from {client_address[0]} failed: {type(error).__name__}: {error}",
                   flush=True)
 
 
-def listen(host: str, port: int, out: Path, state: _State) -> http.server.ThreadingHTTPServer:
-    """Bind first, so a port in use fails in a second instead of after a full build."""
+def listen(host: str, port: int, out: Path, state: _State, workers: int = WORKERS,
+           timeout_s: float = CONNECTION_TIMEOUT_S) -> http.server.HTTPServer:
+    """Bind first, so a port in use fails in a second instead of after a full build; warn
+    when other machines can reach the preview."""
     try:
-        server = _Server((host, port), _handler(out, state))
+        server = _Server((host, port), _handler(out, state, timeout_s), workers)
     except OSError as e:
         hint = ("pass another --port (0 picks a free one)" if e.errno == errno.EADDRINUSE
                 else "check --host (for example 127.0.0.1 or 0.0.0.0) and --port")
         raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror or e}; "
                       f"{hint}") from None
+    address = str(server.server_address[0])
+    if not ipaddress.ip_address(address).is_loopback:
+        print(f"warning: listening on {address}, so other machines can reach this preview; it "
+              "is meant for this one (--host 127.0.0.1). Requests must name localhost, "
+              "this machine or its address.", file=sys.stderr, flush=True)
     return server
 
 

@@ -1,0 +1,163 @@
+"""`jouleboard serve` answers this machine only, and only with the preview's own files
+(issue 25 item 14): a request naming another host (DNS rebinding) is refused, no folder is
+listed, no symbolic link in the preview folder is followed, slow clients hold a bounded
+number of threads for a bounded time, and listening beyond loopback prints a warning.
+
+The server runs in this process on a free port (listen() binds, as serve does before its
+build) over a small preview folder, with no build; every client socket has a timeout, and
+requests go to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jouleboard import serve
+
+SECRET = "secret outside the preview folder"
+
+
+@pytest.fixture
+def preview(tmp_path: Path) -> Path:
+    out = tmp_path / "preview"
+    (out / "models" / "a").mkdir(parents=True)
+    (out / "index.html").write_text("<p>home</p>")
+    (out / "models" / "a" / "index.html").write_text("<p>model a</p>")
+    (out / "bare").mkdir()  # a folder without index.html
+    (out / "bare" / "listed-name.txt").write_text("x")
+    (tmp_path / "outside.txt").write_text(SECRET)
+    return out
+
+
+@contextmanager
+def running(out: Path, host: str = "127.0.0.1", **options: Any) -> Iterator[int]:
+    """The preview server on a free port of ``host``, stopped on leaving."""
+    server = serve.listen(host, 0, out, serve._State(), **options)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def get(port: int, path: str = "/", host: str | None = None) -> tuple[int, str]:
+    """Status and body of a GET to 127.0.0.1:``port`` with the Host header ``host``."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        headers = {} if host is None else {"Host": host}
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def test_a_request_naming_another_host_is_refused(preview: Path) -> None:
+    with running(preview) as port:
+        for host in ("evil.example", f"evil.example:{port}", f"localhost.evil.example:{port}",
+                     "127.0.0.1.evil.example", f"user@localhost:{port}", ""):
+            status, body = get(port, "/", host)
+            assert status == 421, host
+            assert "home" not in body and "localhost, 127.0.0.1, [::1]" in body
+        status, body = get(port, "/__jouleboard__/version", "evil.example")
+        assert status == 421
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "localhost",
+                     f"LOCALHOST:{port}"):
+            assert get(port, "/", host) == (200, "<p>home</p>"), host
+
+
+def test_a_folder_without_index_html_is_not_listed(preview: Path) -> None:
+    with running(preview) as port:
+        for path in ("/bare/", "/bare"):
+            status, body = get(port, path)
+            assert status == 404, path
+            assert "listed-name" not in body
+        assert get(port, "/models/a/") == (200, "<p>model a</p>")
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/models/a")
+        response = connection.getresponse()
+        assert (response.status, response.getheader("Location")) == (301, "/models/a/")
+        connection.close()
+
+
+def test_no_symbolic_link_in_the_preview_folder_is_followed(preview: Path,
+                                                            tmp_path: Path) -> None:
+    (preview / "root").symlink_to("/")
+    (preview / "outside.txt").symlink_to(tmp_path / "outside.txt")
+    (preview / "linked").mkdir()
+    (preview / "linked" / "index.html").symlink_to(tmp_path / "outside.txt")
+    (preview / "home.html").symlink_to(preview / "index.html")  # even one that stays inside
+    with running(preview) as port:
+        for path in ("/root/etc/passwd", "/root/etc/hostname", "/root/", "/root",
+                     "/outside.txt", "/linked/", "/linked/index.html", "/home.html"):
+            status, body = get(port, path)
+            assert status == 404, path
+            assert SECRET not in body and "root:" not in body
+        assert get(port, "/") == (200, "<p>home</p>")
+
+
+def test_a_fifo_in_the_preview_folder_is_not_waited_for(preview: Path) -> None:
+    os.mkfifo(preview / "pipe.html")
+    with running(preview) as port:
+        assert get(port, "/pipe.html")[0] == 404  # get's 10 s timeout: no hang
+
+
+def half_open(port: int, count: int) -> list[socket.socket]:
+    """``count`` connections that each send half a request line and then nothing."""
+    clients = []
+    for _ in range(count):
+        client = socket.create_connection(("127.0.0.1", port), timeout=10)
+        client.sendall(b"GET / HTTP/1.1\r\n")
+        clients.append(client)
+    return clients
+
+
+def test_200_half_open_connections_do_not_take_200_threads(preview: Path) -> None:
+    before = threading.active_count()
+    with running(preview) as port:
+        clients = half_open(port, 200)
+        try:
+            time.sleep(1.0)  # the server has accepted them all by now
+            started = threading.active_count() - before
+        finally:
+            for client in clients:
+                client.close()
+    # serve_forever's thread, and the handler threads of the pool, whatever the clients do
+    assert started <= getattr(serve, "WORKERS", 32) + 1, started
+
+
+def test_a_slow_client_is_dropped_after_the_timeout(preview: Path) -> None:
+    with running(preview, timeout_s=0.5) as port:
+        (client,) = half_open(port, 1)
+        try:
+            assert client.recv(1024) == b""  # closed by the server, well before 10 s
+        finally:
+            client.close()
+        assert get(port, "/") == (200, "<p>home</p>")  # and the server serves on
+
+
+def test_a_public_bind_warns_and_still_checks_the_host(preview: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    with running(preview, host="0.0.0.0") as port:
+        err = capsys.readouterr().err
+        assert err.startswith("warning: listening on 0.0.0.0, so other machines can reach "
+                              "this preview")
+        assert get(port, "/", f"127.0.0.1:{port}") == (200, "<p>home</p>")
+        assert get(port, "/", f"192.0.2.7:{port}") == (200, "<p>home</p>")  # an address
+        assert get(port, "/", f"evil.example:{port}")[0] == 421
+    with running(preview):
+        assert "warning" not in capsys.readouterr().err
