@@ -70,13 +70,15 @@ class Leaderboard:
                          energy_budget, by)
 
 
-def load(data: str | Path = "data") -> Leaderboard:
+def load(data: str | Path = "data", allow_kind_code: bool = False) -> Leaderboard:
     """Read and validate a data folder; raises ValidationFailed listing every problem, or
-    FileNotFoundError when there is no folder at ``data``."""
+    FileNotFoundError when there is no folder at ``data``. The kinds site.yaml declares are
+    Python code: they run only with ``allow_kind_code=True`` (or
+    JOULEBOARD_ALLOW_KIND_CODE=1), else each is a ``kinds.not-allowed`` problem."""
     folder = Path(data)
     if not folder.is_dir():
         raise FileNotFoundError(errno.ENOENT, data_folder_missing(folder), str(folder))
-    return Leaderboard(load_dataset(folder))
+    return Leaderboard(load_dataset(folder, allow_kind_code=allow_kind_code))
 
 
 def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,

@@ -32,6 +32,9 @@ ENVIRONMENT_HELP = """environment variables:
                            (default: $XDG_CACHE_HOME/jouleboard, else ~/.cache/jouleboard)
   XDG_CACHE_HOME           base of the default chart cache
   JOULEBOARD_LOCK_TIMEOUT  seconds a build waits for another build of the same --out
+  JOULEBOARD_ALLOW_KIND_CODE
+                           1: run the kinds site.yaml declares (Python code), as
+                           --allow-kind-code does; never for untrusted data (a PR's files)
   COLUMNS                  terminal width the rank table fits (default: the terminal's)
   JOULEBOARD_CHROMIUM      Chromium for the browser tests (tests only)
 
@@ -98,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="also render every chart as a 2x PNG (link previews, oEmbed "
                         "thumbnails, 'PNG (2×)' links); the deploy workflow passes it")
     _require_prometheus_option(b)
+    _kind_code_option(b)
 
     v = command("validate", help="check measurement files and registries")
     v.add_argument("paths", nargs="*", type=Path,
@@ -108,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     _require_prometheus_option(v)
     v.add_argument("--format", choices=("text", "github"), default="text",
                    help="github: also print problems as GitHub Actions error annotations")
+    _kind_code_option(v)
 
     d = command("diff", help="markdown report of how the rankings would change")
     d.add_argument("--base", required=True, help="a git ref (e.g. origin/main) or a data folder")
@@ -116,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="relative change of a configuration's energy per output worth listing "
                         "(default 0.01: 1%%)")
     d.add_argument("--out", type=Path, default=None, help="also write the report here")
+    _kind_code_option(d)
 
     r = command("rank", help="print a task's ranking under a latency deadline")
     r.add_argument("--task", required=True, help="a task id of tasks.yaml")
@@ -137,6 +143,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="columns to print, comma-separated (default: as many as fit the "
                         "terminal for a table, all for csv/json)")
     r.add_argument("--data", type=Path, default=Path("data"))
+    _kind_code_option(r)
 
     sv = command("serve", help="preview on 127.0.0.1, rebuilding on every change")
     sv.add_argument("--data", type=Path, default=Path("data"))
@@ -146,6 +153,7 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default: 127.0.0.1, this machine only)")
     sv.add_argument("--open", action="store_true", help="open the site in a web browser")
+    _kind_code_option(sv)
 
     s = command("schema", help="print the JSON Schema of a measurement file")
     s.add_argument("--out", type=Path, default=None, help="write to this file instead")
@@ -168,11 +176,23 @@ def _parser() -> argparse.ArgumentParser:
     ir.add_argument("--add-models", action="store_true",
                     help="add models missing from models.yaml, from the runs' model_info.json")
     ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    _kind_code_option(ir)
     return p
+
+
+def _kind_code_option(parser: argparse.ArgumentParser) -> None:
+    """The consent to run a site's kinds (code), on every command that loads a data folder."""
+    parser.add_argument("--allow-kind-code", action="store_true",
+                        help="run the Python files site.yaml lists under kinds (code: review "
+                             "them first; without this they are refused)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if hasattr(args, "allow_kind_code"):  # a command that loads data: consent or not
+        from jouleboard.kinds.site_kinds import allow_kind_code
+
+        allow_kind_code(args.allow_kind_code)
     try:
         _require_data(args)
         if args.command == "init":

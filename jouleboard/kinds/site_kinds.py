@@ -3,9 +3,14 @@
 registered before the registries are checked, so ``jouleboard build`` and ``validate`` know
 the site's own kinds of task.
 
-A kind is code, like a template: only files inside the site's own data folder (no link, no
-``..``) or modules already importable are loaded. Each failure is a located problem of
-site.yaml (``/kinds/<i>``), never a traceback.
+A kind is code, and a data folder is often someone else's (a pull request's files), so a
+kind runs only with the consent of the person running the command: ``--allow-kind-code``,
+``JOULEBOARD_ALLOW_KIND_CODE=1`` or the API's ``allow_kind_code``. Without it every entry is
+a located problem (``kinds.not-allowed``) and nothing of it runs. With it, the command says
+on stderr which files it runs; a file of the data folder is compiled from its source text
+(never a ``__pycache__`` file that could hold other code than the reviewed source), and an
+import path is found outside the working folder and the data folder. Each failure is a
+located problem of site.yaml (``/kinds/<i>``), never a traceback.
 """
 
 from __future__ import annotations
@@ -14,20 +19,43 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 import stat
 import sys
-from collections.abc import Callable
+import sysconfig
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 
 from jouleboard.kinds.base import TaskKind
 from jouleboard.problems import Problem, pointer
 from jouleboard.records import KIND_ENTRY_PATTERN
+from jouleboard.safe_read import FileRefused, read_capped
 from jouleboard.text_rules import printable
 from jouleboard.yamlio import read_yaml
 
 HINT = "see docs/architecture.md, \"Adding a kind of task\""
+ALLOW_ENVIRONMENT = "JOULEBOARD_ALLOW_KIND_CODE"
+OPT_IN = f"--allow-kind-code or {ALLOW_ENVIRONMENT}=1"
+SOURCE_CAP = 1024 * 1024  # a kind module is a few hundred lines (the test example: 7 KB)
+
+Found = tuple[ModuleType | None, tuple[str, str, str] | None]
+
+_consent = {"given": False}  # by the command line's --allow-kind-code (allow_kind_code)
+
+
+def allow_kind_code(allowed: bool = True) -> None:
+    """The person running this process consents to running the kinds sites declare (the
+    command line's ``--allow-kind-code``), for every data folder it loads."""
+    _consent["given"] = allowed
+
+
+def kind_code_allowed() -> bool:
+    """Whether this process may run a site's kind code without being asked per call."""
+    return _consent["given"] or os.environ.get(ALLOW_ENVIRONMENT) == "1"
 
 
 def declared(data_dir: Path) -> list[str]:
@@ -41,13 +69,31 @@ def declared(data_dir: Path) -> list[str]:
     return entries
 
 
-def load_site_kinds(data_dir: Path, register: Callable[[TaskKind], None]) -> list[Problem]:
-    """Load every kind site.yaml declares and pass each to ``register``; the problems."""
+def _say_on_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def load_site_kinds(data_dir: Path, register: Callable[[TaskKind], None],
+                    allowed: bool = False,
+                    announce: Callable[[str], None] = _say_on_stderr) -> list[Problem]:
+    """Load every kind site.yaml declares and pass each to ``register``; the problems.
+
+    Without ``allowed`` (or :func:`kind_code_allowed`), nothing is loaded: each entry is a
+    ``kinds.not-allowed`` problem naming what would run. With it, ``announce`` is told each
+    file just before it runs."""
     shown = printable(str(data_dir / "site.yaml"))
+    allowed = allowed or kind_code_allowed()
     problems: list[Problem] = []
     for i, entry in enumerate(declared(data_dir)):
         where = pointer("kinds", i)
-        found, problem = _kinds_of(entry, data_dir)
+        if not allowed:
+            problems.append(Problem(shown, where, "kinds.not-allowed", (
+                f"{_what_would_run(entry, data_dir)} is code, and runs only with the consent "
+                "of whoever runs this command"), (
+                f"review it, then run with {OPT_IN} (never for a pull request's files); "
+                + HINT)))
+            continue
+        found, problem = _kinds_of(entry, data_dir, announce)
         if problem:
             problems.append(Problem(shown, where, problem[0], problem[1], problem[2]))
         for kind in found:
@@ -55,13 +101,28 @@ def load_site_kinds(data_dir: Path, register: Callable[[TaskKind], None]) -> lis
     return problems
 
 
-def _kinds_of(entry: str, data_dir: Path
-              ) -> tuple[list[TaskKind], tuple[str, str, str] | None]:
-    source, _, attr = entry.partition(":") if not entry.endswith(".py") else (entry, "", "")
+def _split(entry: str) -> tuple[str, str]:
+    """``(file or module, attribute)`` of a kinds entry."""
+    if entry.endswith(".py"):
+        return entry, ""
+    source, _, attr = entry.partition(":")
+    return source, attr
+
+
+def _what_would_run(entry: str, data_dir: Path) -> str:
+    source, _ = _split(entry)
     if source.endswith(".py"):
-        module, problem = _module_from_file(source, data_dir)
+        return f"the file {printable(str(data_dir / source))}"
+    return f"the module {printable(source)} (an import path)"
+
+
+def _kinds_of(entry: str, data_dir: Path, announce: Callable[[str], None]
+              ) -> tuple[list[TaskKind], tuple[str, str, str] | None]:
+    source, attr = _split(entry)
+    if source.endswith(".py"):
+        module, problem = _module_from_file(source, data_dir, announce)
     else:
-        module, problem = _module_from_import(source)
+        module, problem = _module_from_import(source, data_dir, announce)
     if module is None:
         return [], problem
     candidates = [getattr(module, attr, None)] if attr else [
@@ -78,8 +139,9 @@ def _kinds_of(entry: str, data_dir: Path
     return found, None
 
 
-def _module_from_file(name: str, data_dir: Path
-                      ) -> tuple[ModuleType | None, tuple[str, str, str] | None]:
+def _module_from_file(name: str, data_dir: Path, announce: Callable[[str], None]) -> Found:
+    """The module compiled from the source text of ``name`` (no bytecode cache is read or
+    written: a ``__pycache__`` file beside it may hold other code than the source shows)."""
     path = data_dir / name
     parts = Path(name).parts
     if Path(name).is_absolute() or ".." in parts:
@@ -96,15 +158,18 @@ def _module_from_file(name: str, data_dir: Path
             (data_dir / Path(*parts[:n])).is_symlink() for n in range(1, len(parts))):
         return None, ("kinds.outside-data", f"{name} is a link, folder or device",
                       "commit the module itself inside the data folder")
+    try:
+        source = read_capped(path, SOURCE_CAP)  # refuses a link swapped in since the look
+    except FileRefused as e:
+        return None, (e.rule, f"{name}: {e.message}", e.hint)
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
     module_name = f"jouleboard_site_kind_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        return None, ("kinds.missing", f"{name} cannot be loaded as a Python module", HINT)
-    module = importlib.util.module_from_spec(spec)
+    module = ModuleType(module_name)
+    module.__file__ = str(path)
+    announce(f"running kind code: {printable(str(path))}")
     sys.modules[module_name] = module  # dataclasses and pydantic look their module up
     try:
-        spec.loader.exec_module(module)
+        exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
     except Exception as e:  # the site's code: any error is reported, located, not raised
         del sys.modules[module_name]
         return None, ("kinds.load-failed", f"{name} failed to load: {type(e).__name__}: "
@@ -112,13 +177,75 @@ def _module_from_file(name: str, data_dir: Path
     return module, None
 
 
-def _module_from_import(name: str) -> tuple[ModuleType | None, tuple[str, str, str] | None]:
+def _module_from_import(name: str, data_dir: Path, announce: Callable[[str], None]) -> Found:
+    """The installed module ``name``: looked up (each parent package checked before it is
+    imported) with the working folder out of ``sys.path``, and refused when it, or a parent,
+    lives in the working folder or the data folder (files a checkout or a pull request
+    supplies, not installed code)."""
+    untrusted = [Path.cwd().resolve(), data_dir.resolve()]
+    parts = name.split(".")
     try:
-        return importlib.import_module(name), None
-    except ModuleNotFoundError as e:
+        with _path_without(untrusted):
+            spec = None
+            for n in range(1, len(parts) + 1):
+                spec = importlib.util.find_spec(".".join(parts[:n]))
+                if spec is None:
+                    break
+                where = _untrusted_origin(spec, untrusted)
+                if where is not None:
+                    return None, ("kinds.untrusted-import", (
+                        f"{'.'.join(parts[:n])} would be imported from {printable(where)}, "
+                        "in the working folder or the data folder"), (
+                        "give a file of the data folder (kinds/name.py), or install the "
+                        "package that provides it; " + HINT))
+            if spec is None:
+                return None, ("kinds.missing", (
+                    f"no module {name} outside the working folder and the data folder"),
+                    "install the package that provides it, or give a file of the data "
+                    "folder; " + HINT)
+            announce(f"running kind code: {printable(spec.origin or name)} (module {name})")
+            return importlib.import_module(name), None
+    except ModuleNotFoundError as e:  # a parent is not a package, or an import in it fails
         return None, ("kinds.missing", f"no module {name} ({printable(str(e))[:200]})",
                       "install the package that provides it, or give a file of the data "
                       "folder; " + HINT)
     except Exception as e:  # importing runs the module's code: reported, not raised
         return None, ("kinds.load-failed", f"{name} failed to load: {type(e).__name__}: "
                       f"{printable(str(e))[:300]}", "fix the module; " + HINT)
+
+
+@contextmanager
+def _path_without(untrusted: list[Path]) -> Iterator[None]:
+    """``sys.path`` without the working folder ('' or its path) or the data folder, for
+    the time of one look-up and import (``python -m`` puts the working folder first)."""
+    saved = sys.path[:]
+    sys.path[:] = [p for p in saved if p not in ("", ".") and _resolved(p) not in untrusted]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
+def _resolved(entry: str) -> Path | None:
+    try:
+        return Path(entry).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _untrusted_origin(spec: ModuleSpec, untrusted: list[Path]) -> str | None:
+    """Where ``spec`` would load from, if that is inside a folder of ``untrusted`` (and not
+    a package folder of the running Python, which is as trusted as jouleboard itself)."""
+    places = [spec.origin] if spec.has_location and spec.origin else []
+    places += list(spec.submodule_search_locations or [])
+    installed = [p for p in (_resolved(sysconfig.get_path(k)) for k in ("purelib", "platlib"))
+                 if p is not None]
+    for place in places:
+        resolved = _resolved(place)
+        if resolved is None:
+            return place
+        if any(resolved.is_relative_to(folder) for folder in installed):
+            continue
+        if any(resolved.is_relative_to(folder) for folder in untrusted):
+            return place
+    return None

@@ -187,14 +187,17 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
                  runs: Iterable[Path] = (), require_prometheus: bool = False,
                  read: Callable[[Path, Path], MeasurementFile] = read_measurement,
                  check: Callable[[MeasurementFile, Registry],
-                                 tuple[Record | None, list[Problem]]] = check_file
-                 ) -> Dataset:
+                                 tuple[Record | None, list[Problem]]] = check_file,
+                 allow_kind_code: bool = False) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem. ``read`` and ``check`` do each file's
-    two halves (a long-running process passes memoised ones: jouleboard/live_memo.py)."""
+    two halves (a long-running process passes memoised ones: jouleboard/live_memo.py).
+    The kinds site.yaml declares are code: they run only with ``allow_kind_code`` or the
+    process's consent (jouleboard/kinds/site_kinds.py), else each is a located problem."""
     _resolved_folder.cache_clear()  # a long-running process (serve) sees folders change
-    kind_problems = load_site_kinds(data_dir, register)  # before tasks name their kinds
+    kind_problems = load_site_kinds(data_dir, register,  # before tasks name their kinds
+                                    allowed=allow_kind_code)
     registry, problems = load_registry(data_dir, task_kind_order())
     if registry is None or kind_problems:
         raise ValidationFailed(kind_problems + problems)
