@@ -412,13 +412,15 @@ def _import(args: argparse.Namespace) -> int:
 def _import_runs(args: argparse.Namespace) -> int:
     from jouleboard.sources.importer import not_a_data_folder
     from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, import_runs
-    from jouleboard.sources.run_provenance import FIELDS, run_date, with_options
+    from jouleboard.sources.run_provenance import FIELDS, latest_date, run_date, with_options
 
     why = not_a_data_folder(args.out)
     if why is not None:
         raise UsageError(why)
     if args.date is not None and run_date(args.date) != args.date:
         raise UsageError(f"--date must be YYYY-MM-DD, got {args.date!r}")
+    if args.date is not None and args.date > latest_date().isoformat():
+        raise UsageError(f"--date {args.date} is in the future")
     provenance, explicit = with_options({k: getattr(args, k) for k in FIELDS})
     options = RunOptions(provenance, frozenset(explicit),
                          RunPolicy(require_prometheus=args.require_prometheus), args.add_models)

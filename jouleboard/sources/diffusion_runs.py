@@ -17,16 +17,19 @@ upper-cased. Departures (errors instead of a silent skip) are in docs/raw-runs.m
 
 from __future__ import annotations
 
-import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
+from jouleboard.jsonio import parse_strict
 from jouleboard.problems import Problem, pointer
+from jouleboard.safe_read import FileRefused, read_capped
 from jouleboard.sources.run_layout import RESULTS_JSON, RunLocation, shown
+from jouleboard.sources.run_provenance import date_problem
 
 _PARAM_KEYS = {"batch": "batch_size", "uly": "ulysses_degree", "ring": "ring_degree"}
-MAX_RESULTS_BYTES = 256 * 1024 * 1024
+MAX_RESULTS_BYTES = 32 * 1024 * 1024  # real ones hold a few KB: iterations x GPU energies
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,19 +180,21 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
     all untimed comes back with ``iterations == 0`` (it is dropped, as the toolkit drops it)."""
     r = _Reader(loc)
     path = loc.run_dir / RESULTS_JSON
-    if not path.is_file():
+    if not os.path.lexists(path):  # a link is refused below, not followed
         return None, [Problem(r.folder, "", "run.missing-results", "no results.json in the run",
                               "copy the run's results.json here, or remove the folder")]
     try:
-        if path.stat().st_size > MAX_RESULTS_BYTES:
-            return None, [Problem(r.file, "", "file.too-large", "results.json of a diffusion "
-                                  f"run over {MAX_RESULTS_BYTES} bytes", "use the benchmark's "
-                                  "file")]
-        doc = json.loads(path.read_text(encoding="utf-8"),
-                         parse_constant=lambda c: _raise(f"{c} is not JSON"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        return None, [Problem(r.file, "", "run.json-syntax", f"not valid JSON: {e}"[:300],
-                              "use the file the benchmark wrote")]
+        text = read_capped(path, MAX_RESULTS_BYTES).decode("utf-8")
+    except FileRefused as e:
+        return None, [Problem(r.file, "", e.rule, e.message, e.hint)]
+    except UnicodeDecodeError as e:
+        return None, [Problem(r.file, "", "run.json-syntax", f"not valid JSON: not UTF-8 "
+                              f"({e.reason} at byte {e.start})", "use the file the benchmark "
+                              "wrote")]
+    doc, issues = parse_strict(text)  # duplicate keys, NaN, depth: refused as everywhere
+    if issues:
+        return None, [Problem(r.file, i.pointer, "run.json-syntax" if i.rule == "json.syntax"
+                              else i.rule, i.message, i.hint) for i in issues]
     if not isinstance(doc, dict):
         return None, [Problem(r.file, "", "run.wrong-type", "results.json is not a JSON object",
                               "results.json holds one object")]
@@ -222,6 +227,12 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
     assert steps is not None and gpu is not None
     n = len(times)
     date = doc.get("date")
+    if date is not None:
+        wrong = date_problem(date, r.file, "/date") if isinstance(date, str) else Problem(
+            r.file, "/date", "run.wrong-type", "date is not a string",
+            "give the date as the benchmark writes it, YYYYMMDD-HHMMSS")
+        if wrong is not None:
+            return None, [wrong]
     return DiffusionResults(
         gpu_model=gpu, batch_size=batch, ulysses_degree=uly, ring_degree=ring,
         inference_steps=steps, height_px=height, width_px=width,
@@ -229,10 +240,6 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
         extra=pairs, batch_latency_s=math.fsum(times) / n if n else 0.0,
         batch_energy_joules=math.fsum(energies) / n if n else 0.0, iterations=n,
         skipped_iterations=skipped, date=date if isinstance(date, str) else None), []
-
-
-def _raise(message: str) -> Any:
-    raise ValueError(message)
 
 
 def diffusion_document(loc: RunLocation, r: DiffusionResults, precision: str, repeat: int,

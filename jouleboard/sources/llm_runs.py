@@ -15,6 +15,7 @@ utilisation and is kept; :attr:`RunPolicy.require_prometheus` drops it instead.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -174,7 +175,7 @@ def read_run(loc: RunLocation) -> tuple[RawRun | None, list[Problem]]:
     problems.extend(found)
     results_shown = f"{folder}/{RESULTS_JSON}"
     results: RunResults | None = None
-    if not (loc.run_dir / RESULTS_JSON).is_file():
+    if not os.path.lexists(loc.run_dir / RESULTS_JSON):  # a link is refused, not followed
         problems.append(Problem(folder, "", "run.missing-results", "no results.json in the run",
                                 "copy the run's results.json here, or remove the folder"))
     else:
@@ -183,7 +184,7 @@ def read_run(loc: RunLocation) -> tuple[RawRun | None, list[Problem]]:
     if results is not None and params is not None:
         problems.extend(_mismatches(loc, params, results, results_shown))
     avg_batch_size: float | None = None
-    if (loc.run_dir / PROMETHEUS_JSON).exists():
+    if os.path.lexists(loc.run_dir / PROMETHEUS_JSON):
         avg_batch_size, found = read_avg_batch_size(loc.run_dir / PROMETHEUS_JSON,
                                                     f"{folder}/{PROMETHEUS_JSON}")
         problems.extend(found)

@@ -263,7 +263,8 @@ def load_runs(paths: Iterable[Path], registry: Registry,
         if config is not None:
             published.append(PublishedRun(run, doc, config))
         errors.extend(problems)
-    return RunsReport(tuple(published), tuple(sorted(errors)), tuple(sorted(warnings)),
+    # set: a link or pipe is reported by the walk and again by the reader it would reach
+    return RunsReport(tuple(published), tuple(sorted(set(errors))), tuple(sorted(warnings)),
                       found=len(locations), new_models=new_models)
 
 

@@ -13,19 +13,22 @@ give the parallel degrees, with the ML.ENERGY data toolkit's defaults (see
 
 from __future__ import annotations
 
-import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from jouleboard.jsonio import parse_strict
 from jouleboard.problems import Problem, pointer
+from jouleboard.safe_read import FileRefused, read_capped, refusal
 from jouleboard.sources.run_layout import RunLocation, configs_dir, shown
 from jouleboard.yamlio import read_yaml
 
 MODEL_INFO = "model_info.json"
 MONOLITHIC = "monolithic.config.yaml"
+MAX_CONFIG_BYTES = 1024 * 1024  # model_info.json is a few hundred bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +43,6 @@ class ModelFacts:
     file: str  # as shown in problems
 
 
-def _model_dir(loc: RunLocation) -> Path | None:
-    root = configs_dir(loc)
-    return None if root is None else root / loc.task / loc.org / loc.model
-
-
 def _number(info: dict[str, Any], key: str) -> float | None:
     value = info.get(key)
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
@@ -56,18 +54,46 @@ def _text(info: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _config_file(loc: RunLocation, *below: str) -> tuple[Path | None, list[Problem]]:
+    """``configs/{vllm,xdit}/{task}/{org}/{model}/*below`` when it is there, and a problem
+    when a folder on the way is a symbolic link (it is not followed: configs/ is part of the
+    run tree) or the file is not a regular file."""
+    root = configs_dir(loc)
+    if root is None:
+        return None, []
+    path = root.joinpath(loc.task, loc.org, loc.model, *below)
+    folder = root.parent  # configs/, then each folder down to the file's
+    for name in ("", root.name, loc.task, loc.org, loc.model, *below[:-1]):
+        folder = folder / name if name else folder
+        if folder.is_symlink():
+            return None, [Problem(shown(folder), "", "file.symlinked-folder",
+                                  "a symbolic link to a folder in a run tree: not followed",
+                                  "copy the folder itself here")]
+    if not os.path.lexists(path):
+        return None, []
+    why = refusal(path, MAX_CONFIG_BYTES)
+    if why is not None:
+        return None, [Problem(shown(path), "", why.rule, why.message, why.hint)]
+    return path, []
+
+
 def model_facts(loc: RunLocation) -> tuple[ModelFacts | None, list[Problem]]:
     """The run's model_info.json, when its benchmark root has one."""
-    folder = _model_dir(loc)
-    path = None if folder is None else folder / MODEL_INFO
-    if path is None or not path.is_file():
-        return None, []
+    path, problems = _config_file(loc, MODEL_INFO)
+    if path is None:
+        return None, problems
     where = shown(path)
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        return None, [Problem(where, "", "run.config-invalid", f"not readable JSON: {e}",
-                              "use the model_info.json of the benchmark's configs/")]
+        text = read_capped(path, MAX_CONFIG_BYTES).decode("utf-8")
+    except FileRefused as e:
+        return None, [Problem(where, "", e.rule, e.message, e.hint)]
+    except UnicodeDecodeError as e:
+        return None, [Problem(where, "", "file.not-utf8", f"not UTF-8 text ({e.reason} at "
+                              f"byte {e.start})", "save the file as UTF-8")]
+    info, issues = parse_strict(text)
+    if issues:
+        return None, [Problem(where, i.pointer, "run.config-invalid" if i.rule == "json.syntax"
+                              else i.rule, i.message, i.hint) for i in issues]
     if not isinstance(info, dict):
         return None, [Problem(where, "", "run.config-invalid", "not a JSON object",
                               "model_info.json holds one object")]
@@ -83,10 +109,9 @@ def parallelism(loc: RunLocation, num_gpus: int
     else 1; tensor parallel = tensor-parallel-size (default 1 with expert parallelism, else
     num_gpus); data parallel = data-parallel-size (default 1; 0 means num_gpus).
     None when there is no such file (the folder name decides)."""
-    folder = _model_dir(loc)
-    path = None if folder is None else folder / str(loc.gpu_model) / MONOLITHIC
-    if path is None or not path.is_file():
-        return None, []
+    path, problems = _config_file(loc, str(loc.gpu_model), MONOLITHIC)
+    if path is None:
+        return None, problems
     where = shown(path)
     raw, error, rule = read_yaml(path)
     if error or not isinstance(raw, dict):

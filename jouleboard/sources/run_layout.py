@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jouleboard.problems import Problem
+from jouleboard.safe_read import refusal
 
 LLM_KINDS = ("llm", "mllm")
 DIFFUSION = "diffusion"
 RESULTS_JSON = "results.json"
 PROMETHEUS_JSON = "prometheus.json"
 CURRENT_SNAPSHOT = "current"  # the toolkit reads only this snapshot of a benchmark root
+_ANY_SIZE = 1 << 62  # files a reader does not read (logs) have no size cap
 LAYOUT = ("run/{llm,mllm}/{task}/results/{org}/{model}/{gpu_model}/{runtime_params}/ or "
           "run/diffusion/{task}/{org}/{model}/{config}/")
 
@@ -125,8 +127,8 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
     problems: list[Problem] = []
     for given in paths:
         root = Path(os.path.abspath(given))
-        if root.name == RESULTS_JSON and root.is_file():
-            root = root.parent
+        if root.name == RESULTS_JSON and os.path.lexists(root) and not root.is_dir():
+            root = root.parent  # the run's folder is walked: its results.json is checked there
         if not root.is_dir():
             problems.append(Problem(shown(given), "", "file.missing", "no such run folder",
                                     "check the path"))
@@ -134,12 +136,18 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
         count, stray = len(found), len(problems)
         for folder, dirs, files in os.walk(root):
             here = Path(folder)
+            problems.extend(not_regular(here, files))
             location = run_location(here)
             if location is not None:
                 found.setdefault(here, location)
                 dirs[:] = []
                 continue
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "configs")
+            linked = [d for d in dirs if os.path.islink(here / d)]
+            problems.extend(Problem(shown(here / d), "", "file.symlinked-folder",
+                                    "a symbolic link to a folder in a run tree: not followed",
+                                    "copy the folder itself here") for d in linked)
+            dirs[:] = [d for d in dirs if d not in linked]
             if RESULTS_JSON in files:
                 problems.append(Problem(shown(here / RESULTS_JSON), "", "run.bad-layout",
                                         "results.json outside the run layout",
@@ -157,6 +165,18 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
                                     f"the same run as {shown(first.run_dir)}",
                                     "give each run once; are these two copies of one tree?"))
     return list(unique.values()), problems
+
+
+def not_regular(folder: Path, names: Iterable[str]) -> list[Problem]:
+    """A problem for each of ``names`` in ``folder`` that is not a regular file (a link, a
+    pipe, a device), found without opening it: a run tree holds files and folders only, so
+    nothing in it can point outside it or hang a reader."""
+    found = []
+    for name in sorted(names):
+        why = refusal(folder / name, _ANY_SIZE)
+        if why is not None and why.rule == "file.not-regular":
+            found.append(Problem(shown(folder / name), "", why.rule, why.message, why.hint))
+    return found
 
 
 def not_current(loc: RunLocation) -> Problem | None:

@@ -4,8 +4,8 @@ Nothing is taken from site.yaml (the site's data date is not the date of a team'
 Each field comes from, first to last:
 
 - date: ``--date``; else the run's own date (results.json ``date``: the benchmark client
-  writes ``YYYYMMDD-HHMMSS``; ISO dates are read too); else the provenance file's ``date``;
-  else ``unknown``.
+  writes ``YYYYMMDD-HHMMSS``; ISO dates are read too; anything else, or a date after the
+  import, is an error); else the provenance file's ``date``; else ``unknown``.
 - dataset, version, license, citation: the command-line option; else the provenance file;
   else ``ML.ENERGY Benchmark run`` (what the tree is), ``unknown``, ``NOASSERTION`` (SPDX: the
   owner has not said) and no citation.
@@ -59,6 +59,27 @@ def run_date(value: str | None) -> str | None:
         return None
 
 
+def latest_date() -> datetime.date:
+    """The latest date a run can have been made on: today somewhere on Earth (UTC+14), as
+    this command runs. A later date is a broken clock or a typo, never a run."""
+    return (datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=14)).date()
+
+
+def date_problem(value: str, shown: str, where: str) -> Problem | None:
+    """Why a run's date (results.json ``date``) cannot be published, or None: a date that
+    is not a calendar date (``2026-13-45`` is not "unknown", it is wrong), or one after
+    the time of the import."""
+    date = run_date(value)
+    if date is None:
+        return Problem(shown, where, "run.bad-date", f"date {value[:40]!r} is not a date",
+                       "the benchmark writes YYYYMMDD-HHMMSS; an ISO date is read too")
+    if datetime.date.fromisoformat(date) > latest_date():
+        return Problem(shown, where, "run.future-date", f"date {date} is in the future",
+                       "check the clock of the machine that ran the benchmark, or fix the "
+                       "date")
+    return None
+
+
 def _check(doc: Any, where: str) -> tuple[dict[str, str], list[Problem]]:
     if not isinstance(doc, dict):
         return {}, [Problem(where, "", "run.provenance-invalid", "not a YAML mapping",
@@ -70,7 +91,11 @@ def _check(doc: Any, where: str) -> tuple[dict[str, str], list[Problem]]:
             problems.append(Problem(where, pointer(key), "run.provenance-invalid",
                                     f"unknown field {key!r}", f"fields: {', '.join(FIELDS)}"))
         elif isinstance(value, datetime.date) and key == "date":
-            values[key] = value.isoformat()
+            late = date_problem(value.isoformat(), where, pointer(key))
+            if late is not None:
+                problems.append(late)
+            else:
+                values[key] = value.isoformat()
         elif not isinstance(value, str) or not value.strip() or \
                 len(value) > _MAX_CHARS.get(key, 10):
             problems.append(Problem(where, pointer(key), "run.provenance-invalid",
@@ -80,6 +105,8 @@ def _check(doc: Any, where: str) -> tuple[dict[str, str], list[Problem]]:
         elif key == "date" and run_date(value) != value:
             problems.append(Problem(where, pointer(key), "run.provenance-invalid",
                                     f"date {value!r} is not YYYY-MM-DD", "e.g. date: 2026-03-01"))
+        elif key == "date" and (late := date_problem(value, where, pointer(key))) is not None:
+            problems.append(late)
         else:
             values[key] = value
     return values, problems

@@ -4,24 +4,152 @@ results.json can hold hundreds of MB of per-request prompt and output text, so i
 as a stream of ijson events in one pass: top-level scalars are picked up wherever they sit,
 each request's gaps are smoothed when the request ends (kept only if it succeeded), and
 text is never kept. Problems carry a JSON pointer into the file they are about.
+
+The stream is bounded so that time and memory grow with the file, not faster: the file is
+checked (a regular file, not a link, at most its cap) before a byte is read; nesting deeper
+than :data:`MAX_DEPTH` is refused as soon as it is met (ijson.parse builds a path string per
+level for every event, which costs memory with the square of the depth, so paths are kept
+here, one per open container); a single value of :data:`MAX_VALUE_BYTES` or more is refused
+before the parser holds it (yajl rescans a value split over read buffers, which costs time
+with its square); a key given twice in one object is refused, as the strict JSON rule of
+measurement files refuses it (readers disagree on which value wins).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import ijson  # type: ignore[import-untyped]
 
-from jouleboard import metrics
+from jouleboard import jsonio, metrics
 from jouleboard.problems import Problem, pointer
+from jouleboard.safe_read import FileRefused, open_regular
 from jouleboard.sources.itl import ItlStats, itl_stats, smooth_itl
+from jouleboard.sources.run_provenance import date_problem
 
 BATCH_METRIC = "vllm:num_requests_running"
 MAX_REQUEST_PROBLEMS = 5  # per file: one bad field in every request should not print a million
+MAX_RESULTS_BYTES = 4 * 1024**3  # results.json: real runs with full prompt text stay far below
+MAX_PROMETHEUS_BYTES = 1024**3  # prometheus.json: a text snapshot a second for hours fits
+MAX_DEPTH = jsonio.MAX_DEPTH  # runs nest 4 levels deep; measurement files may nest this deep
+READ_CHUNK_BYTES = 256 * 1024  # yajl rescans a value split over chunks: fewer, bigger
+MAX_VALUE_BYTES = 16 * 1024 * 1024  # one string (a prompt, an output) or number
+_MAX_QUIET_READS = MAX_VALUE_BYTES // READ_CHUNK_BYTES
+_MAX_PATH_KEY = 200  # longer keys are no field this reader looks for
+
+
+class RawJsonError(Exception):
+    """Why a raw JSON file cannot be read on: a pointer into it, a rule, a message, a hint."""
+
+    def __init__(self, where: str, rule: str, message: str, hint: str) -> None:
+        super().__init__(where, rule, message, hint)
+        self.where, self.rule, self.message, self.hint = where, rule, message, hint
+
+
+class _ValueTooLong(Exception):
+    pass
+
+
+class _Chunks:
+    """The file, read in chunks, refusing a run of chunks in which no JSON event completes
+    (a value, or a blank stretch, of :data:`MAX_VALUE_BYTES` or more)."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+        self.quiet_reads = 0  # reads since the last event: reset by the event loop
+
+    def read(self, size: int) -> bytes:
+        self.quiet_reads += 1
+        if self.quiet_reads > _MAX_QUIET_READS:
+            raise _ValueTooLong
+        return self.f.read(size)
+
+
+def raw_events(f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | None = None
+               ) -> Iterator[tuple[str, str, Any]]:
+    """ijson.parse's ``(prefix, event, value)`` events (map keys left out) of a raw JSON
+    file, refusing (:class:`RawJsonError`) nesting deeper than :data:`MAX_DEPTH`, a key
+    twice in one object, a value of :data:`MAX_VALUE_BYTES` or more, and invalid JSON.
+
+    ``numbers``: (an array item prefix, a function): each number there is handed to the
+    function instead of being yielded (one per generated token: the hot path)."""
+    sink_prefix, sink = numbers or ("\0", _no_sink)
+    chunks = _Chunks(f)
+    # The open container's own prefix, keys seen (None: an array) and current key or index;
+    # those of the containers around it wait on the stack.
+    stack: list[tuple[str, set[str] | None, str | int]] = []
+    own: str = ""
+    keys: set[str] | None = None
+    at: str | int = 0  # no container open: at the top
+    prefix = ""  # prefix of the next value
+    try:
+        for event, value in ijson.basic_parse(chunks, buf_size=READ_CHUNK_BYTES,
+                                              use_float=True):
+            chunks.quiet_reads = 0
+            if prefix == sink_prefix and event == "number":
+                at += 1  # type: ignore[operator]  # the sink's prefix is an array's items
+                sink(value)
+                continue
+            if event == "map_key":
+                assert keys is not None
+                if value in keys:
+                    raise RawJsonError(_pointer(stack, value), "json.duplicate-key",
+                                       f"key {value[:80]!r} appears more than once",
+                                       "keep one entry; JSON readers disagree on which wins")
+                keys.add(value)
+                at = value
+                name = value if len(value) <= _MAX_PATH_KEY else "\0long-key"
+                prefix = f"{own}.{name}" if own else name
+                continue
+            if event == "end_map" or event == "end_array":
+                prefix = own
+                own, keys, at = stack.pop()
+                yield prefix, event, None
+                continue
+            if keys is None and stack:
+                at += 1  # type: ignore[operator]  # an array's index
+            yield prefix, event, value
+            if event == "start_map" or event == "start_array":
+                if len(stack) >= MAX_DEPTH:
+                    raise RawJsonError(_pointer(stack, at), "json.too-deep",
+                                       f"nesting deeper than {MAX_DEPTH} levels",
+                                       "raw run files nest a few levels; use the file the "
+                                       "benchmark wrote")
+                stack.append((own, keys, at))
+                own = prefix
+                if event == "start_map":
+                    keys, at = set(), ""
+                else:
+                    keys, at = None, -1
+                    prefix = f"{prefix}.item" if prefix else "item"
+    except _ValueTooLong:
+        raise RawJsonError(_pointer(stack, at), "json.value-too-long",
+                           f"a value (or blank stretch) of {MAX_VALUE_BYTES:,} bytes or more "
+                           "after this point", "use the file the benchmark wrote; no prompt "
+                           "or output is that long") from None
+    except (ijson.JSONError, UnicodeDecodeError, ValueError) as e:
+        raise RawJsonError("", "run.json-syntax",
+                           "not valid JSON: " + " ".join(str(e).split())[:300],
+                           "use the file the benchmark wrote; NaN and Infinity are not "
+                           "JSON") from None
+
+
+def _no_sink(value: float) -> None:
+    raise AssertionError("no prefix matches the sink of no numbers")
+
+
+def _pointer(stack: list[tuple[str, set[str] | None, str | int]], *last: str | int) -> str:
+    """The JSON pointer of the current place: the key or index in each open container
+    (the outermost entry of ``stack`` is the top level, which has none)."""
+    return pointer(*(entry[2] for entry in stack[1:]), *last) if stack else ""
+
+
+def _refused(shown: str, refused: FileRefused) -> Problem:
+    return Problem(shown, "", refused.rule, refused.message, refused.hint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +198,7 @@ class _Requests:
 
     def start(self) -> None:
         self.index += 1
-        self.itl_s = array("d")
+        del self.itl_s[:]  # emptied, not replaced: the stream appends to this very array
         self.success = None
 
     def problem(self, where: str, rule: str, message: str, hint: str) -> None:
@@ -107,19 +235,14 @@ def _stream(events: Iterable[tuple[str, str, Any]], requests: _Requests
     and the event that opened ``results``; requests are tallied as they pass."""
     top: dict[str, tuple[str, Any]] = {}
     results_event: str | None = None
-    append_gap = requests.itl_s.append  # hot loop: one lookup per request, not per token
     for prefix, event, value in events:
-        if prefix == _ITL_ITEM:  # most events: one per generated token
-            if event == "number":
-                append_gap(value)
-            else:
-                requests.problem(pointer("results", requests.index, "itl", len(requests.itl_s)),
-                                 "run.wrong-type", f"inter-token gap is a {event}, not a number",
-                                 "itl holds one number (seconds) per generated token")
+        if prefix == _ITL_ITEM:  # numbers went to requests.itl_s: anything else is wrong
+            requests.problem(pointer("results", requests.index, "itl", len(requests.itl_s)),
+                             "run.wrong-type", f"inter-token gap is a {event}, not a number",
+                             "itl holds one number (seconds) per generated token")
         elif prefix == _REQUEST:
             if event == "start_map":
                 requests.start()
-                append_gap = requests.itl_s.append
             elif event == "end_map":
                 requests.finish()
             elif event in _SCALAR_EVENTS or event == "start_array":
@@ -171,15 +294,16 @@ def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Proble
     """Stream results.json: top-level scalars, and the smoothed gaps of successful requests."""
     requests = _Requests(shown)
     try:
-        with path.open("rb") as f:
-            top, results_event = _stream(ijson.parse(f, use_float=True), requests)
+        with open_regular(path, MAX_RESULTS_BYTES) as f:
+            events = raw_events(f, numbers=(_ITL_ITEM, requests.itl_s.append))
+            top, results_event = _stream(events, requests)
+    except FileRefused as e:
+        return None, [_refused(shown, e)]
+    except RawJsonError as e:
+        return None, [Problem(shown, e.where, e.rule, e.message, e.hint)]
     except OSError as e:
         return None, [Problem(shown, "", "file.unreadable", e.strerror or str(e),
                               "check the path and permissions")]
-    except (ijson.JSONError, UnicodeDecodeError) as e:
-        return None, [Problem(shown, "", "run.json-syntax",
-                              "not valid JSON: " + " ".join(str(e).split())[:300],
-                              "use the file the benchmark wrote; NaN and Infinity are not JSON")]
     if "" in top:
         return None, [Problem(shown, "", "run.wrong-type", "results.json is not a JSON object",
                               "results.json holds one object")]
@@ -191,7 +315,14 @@ def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Proble
         problems.append(Problem(shown, "/results", "run.wrong-type", "results is not a list",
                                 "results lists one object per request"))
     values = {name: _top_value(top, name, shown, problems) for name in _REQUIRED}
+    problems.extend(_out_of_range(values, shown))
     energy_per_token = _energy_per_token(top, values["steady_state_energy"], shown, problems)
+    date: str | None = None
+    if "date" in top:
+        date = _top_value(top, "date", shown, problems)
+        wrong = date_problem(date, shown, "/date") if date is not None else None
+        if wrong is not None:
+            problems.append(wrong)
     if problems:
         return None, problems
     gaps_s = requests.gaps_s
@@ -203,8 +334,22 @@ def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Proble
         steady_state_energy_joules=values["steady_state_energy"],
         energy_per_token_joules=energy_per_token,
         successful_requests=requests.successful, failed_requests=requests.failed,
-        itl=itl_stats(gaps_s) if gaps_s else None,
-        date=top["date"][1] if top.get("date", ("", None))[0] == "string" else None), []
+        itl=itl_stats(gaps_s) if gaps_s else None, date=date), []
+
+
+_AT_LEAST = {"completed": 0, "total_output_tokens": 0, "steady_state_duration": 0,
+             "num_gpus": 1, "max_num_seqs": 1}
+
+
+def _out_of_range(values: dict[str, Any], shown: str) -> list[Problem]:
+    """Counts and durations below what they can be (``completed: -5`` is not "no request
+    succeeded", it is a broken file)."""
+    return [Problem(shown, pointer(name), "run.bad-value",
+                    f"{name} is {values[name]:g}, below {least}",
+                    "use the results.json the benchmark wrote; counts and durations are "
+                    "never negative")
+            for name, least in _AT_LEAST.items()
+            if values.get(name) is not None and values[name] < least]
 
 
 def _energy_per_token(top: dict[str, tuple[str, Any]], energy_joules: float | None, shown: str,
@@ -221,26 +366,29 @@ def _energy_per_token(top: dict[str, tuple[str, Any]], energy_joules: float | No
 
 
 def read_avg_batch_size(path: Path, shown: str) -> tuple[float | None, list[Problem]]:
-    """steady_state_stats."vllm:num_requests_running" of prometheus.json (streamed)."""
+    """steady_state_stats."vllm:num_requests_running" of prometheus.json (streamed to the
+    end, so that a second copy of the field further on is refused, not ignored)."""
     target, where = f"steady_state_stats.{BATCH_METRIC}", pointer("steady_state_stats",
                                                                    BATCH_METRIC)
+    found: tuple[str, Any] | None = None
     try:
-        with path.open("rb") as f:
-            for prefix, event, value in ijson.parse(f, use_float=True):
-                if prefix != target:
-                    continue
-                if event == "number" and value >= 0:
-                    return float(value), []
-                return None, [Problem(shown, where, "run.wrong-type",
-                                      f"average batch size is a {event}, not a number >= 0",
-                                      "use the prometheus.json the benchmark wrote")]
+        with open_regular(path, MAX_PROMETHEUS_BYTES) as f:
+            for prefix, event, value in raw_events(f):
+                if prefix == target and found is None:
+                    found = (event, value)
+    except FileRefused as e:
+        return None, [_refused(shown, e)]
+    except RawJsonError as e:
+        return None, [Problem(shown, e.where, e.rule, e.message,
+                              e.hint.replace("the file", "the prometheus.json"))]
     except OSError as e:
         return None, [Problem(shown, "", "file.unreadable", e.strerror or str(e),
                               "check the path and permissions")]
-    except (ijson.JSONError, UnicodeDecodeError) as e:
-        return None, [Problem(shown, "", "run.json-syntax",
-                              "not valid JSON: " + " ".join(str(e).split())[:300],
-                              "use the prometheus.json the benchmark wrote")]
-    return None, []  # as the toolkit: no average batch size, the utilisation is not checked
-
-
+    if found is None:
+        return None, []  # as the toolkit: no average batch size, utilisation is not checked
+    event, value = found
+    if event == "number" and value >= 0:
+        return float(value), []
+    return None, [Problem(shown, where, "run.wrong-type",
+                          f"average batch size is a {event}, not a number >= 0",
+                          "use the prometheus.json the benchmark wrote")]
