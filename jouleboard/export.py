@@ -4,6 +4,13 @@ Renders are cached on disk by content hash (spec + vl-convert version), so a reb
 only renders charts whose data changed; cold renders use every core. Builds in other
 checkouts and processes share the cache: entries are written atomically and carry a digest
 that is checked on every read, so a partial or damaged entry is rendered again, never used.
+
+Whoever can write the cache folder (another user, a poisoned CI cache) can also write a
+matching digest, so nothing published rests on the cache's word: an entry must name its
+own key (no copied or linked entries) and be a regular file, a cached SVG must hold only
+the markup vl-convert draws charts with (no script, event attribute, foreign object or
+outside link), a PNG must be a PNG, and the Vega bundle must be the one the installed
+vl-convert makes. An entry that fails is dropped with a warning and made again.
 """
 
 from __future__ import annotations
@@ -14,9 +21,11 @@ import hashlib
 import multiprocessing
 import os
 import re
+import sys
 import tempfile
 import threading
 import time
+import xml.parsers.expat
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -25,6 +34,7 @@ from xml.sax.saxutils import escape
 
 from jouleboard.console import SILENT, Progress
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.safe_read import FileRefused, read_capped
 
 
 def _default_cache() -> Path:
@@ -38,10 +48,14 @@ def _default_cache() -> Path:
 
 DEFAULT_CACHE = _default_cache()
 _PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
-# Entries are "<magic> <sha256 of content> <length>\n<content>", in their own folder so an
-# older jouleboard sharing the cache never reads one (nor this one an older, unchecked entry).
-_ENTRY_MAGIC = "jouleboard-cache-1"
-_ENTRIES = "checked-1"
+# Entries are "<magic> <file name> <sha256 of content> <length>\n<content>", in their own
+# folder so an older jouleboard sharing the cache never reads one (nor this one an older,
+# unchecked entry). The file name is the entry's key: an entry copied or linked to another
+# key names the wrong one and is refused.
+_ENTRY_MAGIC = "jouleboard-cache-2"
+_ENTRIES = "checked-2"
+_ENTRY_CAP = 32 * 1024 * 1024  # bytes; the largest chart SVG is ~150 kB, the bundle ~0.9 MB
+_PNG_CAP = 16 * 1024 * 1024  # bytes; the largest 2x chart PNG is ~0.7 MB
 
 
 @functools.cache
@@ -165,25 +179,131 @@ def _render(job: tuple[str, str | None, bool]) -> tuple[bytes | None, bytes | No
     return rendered, png
 
 
-def _entry(content: bytes) -> bytes:
-    """A cache file: a header line with the content's digest and length, then the content."""
+def _entry(name: str, content: bytes) -> bytes:
+    """A cache file: a header line with its own file name (its key), the content's digest
+    and length, then the content."""
     digest = hashlib.sha256(content).hexdigest()
-    return f"{_ENTRY_MAGIC} {digest} {len(content)}\n".encode("ascii") + content
+    return f"{_ENTRY_MAGIC} {name} {digest} {len(content)}\n".encode("ascii") + content
+
+
+def _warn_dropped(path: Path, reason: str) -> None:
+    """One line on stderr: a cache entry was refused and is made again (a forged or
+    damaged cache is worth knowing about, and costs a render)."""
+    print(f"warning: chart cache entry {path} refused ({reason}); made again from "
+          "vl-convert", file=sys.stderr)
+
+
+def _drop(path: Path, reason: str) -> None:
+    _warn_dropped(path, reason)
+    with contextlib.suppress(OSError):
+        path.unlink()  # a link is removed, not what it points to
 
 
 def _load(path: Path) -> bytes | None:
     """The content of the cache entry at ``path``, or None when it is missing or fails its
-    check (truncated, overwritten, or not written by this version): render it again."""
+    check (a link or not a regular file, over the cap, truncated, overwritten, written by
+    another version or for another key): it is dropped, with a warning, and made again."""
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_capped(path, _ENTRY_CAP)
+    except FileRefused as e:
+        if e.rule != "file.missing":
+            _drop(path, e.message)
         return None
     header, newline, content = raw.partition(b"\n")
     parts = header.split(b" ")
-    if not newline or len(parts) != 3 or parts[0] != _ENTRY_MAGIC.encode("ascii"):
+    if not newline or len(parts) != 4 or parts[0] != _ENTRY_MAGIC.encode("ascii"):
+        _drop(path, "not an entry of this jouleboard")
         return None
-    if parts[2] != str(len(content)).encode("ascii") or \
-            parts[1] != hashlib.sha256(content).hexdigest().encode("ascii"):
+    if parts[1] != path.name.encode("utf-8", "replace"):
+        _drop(path, "its header names another entry")
+        return None
+    if parts[3] != str(len(content)).encode("ascii") or \
+            parts[2] != hashlib.sha256(content).hexdigest().encode("ascii"):
+        _drop(path, "its content does not match its digest")
+        return None
+    return content
+
+
+_SVG = "http://www.w3.org/2000/svg "
+_XLINK_HREF = "http://www.w3.org/1999/xlink href"
+# What vl-convert draws charts with (every mark type, gradients, legends, titles), and no
+# more: no script, style, a, image, use, foreignObject or animation element.
+_SVG_ELEMENTS = frozenset(_SVG + name for name in (
+    "svg", "g", "path", "line", "rect", "circle", "ellipse", "polygon", "polyline", "text",
+    "tspan", "title", "desc", "defs", "clipPath", "linearGradient", "radialGradient", "stop",
+    "pattern"))
+# Presentation attributes only: no on* handler, no style, no href but a fragment.
+_SVG_ATTRIBUTES = frozenset({
+    "aria-hidden", "aria-label", "aria-roledescription", "role", "class", "id", "version",
+    "viewBox", "width", "height", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx",
+    "ry", "fx", "fy", "fr", "dx", "dy", "d", "points", "transform", "display", "opacity",
+    "pointer-events", "preserveAspectRatio", "clip-path", "fill", "fill-opacity", "fill-rule",
+    "clip-rule", "stroke", "stroke-opacity", "stroke-width", "stroke-linecap",
+    "stroke-linejoin", "stroke-dasharray", "stroke-dashoffset", "stroke-miterlimit",
+    "font-family", "font-size", "font-style", "font-variant", "font-weight", "text-anchor",
+    "text-decoration", "offset", "stop-color", "stop-opacity", "gradientUnits",
+    "gradientTransform", "patternUnits"})
+_URL_ATTRIBUTES = frozenset({"fill", "stroke", "clip-path"})  # those that can name a url()
+_FRAGMENT_URL = re.compile(r"url\(#[^()\\\s]*\)")
+
+
+def svg_refusal(svg: bytes) -> str | None:
+    """Why ``svg`` is not a chart vl-convert could have drawn (so must not be published: it
+    could run script when opened), or None. It must parse as XML with one svg element, at
+    its root, and only the elements and attributes in :data:`_SVG_ELEMENTS` and
+    :data:`_SVG_ATTRIBUTES`; references stay within the file (``#id``); no declaration,
+    entity, comment or processing instruction."""
+    if b"<!" in svg or b"<?" in svg:
+        return "a declaration, entity, comment or processing instruction"
+    parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
+    refused: list[str] = []
+    root_seen = False
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        nonlocal root_seen
+        if refused:
+            return
+        if name not in _SVG_ELEMENTS or (name == _SVG + "svg") == root_seen:
+            refused.append(f"element {name.rpartition(' ')[2]}")
+            return
+        root_seen = True
+        for attribute, value in attributes.items():
+            if attribute == _XLINK_HREF and value.startswith("#"):
+                continue
+            if attribute not in _SVG_ATTRIBUTES:
+                refused.append(f"attribute {attribute.rpartition(' ')[2]}")
+            elif attribute in _URL_ATTRIBUTES and "url(" in _FRAGMENT_URL.sub("", value):
+                refused.append(f"a link outside the file in {attribute}")
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(svg, True)
+    except xml.parsers.expat.ExpatError as e:
+        return f"not well-formed XML: {xml.parsers.expat.ErrorString(e.code)}"
+    return refused[0] if refused else None
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+def png_refusal(png: bytes) -> str | None:
+    """Why ``png`` is not a whole PNG image within the cap, or None."""
+    if len(png) > _PNG_CAP:
+        return f"{len(png):,} bytes, over the {_PNG_CAP:,}-byte cap"
+    if not png.startswith(_PNG_SIGNATURE) or not png.endswith(_PNG_END):
+        return "not a PNG image"
+    return None
+
+
+def _load_export(path: Path, fmt: str) -> bytes | None:
+    """:func:`_load`, then the content checked as what it will be published as."""
+    content = _load(path)
+    if content is None:
+        return None
+    reason = svg_refusal(content) if fmt == "svg" else png_refusal(content)
+    if reason is not None:
+        _drop(path, f"cached {fmt.upper()} holds {reason}" if fmt == "svg" else reason)
         return None
     return content
 
@@ -196,7 +316,7 @@ def _store(path: Path, content: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(_entry(content))
+            f.write(_entry(path.name, content))
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is shared by checkouts
@@ -276,7 +396,7 @@ class Pool:
         the cache lacks it."""
         executor = self.executor()
         path = _bundle_path(cache)
-        if _load(path) is None:
+        if _trusted_bundle(path) is None:
             self._bundle = executor.submit(_make_bundle)
             # Cached as soon as it is made, even if this build then fails on invalid data.
             self._bundle.add_done_callback(
@@ -340,7 +460,7 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
     found: dict[tuple[str, str], bytes] = {}
     for (cid, fmt), path in paths.items():
         if fmt in wanted or (cid, "png") not in found:
-            content = _load(path)
+            content = _load_export(path, fmt)
             if content is not None:
                 found[(cid, fmt)] = content
     # Charts with identical specs (the same picture on two pages) are rendered once.
@@ -379,11 +499,37 @@ def _make_bundle() -> bytes:
     return bundle.encode("utf-8")
 
 
-def vega_bundle(cache: Path = DEFAULT_CACHE, pool: Pool | None = None) -> str:
-    """The vega + vega-lite + vega-embed bundle shipped with vl-convert (one file): from the
-    cache, from ``pool`` when one of its workers made it, else made here (~2 s)."""
-    path = _bundle_path(cache)
+# The SHA-256 of the bundle each vl-convert version makes (constraints.txt pins the version;
+# tests/test_chart_cache_forgery.py checks the entry of the installed one). The cached bundle
+# is published only if it has this digest: making the bundle to compare with costs ~1.8 s,
+# so a vl-convert missing here has its bundle made on every build (in a worker when one
+# runs). On an upgrade, add the new version's digest (that test prints it).
+BUNDLE_SHA256 = {
+    "1.9.0.post1": "3425bd951a44d478d0505c6b5d1e8d57656b6e9a4da7bfe88a718ce61d76e572",
+}
+
+
+def _trusted_bundle(path: Path) -> bytes | None:
+    """The cached bundle at ``path`` if it is byte for byte the one the installed vl-convert
+    makes (its digest is in :data:`BUNDLE_SHA256`), else None; a cached bundle with another
+    digest is dropped with a warning."""
+    expected = BUNDLE_SHA256.get(_vl_version())
     content = _load(path)
+    if content is None or expected is None:
+        return None
+    if hashlib.sha256(content).hexdigest() != expected:
+        _drop(path, f"not the Vega bundle vl-convert {_vl_version()} makes")
+        return None
+    return content
+
+
+def vega_bundle(cache: Path = DEFAULT_CACHE, pool: Pool | None = None) -> str:
+    """The vega + vega-lite + vega-embed bundle shipped with vl-convert (one file), which
+    every page loads: from the cache when it is the installed vl-convert's own (see
+    :func:`_trusted_bundle`), from ``pool`` when one of its workers made it, else made
+    here (~1.8 s)."""
+    path = _bundle_path(cache)
+    content = _trusted_bundle(path)
     if content is None:
         content = (pool.bundle() if pool is not None else None) or _make_bundle()
         _store(path, content)

@@ -1,0 +1,235 @@
+"""A chart cache that cannot poison the site (issue 25, item 4): whoever can write the cache
+folder can also recompute an entry's digest, so what a build publishes is checked, not
+trusted: the Vega bundle must be the installed vl-convert's own, a cached SVG must hold no
+script, event attribute, foreign object or outside link, a PNG must be a PNG, and an entry
+must be a regular file written for its own key. A refused entry is made again, with a
+one-line warning naming it. Each attack runs under a time limit (a cache entry could be a
+pipe that never ends)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from jouleboard import export
+from jouleboard.build import build_site
+from jouleboard.console import Progress
+from jouleboard.export import render_charts
+from tests.test_validation_rules import make_data_dir, valid_measurement, write_measurement
+
+pytestmark = pytest.mark.slow  # renders charts and builds sites
+T = TypeVar("T")
+LIMIT = 120.0  # seconds an attack may take (a cold small build takes ~3 s)
+
+
+def _within(call: Callable[[], T], seconds: float = LIMIT) -> T:
+    """``call()``, failing the test if it has not returned within ``seconds`` (it is left
+    running in a daemon thread, which ends with the test process)."""
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(call())
+        except BaseException as e:  # handed to the test below
+            errors.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"no result within {seconds} s (hung)"
+    if errors:
+        raise errors[0]
+    return results[0]
+
+
+def _bars(labels: list[str]) -> dict[str, object]:
+    return {"data": {"values": [{"v": i + 1, "k": k} for i, k in enumerate(labels)]},
+            "mark": "bar",
+            "encoding": {"x": {"field": "v", "type": "quantitative"},
+                         "y": {"field": "k", "type": "nominal"}}}
+
+
+def _entries(cache: Path, suffix: str) -> list[Path]:
+    """The cache's entries of one kind (``svg``, ``png``, ``js``), whatever its layout."""
+    return sorted(path for path in cache.rglob(f"*.{suffix}") if not path.name.startswith("."))
+
+
+def _forge(path: Path, content: bytes) -> None:
+    """Overwrite the entry at ``path`` with ``content`` under a header recomputed the way
+    the genuine one was made (what anyone who can write the cache can do)."""
+    header = path.read_bytes().partition(b"\n")[0].decode("ascii").split(" ")
+    digest = hashlib.sha256(content).hexdigest()
+    header[-2:] = [digest, str(len(content))]
+    path.write_bytes(" ".join(header).encode("ascii") + b"\n" + content)
+
+
+def _content(path: Path) -> bytes:
+    return path.read_bytes().partition(b"\n")[2]
+
+
+class _Counting(Progress):
+    """Counts the renders a call of render_charts plans (an SVG and a PNG are one each)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.renders = 0
+
+    def start(self, what: str, total: int) -> None:
+        self.renders += total
+
+    def advance(self, count: int = 1) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A small data folder, a site built from it with PNGs and the cache that build filled:
+    ``(data, site, cache)``; tests copy the cache before they forge in it."""
+    root = tmp_path_factory.mktemp("clean")
+    data = make_data_dir(root)
+    write_measurement(data, valid_measurement())
+    build_site(data, root / "site", cache=root / "cache", png=True)
+    return data, root / "site", root / "cache"
+
+
+def _rebuild(clean: tuple[Path, Path, Path], cache: Path, out: Path) -> Path:
+    data, _, _ = clean
+    _within(lambda: build_site(data, out, cache=cache, png=True))
+    return out
+
+
+def _vl_convert_bundle() -> bytes:
+    import vl_convert
+
+    bundle: str = vl_convert.javascript_bundle()  # type: ignore[call-arg]
+    return bundle.encode("utf-8")
+
+
+def test_a_forged_vega_bundle_and_forged_svgs_are_not_published(
+        clean: tuple[Path, Path, Path], tmp_path: Path, capfd: pytest.CaptureFixture[str],
+) -> None:
+    cache = tmp_path / "cache"
+    shutil.copytree(clean[2], cache)
+    [bundle] = _entries(cache, "js")
+    _forge(bundle, _content(bundle) + b"\n;document.title='forged';\n")
+    svgs = _entries(cache, "svg")
+    for path in svgs:
+        _forge(path, _content(path).replace(b">", b"><script>alert(1)</script>", 1))
+    capfd.readouterr()
+    site = _rebuild(clean, cache, tmp_path / "site")
+    [published] = (site / "assets").glob("vega-*.js")
+    assert published.read_bytes() == _vl_convert_bundle()
+    charts = sorted(p.relative_to(site) for p in (site / "charts").glob("*.svg"))
+    assert charts == sorted(p.relative_to(clean[1]) for p in (clean[1] / "charts").glob("*.svg"))
+    for chart in charts:
+        assert (site / chart).read_bytes() == (clean[1] / chart).read_bytes()
+    warnings = capfd.readouterr().err.splitlines()
+    assert f"warning: chart cache entry {bundle} refused (not the Vega bundle vl-convert " \
+           f"{export._vl_version()} makes); made again from vl-convert" in warnings
+    assert sum("cached SVG holds element script" in line for line in warnings) == len(svgs)
+    # The entries were made again: the next build finds them good and warns about nothing.
+    _rebuild(clean, cache, tmp_path / "again")
+    assert capfd.readouterr().err.count("warning: chart cache") == 0
+
+
+PAYLOADS = {
+    "script": (b"<script>alert(1)</script>", "element script"),
+    "onload": (b"<g onload=\"alert(1)\"/>", "attribute onload"),
+    "foreign-object": (b"<foreignObject><div xmlns=\"http://www.w3.org/1999/xhtml\">"
+                       b"<img src=\"x\" onerror=\"alert(1)\"/></div></foreignObject>",
+                       "element foreignObject"),
+    "javascript-href": (b"<a xlink:href=\"javascript:alert(1)\"><text>x</text></a>",
+                        "element a"),
+    "href-on-allowed-element": (b"<g xlink:href=\"javascript:alert(1)\"/>", "attribute href"),
+    "outside-url": (b"<g fill=\"url(https://evil.example/x.svg#p)\"/>",
+                    "a link outside the file in fill"),
+    "entity": (b"<!ENTITY x \"y\">", "a declaration, entity, comment or processing"),
+}
+
+
+@pytest.mark.parametrize("payload", sorted(PAYLOADS))
+def test_a_forged_svg_entry_is_rendered_again(payload: str, tmp_path: Path,
+                                              capfd: pytest.CaptureFixture[str]) -> None:
+    specs = {"a": _bars(["x", "y"])}
+    genuine = render_charts(specs, ("svg",), tmp_path)
+    [path] = _entries(tmp_path, "svg")
+    markup, reason = PAYLOADS[payload]
+    _forge(path, genuine[("a", "svg")].replace(b">", b">" + markup, 1))
+    capfd.readouterr()
+    progress = _Counting()
+    assert _within(lambda: render_charts(specs, ("svg",), tmp_path, progress)) == genuine
+    assert progress.renders == 1
+    [warning] = capfd.readouterr().err.splitlines()
+    assert warning.startswith(f"warning: chart cache entry {path} refused (cached SVG holds "
+                              f"{reason}")
+
+
+def test_a_cached_png_that_is_not_a_png_is_rendered_again(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    specs = {"a": _bars(["x"])}
+    genuine = render_charts(specs, ("svg", "png"), tmp_path)
+    [path] = _entries(tmp_path, "png")
+    _forge(path, b"<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"/>")
+    capfd.readouterr()
+    again = _within(lambda: render_charts(specs, ("svg", "png"), tmp_path))
+    assert again[("a", "png")] == genuine[("a", "png")]
+    assert again[("a", "png")].startswith(b"\x89PNG\r\n\x1a\n")
+    assert f"{path} refused (not a PNG image)" in capfd.readouterr().err
+
+
+def test_an_entry_linked_or_copied_to_another_key_is_not_used(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    specs = {"a": _bars(["x"]), "b": _bars(["p", "q", "r"]), "c": _bars(["z"])}
+    genuine = render_charts(specs, ("svg",), tmp_path)
+    by_content = {_content(path): path for path in _entries(tmp_path, "svg")}
+    a, b, c = (by_content[genuine[(cid, "svg")]] for cid in "abc")
+    a.unlink()
+    a.symlink_to(b)  # a's entry is b's picture
+    shutil.copyfile(b, c)  # and so is c's
+    capfd.readouterr()
+    progress = _Counting()
+    assert _within(lambda: render_charts(specs, ("svg",), tmp_path, progress)) == genuine
+    assert progress.renders == 2
+    err = capfd.readouterr().err
+    assert f"{a} refused (not a regular file (a symbolic link))" in err
+    assert f"{c} refused (its header names another entry)" in err
+    assert not a.is_symlink() and b.is_file()  # the link was dropped, its target kept
+
+
+def test_an_entry_that_is_a_pipe_is_not_waited_for(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    specs = {"a": _bars(["x"])}
+    genuine = render_charts(specs, ("svg",), tmp_path)
+    [path] = _entries(tmp_path, "svg")
+    path.unlink()
+    os.mkfifo(path)  # a reader of a pipe with no writer waits forever
+    capfd.readouterr()
+    assert _within(lambda: render_charts(specs, ("svg",), tmp_path), 60) == genuine
+    assert f"{path} refused (not a regular file (a pipe (FIFO)))" in capfd.readouterr().err
+
+
+def test_a_warm_rebuild_reuses_every_entry_and_warns_about_nothing(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    specs = {"a": _bars(["x"]), "b": _bars(["p", "q"])}
+    first = render_charts(specs, ("svg", "png"), tmp_path)
+    capfd.readouterr()
+    progress = _Counting()
+    assert render_charts(specs, ("svg", "png"), tmp_path, progress) == first
+    assert progress.renders == 0
+    assert capfd.readouterr().err == ""
+
+
+def test_the_bundle_digest_of_the_installed_vl_convert_is_known() -> None:
+    """The cached bundle is trusted only through this table; without the installed version's
+    digest every build makes the bundle again (~1.8 s)."""
+    digest = hashlib.sha256(_vl_convert_bundle()).hexdigest()
+    assert export.BUNDLE_SHA256.get(export._vl_version()) == digest, (
+        f"add {export._vl_version()!r}: {digest!r} to BUNDLE_SHA256 in jouleboard/export.py")
