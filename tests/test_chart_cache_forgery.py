@@ -9,6 +9,7 @@ pipe that never ends)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import threading
@@ -233,3 +234,25 @@ def test_the_bundle_digest_of_the_installed_vl_convert_is_known() -> None:
     digest = hashlib.sha256(_vl_convert_bundle()).hexdigest()
     assert export.BUNDLE_SHA256.get(export._vl_version()) == digest, (
         f"add {export._vl_version()!r}: {digest!r} to BUNDLE_SHA256 in jouleboard/export.py")
+
+
+def test_a_linked_chart_template_in_the_cache_is_not_followed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chart templates (jouleboard/present/charts.py) are cached beside the renders: an
+    entry that is a link to a forged spec is made again, not read."""
+    from jouleboard.present import charts
+
+    monkeypatch.setattr(export, "DEFAULT_CACHE", tmp_path)
+    charts.length_histogram.cache_clear()  # type: ignore[attr-defined]
+    genuine = charts.length_histogram()
+    [entry] = (tmp_path / "chart-templates").glob("*.json")
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps({**genuine, "usermeta": {"forged": True}}), encoding="utf-8")
+    entry.unlink()
+    entry.symlink_to(forged)
+    charts.length_histogram.cache_clear()  # type: ignore[attr-defined]
+    try:
+        assert _within(charts.length_histogram) == genuine
+    finally:
+        charts.length_histogram.cache_clear()  # type: ignore[attr-defined]
+    assert not entry.is_symlink()

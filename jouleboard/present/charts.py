@@ -14,11 +14,13 @@ import hashlib
 import json
 import math
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 Spec = dict[str, Any]
+_TEMPLATE_CAP = 4 * 1024 * 1024  # bytes; a cached chart template is a few kB
 
 
 def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
@@ -30,18 +32,23 @@ def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
         from importlib.metadata import version
 
         from jouleboard.export import DEFAULT_CACHE
+        from jouleboard.safe_read import FileRefused, read_capped
 
         source = Path(__file__).read_bytes()
         key = hashlib.sha256(json.dumps([build.__name__, args, version("altair"),
                                          hashlib.sha256(source).hexdigest()]).encode())
         path = DEFAULT_CACHE / "chart-templates" / f"{key.hexdigest()}.json"
-        try:
-            spec: Spec = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # a link, pipe or oversized file in the cache is not followed or read
+            spec: Spec = json.loads(read_capped(path, _TEMPLATE_CAP))
+        except (FileRefused, ValueError):
             spec = build(*args)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
+            # A private new file, renamed over the entry: a link planted at a guessable
+            # temporary name is never written through.
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(spec, sort_keys=True))
+            os.chmod(tmp, 0o644)
             os.replace(tmp, path)
         return spec
 
