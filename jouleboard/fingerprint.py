@@ -8,6 +8,10 @@ own code, registered task kinds, the raw run trees (by size and modification tim
 be large), the versions that shape the output (jouleboard, vl-convert, Python) and the
 build's options. Anything it cannot see (a kind imported by name from site.yaml) disables
 the shortcut.
+
+Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
+data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
+then None and the build runs, reporting the file as validation does.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from jouleboard.loading.dataset import DATA_FILE_CAP
 from jouleboard.resources import content_dir, templates_dir
+from jouleboard.safe_read import refusal
+from jouleboard.static import STATIC_FILE_CAP
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -29,25 +36,38 @@ def _raise(error: OSError) -> None:
     raise error
 
 
-def _entries(root: Path) -> Iterable[Path]:
+class _Unseen(Exception):
+    """A file the digest does not read (a link, pipe, device or one over its cap)."""
+
+
+def _entries(root: Path, hidden: bool = False) -> Iterable[Path]:
     """Every file and folder below ``root`` in a stable order, without hidden ones (which no
-    build reads) and Python's byte-code caches (rewritten by merely running the code).
-    Folders count too (an empty one with a bad name fails a build); a link to a folder is
-    an entry, not followed; a folder that cannot be listed raises OSError."""
+    build reads, unless ``hidden``: static/ publishes .nojekyll) and Python's byte-code
+    caches (rewritten by merely running the code). Folders count too (an empty one with a
+    bad name fails a build); a link to a folder is an entry, not followed; a folder that
+    cannot be listed raises OSError."""
     for folder, dirs, names in os.walk(root, onerror=_raise):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        dirs[:] = sorted(d for d in dirs
+                         if hidden or not (d.startswith(".") or d == "__pycache__"))
         for name in sorted([*dirs, *names]):
-            if not name.startswith("."):
+            if hidden or not name.startswith("."):
                 yield Path(folder, name)
 
 
-def _add_tree(digest: hashlib._Hash, label: str, root: Path, by_content: bool = True) -> None:
+def _add_tree(digest: hashlib._Hash, label: str, root: Path, by_content: bool = True,
+              cap: int = DATA_FILE_CAP, supplied: bool = False, hidden: bool = False) -> None:
+    """Add ``root``'s names and files to ``digest``. ``supplied`` (the data folder, static/):
+    every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
+    it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
+    ``cap`` is :class:`_Unseen`."""
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
-    for path in _entries(root):
+    for path in _entries(root, hidden):
         digest.update(os.fsencode(path.relative_to(root)) + b"\0")
         st = path.lstat()
+        if supplied and not stat.S_ISDIR(st.st_mode) and refusal(path, cap) is not None:
+            raise _Unseen(path)
         if stat.S_ISLNK(st.st_mode):
             digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
             st = path.stat()
@@ -56,18 +76,31 @@ def _add_tree(digest: hashlib._Hash, label: str, root: Path, by_content: bool = 
         elif not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
             digest.update(f"special {st.st_mode} {st.st_ino}\0".encode())
         elif by_content:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(_file_digest(path, cap))
         else:
             digest.update(f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
 
 
+def _file_digest(path: Path, cap: int) -> bytes:
+    """The sha256 of a regular file of at most ``cap`` bytes (else :class:`_Unseen`, also
+    when it grew past the cap since the look), opened without waiting on a pipe."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
+            raise _Unseen(path)
+        data = f.read(cap + 1)
+    if len(data) > cap:
+        raise _Unseen(path)
+    return hashlib.sha256(data).digest()
+
+
 def _imports_kinds_by_name(data_dir: Path) -> bool:
     """Whether site.yaml names a kind by import path: code outside every folder hashed here."""
-    import yaml
+    from jouleboard.yamlio import read_yaml
 
-    try:
-        doc = yaml.safe_load((data_dir / "site.yaml").read_text(encoding="utf-8"))
-    except (OSError, ValueError, yaml.YAMLError):
+    doc, error, _ = read_yaml(data_dir / "site.yaml")  # capped; no link, pipe or device
+    if error is not None:
         return False  # the build reports it; its output cannot be up to date anyway
     entries = doc.get("kinds") if isinstance(doc, dict) else None
     return isinstance(entries, list) and any(
@@ -96,7 +129,9 @@ def inputs_digest(data_dir: Path, project: Path, runs: Sequence[Path],
     digest.update(repr((versions, sorted(options.items()), str(data_dir.resolve()),
                         str(project.resolve()))).encode())
     try:
-        _add_tree(digest, "data", data_dir)
+        _add_tree(digest, "data", data_dir, supplied=True)
+        _add_tree(digest, "static", project / "static", cap=STATIC_FILE_CAP, supplied=True,
+                  hidden=True)
         for label, root in (("site templates", project / "templates"),
                             ("site content", project / "content"),
                             ("templates", templates_dir()), ("content", content_dir()),
@@ -108,9 +143,9 @@ def inputs_digest(data_dir: Path, project: Path, runs: Sequence[Path],
             source = inspect.getsourcefile(type(kind))
             digest.update(f"\0kind {type(kind).__module__}.{type(kind).__qualname__}\0".encode())
             if source is not None:
-                digest.update(hashlib.sha256(Path(source).read_bytes()).digest())
-    except (OSError, TypeError, RuntimeError):  # unreadable input, a link loop: the build says
-        return None
+                digest.update(_file_digest(Path(source), DATA_FILE_CAP))
+    except (OSError, TypeError, RuntimeError, _Unseen):  # unreadable or refused input, a link
+        return None  # loop: the build runs and says what is wrong
     return digest.hexdigest()
 
 
@@ -123,6 +158,6 @@ def render_digest(themes: Sequence[Path]) -> str:
     try:
         for root in (*themes, _PACKAGE):
             _add_tree(digest, "render", root)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, _Unseen):
         return "unreadable " + os.urandom(16).hex()
     return digest.hexdigest()

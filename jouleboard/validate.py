@@ -9,8 +9,8 @@ docs/measurement-format.md.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,6 +19,7 @@ from jouleboard import metrics
 from jouleboard.jsonio import parse_strict
 from jouleboard.loading.registry import Registry
 from jouleboard.problems import Problem, pointer
+from jouleboard.safe_read import FileRefused, read_capped
 from jouleboard.urls import model_slug, task_slug
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -68,23 +69,20 @@ class Identified(Protocol):
 
 
 def read_json(path: Path, shown: str) -> tuple[Any, list[Problem]]:
-    """Read one JSON file with a size cap and strict parsing."""
+    """Read one JSON file with a size cap and strict parsing: a link, pipe or device is
+    refused before it is opened (jouleboard/safe_read.py), and so is a file over the cap."""
     try:
-        info = path.lstat()
-        if not stat.S_ISREG(info.st_mode):
-            return None, [Problem(shown, "", "file.not-regular",
-                                  "not a regular file (a link, device or pipe)",
-                                  "commit the measurement itself, not a link to it")]
-        with path.open("rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
-        if len(raw) > MAX_FILE_BYTES:
-            return None, [Problem(shown, "", "file.too-large",
-                                  f"file has {max(info.st_size, len(raw))} bytes, over the "
-                                  f"{MAX_FILE_BYTES}-byte cap",
-                                  "one configuration per file; drop per-request data")]
-    except OSError as e:
-        return None, [Problem(shown, "", "file.unreadable", e.strerror or str(e),
-                              "check the path and permissions")]
+        raw = read_capped(path, MAX_FILE_BYTES)
+    except FileRefused as e:
+        hint = {"file.not-regular": "commit the measurement itself, not a link to it",
+                "file.too-large": "one configuration per file; drop per-request data"}
+        message = e.message
+        if e.rule == "file.too-large":  # plain numbers, as in every release so far
+            message = f"file is over the {MAX_FILE_BYTES}-byte cap"
+            with contextlib.suppress(OSError):
+                message = f"file has {path.lstat().st_size} bytes, over the " \
+                          f"{MAX_FILE_BYTES}-byte cap"
+        return None, [Problem(shown, "", e.rule, message, hint.get(e.rule, e.hint))]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

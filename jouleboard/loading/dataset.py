@@ -14,11 +14,15 @@ from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.site_kinds import load_site_kinds
 from jouleboard.loading.registry import Registry, load_registry
 from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.safe_read import refusal
 from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.text_rules import hidden_characters, printable
 from jouleboard.validate import check_duplicates, read_json
 
 MEASUREMENTS_DIR = "measurements"
+# Every file of the data folder is checked against this before anything reads it (twice the
+# largest cap of a reader of the data folder: registries 2 MiB, measurement files 1 MiB).
+DATA_FILE_CAP = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -101,21 +105,60 @@ def _symlinked_folder(path: Path) -> Problem:
                    "commit the folder itself, not a link to it")
 
 
+_QUIET_HIDDEN = {".git"}  # measurements/ as a git submodule or checkout of its own
+
+
+def _hidden(path: Path) -> Problem:
+    """A measurement file or folder whose name starts with a dot: it would not be read."""
+    what = "folder" if path.is_dir() and not path.is_symlink() else "measurement file"
+    return Problem(shown_path(path), "", "file.hidden",
+                   f"a {what} whose name starts with '.' is not read: its measurements "
+                   "would not be published", "rename it without the leading dot, or move it "
+                   "out of the data folder")
+
+
+def data_folder_problems(data_dir: Path) -> list[Problem]:
+    """Every file of the data folder outside measurements/ (whose files are checked as they
+    are found) that is a link, pipe, device or over :data:`DATA_FILE_CAP`: checked before
+    anything of the folder is read, so none of them is ever opened. Hidden names and Python
+    byte-code caches are not read by any build and not looked at."""
+    problems: list[Problem] = []
+    for folder, dirs, names in os.walk(data_dir, onerror=lambda e: problems.append(
+            _walk_problem(e))):
+        top = Path(folder) == data_dir
+        dirs[:] = sorted(d for d in dirs if not (d.startswith(".") or d == "__pycache__"
+                                                   or (top and d == MEASUREMENTS_DIR)))
+        for name in sorted(names):
+            path = Path(folder) / name
+            refused = None if name.startswith(".") else refusal(path, DATA_FILE_CAP)
+            if refused is not None:
+                problems.append(Problem(shown_path(path), "", refused.rule, refused.message,
+                                        refused.hint if refused.rule != "file.too-large" else
+                                        "move it out of the data folder: no data file is "
+                                        f"that large (cap {DATA_FILE_CAP:,} bytes)"))
+    return problems
+
+
 def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
     """Every *.json below ``root`` into ``found``; links to folders, unlistable folders, bad
     names and other files into ``problems``."""
     for folder, dirs, files in os.walk(root, onerror=lambda e: problems.append(_walk_problem(e))):
         for name in sorted(dirs):
             path = Path(folder) / name
-            if not name.startswith("."):
+            if name.startswith("."):
+                problems.extend([] if name in _QUIET_HIDDEN else [_hidden(path)])
+            else:
                 bad = _symlinked_folder(path) if _is_link(path) else name_problem(path)
                 problems.extend([bad] if bad else [])
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not name_problem(
             Path(folder) / d))  # os.walk does not follow links to folders itself
         for name in sorted(files):
             path = Path(folder) / name
-            if name.startswith(".") or name in {"README.md"}:
+            if name.startswith(".") and name.endswith(".json"):
+                problems.append(_hidden(path))
                 continue
+            if name.startswith(".") or name in {"README.md"}:
+                continue  # .gitkeep, .DS_Store...: not measurements, and never read
             if bad := name_problem(path):
                 problems.append(bad)
             elif name.endswith(".json"):
@@ -144,6 +187,11 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
             found.append(root)
         elif root.is_dir():
             _walk(root, found, problems)
+        elif os.path.lexists(root):  # a pipe, device or socket: never opened
+            refused = refusal(root, 0)
+            assert refused is not None
+            problems.append(Problem(shown_path(root), "", refused.rule, refused.message,
+                                    refused.hint))
         else:
             problems.append(Problem(shown_path(root), "", "file.missing", "no such file or folder",
                                     "check the path"))
@@ -196,6 +244,8 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     The kinds site.yaml declares are code: they run only with ``allow_kind_code`` or the
     process's consent (jouleboard/kinds/site_kinds.py), else each is a located problem."""
     _resolved_folder.cache_clear()  # a long-running process (serve) sees folders change
+    if unsafe := data_folder_problems(data_dir):  # before any file of the folder is read
+        raise ValidationFailed(unsafe)
     kind_problems = load_site_kinds(data_dir, register,  # before tasks name their kinds
                                     allowed=allow_kind_code)
     registry, problems = load_registry(data_dir, task_kind_order())
