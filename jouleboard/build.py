@@ -33,14 +33,15 @@ from jouleboard.releases import ReleaseData, load_releases
 from jouleboard.render import (
     SiteContext,
     environment,
-    find_asset,
     navigation,
+    read_asset,
     render_page,
     template_dirs,
 )
 from jouleboard.reuse import LastFiles, file_key, page_key
+from jouleboard.static import clashes, static_files
 from jouleboard.urls import Urls
-from jouleboard.write import SiteFiles, unchanged_build
+from jouleboard.write import SiteFiles, refuse_added_files, unchanged_build
 
 _SVG_SIZE = re.compile(r'<svg[^>]*?width="(\d+)"[^>]*?height="(\d+)"')
 
@@ -118,6 +119,7 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     project = project or find_project(data_dir)
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
+    refuse_added_files(target.path, target.given)  # a CNAME put there by hand: not lost
     started = time.perf_counter()
     inputs = inputs_digest(data_dir, project, runs, {
         "base_url": base_url, "site_url": site_url, "preview": preview, "strict": strict,
@@ -188,11 +190,10 @@ def asset_files(sources: Sources, bundle: str, urls: Urls
     names = {"vega": _hashed("vega.js", bundle)}
     files: dict[str, str | bytes] = {urls.asset(names["vega"]): bundle}
     for name in ("style.css", "site.js", "rank.js", "explore.js"):
-        text = find_asset(name, sources.themes).read_text(encoding="utf-8")
+        text = read_asset(name, sources.themes)
         names[name] = _hashed(name, text)
         files[urls.asset(names[name])] = text
-    files["favicon.svg"] = find_asset("favicon.svg", sources.themes).read_text(
-        encoding="utf-8")
+    files["favicon.svg"] = read_asset("favicon.svg", sources.themes)
     logo = sources.data.registry.site.logo
     if logo:
         files[urls.asset(logo)] = sources.logo
@@ -306,6 +307,7 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
     summary = BuildSummary(Path(target.given))
     timer = StageTimer(summary, progress)
     sources = load_sources(data_dir, project, runs, require_prometheus, strict)
+    static = static_files(project)  # published as they are, after every generated file
     summary.warnings = sources.data.warnings
     timer.done("load+validate")
     settings = sources.data.registry.site
@@ -341,6 +343,11 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
                                       functools.partial(render_page, env, page, site, infos)))
     summary.rendered = last.made - made
     timer.done("render")
+
+    if clash := clashes(project, static, files):
+        raise ValidationFailed(clash)
+    for path, content in sorted(static.items()):
+        files.add(path, content)
 
     # What the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again).

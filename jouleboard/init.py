@@ -47,8 +47,14 @@ def skeleton_dir() -> Path:
 def init_site(target: Path, example: str | None = None) -> list[str]:
     """Make the leaderboard folder ``target``; return the files written (relative, sorted).
 
-    Raise :class:`InitRefused` if ``target`` exists and is not an empty folder.
+    Raise :class:`InitRefused` if ``target`` exists and is not an empty folder; a symbolic
+    link (even to an empty folder) is refused, not followed: the new folder would replace
+    the link, not fill the folder it points to.
     """
+    if target.is_symlink():
+        raise InitRefused(f"{target} is a symbolic link; jouleboard init writes only into a "
+                          "new or empty folder, not through a link: give the folder's own "
+                          "path (nothing was changed)")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         kind = "non-empty folder" if target.is_dir() else "file"
         raise InitRefused(f"{target} is a {kind}; jouleboard init writes only into a "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import math
 import os
 import stat
 import sys
@@ -150,7 +151,8 @@ def output_folder(out: Path, *, data: Path, project: Path, cache: Path | None = 
     return it resolved; raises :class:`OutputRefused`."""
     inputs = [("data folder (--data)", real_path(data)),
               ("templates folder", real_path(project / "templates")),
-              ("content folder", real_path(project / "content"))]
+              ("content folder", real_path(project / "content")),
+              ("static folder", real_path(project / "static"))]
     inputs += [("raw runs folder (--runs)", real_path(run)) for run in runs]
     if cache is not None:
         inputs.append(("chart cache", real_path(cache)))
@@ -159,14 +161,24 @@ def output_folder(out: Path, *, data: Path, project: Path, cache: Path | None = 
         [real_path(data), real_path(project), real_path(Path.cwd()), checkout])}
     folder = OutputFolder(str(out), real_path(out), tuple(inputs), tuple(sorted(projects)))
     folder.check()
+    lock_timeout()  # a bad $JOULEBOARD_LOCK_TIMEOUT is refused before any work, too
     return folder
 
 
-def _lock_timeout() -> float:
-    try:
-        return float(os.environ.get(LOCK_TIMEOUT_ENV, _DEFAULT_LOCK_TIMEOUT_S))
-    except ValueError:
+def lock_timeout() -> float:
+    """Seconds a build waits for the output's lock: $JOULEBOARD_LOCK_TIMEOUT (a finite
+    number, 0 or more) or 600; anything else is refused (nan and inf would wait forever)."""
+    text = os.environ.get(LOCK_TIMEOUT_ENV)
+    if text is None or not text.strip():
         return _DEFAULT_LOCK_TIMEOUT_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise OutputRefused(f"{LOCK_TIMEOUT_ENV}={text!r} is not a number of seconds: set it "
+                            f"to 0 or more (e.g. 600, the default) or unset it")
+    return seconds
 
 
 @contextlib.contextmanager
@@ -174,7 +186,7 @@ def locked(out: Path, timeout_s: float | None = None) -> Iterator[None]:
     """Hold the lock of output folder ``out`` (``.<name>.lock`` beside it): a second build
     into the same folder waits here, saying so on stderr, and gives up after ``timeout_s``
     ($JOULEBOARD_LOCK_TIMEOUT, default 600 s) with :class:`OutputRefused`."""
-    timeout_s = _lock_timeout() if timeout_s is None else timeout_s
+    timeout_s = lock_timeout() if timeout_s is None else timeout_s
     lock_path = out.parent / f".{out.name}.lock"
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)

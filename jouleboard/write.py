@@ -8,6 +8,7 @@ any moment) sees either the previous complete site or the new one, never a mix.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -25,7 +26,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from jouleboard.outdir import MARKER, MARKER_TEXT, OutputFolder, locked, real_path
+from jouleboard.outdir import (
+    MARKER,
+    MARKER_TEXT,
+    OutputFolder,
+    OutputRefused,
+    is_marked,
+    locked,
+    real_path,
+)
 
 _MANIFEST_FORMAT = 2
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -137,10 +146,12 @@ class SiteFiles:
         folder = out if isinstance(out, OutputFolder) else OutputFolder(str(out), real_path(out))
         folder.check()
         path = folder.path
+        refuse_added_files(path, folder.given)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._files.setdefault(MARKER, MARKER_TEXT.encode("utf-8"))
         with locked(path):
             folder.check()  # again: another build or a person may have changed it meanwhile
+            refuse_added_files(path, folder.given)
             _recover(path)
             manifest = manifest_path(path)
             previous = read_manifest(manifest, path)
@@ -251,10 +262,17 @@ def write_manifest(path: Path, out: Path, folder_inode: int,
     body: dict[str, object] = {"format": _MANIFEST_FORMAT, "folder": str(out),
                                "folder_inode": folder_inode, "files": files,
                                "build": record or {}}
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps({**body, "checksum": _manifest_checksum(body)}, sort_keys=True),
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    # A new file of its own (never a name planted beside the output, nor a link's target).
+    fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o644)  # as readable as the site it describes
+            f.write(json.dumps({**body, "checksum": _manifest_checksum(body)}, sort_keys=True))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _intact(path: Path, out: Path) -> dict[str, object] | None:
@@ -270,6 +288,40 @@ def _intact(path: Path, out: Path) -> dict[str, object] | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return doc if isinstance(doc, dict) else None
+
+
+def added_files(out: Path) -> list[str]:
+    """Files in ``out`` that the last build did not write (by its intact manifest), sorted:
+    a CNAME or .well-known/ file someone put there by hand. Without an intact manifest
+    nothing is known to be added."""
+    doc = _intact(manifest_path(out), out)
+    if doc is None:
+        return []
+    files = doc["files"]
+    assert isinstance(files, dict)
+    added = []
+    for folder, dirs, names in os.walk(out):
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        for name in (*names, *links):
+            relative = Path(os.path.relpath(os.path.join(folder, name), out)).as_posix()
+            if relative not in files:
+                added.append(relative)
+    return sorted(added)
+
+
+def refuse_added_files(out: Path, shown: str | None = None) -> None:
+    """Raise :class:`OutputRefused` if ``out`` holds files the last build did not write: a
+    build would delete them. The fix is static/, whose files every build publishes."""
+    added = added_files(out)
+    if not added:
+        return
+    listed = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
+    where = shown or str(out)
+    where = where if where.endswith("/") else where + "/"
+    raise OutputRefused(f"refusing to write into {where}: it holds files the last build did "
+                        f"not make ({listed}), which a build would delete; to publish them "
+                        "with the site, move them into the static/ folder beside data/ "
+                        "(copied into every build as they are), or delete them")
 
 
 @dataclass(frozen=True)
@@ -383,28 +435,50 @@ def _swap_into_place(staging: Path, out: Path) -> None:
         return
     if _exchange(staging, out):
         return
-    # Fallback without an atomic exchange: a marker lets the next build restore the
-    # previous site if this process dies between the two renames.
-    previous = out.parent / f".{out.name}-previous"
-    shutil.rmtree(previous, ignore_errors=True)
+    # Fallback without an atomic exchange: the previous site waits under a name the next
+    # build recognises (it holds the marker) and restores if this process dies between the
+    # two renames. A folder of that name that is not the build's own is never touched.
+    previous = _previous(out)
+    if os.path.lexists(previous):
+        raise OutputRefused(f"refusing to write into {out}/: {previous} is in the way and "
+                            f"is not a site a build left (no {MARKER} in it); move or rename "
+                            "it: builds use that name while they replace the site")
+    if not is_marked(out):  # an empty folder or a site from before the marker
+        (out / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     os.replace(out, previous)
     os.replace(staging, out)
     os.replace(previous, staging)
 
 
+def _previous(out: Path) -> Path:
+    return out.parent / f".{out.name}-previous"
+
+
+def _own(folder: Path) -> bool:
+    """True if ``folder`` (a sibling name a build uses) is a build's own: a real folder that
+    holds the marker, which a build writes into its staging folder first."""
+    return folder.is_dir() and not folder.is_symlink() and is_marked(folder)
+
+
 def _recover(out: Path) -> None:
     """Clean up after a build that was killed: restore or drop its previous site, drop its
     staging folders. Called under the lock, so no other build is using these names (they
-    are the output's own: ``.<name>-previous`` and ``.<name>-new-<8 random characters>``)."""
-    previous = out.parent / f".{out.name}-previous"
-    if previous.is_dir() and not previous.is_symlink():
+    are the output's own: ``.<name>-previous`` and ``.<name>-new-<8 random characters>``).
+    Only folders that hold the marker are moved or deleted (and empty staging folders: a
+    build killed before it wrote one); anything else of those names is left alone."""
+    previous = _previous(out)
+    if _own(previous):
         if not os.path.lexists(out):
             os.replace(previous, out)
         else:
             shutil.rmtree(previous, ignore_errors=True)
     staging_name = re.compile(rf"\.{re.escape(out.name)}-new-[a-z0-9_]{{8}}")
     with os.scandir(out.parent) as entries:
-        stale = [e.path for e in entries
+        stale = [Path(e.path) for e in entries
                  if staging_name.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
     for folder in stale:
-        shutil.rmtree(folder, ignore_errors=True)
+        if _own(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if empty

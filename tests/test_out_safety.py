@@ -138,10 +138,15 @@ def test_new_empty_and_marked_folders_are_built(workspace: Path, tmp_path: Path)
     for out in (empty, new):
         build_site(data, out, project=REPO)
         assert (out / "index.html").is_file() and (out / MARKER).is_file()
-    # A marked previous site is replaced completely, a stray file of its own included.
+    # A marked previous site is replaced completely; a file the last build did not write is
+    # someone's: refused and kept until it is moved away (to static/, to publish it).
     (empty / "stale.html").write_text("from an older build")
     (data / "site.yaml").write_text((data / "site.yaml").read_text().replace(
         "jouleboard sample", "jouleboard sample, edited"))
+    with pytest.raises(OutputRefused, match="stale.html"):
+        build_site(data, empty, project=REPO)
+    assert (empty / "stale.html").read_text() == "from an older build"
+    (empty / "stale.html").unlink()
     build_site(data, empty, project=REPO)
     clean = tmp_path / "clean"
     build_site(data, clean, project=REPO)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from jouleboard.build import build_site
+from jouleboard.outdir import OutputRefused
 from tests.golden.tree import DATA, REPO
 from tests.test_incremental_and_serve import tree
 
@@ -110,7 +111,7 @@ def removed_output(site: Path) -> None:
     os.unlink(next(site.rglob("*.csv")))
 
 
-OUTPUT_CHANGES: list[Callable[[Path], None]] = [edited_output, added_output, removed_output]
+OUTPUT_CHANGES: list[Callable[[Path], None]] = [edited_output, removed_output]
 
 
 @pytest.mark.parametrize("change", OUTPUT_CHANGES, ids=[c.__name__ for c in OUTPUT_CHANGES])
@@ -121,6 +122,20 @@ def test_a_changed_output_is_rebuilt_to_a_clean_build(project: Path, tmp_path: P
     change(site)
     again = build_site(project / "data", site, project=project)
     assert not again.unchanged
+    assert tree(site) == expected
+
+
+def test_a_file_added_to_the_output_is_refused_not_deleted(project: Path) -> None:
+    """A file the last build did not write is someone's (a CNAME): the build refuses, naming
+    it, rather than delete it; once it is gone (moved to static/) the site is rebuilt."""
+    site = project / "site"
+    expected = tree(site)
+    added_output(site)
+    with pytest.raises(OutputRefused, match=r"did not make \(stray\.txt\)"):
+        build_site(project / "data", site, project=project)
+    assert (site / "stray.txt").read_text() == "not the build's"
+    (site / "stray.txt").unlink()
+    assert build_site(project / "data", site, project=project).unchanged
     assert tree(site) == expected
 
 

@@ -1,0 +1,284 @@
+"""The data folder and the output folder (issue 25 items 7, 9, 13 and 17): nothing of the data
+folder is read before it is checked, nothing beside or inside the output is lost without a
+word, static/ publishes files as they are, and odd paths get one clear line.
+
+Every command runs in a subprocess under a timeout, so a hang fails instead of stalling.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import jouleboard
+from jouleboard import write
+from jouleboard.outdir import MARKER, OutputRefused
+from jouleboard.write import SiteFiles, manifest_path
+from tests.test_validation_rules import VALID, make_data_dir, write_measurement
+
+TIMEOUT_S = 120  # a build of one measurement takes seconds; a hang fails here
+# The subprocesses run the jouleboard these tests import (this checkout), wherever they run.
+CHECKOUT = str(Path(jouleboard.__file__).resolve().parents[1])
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A site folder holding a valid data folder of one measurement."""
+    root = tmp_path / "project"
+    root.mkdir()
+    write_measurement(make_data_dir(root), VALID)
+    return root
+
+
+def jouleboard_env(**env: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": CHECKOUT, **env}
+
+
+def run(project: Path, *args: str, memory_bytes: int | None = None,
+        **env: str) -> subprocess.CompletedProcess[str]:
+    """``jouleboard ARGS`` in ``project`` (``memory_bytes``: its address-space limit)."""
+    def limit() -> None:
+        if memory_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=project,
+                          capture_output=True, text=True, timeout=TIMEOUT_S,
+                          env=jouleboard_env(**env), preexec_fn=limit)
+
+
+def build(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return run(project, "build", "--data", "data", "--out", "site", *args, **env)
+
+
+def built(project: Path, *args: str) -> Path:
+    result = build(project, *args)
+    assert result.returncode == 0, result.stderr
+    return project / "site"
+
+
+# --- item 7: nothing of the data folder is read before it is checked -----------------------
+
+
+def test_build_refuses_a_fifo_site_yaml_instead_of_hanging(project: Path) -> None:
+    site_yaml = project / "data" / "site.yaml"
+    site_yaml.unlink()
+    os.mkfifo(site_yaml)
+    result = build(project)  # before: the freshness check waited on the pipe forever
+    assert result.returncode == 1
+    assert "data/site.yaml: /: file.not-regular: not a regular file (a pipe (FIFO))" \
+        in result.stderr
+    assert "Traceback" not in result.stderr and not (project / "site").exists()
+
+
+def test_build_refuses_site_yaml_linked_to_dev_zero(project: Path) -> None:
+    site_yaml = project / "data" / "site.yaml"
+    site_yaml.unlink()
+    site_yaml.symlink_to("/dev/zero")
+    # Before: read until MemoryError, a traceback (bounded here so it cannot take the machine).
+    result = build(project, memory_bytes=2 * 1024 ** 3)
+    assert result.returncode == 1
+    assert "data/site.yaml: /: file.not-regular: not a regular file (a symbolic link)" \
+        in result.stderr
+    assert "Traceback" not in result.stderr and not (project / "site").exists()
+
+
+@pytest.mark.parametrize("command", ["validate", "build"])
+def test_a_stray_oversized_file_in_the_data_folder_is_refused(project: Path,
+                                                              command: str) -> None:
+    stray = project / "data" / "dump.bin"
+    with stray.open("wb") as f:
+        f.truncate(64 * 1024 * 1024)  # sparse: costs no disk; before, read whole every build
+    args = ("--out", "site") if command == "build" else ()
+    result = run(project, command, "--data", "data", *args)
+    assert result.returncode == 1, result.stderr
+    assert "data/dump.bin: /: file.too-large: file has 67,108,864 bytes, over the " \
+           "4,194,304-byte cap" in result.stderr
+    assert not (project / "site").exists()
+
+
+# --- item 9: nothing beside or inside the output lost --------------------------------------
+
+
+@pytest.mark.slow  # builds a site
+def test_a_users_previous_folder_beside_the_output_is_kept(project: Path) -> None:
+    built(project)
+    mine = project / ".site-previous" / "notes.txt"
+    mine.parent.mkdir()
+    mine.write_text("mine\n")
+    built(project, "--base-url", "/board/")  # other inputs: the site is replaced
+    assert mine.read_text() == "mine\n"  # before: deleted
+
+
+@pytest.mark.slow  # builds a site
+def test_a_users_previous_folder_is_not_moved_into_a_missing_output(project: Path) -> None:
+    mine = project / ".site-previous" / "notes.txt"
+    mine.parent.mkdir()
+    mine.write_text("mine\n")
+    site = built(project)
+    assert mine.read_text() == "mine\n"  # before: moved to site/, then deleted
+    assert not (site / "notes.txt").exists() and (site / MARKER).is_file()
+
+
+@pytest.mark.slow  # builds a site
+def test_a_users_folder_named_like_a_staging_folder_is_kept(project: Path) -> None:
+    built(project)
+    mine = project / ".site-new-abcd1234" / "notes.txt"
+    mine.parent.mkdir()
+    mine.write_text("mine\n")
+    built(project, "--base-url", "/board/")
+    assert mine.read_text() == "mine\n"  # before: deleted
+
+
+@pytest.mark.slow  # builds a site
+def test_files_added_inside_the_output_are_refused_not_deleted(project: Path) -> None:
+    site = built(project)
+    (site / "CNAME").write_text("energy.example.org\n")
+    (site / ".well-known").mkdir()
+    (site / ".well-known" / "security.txt").write_text("Contact: mailto:a@example.org\n")
+    index = (site / "index.html").read_bytes()
+    result = build(project)  # before: both removed, exit 0, not a word
+    assert result.returncode == 1
+    assert "refusing to write into site/: it holds files the last build did not make " \
+           "(.well-known/security.txt, CNAME)" in result.stderr
+    assert "static/" in result.stderr
+    assert (site / "CNAME").read_text() == "energy.example.org\n"
+    assert (site / ".well-known" / "security.txt").is_file()
+    assert (site / "index.html").read_bytes() == index
+
+
+@pytest.mark.slow  # builds a site
+def test_static_files_are_published_as_they_are(project: Path) -> None:
+    static = project / "static"
+    (static / ".well-known").mkdir(parents=True)
+    (static / "CNAME").write_text("energy.example.org\n")
+    (static / ".nojekyll").write_bytes(b"")
+    (static / ".well-known" / "security.txt").write_text("Contact: mailto:a@example.org\n")
+    (static / "google0123456789abcdef.html").write_text("google-site-verification: x\n")
+    site = built(project)
+    for name in ("CNAME", ".nojekyll", ".well-known/security.txt",
+                 "google0123456789abcdef.html"):
+        assert (site / name).read_bytes() == (static / name).read_bytes(), name
+    # static/ is an input of the freshness check: an edit is published by the next build.
+    (static / "CNAME").write_text("board.example.org\n")
+    built(project)
+    assert (site / "CNAME").read_text() == "board.example.org\n"
+
+
+def test_a_static_file_named_like_a_generated_file_is_refused(project: Path) -> None:
+    (project / "static").mkdir()
+    (project / "static" / "index.html").write_text("<p>mine</p>\n")
+    result = build(project)
+    assert result.returncode == 1
+    assert "static/index.html: /: static.name-clash:" in result.stderr
+    assert not (project / "site").exists()
+
+
+def test_a_static_symlink_is_refused(project: Path) -> None:
+    (project / "static").mkdir()
+    (project / "static" / "CNAME").symlink_to("/etc/passwd")
+    result = build(project)
+    assert result.returncode == 1
+    assert "static/CNAME: /: file.not-regular: not a regular file (a symbolic link)" \
+        in result.stderr
+    assert not (project / "site").exists()
+
+
+@pytest.mark.slow  # builds a site
+def test_the_swap_without_exchange_refuses_a_foreign_previous_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where renameat2 is missing the previous site waits in .<out>-previous: a folder of
+    that name that is not a build's own is refused, never deleted."""
+    monkeypatch.setattr(write, "_exchange", lambda a, b: False)
+    out = tmp_path / "site"
+    first = SiteFiles()
+    first.add("index.html", "one")
+    first.commit(out)
+    mine = tmp_path / ".site-previous" / "notes.txt"
+    mine.parent.mkdir()
+    mine.write_text("mine\n")
+    second = SiteFiles()
+    second.add("index.html", "two")
+    with pytest.raises(OutputRefused, match=r"\.site-previous is in the way"):
+        second.commit(out)
+    assert mine.read_text() == "mine\n"  # before: removed with rmtree
+    assert (out / "index.html").read_text() == "one"
+
+
+# --- item 13: the manifest's temporary file ------------------------------------------------
+
+
+@pytest.mark.slow  # builds a site
+def test_the_manifest_temporary_file_does_not_follow_a_planted_link(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    victim = tmp_path / "precious.txt"
+    victim.write_text("precious\n")
+    planted = manifest_path(out).with_suffix(f".tmp{os.getpid()}")
+    planted.symlink_to(victim)
+    files = SiteFiles()
+    files.add("index.html", "hello")
+    files.commit(out)
+    assert victim.read_text() == "precious\n"  # before: overwritten with the manifest
+    assert (out / "index.html").read_text() == "hello"
+
+
+# --- item 17: odd paths and settings get one clear line ------------------------------------
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "inf", "ten"])
+def test_a_lock_timeout_that_is_not_a_number_of_seconds_is_refused(project: Path,
+                                                                   value: str) -> None:
+    result = build(project, JOULEBOARD_LOCK_TIMEOUT=value)  # before: nan waited forever
+    assert result.returncode == 1
+    assert f"JOULEBOARD_LOCK_TIMEOUT={value!r} is not a number of seconds" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (project / "site").exists()
+
+
+@pytest.mark.parametrize(("make", "what"), [(os.mkfifo, "a pipe (FIFO)"),
+                                             (lambda p: p.symlink_to("/dev/zero"),
+                                              "a symbolic link")])
+def test_validate_says_what_a_path_that_is_not_a_file_is(project: Path, make: object,
+                                                         what: str) -> None:
+    path = project / "odd.json"
+    make(path)  # type: ignore[operator]
+    result = run(project, "validate", "--data", "data", "odd.json")
+    assert result.returncode == 1
+    assert f"odd.json: /: file.not-regular: not a regular file ({what})" in result.stderr
+    assert "no such file" not in result.stderr  # before: "no such file or folder"
+
+
+def test_validate_names_a_device(project: Path) -> None:
+    result = run(project, "validate", "--data", "data", "/dev/zero")
+    assert result.returncode == 1
+    assert "/dev/zero: /: file.not-regular: not a regular file (a device)" in result.stderr
+
+
+def test_init_refuses_a_symlink_to_an_empty_folder(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    link = tmp_path / "board"
+    link.symlink_to(empty)
+    result = subprocess.run([sys.executable, "-m", "jouleboard", "init", str(link)],
+                            capture_output=True, text=True, timeout=TIMEOUT_S,
+                            env=jouleboard_env())
+    assert result.returncode == 2
+    assert f"{link} is a symbolic link" in result.stderr  # before: "Not a directory"
+    assert link.is_symlink() and not any(empty.iterdir())
+
+
+def test_hidden_measurement_files_and_folders_are_reported(project: Path) -> None:
+    data = project / "data"
+    write_measurement(data, VALID, name=".draft.json")
+    write_measurement(data, VALID, folder=Path("measurements/chat/.wip"))
+    (data / "measurements" / ".gitkeep").write_text("")  # not a measurement: quiet
+    result = run(project, "validate", "--data", "data")
+    assert result.returncode == 1  # before: "ok: 1 configuration valid"
+    lines = [line for line in result.stderr.splitlines() if "file.hidden" in line]
+    assert [line.split(":")[0] for line in lines] == [
+        "data/measurements/chat/.wip", "data/measurements/chat/acme/tiny-1b/.draft.json"]
+    assert ".gitkeep" not in result.stderr
