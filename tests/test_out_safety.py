@@ -143,7 +143,7 @@ def test_new_empty_and_marked_folders_are_built(workspace: Path, tmp_path: Path)
     (empty / "stale.html").write_text("from an older build")
     (data / "site.yaml").write_text((data / "site.yaml").read_text().replace(
         "jouleboard sample", "jouleboard sample, edited"))
-    with pytest.raises(OutputRefused, match="stale.html"):
+    with pytest.raises(OutputRefused, match=r"stale\.html"):
         build_site(data, empty, project=REPO)
     assert (empty / "stale.html").read_text() == "from an older build"
     (empty / "stale.html").unlink()
