@@ -115,7 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     _kind_code_option(v)
 
     d = command("diff", help="markdown report of how the rankings would change")
-    d.add_argument("--base", required=True, help="a git ref (e.g. origin/main) or a data folder")
+    d.add_argument("--base", required=True,
+                   help="a git revision (e.g. origin/main), else a data folder")
     d.add_argument("--data", type=Path, default=Path("data"))
     d.add_argument("--threshold", type=float, default=0.01,
                    help="relative change of a configuration's energy per output worth listing "

@@ -11,6 +11,7 @@ image or HTML to the report.
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import tarfile
 from collections.abc import Iterator
@@ -46,21 +47,96 @@ def load_side(data_dir: Path) -> Side:
         return Side(None, tuple(e.problems))
 
 
+class RefRefused(ValueError):
+    """A release's ``ref`` that is not a git ref name, or that names a folder: a release's
+    data comes from the site's own repository only."""
+
+
+# git check-ref-format's rules for a ref name: no component starting with '.' or ending in
+# '.lock', no '..', '@{', '//', control character, space or any of ~^:?*[\\, not ending in
+# '/' or '.', not '@'; and here, no leading '-' (it would read as a command-line option).
+_REF_BREAKS = re.compile(r"(^|/)\.|\.lock(/|$)|\.\.|@\{|//|[\x00-\x20\x7f~^:?*\[\\]|/$|\.$|^@$|^-")
+
+
+def ref_problem(ref: str) -> str | None:
+    """Why ``ref`` cannot be a git branch, tag or commit name (None when it can)."""
+    if not ref:
+        return "it is empty"
+    if _REF_BREAKS.search(ref):
+        return ("it is not a git ref name (a path such as ../other-data is one: no '..', "
+                "no component starting with '.', no leading '-' or trailing '/')")
+    return None
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _commit(rev: str, data_dir: Path) -> tuple[Path, str]:
+    """The repository holding ``data_dir``, and the commit ``rev`` names in it; ValueError
+    when there is no repository or no such commit."""
+    if rev.startswith("-"):
+        raise ValueError("a git revision cannot start with '-'")
+    try:
+        root = Path(_git(["rev-parse", "--show-toplevel"], data_dir))
+        commit = _git(["rev-parse", "--verify", "--quiet", "--end-of-options",
+                       f"{rev}^{{commit}}"], data_dir)
+    except (OSError, subprocess.CalledProcessError):
+        raise ValueError(f"no commit {rev!r} in the git repository holding the data folder "
+                         "(a tag missing from a shallow clone? fetch it)") from None
+    return root, commit
+
+
 @contextmanager
-def base_data(base: str, data_dir: Path) -> Iterator[Path]:
-    """The base data folder: ``base`` is a folder, or a git ref whose ``data_dir`` is used."""
-    if Path(base).is_dir():
-        yield Path(base)
-        return
-    root = Path(subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=data_dir,
-                               capture_output=True, text=True, check=True).stdout.strip())
+def git_data(rev: str, data_dir: Path) -> Iterator[Path]:
+    """``data_dir`` as committed at ``rev``, a branch, tag or commit of the repository that
+    holds ``data_dir`` (never a folder path), in a temporary folder."""
+    root, commit = _commit(rev, data_dir)
     inside = data_dir.resolve().relative_to(root.resolve()).as_posix()
-    archive = subprocess.run(["git", "archive", "--format=tar", base, "--", inside], cwd=root,
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(["git", "archive", "--format=tar", commit, "--", inside],
+                             cwd=root, capture_output=True, check=True).stdout
     with TemporaryDirectory(prefix="jouleboard-base-") as tmp:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tmp, filter="data")
         yield Path(tmp) / inside
+
+
+@contextmanager
+def release_data(ref: str, data_dir: Path) -> Iterator[Path]:
+    """An older release's data: its ``ref`` is a git ref of the site's repository, never a
+    folder (a ref once read as a path published another folder's data as the release's
+    downloads). RefRefused for a ref that is not a ref name or that names a folder."""
+    why = ref_problem(ref)
+    if why is not None:
+        raise RefRefused(f"ref {ref!r}: {why}")
+    try:
+        _commit(ref, data_dir)
+    except ValueError:
+        if Path(ref).is_dir() or (data_dir.parent / ref).is_dir():
+            raise RefRefused(f"ref {ref!r} names a folder, not a git branch, tag or "
+                             "commit") from None
+        raise
+    with git_data(ref, data_dir) as folder:
+        yield folder
+
+
+@contextmanager
+def base_data(base: str, data_dir: Path) -> Iterator[Path]:
+    """The base of ``jouleboard diff --base``: a git revision of the repository holding
+    ``data_dir`` (whose ``data_dir`` is used) or, by design, a data folder to compare with
+    (a second checkout). A revision wins, so a folder added under a branch's name (say
+    origin/main) cannot stand in for that branch."""
+    try:
+        _commit(base, data_dir)
+    except ValueError:
+        if Path(base).is_dir():
+            yield Path(base)
+            return
+        raise ValueError(f"{base!r} is neither a commit of the git repository holding "
+                         "the data folder nor a folder") from None
+    with git_data(base, data_dir) as folder:
+        yield folder
 
 
 def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:

@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jouleboard.diff import Side, base_data, diff_markdown, load_side
+from jouleboard.diff import RefRefused, Side, diff_markdown, load_side, release_data
 from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.loading.dataset import Dataset
+from jouleboard.loading.dataset import Dataset, shown_path
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.views import Download, Link, Page, ProseBody
 from jouleboard.present.markdown import render_markdown
-from jouleboard.problems import Problem
+from jouleboard.problems import Problem, ValidationFailed
 from jouleboard.records import Release
 from jouleboard.urls import Urls
 
@@ -27,21 +27,31 @@ class ReleaseData:
 
 def load_releases(data: Dataset, data_dir: Path) -> list[ReleaseData]:
     """Every release with its data: the newest is the working data, older ones come from
-    their git refs."""
+    their git refs in the site's repository. ValidationFailed when a ref is a path or names
+    a folder (it would publish that folder's data as the release's)."""
     out = []
+    refused = []
     for i, release in enumerate(data.registry.releases):
         if i == 0 or release.ref is None:
             out.append(ReleaseData(release, Side(data)))
             continue
         try:
-            with base_data(release.ref, data_dir) as folder:
+            with release_data(release.ref, data_dir) as folder:
                 out.append(ReleaseData(release, load_side(folder)))
+        except RefRefused as e:
+            refused.append(Problem(
+                shown_path(data_dir / "releases.yaml"), f"/releases/{i}/ref",
+                "release.ref-not-git", str(e),
+                "name a tag, branch or commit of this repository holding the release's "
+                "data/ (git tag <version> <commit>); a folder is never read"))
         except (OSError, ValueError, subprocess.CalledProcessError) as e:
             # An unreadable old release must not stop the build of the current data; the
             # changelog says so.
             why = Problem("releases.yaml", f"/releases/{i}/ref", "release.ref-unreadable",
                           f"cannot read data at {release.ref!r}: {e}", "check the git ref")
             out.append(ReleaseData(release, Side(None, (why,))))
+    if refused:
+        raise ValidationFailed(refused)
     return out
 
 
