@@ -259,7 +259,10 @@ def test_a_failed_edit_publishes_nothing_and_keeps_the_site(site: LiveSite,
                     lambda: [output_path(MODEL_PAGE)], published)
     measurement.write_text(good, encoding="utf-8")
     (project / "templates" / "model.html").write_text("{% if %}", encoding="utf-8")
-    with pytest.raises(Exception, match="Expected an expression"):
+    with pytest.raises(ValidationFailed) as failed:
         site.update(Changes(data=False, content=False, templates=True),
                     lambda: [output_path(MODEL_PAGE)], published)
+    [problem] = failed.value.problems
+    assert problem.file.endswith("templates/model.html") and problem.rule == "template.syntax"
+    assert problem.message.startswith("line 1: Expected an expression")
     assert published.files == [] and tree(site.target.path) == before
