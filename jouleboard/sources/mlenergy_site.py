@@ -10,25 +10,51 @@ Every source field is kept: per-configuration metrics and serving settings go to
 measurement file, per-model facts to models.yaml. The per-model output-length
 histogram of the source is the sum of its configurations' histograms, so it is not
 stored twice.
+
+The source is someone else's files: each is checked (a regular file, not a link, at most
+``SOURCE_CAP`` bytes) before a byte is read, parsed strictly (jsonio) and its shape checked
+(the ``Source*`` models below) before any value is used, so bad input is a located problem
+(file, JSON pointer, rule), never a traceback or a hang.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from jouleboard.jsonio import dumps_canonical
+from jouleboard.jsonio import dumps_canonical, parse_strict
 from jouleboard.kinds import check_measurement
 from jouleboard.loading.registry import load_registry
-from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.records import SCHEMA_VERSION
+from jouleboard.problems import Problem, ValidationFailed, pointer
+from jouleboard.records import (
+    GPU_ID_PATTERN,
+    MODEL_ID_PATTERN,
+    SCHEMA_VERSION,
+    TASK_ID_PATTERN,
+    IsoDate,
+    Precision,
+)
+from jouleboard.safe_read import FileRefused, read_capped
+from jouleboard.schema_errors import problems_from
 from jouleboard.sources.importer import ImportPlan, commit, conflicts, stale_files
+from jouleboard.validate import MAX_FILE_BYTES
+from jouleboard.yamlio import MAX_YAML_BYTES, read_yaml
+
+def shown_path(path: Path) -> str:
+    """How messages name ``path`` (loading.dataset's rule; imported here, late, because
+    loading.dataset imports the raw-run sources, which import this module)."""
+    from jouleboard.loading.dataset import shown_path as shown
+
+    return shown(path)
+
 
 KINDS = ("llm", "mllm", "diffusion")  # the home page lists tasks in this order
 
@@ -110,18 +136,200 @@ SOURCE_PREFIX = "ml-energy/leaderboard public/data"
 IMPORTER = "import-mlenergy"
 
 
-def _read(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+# Largest file of the v3 data: tasks/text-to-image.json, 402 KB; models/ at most 107 KB.
+# The cap leaves 40x room and bounds the memory one file can take while it is parsed.
+SOURCE_CAP = 16 * 1024 * 1024
+PROVENANCE_CAP = 64 * 1024  # PROVENANCE.md: a few lines naming the upstream commit
 
 
-def _source_ref(src: Path) -> str:
+# The shape of the source files: what this importer reads from them, checked before use.
+# Strict (no coercion: "12" is not 12, true is not 1); fields the importer does not use are
+# allowed. Only checked: the measurement is built from the parsed JSON itself, so numbers
+# keep their written form (an int stays an int) and the output stays byte-identical.
+TaskId = Annotated[str, Field(pattern=TASK_ID_PATTERN)]
+ModelId = Annotated[str, Field(pattern=MODEL_ID_PATTERN)]
+GpuId = Annotated[str, Field(pattern=GPU_ID_PATTERN)]
+
+
+class _Source(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+
+class SourceIndexModel(_Source):
+    nickname: str
+    total_params_billions: float
+    activated_params_billions: float
+    weight_precision: Precision
+    architecture: str = ""
+
+
+class SourceIndex(_Source):
+    """index.json: tasks by kind, the data date, per-model facts."""
+
+    architectures: dict[str, list[TaskId]]
+    last_updated: IsoDate
+    models: dict[ModelId, SourceIndexModel]
+
+
+class SourceTask(_Source):
+    """tasks/{task}.json (only the display name is used)."""
+
+    task_display_name: str
+
+
+class SourceModel(_Source):
+    """models/{org}__{model}__{task}.json; each configuration is checked by its kind."""
+
+    model_id: ModelId
+    task: str
+    weight_precision: Precision
+    configurations: list[dict[str, Any]]
+
+
+class _Histogram(_Source):
+    bins: list[float]
+    counts: list[int]
+
+
+class _TokenParallel(_Source):
+    tensor_parallel: int
+    expert_parallel: int
+    data_parallel: int
+    notes: str = ""
+
+
+class SourceTokenConfiguration(_Source):
+    gpu_model: GpuId
+    num_gpus: int
+    max_num_seqs: int
+    parallelization: _TokenParallel
+    energy_per_token_joules: float
+    avg_power_watts: float
+    output_throughput_tokens_per_sec: float
+    energy_per_request_joules: float
+    avg_output_len: float
+    avg_batch_size: float
+    median_itl_ms: float
+    p90_itl_ms: float
+    p95_itl_ms: float
+    p99_itl_ms: float
+    output_length_distribution: _Histogram
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_batch_size(cls, data: Any) -> Any:
+        """measurement_path takes a configuration with a batch size for a diffusion one."""
+        if isinstance(data, dict) and "batch_size" in data:
+            raise ValueError("batch_size is a diffusion field; this task's kind is not "
+                             "diffusion (see index.json's architectures)")
+        return data
+
+
+class _DiffusionParallel(_Source):
+    ulysses_degree: int
+    ring_degree: int
+
+
+class _SourceDiffusionConfiguration(_Source):
+    gpu_model: GpuId
+    num_gpus: int
+    batch_size: int
+    inference_steps: int
+    parallelization: _DiffusionParallel
+    avg_power_watts: float
+    batch_latency_s: float
+
+
+class SourceImageConfiguration(_SourceDiffusionConfiguration):
+    energy_per_image_joules: float
+    throughput_images_per_sec: float
+    image_width: int
+    image_height: int
+
+
+class SourceVideoConfiguration(_SourceDiffusionConfiguration):
+    energy_per_video_joules: float
+    throughput_videos_per_sec: float
+    video_width: int
+    video_height: int
+    num_frames: int
+    fps: float
+
+
+def _configuration_shape(kind: str, c: dict[str, Any]) -> type[_Source]:
+    """The model a configuration of a task of ``kind`` must fit (image or video: as
+    :func:`_diffusion_measurement` tells them apart)."""
+    if kind != "diffusion":
+        return SourceTokenConfiguration
+    return SourceVideoConfiguration if "energy_per_video_joules" in c \
+        else SourceImageConfiguration
+
+
+def _shape_problems(shape: type[_Source], value: Any, path: Path,
+                    prefix: tuple[object, ...] = ()) -> list[Problem]:
+    try:
+        shape.model_validate(value)
+    except ValidationError as e:
+        return problems_from(e, shown_path(path), shape, prefix)
+    return []
+
+
+def _read_bytes(path: Path, cap: int) -> tuple[str | None, list[Problem]]:
+    """The UTF-8 text of a supplied file, checked before it is read (safe_read)."""
+    try:
+        raw = read_capped(path, cap)
+    except FileRefused as e:
+        return None, [Problem(shown_path(path), "", e.rule, e.message, e.hint)]
+    try:
+        return raw.decode("utf-8"), []
+    except UnicodeDecodeError as e:
+        return None, [Problem(shown_path(path), "", "file.not-utf8",
+                              f"not UTF-8 text ({e.reason} at byte {e.start})",
+                              "save the file as UTF-8")]
+
+
+def _read(path: Path, shape: type[_Source]) -> tuple[Any, list[Problem]]:
+    """A source JSON file, parsed strictly and checked against ``shape``: (value, problems);
+    the value is None when there is any problem."""
+    text, problems = _read_bytes(path, SOURCE_CAP)
+    if text is None:
+        return None, problems
+    value, issues = parse_strict(text)
+    if issues:
+        return None, [Problem(shown_path(path), i.pointer, i.rule, i.message, i.hint)
+                      for i in issues]
+    problems = _shape_problems(shape, value, path)
+    return (None if problems else value), problems
+
+
+def _source_ref(src: Path) -> tuple[str, list[Problem]]:
     """The upstream commit, when PROVENANCE.md beside the data names one."""
     provenance = src / "PROVENANCE.md"
-    if provenance.exists():
-        match = re.search(r"commit ([0-9a-f]{40})", provenance.read_text(encoding="utf-8"))
-        if match:
-            return f"ml-energy/leaderboard public/data @ {match.group(1)[:12]}"
-    return "ml-energy/leaderboard public/data"
+    text, problems = _read_bytes(provenance, PROVENANCE_CAP)
+    if problems and problems[0].rule == "file.missing":
+        return "ml-energy/leaderboard public/data", []
+    match = re.search(r"commit ([0-9a-f]{40})", text or "")
+    if match:
+        return f"ml-energy/leaderboard public/data @ {match.group(1)[:12]}", problems
+    return "ml-energy/leaderboard public/data", problems
+
+
+def _folder_problem(folder: Path) -> Problem | None:
+    """models/ and tasks/ are the source's own folders: a link could point anywhere."""
+    try:
+        mode = folder.lstat().st_mode
+    except FileNotFoundError:
+        return None  # nothing to read there; a task file it lacks is reported as missing
+    except OSError as e:
+        return Problem(shown_path(folder), "", "file.unreadable",
+                       f"cannot read the folder: {e.strerror or e}", "check its permissions")
+    if stat.S_ISLNK(mode):
+        return Problem(shown_path(folder), "", "file.symlinked-folder",
+                       "a symbolic link to a folder", "put the folder itself there")
+    if not stat.S_ISDIR(mode):
+        return Problem(shown_path(folder), "", "file.not-regular", "not a folder",
+                       "put the folder of the site data there")
+    return None
 
 
 def measurement_path(task: str, model_id: str, c: dict[str, Any], precision: str,
@@ -257,19 +465,21 @@ def _sorted(value: Any) -> Any:
     return value
 
 
-def _old_yaml(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    value = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return value if isinstance(value, dict) else {}
+def _old_yaml(path: Path) -> tuple[dict[str, Any], list[Problem]]:
+    """A registry of the data folder the import merges into (empty when it has none)."""
+    value, error, rule = read_yaml(path)
+    if rule == "file.missing":
+        return {}, []
+    if error:
+        return {}, [Problem(shown_path(path), "", rule, error, f"fix {shown_path(path)}")]
+    return (value if isinstance(value, dict) else {}), []
 
 
 def _ours(text: str) -> bool:
     """A measurement file this importer wrote (its provenance names the ML.ENERGY site data)."""
-    try:
-        source = json.loads(text)["provenance"]["source"]
-    except (ValueError, KeyError, TypeError):
-        return False
+    value, issues = parse_strict(text)
+    provenance = value.get("provenance") if isinstance(value, dict) and not issues else None
+    source = provenance.get("source") if isinstance(provenance, dict) else None
     return isinstance(source, str) and source.startswith(SOURCE_PREFIX)
 
 
@@ -279,11 +489,12 @@ def _earlier_imports(out: Path, tasks: Iterable[str]) -> list[str]:
     for task in tasks:
         folder = out / "measurements" / task
         for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
-            try:
-                if _ours(path.read_text(encoding="utf-8")):
-                    found.append(path.relative_to(out).as_posix())
-            except (OSError, UnicodeDecodeError):
+            try:  # a link, pipe or oversized file is not one this importer wrote
+                text = read_capped(path, MAX_FILE_BYTES).decode("utf-8")
+            except (FileRefused, UnicodeDecodeError):
                 continue
+            if _ours(text):
+                found.append(path.relative_to(out).as_posix())
     return found
 
 
@@ -292,8 +503,10 @@ def _validate(plan: ImportPlan, out: Path) -> list[Problem]:
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("gpus.yaml", "models.yaml", "tasks.yaml", "site.yaml"):
             text = plan.updates.get(name)
-            if text is None and (out / name).is_file():
-                text = (out / name).read_text(encoding="utf-8")
+            if text is None:
+                text, problems = _read_bytes(out / name, MAX_YAML_BYTES)
+                if problems and problems[0].rule != "file.missing":
+                    return problems
             if text is not None:
                 (Path(tmp) / name).write_text(text, encoding="utf-8")
         registry, problems = load_registry(Path(tmp))
@@ -314,18 +527,36 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
     files an earlier import-mlenergy wrote that the source no longer has.
     """
     plan = ImportPlan(IMPORTER, replace_previous=True, owns=lambda old, new: _ours(old))
-    index = _read(src / "index.json")
+    index, problems = _read(src / "index.json", SourceIndex)
+    if index is None:
+        raise ValidationFailed(problems)
     # Text tasks first, then multimodal: the order of the home page.
     kinds = {task: kind for kind in KINDS for task in index["architectures"].get(kind, [])}
+    source_ref, problems = _source_ref(src)
     provenance = {"dataset": DATASET, "version": "v3", "date": index["last_updated"],
-                  "license": LICENSE, "source": _source_ref(src), "citation": CITATION}
+                  "license": LICENSE, "source": source_ref, "citation": CITATION}
+    problems += [p for p in map(_folder_problem, (src / "models", src / "tasks")) if p]
+    if problems:
+        raise ValidationFailed(problems)
 
     counts: dict[str, int] = {}
     used_models: set[str] = set()
     for path in sorted((src / "models").glob("*.json")):
-        model = _read(path)
+        model, found = _read(path, SourceModel)
+        if model is None or model["task"] not in kinds:
+            problems += found
+            continue
         task = model["task"]
-        if task not in kinds:
+        if model["model_id"] not in index["models"]:
+            found.append(Problem(shown_path(path), pointer("model_id"),
+                                 "mlenergy.model-not-in-index",
+                                 f"model {model['model_id']!r} is not in index.json's models",
+                                 "add it to index.json's models, or remove this file"))
+        for i, c in enumerate(model["configurations"]):
+            found += _shape_problems(_configuration_shape(kinds[task], c), c, path,
+                                     ("configurations", i))
+        if found or problems:  # the next files are still read: every problem at once
+            problems += found
             continue
         # The source publishes some configurations twice (repeat runs): number them.
         seen: dict[str, int] = {}
@@ -339,26 +570,36 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
             counts[task] = counts.get(task, 0) + 1
         used_models.add(model["model_id"])
 
+    displays: dict[str, str] = {}
+    for t in kinds:
+        task_file, found = _read(src / "tasks" / f"{t}.json", SourceTask)
+        problems += found
+        if task_file is not None:
+            displays[t] = task_file["task_display_name"]
+    old_models, found_models = _old_yaml(out / "models.yaml")
+    old_tasks, found_tasks = _old_yaml(out / "tasks.yaml")
+    old_gpus, found_gpus = _old_yaml(out / "gpus.yaml")
+    problems += found_models + found_tasks + found_gpus
+    if problems:
+        raise ValidationFailed(problems)
+
     header = "# Imported from {} (Apache-2.0) by `jouleboard import-mlenergy`.\n" \
              "# Hand-edited fields are kept on re-import: {}.\n"
-    old_models = _old_yaml(out / "models.yaml")
     models = {mid: _model_entry(mid, index["models"][mid], old_models.get(mid, {}))
               for mid in sorted(used_models)}
     models.update({k: v for k, v in old_models.items() if k not in models})
     plan.updates["models.yaml"] = _dump_yaml(
         models, header.format(DATASET, "builder, links, description_md"))
 
-    old_tasks = _old_yaml(out / "tasks.yaml")
-    tasks = {t: _task_entry(t, _read(src / "tasks" / f"{t}.json")["task_display_name"],
-                            kinds[t], old_tasks.get(t, {})) for t in kinds}
+    tasks = {t: _task_entry(t, displays[t], kinds[t], old_tasks.get(t, {})) for t in kinds}
     tasks.update({k: v for k, v in old_tasks.items() if k not in tasks})
     plan.updates["tasks.yaml"] = _dump_yaml(tasks, header.format(DATASET, "every field"))
 
-    gpus = dict(sorted({**GPUS, **_old_yaml(out / "gpus.yaml")}.items()))
+    gpus = dict(sorted({**GPUS, **old_gpus}.items()))
     plan.updates["gpus.yaml"] = _dump_yaml(
         gpus, "# Accelerators; board_power_watts bounds validation.\n")
 
-    if not (out / "site.yaml").exists():
+    if not (out / "site.yaml").exists() and not (out / "site.yaml").is_symlink():
         site = {
             "title": "jouleboard",
             "tagline": "Which AI model does the most work per joule of GPU energy?",
