@@ -48,6 +48,7 @@ from jouleboard.sources.importer import ImportPlan, commit, conflicts, stale_fil
 from jouleboard.validate import MAX_FILE_BYTES
 from jouleboard.yamlio import MAX_YAML_BYTES, read_yaml
 
+
 def shown_path(path: Path) -> str:
     """How messages name ``path`` (loading.dataset's rule; imported here, late, because
     loading.dataset imports the raw-run sources, which import this module)."""
