@@ -19,7 +19,7 @@ from jouleboard.content import about_markdown, logo_file
 from jouleboard.export import DEFAULT_CACHE, Pool, cold, render_charts, vega_bundle
 from jouleboard.fingerprint import inputs_digest, render_digest
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.loading.dataset import Dataset, load_dataset, shown_path
+from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.outdir import OutputFolder, output_folder
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.site import plan_site
@@ -27,7 +27,7 @@ from jouleboard.plan.views import ChartRef, Download, Link, Plan
 from jouleboard.present import charts as charts_present
 from jouleboard.present.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.present.markdown import render_markdown
-from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.problems import Problem, ValidationFailed, shown_path
 from jouleboard.records import SiteSettings
 from jouleboard.releases import ReleaseData, load_releases
 from jouleboard.render import (

@@ -10,11 +10,11 @@ from pathlib import Path
 from jouleboard.diff import RefRefused, Side, diff_markdown, load_side, release_data
 from jouleboard.escape import markup
 from jouleboard.jsonio import dumps_canonical
-from jouleboard.loading.dataset import Dataset, shown_path
+from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.views import Download, Link, Page, ProseBody
 from jouleboard.present.markdown import render_markdown
-from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.problems import Problem, ValidationFailed, shown_path
 from jouleboard.records import Release
 from jouleboard.urls import Urls
 

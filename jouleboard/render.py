@@ -25,10 +25,9 @@ import jinja2.exceptions
 import jinja2.sandbox
 from jinja2.loaders import split_template_path
 
-from jouleboard.loading.dataset import shown_path
 from jouleboard.plan.views import Link, Page
 from jouleboard.present.embeds import ChartInfo, first_chart
-from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.problems import Problem, ValidationFailed, shown_path
 from jouleboard.records import NavLink
 from jouleboard.safe_read import FileRefused, read_capped
 from jouleboard.urls import Urls

@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from jouleboard.loading.dataset import name_problem, shown_path
+from jouleboard.loading.dataset import name_problem
 from jouleboard.outdir import MARKER
-from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.problems import Problem, ValidationFailed, shown_path
 from jouleboard.safe_read import FileRefused, read_capped
 from jouleboard.write import SiteFiles
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -13,10 +12,17 @@ from jouleboard.kinds import check_parsed, parse_measurement, register, task_kin
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.site_kinds import load_site_kinds
 from jouleboard.loading.registry import Registry, load_registry
-from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.problems import (
+    Problem,
+    ValidationFailed,
+    forget_resolved_folders,
+    resolved,
+    resolved_file,
+    shown_path,
+)
 from jouleboard.safe_read import refusal
 from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, load_runs
-from jouleboard.text_rules import hidden_characters, printable
+from jouleboard.text_rules import hidden_characters
 from jouleboard.validate import check_duplicates, read_json
 
 MEASUREMENTS_DIR = "measurements"
@@ -35,42 +41,6 @@ class Dataset:
     def for_task(self, task: str) -> list[Record]:
         """A task's configurations (all of one kind: the task's)."""
         return [c for c in self.configurations if c.task == task]
-
-
-@functools.lru_cache(maxsize=4)
-def _resolved_cwd(cwd: str) -> Path:
-    return Path(cwd).resolve()
-
-
-def resolved(path: Path) -> Path:
-    """``path.resolve()``, or the absolute path when it cannot be resolved (a symlink loop
-    raises RuntimeError; the loop is reported where the path is read)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path.absolute()
-
-
-@functools.lru_cache(maxsize=1024)
-def _resolved_folder(folder: Path) -> Path:
-    return resolved(folder)  # files of one folder share it: resolved once per build
-
-
-def _resolved_file(path: Path) -> Path:
-    """``resolved(path)`` with its folder resolved once per build (one check of the file
-    itself, not of every folder above it, for each of thousands of files)."""
-    return resolved(path) if path.is_symlink() else _resolved_folder(path.parent) / path.name
-
-
-def shown_path(path: Path) -> str:
-    """How a path is named in messages: relative to the working folder when inside it, with
-    control characters and bytes that are not UTF-8 escaped (one name, one report line)."""
-    try:  # the name itself unresolved: a link is named as the link, not as its target
-        shown = (_resolved_folder(path.parent) / path.name).relative_to(
-            _resolved_cwd(os.getcwd())).as_posix()
-    except ValueError:
-        shown = path.as_posix()
-    return printable(shown)
 
 
 def name_problem(path: Path) -> Problem | None:
@@ -212,7 +182,7 @@ def read_measurement(path: Path, data_root: Path) -> MeasurementFile:
     """Read and parse one measurement file (what needs no registry)."""
     name = shown_path(path)
     try:
-        source = _resolved_file(path).relative_to(data_root).as_posix()
+        source = resolved_file(path).relative_to(data_root).as_posix()
     except ValueError:
         source = name
     value, problems = read_json(path, name)
@@ -243,7 +213,7 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     two halves (a long-running process passes memoised ones: jouleboard/live_memo.py).
     The kinds site.yaml declares are code: they run only with ``allow_kind_code`` or the
     process's consent (jouleboard/kinds/site_kinds.py), else each is a located problem."""
-    _resolved_folder.cache_clear()  # a long-running process (serve) sees folders change
+    forget_resolved_folders()
     if unsafe := data_folder_problems(data_dir):  # before any file of the folder is read
         raise ValidationFailed(unsafe)
     kind_problems = load_site_kinds(data_dir, register,  # before tasks name their kinds

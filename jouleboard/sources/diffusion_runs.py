@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from jouleboard.jsonio import parse_strict
-from jouleboard.problems import Problem, pointer
+from jouleboard.problems import Problem, pointer, shown_path
 from jouleboard.safe_read import FileRefused, read_capped
-from jouleboard.sources.run_layout import RESULTS_JSON, RunLocation, shown
+from jouleboard.sources.run_layout import RESULTS_JSON, RunLocation
 from jouleboard.sources.run_provenance import date_problem
 
 _PARAM_KEYS = {"batch": "batch_size", "uly": "ulysses_degree", "ring": "ring_degree"}
@@ -96,7 +96,7 @@ class _Reader:
 
     def __init__(self, loc: RunLocation) -> None:
         self.loc = loc
-        self.folder = shown(loc.run_dir)
+        self.folder = shown_path(loc.run_dir)
         self.file = f"{self.folder}/{RESULTS_JSON}"
         self.problems: list[Problem] = []
 

@@ -22,8 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jouleboard.problems import Problem
-from jouleboard.sources.run_layout import shown
+from jouleboard.problems import Problem, shown_path
 
 MANIFEST = ".jouleboard-imports.json"
 REGISTRIES = ("gpus.yaml", "models.yaml", "tasks.yaml")
@@ -92,7 +91,7 @@ def conflicts(plan: ImportPlan, data_dir: Path) -> list[Problem]:
         except (OSError, UnicodeDecodeError):
             old = None
         if old is None or not plan.owns(old, text):
-            problems.append(Problem(shown(target), "", "import.would-replace",
+            problems.append(Problem(shown_path(target), "", "import.would-replace",
                                     f"a file {plan.importer} did not write is in the way",
                                     "move it away (or remove it) first, or leave this "
                                     "configuration out"))

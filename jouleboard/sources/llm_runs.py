@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jouleboard import metrics
-from jouleboard.problems import Problem, pointer
+from jouleboard.problems import Problem, pointer, shown_path
 from jouleboard.records import SCHEMA_VERSION
 from jouleboard.sources.run_configs import ModelFacts, model_facts, parallelism
-from jouleboard.sources.run_layout import PROMETHEUS_JSON, RESULTS_JSON, RunLocation, shown
+from jouleboard.sources.run_layout import PROMETHEUS_JSON, RESULTS_JSON, RunLocation
 from jouleboard.sources.run_results import (
     BATCH_METRIC,
     RunResults,
@@ -159,7 +159,7 @@ def _with_configs(loc: RunLocation, params: RuntimeParams, folder: str
 
 def read_run(loc: RunLocation) -> tuple[RawRun | None, list[Problem]]:
     """Read one run directory; every problem found is returned."""
-    folder = shown(loc.run_dir)
+    folder = shown_path(loc.run_dir)
     problems: list[Problem] = []
     params: RuntimeParams | None = None
     try:

@@ -31,7 +31,7 @@ from jouleboard.jsonio import dumps_canonical
 from jouleboard.kinds import check_measurement
 from jouleboard.kinds.base import Record
 from jouleboard.loading.registry import Registry
-from jouleboard.problems import Problem, ValidationFailed
+from jouleboard.problems import Problem, ValidationFailed, shown_path
 from jouleboard.records import ModelInfo
 from jouleboard.sources.diffusion_runs import (
     DiffusionResults,
@@ -62,7 +62,6 @@ from jouleboard.sources.run_layout import (
     find_run_dirs,
     is_run_tree,
     not_current,
-    shown,
 )
 from jouleboard.sources.run_provenance import (
     ProvenanceFiles,
@@ -161,12 +160,12 @@ def _read_all(locations: list[RunLocation]) -> tuple[list[AnyRun], list[Problem]
             facts, more = model_facts(loc)
             errors.extend(problems + more)
             if results is not None and results.iterations == 0:
-                dropped.append(Problem(f"{shown(loc.run_dir)}/{RESULTS_JSON}",
+                dropped.append(Problem(f"{shown_path(loc.run_dir)}/{RESULTS_JSON}",
                                        "/iteration_energy_measurements",
                                        "run.no-valid-iteration", "no iteration with a positive "
                                        "time: dropped", "rerun the benchmark"))
             elif results is not None and not more:
-                runs.append(DiffusionRawRun(loc, results, shown(loc.run_dir), facts))
+                runs.append(DiffusionRawRun(loc, results, shown_path(loc.run_dir), facts))
         else:
             run, problems = read_run(loc)
             errors.extend(problems)
@@ -319,7 +318,7 @@ def plan_import(report: RunsReport, data_dir: Path, existing: Iterable[Record],
         plan.updates["models.yaml"] = models_text.rstrip("\n") + \
             "\n# Added by `jouleboard import-runs --add-models` from model_info.json:\n" + added
     others = [c for c in existing if c.source not in plan.files]
-    shown_of = {c.source: shown(data_dir / c.source) for c in others} | report.shown
+    shown_of = {c.source: shown_path(data_dir / c.source) for c in others} | report.shown
     problems = conflicts(plan, data_dir)
     problems.extend(check_duplicates([*others, *report.configurations], shown_of))
     return plan, problems
@@ -333,7 +332,7 @@ def import_runs(paths: Iterable[Path], data_dir: Path, options: RunOptions | Non
 
     why = not_a_data_folder(data_dir)
     if why is not None:
-        raise ValidationFailed([Problem(shown(data_dir), "", "import.not-a-data-folder", why)])
+        raise ValidationFailed([Problem(shown_path(data_dir), "", "import.not-a-data-folder", why)])
     data = load_dataset(data_dir)
     report = load_runs(paths, data.registry, options)
     models = data_dir / "models.yaml"

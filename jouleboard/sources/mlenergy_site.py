@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from jouleboard.jsonio import dumps_canonical, parse_strict
 from jouleboard.kinds import check_measurement
 from jouleboard.loading.registry import load_registry
-from jouleboard.problems import Problem, ValidationFailed, pointer
+from jouleboard.problems import Problem, ValidationFailed, pointer, shown_path
 from jouleboard.records import (
     GPU_ID_PATTERN,
     MODEL_ID_PATTERN,
@@ -47,15 +47,6 @@ from jouleboard.schema_errors import problems_from
 from jouleboard.sources.importer import ImportPlan, commit, conflicts, stale_files
 from jouleboard.validate import MAX_FILE_BYTES
 from jouleboard.yamlio import MAX_YAML_BYTES, read_yaml
-
-
-def shown_path(path: Path) -> str:
-    """How messages name ``path`` (loading.dataset's rule; imported here, late, because
-    loading.dataset imports the raw-run sources, which import this module)."""
-    from jouleboard.loading.dataset import shown_path as shown
-
-    return shown(path)
-
 
 KINDS = ("llm", "mllm", "diffusion")  # the home page lists tasks in this order
 

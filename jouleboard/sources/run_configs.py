@@ -21,9 +21,9 @@ from typing import Any
 import yaml
 
 from jouleboard.jsonio import parse_strict
-from jouleboard.problems import Problem, pointer
+from jouleboard.problems import Problem, pointer, shown_path
 from jouleboard.safe_read import FileRefused, read_capped, refusal
-from jouleboard.sources.run_layout import RunLocation, configs_dir, shown
+from jouleboard.sources.run_layout import RunLocation, configs_dir
 from jouleboard.yamlio import read_yaml
 
 MODEL_INFO = "model_info.json"
@@ -66,14 +66,14 @@ def _config_file(loc: RunLocation, *below: str) -> tuple[Path | None, list[Probl
     for name in ("", root.name, loc.task, loc.org, loc.model, *below[:-1]):
         folder = folder / name if name else folder
         if folder.is_symlink():
-            return None, [Problem(shown(folder), "", "file.symlinked-folder",
+            return None, [Problem(shown_path(folder), "", "file.symlinked-folder",
                                   "a symbolic link to a folder in a run tree: not followed",
                                   "copy the folder itself here")]
     if not os.path.lexists(path):
         return None, []
     why = refusal(path, MAX_CONFIG_BYTES)
     if why is not None:
-        return None, [Problem(shown(path), "", why.rule, why.message, why.hint)]
+        return None, [Problem(shown_path(path), "", why.rule, why.message, why.hint)]
     return path, []
 
 
@@ -82,7 +82,7 @@ def model_facts(loc: RunLocation) -> tuple[ModelFacts | None, list[Problem]]:
     path, problems = _config_file(loc, MODEL_INFO)
     if path is None:
         return None, problems
-    where = shown(path)
+    where = shown_path(path)
     try:
         text = read_capped(path, MAX_CONFIG_BYTES).decode("utf-8")
     except FileRefused as e:
@@ -112,7 +112,7 @@ def parallelism(loc: RunLocation, num_gpus: int
     path, problems = _config_file(loc, str(loc.gpu_model), MONOLITHIC)
     if path is None:
         return None, problems
-    where = shown(path)
+    where = shown_path(path)
     raw, error, rule = read_yaml(path)
     if error or not isinstance(raw, dict):
         return None, [Problem(where, "", rule or "run.config-invalid",

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jouleboard.problems import Problem
+from jouleboard.problems import Problem, shown_path
 from jouleboard.safe_read import refusal
 
 LLM_KINDS = ("llm", "mllm")
@@ -72,14 +72,6 @@ class RunLocation:
         return (self.model_id, self.task, str(self.gpu_model))
 
 
-def shown(path: Path) -> str:
-    # The rule of dataset.shown_path, which cannot be imported here: dataset imports us.
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
 def run_location(run_dir: Path) -> RunLocation | None:
     """The location when ``run_dir`` sits at the run level of either layout."""
     p = run_dir.parts
@@ -130,7 +122,7 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
         if root.name == RESULTS_JSON and os.path.lexists(root) and not root.is_dir():
             root = root.parent  # the run's folder is walked: its results.json is checked there
         if not root.is_dir():
-            problems.append(Problem(shown(given), "", "file.missing", "no such run folder",
+            problems.append(Problem(shown_path(given), "", "file.missing", "no such run folder",
                                     "check the path"))
             continue
         count, stray = len(found), len(problems)
@@ -144,16 +136,16 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
                 continue
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "configs")
             linked = [d for d in dirs if os.path.islink(here / d)]
-            problems.extend(Problem(shown(here / d), "", "file.symlinked-folder",
+            problems.extend(Problem(shown_path(here / d), "", "file.symlinked-folder",
                                     "a symbolic link to a folder in a run tree: not followed",
                                     "copy the folder itself here") for d in linked)
             dirs[:] = [d for d in dirs if d not in linked]
             if RESULTS_JSON in files:
-                problems.append(Problem(shown(here / RESULTS_JSON), "", "run.bad-layout",
+                problems.append(Problem(shown_path(here / RESULTS_JSON), "", "run.bad-layout",
                                         "results.json outside the run layout",
                                         f"put each run in {LAYOUT}"))
         if len(found) == count and len(problems) == stray:
-            problems.append(Problem(shown(given), "", "run.none-found",
+            problems.append(Problem(shown_path(given), "", "run.none-found",
                                     "no run directory at or below this path",
                                     f"expected {LAYOUT} holding results.json"))
     unique: dict[str, RunLocation] = {}  # by source: two copies of one tree are one run
@@ -161,8 +153,8 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
         loc = found[key]
         first = unique.setdefault(loc.source, loc)
         if first is not loc:
-            problems.append(Problem(shown(loc.run_dir), "", "run.duplicate-run",
-                                    f"the same run as {shown(first.run_dir)}",
+            problems.append(Problem(shown_path(loc.run_dir), "", "run.duplicate-run",
+                                    f"the same run as {shown_path(first.run_dir)}",
                                     "give each run once; are these two copies of one tree?"))
     return list(unique.values()), problems
 
@@ -175,7 +167,7 @@ def not_regular(folder: Path, names: Iterable[str]) -> list[Problem]:
     for name in sorted(names):
         why = refusal(folder / name, _ANY_SIZE)
         if why is not None and why.rule == "file.not-regular":
-            found.append(Problem(shown(folder / name), "", why.rule, why.message, why.hint))
+            found.append(Problem(shown_path(folder / name), "", why.rule, why.message, why.hint))
     return found
 
 
@@ -184,7 +176,7 @@ def not_current(loc: RunLocation) -> Problem | None:
     (the toolkit reads only ``current``)."""
     if loc.snapshot is None or loc.snapshot == CURRENT_SNAPSHOT:
         return None
-    return Problem(shown(loc.run_dir), "", "run.not-current-snapshot",
+    return Problem(shown_path(loc.run_dir), "", "run.not-current-snapshot",
                    f"in snapshot {loc.snapshot!r}, not {CURRENT_SNAPSHOT!r}: dropped, as the "
                    "ML.ENERGY toolkit reads only the current snapshot",
                    "move the run under current/ to publish it")

@@ -24,8 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from jouleboard.problems import Problem, pointer
-from jouleboard.sources.run_layout import shown
+from jouleboard.problems import Problem, pointer, shown_path
 from jouleboard.yamlio import read_yaml
 
 PROVENANCE_FILE = "jouleboard-provenance.yaml"
@@ -127,10 +126,10 @@ class ProvenanceFiles:
             else:
                 doc, error, rule = read_yaml(path)
                 if error:
-                    self.cache[folder] = ({}, [Problem(shown(path), "", rule, error,
+                    self.cache[folder] = ({}, [Problem(shown_path(path), "", rule, error,
                                                        "fix the YAML")])
                 else:
-                    self.cache[folder] = _check(doc, shown(path))
+                    self.cache[folder] = _check(doc, shown_path(path))
         return self.cache[folder]
 
     def for_run(self, run_dir: Path) -> tuple[dict[str, str], list[Problem]]:
