@@ -163,7 +163,7 @@ class SiteFiles:
                 folder_inode = staging.stat().st_ino  # the inode the output has after the swap
                 _swap_into_place(staging, path)
             finally:
-                shutil.rmtree(staging, ignore_errors=True)  # this build's own staging only
+                _remove_own(staging)  # this build's own staging only
             write_manifest(manifest, path, folder_inode, written, record)
         self._committed = path
         if self._cleanup is not None:
@@ -460,6 +460,23 @@ def _own(folder: Path) -> bool:
     return folder.is_dir() and not folder.is_symlink() and is_marked(folder)
 
 
+def _remove_own(folder: Path) -> None:
+    """Delete a build's own folder with its marker last: a build killed while deleting it
+    leaves a folder the next build still recognises (and finishes deleting), never an
+    unmarked one that no build may touch."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in [e for e in entries if e.name != MARKER]:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        os.unlink(folder / MARKER)
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
 def _recover(out: Path) -> None:
     """Clean up after a build that was killed: restore or drop its previous site, drop its
     staging folders. Called under the lock, so no other build is using these names (they
@@ -471,14 +488,14 @@ def _recover(out: Path) -> None:
         if not os.path.lexists(out):
             os.replace(previous, out)
         else:
-            shutil.rmtree(previous, ignore_errors=True)
+            _remove_own(previous)
     staging_name = re.compile(rf"\.{re.escape(out.name)}-new-[a-z0-9_]{{8}}")
     with os.scandir(out.parent) as entries:
         stale = [Path(e.path) for e in entries
                  if staging_name.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
     for folder in stale:
         if _own(folder):
-            shutil.rmtree(folder, ignore_errors=True)
+            _remove_own(folder)
         else:
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only if empty

@@ -282,3 +282,39 @@ def test_hidden_measurement_files_and_folders_are_reported(project: Path) -> Non
     assert [line.split(":")[0] for line in lines] == [
         "data/measurements/chat/.wip", "data/measurements/chat/acme/tiny-1b/.draft.json"]
     assert ".gitkeep" not in result.stderr
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL: nothing after it runs, no handler catches it."""
+
+
+def test_a_build_killed_while_deleting_a_stale_folder_leaves_it_recognisable(
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marker is deleted last: a kill midway leaves a folder the next build still owns
+    (before, rmtree took the marker early and the half-deleted folder stayed for good).
+    No site is built: the folders are made here (not in tmp_path, which the fast-test guard
+    would take for a build's)."""
+    tmp_path = tmp_path_factory.mktemp("killed")
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / MARKER).write_text("site\n")
+    stale = tmp_path / ".site-new-k1ll3d00"
+    for name in ("about", "charts", "gpus", "models"):
+        (stale / name).mkdir(parents=True)
+        (stale / name / "index.html").write_text(name)
+    (stale / MARKER).write_text("site\n")
+    real_rmtree = write.shutil.rmtree
+    calls = []
+
+    def rmtree_then_killed(path: object, *args: object, **kwargs: object) -> None:
+        calls.append(path)
+        real_rmtree(path)  # type: ignore[arg-type]
+        raise Killed
+
+    monkeypatch.setattr(write.shutil, "rmtree", rmtree_then_killed)
+    with pytest.raises(Killed):
+        write._recover(out)
+    assert len(calls) == 1 and (stale / MARKER).is_file()
+    monkeypatch.setattr(write.shutil, "rmtree", real_rmtree)
+    write._recover(out)  # the next build
+    assert not stale.exists() and (out / MARKER).is_file()
