@@ -359,10 +359,11 @@ class _Server(http.server.HTTPServer):
 
     def __init__(self, address: tuple[str, int], handler: Any, workers: int = WORKERS,
                  queued: int = QUEUED) -> None:
-        super().__init__(address, handler)
+        # Before binding: a failed bind calls server_close, which needs them.
         self.workers = workers
         self._slots = threading.Semaphore(workers + queued)
         self._connections: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
+        super().__init__(address, handler)
         for n in range(workers):
             threading.Thread(target=self._work, name=f"jouleboard-serve-{n}",
                              daemon=True).start()
