@@ -124,7 +124,7 @@ class Strict(BaseModel):
 
 
 class Provenance(Strict):
-    """Where a measurement comes from; shown on the site and kept in downloads."""
+    """Where a measurement comes from; shown on model pages, the citation once per data set."""
 
     dataset: ShortText = Field(description="Name of the benchmark or data set.")
     version: ShortText = Field(description="Version of the data set.")

@@ -63,3 +63,28 @@ def test_contributed_source_text_is_escaped(site: Path) -> None:
     pages = [p.read_text() for p in (site / "out" / "models").rglob("index.html")]
     assert sum(escape(HOSTILE) in p for p in pages) == 2
     assert not any("<img src=x" in p for p in pages)
+
+
+def test_each_data_set_is_cited_once_below_the_tables(site: Path) -> None:
+    """A citation is long: every row names its data set, the page cites it once, with how
+    many of the page's configurations it gives (counted here from the measurement files)."""
+    cited: dict[str, dict[tuple[str, str], int]] = {}
+    for path in sorted((site / "data" / "measurements").rglob("*.json")):
+        doc = json.loads(path.read_text())
+        p = doc["provenance"]
+        per_page = cited.setdefault(model_slug(doc["model_id"]), {})
+        key = (p["dataset"], p.get("citation", ""))
+        per_page[key] = per_page.get(key, 0) + 1
+    for slug, sources in cited.items():
+        text = (site / "out" / "models" / slug / "index.html").read_text()
+        section = re.search(r'<section class="data-sources".*?</section>', text, re.S)
+        assert section is not None, slug
+        items = re.findall(r"<li>.*?</li>", section.group(0), re.S)
+        assert len(items) == len(sources), slug
+        for (dataset, citation), n in sources.items():
+            plural = "" if n == 1 else "s"
+            assert any(f"<strong>{escape(dataset)}</strong>" in li
+                       and f": {n} configuration{plural}." in li
+                       and (not citation or f"<cite>{escape(citation)}</cite>" in li)
+                       for li in items), (slug, dataset)
+        assert text.count("Cite as:") == len(items)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from markupsafe import escape
@@ -11,6 +13,7 @@ from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full
 from jouleboard.plan.task import ranking_downloads, task_table
 from jouleboard.plan.views import (
     ChartRef,
+    DataSource,
     GpuBody,
     GpuTaskSection,
     LabelRef,
@@ -129,6 +132,17 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
                             gpu_table, configs_table, pareto, lengths, label, quality), out
 
 
+def data_sources(configs: Iterable[Any]) -> tuple[DataSource, ...]:
+    """The distinct data sets of ``configs`` (a citation is long: cited once, not per row),
+    in the order of their names, each with how many configurations it gives."""
+    count: Counter[tuple[str, str, str, str, str]] = Counter()
+    for c in configs:
+        p = getattr(c, "provenance", None)
+        if p is not None:
+            count[(p.dataset, p.version, p.date, p.license, p.citation)] += 1
+    return tuple(DataSource(*key, n) for key, n in sorted(count.items()))
+
+
 def model_page(site: SiteView, model_id: str) -> Part:
     info = site.registry.models[model_id]
     tasks = [t for t in site.tasks.values() if t.id in site.by_model[model_id]]
@@ -148,7 +162,8 @@ def model_page(site: SiteView, model_id: str) -> Part:
         out += part
     body = ModelBody(info.nickname, model_id, info.builder, facts,
                      tuple(Link(link.label, link.url) for link in info.links),
-                     render_markdown(info.description_md), tuple(sections))
+                     render_markdown(info.description_md), tuple(sections),
+                     data_sources(c for t in tasks for c in site.by_model[model_id][t.id]))
     page = Page(site.urls.model(model_id), "model.html", f"{info.nickname} energy efficiency",
                 f"Energy efficiency and latency of {info.nickname} "
                 f"({info.builder}) on {len(tasks)} task(s).", body)

@@ -168,6 +168,18 @@ class ModelTaskSection:
 
 
 @dataclass(frozen=True)
+class DataSource:
+    """One data set behind a model page's configurations, cited once below its tables."""
+
+    dataset: str
+    version: str
+    date: str
+    license: str
+    citation: str
+    configurations: int
+
+
+@dataclass(frozen=True)
 class ModelBody:
     nickname: str
     model_id: str
@@ -176,6 +188,7 @@ class ModelBody:
     links: tuple[Link, ...]
     description_html: str
     sections: tuple[ModelTaskSection, ...]
+    sources: tuple[DataSource, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,8 @@ GPU = Field(Column("gpu", "GPU"), "gpu")
 PRECISION = Field(Column("weight_precision", "Precision"), "precision")
 NOTE = Field(Column("note", "Note"), "text")
 SOURCE = Field(Column("provenance", "Source", title="Data set the measurement comes from: "
-                      "version, data date, licence and citation."), "provenance")
+                      "version, data date and licence (its citation is below the tables)."),
+               "provenance")
 POWER = number("avg_power_watts", title="Average GPU power, all GPUs together.")
 ACCURACY = number("accuracy_percent", title="Published benchmark accuracy (vendor-reported, "
                   "not measured with the energy run).")
@@ -115,13 +116,12 @@ def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
 
 
 def provenance_cell(c: Any) -> Cell:
-    """Data set, then version, date, licence and citation, of a record's provenance (–
-    when unknown)."""
+    """Data set, then version, date and licence, of a record's provenance (– when unknown;
+    the page cites each data set once, below its tables)."""
     p = getattr(c, "provenance", None)
     if p is None:
         return Cell(None, "–")
-    cite = f"; cite as: {p.citation}" if p.citation else ""
-    return Cell(p.dataset, p.dataset, note=f"{p.version}, {p.date}, {p.license}{cite}")
+    return Cell(p.dataset, p.dataset, note=f"{p.version}, {p.date}, {p.license}")
 
 
 def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
