@@ -42,7 +42,11 @@ PAYLOADS = [
     "[click](http://evil.example) ![img](http://evil.example/x.png) | cell | # head",
 ]
 FORMULAS = [p for p in PAYLOADS if p[0] in "=+-@"]
-ALL = " ".join(PAYLOADS)
+# Hidden characters (U+2028, U+2029) are refused in every text field by validation
+# (value.hidden-character), so a valid data set cannot carry them; that escaping holds
+# without validation too is tested on the escaping functions (tests/test_escape.py).
+ACCEPTED = [p for p in PAYLOADS if "\u2028" not in p and "\u2029" not in p]
+ALL = " ".join(ACCEPTED)
 MARKDOWN = (
     "Click [here](javascript:window.__xss=10) or [there](JaVaScRiPt:window.__xss=11).\n\n"
     "<script>window.__xss=12</script>\n\n<img src=x onerror=\"window.__xss=13\">\n\n"
@@ -53,15 +57,8 @@ MARKDOWN = (
 
 
 def payload(i: int) -> str:
-    """The ``i``-th payload, wrapping around."""
-    return PAYLOADS[i % len(PAYLOADS)]
-
-
-def name_payload(i: int) -> str:
-    """The ``i``-th payload a registry name accepts: hidden characters (U+2028, U+2029) are
-    refused there by validation (value.hidden-character), so that one is passed over."""
-    visible = [p for p in PAYLOADS if "\u2028" not in p and "\u2029" not in p]
-    return visible[i % len(visible)]
+    """The ``i``-th payload validation accepts, wrapping around."""
+    return ACCEPTED[i % len(ACCEPTED)]
 
 
 def write_payload_data(target: Path) -> Path:
@@ -77,9 +74,9 @@ def write_payload_data(target: Path) -> Path:
 
     def models(value: dict[str, Any]) -> None:
         for i, info in enumerate(value.values()):
-            info["nickname"] = f"{name_payload(i)} model {i}"
-            info["builder"] = name_payload(i + 1)
-            info["architecture"] = name_payload(i + 2)
+            info["nickname"] = f"{payload(i)} model {i}"
+            info["builder"] = payload(i + 1)
+            info["architecture"] = payload(i + 2)
             info["description_md"] = MARKDOWN
             info["links"] = [{"label": ALL[:200],
                               "url": "https://example.org/a?b=%22onmouseover%3D&c=javascript:x"}]
