@@ -215,8 +215,19 @@ def _fifo_in_measurements(out: Path) -> None:
     os.mkfifo(folder / "planted.json")
 
 
+def _manifest_linked_outside(out: Path) -> None:
+    """The manifest a link to a file outside the data folder (which a write would replace)."""
+    (out.parent / "elsewhere.json").write_text("{}\n")
+    (out / ".jouleboard-imports.json").unlink()
+    (out / ".jouleboard-imports.json").symlink_to(out.parent / "elsewhere.json")
+
+
 @pytest.mark.parametrize(("damage", "file", "rule"), [
     pytest.param(_broken_yaml, "out/models.yaml", "yaml.syntax", id="broken-registry"),
+    pytest.param(lambda out: _fifo(".jouleboard-imports.json")(out),
+                 "out/.jouleboard-imports.json", "file.not-regular", id="fifo-manifest"),
+    pytest.param(_manifest_linked_outside, "out/.jouleboard-imports.json", "file.not-regular",
+                 id="manifest-link"),
     pytest.param(lambda out: _fifo("site.yaml")(out), "out/site.yaml", "file.not-regular",
                  id="fifo-site-yaml"),
 ])
@@ -234,6 +245,8 @@ def test_hostile_data_folder_is_refused(imported: Path, tmp_path: Path,
     assert any(line.startswith(f"{file}: /: {rule}: ") for line in done.stderr.splitlines()), \
         done.stderr
     assert _tree(tmp_path / "out") == before
+    if (tmp_path / "elsewhere.json").exists():
+        assert (tmp_path / "elsewhere.json").read_text() == "{}\n"
 
 
 def test_a_pipe_among_earlier_imports_does_not_hang(imported: Path, tmp_path: Path) -> None:

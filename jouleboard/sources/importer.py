@@ -15,18 +15,22 @@ wrote (by path relative to the data folder); the build and validation ignore it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from jouleboard.problems import Problem, shown_path
+from jouleboard.safe_read import FileRefused, read_capped
 
 MANIFEST = ".jouleboard-imports.json"
 REGISTRIES = ("gpus.yaml", "models.yaml", "tasks.yaml")
 _STAGING = ".jouleboard-staging"
+MANIFEST_CAP = 16 * 1024 * 1024  # a path list: 16 MiB holds ~200,000 of them
 
 
 @dataclass
@@ -58,10 +62,25 @@ def not_a_data_folder(out: Path, *, may_create: bool = False) -> str | None:
             f"with `jouleboard init {out}` or pass --out to an existing data folder")
 
 
-def read_manifest(data_dir: Path) -> dict[str, list[str]]:
+def manifest_refusal(data_dir: Path) -> Problem | None:
+    """Why the manifest cannot be read safely (a link, a pipe, a huge file), None when it
+    can or when there is none: an import refuses to start rather than guess what it owns."""
     try:
-        doc = json.loads((data_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        read_capped(data_dir / MANIFEST, MANIFEST_CAP)
+    except FileRefused as e:
+        if e.rule != "file.missing":
+            return Problem(shown_path(data_dir / MANIFEST), "", e.rule, e.message,
+                           f"{e.hint}; it lists the files importers wrote: restore it or "
+                           "remove it (the next import then treats every file as not its own)")
+    return None
+
+
+def read_manifest(data_dir: Path) -> dict[str, list[str]]:
+    """Each importer's files; empty when there is no manifest or it cannot be read (an
+    import checks :func:`manifest_refusal` first)."""
+    try:
+        doc = json.loads(read_capped(data_dir / MANIFEST, MANIFEST_CAP))
+    except (FileRefused, ValueError):
         return {}
     if not isinstance(doc, dict):
         return {}
@@ -75,7 +94,11 @@ def _inside(data_dir: Path, rel: str) -> bool:
 
 
 def conflicts(plan: ImportPlan, data_dir: Path) -> list[Problem]:
-    """Files the plan would replace that are not the importer's."""
+    """Files the plan would replace that are not the importer's (and a manifest that
+    cannot be read safely)."""
+    refused = manifest_refusal(data_dir)
+    if refused is not None:
+        return [refused]
     mine = set(read_manifest(data_dir).get(plan.importer, []))
     problems = []
     for rel, text in sorted(plan.files.items()):
@@ -86,9 +109,9 @@ def conflicts(plan: ImportPlan, data_dir: Path) -> list[Problem]:
             continue
         if not target.exists() or rel in mine:
             continue
-        try:
-            old = target.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        try:  # a link, pipe or huge file in the way is never the importer's
+            old: str | None = read_capped(target, MANIFEST_CAP).decode("utf-8")
+        except (FileRefused, UnicodeDecodeError):
             old = None
         if old is None or not plan.owns(old, text):
             problems.append(Problem(shown_path(target), "", "import.would-replace",
@@ -111,13 +134,12 @@ def stale_files(plan: ImportPlan, data_dir: Path, candidates: list[str]) -> list
 def commit(plan: ImportPlan, data_dir: Path, stale: Sequence[str] = ()) -> Committed:
     """Stage every file, then move each into place; update the manifest last."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    staging = data_dir / f"{_STAGING}-{os.getpid()}"
+    # A new folder of its own (never one a link planted under a predictable name points to).
+    staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}-", dir=data_dir))
     texts = {**plan.files, **plan.updates}
     try:
         for i, (_, text) in enumerate(sorted(texts.items())):
-            staged = staging / f"{i}.tmp"
-            staged.parent.mkdir(parents=True, exist_ok=True)
-            staged.write_text(text, encoding="utf-8")
+            (staging / f"{i}.tmp").write_text(text, encoding="utf-8")
         for i, rel in enumerate(sorted(texts)):
             target = data_dir / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -129,7 +151,20 @@ def commit(plan: ImportPlan, data_dir: Path, stale: Sequence[str] = ()) -> Commi
     manifest = read_manifest(data_dir)
     previous = set() if plan.replace_previous else set(manifest.get(plan.importer, []))
     manifest[plan.importer] = sorted((previous - set(stale)) | set(plan.files))
-    (data_dir / MANIFEST).write_text(json.dumps(dict(sorted(manifest.items())), indent=1)
-                                     + "\n", encoding="utf-8")
+    _replace_text(data_dir / MANIFEST, json.dumps(dict(sorted(manifest.items())), indent=1)
+                  + "\n")
     return Committed(tuple(sorted(plan.files)), tuple(stale))
 
+
+def _replace_text(path: Path, text: str) -> None:
+    """Write ``path`` whole by renaming a new file over it: a link there is replaced, never
+    followed, and a reader never sees half a file."""
+    fd, staged = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(staged, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise
