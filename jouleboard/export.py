@@ -34,6 +34,7 @@ from xml.sax.saxutils import escape
 
 from jouleboard.console import SILENT, Progress
 from jouleboard.jsonio import dumps_canonical
+from jouleboard.problems import Problem, ValidationFailed, shown_path
 from jouleboard.safe_read import FileRefused, read_capped
 
 
@@ -475,11 +476,22 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
     progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
     for index, (svg, png) in _run(jobs, progress, pool):
         cid = missing[index]
+        if svg is not None and (reason := svg_refusal(svg)) is not None:
+            raise ValidationFailed([unsafe_render(cache, cid, reason)])
         for fmt, content in (("svg", svg), ("png", png)):
             if content is not None:
                 _store(paths[(cid, fmt)], content)
                 found.update({(twin, fmt): content for twin in same[texts[cid]]})
     return dict(sorted((k, v) for k, v in found.items() if k[1] in wanted))
+
+
+def unsafe_render(cache: Path, chart_id: str, reason: str) -> Problem:
+    """A chart drawn just now that holds what no chart of ours can (:func:`svg_refusal`):
+    its spec came from a chart template cached on disk that someone changed."""
+    return Problem(shown_path(cache), "", "chart.unsafe-render",
+                   f"chart {chart_id} was drawn as an SVG holding {reason}, which is never "
+                   "published", f"the chart cache was changed: delete {shown_path(cache)} "
+                   "and build again")
 
 
 def _bundle_path(cache: Path) -> Path:

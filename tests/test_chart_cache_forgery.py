@@ -23,6 +23,7 @@ from jouleboard import export
 from jouleboard.build import build_site
 from jouleboard.console import Progress
 from jouleboard.export import render_charts
+from jouleboard.problems import ValidationFailed
 from tests.test_validation_rules import make_data_dir, valid_measurement, write_measurement
 
 pytestmark = pytest.mark.slow  # renders charts and builds sites
@@ -256,3 +257,47 @@ def test_a_linked_chart_template_in_the_cache_is_not_followed(
     finally:
         charts.length_histogram.cache_clear()  # type: ignore[attr-defined]
     assert not entry.is_symlink()
+
+
+def _template_memos() -> list[Callable[[], object]]:
+    from jouleboard.present import charts
+
+    return [f for f in vars(charts).values() if callable(getattr(f, "cache_clear", None))]
+
+
+def test_a_forged_chart_template_fails_the_build_and_publishes_nothing(
+        clean: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chart template cached on disk is a spec: forged (here to draw an image, which could
+    be any outside link), its chart is drawn fresh and checked like a cached SVG, so the
+    build stops with a located line instead of publishing it (before: published)."""
+    data, site, _ = clean
+    monkeypatch.setattr(export, "DEFAULT_CACHE", tmp_path / "cache")
+    memos = _template_memos()
+    assert memos, "charts.py has no cached templates: this test needs updating"
+    for memo in memos:
+        memo.cache_clear()  # type: ignore[attr-defined]
+    out = tmp_path / "site"
+    shutil.copytree(site, out)
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    try:
+        build_site(data, tmp_path / "warm", cache=tmp_path / "cache")  # fills the templates
+        image = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
+        forged = {"data": {"values": [{"v": 1}]}, "mark": {"type": "image", "width": 9,
+                                                            "height": 9},
+                  "encoding": {"x": {"field": "v", "type": "quantitative"},
+                               "url": {"value": image}}}
+        templates = sorted((tmp_path / "cache" / "chart-templates").glob("*.json"))
+        assert templates
+        for path in templates:
+            path.write_text(json.dumps(forged), encoding="utf-8")
+        for memo in memos:
+            memo.cache_clear()  # type: ignore[attr-defined]
+        with pytest.raises(ValidationFailed) as failed:
+            _within(lambda: build_site(data, out, cache=tmp_path / "cache"))
+    finally:
+        for memo in memos:
+            memo.cache_clear()  # type: ignore[attr-defined]
+    [problem] = failed.value.problems
+    assert problem.rule == "chart.unsafe-render" and "element image" in problem.message
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
