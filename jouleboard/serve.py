@@ -24,6 +24,7 @@ import email.utils
 import errno
 import gc
 import http.server
+import io
 import ipaddress
 import os
 import posixpath
@@ -75,6 +76,9 @@ QUEUED = 256  # connections waiting for a handler thread; one more is closed at 
 # A client silent this long while sending its request (or reading the answer) is dropped.
 # It does not cut the reload request short: the server, not the socket, holds that open.
 CONNECTION_TIMEOUT_S = 15.0
+# The whole request line and headers must arrive within this, however steadily they drip
+# (a client sending a byte every 14 s would otherwise hold a handler thread for ever).
+REQUEST_DEADLINE_S = 30.0
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _HOST = re.compile(r"(?:\[(?P<ip6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
 
@@ -188,7 +192,30 @@ def open_inside(root: str, parts: Sequence[str]) -> int:
         raise
 
 
-def _handler(out: Path, state: _State, timeout_s: float = CONNECTION_TIMEOUT_S
+class _DeadlineReader(io.RawIOBase):
+    """A connection's incoming bytes, each read waiting at most ``timeout`` seconds and no
+    read going past ``deadline`` (a monotonic time, or None for no total limit)."""
+
+    def __init__(self, connection: socket.socket, timeout: float) -> None:
+        self.connection = connection
+        self.timeout = timeout
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        wait = self.timeout
+        if self.deadline is not None:
+            wait = min(wait, self.deadline - time.monotonic())
+            if wait <= 0:
+                raise TimeoutError("the request took too long to arrive")
+        self.connection.settimeout(wait)
+        return self.connection.recv_into(buffer)
+
+
+def _handler(out: Path, state: _State, timeout_s: float = CONNECTION_TIMEOUT_S,
+             deadline_s: float = REQUEST_DEADLINE_S,
              ) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         timeout = timeout_s  # set on each connection's socket (StreamRequestHandler.setup)
@@ -196,9 +223,21 @@ def _handler(out: Path, state: _State, timeout_s: float = CONNECTION_TIMEOUT_S
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(out), **kwargs)
 
+        def setup(self) -> None:
+            super().setup()
+            self._incoming = _DeadlineReader(self.connection, timeout_s)
+            self.rfile = io.BufferedReader(self._incoming)
+
+        def handle_one_request(self) -> None:
+            """One request: its line and headers within ``deadline_s`` in all."""
+            self._incoming.deadline = time.monotonic() + deadline_s
+            super().handle_one_request()
+
         def parse_request(self) -> bool:
             """Refuse (421) a request that does not name this preview in its one Host."""
-            if not super().parse_request():
+            parsed = super().parse_request()
+            self._incoming.deadline = None  # the headers are in
+            if not parsed:
                 return False
             hosts = self.headers.get_all("Host") or []
             bound = self.server.server_address  # (host, port), or (host, port, flow, scope)
@@ -400,11 +439,13 @@ class _Server(http.server.HTTPServer):
 
 
 def listen(host: str, port: int, out: Path, state: _State, workers: int = WORKERS,
-           timeout_s: float = CONNECTION_TIMEOUT_S) -> http.server.HTTPServer:
+           timeout_s: float = CONNECTION_TIMEOUT_S,
+           deadline_s: float = REQUEST_DEADLINE_S) -> http.server.HTTPServer:
     """Bind first, so a port in use fails in a second instead of after a full build; warn
     when other machines can reach the preview."""
     try:
-        server = _Server((host, port), _handler(out, state, timeout_s), workers)
+        server = _Server((host, port), _handler(out, state, timeout_s, deadline_s),
+                         workers)
     except OSError as e:
         hint = ("pass another --port (0 picks a free one)" if e.errno == errno.EADDRINUSE
                 else "check --host (for example 127.0.0.1 or 0.0.0.0) and --port")

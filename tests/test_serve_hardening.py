@@ -10,6 +10,7 @@ requests go to 127.0.0.1 only.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import socket
@@ -146,6 +147,33 @@ def test_a_slow_client_is_dropped_after_the_timeout(preview: Path) -> None:
             assert client.recv(1024) == b""  # closed by the server, well before 10 s
         finally:
             client.close()
+        assert get(port, "/") == (200, "<p>home</p>")  # and the server serves on
+
+
+def test_a_client_dripping_its_headers_is_dropped_at_the_deadline(preview: Path) -> None:
+    """Each byte within the per-read timeout, the request never complete: the total deadline
+    ends it (before: a byte every 14 s held a handler thread for as long as it went on)."""
+    with running(preview, timeout_s=1.0, deadline_s=1.5) as port:
+        client = socket.create_connection(("127.0.0.1", port), timeout=10)
+        started = time.monotonic()
+        closed_after = None
+        try:
+            client.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            for _ in range(20):  # 10 s of drip, far past the deadline
+                time.sleep(0.5)
+                try:
+                    client.sendall(b"X-Drip: 1\r\n")
+                except OSError:  # the server closed the connection
+                    closed_after = time.monotonic() - started
+                    break
+            if closed_after is None:
+                client.settimeout(0.5)
+                with contextlib.suppress(OSError):
+                    if client.recv(1024) == b"":
+                        closed_after = time.monotonic() - started
+        finally:
+            client.close()
+        assert closed_after is not None and closed_after < 5.0, closed_after
         assert get(port, "/") == (200, "<p>home</p>")  # and the server serves on
 
 
