@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.test_out_safety import everything
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "mlenergy-site"
 TOKEN_MODEL = "models/Qwen__Qwen3-14B__gpqa.json"
@@ -32,22 +34,6 @@ def _run(cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "jouleboard", "import-mlenergy", "src",
                            "--out", "out"], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=TIMEOUT_S)
-
-
-def _tree(root: Path) -> dict[str, object]:
-    """Every entry below ``root`` (links not followed): its bytes, link target or kind."""
-    found: dict[str, object] = {}
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = Path(folder) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                found[rel] = ("link", os.readlink(path))
-            elif path.is_file():
-                found[rel] = path.read_bytes()
-            else:
-                found[rel] = "folder" if path.is_dir() else "other"
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -197,13 +183,13 @@ def test_hostile_source_is_refused_with_its_location(
     shutil.copytree(FIXTURE, tmp_path / "src")
     shutil.copytree(imported, tmp_path / "out", symlinks=True)
     damage(tmp_path / "src")
-    before = _tree(tmp_path / "out")
+    before = everything(tmp_path / "out")
     done = _run(tmp_path)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr + done.stdout
     assert any(line.startswith(f"{file}: {where}: {rule}: ")
                for line in done.stderr.splitlines()), done.stderr
-    assert _tree(tmp_path / "out") == before
+    assert everything(tmp_path / "out") == before
 
 
 def _broken_yaml(out: Path) -> None:
@@ -238,13 +224,13 @@ def test_hostile_data_folder_is_refused(imported: Path, tmp_path: Path,
     shutil.copytree(FIXTURE, tmp_path / "src")
     shutil.copytree(imported, tmp_path / "out", symlinks=True)
     damage(tmp_path / "out")
-    before = _tree(tmp_path / "out")
+    before = everything(tmp_path / "out")
     done = _run(tmp_path)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr + done.stdout
     assert any(line.startswith(f"{file}: /: {rule}: ") for line in done.stderr.splitlines()), \
         done.stderr
-    assert _tree(tmp_path / "out") == before
+    assert everything(tmp_path / "out") == before
     if (tmp_path / "elsewhere.json").exists():
         assert (tmp_path / "elsewhere.json").read_text() == "{}\n"
 

@@ -22,7 +22,8 @@ ENTRY_POINTS = {"jouleboard build": ["-m", "jouleboard", "build"],
 
 
 def everything(root: Path) -> dict[str, object]:
-    """Every entry below ``root``: file bytes and mode, folders, symlink targets."""
+    """Every entry below ``root`` (links not followed): file bytes and mode, folders,
+    symlink targets, the kind of anything else."""
     seen: dict[str, object] = {}
     for folder, dirs, files in os.walk(root):
         for name in dirs + files:
@@ -32,8 +33,10 @@ def everything(root: Path) -> dict[str, object]:
                 seen[key] = ("link", os.readlink(path))
             elif path.is_dir():
                 seen[key] = ("dir", path.stat().st_mode)
-            else:
+            elif path.is_file():
                 seen[key] = (path.read_bytes(), path.stat().st_mode)
+            else:  # a pipe or device: never read (a pipe would wait for ever)
+                seen[key] = ("other", path.stat().st_mode)
     return seen
 
 
