@@ -45,7 +45,7 @@ SLOW_MODULES = frozenset({
     "test_quality", "test_releases", "test_serve_robust", "test_write_spool", "test_xss_static",
     "test_model_sources", "test_require_prometheus", "test_third_kind", "test_cli_conventions",
     "test_unchanged_rebuild", "test_chart_fonts", "test_page_reuse", "test_live_serve",
-    "test_override_safety",
+    "test_override_safety", "test_style",
 })
 _ALWAYS_SLOW = ("browser", "package")
 # Each shared-site fixture and the build it hands out (tests.sitebuild.BUILDS).
