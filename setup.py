@@ -26,8 +26,9 @@ COPIED = ("templates", "content", "schema")
 
 def _resources_module():  # type: ignore[no-untyped-def]
     """jouleboard/resources.py alone: the build environment has none of its dependencies."""
-    spec = importlib.util.spec_from_file_location("_jb_resources", ROOT / "jouleboard" /
-                                                  "resources.py")
+    spec = importlib.util.spec_from_file_location(
+        "_jb_resources", ROOT / "jouleboard" / "resources.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -45,8 +46,10 @@ def _deterministic_tar_gz(members: list[tuple[str, Path]], target: Path) -> None
             info.size, info.mtime, info.mode = len(data), mtime, 0o644
             tar.addfile(info, io.BytesIO(data))
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "wb") as out, gzip.GzipFile(fileobj=out, mode="wb", mtime=mtime,
-                                                  filename="", compresslevel=9) as gz:
+    with (
+        open(target, "wb") as out,
+        gzip.GzipFile(fileobj=out, mode="wb", mtime=mtime, filename="", compresslevel=9) as gz,
+    ):
         gz.write(raw.getvalue())
 
 
@@ -59,11 +62,14 @@ class BuildWithResources(build_py):
         target = Path(self.build_lib) / "jouleboard" / resources.RESOURCES_PACKAGE_DIR
         shutil.rmtree(target, ignore_errors=True)
         for folder in COPIED:
-            shutil.copytree(ROOT / folder, target / folder,
-                            ignore=shutil.ignore_patterns(".*", "__pycache__"))
+            shutil.copytree(
+                ROOT / folder, target / folder, ignore=shutil.ignore_patterns(".*", "__pycache__")
+            )
         for name in resources.EXAMPLES:
-            _deterministic_tar_gz(resources.example_members(ROOT),
-                                  target / resources.EXAMPLE_ARCHIVE.format(name=name))
+            _deterministic_tar_gz(
+                resources.example_members(ROOT),
+                target / resources.EXAMPLE_ARCHIVE.format(name=name),
+            )
 
 
 setup(cmdclass={"build_py": BuildWithResources})

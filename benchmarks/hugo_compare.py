@@ -125,8 +125,7 @@ def ensure_hugo() -> str:
     found = shutil.which("hugo")
     if found:
         return found
-    print("hugo: not found, installing Debian's package (apt-get install -y hugo)",
-          file=sys.stderr)
+    print("hugo: not found, installing Debian's package (apt-get install -y hugo)", file=sys.stderr)
     cmd = ["apt-get", "install", "-y", "-q", "hugo"]
     if subprocess.run(cmd, capture_output=True).returncode != 0:
         subprocess.run(["apt-get", "update", "-q"], capture_output=True, check=True)
@@ -150,26 +149,46 @@ def export(data_dir: Path, site: Path) -> dict[str, Any]:
     rankings = {t: list(v.ranking) for t, v in view.tasks.items()}
     if site.exists():
         shutil.rmtree(site)
-    for folder in ("content/models", "content/tasks", "layouts/_default", "layouts/models",
-                   "layouts/tasks", "data"):
+    for folder in (
+        "content/models",
+        "content/tasks",
+        "layouts/_default",
+        "layouts/models",
+        "layouts/tasks",
+        "data",
+    ):
         (site / folder).mkdir(parents=True)
     (site / "config.toml").write_text(CONFIG, encoding="utf-8")
-    layouts = {"_default/baseof.html": BASEOF, "models/single.html": MODEL,
-               "tasks/single.html": TASK, "_default/list.html": LIST, "index.html": HOME}
+    layouts = {
+        "_default/baseof.html": BASEOF,
+        "models/single.html": MODEL,
+        "tasks/single.html": TASK,
+        "_default/list.html": LIST,
+        "index.html": HOME,
+    }
     for name, text in layouts.items():
         (site / "layouts" / name).write_text(text, encoding="utf-8")
     tasks = [{"id": t, "name": info.name} for t, info in reg.tasks.items()]
-    (site / "data" / "tasks.json").write_text(json.dumps({
-        "list": tasks, "version": reg.site.data_version}), encoding="utf-8")
+    (site / "data" / "tasks.json").write_text(
+        json.dumps({"list": tasks, "version": reg.site.data_version}), encoding="utf-8"
+    )
     for name in ("models", "tasks"):
         (site / "content" / name / "_index.md").write_text(
-            json.dumps({"title": name.capitalize()}) + "\n", encoding="utf-8")
+            json.dumps({"title": name.capitalize()}) + "\n", encoding="utf-8"
+        )
 
     def row(c: Any) -> dict[str, Any]:
-        return {"gpu": c.gpu_model, "num_gpus": c.num_gpus, "precision": c.weight_precision,
-                "seqs": c.max_num_seqs, "tpj": c.tokens_per_joule,
-                "ept": c.energy_per_token_joules, "epr": c.energy_per_response_joules,
-                "itl": c.median_itl_ms, "power": c.avg_power_watts}
+        return {
+            "gpu": c.gpu_model,
+            "num_gpus": c.num_gpus,
+            "precision": c.weight_precision,
+            "seqs": c.max_num_seqs,
+            "tpj": c.tokens_per_joule,
+            "ept": c.energy_per_token_joules,
+            "epr": c.energy_per_response_joules,
+            "itl": c.median_itl_ms,
+            "power": c.avg_power_watts,
+        }
 
     def llm(c: Any) -> bool:  # LLM and multimodal-LLM configurations (not diffusion)
         return hasattr(c, "max_num_seqs") and hasattr(c, "median_itl_ms")
@@ -180,41 +199,70 @@ def export(data_dir: Path, site: Path) -> dict[str, Any]:
         if not by_task:
             continue
         info = reg.models[model_id]
-        sections = [{"task": t, "task_name": reg.tasks[t].name,
-                     "rows": [row(c) for c in sorted(
-                         by_task[t], key=lambda c: (c.gpu_model, c.num_gpus,
-                                                    c.weight_precision, c.max_num_seqs,
-                                                    c.repeat))]}
-                    for t in reg.tasks if t in by_task]
-        front = {"title": info.nickname, "model_id": model_id, "builder": info.builder,
-                 "total_params": info.total_params_billions,
-                 "active_params": info.active_params_billions,
-                 "description": f"Energy per token of {info.nickname}",
-                 "sections": sections}
+        sections = [
+            {
+                "task": t,
+                "task_name": reg.tasks[t].name,
+                "rows": [
+                    row(c)
+                    for c in sorted(
+                        by_task[t],
+                        key=lambda c: (
+                            c.gpu_model,
+                            c.num_gpus,
+                            c.weight_precision,
+                            c.max_num_seqs,
+                            c.repeat,
+                        ),
+                    )
+                ],
+            }
+            for t in reg.tasks
+            if t in by_task
+        ]
+        front = {
+            "title": info.nickname,
+            "model_id": model_id,
+            "builder": info.builder,
+            "total_params": info.total_params_billions,
+            "active_params": info.active_params_billions,
+            "description": f"Energy per token of {info.nickname}",
+            "sections": sections,
+        }
         (site / "content" / "models" / f"{model_slug(model_id)}.md").write_text(
-            json.dumps(front) + "\n\n" + info.description_md + "\n", encoding="utf-8")
+            json.dumps(front) + "\n\n" + info.description_md + "\n", encoding="utf-8"
+        )
         pages += 1
     for task, info in reg.tasks.items():
-        if getattr(info, "kind", "llm") not in ("llm", "mllm") or \
-                not all(llm(r.config) for r in rankings.get(task, [])):
+        if getattr(info, "kind", "llm") not in ("llm", "mllm") or not all(
+            llm(r.config) for r in rankings.get(task, [])
+        ):
             continue
-        rows = [dict(row(r.config), rank=r.rank, model=reg.models[r.config.model_id].nickname,
-                     url=f"/models/{model_slug(r.config.model_id)}/")
-                for r in rankings[task]]
-        front = {"title": f"{info.name} energy leaderboard",
-                 "deadline": view.tasks[task].deadline_text(),
-                 "description": f"Models ranked by tokens per joule on {info.name}",
-                 "rows": rows}
+        rows = [
+            dict(
+                row(r.config),
+                rank=r.rank,
+                model=reg.models[r.config.model_id].nickname,
+                url=f"/models/{model_slug(r.config.model_id)}/",
+            )
+            for r in rankings[task]
+        ]
+        front = {
+            "title": f"{info.name} energy leaderboard",
+            "deadline": view.tasks[task].deadline_text(),
+            "description": f"Models ranked by tokens per joule on {info.name}",
+            "rows": rows,
+        }
         (site / "content" / "tasks" / f"{task}.md").write_text(
-            json.dumps(front) + "\n\n" + info.description_md + "\n", encoding="utf-8")
+            json.dumps(front) + "\n\n" + info.description_md + "\n", encoding="utf-8"
+        )
         pages += 1
     return {"content_pages": pages, "export_seconds": time.perf_counter() - t0}
 
 
 def hugo_build(hugo: str, site: Path, runs: int = 3) -> dict[str, Any]:
     best: dict[str, Any] = {}
-    time_bin = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists()
-                                        else None)
+    time_bin = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
     for _ in range(runs):
         public = site / "public"
         shutil.rmtree(public, ignore_errors=True)
@@ -231,27 +279,44 @@ def hugo_build(hugo: str, site: Path, runs: int = 3) -> dict[str, Any]:
         pages = re.search(r"Pages\s*\|\s*(\d+)", out)
         total = re.search(r"Total in (\d+) ms", out)
         html = sum(1 for _ in public.rglob("*.html"))
-        run = {"wall_seconds": wall, "reported_seconds": int(total.group(1)) / 1000 if total
-               else None, "pages": int(pages.group(1)) if pages else html, "html_files": html,
-               "bytes": sum(p.stat().st_size for p in public.rglob("*") if p.is_file()),
-               "maxrss_mb": (int(rss_file.read_text().split()[-1]) / 1024
-                             if time_bin and rss_file.exists() else None)}
+        run = {
+            "wall_seconds": wall,
+            "reported_seconds": int(total.group(1)) / 1000 if total else None,
+            "pages": int(pages.group(1)) if pages else html,
+            "html_files": html,
+            "bytes": sum(p.stat().st_size for p in public.rglob("*") if p.is_file()),
+            "maxrss_mb": (
+                int(rss_file.read_text().split()[-1]) / 1024
+                if time_bin and rss_file.exists()
+                else None
+            ),
+        }
         if not best or run["wall_seconds"] < best["wall_seconds"]:
             best = run
     version = subprocess.run([hugo, "version"], capture_output=True, text=True).stdout.strip()
     return dict(best, runs=runs, version=version)
 
 
-def compare(data: Path, cold: dict[str, Any], workdir: Path, project: Path = REPO,
-            env: dict[str, str] | None = None, runs: int = 3) -> dict[str, Any]:
+def compare(
+    data: Path,
+    cold: dict[str, Any],
+    workdir: Path,
+    project: Path = REPO,
+    env: dict[str, str] | None = None,
+    runs: int = 3,
+) -> dict[str, Any]:
     """Hugo vs jouleboard's measured build ``cold`` (a run.py _build result)."""
     hugo = ensure_hugo()
     workdir.mkdir(parents=True, exist_ok=True)
     site = workdir / "hugo-site"
     env = dict(env or os.environ, PYTHONPATH=str(project))
-    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "_export",
-                           str(data), str(site)], env=env, cwd=project, capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "_export", str(data), str(site)],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"export failed: {proc.stderr[-2000:]}")
     exported = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -268,37 +333,44 @@ def compare(data: Path, cold: dict[str, Any], workdir: Path, project: Path = REP
     hugo_rate = h["pages"] / hugo_secs
     hugo_content_rate = exported["content_pages"] / hugo_secs
     result = {
-        "hugo": h, "export": exported,
+        "hugo": h,
+        "export": exported,
         "hugo_pages_per_second": hugo_rate,
         "hugo_pages_per_second_wall": h["pages"] / h["wall_seconds"],
         "hugo_model_task_pages_per_second": hugo_content_rate,
-        "jouleboard_pages": jb_pages, "jouleboard_render_seconds": jb_render,
+        "jouleboard_pages": jb_pages,
+        "jouleboard_render_seconds": jb_render,
         "jouleboard_render_stage_pages_per_second": jb_pages / jb_render,
         "jouleboard_render_page_pages_per_second": rp_pages / rp_secs if rp_secs else None,
         "jouleboard_model_task_pages": same_pages,
-        "jouleboard_model_task_pages_per_second": (same_pages / same_secs if same_secs
-                                                   else None),
+        "jouleboard_model_task_pages_per_second": (same_pages / same_secs if same_secs else None),
     }
     result["ratio_hugo_over_jouleboard_render_stage"] = (
-        hugo_rate / result["jouleboard_render_stage_pages_per_second"])
+        hugo_rate / result["jouleboard_render_stage_pages_per_second"]
+    )
     if result["jouleboard_model_task_pages_per_second"]:
         result["ratio_hugo_over_jouleboard_model_task"] = (
-            hugo_content_rate / result["jouleboard_model_task_pages_per_second"])
+            hugo_content_rate / result["jouleboard_model_task_pages_per_second"]
+        )
     return result
 
 
 def one_line(r: dict[str, Any]) -> str:
     h = r["hugo"]
-    text = (f"{h['pages']} pages in {h['reported_seconds'] or h['wall_seconds']:.2f}s "
-            f"({r['hugo_pages_per_second']:.0f} pages/s; wall {h['wall_seconds']:.2f}s) vs "
-            f"jouleboard render stage {r['jouleboard_pages']} pages in "
-            f"{r['jouleboard_render_seconds']:.2f}s "
-            f"({r['jouleboard_render_stage_pages_per_second']:.0f} pages/s): hugo is "
-            f"{r['ratio_hugo_over_jouleboard_render_stage']:.1f}x")
+    text = (
+        f"{h['pages']} pages in {h['reported_seconds'] or h['wall_seconds']:.2f}s "
+        f"({r['hugo_pages_per_second']:.0f} pages/s; wall {h['wall_seconds']:.2f}s) vs "
+        f"jouleboard render stage {r['jouleboard_pages']} pages in "
+        f"{r['jouleboard_render_seconds']:.2f}s "
+        f"({r['jouleboard_render_stage_pages_per_second']:.0f} pages/s): hugo is "
+        f"{r['ratio_hugo_over_jouleboard_render_stage']:.1f}x"
+    )
     if r.get("ratio_hugo_over_jouleboard_model_task"):
-        text += (f"; model+task pages only: hugo {r['hugo_model_task_pages_per_second']:.0f}"
-                 f"/s vs jouleboard {r['jouleboard_model_task_pages_per_second']:.0f}/s = "
-                 f"{r['ratio_hugo_over_jouleboard_model_task']:.1f}x")
+        text += (
+            f"; model+task pages only: hugo {r['hugo_model_task_pages_per_second']:.0f}"
+            f"/s vs jouleboard {r['jouleboard_model_task_pages_per_second']:.0f}/s = "
+            f"{r['ratio_hugo_over_jouleboard_model_task']:.1f}x"
+        )
     return text
 
 
@@ -309,14 +381,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=None, help="data folder (default: data/)")
-    p.add_argument("--size", type=int, default=None,
-                   help="use synthetic data of this many configurations instead")
+    p.add_argument(
+        "--size",
+        type=int,
+        default=None,
+        help="use synthetic data of this many configurations instead",
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--charts", choices=("stub", "real"), default="stub",
-                   help="jouleboard's chart stage: stub (fast; see run.py) or real")
+    p.add_argument(
+        "--charts",
+        choices=("stub", "real"),
+        default="stub",
+        help="jouleboard's chart stage: stub (fast; see run.py) or real",
+    )
     p.add_argument("--runs", type=int, default=3, help="hugo builds; the fastest counts")
-    p.add_argument("--workdir", type=Path,
-                   default=Path(tempfile.gettempdir()) / "jouleboard-bench")
+    p.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "jouleboard-bench")
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import run
@@ -331,9 +410,13 @@ def main(argv: list[str] | None = None) -> int:
     runner = run.Runner(REPO, args.workdir, str(REPO))
     out = args.workdir / f"site-{label}"
     cache = args.workdir / "cache-hugo-compare"  # shared: warm after the first run
-    cold = runner.child("_build", ["--data", str(data), "--out", str(out), "--cache",
-                                   str(cache)] + (["--stub-charts"] if args.charts == "stub"
-                                                  else []), 3600, cache)
+    cold = runner.child(
+        "_build",
+        ["--data", str(data), "--out", str(out), "--cache", str(cache)]
+        + (["--stub-charts"] if args.charts == "stub" else []),
+        3600,
+        cache,
+    )
     if cold.get("error") or "timings" not in cold:
         print(cold.get("error", "jouleboard build failed"), file=sys.stderr)
         return 1
@@ -344,18 +427,39 @@ def main(argv: list[str] | None = None) -> int:
     path.write_text(json.dumps(result, indent=2), encoding="utf-8")
     h = result["hugo"]
     print(f"{h['version']}")
-    print(run.table([
-        ["hugo", str(h["pages"]), f"{h['reported_seconds'] or h['wall_seconds']:.3f}",
-         f"{result['hugo_pages_per_second']:.0f}",
-         f"{result['hugo_model_task_pages_per_second']:.0f}",
-         f"{h['bytes'] / 1e6:.1f}", f"{h['maxrss_mb'] or 0:.0f}"],
-        ["jouleboard (render stage)", str(result["jouleboard_pages"]),
-         f"{result['jouleboard_render_seconds']:.3f}",
-         f"{result['jouleboard_render_stage_pages_per_second']:.0f}",
-         f"{result['jouleboard_model_task_pages_per_second'] or 0:.0f}",
-         f"{cold['bytes'] / 1e6:.1f}", f"{cold['maxrss_self_mb']:.0f}"],
-    ], ["generator", "pages", "seconds", "pages/s", "model+task pages/s", "output MB",
-        "peak RSS MB"]))
+    print(
+        run.table(
+            [
+                [
+                    "hugo",
+                    str(h["pages"]),
+                    f"{h['reported_seconds'] or h['wall_seconds']:.3f}",
+                    f"{result['hugo_pages_per_second']:.0f}",
+                    f"{result['hugo_model_task_pages_per_second']:.0f}",
+                    f"{h['bytes'] / 1e6:.1f}",
+                    f"{h['maxrss_mb'] or 0:.0f}",
+                ],
+                [
+                    "jouleboard (render stage)",
+                    str(result["jouleboard_pages"]),
+                    f"{result['jouleboard_render_seconds']:.3f}",
+                    f"{result['jouleboard_render_stage_pages_per_second']:.0f}",
+                    f"{result['jouleboard_model_task_pages_per_second'] or 0:.0f}",
+                    f"{cold['bytes'] / 1e6:.1f}",
+                    f"{cold['maxrss_self_mb']:.0f}",
+                ],
+            ],
+            [
+                "generator",
+                "pages",
+                "seconds",
+                "pages/s",
+                "model+task pages/s",
+                "output MB",
+                "peak RSS MB",
+            ],
+        )
+    )
     print(one_line(result))
     print(f"saved {path.relative_to(REPO)}")
     return 0

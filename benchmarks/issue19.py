@@ -53,8 +53,11 @@ SIZES = {"10k": 10_000, "100k": 100_000}
 
 def machine() -> dict[str, Any]:
     """Cores, RAM, CPU model, Python and vl-convert versions of this machine."""
-    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version(),
-                            "platform": platform.platform()}
+    info: dict[str, Any] = {
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
     for line in Path("/proc/meminfo").read_text().splitlines():
         if line.startswith("MemTotal:"):
             info["ram_gib"] = round(int(line.split()[1]) / 2**20, 1)
@@ -72,13 +75,21 @@ def machine() -> dict[str, Any]:
 def median_run(runs: list[dict[str, Any]], key: str = "wall_seconds") -> dict[str, Any]:
     """The run with the median ``key`` (the lower middle of an even count), with every
     run's figure, CPU seconds and load average in ``runs``."""
-    ok = [r for r in runs if r.get(key) is not None and not r.get("error")
-          and not r.get("killed_at_budget")]
+    ok = [
+        r
+        for r in runs
+        if r.get(key) is not None and not r.get("error") and not r.get("killed_at_budget")
+    ]
     if not ok:
         return dict(runs[-1]) if runs else {}
     out = dict(sorted(ok, key=lambda r: r[key])[(len(ok) - 1) // 2])
-    out["runs"] = [{k: r.get(k) for k in (key, "cpu_seconds", "loadavg_before",
-                                          "loadavg_after", "tree_peak_rss_mb")} for r in ok]
+    out["runs"] = [
+        {
+            k: r.get(k)
+            for k in (key, "cpu_seconds", "loadavg_before", "loadavg_after", "tree_peak_rss_mb")
+        }
+        for r in ok
+    ]
     return out
 
 
@@ -95,9 +106,14 @@ def compare_trees(a: Path, b: Path) -> dict[str, Any]:
     da, db = tree_digest(a), tree_digest(b)
     differ = sorted(k for k in da.keys() & db.keys() if da[k] != db[k])
     only_a, only_b = sorted(da.keys() - db.keys()), sorted(db.keys() - da.keys())
-    return {"identical": not (differ or only_a or only_b), "files": len(da),
-            "differ": differ[:10], "differ_count": len(differ), "only_incremental":
-            only_a[:10], "only_clean": only_b[:10]}
+    return {
+        "identical": not (differ or only_a or only_b),
+        "files": len(da),
+        "differ": differ[:10],
+        "differ_count": len(differ),
+        "only_incremental": only_a[:10],
+        "only_clean": only_b[:10],
+    }
 
 
 class Bench:
@@ -120,17 +136,30 @@ class Bench:
         (out.parent / f".{out.name}.manifest.json").unlink(missing_ok=True)
         return out
 
-    def cold(self, name: str, data: Path, png: bool = False, timeout: float = 1800
-             ) -> tuple[dict[str, Any], Path, Path]:
+    def cold(
+        self, name: str, data: Path, png: bool = False, timeout: float = 1800
+    ) -> tuple[dict[str, Any], Path, Path]:
         """``--repeat`` cold builds (run.py _build, each with a new cache and folder); the
         median, its output folder and its (now warm) cache."""
         runs = []
         for i in range(self.args.repeat):
             out, cache = self.fresh_out(name), self.cache(name)
-            r = self.runner.child("_build", ["--data", str(data), "--out", str(out),
-                                             "--cache", str(cache),
-                                             "--project", str(data.parent)]
-                                  + (["--png"] if png else []), timeout, cache)
+            r = self.runner.child(
+                "_build",
+                [
+                    "--data",
+                    str(data),
+                    "--out",
+                    str(out),
+                    "--cache",
+                    str(cache),
+                    "--project",
+                    str(data.parent),
+                ]
+                + (["--png"] if png else []),
+                timeout,
+                cache,
+            )
             print(f"[{name}] cold {i + 1}: {run._one_line(r)}", flush=True)
             runs.append(r)
             if r.get("killed_at_budget") or r.get("error"):
@@ -139,15 +168,15 @@ class Bench:
 
     def cli_build(self, data: Path, out: Path, cache: Path) -> dict[str, Any]:
         """``python -m jouleboard build`` in a new process: wall time, stages."""
-        cmd = [sys.executable, "-m", "jouleboard", "build", "--data", str(data), "--out",
-               str(out)]
+        cmd = [sys.executable, "-m", "jouleboard", "build", "--data", str(data), "--out", str(out)]
         env = dict(self.runner.env, JOULEBOARD_CACHE=str(cache))
         before = run._count_cache(cache)
         r = run.spawn(cmd, env, self.project, 600)
         lines = [line for line in r["stdout"].splitlines() if line.strip()]
         # "built ... (stage 0.12s, ...)", or a one-line "up to date ... (check 0.20s)"
-        summary = next((line for line in lines if line.startswith("built ")),
-                       lines[-1] if lines else "")
+        summary = next(
+            (line for line in lines if line.startswith("built ")), lines[-1] if lines else ""
+        )
         r["timings"] = serve_latency.stages_of(summary)
         r["summary"] = summary
         r["chart_renders"] = run._count_cache(cache) - before
@@ -158,34 +187,46 @@ class Bench:
     def rebuilds(self, data: Path, out: Path, cache: Path) -> dict[str, Any]:
         """Budget 2: nothing changed, one new measurement, one edited measurement."""
         _, edited = serve_latency.pick_measurement(data)
-        steps = {"noop": lambda n: None,
-                 "add-one": lambda n: run.add_measurement(data),
-                 "edit-one": lambda n: edit_measurement(edited, n)}
+        steps = {
+            "noop": lambda n: None,
+            "add-one": lambda n: run.add_measurement(data),
+            "edit-one": lambda n: edit_measurement(edited, n),
+        }
         res: dict[str, Any] = {"edited_file": str(edited.relative_to(data))}
         for name, before in steps.items():
             runs = []
             for n in range(1, self.args.repeat + 1):
                 before(n)
                 r = self.cli_build(data, out, cache)
-                print(f"[default] {name} {n}: {r['wall_seconds']:.2f}s {r.get('summary')}"
-                      f"{' ERROR ' + r['error'] if r.get('error') else ''}", flush=True)
+                print(
+                    f"[default] {name} {n}: {r['wall_seconds']:.2f}s {r.get('summary')}"
+                    f"{' ERROR ' + r['error'] if r.get('error') else ''}",
+                    flush=True,
+                )
                 runs.append(r)
             res[name] = median_run(runs)
         clean = self.fresh_out("default-clean")
         r = self.cli_build(data, clean, self.cache("default-clean"))
         res["clean"] = r
         res["same_as_clean"] = compare_trees(out, clean) if not r.get("error") else None
-        print(f"[default] incremental output == clean build: {res['same_as_clean']}",
-              flush=True)
+        print(f"[default] incremental output == clean build: {res['same_as_clean']}", flush=True)
         return res
 
     def pagespeed(self, name: str, site: Path) -> dict[str, Any]:
         """Budget 5: the largest task page and the largest GPU page of ``site``."""
         pages = {kind: largest(site, kind) for kind in ("tasks", "gpus")}
         result_file = self.workdir / f"i19-pagespeed-{name}.json"
-        cmd = [sys.executable, str(Path(__file__).with_name("pagespeed.py")), str(site),
-               "--runs", str(self.args.repeat), "--lighthouse-runs", str(self.args.repeat),
-               "--json", str(result_file)]
+        cmd = [
+            sys.executable,
+            str(Path(__file__).with_name("pagespeed.py")),
+            str(site),
+            "--runs",
+            str(self.args.repeat),
+            "--lighthouse-runs",
+            str(self.args.repeat),
+            "--json",
+            str(result_file),
+        ]
         cmd += [f"--page={kind}={path}" for kind, path in pages.items() if path]
         if self.args.no_lighthouse:
             cmd.append("--no-lighthouse")
@@ -193,10 +234,15 @@ class Bench:
         if r["returncode"] != 0 or not result_file.exists():
             return {"error": r["stderr"][-2000:], "pages": pages}
         site_result = json.loads(result_file.read_text(encoding="utf-8"))["sites"][0]
-        print(f"[{name}] pagespeed: " + ", ".join(
-            f"{k} {p['path']} {p['browser']['bytes'] / 1000:.0f} kB, LH "
-            f"{(p.get('lighthouse') or {}).get('scores', {}).get('performance', '–')}"
-            for k, p in site_result["pages"].items()), flush=True)
+        print(
+            f"[{name}] pagespeed: "
+            + ", ".join(
+                f"{k} {p['path']} {p['browser']['bytes'] / 1000:.0f} kB, LH "
+                f"{(p.get('lighthouse') or {}).get('scores', {}).get('performance', '–')}"
+                for k, p in site_result["pages"].items()
+            ),
+            flush=True,
+        )
         return site_result
 
     def hugo(self, name: str, data: Path, cold: dict[str, Any]) -> dict[str, Any]:
@@ -204,9 +250,14 @@ class Bench:
         import hugo_compare
 
         try:
-            r = hugo_compare.compare(data, cold, self.workdir / f"i19-hugo-{name}",
-                                     project=self.project, env=self.runner.env,
-                                     runs=max(self.args.repeat, 1))
+            r = hugo_compare.compare(
+                data,
+                cold,
+                self.workdir / f"i19-hugo-{name}",
+                project=self.project,
+                env=self.runner.env,
+                runs=max(self.args.repeat, 1),
+            )
         except Exception as e:  # hugo missing and not installable: report, go on
             return {"error": repr(e)}
         print(f"[{name}] hugo: {hugo_compare.one_line(r)}", flush=True)
@@ -223,8 +274,10 @@ class Bench:
             tail = r["stdout"].strip().splitlines()
             r["summary"] = tail[-1].strip("= ") if tail else r["stderr"][-300:]
             r["slowest"] = slowest(r["stdout"])
-            print(f"[tests] {' '.join(cmd[1:])} ({n + 1}): {r['wall_seconds']:.1f}s "
-                  f"{r['summary']}", flush=True)
+            print(
+                f"[tests] {' '.join(cmd[1:])} ({n + 1}): {r['wall_seconds']:.1f}s {r['summary']}",
+                flush=True,
+            )
             runs.append({k: v for k, v in r.items() if k not in ("stdout", "stderr")})
         out = median_run(runs)
         out["command"] = "python " + " ".join(cmd[1:])
@@ -262,12 +315,14 @@ def largest(site: Path, kind: str) -> str | None:
 def slowest(stdout: str) -> list[str]:
     """The lines of pytest's --durations section."""
     lines = stdout.splitlines()
-    start = next((i for i, line in enumerate(lines) if "slowest" in line and "durations"
-                  in line), None)
+    start = next(
+        (i for i, line in enumerate(lines) if "slowest" in line and "durations" in line), None
+    )
     if start is None:
         return []
-    return [line.strip() for line in lines[start + 1:start + 6]
-            if re.match(r"\s*\d+\.\d+s ", line)]
+    return [
+        line.strip() for line in lines[start + 1 : start + 6] if re.match(r"\s*\d+\.\d+s ", line)
+    ]
 
 
 def measure(bench: Bench) -> None:
@@ -293,7 +348,8 @@ def measure(bench: Bench) -> None:
         if 3 in only:
             env = dict(bench.runner.env, JOULEBOARD_CACHE=str(cache))  # a warm cache
             default["serve"] = serve_latency.measure_serve(
-                bench.project, serve_source, bench.workdir, env, args.repeat)
+                bench.project, serve_source, bench.workdir, env, args.repeat
+            )
             print(f"[serve] {issue19_report.serve_line(default['serve'])}", flush=True)
         run._save_as(res, "issue19")
     if 6 in only:
@@ -309,20 +365,36 @@ def measure(bench: Bench) -> None:
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="run.py --issue19", description=__doc__.split("\n")[0])
-    p.add_argument("--quick", action="store_true",
-                   help="default data only, 1 run each (a few minutes; development)")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="default data only, 1 run each (a few minutes; development)",
+    )
     p.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
-    p.add_argument("--only", default="1,2,3,4,5,6,7",
-                   help="budgets to measure, e.g. 1,2,3 (default all)")
-    p.add_argument("--sizes", default="default,10k",
-                   help="data sets, of default,10k,100k (default: default,10k; --quick: "
-                   "default)")
-    p.add_argument("--with-100k", action="store_true",
-                   help="also 100,000 configurations with real charts (hours on 2 cores)")
-    p.add_argument("--with-tests", action="store_true",
-                   help="also the whole test suite (python -m pytest), --repeat times")
-    p.add_argument("--budget", type=float, default=1800.0,
-                   help="seconds a scale build may take before it is killed (default 1800)")
+    p.add_argument(
+        "--only", default="1,2,3,4,5,6,7", help="budgets to measure, e.g. 1,2,3 (default all)"
+    )
+    p.add_argument(
+        "--sizes",
+        default="default,10k",
+        help="data sets, of default,10k,100k (default: default,10k; --quick: default)",
+    )
+    p.add_argument(
+        "--with-100k",
+        action="store_true",
+        help="also 100,000 configurations with real charts (hours on 2 cores)",
+    )
+    p.add_argument(
+        "--with-tests",
+        action="store_true",
+        help="also the whole test suite (python -m pytest), --repeat times",
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=1800.0,
+        help="seconds a scale build may take before it is killed (default 1800)",
+    )
     p.add_argument("--no-lighthouse", action="store_true")
     p.add_argument("--ref", default="", help="benchmark this git ref, not the working tree")
     p.add_argument("--workdir", type=Path, default=run.DEFAULT_WORKDIR)
@@ -337,14 +409,19 @@ def main(argv: list[str]) -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     project = run.snapshot(args.ref, args.workdir) if args.ref else run.REPO
     bench = Bench(args, project)
-    bench.results.update({
-        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "git_head": run._git("rev-parse", "HEAD"), "ref": args.ref or "(working tree)",
-        "working_tree_dirty": bool(run._git("status", "--porcelain", "--", "jouleboard",
-                                            "templates")),
-        "machine": machine(), "loadavg_before": os.getloadavg(),
-        "args": {k: sorted(v) if isinstance(v, set) else str(v)
-                 for k, v in vars(args).items()}})
+    bench.results.update(
+        {
+            "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "git_head": run._git("rev-parse", "HEAD"),
+            "ref": args.ref or "(working tree)",
+            "working_tree_dirty": bool(
+                run._git("status", "--porcelain", "--", "jouleboard", "templates")
+            ),
+            "machine": machine(),
+            "loadavg_before": os.getloadavg(),
+            "args": {k: sorted(v) if isinstance(v, set) else str(v) for k, v in vars(args).items()},
+        }
+    )
     measure(bench)
     bench.results["loadavg_after"] = os.getloadavg()
     path = run._save_as(bench.results, "issue19")

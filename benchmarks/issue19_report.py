@@ -14,8 +14,7 @@ Row = list[str]
 def table(rows: list[Row], header: Row) -> str:
     """A markdown table, cells as they are (the text columns read best left-aligned)."""
     lines = [header, ["---"] * len(header), *rows]
-    return "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |"
-                     for r in lines)
+    return "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in lines)
 
 
 def _s(v: float | None, unit: str = " s", spec: str = ".2f") -> str:
@@ -44,29 +43,47 @@ def _load(r: dict[str, Any]) -> str:
     return "load " + "/".join(f"{x.get('loadavg_before') or 0:.1f}" for x in runs)
 
 
-def build_row(name: str, r: dict[str, Any] | None, limit: float | None,
-              key: str = "wall_seconds", unit: str = " s") -> Row:
+def build_row(
+    name: str,
+    r: dict[str, Any] | None,
+    limit: float | None,
+    key: str = "wall_seconds",
+    unit: str = " s",
+) -> Row:
     """A build figure against its limit; the profile: stages, CPU, renders, load."""
     if not r:
         return [name, _limit(limit, unit), "not measured", "–", ""]
     if r.get("killed_at_budget") or r.get("error"):
         done = ", ".join(f"{p['stage']} {p['seconds']:.1f}" for p in r.get("progress", []))
         what = "killed at the time budget" if r.get("killed_at_budget") else "FAILED"
-        return [name, _limit(limit, unit), f"{what} after {r['wall_seconds']:.0f} s",
-                "MISSED" if limit is not None else "–",
-                f"finished stages: {done or 'none'}; tree peak RSS "
-                f"{r.get('tree_peak_rss_mb', 0):.0f} MB" + _first_problem(r.get("error"))]
+        return [
+            name,
+            _limit(limit, unit),
+            f"{what} after {r['wall_seconds']:.0f} s",
+            "MISSED" if limit is not None else "–",
+            f"finished stages: {done or 'none'}; tree peak RSS "
+            f"{r.get('tree_peak_rss_mb', 0):.0f} MB" + _first_problem(r.get("error")),
+        ]
     value = r.get(key)
     profile = _stages(r.get("timings"))
-    extra = [f"CPU {r['cpu_seconds']:.1f} s" if r.get("cpu_seconds") else "",
-             f"{r['chart_renders']} renders" if r.get("chart_renders") is not None else "",
-             f"{r['written']} written/{r['linked']} linked" if r.get("linked") else "",
-             f"tree RSS {r['tree_peak_rss_mb']:.0f} MB" if key != "tree_peak_rss_mb" and
-             r.get("tree_peak_rss_mb") else "", _load(r)]
+    extra = [
+        f"CPU {r['cpu_seconds']:.1f} s" if r.get("cpu_seconds") else "",
+        f"{r['chart_renders']} renders" if r.get("chart_renders") is not None else "",
+        f"{r['written']} written/{r['linked']} linked" if r.get("linked") else "",
+        f"tree RSS {r['tree_peak_rss_mb']:.0f} MB"
+        if key != "tree_peak_rss_mb" and r.get("tree_peak_rss_mb")
+        else "",
+        _load(r),
+    ]
     profile += "; " + ", ".join(x for x in extra if x)
     spec = ".0f" if unit == " MB" else ".2f"
-    return [name, _limit(limit, unit), _s(value, unit, spec) + _runs(r, key),
-            _met(value, limit) if limit is not None else "(info)", profile]
+    return [
+        name,
+        _limit(limit, unit),
+        _s(value, unit, spec) + _runs(r, key),
+        _met(value, limit) if limit is not None else "(info)",
+        profile,
+    ]
 
 
 def _first_problem(error: str | None) -> str:
@@ -83,8 +100,9 @@ def _limit(limit: float | None, unit: str) -> str:
 def serve_line(s: dict[str, Any]) -> str:
     if s.get("error"):
         return s["error"]
-    return (f"{s.get('signal')}; startup {s.get('startup_seconds', 0):.1f} s; " + ", ".join(
-        f"{k} {_s(s.get(f'{k}_median_seconds'))}" for k in s.get("edits", {})))
+    return f"{s.get('signal')}; startup {s.get('startup_seconds', 0):.1f} s; " + ", ".join(
+        f"{k} {_s(s.get(f'{k}_median_seconds'))}" for k in s.get("edits", {})
+    )
 
 
 def serve_rows(s: dict[str, Any] | None) -> list[Row]:
@@ -98,15 +116,23 @@ def serve_rows(s: dict[str, Any] | None) -> list[Row]:
             continue
         ok = [r for r in runs if r["reload_seconds"] is not None]
         mid = sorted(ok, key=lambda r: r["reload_seconds"])[(len(ok) - 1) // 2] if ok else {}
-        checks = (f"page has the edit at reload {sum(r['page_has_edit_at_reload'] for r in runs)}"
-                  f"/{len(runs)}, after the rebuild "
-                  f"{sum(r['page_has_edit_after_rebuild'] for r in runs)}/{len(runs)}")
+        checks = (
+            f"page has the edit at reload {sum(r['page_has_edit_at_reload'] for r in runs)}"
+            f"/{len(runs)}, after the rebuild "
+            f"{sum(r['page_has_edit_after_rebuild'] for r in runs)}/{len(runs)}"
+        )
         runs_text = " / ".join(_s(r["reload_seconds"], "", ".2f") for r in runs)
-        rows.append([name, "<= 0.5 s", _s(value) + (f" (runs {runs_text})" if len(runs) > 1
-                                                     else ""),
-                     _met(value, 0.5), f"{_stages(mid.get('stages'))}; rebuild ended "
-                     f"{_s(mid.get('rebuild_end_seconds'))} after the write; {checks}; "
-                     f"{s.get('signal')}"])  # type: ignore[union-attr]
+        rows.append(
+            [
+                name,
+                "<= 0.5 s",
+                _s(value) + (f" (runs {runs_text})" if len(runs) > 1 else ""),
+                _met(value, 0.5),
+                f"{_stages(mid.get('stages'))}; rebuild ended "
+                f"{_s(mid.get('rebuild_end_seconds'))} after the write; {checks}; "
+                f"{s.get('signal')}",
+            ]
+        )  # type: ignore[union-attr]
     return rows
 
 
@@ -117,43 +143,77 @@ def page_rows(label: str, ps: dict[str, Any] | None, budget: bool) -> list[Row]:
         title = f"5. {label}: {name}"
         if not page:
             err = (ps or {}).get("error")
-            rows.append([title + " first view", "<= 200 kB" if budget else "–",
-                         "not measured" + (f" ({err.strip().splitlines()[-1]})" if err
-                                           else ""), "–", ""])
+            rows.append(
+                [
+                    title + " first view",
+                    "<= 200 kB" if budget else "–",
+                    "not measured" + (f" ({err.strip().splitlines()[-1]})" if err else ""),
+                    "–",
+                    "",
+                ]
+            )
             continue
         b, lh = page["browser"], page.get("lighthouse") or {}
         kb = b["bytes"] / 1000
-        by_type = ", ".join(f"{k} {v / 1000:.0f}" for k, v in sorted(
-            (b.get("bytes_by_type") or {}).items(), key=lambda kv: -kv[1]))
-        rows.append([f"{title} {page['path']} first view", "<= 200 kB" if budget else "–",
-                     f"{kb:.0f} kB ({b['gzip_bytes'] / 1000:.0f} kB gzipped)",
-                     _met(kb, 200) if budget else "(info)",
-                     f"{b['requests']} requests; kB by type: {by_type}; {b['rows']} table "
-                     f"rows, {b['dom_nodes']:.0f} DOM nodes"])
+        by_type = ", ".join(
+            f"{k} {v / 1000:.0f}"
+            for k, v in sorted((b.get("bytes_by_type") or {}).items(), key=lambda kv: -kv[1])
+        )
+        rows.append(
+            [
+                f"{title} {page['path']} first view",
+                "<= 200 kB" if budget else "–",
+                f"{kb:.0f} kB ({b['gzip_bytes'] / 1000:.0f} kB gzipped)",
+                _met(kb, 200) if budget else "(info)",
+                f"{b['requests']} requests; kB by type: {by_type}; {b['rows']} table "
+                f"rows, {b['dom_nodes']:.0f} DOM nodes",
+            ]
+        )
         perf = (lh.get("scores") or {}).get("performance")
         runs = lh.get("performance_runs") or []
-        rows.append([f"{title} Lighthouse mobile performance", ">= 95" if budget else "–",
-                     ("not measured" if perf is None else str(perf)) +
-                     (f" (runs {' / '.join(map(str, runs))})" if len(runs) > 1 else ""),
-                     _met(perf, 95, at_most=False) if budget else "(info)",
-                     f"LH FCP {lh.get('fcp_ms') or 0:.0f} ms, LCP {lh.get('lcp_ms') or 0:.0f} "
-                     f"ms, TBT {lh.get('tbt_ms') or 0:.0f} ms, CLS {lh.get('cls') or 0:.3f}"
-                     if lh.get("scores") else lh.get("error", "–")[-200:]])
+        rows.append(
+            [
+                f"{title} Lighthouse mobile performance",
+                ">= 95" if budget else "–",
+                ("not measured" if perf is None else str(perf))
+                + (f" (runs {' / '.join(map(str, runs))})" if len(runs) > 1 else ""),
+                _met(perf, 95, at_most=False) if budget else "(info)",
+                f"LH FCP {lh.get('fcp_ms') or 0:.0f} ms, LCP {lh.get('lcp_ms') or 0:.0f} "
+                f"ms, TBT {lh.get('tbt_ms') or 0:.0f} ms, CLS {lh.get('cls') or 0:.3f}"
+                if lh.get("scores")
+                else lh.get("error", "–")[-200:],
+            ]
+        )
     return rows
 
 
 def test_rows(t: dict[str, Any] | None) -> list[Row]:
     rows = []
-    for key, name, limit in (("all", "6. test suite: python -m pytest", 150.0),
-                             ("not_slow", '6. python -m pytest -m "not slow"', None)):
+    for key, name, limit in (
+        ("all", "6. test suite: python -m pytest", 150.0),
+        ("not_slow", '6. python -m pytest -m "not slow"', None),
+    ):
         r = (t or {}).get(key)
         if not r:
-            rows.append([name, _limit(limit, " s"), "not measured" + (
-                " (--with-tests)" if key == "all" else ""), "–", ""])
+            rows.append(
+                [
+                    name,
+                    _limit(limit, " s"),
+                    "not measured" + (" (--with-tests)" if key == "all" else ""),
+                    "–",
+                    "",
+                ]
+            )
             continue
-        rows.append([name, _limit(limit, " s"), _s(r["wall_seconds"], " s", ".1f") + _runs(r),
-                     _met(r["wall_seconds"], limit) if limit else "(info)",
-                     f"{r.get('summary')}; slowest: " + "; ".join(r.get("slowest", [])[:3])])
+        rows.append(
+            [
+                name,
+                _limit(limit, " s"),
+                _s(r["wall_seconds"], " s", ".1f") + _runs(r),
+                _met(r["wall_seconds"], limit) if limit else "(info)",
+                f"{r.get('summary')}; slowest: " + "; ".join(r.get("slowest", [])[:3]),
+            ]
+        )
     return rows
 
 
@@ -164,41 +224,62 @@ def hugo_row(label: str, h: dict[str, Any] | None) -> Row:
     if h.get("error"):
         return [name, "–", "not measured", "–", h["error"][-200:]]
     jb = h["jouleboard_render_stage_pages_per_second"]
-    return [name, "side by side", f"Hugo {h['hugo_pages_per_second']:.0f} / jouleboard "
-            f"{jb:.0f} (render stage)", "(info)",
-            f"Hugo {h['hugo']['pages']} pages in {h['hugo']['wall_seconds']:.2f} s wall "
-            f"({' '.join(h['hugo'].get('version', '').split()[:2])}); jouleboard render stage "
-            f"{h['jouleboard_pages']} pages in {h['jouleboard_render_seconds']:.2f} s; model+"
-            f"task pages only: Hugo {h['hugo_model_task_pages_per_second']:.0f}/s, jouleboard "
-            f"{h.get('jouleboard_model_task_pages_per_second') or 0:.0f}/s"]
+    return [
+        name,
+        "side by side",
+        f"Hugo {h['hugo_pages_per_second']:.0f} / jouleboard {jb:.0f} (render stage)",
+        "(info)",
+        f"Hugo {h['hugo']['pages']} pages in {h['hugo']['wall_seconds']:.2f} s wall "
+        f"({' '.join(h['hugo'].get('version', '').split()[:2])}); jouleboard render stage "
+        f"{h['jouleboard_pages']} pages in {h['jouleboard_render_seconds']:.2f} s; model+"
+        f"task pages only: Hugo {h['hugo_model_task_pages_per_second']:.0f}/s, jouleboard "
+        f"{h.get('jouleboard_model_task_pages_per_second') or 0:.0f}/s",
+    ]
 
 
 def budget_rows(res: dict[str, Any]) -> list[Row]:
     d = res.get("default") or {}
     rb = d.get("rebuilds") or {}
-    rows = [build_row("1. cold default build", d.get("cold"), 8.0),
-            build_row("1. cold default build with --png (not a budget)", d.get("cold_png"),
-                      None),
-            build_row("2. rebuild, nothing changed", rb.get("noop"), 1.0),
-            build_row("2. rebuild, one new measurement", rb.get("add-one"), 1.5),
-            build_row("2. rebuild, one edited measurement", rb.get("edit-one"), 1.5)]
+    rows = [
+        build_row("1. cold default build", d.get("cold"), 8.0),
+        build_row("1. cold default build with --png (not a budget)", d.get("cold_png"), None),
+        build_row("2. rebuild, nothing changed", rb.get("noop"), 1.0),
+        build_row("2. rebuild, one new measurement", rb.get("add-one"), 1.5),
+        build_row("2. rebuild, one edited measurement", rb.get("edit-one"), 1.5),
+    ]
     same = rb.get("same_as_clean")
-    rows.append(["2. rebuilt output == clean build (sha256 of every file)", "identical",
-                 "not measured" if same is None else
-                 ("identical" if same["identical"] else
-                  f"{same['differ_count']} differ, {len(same['only_incremental'])}+ only "
-                  f"rebuilt, {len(same['only_clean'])}+ only clean"),
-                 "–" if same is None else ("met" if same["identical"] else "MISSED"),
-                 "" if same is None else f"{same['files']} files; differ: "
-                 f"{', '.join(same['differ'][:3])}"])
+    rows.append(
+        [
+            "2. rebuilt output == clean build (sha256 of every file)",
+            "identical",
+            "not measured"
+            if same is None
+            else (
+                "identical"
+                if same["identical"]
+                else f"{same['differ_count']} differ, {len(same['only_incremental'])}+ only "
+                f"rebuilt, {len(same['only_clean'])}+ only clean"
+            ),
+            "–" if same is None else ("met" if same["identical"] else "MISSED"),
+            ""
+            if same is None
+            else f"{same['files']} files; differ: {', '.join(same['differ'][:3])}",
+        ]
+    )
     rows += serve_rows(d.get("serve"))
     for label, rss_only in (("10k", False), ("100k", True)):
         cold = (res.get(label) or {}).get("cold")
         if not rss_only:
             rows.append(build_row(f"4. {label} configurations cold (real charts)", cold, 60.0))
-        rows.append(build_row(f"4. {label} cold, peak RSS of the process tree", cold,
-                              1024.0 if label == "10k" else 2048.0, key="tree_peak_rss_mb",
-                              unit=" MB"))
+        rows.append(
+            build_row(
+                f"4. {label} cold, peak RSS of the process tree",
+                cold,
+                1024.0 if label == "10k" else 2048.0,
+                key="tree_peak_rss_mb",
+                unit=" MB",
+            )
+        )
     rows += page_rows("default data", d.get("pagespeed"), budget=False)
     for label in ("10k", "100k"):
         rows += page_rows(label, (res.get(label) or {}).get("pagespeed"), budget=True)
@@ -212,21 +293,25 @@ def markdown(res: dict[str, Any]) -> str:
     m = res.get("machine", {})
     before, after = res.get("loadavg_before") or (), res.get("loadavg_after") or ()
     repeat = res.get("args", {}).get("repeat", "?")
-    head = (f"Issue 19 budgets, {res.get('started')} (git {res.get('git_head', '')[:10]}"
-            f"{', working tree with uncommitted changes' if res.get('working_tree_dirty') else ''}"
-            f"); median of {repeat} run(s), each in its own process.\n\n"
-            f"Machine: {m.get('cores')} cores, {m.get('ram_gib')} GiB RAM, {m.get('cpu')}; "
-            f"Python {m.get('python')}, vl-convert {m.get('vl_convert')}; load average "
-            f"(1/5/15 min) before {'/'.join(f'{x:.2f}' for x in before)}, after "
-            f"{'/'.join(f'{x:.2f}' for x in after)}.\n")
-    body = table(budget_rows(res), ["budget", "limit", "measured", "met?",
-                                    "stage profile behind it"])
+    head = (
+        f"Issue 19 budgets, {res.get('started')} (git {res.get('git_head', '')[:10]}"
+        f"{', working tree with uncommitted changes' if res.get('working_tree_dirty') else ''}"
+        f"); median of {repeat} run(s), each in its own process.\n\n"
+        f"Machine: {m.get('cores')} cores, {m.get('ram_gib')} GiB RAM, {m.get('cpu')}; "
+        f"Python {m.get('python')}, vl-convert {m.get('vl_convert')}; load average "
+        f"(1/5/15 min) before {'/'.join(f'{x:.2f}' for x in before)}, after "
+        f"{'/'.join(f'{x:.2f}' for x in after)}.\n"
+    )
+    body = table(
+        budget_rows(res), ["budget", "limit", "measured", "met?", "stage profile behind it"]
+    )
     notes = []
     s = (res.get("default") or {}).get("serve")
     if s:
         notes.append(f"serve: {serve_line(s)}")
     d = (res.get("default") or {}).get("data") or {}
     if d:
-        notes.append(f"default data: {d.get('configurations')} configurations, "
-                     f"{d.get('models')} models")
+        notes.append(
+            f"default data: {d.get('configurations')} configurations, {d.get('models')} models"
+        )
     return head + "\n" + body + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"

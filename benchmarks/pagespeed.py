@@ -54,12 +54,21 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
+CHROME_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 LIGHTHOUSE_VERSION = "12.2.3"
-LIGHTHOUSE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / \
-    "jouleboard-bench" / f"lighthouse-{LIGHTHOUSE_VERSION}"
+LIGHTHOUSE_DIR = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "jouleboard-bench"
+    / f"lighthouse-{LIGHTHOUSE_VERSION}"
+)
 
 INIT_SCRIPT = """
 (() => {
@@ -163,22 +172,30 @@ def measure_page(browser: Any, url: str) -> dict[str, Any]:
         kind = r.request.resource_type
         by_type[kind] = by_type.get(kind, 0) + len(body)
     context.close()
-    return {**timing, "requests": len(responses), "failed_requests": failed,
-            "bytes": body_bytes, "gzip_bytes": gzip_bytes, "bytes_by_type": by_type,
-            "js_heap_used": metrics.get("JSHeapUsedSize"),
-            "js_heap_used_after_gc": after_gc.get("JSHeapUsedSize"),
-            "js_heap_total": metrics.get("JSHeapTotalSize"),
-            "dom_nodes": metrics.get("Nodes"), "script_ms": 1000 * metrics.get(
-                "ScriptDuration", 0), "layout_ms": 1000 * metrics.get("LayoutDuration", 0),
-            "task_ms": 1000 * metrics.get("TaskDuration", 0)}
+    return {
+        **timing,
+        "requests": len(responses),
+        "failed_requests": failed,
+        "bytes": body_bytes,
+        "gzip_bytes": gzip_bytes,
+        "bytes_by_type": by_type,
+        "js_heap_used": metrics.get("JSHeapUsedSize"),
+        "js_heap_used_after_gc": after_gc.get("JSHeapUsedSize"),
+        "js_heap_total": metrics.get("JSHeapTotalSize"),
+        "dom_nodes": metrics.get("Nodes"),
+        "script_ms": 1000 * metrics.get("ScriptDuration", 0),
+        "layout_ms": 1000 * metrics.get("LayoutDuration", 0),
+        "task_ms": 1000 * metrics.get("TaskDuration", 0),
+    }
 
 
 def median_runs(runs: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in runs[0].items():
         values = [r[key] for r in runs if isinstance(r.get(key), (int, float))]
-        out[key] = statistics.median(values) if values and isinstance(value, (int, float)) \
-            else value
+        out[key] = (
+            statistics.median(values) if values and isinstance(value, (int, float)) else value
+        )
     out["runs"] = len(runs)
     return out
 
@@ -187,11 +204,21 @@ def ensure_lighthouse() -> Path:
     cli = LIGHTHOUSE_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"
     if not cli.exists():
         LIGHTHOUSE_DIR.mkdir(parents=True, exist_ok=True)
-        print(f"installing lighthouse@{LIGHTHOUSE_VERSION} into {LIGHTHOUSE_DIR}",
-              file=sys.stderr)
-        subprocess.run(["npm", "install", "--prefix", str(LIGHTHOUSE_DIR), "--no-audit",
-                        "--no-fund", "--loglevel=error", f"lighthouse@{LIGHTHOUSE_VERSION}"],
-                       check=True, capture_output=True)
+        print(f"installing lighthouse@{LIGHTHOUSE_VERSION} into {LIGHTHOUSE_DIR}", file=sys.stderr)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(LIGHTHOUSE_DIR),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                f"lighthouse@{LIGHTHOUSE_VERSION}",
+            ],
+            check=True,
+            capture_output=True,
+        )
     return cli
 
 
@@ -200,11 +227,21 @@ def lighthouse(cli: Path, url: str) -> dict[str, Any]:
         report = Path(tmp) / "report.json"
         flags = " ".join(["--headless=new", *CHROME_ARGS])
         proc = subprocess.run(
-            ["node", str(cli), url, "--output=json", f"--output-path={report}",
-             "--only-categories=performance,accessibility,best-practices,seo",
-             f"--chrome-flags={flags}", "--quiet"],
-            env=dict(os.environ, CHROME_PATH=CHROMIUM), capture_output=True, text=True,
-            timeout=300)
+            [
+                "node",
+                str(cli),
+                url,
+                "--output=json",
+                f"--output-path={report}",
+                "--only-categories=performance,accessibility,best-practices,seo",
+                f"--chrome-flags={flags}",
+                "--quiet",
+            ],
+            env=dict(os.environ, CHROME_PATH=CHROMIUM),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if proc.returncode != 0 or not report.exists():
             return {"error": (proc.stderr or proc.stdout)[-1500:]}
         lhr = json.loads(report.read_text(encoding="utf-8"))
@@ -217,26 +254,44 @@ def lighthouse(cli: Path, url: str) -> dict[str, Any]:
     for cat_id, cat in lhr["categories"].items():
         for ref in cat["auditRefs"]:
             a = audits[ref["id"]]
-            if a.get("score") is not None and a["score"] < 0.9 and \
-                    a.get("scoreDisplayMode") in ("binary", "numeric", "metricSavings"):
-                weak.append({"category": cat_id, "id": ref["id"], "title": a["title"],
-                             "score": a["score"], "displayValue": a.get("displayValue", "")})
+            if (
+                a.get("score") is not None
+                and a["score"] < 0.9
+                and a.get("scoreDisplayMode") in ("binary", "numeric", "metricSavings")
+            ):
+                weak.append(
+                    {
+                        "category": cat_id,
+                        "id": ref["id"],
+                        "title": a["title"],
+                        "score": a["score"],
+                        "displayValue": a.get("displayValue", ""),
+                    }
+                )
     return {
-        "scores": {k: round(100 * v["score"]) if v["score"] is not None else None
-                   for k, v in lhr["categories"].items()},
-        "fcp_ms": num("first-contentful-paint"), "lcp_ms": num("largest-contentful-paint"),
-        "tbt_ms": num("total-blocking-time"), "cls": num("cumulative-layout-shift"),
-        "speed_index_ms": num("speed-index"), "total_byte_weight": num("total-byte-weight"),
-        "dom_size": num("dom-size"), "weak_audits": weak,
+        "scores": {
+            k: round(100 * v["score"]) if v["score"] is not None else None
+            for k, v in lhr["categories"].items()
+        },
+        "fcp_ms": num("first-contentful-paint"),
+        "lcp_ms": num("largest-contentful-paint"),
+        "tbt_ms": num("total-blocking-time"),
+        "cls": num("cumulative-layout-shift"),
+        "speed_index_ms": num("speed-index"),
+        "total_byte_weight": num("total-byte-weight"),
+        "dom_size": num("dom-size"),
+        "weak_audits": weak,
         "lighthouse_version": lhr.get("lighthouseVersion"),
         "form_factor": lhr.get("configSettings", {}).get("formFactor"),
         "throttling": lhr.get("configSettings", {}).get("throttlingMethod"),
     }
 
 
-def choose_pages(sites: list[tuple[str, Path]], model: str | None,
-                 given: list[tuple[str, str]] = ()  # type: ignore[assignment]
-                 ) -> dict[str, list[tuple[str, str]]]:
+def choose_pages(
+    sites: list[tuple[str, Path]],
+    model: str | None,
+    given: list[tuple[str, str]] = (),  # type: ignore[assignment]
+) -> dict[str, list[tuple[str, str]]]:
     """Per site: ``given`` (--page NAME=PATH) when there are any; else home, /tasks/gpqa/
     and a model page: --model, else openai--gpt-oss-20b, else the first model page all
     sites have, else each site's first model page."""
@@ -253,8 +308,7 @@ def choose_pages(sites: list[tuple[str, Path]], model: str | None,
         else:
             mine = sorted(p.parent.name for p in (root / "models").glob("*/index.html"))
             shared = sorted(common or [])
-            pick = next((n for n in ("openai--gpt-oss-20b", *shared, *mine)
-                         if n in mine), "")
+            pick = next((n for n in ("openai--gpt-oss-20b", *shared, *mine) if n in mine), "")
             model_path = f"/models/{pick}/"
         out[label] = [("home", "/"), ("task", "/tasks/gpqa/"), ("model", model_path)]
     return out
@@ -268,8 +322,9 @@ def lighthouse_median(cli: Path, url: str, runs: int) -> dict[str, Any]:
     if not ok:
         return results[-1]
     ok.sort(key=lambda r: r["scores"].get("performance") or 0)
-    return dict(ok[(len(ok) - 1) // 2],
-                performance_runs=[r["scores"].get("performance") for r in ok])
+    return dict(
+        ok[(len(ok) - 1) // 2], performance_runs=[r["scores"].get("performance") for r in ok]
+    )
 
 
 def build_default(out: Path) -> None:
@@ -290,22 +345,59 @@ def site_table(result: dict[str, Any]) -> str:
         b = page["browser"]
         lh = page.get("lighthouse") or {}
         s = lh.get("scores", {})
-        rows.append([
-            f"{name} {page['path']}", fmt(b["firstRow"]), fmt(b["firstRowPainted"]),
-            fmt(b["fcp"]), fmt(b["lcp"]), fmt(b["dcl"]), fmt(b["load"]), fmt(b["requests"]),
-            fmt(b["bytes"], ".0f", 1 / 1024), fmt(b["gzip_bytes"], ".0f", 1 / 1024),
-            fmt(b["js_heap_used"], ".1f", 1 / 2**20), fmt(b["js_heap_used_after_gc"], ".1f",
-                                                          1 / 2**20),
-            fmt(b["dom_nodes"]), fmt(b["rows"]),
-            "/".join(fmt(s.get(k)) for k in ("performance", "accessibility",
-                                             "best-practices", "seo")) if s else
-            ("error" if "error" in lh else "–"),
-            fmt(lh.get("fcp_ms")), fmt(lh.get("lcp_ms")), fmt(lh.get("tbt_ms")),
-            fmt(lh.get("cls"), ".3f"), fmt(lh.get("total_byte_weight"), ".0f", 1 / 1024)])
-    return table(rows, ["page", "1st row DOM ms", "1st row painted ms", "FCP ms", "LCP ms",
-                        "DCL ms", "load ms", "requests", "KiB", "KiB gzip", "heap MiB",
-                        "heap MiB after GC", "DOM nodes", "rows", "LH perf/a11y/bp/seo",
-                        "LH FCP ms", "LH LCP ms", "LH TBT ms", "LH CLS", "LH KiB"])
+        rows.append(
+            [
+                f"{name} {page['path']}",
+                fmt(b["firstRow"]),
+                fmt(b["firstRowPainted"]),
+                fmt(b["fcp"]),
+                fmt(b["lcp"]),
+                fmt(b["dcl"]),
+                fmt(b["load"]),
+                fmt(b["requests"]),
+                fmt(b["bytes"], ".0f", 1 / 1024),
+                fmt(b["gzip_bytes"], ".0f", 1 / 1024),
+                fmt(b["js_heap_used"], ".1f", 1 / 2**20),
+                fmt(b["js_heap_used_after_gc"], ".1f", 1 / 2**20),
+                fmt(b["dom_nodes"]),
+                fmt(b["rows"]),
+                "/".join(
+                    fmt(s.get(k)) for k in ("performance", "accessibility", "best-practices", "seo")
+                )
+                if s
+                else ("error" if "error" in lh else "–"),
+                fmt(lh.get("fcp_ms")),
+                fmt(lh.get("lcp_ms")),
+                fmt(lh.get("tbt_ms")),
+                fmt(lh.get("cls"), ".3f"),
+                fmt(lh.get("total_byte_weight"), ".0f", 1 / 1024),
+            ]
+        )
+    return table(
+        rows,
+        [
+            "page",
+            "1st row DOM ms",
+            "1st row painted ms",
+            "FCP ms",
+            "LCP ms",
+            "DCL ms",
+            "load ms",
+            "requests",
+            "KiB",
+            "KiB gzip",
+            "heap MiB",
+            "heap MiB after GC",
+            "DOM nodes",
+            "rows",
+            "LH perf/a11y/bp/seo",
+            "LH FCP ms",
+            "LH LCP ms",
+            "LH TBT ms",
+            "LH CLS",
+            "LH KiB",
+        ],
+    )
 
 
 def compare_table(results: list[dict[str, Any]]) -> str:
@@ -313,8 +405,13 @@ def compare_table(results: list[dict[str, Any]]) -> str:
 
     base = results[0]
     rows = []
-    keys = [("firstRowPainted", "1st row painted ms"), ("lcp", "LCP ms"),
-            ("requests", "requests"), ("bytes", "KiB"), ("js_heap_used", "heap MiB")]
+    keys = [
+        ("firstRowPainted", "1st row painted ms"),
+        ("lcp", "LCP ms"),
+        ("requests", "requests"),
+        ("bytes", "KiB"),
+        ("js_heap_used", "heap MiB"),
+    ]
     for other in results[1:]:
         for name, page in other["pages"].items():
             b0 = base["pages"][name]["browser"]
@@ -322,12 +419,16 @@ def compare_table(results: list[dict[str, Any]]) -> str:
             cells = []
             for key, _ in keys:
                 v0, v1 = b0.get(key), b1.get(key)
-                scale = 1 / 1024 if key == "bytes" else (1 / 2**20 if key == "js_heap_used"
-                                                         else 1)
+                scale = 1 / 1024 if key == "bytes" else (1 / 2**20 if key == "js_heap_used" else 1)
                 spec = ".1f" if key == "js_heap_used" else ".0f"
-                cells.append(f"{fmt(v0, spec, scale)} → {fmt(v1, spec, scale)}" +
-                             (f" ({100 * (v1 - v0) / v0:+.0f}%)" if isinstance(v0, (int, float))
-                              and isinstance(v1, (int, float)) and v0 else ""))
+                cells.append(
+                    f"{fmt(v0, spec, scale)} → {fmt(v1, spec, scale)}"
+                    + (
+                        f" ({100 * (v1 - v0) / v0:+.0f}%)"
+                        if isinstance(v0, (int, float)) and isinstance(v1, (int, float)) and v0
+                        else ""
+                    )
+                )
             s0 = (base["pages"][name].get("lighthouse") or {}).get("scores", {})
             s1 = (page.get("lighthouse") or {}).get("scores", {})
             cells.append(f"{s0.get('performance', '–')} → {s1.get('performance', '–')}")
@@ -341,16 +442,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--model", default=None, help="model page path, e.g. models/qwen--qwen3-8b/")
     p.add_argument("--no-lighthouse", action="store_true")
-    p.add_argument("--lighthouse-runs", type=int, default=1,
-                   help="Lighthouse runs per page; the median performance score counts")
-    p.add_argument("--page", action="append", default=[], metavar="NAME=PATH",
-                   help="measure these pages (e.g. task=/tasks/gpqa/) instead of home, the "
-                   "gpqa task and a model page; repeatable")
-    p.add_argument("--json", type=Path, default=None,
-                   help="also write the results to this file")
-    p.add_argument("--build-default", action="store_true",
-                   help="also build data/ fresh and measure it first (the default without "
-                   "SITE_DIRs)")
+    p.add_argument(
+        "--lighthouse-runs",
+        type=int,
+        default=1,
+        help="Lighthouse runs per page; the median performance score counts",
+    )
+    p.add_argument(
+        "--page",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="measure these pages (e.g. task=/tasks/gpqa/) instead of home, the "
+        "gpqa task and a model page; repeatable",
+    )
+    p.add_argument("--json", type=Path, default=None, help="also write the results to this file")
+    p.add_argument(
+        "--build-default",
+        action="store_true",
+        help="also build data/ fresh and measure it first (the default without SITE_DIRs)",
+    )
     args = p.parse_args(argv)
     tmp = None
     sites: list[tuple[str, Path]] = []
@@ -381,33 +492,46 @@ def main(argv: list[str] | None = None) -> int:
                     runs = [measure_page(browser, url) for _ in range(args.runs)]
                     page = {"path": path, "browser": median_runs(runs)}
                     if cli is not None:
-                        page["lighthouse"] = lighthouse_median(cli, url,
-                                                               args.lighthouse_runs)
+                        page["lighthouse"] = lighthouse_median(cli, url, args.lighthouse_runs)
                     result["pages"][name] = page
-                    print(f"[{label}] {name} {path}: first row painted "
-                          f"{fmt(page['browser']['firstRowPainted'])} ms, "
-                          f"{page['browser']['requests']} requests, "
-                          f"{page['browser']['bytes'] / 1024:.0f} KiB", file=sys.stderr)
+                    print(
+                        f"[{label}] {name} {path}: first row painted "
+                        f"{fmt(page['browser']['firstRowPainted'])} ms, "
+                        f"{page['browser']['requests']} requests, "
+                        f"{page['browser']['bytes'] / 1024:.0f} KiB",
+                        file=sys.stderr,
+                    )
             results.append(result)
         browser.close()
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H%M%SZ")
     out = RESULTS / f"pagespeed-{stamp}.json"
-    text = json.dumps({"chromium": CHROMIUM, "runs": args.runs,
-                       "lighthouse": None if cli is None else LIGHTHOUSE_VERSION,
-                       "lighthouse_runs": args.lighthouse_runs, "sites": results}, indent=2)
+    text = json.dumps(
+        {
+            "chromium": CHROMIUM,
+            "runs": args.runs,
+            "lighthouse": None if cli is None else LIGHTHOUSE_VERSION,
+            "lighthouse_runs": args.lighthouse_runs,
+            "sites": results,
+        },
+        indent=2,
+    )
     out.write_text(text, encoding="utf-8")
     if args.json is not None:
         args.json.write_text(text, encoding="utf-8")
     for r in results:
         print(f"\n{r['label']} ({r['site']})")
         print(site_table(r))
-        weak = {(a["category"], a["title"], a.get("displayValue", ""))
-                for pg in r["pages"].values()
-                for a in (pg.get("lighthouse") or {}).get("weak_audits", [])}
+        weak = {
+            (a["category"], a["title"], a.get("displayValue", ""))
+            for pg in r["pages"].values()
+            for a in (pg.get("lighthouse") or {}).get("weak_audits", [])
+        }
         if weak:
-            print("Lighthouse audits under 0.9 (any page): " + "; ".join(
-                f"{c}: {t}" + (f" ({d})" if d else "") for c, t, d in sorted(weak)))
+            print(
+                "Lighthouse audits under 0.9 (any page): "
+                + "; ".join(f"{c}: {t}" + (f" ({d})" if d else "") for c, t, d in sorted(weak))
+            )
     if len(results) > 1:
         print("\nAgainst the first site")
         print(compare_table(results))

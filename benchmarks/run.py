@@ -80,8 +80,14 @@ def _rss_mb() -> float:
         status = Path("/proc/self/status").read_text(encoding="ascii")
     except OSError:
         return 0.0
-    return next((int(line.split()[1]) / 1024.0 for line in status.splitlines()
-                 if line.startswith("VmRSS:")), 0.0)
+    return next(
+        (
+            int(line.split()[1]) / 1024.0
+            for line in status.splitlines()
+            if line.startswith("VmRSS:")
+        ),
+        0.0,
+    )
 
 
 def child_build(args: argparse.Namespace) -> int:
@@ -97,10 +103,13 @@ def child_build(args: argparse.Namespace) -> int:
 
     def done(self: Any, stage: str) -> None:
         original_done(self, stage)
-        entry = {"stage": stage, "seconds": self.summary.timings[stage],
-                 "at": time.perf_counter() - t_start,
-                 "maxrss_mb": _maxrss_mb(resource.RUSAGE_SELF),
-                 "rss_mb": _rss_mb()}
+        entry = {
+            "stage": stage,
+            "seconds": self.summary.timings[stage],
+            "at": time.perf_counter() - t_start,
+            "maxrss_mb": _maxrss_mb(resource.RUSAGE_SELF),
+            "rss_mb": _rss_mb(),
+        }
         progress.append(entry)
         print("STAGE " + json.dumps(entry), flush=True)
 
@@ -124,21 +133,34 @@ def child_build(args: argparse.Namespace) -> int:
     if args.stub_charts:
         original_render_charts = B.render_charts
 
-        def render_charts(specs: dict[str, Any], formats: tuple[str, ...] = ("svg", "png"),
-                          cache: Path = B.DEFAULT_CACHE, *rest: Any,
-                          **kw: Any) -> dict[tuple[str, str], bytes]:
+        def render_charts(
+            specs: dict[str, Any],
+            formats: tuple[str, ...] = ("svg", "png"),
+            cache: Path = B.DEFAULT_CACHE,
+            *rest: Any,
+            **kw: Any,
+        ) -> dict[tuple[str, str], bytes]:
             def kind(cid: str) -> str:  # a phone render (id ending ~phone) is its own kind
                 return cid.split("--")[0] + ("~phone" if cid.endswith("~phone") else "")
 
             first: dict[str, str] = {}
             for cid in sorted(specs):
                 first.setdefault(kind(cid), cid)
-            real = original_render_charts({cid: specs[cid] for cid in first.values()},
-                                          formats, cache, *rest, **kw)
-            stub = {(cid, fmt): bytes(bytearray(real[(first[kind(cid)], fmt)]))
-                    for cid in specs for fmt in formats if (first[kind(cid)], fmt) in real}
-            stub_info.update(charts=len(specs), kinds=sorted(first),
-                             real_renders=len(real), stub_renders=len(stub))
+            real = original_render_charts(
+                {cid: specs[cid] for cid in first.values()}, formats, cache, *rest, **kw
+            )
+            stub = {
+                (cid, fmt): bytes(bytearray(real[(first[kind(cid)], fmt)]))
+                for cid in specs
+                for fmt in formats
+                if (first[kind(cid)], fmt) in real
+            }
+            stub_info.update(
+                charts=len(specs),
+                kinds=sorted(first),
+                real_renders=len(real),
+                stub_renders=len(stub),
+            )
             return stub  # a copy per chart, as real renders are: memory stays realistic
 
         B.render_charts = render_charts
@@ -154,8 +176,9 @@ def child_build(args: argparse.Namespace) -> int:
         profiler = cProfile.Profile()
         profiler.enable()
     png = {"png": True} if args.png else {}  # older refs (--ref) have no png option
-    summary = B.build_site(Path(args.data), Path(args.out), project=Path(args.project),
-                           cache=cache, **png)
+    summary = B.build_site(
+        Path(args.data), Path(args.out), project=Path(args.project), cache=cache, **png
+    )
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(args.profile)
@@ -163,15 +186,24 @@ def child_build(args: argparse.Namespace) -> int:
     import jouleboard
 
     result = {
-        "pages": summary.pages, "files": summary.files, "bytes": summary.bytes,
-        "written": summary.written, "linked": summary.linked,
-        "timings": summary.timings, "progress": progress,
-        "render_page": {k: {"pages": v[0], "seconds": v[1], "html_bytes": v[2]}
-                        for k, v in sorted(per_template.items())},
+        "pages": summary.pages,
+        "files": summary.files,
+        "bytes": summary.bytes,
+        "written": summary.written,
+        "linked": summary.linked,
+        "timings": summary.timings,
+        "progress": progress,
+        "render_page": {
+            k: {"pages": v[0], "seconds": v[1], "html_bytes": v[2]}
+            for k, v in sorted(per_template.items())
+        },
         "chart_renders": after - before,
         "stub_charts": stub_info or None,
-        "cpu_seconds": sum(getattr(resource.getrusage(who), f) for who in (
-            resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime")),
+        "cpu_seconds": sum(
+            getattr(resource.getrusage(who), f)
+            for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+            for f in ("ru_utime", "ru_stime")
+        ),
         "maxrss_self_mb": _maxrss_mb(resource.RUSAGE_SELF),
         "maxrss_workers_mb": _maxrss_mb(resource.RUSAGE_CHILDREN),
         "in_process_seconds": time.perf_counter() - t_start,
@@ -201,8 +233,9 @@ def child_charts(args: argparse.Namespace) -> int:
     for cid in sorted(plan.charts):
         by_kind.setdefault(cid.split("--")[0], []).append(cid)
     out: dict[str, Any] = {"charts": {k: len(v) for k, v in by_kind.items()}, "kinds": {}}
-    vl_convert.vegalite_to_svg(dumps_canonical(plan.charts[by_kind[next(iter(by_kind))][0]]
-                                               .spec))  # engine warm-up
+    vl_convert.vegalite_to_svg(
+        dumps_canonical(plan.charts[by_kind[next(iter(by_kind))][0]].spec)
+    )  # engine warm-up
     for kind, ids in sorted(by_kind.items()):
         spec = dumps_canonical(plan.charts[ids[len(ids) // 2]].spec)
         row: dict[str, Any] = {"spec_bytes": len(spec)}
@@ -210,8 +243,11 @@ def child_charts(args: argparse.Namespace) -> int:
             times, size = [], 0
             for _ in range(3):
                 t = time.perf_counter()
-                content = (vl_convert.vegalite_to_svg(spec).encode() if fmt == "svg"
-                           else vl_convert.vegalite_to_png(spec, scale=2))
+                content = (
+                    vl_convert.vegalite_to_svg(spec).encode()
+                    if fmt == "svg"
+                    else vl_convert.vegalite_to_png(spec, scale=2)
+                )
                 times.append(time.perf_counter() - t)
                 size = len(content)
             row[f"{fmt}_seconds"] = sorted(times)[1]
@@ -286,13 +322,21 @@ class Runner:
         self.project, self.workdir = project, workdir
         self.env = dict(os.environ, PYTHONPATH=pythonpath, PYTHONHASHSEED="0")
 
-    def child(self, mode: str, extra: list[str], timeout: float,
-              cache: Path | None = None) -> dict[str, Any]:
+    def child(
+        self, mode: str, extra: list[str], timeout: float, cache: Path | None = None
+    ) -> dict[str, Any]:
         """Run ``run.py MODE`` in a new process (group); kill it at ``timeout``."""
-        result_path = Path(tempfile.mkstemp(prefix="result-", suffix=".json",
-                                            dir=self.workdir)[1])
-        cmd = [sys.executable, str(Path(__file__).resolve()), mode, "--result",
-               str(result_path), "--project", str(self.project), *extra]
+        result_path = Path(tempfile.mkstemp(prefix="result-", suffix=".json", dir=self.workdir)[1])
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            mode,
+            "--result",
+            str(result_path),
+            "--project",
+            str(self.project),
+            *extra,
+        ]
         env = dict(self.env)
         if cache is not None:
             env["JOULEBOARD_CACHE"] = str(cache)
@@ -304,8 +348,7 @@ class Runner:
 
         run = spawn(cmd, env, self.project, timeout, on_line)
         out: dict[str, Any] = {}
-        if not run["killed_at_budget"] and run["returncode"] == 0 and \
-                result_path.stat().st_size:
+        if not run["killed_at_budget"] and run["returncode"] == 0 and result_path.stat().st_size:
             out = json.loads(result_path.read_text(encoding="utf-8"))
         result_path.unlink(missing_ok=True)
         out.update({k: v for k, v in run.items() if k not in ("stdout", "stderr")})
@@ -315,16 +358,24 @@ class Runner:
         return out
 
 
-def spawn(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float,
-          on_line: Any = None) -> dict[str, Any]:
+def spawn(
+    cmd: list[str], env: dict[str, str], cwd: Path, timeout: float, on_line: Any = None
+) -> dict[str, Any]:
     """Run ``cmd`` in a new process group, killed (with its children) at ``timeout``
     seconds: wall seconds, return code, stdout and stderr text (``on_line`` also gets each
     stdout line as it comes), the load average (1 min) before and after, and the peak summed
     RSS of its process tree."""
     load_before = os.getloadavg()[0]  # other work on the machine skews timings
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     sampler = TreeSampler(proc.pid)
     sampler.start()
     stdout: list[str] = []
@@ -341,8 +392,10 @@ def spawn(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float,
         assert proc.stderr is not None
         stderr.extend(proc.stderr)
 
-    readers = [threading.Thread(target=read_out, daemon=True),
-               threading.Thread(target=read_err, daemon=True)]
+    readers = [
+        threading.Thread(target=read_out, daemon=True),
+        threading.Thread(target=read_err, daemon=True),
+    ]
     for r in readers:
         r.start()
     killed = False
@@ -356,17 +409,24 @@ def spawn(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float,
     sampler.stop()
     for r in readers:
         r.join(timeout=5)
-    return {"wall_seconds": wall, "returncode": proc.returncode, "killed_at_budget": killed,
-            "loadavg_before": load_before, "loadavg_after": os.getloadavg()[0],
-            "tree_peak_rss_mb": sampler.peak_kb / 1024.0,
-            "tree_peak_processes": sampler.peak_procs,
-            "stdout": "".join(stdout), "stderr": "".join(stderr)}
+    return {
+        "wall_seconds": wall,
+        "returncode": proc.returncode,
+        "killed_at_budget": killed,
+        "loadavg_before": load_before,
+        "loadavg_after": os.getloadavg()[0],
+        "tree_peak_rss_mb": sampler.peak_kb / 1024.0,
+        "tree_peak_processes": sampler.peak_procs,
+        "stdout": "".join(stdout),
+        "stderr": "".join(stderr),
+    }
 
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return ""
 
@@ -379,14 +439,16 @@ def snapshot(ref: str, workdir: Path) -> Path:
     folder = workdir / f"src-{sha[:12]}"
     if not (folder / "jouleboard").is_dir():
         folder.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha], check=True,
-                                 capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", sha], check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return folder
 
 
-def prepare_data(label: str, size: int | None, seed: int, workdir: Path,
-                 project: Path) -> tuple[Path, dict[str, Any]]:
+def prepare_data(
+    label: str, size: int | None, seed: int, workdir: Path, project: Path
+) -> tuple[Path, dict[str, Any]]:
     """A private, writable data folder: a copy of data/ or a synthetic one (reused when
     the same size and seed were generated before)."""
     if size is None:
@@ -400,8 +462,12 @@ def prepare_data(label: str, size: int | None, seed: int, workdir: Path,
             doc = json.loads(path.read_text(encoding="utf-8"))
             pairs.add((doc.get("model_id"), doc.get("task")))
             n += 1
-        return folder, {"configurations": n, "models": len({m for m, _ in pairs}),
-                        "model_tasks": len(pairs), "source": "data/"}
+        return folder, {
+            "configurations": n,
+            "models": len({m for m, _ in pairs}),
+            "model_tasks": len(pairs),
+            "source": "data/",
+        }
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import synth
 
@@ -431,10 +497,13 @@ def add_measurement(data: Path) -> str:
             break
     else:
         raise ValueError("no LLM measurement file to copy")
-    taken = {json.loads(f.read_text(encoding="utf-8"))["serving"].get("max_num_seqs")
-             for f in source.parent.glob("*.json")}
-    seqs = next(s for s in (48, 80, 112, 160, 320, 640, 1280, 2560, 24, 12, 6, 5000)
-                if s not in taken)
+    taken = {
+        json.loads(f.read_text(encoding="utf-8"))["serving"].get("max_num_seqs")
+        for f in source.parent.glob("*.json")
+    }
+    seqs = next(
+        s for s in (48, 80, 112, 160, 320, 640, 1280, 2560, 24, 12, 6, 5000) if s not in taken
+    )
     old = doc["serving"]["max_num_seqs"]
     doc["serving"]["max_num_seqs"] = seqs
     doc["metrics"]["avg_batch_size"] = min(doc["metrics"]["avg_batch_size"], float(seqs))
@@ -464,11 +533,12 @@ def edit_description(data: Path) -> str:
     models = yaml.safe_load(path.read_text(encoding="utf-8"))
     model_id = sorted(models)[0]
     models[model_id]["description_md"] = (
-        (models[model_id].get("description_md") or "") +
-        "\n\nEdited by the benchmark: *one* model's description changed.")
+        models[model_id].get("description_md") or ""
+    ) + "\n\nEdited by the benchmark: *one* model's description changed."
     path.unlink()
-    path.write_text(yaml.safe_dump(models, sort_keys=False, allow_unicode=True, width=100),
-                    encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(models, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
     return model_id
 
 
@@ -488,8 +558,13 @@ def site_breakdown(out: Path) -> dict[str, Any]:
     return {k: {"bytes": by[k], "files": n[k]} for k, _ in by.most_common()}
 
 
-def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.Namespace,
-                  seconds_per_render: float) -> dict[str, Any]:
+def bench_dataset(
+    runner: Runner,
+    label: str,
+    size: int | None,
+    args: argparse.Namespace,
+    seconds_per_render: float,
+) -> dict[str, Any]:
     started = time.perf_counter()
     data, data_stats = prepare_data(label, size, args.seed, runner.workdir, runner.project)
     prepare_seconds = time.perf_counter() - started
@@ -504,22 +579,34 @@ def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.N
     model_tasks = data_stats.get("model_tasks")
     est_charts = 2 * (model_tasks or 0) + 40
     est_render = est_charts * 2 * seconds_per_render
-    stub = args.charts == "stub" or (args.charts == "auto" and size is not None
-                                     and est_render > 0.6 * args.budget)
+    stub = args.charts == "stub" or (
+        args.charts == "auto" and size is not None and est_render > 0.6 * args.budget
+    )
     extra = ["--data", str(data), "--out", str(out), "--cache", str(cache)]
-    res: dict[str, Any] = {"label": label, "size": size, "data": data_stats,
-                           "prepare_seconds": prepare_seconds, "stub_charts": stub,
-                           "estimated_cold_render_seconds": est_render if size else None,
-                           "builds": {}}
-    print(f"[{label}] {data_stats.get('configurations')} configurations, "
-          f"{data_stats.get('models', '?')} models; charts "
-          f"{'stubbed' if stub else 'real'}", flush=True)
+    res: dict[str, Any] = {
+        "label": label,
+        "size": size,
+        "data": data_stats,
+        "prepare_seconds": prepare_seconds,
+        "stub_charts": stub,
+        "estimated_cold_render_seconds": est_render if size else None,
+        "builds": {},
+    }
+    print(
+        f"[{label}] {data_stats.get('configurations')} configurations, "
+        f"{data_stats.get('models', '?')} models; charts "
+        f"{'stubbed' if stub else 'real'}",
+        flush=True,
+    )
 
     def remaining() -> float:
         return budget_end - time.perf_counter()
 
-    def build(name: str, more: list[str] = (),  # type: ignore
-              before: Any = None) -> dict[str, Any] | None:
+    def build(
+        name: str,
+        more: list[str] = (),  # type: ignore
+        before: Any = None,
+    ) -> dict[str, Any] | None:
         """The build ``--repeat`` times (``before()`` first each time: a fresh cache, one
         more measurement); the run with the median wall time is reported, with every run's
         wall and CPU seconds and load average in ``runs``."""
@@ -529,8 +616,12 @@ def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.N
                 break
             if before is not None:
                 before()
-            r = runner.child("_build", extra + (["--stub-charts"] if stub else [])
-                             + list(more), remaining(), cache)
+            r = runner.child(
+                "_build",
+                extra + (["--stub-charts"] if stub else []) + list(more),
+                remaining(),
+                cache,
+            )
             print(f"[{label}] {name}: {_one_line(r)}", flush=True)
             runs.append(r)
             if r.get("killed_at_budget") or r.get("error"):
@@ -544,10 +635,21 @@ def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.N
             res["builds"][name] = runs[-1]
             return None
         median = sorted(ok, key=lambda r: r["wall_seconds"])[(len(ok) - 1) // 2]
-        median["runs"] = [{k: r.get(k) for k in ("wall_seconds", "cpu_seconds",
-                                                  "loadavg_before", "loadavg_after",
-                                                  "chart_renders", "maxrss_self_mb",
-                                                  "tree_peak_rss_mb")} for r in ok]
+        median["runs"] = [
+            {
+                k: r.get(k)
+                for k in (
+                    "wall_seconds",
+                    "cpu_seconds",
+                    "loadavg_before",
+                    "loadavg_after",
+                    "chart_renders",
+                    "maxrss_self_mb",
+                    "tree_peak_rss_mb",
+                )
+            }
+            for r in ok
+        ]
         res["builds"][name] = median
         return median
 
@@ -564,12 +666,16 @@ def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.N
         res["site"] = site_breakdown(out)
         if stub and cold.get("stub_charts"):
             res["extrapolated_cold_chart_seconds"] = (
-                cold["stub_charts"]["stub_renders"] * seconds_per_render)
+                cold["stub_charts"]["stub_renders"] * seconds_per_render
+            )
         elif cold["chart_renders"]:
             res["seconds_per_render"] = cold["timings"]["charts"] / cold["chart_renders"]
         noop = "noop" in wanted and build("noop")
-        one = noop and "add-one" in wanted and build(
-            "add-one", before=lambda: added.append(add_measurement(data)))
+        one = (
+            noop
+            and "add-one" in wanted
+            and build("add-one", before=lambda: added.append(add_measurement(data)))
+        )
         res["added"] = added
         if one and "edit-desc" in wanted:
             res["edited_model"] = edit_description(data)
@@ -584,8 +690,9 @@ def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.N
         import hugo_compare
 
         try:
-            res["hugo"] = hugo_compare.compare(data, cold, runner.workdir / f"hugo-{label}",
-                                               project=runner.project, env=runner.env)
+            res["hugo"] = hugo_compare.compare(
+                data, cold, runner.workdir / f"hugo-{label}", project=runner.project, env=runner.env
+            )
             print(f"[{label}] hugo: {hugo_compare.one_line(res['hugo'])}", flush=True)
         except Exception as e:  # hugo missing and not installable: report, go on
             res["hugo"] = {"error": repr(e)}
@@ -593,15 +700,23 @@ def bench_dataset(runner: Runner, label: str, size: int | None, args: argparse.N
     if args.profile and cold is not None and remaining() > 30:
         prof = RESULTS / f"profile-{label}.prof"
         out3 = runner.workdir / f"site-{label}-prof"
-        r = runner.child("_build", extra + ["--out", str(out3), "--profile", str(prof)]
-                         + (["--stub-charts"] if stub else []), remaining(), cache)
+        r = runner.child(
+            "_build",
+            extra
+            + ["--out", str(out3), "--profile", str(prof)]
+            + (["--stub-charts"] if stub else []),
+            remaining(),
+            cache,
+        )
         shutil.rmtree(out3, ignore_errors=True)
         if prof.exists() and not r.get("killed_at_budget"):
-            res["profile"] = {"file": str(prof.relative_to(REPO)),
-                              "wall_seconds": r["wall_seconds"],
-                              "timings": r.get("timings"), "top": profile_top(prof)}
-            print(f"[{label}] profile (warm cache, cProfile): {prof.relative_to(REPO)}",
-                  flush=True)
+            res["profile"] = {
+                "file": str(prof.relative_to(REPO)),
+                "wall_seconds": r["wall_seconds"],
+                "timings": r.get("timings"),
+                "top": profile_top(prof),
+            }
+            print(f"[{label}] profile (warm cache, cProfile): {prof.relative_to(REPO)}", flush=True)
     shutil.rmtree(cache, ignore_errors=True)
     res["wall_seconds"] = time.perf_counter() - started
     return res
@@ -613,8 +728,14 @@ def profile_top(path: Path, n: int = 25) -> list[dict[str, Any]]:
     stats = pstats.Stats(str(path))
     rows = []
     for (file, line, func), (_cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore
-        rows.append({"function": f"{Path(file).name}:{line}({func})", "calls": nc,
-                     "tottime": tt, "cumtime": ct})
+        rows.append(
+            {
+                "function": f"{Path(file).name}:{line}({func})",
+                "calls": nc,
+                "tottime": tt,
+                "cumtime": ct,
+            }
+        )
     by_cum = sorted(rows, key=lambda r: -r["cumtime"])[:n]
     by_tot = sorted(rows, key=lambda r: -r["tottime"])[:n]
     return [{"by": "cumtime", **r} for r in by_cum] + [{"by": "tottime", **r} for r in by_tot]
@@ -623,18 +744,22 @@ def profile_top(path: Path, n: int = 25) -> list[dict[str, Any]]:
 def _one_line(r: dict[str, Any]) -> str:
     if r.get("killed_at_budget"):
         done = ", ".join(f"{p['stage']} {p['seconds']:.1f}s" for p in r.get("progress", []))
-        return (f"KILLED at budget after {r['wall_seconds']:.0f}s (finished: {done or 'none'}); "
-                f"tree peak RSS {r['tree_peak_rss_mb']:.0f} MB")
+        return (
+            f"KILLED at budget after {r['wall_seconds']:.0f}s (finished: {done or 'none'}); "
+            f"tree peak RSS {r['tree_peak_rss_mb']:.0f} MB"
+        )
     if r.get("error"):
         return "FAILED: " + r["error"].strip().splitlines()[-1]
     stages = " ".join(f"{k} {v:.2f}" for k, v in r["timings"].items())
     # Where the memory goes: the build process's peak RSS as each stage ends.
     peaks = " ".join(f"{p['stage']} {p['maxrss_mb']:.0f}" for p in r.get("progress", []))
-    return (f"{r['wall_seconds']:.1f}s wall, {r['pages']} pages, {r['files']} files, "
-            f"{r['bytes'] / 1e6:.0f} MB, {r['written']} written/{r['linked']} linked, "
-            f"{r['chart_renders']} renders, RSS {r['maxrss_self_mb']:.0f} MB "
-            f"(workers {r.get('maxrss_workers_mb', 0):.0f}, tree "
-            f"{r['tree_peak_rss_mb']:.0f}); {stages}; peak RSS MB by stage end: {peaks}")
+    return (
+        f"{r['wall_seconds']:.1f}s wall, {r['pages']} pages, {r['files']} files, "
+        f"{r['bytes'] / 1e6:.0f} MB, {r['written']} written/{r['linked']} linked, "
+        f"{r['chart_renders']} renders, RSS {r['maxrss_self_mb']:.0f} MB "
+        f"(workers {r.get('maxrss_workers_mb', 0):.0f}, tree "
+        f"{r['tree_peak_rss_mb']:.0f}); {stages}; peak RSS MB by stage end: {peaks}"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -647,13 +772,19 @@ def _fmt(v: Any, spec: str = ".1f") -> str:
 
 
 def table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(header)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
     line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"
     sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = ["| " + " | ".join(c.rjust(w) if i else c.ljust(w)
-                              for i, (c, w) in enumerate(zip(r, widths, strict=True))) + " |"
-            for r in rows]
+    body = [
+        "| "
+        + " | ".join(
+            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        + " |"
+        for r in rows
+    ]
     return "\n".join([line, sep, *body])
 
 
@@ -680,13 +811,21 @@ def budget_table(results: dict[str, Any]) -> str:
         runs = r.get("runs") or [r]
         value = r[key]
         stub = " (stub charts)" if by_label[label]["stub_charts"] else ""
-        rows.append([f"{label}{stub}", name, f"<= {limit:g} {unit}", f"{value:.2f}",
-                     " ".join(f"{x.get(key) or 0:.2f}" for x in runs),
-                     _fmt(r.get("cpu_seconds"), ".1f"),
-                     " ".join(f"{x.get('loadavg_before') or 0:.1f}" for x in runs),
-                     "met" if value <= limit else "MISSED"])
-    return "Budgets (issue 19; median of the runs)\n" + table(rows, [
-        "data", "build", "budget", "median", "runs", "CPU s", "load before", ""])
+        rows.append(
+            [
+                f"{label}{stub}",
+                name,
+                f"<= {limit:g} {unit}",
+                f"{value:.2f}",
+                " ".join(f"{x.get(key) or 0:.2f}" for x in runs),
+                _fmt(r.get("cpu_seconds"), ".1f"),
+                " ".join(f"{x.get('loadavg_before') or 0:.1f}" for x in runs),
+                "met" if value <= limit else "MISSED",
+            ]
+        )
+    return "Budgets (issue 19; median of the runs)\n" + table(
+        rows, ["data", "build", "budget", "median", "runs", "CPU s", "load before", ""]
+    )
 
 
 def report(results: dict[str, Any]) -> str:
@@ -699,22 +838,44 @@ def report(results: dict[str, Any]) -> str:
         rp = c.get("render_page", {})
         rp_pages = sum(v["pages"] for v in rp.values())
         rp_secs = sum(v["seconds"] for v in rp.values())
-        rows.append([
-            d["label"] + (" (stub charts)" if d["stub_charts"] else ""),
-            str(d["data"].get("configurations")), str(d["data"].get("models", "–")),
-            str(pages or "–"), str(c.get("files", "–")),
-            _fmt(c.get("bytes") and c["bytes"] / 1e6, ".0f"),
-            _fmt(c.get("wall_seconds")) + ("*" if c.get("killed_at_budget") else ""),
-            *(_fmt(t.get(s), ".2f") for s in STAGES),
-            _fmt(pages / t["render"] if pages and t.get("render") else None, ".0f"),
-            _fmt(rp_pages / rp_secs if rp_secs else None, ".0f"),
-            _fmt(c.get("maxrss_self_mb"), ".0f"), _fmt(c.get("maxrss_workers_mb"), ".0f"),
-            _fmt(c.get("tree_peak_rss_mb"), ".0f"),
-        ])
-    parts.append("Cold builds (fresh output folder, empty chart cache)\n" + table(rows, [
-        "data", "configs", "models", "pages", "files", "MB", "wall s", *STAGES,
-        "render pages/s", "render_page pages/s", "RSS MB", "workers RSS MB",
-        "tree RSS MB"]))
+        rows.append(
+            [
+                d["label"] + (" (stub charts)" if d["stub_charts"] else ""),
+                str(d["data"].get("configurations")),
+                str(d["data"].get("models", "–")),
+                str(pages or "–"),
+                str(c.get("files", "–")),
+                _fmt(c.get("bytes") and c["bytes"] / 1e6, ".0f"),
+                _fmt(c.get("wall_seconds")) + ("*" if c.get("killed_at_budget") else ""),
+                *(_fmt(t.get(s), ".2f") for s in STAGES),
+                _fmt(pages / t["render"] if pages and t.get("render") else None, ".0f"),
+                _fmt(rp_pages / rp_secs if rp_secs else None, ".0f"),
+                _fmt(c.get("maxrss_self_mb"), ".0f"),
+                _fmt(c.get("maxrss_workers_mb"), ".0f"),
+                _fmt(c.get("tree_peak_rss_mb"), ".0f"),
+            ]
+        )
+    parts.append(
+        "Cold builds (fresh output folder, empty chart cache)\n"
+        + table(
+            rows,
+            [
+                "data",
+                "configs",
+                "models",
+                "pages",
+                "files",
+                "MB",
+                "wall s",
+                *STAGES,
+                "render pages/s",
+                "render_page pages/s",
+                "RSS MB",
+                "workers RSS MB",
+                "tree RSS MB",
+            ],
+        )
+    )
     rows = []
     for d in results["datasets"]:
         for name in ("noop", "add-one", "edit-desc", "warm-clean"):
@@ -725,72 +886,118 @@ def report(results: dict[str, Any]) -> str:
                 rows.append([d["label"], name, "skipped"] + [""] * 9)
                 continue
             t = r.get("timings", {})
-            rows.append([d["label"], name,
-                         _fmt(r["wall_seconds"]) + ("*" if r.get("killed_at_budget") else ""),
-                         *(_fmt(t.get(s), ".2f") for s in STAGES),
-                         str(r.get("written", "–")), str(r.get("linked", "–")),
-                         str(r.get("chart_renders", "–")), _fmt(r.get("maxrss_self_mb"), ".0f")])
-    parts.append("Rebuilds (same output folder, warm chart cache; warm-clean: new folder)\n"
-                 + table(rows, ["data", "build", "wall s", *STAGES, "written", "linked",
-                                "renders", "RSS MB"]))
+            rows.append(
+                [
+                    d["label"],
+                    name,
+                    _fmt(r["wall_seconds"]) + ("*" if r.get("killed_at_budget") else ""),
+                    *(_fmt(t.get(s), ".2f") for s in STAGES),
+                    str(r.get("written", "–")),
+                    str(r.get("linked", "–")),
+                    str(r.get("chart_renders", "–")),
+                    _fmt(r.get("maxrss_self_mb"), ".0f"),
+                ]
+            )
+    parts.append(
+        "Rebuilds (same output folder, warm chart cache; warm-clean: new folder)\n"
+        + table(
+            rows, ["data", "build", "wall s", *STAGES, "written", "linked", "renders", "RSS MB"]
+        )
+    )
     rows = []
     for d in results["datasets"]:
         c = d["builds"].get("cold", {})
         for tpl, v in c.get("render_page", {}).items():
-            rows.append([d["label"], tpl, str(v["pages"]), _fmt(v["seconds"], ".2f"),
-                         _fmt(1000 * v["seconds"] / v["pages"], ".2f"),
-                         _fmt(v["html_bytes"] / v["pages"] / 1024, ".1f")])
+            rows.append(
+                [
+                    d["label"],
+                    tpl,
+                    str(v["pages"]),
+                    _fmt(v["seconds"], ".2f"),
+                    _fmt(1000 * v["seconds"] / v["pages"], ".2f"),
+                    _fmt(v["html_bytes"] / v["pages"] / 1024, ".1f"),
+                ]
+            )
     if rows:
-        parts.append("render_page by template (cold build)\n" + table(
-            rows, ["data", "template", "pages", "seconds", "ms/page", "KiB/page"]))
+        parts.append(
+            "render_page by template (cold build)\n"
+            + table(rows, ["data", "template", "pages", "seconds", "ms/page", "KiB/page"])
+        )
     rows = []
     for d in results["datasets"]:
         site = d.get("site") or {}
         total = sum(v["bytes"] for v in site.values()) or 1
-        top = ", ".join(f"{k} {v['bytes'] / 1e6:.1f} MB ({100 * v['bytes'] / total:.0f}%, "
-                        f"{v['files']} files)" for k, v in list(site.items())[:6])
+        top = ", ".join(
+            f"{k} {v['bytes'] / 1e6:.1f} MB ({100 * v['bytes'] / total:.0f}%, {v['files']} files)"
+            for k, v in list(site.items())[:6]
+        )
         rows.append([d["label"], _fmt(total / 1e6, ".0f"), top])
     parts.append("Site size by file kind\n" + table(rows, ["data", "MB", "largest kinds"]))
     extra = []
     for d in results["datasets"]:
         if d.get("extrapolated_cold_chart_seconds"):
-            extra.append(f"{d['label']}: charts stubbed; real cold chart rendering would take "
-                         f"~{d['extrapolated_cold_chart_seconds'] / 60:.0f} min at "
-                         f"{results.get('seconds_per_render', 0):.3f} s/render")
+            extra.append(
+                f"{d['label']}: charts stubbed; real cold chart rendering would take "
+                f"~{d['extrapolated_cold_chart_seconds'] / 60:.0f} min at "
+                f"{results.get('seconds_per_render', 0):.3f} s/render"
+            )
         if d.get("seconds_per_render"):
-            extra.append(f"{d['label']}: {d['seconds_per_render'] * 1000:.0f} ms per chart "
-                         "render (SVG or PNG, cold, all cores)")
+            extra.append(
+                f"{d['label']}: {d['seconds_per_render'] * 1000:.0f} ms per chart "
+                "render (SVG or PNG, cold, all cores)"
+            )
         if d.get("hugo") and "error" not in d["hugo"]:
             import hugo_compare
 
             extra.append(f"{d['label']}: hugo {hugo_compare.one_line(d['hugo'])}")
     cb = results.get("chart_microbench")
     if cb:
-        rows = [[k, str(cb["charts"].get(k, 0)), str(v["spec_bytes"]),
-                 _fmt(v["svg_seconds"] * 1000, ".0f"), _fmt(v["svg_bytes"] / 1024, ".0f"),
-                 _fmt(v["png_seconds"] * 1000, ".0f"), _fmt(v["png_bytes"] / 1024, ".0f")]
-                for k, v in cb["kinds"].items()]
-        parts.append("vl-convert per chart kind (default data, one process, median of 3)\n"
-                     + table(rows, ["kind", "charts", "spec B", "SVG ms", "SVG KiB",
-                                    "PNG ms", "PNG KiB"]))
+        rows = [
+            [
+                k,
+                str(cb["charts"].get(k, 0)),
+                str(v["spec_bytes"]),
+                _fmt(v["svg_seconds"] * 1000, ".0f"),
+                _fmt(v["svg_bytes"] / 1024, ".0f"),
+                _fmt(v["png_seconds"] * 1000, ".0f"),
+                _fmt(v["png_bytes"] / 1024, ".0f"),
+            ]
+            for k, v in cb["kinds"].items()
+        ]
+        parts.append(
+            "vl-convert per chart kind (default data, one process, median of 3)\n"
+            + table(rows, ["kind", "charts", "spec B", "SVG ms", "SVG KiB", "PNG ms", "PNG KiB"])
+        )
     if extra:
         parts.append("\n".join(extra))
-    sizes = [d for d in results["datasets"] if d["size"] and d["builds"].get("cold", {})
-             .get("maxrss_self_mb")]
+    sizes = [
+        d
+        for d in results["datasets"]
+        if d["size"] and d["builds"].get("cold", {}).get("maxrss_self_mb")
+    ]
     if len(sizes) > 1:
         rows = []
         base = sizes[0]
         for d in sizes:
             c = d["builds"]["cold"]
             b = base["builds"]["cold"]
-            rows.append([d["label"], str(d["size"]), _fmt(c["maxrss_self_mb"], ".0f"),
-                         _fmt(c["maxrss_self_mb"] / d["size"] * 1000, ".0f"),
-                         _fmt(c["maxrss_self_mb"] / b["maxrss_self_mb"], ".2f"),
-                         _fmt(d["size"] / base["size"], ".1f"),
-                         _fmt(c["bytes"] / 1e6, ".0f")])
-        parts.append("Memory growth (cold build process peak RSS)\n" + table(
-            rows, ["data", "configs", "RSS MB", "KB/config", "RSS ×", "configs ×",
-                   "output MB"]))
+            rows.append(
+                [
+                    d["label"],
+                    str(d["size"]),
+                    _fmt(c["maxrss_self_mb"], ".0f"),
+                    _fmt(c["maxrss_self_mb"] / d["size"] * 1000, ".0f"),
+                    _fmt(c["maxrss_self_mb"] / b["maxrss_self_mb"], ".2f"),
+                    _fmt(d["size"] / base["size"], ".1f"),
+                    _fmt(c["bytes"] / 1e6, ".0f"),
+                ]
+            )
+        parts.append(
+            "Memory growth (cold build process peak RSS)\n"
+            + table(
+                rows, ["data", "configs", "RSS MB", "KB/config", "RSS ×", "configs ×", "output MB"]
+            )
+        )
     return "\n\n".join(parts)
 
 
@@ -815,34 +1022,63 @@ def main(argv: list[str] | None = None) -> int:
 
         return issue19.main([a for a in argv if a != "--issue19"])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--issue19", action="store_true",
-                   help="report every budget of issue 19 (see issue19.py; its own options)")
+    p.add_argument(
+        "--issue19",
+        action="store_true",
+        help="report every budget of issue 19 (see issue19.py; its own options)",
+    )
     p.add_argument("--quick", action="store_true", help="default data + 1,000 only")
-    p.add_argument("--sizes", default="1000,10000",
-                   help="synthetic sizes, comma-separated (default 1000,10000; add 100000)")
-    p.add_argument("--budget", type=float, default=900.0,
-                   help="seconds for all builds of one size (default 900)")
+    p.add_argument(
+        "--sizes",
+        default="1000,10000",
+        help="synthetic sizes, comma-separated (default 1000,10000; add 100000)",
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=900.0,
+        help="seconds for all builds of one size (default 900)",
+    )
     p.add_argument("--charts", choices=("auto", "real", "stub"), default="auto")
     p.add_argument("--no-default", action="store_true", help="skip the default data")
-    p.add_argument("--builds", default="cold,noop,add-one,edit-desc,warm-clean",
-                   help="which builds (cold always runs; add-one needs noop, edit-desc "
-                   "add-one)")
+    p.add_argument(
+        "--builds",
+        default="cold,noop,add-one,edit-desc,warm-clean",
+        help="which builds (cold always runs; add-one needs noop, edit-desc add-one)",
+    )
     p.add_argument("--hugo", action="store_true", help="also run hugo_compare per size")
-    p.add_argument("--profile", action="store_true",
-                   help="also a cProfile'd warm-cache build per size (results/profile-*.prof)")
-    p.add_argument("--ref", default="",
-                   help="benchmark this git ref (exported to the work folder) instead of the "
-                   "working tree")
-    p.add_argument("--seconds-per-render", type=float, default=DEFAULT_SECONDS_PER_RENDER,
-                   help="chart render cost for --charts auto and the stub extrapolation "
-                   "until a real cold build in this run measures it (default "
-                   f"{DEFAULT_SECONDS_PER_RENDER}; 0.053 measured on 10k, 2 cores, quiet)")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="run cold, noop, add-one, ... this many times each and report the "
-                   "median (3 for the budget figures)")
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also a cProfile'd warm-cache build per size (results/profile-*.prof)",
+    )
+    p.add_argument(
+        "--ref",
+        default="",
+        help="benchmark this git ref (exported to the work folder) instead of the working tree",
+    )
+    p.add_argument(
+        "--seconds-per-render",
+        type=float,
+        default=DEFAULT_SECONDS_PER_RENDER,
+        help="chart render cost for --charts auto and the stub extrapolation "
+        "until a real cold build in this run measures it (default "
+        f"{DEFAULT_SECONDS_PER_RENDER}; 0.053 measured on 10k, 2 cores, quiet)",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run cold, noop, add-one, ... this many times each and report the "
+        "median (3 for the budget figures)",
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                   help=f"synthetic data, sites, caches (default {DEFAULT_WORKDIR})")
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        default=DEFAULT_WORKDIR,
+        help=f"synthetic data, sites, caches (default {DEFAULT_WORKDIR})",
+    )
     args = p.parse_args(argv)
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -852,12 +1088,17 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(project, args.workdir, str(project))
     results: dict[str, Any] = {
         "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "git_head": _git("rev-parse", "HEAD"), "ref": args.ref or "(working tree)",
-        "working_tree_dirty": bool(_git("status", "--porcelain", "--", "jouleboard",
-                                        "templates")),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform()},
-        "args": {k: str(v) for k, v in vars(args).items()}, "datasets": []}
+        "git_head": _git("rev-parse", "HEAD"),
+        "ref": args.ref or "(working tree)",
+        "working_tree_dirty": bool(_git("status", "--porcelain", "--", "jouleboard", "templates")),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "datasets": [],
+    }
     spr = args.seconds_per_render
     if not args.no_default:
         d = bench_dataset(runner, "default", None, args, spr)

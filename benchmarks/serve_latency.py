@@ -45,7 +45,7 @@ STAGE = re.compile(r"([A-Za-z][\w+\-]*) (\d+(?:\.\d+)?)s\b")
 
 def stages_of(line: str) -> dict[str, float]:
     """Stage timings from a build summary line: '... (load+validate 0.53s, charts 0.2s)'."""
-    inside = line[line.rfind("(") + 1:] if "(" in line else ""
+    inside = line[line.rfind("(") + 1 :] if "(" in line else ""
     return {k: float(v) for k, v in STAGE.findall(inside)}
 
 
@@ -70,9 +70,15 @@ class Serve:
 
     def __init__(self, cmd: list[str], env: dict[str, str], cwd: Path) -> None:
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         self.sampler = TreeSampler(self.proc.pid)
         self.sampler.start()
         self.lines: list[tuple[float, str]] = []
@@ -86,8 +92,9 @@ class Serve:
                 self.lines.append((time.perf_counter(), line.rstrip("\n")))
                 self.changed.notify_all()
 
-    def wait_line(self, pattern: re.Pattern[str], after: int, timeout: float
-                  ) -> tuple[float, str] | None:
+    def wait_line(
+        self, pattern: re.Pattern[str], after: int, timeout: float
+    ) -> tuple[float, str] | None:
         """The first line from index ``after`` on that matches, or None at ``timeout``."""
         end = time.perf_counter() + timeout
         with self.changed:
@@ -111,8 +118,9 @@ class Serve:
         self.sampler.stop()
 
 
-def reload_signal(base: str, since: str, page: str, long_poll: bool,
-                  timeout: float = 120.0) -> str | None:
+def reload_signal(
+    base: str, since: str, page: str, long_poll: bool, timeout: float = 120.0
+) -> str | None:
     """Block until the served build version differs from ``since``; the new version."""
     end = time.perf_counter() + timeout
     while time.perf_counter() < end:
@@ -139,8 +147,10 @@ class Edits:
 
     def template(self, n: int) -> str:
         mark = f'<meta name="jouleboard-bench" content="template-edit-{n}">'
-        write_atomically(self.site / "templates" / "base.html",
-                         self.base_html.replace("</head>", mark + "</head>", 1))
+        write_atomically(
+            self.site / "templates" / "base.html",
+            self.base_html.replace("</head>", mark + "</head>", 1),
+        )
         return mark
 
     def description(self, n: int) -> str:
@@ -150,8 +160,9 @@ class Edits:
         models = yaml.safe_load(path.read_text(encoding="utf-8"))
         mark = f"Benchmark description edit {n}."
         models[self.model_id]["description_md"] = mark
-        write_atomically(path, yaml.safe_dump(models, sort_keys=False, allow_unicode=True,
-                                              width=100))
+        write_atomically(
+            path, yaml.safe_dump(models, sort_keys=False, allow_unicode=True, width=100)
+        )
         return mark
 
     def about(self, n: int) -> str:
@@ -170,7 +181,7 @@ class Edits:
 def pick_measurement(data: Path) -> tuple[str, Path]:
     """An LLM measurement file in the middle of the sorted list, and its model id."""
     files = sorted((data / "measurements").rglob("*.json"))
-    for path in files[len(files) // 2:] + files[:len(files) // 2]:
+    for path in files[len(files) // 2 :] + files[: len(files) // 2]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         if "max_num_seqs" in doc.get("serving", {}):
             return doc["model_id"], path
@@ -187,8 +198,9 @@ def prepare_site(project: Path, data: Path, workdir: Path) -> Path:
     return site
 
 
-def measure_serve(project: Path, data: Path, workdir: Path, env: dict[str, str],
-                  repeat: int) -> dict[str, Any]:
+def measure_serve(
+    project: Path, data: Path, workdir: Path, env: dict[str, str], repeat: int
+) -> dict[str, Any]:
     """Start serve on a copy of ``data`` and time ``repeat`` edits of each kind."""
     site = prepare_site(project, data, workdir)
     out = workdir / "i19-serve-out"
@@ -199,18 +211,33 @@ def measure_serve(project: Path, data: Path, workdir: Path, env: dict[str, str],
     model_id, measurement = pick_measurement(site / "data")
     edits = Edits(site, model_id, measurement)
     model_page = f"/models/{model_slug(model_id)}/"
-    cmd = [sys.executable, "-m", "jouleboard", "serve", "--data", str(site / "data"),
-           "--out", str(out), "--port", "0"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jouleboard",
+        "serve",
+        "--data",
+        str(site / "data"),
+        "--out",
+        str(out),
+        "--port",
+        "0",
+    ]
     load_before = os.getloadavg()[0]
     serve = Serve(cmd, env, project)
-    result: dict[str, Any] = {"command": " ".join(cmd[1:]), "model": model_id,
-                              "measurement": str(measurement.relative_to(site / "data")),
-                              "loadavg_before": load_before, "edits": {}}
+    result: dict[str, Any] = {
+        "command": " ".join(cmd[1:]),
+        "model": model_id,
+        "measurement": str(measurement.relative_to(site / "data")),
+        "loadavg_before": load_before,
+        "edits": {},
+    }
     try:
         up = serve.wait_line(re.compile(r"serving on (http://\S+)"), 0, 600)
         if up is None:
             result["error"] = "serve did not start: " + " | ".join(
-                line for _, line in serve.lines[-5:])
+                line for _, line in serve.lines[-5:]
+            )
             return result
         base = re.search(r"(http://[^/\s]+)", up[1]).group(1)  # type: ignore[union-attr]
         result["startup_seconds"] = up[0] - serve.started
@@ -219,16 +246,22 @@ def measure_serve(project: Path, data: Path, workdir: Path, env: dict[str, str],
         time.sleep(1.0)
         status, _ = get(f"{base}{WAIT}?since=-probe-&page=/", timeout=10)
         long_poll = status == 200
-        result["signal"] = ("long-poll " + WAIT if long_poll else
-                            f"FALLBACK: {VERSION} polled every {POLL_SECONDS * 1000:.0f} ms "
-                            f"({WAIT} answered {status})")
-        kinds = [("template", "/", edits.template),
-                 ("description", model_page, edits.description),
-                 ("measurement", model_page, edits.measurement_number),
-                 ("content", "/about/", edits.about)]
+        result["signal"] = (
+            "long-poll " + WAIT
+            if long_poll
+            else f"FALLBACK: {VERSION} polled every {POLL_SECONDS * 1000:.0f} ms "
+            f"({WAIT} answered {status})"
+        )
+        kinds = [
+            ("template", "/", edits.template),
+            ("description", model_page, edits.description),
+            ("measurement", model_page, edits.measurement_number),
+            ("content", "/about/", edits.about),
+        ]
         for kind, page, edit in kinds:
-            result["edits"][kind] = [one_edit(serve, base, page, edit, n, long_poll)
-                                     for n in range(1, repeat + 1)]
+            result["edits"][kind] = [
+                one_edit(serve, base, page, edit, n, long_poll) for n in range(1, repeat + 1)
+            ]
     finally:
         serve.stop()
         result["loadavg_after"] = os.getloadavg()[0]
@@ -240,8 +273,9 @@ def measure_serve(project: Path, data: Path, workdir: Path, env: dict[str, str],
     return result
 
 
-def one_edit(serve: Serve, base: str, page: str, edit: Any, n: int,
-             long_poll: bool) -> dict[str, Any]:
+def one_edit(
+    serve: Serve, base: str, page: str, edit: Any, n: int, long_poll: bool
+) -> dict[str, Any]:
     """One edit: seconds from the end of the write to the reload signal, and checks."""
     since = get(base + VERSION)[1].decode().strip()
     before = get(base + page)[1]
@@ -257,12 +291,15 @@ def one_edit(serve: Serve, base: str, page: str, edit: Any, n: int,
     def has_edit(body: bytes) -> bool:
         return mark.encode() in body if mark else body != before
 
-    return {"reload_seconds": signalled - written if version is not None else None,
-            "version": version, "rebuild_end_seconds": done[0] - written if done else None,
-            "summary": done[1] if done else "(no end-of-rebuild line within 300 s)",
-            "stages": stages_of(done[1]) if done else {},
-            "page_has_edit_at_reload": has_edit(at_reload),
-            "page_has_edit_after_rebuild": has_edit(after)}
+    return {
+        "reload_seconds": signalled - written if version is not None else None,
+        "version": version,
+        "rebuild_end_seconds": done[0] - written if done else None,
+        "summary": done[1] if done else "(no end-of-rebuild line within 300 s)",
+        "stages": stages_of(done[1]) if done else {},
+        "page_has_edit_at_reload": has_edit(at_reload),
+        "page_has_edit_after_rebuild": has_edit(after),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,13 +308,25 @@ def main(argv: list[str] | None = None) -> int:
 
     project = Path(__file__).resolve().parent.parent
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("--data", type=Path, default=project / "data",
-                   help="data folder to copy and edit (default: the repository's data/)")
-    p.add_argument("--workdir", type=Path, default=Path("/tmp/serve-latency"),
-                   help="where the site copy and serve's output go")
-    p.add_argument("--cache", type=Path, default=None,
-                   help="chart cache (default $JOULEBOARD_CACHE or the user's cache); "
-                        "warm it with one build first, or the first edit renders every chart")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=project / "data",
+        help="data folder to copy and edit (default: the repository's data/)",
+    )
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path("/tmp/serve-latency"),
+        help="where the site copy and serve's output go",
+    )
+    p.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="chart cache (default $JOULEBOARD_CACHE or the user's cache); "
+        "warm it with one build first, or the first edit renders every chart",
+    )
     p.add_argument("--repeat", type=int, default=5, help="edits of each kind")
     p.add_argument("--json", type=Path, help="also write the full result here")
     args = p.parse_args(argv)
@@ -285,18 +334,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache is not None:
         env["JOULEBOARD_CACHE"] = str(args.cache)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    result = measure_serve(project, args.data.resolve(), args.workdir.resolve(), env,
-                           args.repeat)
+    result = measure_serve(project, args.data.resolve(), args.workdir.resolve(), env, args.repeat)
     for kind, runs in result.get("edits", {}).items():
-        times = " ".join(f"{r['reload_seconds']:.3f}" if r["reload_seconds"] is not None
-                         else "-" for r in runs)
+        times = " ".join(
+            f"{r['reload_seconds']:.3f}" if r["reload_seconds"] is not None else "-" for r in runs
+        )
         ok = sum(r["page_has_edit_at_reload"] for r in runs)
         median = result.get(f"{kind}_median_seconds")
         shown = f"{median:.3f} s" if median is not None else "n/a"
-        print(f"{kind:12} median {shown} (runs {times}); page has the edit at reload "
-              f"{ok}/{len(runs)}")
-    print(f"signal: {result.get('signal')}; startup {result.get('startup_seconds', 0):.1f} s;"
-          f" peak RSS {result.get('tree_peak_rss_mb', 0):.0f} MB", flush=True)
+        print(
+            f"{kind:12} median {shown} (runs {times}); page has the edit at reload {ok}/{len(runs)}"
+        )
+    print(
+        f"signal: {result.get('signal')}; startup {result.get('startup_seconds', 0):.1f} s;"
+        f" peak RSS {result.get('tree_peak_rss_mb', 0):.0f} MB",
+        flush=True,
+    )
     if result.get("error"):
         print(f"error: {result['error']}")
     if args.json:

@@ -84,9 +84,17 @@ def load_reference(data_dir: Path) -> Reference:
         if doc.get("kind") not in LLM_KINDS or "max_num_seqs" not in doc.get("serving", {}):
             continue  # only LLM and multimodal-LLM configurations are synthesised
         s = doc["serving"]
-        key = (doc["model_id"], doc["task"], doc["gpu_model"], doc["num_gpus"],
-               doc["weight_precision"], s.get("tensor_parallel", 1), s.get("expert_parallel", 1),
-               s.get("data_parallel", 1), s.get("notes", ""))
+        key = (
+            doc["model_id"],
+            doc["task"],
+            doc["gpu_model"],
+            doc["num_gpus"],
+            doc["weight_precision"],
+            s.get("tensor_parallel", 1),
+            s.get("expert_parallel", 1),
+            s.get("data_parallel", 1),
+            s.get("notes", ""),
+        )
         if doc.get("repeat", 1) != 1:
             continue  # repeats are re-created at their own rate
         if key not in grouped:
@@ -101,18 +109,33 @@ def load_reference(data_dir: Path) -> Reference:
     if (data_dir / "quality").is_dir():
         for path in sorted((data_dir / "quality").glob("*.yaml")):
             quality[path.stem] = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return Reference(models=y("models.yaml"), gpus=y("gpus.yaml"), tasks=y("tasks.yaml"),
-                     site=y("site.yaml"), quality=quality,
-                     series={m: dict(t) for m, t in series.items()})
+    return Reference(
+        models=y("models.yaml"),
+        gpus=y("gpus.yaml"),
+        tasks=y("tasks.yaml"),
+        site=y("site.yaml"),
+        quality=quality,
+        series={m: dict(t) for m, t in series.items()},
+    )
 
 
 def _ln(rng: random.Random, sigma: float) -> float:
     return math.exp(rng.gauss(0.0, sigma))
 
 
-def _point(rng: random.Random, proto: dict[str, Any], model_id: str, task: str, kind: str,
-           board_watts: float, eff: float, lat: float, length: float, repeat: int,
-           provenance: dict[str, Any]) -> dict[str, Any]:
+def _point(
+    rng: random.Random,
+    proto: dict[str, Any],
+    model_id: str,
+    task: str,
+    kind: str,
+    board_watts: float,
+    eff: float,
+    lat: float,
+    length: float,
+    repeat: int,
+    provenance: dict[str, Any],
+) -> dict[str, Any]:
     """One measurement document derived from a real one, with consistent metrics."""
     m = proto["metrics"]
     s = proto["serving"]
@@ -141,9 +164,13 @@ def _point(rng: random.Random, proto: dict[str, Any], model_id: str, task: str, 
         "gpu_model": proto["gpu_model"],
         "num_gpus": n,
         "weight_precision": proto["weight_precision"],
-        "serving": {"max_num_seqs": seqs, "tensor_parallel": s.get("tensor_parallel", 1),
-                    "expert_parallel": s.get("expert_parallel", 1),
-                    "data_parallel": s.get("data_parallel", 1), "notes": s.get("notes", "")},
+        "serving": {
+            "max_num_seqs": seqs,
+            "tensor_parallel": s.get("tensor_parallel", 1),
+            "expert_parallel": s.get("expert_parallel", 1),
+            "data_parallel": s.get("data_parallel", 1),
+            "notes": s.get("notes", ""),
+        },
         "repeat": repeat,
         "metrics": {
             "energy_per_token_joules": ept,
@@ -169,14 +196,17 @@ def _point(rng: random.Random, proto: dict[str, Any], model_id: str, task: str, 
 
 def _file_name(doc: dict[str, Any]) -> str:
     s = doc["serving"]
-    name = (f"{doc['gpu_model']}-x{doc['num_gpus']}-{doc['weight_precision']}-"
-            f"tp{s['tensor_parallel']}-ep{s['expert_parallel']}-dp{s['data_parallel']}-"
-            f"seqs{s['max_num_seqs']}")
+    name = (
+        f"{doc['gpu_model']}-x{doc['num_gpus']}-{doc['weight_precision']}-"
+        f"tp{s['tensor_parallel']}-ep{s['expert_parallel']}-dp{s['data_parallel']}-"
+        f"seqs{s['max_num_seqs']}"
+    )
     return name + (f"-r{doc['repeat']}" if doc["repeat"] != 1 else "") + ".json"
 
 
-def generate(n_configs: int, out: Path, seed: int = 0,
-             reference: Path = DEFAULT_REFERENCE) -> dict[str, Any]:
+def generate(
+    n_configs: int, out: Path, seed: int = 0, reference: Path = DEFAULT_REFERENCE
+) -> dict[str, Any]:
     """Write a synthetic data folder with exactly ``n_configs`` configurations."""
     ref = load_reference(reference)
     rng = random.Random(seed)
@@ -187,10 +217,14 @@ def generate(n_configs: int, out: Path, seed: int = 0,
     task_order = list(ref.tasks)
     data_version = f"synthetic-{n_configs}"
     date = str(ref.site.get("data_date", "2026-01-01"))
-    provenance = {"dataset": "jouleboard synthetic benchmark data", "version": data_version,
-                  "date": date, "license": "CC0-1.0",
-                  "source": f"benchmarks/synth.py seed={seed} n={n_configs}",
-                  "citation": ""}
+    provenance = {
+        "dataset": "jouleboard synthetic benchmark data",
+        "version": data_version,
+        "date": date,
+        "license": "CC0-1.0",
+        "source": f"benchmarks/synth.py seed={seed} n={n_configs}",
+        "citation": "",
+    }
     proto_scores = {q["model_id"]: q for q in ref.quality.get("gpqa", {}).get("scores", [])}
 
     models: dict[str, dict[str, Any]] = {}
@@ -208,9 +242,11 @@ def generate(n_configs: int, out: Path, seed: int = 0,
         active = min(total, round(info["active_params_billions"] * size, 1) or 0.1)
         description = ""
         if rng.random() < 0.35:
-            description = (f"Synthetic variant {k} of **{info['nickname']}** by "
-                           f"{info['builder']}, generated for scale benchmarks. "
-                           f"See the [model card](https://huggingface.co/{model_id}).")
+            description = (
+                f"Synthetic variant {k} of **{info['nickname']}** by "
+                f"{info['builder']}, generated for scale benchmarks. "
+                f"See the [model card](https://huggingface.co/{model_id})."
+            )
         models[model_id] = {
             "nickname": f"{info['nickname']} S{k}",
             "builder": info["builder"],
@@ -224,30 +260,49 @@ def generate(n_configs: int, out: Path, seed: int = 0,
         eff = _ln(rng, 0.35)
         for task in (t for t in task_order if t in ref.series[proto_id]):
             kind = ref.tasks[task]["kind"]
-            lat = _ln(rng, 0.2) / eff ** 0.5
+            lat = _ln(rng, 0.2) / eff**0.5
             length = _ln(rng, 0.15)
             for ser in ref.series[proto_id][task]:
                 board = float(ref.gpus[ser.gpu]["board_power_watts"])
                 for proto in ser.points:
                     if rng.random() < 0.05:
                         continue
-                    docs.append(_point(rng, proto, model_id, task, kind, board, eff, lat,
-                                       length, 1, provenance))
+                    docs.append(
+                        _point(
+                            rng, proto, model_id, task, kind, board, eff, lat, length, 1, provenance
+                        )
+                    )
                     if rng.random() < 0.004:
-                        docs.append(_point(rng, proto, model_id, task, kind, board, eff, lat,
-                                           length, 2, provenance))
+                        docs.append(
+                            _point(
+                                rng,
+                                proto,
+                                model_id,
+                                task,
+                                kind,
+                                board,
+                                eff,
+                                lat,
+                                length,
+                                2,
+                                provenance,
+                            )
+                        )
             if task == "gpqa" and rng.random() < 0.4:
-                base = proto_scores.get(proto_id, {}).get("accuracy_percent",
-                                                          rng.uniform(30.0, 80.0))
-                scores.append({
-                    "model_id": model_id,
-                    "accuracy_percent": round(min(99.0, max(1.0, base + rng.gauss(0, 4))), 1),
-                    "setting": "synthetic score",
-                    "source_url": f"https://huggingface.co/{model_id}",
-                    "source_detail": "generated by benchmarks/synth.py",
-                    "confidence": rng.choice(["high", "medium", "low"]),
-                    "matches_energy_run": rng.random() < 0.8,
-                })
+                base = proto_scores.get(proto_id, {}).get(
+                    "accuracy_percent", rng.uniform(30.0, 80.0)
+                )
+                scores.append(
+                    {
+                        "model_id": model_id,
+                        "accuracy_percent": round(min(99.0, max(1.0, base + rng.gauss(0, 4))), 1),
+                        "setting": "synthetic score",
+                        "source_url": f"https://huggingface.co/{model_id}",
+                        "source_detail": "generated by benchmarks/synth.py",
+                        "confidence": rng.choice(["high", "medium", "low"]),
+                        "matches_energy_run": rng.random() < 0.8,
+                    }
+                )
     del docs[n_configs:]
     used = {d["model_id"] for d in docs}
     models = {m: v for m, v in models.items() if m in used}
@@ -259,27 +314,44 @@ def generate(n_configs: int, out: Path, seed: int = 0,
         folder = out / "measurements" / doc["task"] / org / name
         folder.mkdir(parents=True, exist_ok=True)
         (folder / _file_name(doc)).write_text(
-            json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
 
     def dump(name: str, value: Any, header: str = "") -> int:
         text = header + yaml.safe_dump(value, sort_keys=True, allow_unicode=True, width=100)
         (out / name).write_text(text, encoding="utf-8")
         return len(text.encode("utf-8"))
 
-    models_bytes = dump("models.yaml", models,
-                       f"# Synthetic models (benchmarks/synth.py, seed {seed}).\n")
+    models_bytes = dump(
+        "models.yaml", models, f"# Synthetic models (benchmarks/synth.py, seed {seed}).\n"
+    )
     dump("gpus.yaml", ref.gpus)
     # tasks keep their file order (the site lists tasks in it); LLM kinds only
     tasks = {t: v for t, v in ref.tasks.items() if v.get("kind") in LLM_KINDS}
-    (out / "tasks.yaml").write_text(yaml.safe_dump(tasks, sort_keys=False, width=100),
-                                    encoding="utf-8")
+    (out / "tasks.yaml").write_text(
+        yaml.safe_dump(tasks, sort_keys=False, width=100), encoding="utf-8"
+    )
     site = dict(ref.site)
-    site.update(data_version=data_version, data_date=date,
-                tagline=f"Synthetic benchmark data: {n_configs} configurations")
+    site.update(
+        data_version=data_version,
+        data_date=date,
+        tagline=f"Synthetic benchmark data: {n_configs} configurations",
+    )
     dump("site.yaml", site)
-    dump("releases.yaml", {"releases": [{
-        "version": data_version, "date": date,
-        "notes_md": f"Synthetic data: {n_configs} configurations of {len(models)} models."}]})
+    dump(
+        "releases.yaml",
+        {
+            "releases": [
+                {
+                    "version": data_version,
+                    "date": date,
+                    "notes_md": (
+                        f"Synthetic data: {n_configs} configurations of {len(models)} models."
+                    ),
+                }
+            ]
+        },
+    )
     if "gpqa" in ref.tasks:
         (out / "quality").mkdir()
         q = dict(ref.quality.get("gpqa", {"task": "gpqa", "benchmark": "GPQA Diamond"}))
@@ -287,11 +359,19 @@ def generate(n_configs: int, out: Path, seed: int = 0,
         q["note_md"] = "Synthetic accuracy figures for benchmarks."
         dump("quality/gpqa.yaml", q)
     if models_bytes > MAX_YAML_BYTES:
-        print(f"warning: models.yaml is {models_bytes} bytes, over the loader's "
-              f"{MAX_YAML_BYTES}-byte registry cap", file=sys.stderr)
-    return {"configurations": len(docs), "models": len(models),
-            "model_tasks": len({(d["model_id"], d["task"]) for d in docs}),
-            "quality_scores": len(scores), "models_yaml_bytes": models_bytes, "seed": seed}
+        print(
+            f"warning: models.yaml is {models_bytes} bytes, over the loader's "
+            f"{MAX_YAML_BYTES}-byte registry cap",
+            file=sys.stderr,
+        )
+    return {
+        "configurations": len(docs),
+        "models": len(models),
+        "model_tasks": len({(d["model_id"], d["task"]) for d in docs}),
+        "quality_scores": len(scores),
+        "models_yaml_bytes": models_bytes,
+        "seed": seed,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,10 +379,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("n", type=int, help="number of configurations")
     p.add_argument("out", type=Path, help="data folder to (re)create")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
-                   help="real data folder whose distributions are drawn from (default: data/)")
-    p.add_argument("--validate", action="store_true",
-                   help="then run `python -m jouleboard validate OUT`")
+    p.add_argument(
+        "--reference",
+        type=Path,
+        default=DEFAULT_REFERENCE,
+        help="real data folder whose distributions are drawn from (default: data/)",
+    )
+    p.add_argument(
+        "--validate", action="store_true", help="then run `python -m jouleboard validate OUT`"
+    )
     args = p.parse_args(argv)
     stats = generate(args.n, args.out, args.seed, args.reference)
     print(json.dumps(stats))

@@ -47,8 +47,9 @@ class Ranking:
         try:
             import pandas
         except ImportError as e:
-            raise ImportError("Ranking.to_dataframe needs pandas: "
-                              "pip install 'jouleboard[pandas]'") from e
+            raise ImportError(
+                "Ranking.to_dataframe needs pandas: pip install 'jouleboard[pandas]'"
+            ) from e
         return pandas.DataFrame(self.records, columns=list(self.columns))
 
 
@@ -62,12 +63,18 @@ class Leaderboard:
     def tasks(self) -> list[str]:
         return list(self.dataset.registry.tasks)
 
-    def rank(self, task: str, deadline_ms: float | None = None, percentile: str | None = None,
-             gpus: Sequence[str] | None = None, top: int | None = None,
-             energy_budget: float | None = None, by: str = "energy_per_token") -> Ranking:
+    def rank(
+        self,
+        task: str,
+        deadline_ms: float | None = None,
+        percentile: str | None = None,
+        gpus: Sequence[str] | None = None,
+        top: int | None = None,
+        energy_budget: float | None = None,
+        by: str = "energy_per_token",
+    ) -> Ranking:
         """Rank ``task`` (see :func:`rank_task`)."""
-        return rank_task(self.dataset, task, deadline_ms, percentile, gpus, top,
-                         energy_budget, by)
+        return rank_task(self.dataset, task, deadline_ms, percentile, gpus, top, energy_budget, by)
 
 
 def load(data: str | Path = "data", allow_kind_code: bool = False) -> Leaderboard:
@@ -81,10 +88,16 @@ def load(data: str | Path = "data", allow_kind_code: bool = False) -> Leaderboar
     return Leaderboard(load_dataset(folder, allow_kind_code=allow_kind_code))
 
 
-def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
-              percentile: str | None = None, gpus: Sequence[str] | None = None,
-              top: int | None = None, energy_budget: float | None = None,
-              by: str = "energy_per_token") -> Ranking:
+def rank_task(
+    data: Dataset,
+    task_id: str,
+    deadline_ms: float | None = None,
+    percentile: str | None = None,
+    gpus: Sequence[str] | None = None,
+    top: int | None = None,
+    energy_budget: float | None = None,
+    by: str = "energy_per_token",
+) -> Ranking:
     """Each model's best configuration on ``task_id`` that meets the deadline, best first.
 
     ``deadline_ms`` (default: the task's) bounds the latency the task's kind ranks by, at
@@ -111,24 +124,47 @@ def rank_task(data: Dataset, task_id: str, deadline_ms: float | None = None,
     if top is not None and top < 1:
         raise ValueError(f"--top must be 1 or more, got {top}")
     if energy_budget is not None and not (math.isfinite(energy_budget) and energy_budget > 0):
-        raise ValueError(f"--energy-budget must be a positive number of J per "
-                         f"{task.output_unit}, got {energy_budget}")
+        raise ValueError(
+            f"--energy-budget must be a positive number of J per "
+            f"{task.output_unit}, got {energy_budget}"
+        )
     if percentile is not None and percentile not in PERCENTILES:
         raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}")
     if by not in RANK_BY:
         raise ValueError(f"by must be one of {', '.join(RANK_BY)}")
     deadline = Deadline(ms, percentile or task.default_deadline.percentile)
+
     def accuracy(model_id: str) -> float | None:
         score = reg.accuracy(task_id, model_id)
         return score.accuracy_percent if score else None
 
-    rows = rank(data.for_task(task_id), deadline, gpus=set(allowed), top=top,
-                energy_budget_joules_per_token=energy_budget,
-                objective=objective_for(by, accuracy))
-    unranked = tuple(sorted({c.model_id for c in data.for_task(task_id)
-                             if accuracy(c.model_id) is None})) \
-        if by == "energy_per_correct_answer" else ()
+    rows = rank(
+        data.for_task(task_id),
+        deadline,
+        gpus=set(allowed),
+        top=top,
+        energy_budget_joules_per_token=energy_budget,
+        objective=objective_for(by, accuracy),
+    )
+    unranked = (
+        tuple(sorted({c.model_id for c in data.for_task(task_id) if accuracy(c.model_id) is None}))
+        if by == "energy_per_correct_answer"
+        else ()
+    )
     kind = kind_of(task)
-    return Ranking(task_id, ms, deadline.percentile, kind.rank_columns, [
-        kind.rank_record(r.rank, r.config, reg.models[r.config.model_id].nickname,
-                         accuracy(r.config.model_id)) for r in rows], unranked)
+    return Ranking(
+        task_id,
+        ms,
+        deadline.percentile,
+        kind.rank_columns,
+        [
+            kind.rank_record(
+                r.rank,
+                r.config,
+                reg.models[r.config.model_id].nickname,
+                accuracy(r.config.model_id),
+            )
+            for r in rows
+        ],
+        unranked,
+    )

@@ -63,11 +63,15 @@ class BuildSummary:
     def __str__(self) -> str:
         stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
         if self.unchanged:
-            return (f"{self.out} is up to date: nothing changed since its last build "
-                    f"({self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB; "
-                    f"{stages})")
-        return (f"built {self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB "
-                f"into {self.out}; {self.written} written, {self.linked} unchanged ({stages})")
+            return (
+                f"{self.out} is up to date: nothing changed since its last build "
+                f"({self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB; "
+                f"{stages})"
+            )
+        return (
+            f"built {self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB "
+            f"into {self.out}; {self.written} written, {self.linked} unchanged ({stages})"
+        )
 
 
 class StageTimer:
@@ -98,12 +102,21 @@ def _hashed(name: str, content: str) -> str:
     return f"{stem}-{hashlib.sha256(content.encode()).hexdigest()[:10]}.{ext}"
 
 
-def build_site(data_dir: Path, out: Path, base_url: str | None = None,
-               project: Path | None = None, cache: Path = DEFAULT_CACHE,
-               preview: bool = False, runs: Sequence[Path] = (),
-               strict: bool = False, site_url: str | None = None,
-               progress: Progress = SILENT, require_prometheus: bool = False,
-               png: bool = False, one_shot: bool = False) -> BuildSummary:
+def build_site(
+    data_dir: Path,
+    out: Path,
+    base_url: str | None = None,
+    project: Path | None = None,
+    cache: Path = DEFAULT_CACHE,
+    preview: bool = False,
+    runs: Sequence[Path] = (),
+    strict: bool = False,
+    site_url: str | None = None,
+    progress: Progress = SILENT,
+    require_prometheus: bool = False,
+    png: bool = False,
+    one_shot: bool = False,
+) -> BuildSummary:
     """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
     on invalid data, or any warning when ``strict``, nothing is written.
 
@@ -121,22 +134,52 @@ def build_site(data_dir: Path, out: Path, base_url: str | None = None,
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
     refuse_added_files(target.path, target.given)  # a CNAME put there by hand: not lost
     started = time.perf_counter()
-    inputs = inputs_digest(data_dir, project, runs, {
-        "base_url": base_url, "site_url": site_url, "preview": preview, "strict": strict,
-        "require_prometheus": require_prometheus, "png": png})
+    inputs = inputs_digest(
+        data_dir,
+        project,
+        runs,
+        {
+            "base_url": base_url,
+            "site_url": site_url,
+            "preview": preview,
+            "strict": strict,
+            "require_prometheus": require_prometheus,
+            "png": png,
+        },
+    )
     record = unchanged_build(target.path, inputs) if inputs is not None else None
     if record is not None:
         return BuildSummary(
-            Path(target.given), pages=record.pages, files=record.files, bytes=record.bytes,
-            linked=record.files, site_url=record.site_url, unchanged=True,
-            timings={"check": time.perf_counter() - started})
+            Path(target.given),
+            pages=record.pages,
+            files=record.files,
+            bytes=record.bytes,
+            linked=record.files,
+            site_url=record.site_url,
+            unchanged=True,
+            timings={"check": time.perf_counter() - started},
+        )
     with Pool() as pool:
         if cold(cache):  # every chart will be rendered: start the workers while loading
             pool.start(cache)
         elif one_shot:  # a chart or two may change: ready a worker meanwhile
             pool.start(cache, workers=1)
-        return _build(data_dir, target, base_url, project, cache, preview, runs, strict,
-                      site_url, progress, require_prometheus, png, pool, inputs)
+        return _build(
+            data_dir,
+            target,
+            base_url,
+            project,
+            cache,
+            preview,
+            runs,
+            strict,
+            site_url,
+            progress,
+            require_prometheus,
+            png,
+            pool,
+            inputs,
+        )
 
 
 @dataclass(frozen=True)
@@ -150,9 +193,14 @@ class Sources:
     releases: tuple[ReleaseData, ...]
 
 
-def load_sources(data_dir: Path, project: Path, runs: Sequence[Path] = (),
-                 require_prometheus: bool = False, strict: bool = False,
-                 load: Callable[..., Dataset] = load_dataset) -> Sources:
+def load_sources(
+    data_dir: Path,
+    project: Path,
+    runs: Sequence[Path] = (),
+    require_prometheus: bool = False,
+    strict: bool = False,
+    load: Callable[..., Dataset] = load_dataset,
+) -> Sources:
     """Read and check every input (``load``: :func:`load_dataset` or a memoised one with its
     signature); raise ValidationFailed on invalid data, or on any warning when ``strict``."""
     data = load(data_dir, runs=runs, require_prometheus=require_prometheus)
@@ -168,23 +216,24 @@ def with_theme(sources: Sources, data_dir: Path, project: Path) -> Sources:
     """``sources`` with the template folders and site.yaml's logo read (again)."""
     themes = tuple(template_dirs(project))
     logo_name = sources.data.registry.site.logo
-    logo = (logo_file(logo_name, list(themes), shown_path(data_dir / "site.yaml"))
-            if logo_name else b"")
+    logo = (
+        logo_file(logo_name, list(themes), shown_path(data_dir / "site.yaml")) if logo_name else b""
+    )
     return dataclasses.replace(sources, themes=themes, logo=logo)
 
 
 def site_urls(settings: SiteSettings, base_url: str | None, site_url: str | None) -> Urls:
     """The site's URLs: ``base_url`` and ``site_url`` (command line) over site.yaml's."""
-    return Urls(base_url or settings.base_url,
-                settings.site_url if site_url is None else site_url)
+    return Urls(base_url or settings.base_url, settings.site_url if site_url is None else site_url)
 
 
 def plan_of(sources: Sources, urls: Urls) -> Plan:
     return plan_site(sources.data, urls, sources.releases, sources.about)
 
 
-def asset_files(sources: Sources, bundle: str, urls: Urls
-                ) -> tuple[dict[str, str | bytes], dict[str, str]]:
+def asset_files(
+    sources: Sources, bundle: str, urls: Urls
+) -> tuple[dict[str, str | bytes], dict[str, str]]:
     """The site's assets by output path (names carry a content hash), and each asset's
     hashed name by its plain one (``vega`` for the Vega bundle)."""
     names = {"vega": _hashed("vega.js", bundle)}
@@ -208,16 +257,22 @@ def chart_specs(charts: Mapping[str, ChartRef]) -> dict[str, dict[str, Any]]:
     return images | phones
 
 
-def chart_output(chart: ChartRef, exports: Mapping[tuple[str, str], bytes], urls: Urls,
-                 settings: SiteSettings, png: bool
-                 ) -> tuple[dict[str, str | bytes], ChartInfo]:
+def chart_output(
+    chart: ChartRef,
+    exports: Mapping[tuple[str, str], bytes],
+    urls: Urls,
+    settings: SiteSettings,
+    png: bool,
+) -> tuple[dict[str, str | bytes], ChartInfo]:
     """One chart's published files (SVG, phone SVG, PNG, spec, CSV, oEmbed) by output path,
     and what pages need of it; ``exports`` holds its renders (see :func:`chart_specs`)."""
     cid = chart.id
     svg = charts_present.themed(exports[(cid, "svg")].decode("utf-8"))
     phone = charts_present.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
-    files: dict[str, str | bytes] = {urls.chart(cid, "svg"): svg,
-                                     urls.chart(cid, "phone.svg"): phone}
+    files: dict[str, str | bytes] = {
+        urls.chart(cid, "svg"): svg,
+        urls.chart(cid, "phone.svg"): phone,
+    }
     if png:
         files[urls.chart(cid, "png")] = exports[(cid, "png")]
     files[urls.chart(cid, "vl.json")] = dumps_canonical(chart.spec)
@@ -230,9 +285,16 @@ def chart_output(chart: ChartRef, exports: Mapping[tuple[str, str], bytes], urls
 CHART_BATCH = 500  # charts rendered, then written, at a time (their renders are in memory)
 
 
-def add_charts(files: SiteFiles, charts: Mapping[str, ChartRef], urls: Urls,
-               settings: SiteSettings, png: bool, cache: Path, progress: Progress,
-               pool: Pool) -> dict[str, ChartInfo]:
+def add_charts(
+    files: SiteFiles,
+    charts: Mapping[str, ChartRef],
+    urls: Urls,
+    settings: SiteSettings,
+    png: bool,
+    cache: Path,
+    progress: Progress,
+    pool: Pool,
+) -> dict[str, ChartInfo]:
     """Render ``charts`` and add each one's files (see :func:`chart_output`) to ``files``,
     :data:`CHART_BATCH` charts at a time, so only one batch's renders are ever in memory;
     returns what pages need of each chart, by id."""
@@ -240,12 +302,20 @@ def add_charts(files: SiteFiles, charts: Mapping[str, ChartRef], urls: Urls,
     ids = sorted(charts)
     batches = range(0, len(ids), CHART_BATCH)
     for number, start in enumerate(batches, 1):
-        batch = {cid: charts[cid] for cid in ids[start:start + CHART_BATCH]}
-        shown = progress if len(batches) == 1 else \
-            _Labelled(progress, f"batch {number} of {len(batches)}")
-        exports = render_charts(chart_specs(batch), ("svg", "png") if png else ("svg",),
-                                cache, shown, svg_only=frozenset(
-                                    f"{cid}{PHONE}" for cid in batch), pool=pool)
+        batch = {cid: charts[cid] for cid in ids[start : start + CHART_BATCH]}
+        shown = (
+            progress
+            if len(batches) == 1
+            else _Labelled(progress, f"batch {number} of {len(batches)}")
+        )
+        exports = render_charts(
+            chart_specs(batch),
+            ("svg", "png") if png else ("svg",),
+            cache,
+            shown,
+            svg_only=frozenset(f"{cid}{PHONE}" for cid in batch),
+            pool=pool,
+        )
         for cid, chart in batch.items():
             chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png)
             for path, content in chart_files.items():
@@ -271,8 +341,9 @@ def download_text(download: Download) -> str:
     return "".join(download_chunks(download))
 
 
-def site_context(sources: Sources, urls: Urls, names: Mapping[str, str],
-                 preview: bool) -> SiteContext:
+def site_context(
+    sources: Sources, urls: Urls, names: Mapping[str, str], preview: bool
+) -> SiteContext:
     """What every page's frame shows; ``names``: the hashed asset names."""
     settings = sources.data.registry.site
 
@@ -280,30 +351,52 @@ def site_context(sources: Sources, urls: Urls, names: Mapping[str, str],
         return urls.url(urls.asset(names[name]))
 
     return SiteContext(
-        title=settings.title, tagline=settings.tagline,
-        data_version=settings.data_version, data_date=settings.data_date,
+        title=settings.title,
+        tagline=settings.tagline,
+        data_version=settings.data_version,
+        data_date=settings.data_date,
         attribution_html=render_markdown(settings.attribution_md),
         base_url=urls.base,
         nav=navigation(settings.nav, urls, has_changelog=bool(sources.releases)),
-        tasks=tuple(Link(t.name, urls.url(urls.task(tid)))
-                    for tid, t in sources.data.registry.tasks.items()),
-        css_url=asset("style.css"), js_url=asset("site.js"), rank_js_url=asset("rank.js"),
+        tasks=tuple(
+            Link(t.name, urls.url(urls.task(tid))) for tid, t in sources.data.registry.tasks.items()
+        ),
+        css_url=asset("style.css"),
+        js_url=asset("site.js"),
+        rank_js_url=asset("rank.js"),
         explore_js_url=asset("explore.js"),
-        compare_url=urls.url(urls.compare), models_url=urls.url(urls.models_index),
-        downloads_url=urls.url(urls.downloads), about_url=urls.url(urls.about),
+        compare_url=urls.url(urls.compare),
+        models_url=urls.url(urls.models_index),
+        downloads_url=urls.url(urls.downloads),
+        about_url=urls.url(urls.about),
         atom_url=urls.url(urls.atom_feed) if sources.releases else "",
         reload_js_url="/__jouleboard__/reload.js" if preview else "",
-        vega_url=asset("vega"), favicon_url=urls.url("favicon.svg"),
+        vega_url=asset("vega"),
+        favicon_url=urls.url("favicon.svg"),
         origin=urls.origin,
         home_url=urls.url(urls.home),
         logo_url=urls.url(urls.asset(settings.logo)) if settings.logo else "",
-        accent_color=settings.accent_color, glossary_url=urls.url(urls.glossary))
+        accent_color=settings.accent_color,
+        glossary_url=urls.url(urls.glossary),
+    )
 
 
-def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: Path,
-           cache: Path, preview: bool, runs: Sequence[Path], strict: bool,
-           site_url: str | None, progress: Progress, require_prometheus: bool, png: bool,
-           pool: Pool, inputs: str | None) -> BuildSummary:
+def _build(
+    data_dir: Path,
+    target: OutputFolder,
+    base_url: str | None,
+    project: Path,
+    cache: Path,
+    preview: bool,
+    runs: Sequence[Path],
+    strict: bool,
+    site_url: str | None,
+    progress: Progress,
+    require_prometheus: bool,
+    png: bool,
+    pool: Pool,
+    inputs: str | None,
+) -> BuildSummary:
     summary = BuildSummary(Path(target.given))
     timer = StageTimer(summary, progress)
     sources = load_sources(data_dir, project, runs, require_prometheus, strict)
@@ -330,8 +423,9 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
 
     last, basis = LastFiles(target.path), render_digest(sources.themes)
     for download in plan.downloads:
-        chunks = last.get(download.path, file_key(download, basis),
-                          functools.partial(download_chunks, download))
+        chunks = last.get(
+            download.path, file_key(download, basis), functools.partial(download_chunks, download)
+        )
         files.add_chunks(download.path, (chunks,) if isinstance(chunks, bytes) else chunks)
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
@@ -339,8 +433,14 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
     env = environment(list(sources.themes))
     made = last.made
     for page in plan.pages:
-        files.add(page.path, last.get(page.path, page_key(page, site, infos, basis),
-                                      functools.partial(render_page, env, page, site, infos)))
+        files.add(
+            page.path,
+            last.get(
+                page.path,
+                page_key(page, site, infos, basis),
+                functools.partial(render_page, env, page, site, infos),
+            ),
+        )
     summary.rendered = last.made - made
     timer.done("render")
 
@@ -351,13 +451,15 @@ def _build(data_dir: Path, target: OutputFolder, base_url: str | None, project: 
 
     # What the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again).
-    record = {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin,
-              "keys": last.keys} if inputs is not None and not sources.data.warnings else None
+    record = (
+        {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin, "keys": last.keys}
+        if inputs is not None and not sources.data.warnings
+        else None
+    )
     stats = files.commit(target, record)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
-    summary.pages, summary.files, summary.bytes = len(plan.pages), len(files), \
-        files.total_bytes()
+    summary.pages, summary.files, summary.bytes = len(plan.pages), len(files), files.total_bytes()
     return summary
 
 

@@ -63,96 +63,179 @@ def _parser() -> argparse.ArgumentParser:
     # actions are shared, so no default is set on them: see VERBOSITY).
     talk = argparse.ArgumentParser(add_help=False)
     group = talk.add_mutually_exclusive_group()
-    group.add_argument("-q", "--quiet", action="store_const", dest="verbosity", const=0,
-                       default=argparse.SUPPRESS, help="print only results, warnings and errors")
-    group.add_argument("-v", "--verbose", action="store_const", dest="verbosity", const=2,
-                       default=argparse.SUPPRESS,
-                       help="also print where templates, data and the chart cache are")
-    p = argparse.ArgumentParser(prog="jouleboard", description=(
-        "Publish GPU energy-efficiency leaderboards of AI models as a static site."),
-        epilog=ENVIRONMENT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
-        parents=[talk])
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_const",
+        dest="verbosity",
+        const=0,
+        default=argparse.SUPPRESS,
+        help="print only results, warnings and errors",
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_const",
+        dest="verbosity",
+        const=2,
+        default=argparse.SUPPRESS,
+        help="also print where templates, data and the chart cache are",
+    )
+    p = argparse.ArgumentParser(
+        prog="jouleboard",
+        description=("Publish GPU energy-efficiency leaderboards of AI models as a static site."),
+        epilog=ENVIRONMENT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[talk],
+    )
     p.add_argument("--version", action="version", version=f"jouleboard {__version__}")
     commands = p.add_subparsers(dest="command", required=True)
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
         return commands.add_parser(name, help=help, parents=[talk])
 
-    n = command("init", help="make a new leaderboard folder (registries, an example "
-                                    "measurement, site.yaml, GitHub workflows)")
+    n = command(
+        "init",
+        help="make a new leaderboard folder (registries, an example "
+        "measurement, site.yaml, GitHub workflows)",
+    )
     n.add_argument("dir", type=Path, help="the new folder (must not exist or be empty)")
-    n.add_argument("--example", choices=EXAMPLES, default=None,
-                   help="start from bundled data instead of the one example measurement")
+    n.add_argument(
+        "--example",
+        choices=EXAMPLES,
+        default=None,
+        help="start from bundled data instead of the one example measurement",
+    )
 
     b = command("build", help="validate the data and build the static site")
     b.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site)")
     b.add_argument("--base-url", help="URL path the site is served under, e.g. /leaderboard/")
-    b.add_argument("--site-url", default=None,
-                   help="origin the site is published at, e.g. https://example.org "
-                        "(default: site.yaml's site_url)")
-    b.add_argument("--project", type=Path, default=None,
-                   help="folder with templates/ and content/ (default: beside --data)")
-    b.add_argument("--runs", type=Path, action="append", default=[], metavar="RUN_DIR",
-                   help="raw ML.ENERGY benchmark runs to publish with the measurement files "
-                        "(run/ or any folder below it; repeatable)")
+    b.add_argument(
+        "--site-url",
+        default=None,
+        help="origin the site is published at, e.g. https://example.org "
+        "(default: site.yaml's site_url)",
+    )
+    b.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        help="folder with templates/ and content/ (default: beside --data)",
+    )
+    b.add_argument(
+        "--runs",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RUN_DIR",
+        help="raw ML.ENERGY benchmark runs to publish with the measurement files "
+        "(run/ or any folder below it; repeatable)",
+    )
     b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
-    b.add_argument("--png", action="store_true",
-                   help="also render every chart as a 2x PNG (link previews, oEmbed "
-                        "thumbnails, 'PNG (2×)' links); the deploy workflow passes it")
+    b.add_argument(
+        "--png",
+        action="store_true",
+        help="also render every chart as a 2x PNG (link previews, oEmbed "
+        "thumbnails, 'PNG (2×)' links); the deploy workflow passes it",
+    )
     _require_prometheus_option(b)
     _kind_code_option(b)
 
     v = command("validate", help="check measurement files and registries")
-    v.add_argument("paths", nargs="*", type=Path,
-                   help="data folders, or measurement files/folders or raw ML.ENERGY run "
-                        "trees checked against --data")
+    v.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="data folders, or measurement files/folders or raw ML.ENERGY run "
+        "trees checked against --data",
+    )
     v.add_argument("--data", type=Path, default=Path("data"))
     v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
     _require_prometheus_option(v)
-    v.add_argument("--format", choices=("text", "github"), default="text",
-                   help="github: also print problems as GitHub Actions error annotations")
+    v.add_argument(
+        "--format",
+        choices=("text", "github"),
+        default="text",
+        help="github: also print problems as GitHub Actions error annotations",
+    )
     _kind_code_option(v)
 
     d = command("diff", help="markdown report of how the rankings would change")
-    d.add_argument("--base", required=True,
-                   help="a git revision (e.g. origin/main), else a data folder")
+    d.add_argument(
+        "--base", required=True, help="a git revision (e.g. origin/main), else a data folder"
+    )
     d.add_argument("--data", type=Path, default=Path("data"))
-    d.add_argument("--threshold", type=float, default=0.01,
-                   help="relative change of a configuration's energy per output worth listing "
-                        "(default 0.01: 1%%)")
+    d.add_argument(
+        "--threshold",
+        type=float,
+        default=0.01,
+        help="relative change of a configuration's energy per output worth listing "
+        "(default 0.01: 1%%)",
+    )
     d.add_argument("--out", type=Path, default=None, help="also write the report here")
     _kind_code_option(d)
 
     r = command("rank", help="print a task's ranking under a latency deadline")
     r.add_argument("--task", required=True, help="a task id of tasks.yaml")
-    r.add_argument("--deadline-ms", type=float, default=None,
-                   help="latency deadline in ms (default: the task's default)")
-    r.add_argument("--percentile", choices=PERCENTILES, default=None,
-                   help="latency percentile the deadline applies to, where the task's kind "
-                        "has percentiles (default: the task's)")
-    r.add_argument("--gpu", action="append", default=None,
-                   help="allowed GPU (repeatable; default: the site's default GPUs)")
+    r.add_argument(
+        "--deadline-ms",
+        type=float,
+        default=None,
+        help="latency deadline in ms (default: the task's default)",
+    )
+    r.add_argument(
+        "--percentile",
+        choices=PERCENTILES,
+        default=None,
+        help="latency percentile the deadline applies to, where the task's kind "
+        "has percentiles (default: the task's)",
+    )
+    r.add_argument(
+        "--gpu",
+        action="append",
+        default=None,
+        help="allowed GPU (repeatable; default: the site's default GPUs)",
+    )
     r.add_argument("--top", type=int, default=None, help="keep the first N rows")
-    r.add_argument("--energy-budget", type=float, default=None,
-                   help="drop configurations above this many J per output (the task's "
-                        "unit: token, image, video...)")
-    r.add_argument("--by", choices=RANK_BY, default="energy_per_token",
-                   help="what each model's configuration and the order minimise")
+    r.add_argument(
+        "--energy-budget",
+        type=float,
+        default=None,
+        help="drop configurations above this many J per output (the task's "
+        "unit: token, image, video...)",
+    )
+    r.add_argument(
+        "--by",
+        choices=RANK_BY,
+        default="energy_per_token",
+        help="what each model's configuration and the order minimise",
+    )
     r.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    r.add_argument("--columns", default=None, metavar="COL,COL",
-                   help="columns to print, comma-separated (default: as many as fit the "
-                        "terminal for a table, all for csv/json)")
+    r.add_argument(
+        "--columns",
+        default=None,
+        metavar="COL,COL",
+        help="columns to print, comma-separated (default: as many as fit the "
+        "terminal for a table, all for csv/json)",
+    )
     r.add_argument("--data", type=Path, default=Path("data"))
     _kind_code_option(r)
 
     sv = command("serve", help="preview on 127.0.0.1, rebuilding on every change")
     sv.add_argument("--data", type=Path, default=Path("data"))
-    sv.add_argument("--out", type=Path, default=Path(".jouleboard-preview"),
-                    help="preview build folder (default: .jouleboard-preview)")
+    sv.add_argument(
+        "--out",
+        type=Path,
+        default=Path(".jouleboard-preview"),
+        help="preview build folder (default: .jouleboard-preview)",
+    )
     sv.add_argument("--port", type=_port, default=8000, help="0 picks a free port")
-    sv.add_argument("--host", default="127.0.0.1",
-                    help="address to listen on (default: 127.0.0.1, this machine only)")
+    sv.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only)",
+    )
     sv.add_argument("--open", action="store_true", help="open the site in a web browser")
     _kind_code_option(sv)
 
@@ -163,19 +246,33 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("src", type=Path, help="folder with index.json, tasks/ and models/")
     i.add_argument("--out", type=Path, default=Path("data"))
 
-    ir = command("import-runs", help="convert raw ML.ENERGY benchmark runs into "
-                                            "measurement files")
-    ir.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR",
-                    help="run/ or any folder below it, down to one run directory")
-    ir.add_argument("--out", type=Path, default=Path("data"),
-                    help="data folder to add the files to (its registries are used)")
+    ir = command("import-runs", help="convert raw ML.ENERGY benchmark runs into measurement files")
+    ir.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="run/ or any folder below it, down to one run directory",
+    )
+    ir.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data"),
+        help="data folder to add the files to (its registries are used)",
+    )
     for name in ("dataset", "version", "date", "license", "citation"):
-        ir.add_argument(f"--{name}", default=None,
-                        help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
-                             "runs; date: the run's own; see docs/raw-runs.md)")
+        ir.add_argument(
+            f"--{name}",
+            default=None,
+            help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
+            "runs; date: the run's own; see docs/raw-runs.md)",
+        )
     _require_prometheus_option(ir)
-    ir.add_argument("--add-models", action="store_true",
-                    help="add models missing from models.yaml, from the runs' model_info.json")
+    ir.add_argument(
+        "--add-models",
+        action="store_true",
+        help="add models missing from models.yaml, from the runs' model_info.json",
+    )
     ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
     _kind_code_option(ir)
     return p
@@ -183,9 +280,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _kind_code_option(parser: argparse.ArgumentParser) -> None:
     """The consent to run a site's kinds (code), on every command that loads a data folder."""
-    parser.add_argument("--allow-kind-code", action="store_true",
-                        help="run the Python files site.yaml lists under kinds (code: review "
-                             "them first; without this they are refused)")
+    parser.add_argument(
+        "--allow-kind-code",
+        action="store_true",
+        help="run the Python files site.yaml lists under kinds (code: review "
+        "them first; without this they are refused)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -221,8 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(problem_report(e), file=sys.stderr)
         if getattr(args, "format", None) == "github":
             print("\n".join(github_annotations(e.problems)))
-        print("nothing was written" if args.command == "build" else "validation failed",
-              file=sys.stderr)
+        print(
+            "nothing was written" if args.command == "build" else "validation failed",
+            file=sys.stderr,
+        )
         return 1
     except UsageError as e:
         print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
@@ -267,9 +369,11 @@ def _init(args: argparse.Namespace) -> int:
     except InitRefused as e:
         raise UsageError(str(e)) from None
     what = f"the {args.example} example" if args.example else "an example measurement"
-    print(f"made {args.dir} ({len(written)} files, with {what}); next:\n"
-          f"  cd {args.dir}\n  jouleboard build     # the site, into site/\n"
-          f"  jouleboard serve     # preview at http://127.0.0.1:8000/")
+    print(
+        f"made {args.dir} ({len(written)} files, with {what}); next:\n"
+        f"  cd {args.dir}\n  jouleboard build     # the site, into site/\n"
+        f"  jouleboard serve     # preview at http://127.0.0.1:8000/"
+    )
     return 0
 
 
@@ -281,30 +385,48 @@ def _build(args: argparse.Namespace) -> int:
     from jouleboard.records import BASE_URL_PATTERN, SITE_URL_PATTERN
 
     if args.base_url is not None and not re.fullmatch(BASE_URL_PATTERN, args.base_url):
-        raise UsageError(f"--base-url must be a URL path such as / or /leaderboard/ (letters, "
-                         f"digits, '.', '_', '~', '-'; ending in '/'), got {args.base_url!r}")
+        raise UsageError(
+            f"--base-url must be a URL path such as / or /leaderboard/ (letters, "
+            f"digits, '.', '_', '~', '-'; ending in '/'), got {args.base_url!r}"
+        )
     if args.site_url is not None and not re.fullmatch(SITE_URL_PATTERN, args.site_url):
-        raise UsageError(f"--site-url must be an origin such as https://example.org (no "
-                         f"path), got {args.site_url!r}")
+        raise UsageError(
+            f"--site-url must be an origin such as https://example.org (no "
+            f"path), got {args.site_url!r}"
+        )
     progress = Progress(getattr(args, "verbosity", VERBOSITY))
-    summary = build_site(args.data, args.out, base_url=args.base_url, project=args.project,
-                         runs=args.runs, strict=args.strict, site_url=args.site_url,
-                         progress=progress, require_prometheus=args.require_prometheus,
-                         png=args.png, one_shot=True)
+    summary = build_site(
+        args.data,
+        args.out,
+        base_url=args.base_url,
+        project=args.project,
+        runs=args.runs,
+        strict=args.strict,
+        site_url=args.site_url,
+        progress=progress,
+        require_prometheus=args.require_prometheus,
+        png=args.png,
+        one_shot=True,
+    )
     _warn(summary.warnings, strict=False)
     if not summary.site_url:
-        print("warning: site_url is empty, so embed codes, citations, feeds and og:image "
-              "links are relative to this site; set site_url in site.yaml or pass --site-url",
-              file=sys.stderr)
+        print(
+            "warning: site_url is empty, so embed codes, citations, feeds and og:image "
+            "links are relative to this site; set site_url in site.yaml or pass --site-url",
+            file=sys.stderr,
+        )
     print(summary)
     return 0
 
 
 def _require_prometheus_option(parser: argparse.ArgumentParser) -> None:
     """The one raw-run policy flag, the same on import-runs, validate and build."""
-    parser.add_argument("--require-prometheus", action="store_true",
-                        help="drop raw runs without prometheus.json (stricter than the "
-                             "ML.ENERGY toolkit, which keeps them)")
+    parser.add_argument(
+        "--require-prometheus",
+        action="store_true",
+        help="drop raw runs without prometheus.json (stricter than the "
+        "ML.ENERGY toolkit, which keeps them)",
+    )
 
 
 def _warn(warnings: Sequence[Problem], strict: bool) -> None:
@@ -328,8 +450,7 @@ def _validate(args: argparse.Namespace) -> int:
     total = 0
     for data in data_dirs:
         try:
-            dataset = load_dataset(data, extra, runs,
-                                   require_prometheus=args.require_prometheus)
+            dataset = load_dataset(data, extra, runs, require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
             warnings.extend(dataset.warnings)
         except ValidationFailed as e:
@@ -337,8 +458,11 @@ def _validate(args: argparse.Namespace) -> int:
     if problems:
         raise ValidationFailed(problems)
     _warn(warnings, args.strict)
-    dropped = (f" ({len(warnings)} run{'s' * (len(warnings) != 1)} dropped: see the "
-               "warnings)" if warnings else "")
+    dropped = (
+        f" ({len(warnings)} run{'s' * (len(warnings) != 1)} dropped: see the warnings)"
+        if warnings
+        else ""
+    )
     print(f"ok: {total} configuration{'s' * (total != 1)} valid{dropped}")
     return 0
 
@@ -349,21 +473,33 @@ def _rank(args: argparse.Namespace) -> int:
 
     data = load_dataset(args.data)
     try:
-        ranking = rank_task(data, args.task, args.deadline_ms, args.percentile, args.gpu,
-                            args.top, args.energy_budget, args.by)
+        ranking = rank_task(
+            data,
+            args.task,
+            args.deadline_ms,
+            args.percentile,
+            args.gpu,
+            args.top,
+            args.energy_budget,
+            args.by,
+        )
     except ValueError as e:
         raise UsageError(str(e)) from None
     if ranking.unranked:
-        print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}",
-              file=sys.stderr)
-    sys.stdout.write(format_rank(ranking.records, args.format, ranking.columns,
-                                 getattr(args, "columns", None)))
+        print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}", file=sys.stderr)
+    sys.stdout.write(
+        format_rank(ranking.records, args.format, ranking.columns, getattr(args, "columns", None))
+    )
     return 0
 
 
-def format_rank(records: list[dict[str, object]], fmt: str,
-                columns: Sequence[str], picked: str | None = None,
-                width: int | None = None) -> str:
+def format_rank(
+    records: list[dict[str, object]],
+    fmt: str,
+    columns: Sequence[str],
+    picked: str | None = None,
+    width: int | None = None,
+) -> str:
     """The ranking as JSON, CSV or a text table. ``picked`` (``--columns``) chooses and
     orders the columns; otherwise a table keeps what fits in ``width`` characters."""
     from jouleboard.console import terminal_width, text_table
@@ -372,12 +508,16 @@ def format_rank(records: list[dict[str, object]], fmt: str,
         from jouleboard.console import HEADERS
 
         by_header = {HEADERS.get(c, c).casefold(): c for c in columns}
-        chosen = [c if c in columns else by_header.get(c.casefold(), c)
-                  for c in (c.strip() for c in picked.split(",")) if c]
+        chosen = [
+            c if c in columns else by_header.get(c.casefold(), c)
+            for c in (c.strip() for c in picked.split(","))
+            if c
+        ]
         unknown = [c for c in chosen if c not in columns]
         if unknown or not chosen:
-            raise UsageError(f"unknown column {unknown[0] if unknown else picked!r}; valid: "
-                             f"{', '.join(columns)}")
+            raise UsageError(
+                f"unknown column {unknown[0] if unknown else picked!r}; valid: {', '.join(columns)}"
+            )
         columns = chosen
         records = [{c: r[c] for c in columns} for r in records]
     if fmt == "json":
@@ -423,8 +563,12 @@ def _import_runs(args: argparse.Namespace) -> int:
     if args.date is not None and args.date > latest_date().isoformat():
         raise UsageError(f"--date {args.date} is in the future")
     provenance, explicit = with_options({k: getattr(args, k) for k in FIELDS})
-    options = RunOptions(provenance, frozenset(explicit),
-                         RunPolicy(require_prometheus=args.require_prometheus), args.add_models)
+    options = RunOptions(
+        provenance,
+        frozenset(explicit),
+        RunPolicy(require_prometheus=args.require_prometheus),
+        args.add_models,
+    )
     summary = import_runs(args.runs, args.out, options, strict=args.strict)
     _warn(summary.warnings, strict=False)
     if summary.added_models:
@@ -455,6 +599,7 @@ def problem_report(error: ValidationFailed) -> str:
 
 def github_annotations(problems: Sequence[Problem]) -> list[str]:
     """``::error`` workflow commands, so a pull request shows each problem on its file."""
+
     def clean(text: str) -> str:
         return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 

@@ -54,8 +54,10 @@ class Progress:
         if self.tty:
             filled = _BAR_WIDTH * self._done // self._total
             bar = "#" * filled + "." * (_BAR_WIDTH - filled)
-            self._print(f"\r{self._what} [{bar}] {self._done}/{self._total}",
-                        end="\n" if self._done == self._total else "")
+            self._print(
+                f"\r{self._what} [{bar}] {self._done}/{self._total}",
+                end="\n" if self._done == self._total else "",
+            )
             return
         step = self._total * (self._shown + 1) / _PLAIN_STEPS
         if self._done >= step or self._done == self._total:
@@ -71,8 +73,9 @@ def terminal_width(default: int = 100) -> int:
     return shutil.get_terminal_size((default, 24)).columns
 
 
-def fit_columns(columns: Sequence[str], widths: dict[str, int], limit: int,
-                keep: Sequence[str] = ()) -> list[str]:
+def fit_columns(
+    columns: Sequence[str], widths: dict[str, int], limit: int, keep: Sequence[str] = ()
+) -> list[str]:
     """The columns to show within ``limit`` characters (two spaces between columns): drop
     columns from the right, never one of ``keep``, until the row fits (or only ``keep``
     is left)."""
@@ -91,31 +94,66 @@ def fit_columns(columns: Sequence[str], widths: dict[str, int], limit: int,
 
 # Short headers for the terminal table (CSV and JSON keep the full column names).
 HEADERS = {
-    "rank": "#", "model_id": "model id", "nickname": "model", "gpu_model": "GPU",
-    "num_gpus": "GPUs", "weight_precision": "precision", "max_num_seqs": "max seqs",
-    "median_itl_ms": "median ITL ms", "energy_per_token_joules": "J/token",
-    "tokens_per_joule": "tokens/J", "energy_per_response_joules": "J/response",
-    "avg_power_watts": "W", "output_throughput_tokens_per_sec": "tokens/s",
-    "accuracy_percent": "accuracy %", "energy_per_correct_answer_joules": "J/correct",
-    "batch_size": "batch", "inference_steps": "steps", "width_px": "width", "height_px": "height",
-    "num_frames": "frames", "ulysses_degree": "ulysses", "ring_degree": "ring",
-    "batch_latency_s": "batch s", "energy_per_output_joules": "J/output",
-    "outputs_per_joule": "outputs/J", "throughput_outputs_per_sec": "outputs/s",
+    "rank": "#",
+    "model_id": "model id",
+    "nickname": "model",
+    "gpu_model": "GPU",
+    "num_gpus": "GPUs",
+    "weight_precision": "precision",
+    "max_num_seqs": "max seqs",
+    "median_itl_ms": "median ITL ms",
+    "energy_per_token_joules": "J/token",
+    "tokens_per_joule": "tokens/J",
+    "energy_per_response_joules": "J/response",
+    "avg_power_watts": "W",
+    "output_throughput_tokens_per_sec": "tokens/s",
+    "accuracy_percent": "accuracy %",
+    "energy_per_correct_answer_joules": "J/correct",
+    "batch_size": "batch",
+    "inference_steps": "steps",
+    "width_px": "width",
+    "height_px": "height",
+    "num_frames": "frames",
+    "ulysses_degree": "ulysses",
+    "ring_degree": "ring",
+    "batch_latency_s": "batch s",
+    "energy_per_output_joules": "J/output",
+    "outputs_per_joule": "outputs/J",
+    "throughput_outputs_per_sec": "outputs/s",
 }
 # The order columns are shown in, most important first: the rightmost go first when the
 # terminal is too narrow. Columns not listed follow in their own order.
 TABLE_PRIORITY = (
-    "rank", "nickname", "num_gpus", "gpu_model", "weight_precision", "tokens_per_joule",
-    "outputs_per_joule", "energy_per_token_joules", "energy_per_output_joules",
-    "energy_per_response_joules", "median_itl_ms", "batch_latency_s", "accuracy_percent",
-    "energy_per_correct_answer_joules", "avg_power_watts", "output_throughput_tokens_per_sec",
-    "throughput_outputs_per_sec", "max_num_seqs", "batch_size", "inference_steps",
+    "rank",
+    "nickname",
+    "num_gpus",
+    "gpu_model",
+    "weight_precision",
+    "tokens_per_joule",
+    "outputs_per_joule",
+    "energy_per_token_joules",
+    "energy_per_output_joules",
+    "energy_per_response_joules",
+    "median_itl_ms",
+    "batch_latency_s",
+    "accuracy_percent",
+    "energy_per_correct_answer_joules",
+    "avg_power_watts",
+    "output_throughput_tokens_per_sec",
+    "throughput_outputs_per_sec",
+    "max_num_seqs",
+    "batch_size",
+    "inference_steps",
 )
 _ALWAYS = ("rank", "nickname")
 
 
-def text_table(records: Sequence[dict[str, object]], columns: Sequence[str],
-               cell: dict[str, list[str]], width: int | None) -> str:
+def text_table(
+    records: Sequence[dict[str, object]],
+    columns: Sequence[str],
+    cell: dict[str, list[str]],
+    width: int | None,
+) -> str:
     """Aligned table of ``records``; ``cell[column]`` holds each row's display text.
 
     With a ``width``, columns are put in TABLE_PRIORITY order, columns empty in every row
@@ -123,9 +161,14 @@ def text_table(records: Sequence[dict[str, object]], columns: Sequence[str],
     shown = list(columns)
     if width is not None:
         order = {c: i for i, c in enumerate(TABLE_PRIORITY)}
-        shown = sorted((c for c in columns if c in _ALWAYS or not records
-                        or any(r.get(c) is not None for r in records)),
-                       key=lambda c: order.get(c, len(order)))
+        shown = sorted(
+            (
+                c
+                for c in columns
+                if c in _ALWAYS or not records or any(r.get(c) is not None for r in records)
+            ),
+            key=lambda c: order.get(c, len(order)),
+        )
     sizes = {c: max(len(HEADERS.get(c, c)), *(len(v) for v in cell[c])) for c in shown}
     if width is not None:
         shown = fit_columns(shown, sizes, width, keep=_ALWAYS)
@@ -134,8 +177,10 @@ def text_table(records: Sequence[dict[str, object]], columns: Sequence[str],
         return any(isinstance(r.get(c), int | float) for r in records)
 
     def line(values: list[str]) -> str:
-        return "  ".join(v.rjust(sizes[c]) if numeric(c) else v.ljust(sizes[c])
-                         for c, v in zip(shown, values, strict=True)).rstrip()
+        return "  ".join(
+            v.rjust(sizes[c]) if numeric(c) else v.ljust(sizes[c])
+            for c, v in zip(shown, values, strict=True)
+        ).rstrip()
 
     lines = [line([HEADERS.get(c, c) for c in shown])]
     lines += [line([cell[c][i] for c in shown]) for i in range(len(records))]

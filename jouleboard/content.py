@@ -46,12 +46,23 @@ def logo_file(name: str, template_dirs: list[Path], site_yaml: str) -> bytes:
         raw, problems = _read_regular(path, LOGO_MAX_BYTES)
         if not problems:
             return raw
-        raise ValidationFailed([Problem(site_yaml, "/logo", rule, f"{path}: {message}", hint)
-                                for rule, message, hint in problems])
-    raise ValidationFailed([Problem(
-        site_yaml, "/logo", "site.logo-missing",
-        f"no {name} in {template_dirs[0] / 'assets'}",
-        "put the logo in templates/assets/ of the site folder, or remove logo")])
+        raise ValidationFailed(
+            [
+                Problem(site_yaml, "/logo", rule, f"{path}: {message}", hint)
+                for rule, message, hint in problems
+            ]
+        )
+    raise ValidationFailed(
+        [
+            Problem(
+                site_yaml,
+                "/logo",
+                "site.logo-missing",
+                f"no {name} in {template_dirs[0] / 'assets'}",
+                "put the logo in templates/assets/ of the site folder, or remove logo",
+            )
+        ]
+    )
 
 
 def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, list[tuple[str, str, str]]]:
@@ -59,13 +70,23 @@ def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, list[tuple[str, st
     problems as (rule, message, hint)."""
     for link in (path.parent, path):
         if link.is_symlink():
-            return b"", [("content.not-regular", f"{link.name} is a symbolic link",
-                          "replace the link with the file (or folder) itself")]
+            return b"", [
+                (
+                    "content.not-regular",
+                    f"{link.name} is a symbolic link",
+                    "replace the link with the file (or folder) itself",
+                )
+            ]
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
     except OSError as e:
-        return b"", [("file.unreadable", f"cannot open it: {e.strerror or e}",
-                      "make it a readable regular file")]
+        return b"", [
+            (
+                "file.unreadable",
+                f"cannot open it: {e.strerror or e}",
+                "make it a readable regular file",
+            )
+        ]
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
@@ -74,8 +95,9 @@ def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, list[tuple[str, st
     with os.fdopen(fd, "rb") as f:
         raw = f.read(max_bytes + 1)  # bounded even if the file grows meanwhile
     if len(raw) > max_bytes:
-        return b"", [("content.too-large", f"over the {max_bytes:,}-byte cap",
-                      "make the file smaller")]
+        return b"", [
+            ("content.too-large", f"over the {max_bytes:,}-byte cap", "make the file smaller")
+        ]
     return raw, []
 
 
@@ -88,6 +110,13 @@ def read_content(path: Path, max_bytes: int = ABOUT_MAX_BYTES) -> tuple[str, lis
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        return "", [Problem(shown, "", "content.not-utf8", f"byte {e.start} is not UTF-8",
-                            "save the file as UTF-8")]
+        return "", [
+            Problem(
+                shown,
+                "",
+                "content.not-utf8",
+                f"byte {e.start} is not UTF-8",
+                "save the file as UTF-8",
+            )
+        ]
     return text, markdown_problems(text, shown, "")

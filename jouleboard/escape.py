@@ -37,8 +37,13 @@ def markup(value: object) -> str:
 def json_in_html(json_text: str) -> str:
     """JSON text safe inside an HTML element or attribute: no ``</script>``, no ``<!--``, no
     character reference, no line terminator JavaScript parsers before ES2019 choke on."""
-    return (json_text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return (
+        json_text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 # --- CSV --------------------------------------------------------------------------------
@@ -73,8 +78,9 @@ def csv_text(columns: Sequence[str], records: Sequence[Mapping[str, Any]]) -> st
 
 # Control characters (C0, DEL, C1), line and paragraph separators, and the bidirectional
 # controls that reorder what a reader sees ("Trojan Source"): never shown raw in a report.
-_CONTROLS = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f"
-                       "\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = re.compile(
+    "[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -98,9 +104,20 @@ def text_line(value: object) -> str:
 # for the characters below; the rest use character references, which CommonMark treats as
 # literal text (never as syntax) and Python-Markdown passes through to the HTML.
 _MD_INLINE = {
-    "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]",
-    "{": "\\{", "}": "\\}",
-    "<": "&lt;", ">": "&gt;", "&": "&amp;", "|": "&#124;", "~": "&#126;", "@": "&#64;",
+    "\\": "\\\\",
+    "`": "\\`",
+    "*": "\\*",
+    "_": "\\_",
+    "[": "\\[",
+    "]": "\\]",
+    "{": "\\{",
+    "}": "\\}",
+    "<": "&lt;",
+    ">": "&gt;",
+    "&": "&amp;",
+    "|": "&#124;",
+    "~": "&#126;",
+    "@": "&#64;",
     "$": "&#36;",
 }
 _MD_INLINE_RE = re.compile("[" + re.escape("".join(_MD_INLINE)) + "]")

@@ -69,8 +69,7 @@ def _vl_version() -> str:
 def _key(spec_json: str, kind: str) -> str:
     # Entries carry a variant tag: older ones (clip ids numbered by render order, text
     # measured with whatever system font was installed) are rendered again.
-    return hashlib.sha256(f"{kind}\0{_VARIANT}\0{_vl_version()}\0{spec_json}".encode()
-                          ).hexdigest()
+    return hashlib.sha256(f"{kind}\0{_VARIANT}\0{_vl_version()}\0{spec_json}".encode()).hexdigest()
 
 
 _VARIANT = "stable-ids-1\0bundled-font-1"
@@ -102,15 +101,36 @@ def stable_ids(svg: str) -> str:
 # Sans 1.07 does (tests/test_chart_fonts.py; the two differ on "·", "Ѝ" and the kerning of
 # "11", by under 1 px). A chart with any other character renders where the system's fonts
 # are seen, which can fall back to a font that has it.
-_BUNDLED_FONT_CHARS = frozenset(chr(c) for first, last in (
-    (0x20, 0x7E), (0xA0, 0xB6), (0xB8, 0x17F),  # Basic Latin, Latin-1, Latin Extended-A
-    (0x384, 0x38A), (0x38C, 0x38C), (0x38E, 0x3A1), (0x3A3, 0x3CE),  # Greek
-    (0x400, 0x40C), (0x40E, 0x45F),  # Cyrillic
-    (0x2013, 0x2014), (0x2018, 0x201E), (0x2020, 0x2022), (0x2026, 0x2026),
-    (0x2030, 0x2030), (0x2032, 0x2033), (0x2039, 0x203A), (0x20AC, 0x20AC),
-    (0x2122, 0x2122), (0x2190, 0x2195), (0x2212, 0x2212), (0x221E, 0x221E),
-    (0x2248, 0x2248), (0x2260, 0x2260), (0x2264, 0x2265),  # dashes, quotes, symbols
-) for c in range(first, last + 1))
+_BUNDLED_FONT_CHARS = frozenset(
+    chr(c)
+    for first, last in (
+        (0x20, 0x7E),
+        (0xA0, 0xB6),
+        (0xB8, 0x17F),  # Basic Latin, Latin-1, Latin Extended-A
+        (0x384, 0x38A),
+        (0x38C, 0x38C),
+        (0x38E, 0x3A1),
+        (0x3A3, 0x3CE),  # Greek
+        (0x400, 0x40C),
+        (0x40E, 0x45F),  # Cyrillic
+        (0x2013, 0x2014),
+        (0x2018, 0x201E),
+        (0x2020, 0x2022),
+        (0x2026, 0x2026),
+        (0x2030, 0x2030),
+        (0x2032, 0x2033),
+        (0x2039, 0x203A),
+        (0x20AC, 0x20AC),
+        (0x2122, 0x2122),
+        (0x2190, 0x2195),
+        (0x2212, 0x2212),
+        (0x221E, 0x221E),
+        (0x2248, 0x2248),
+        (0x2260, 0x2260),
+        (0x2264, 0x2265),  # dashes, quotes, symbols
+    )
+    for c in range(first, last + 1)
+)
 
 
 def bundled_font_suffices(spec_json: str) -> bool:
@@ -126,8 +146,10 @@ def _system_fonts_hidden() -> Iterator[None]:
         empty = Path(folder) / "none"
         empty.mkdir()
         config = Path(folder) / "fonts_config.xml"
-        config.write_text(f"<?xml version=\"1.0\"?>\n<fontconfig><dir>{escape(str(empty))}"
-                          "</dir></fontconfig>\n", encoding="utf-8")
+        config.write_text(
+            f'<?xml version="1.0"?>\n<fontconfig><dir>{escape(str(empty))}</dir></fontconfig>\n',
+            encoding="utf-8",
+        )
         before = os.environ.get("FONTCONFIG_FILE")
         os.environ["FONTCONFIG_FILE"] = str(config)
         try:
@@ -147,7 +169,8 @@ def _start_renderer(system_fonts: bool) -> None:
 
     with contextlib.nullcontext() if system_fonts else _system_fonts_hidden():
         svg = vl_convert.vegalite_to_svg(
-            '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}')
+            '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}'
+        )
         vl_convert.svg_to_png(svg)
 
 
@@ -190,8 +213,10 @@ def _entry(name: str, content: bytes) -> bytes:
 def _warn_dropped(path: Path, reason: str) -> None:
     """One line on stderr: a cache entry was refused and is made again (a forged or
     damaged cache is worth knowing about, and costs a render)."""
-    print(f"warning: chart cache entry {path} refused ({reason}); made again from "
-          "vl-convert", file=sys.stderr)
+    print(
+        f"warning: chart cache entry {path} refused ({reason}); made again from vl-convert",
+        file=sys.stderr,
+    )
 
 
 def _drop(path: Path, reason: str) -> None:
@@ -218,8 +243,9 @@ def _load(path: Path) -> bytes | None:
     if parts[1] != path.name.encode("utf-8", "replace"):
         _drop(path, "its header names another entry")
         return None
-    if parts[3] != str(len(content)).encode("ascii") or \
-            parts[2] != hashlib.sha256(content).hexdigest().encode("ascii"):
+    if parts[3] != str(len(content)).encode("ascii") or parts[2] != hashlib.sha256(
+        content
+    ).hexdigest().encode("ascii"):
         _drop(path, "its content does not match its digest")
         return None
     return content
@@ -229,21 +255,94 @@ _SVG = "http://www.w3.org/2000/svg "
 _XLINK_HREF = "http://www.w3.org/1999/xlink href"
 # What vl-convert draws charts with (every mark type, gradients, legends, titles), and no
 # more: no script, style, a, image, use, foreignObject or animation element.
-_SVG_ELEMENTS = frozenset(_SVG + name for name in (
-    "svg", "g", "path", "line", "rect", "circle", "ellipse", "polygon", "polyline", "text",
-    "tspan", "title", "desc", "defs", "clipPath", "linearGradient", "radialGradient", "stop",
-    "pattern"))
+_SVG_ELEMENTS = frozenset(
+    _SVG + name
+    for name in (
+        "svg",
+        "g",
+        "path",
+        "line",
+        "rect",
+        "circle",
+        "ellipse",
+        "polygon",
+        "polyline",
+        "text",
+        "tspan",
+        "title",
+        "desc",
+        "defs",
+        "clipPath",
+        "linearGradient",
+        "radialGradient",
+        "stop",
+        "pattern",
+    )
+)
 # Presentation attributes only: no on* handler, no style, no href but a fragment.
-_SVG_ATTRIBUTES = frozenset({
-    "aria-hidden", "aria-label", "aria-roledescription", "role", "class", "id", "version",
-    "viewBox", "width", "height", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx",
-    "ry", "fx", "fy", "fr", "dx", "dy", "d", "points", "transform", "display", "opacity",
-    "pointer-events", "preserveAspectRatio", "clip-path", "fill", "fill-opacity", "fill-rule",
-    "clip-rule", "stroke", "stroke-opacity", "stroke-width", "stroke-linecap",
-    "stroke-linejoin", "stroke-dasharray", "stroke-dashoffset", "stroke-miterlimit",
-    "font-family", "font-size", "font-style", "font-variant", "font-weight", "text-anchor",
-    "text-decoration", "offset", "stop-color", "stop-opacity", "gradientUnits",
-    "gradientTransform", "patternUnits"})
+_SVG_ATTRIBUTES = frozenset(
+    {
+        "aria-hidden",
+        "aria-label",
+        "aria-roledescription",
+        "role",
+        "class",
+        "id",
+        "version",
+        "viewBox",
+        "width",
+        "height",
+        "x",
+        "y",
+        "x1",
+        "y1",
+        "x2",
+        "y2",
+        "cx",
+        "cy",
+        "r",
+        "rx",
+        "ry",
+        "fx",
+        "fy",
+        "fr",
+        "dx",
+        "dy",
+        "d",
+        "points",
+        "transform",
+        "display",
+        "opacity",
+        "pointer-events",
+        "preserveAspectRatio",
+        "clip-path",
+        "fill",
+        "fill-opacity",
+        "fill-rule",
+        "clip-rule",
+        "stroke",
+        "stroke-opacity",
+        "stroke-width",
+        "stroke-linecap",
+        "stroke-linejoin",
+        "stroke-dasharray",
+        "stroke-dashoffset",
+        "stroke-miterlimit",
+        "font-family",
+        "font-size",
+        "font-style",
+        "font-variant",
+        "font-weight",
+        "text-anchor",
+        "text-decoration",
+        "offset",
+        "stop-color",
+        "stop-opacity",
+        "gradientUnits",
+        "gradientTransform",
+        "patternUnits",
+    }
+)
 _URL_ATTRIBUTES = frozenset({"fill", "stroke", "clip-path"})  # those that can name a url()
 _FRAGMENT_URL = re.compile(r"url\(#[^()\\\s]*\)")
 
@@ -389,7 +488,9 @@ class Pool:
             self._executors[system_fonts] = ProcessPoolExecutor(
                 max_workers=1 if system_fonts else _workers(),
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker, initargs=(system_fonts, os.getpid()))
+                initializer=_start_worker,
+                initargs=(system_fonts, os.getpid()),
+            )
         return self._executors[system_fonts]
 
     def start(self, cache: Path, workers: int | None = None) -> None:
@@ -401,8 +502,12 @@ class Pool:
             self._bundle = executor.submit(_make_bundle)
             # Cached as soon as it is made, even if this build then fails on invalid data.
             self._bundle.add_done_callback(
-                lambda done: None if done.cancelled() or done.exception() is not None
-                else _store(path, done.result()))
+                lambda done: (
+                    None
+                    if done.cancelled() or done.exception() is not None
+                    else _store(path, done.result())
+                )
+            )
         for _ in range(min(workers or _workers(), _workers()) - (self._bundle is not None)):
             executor.submit(_ready)
 
@@ -411,9 +516,11 @@ class Pool:
         return self._bundle.result() if self._bundle is not None else None
 
 
-def _run(jobs: list[tuple[str, str | None, bool]], progress: Progress = SILENT,
-         pool: Pool | None = None,
-         ) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
+def _run(
+    jobs: list[tuple[str, str | None, bool]],
+    progress: Progress = SILENT,
+    pool: Pool | None = None,
+) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
     """``(index in jobs, result)`` for every job, in completion order. Enough work (or any,
     once ``pool`` runs) is spread over worker processes, the biggest specs first so no core
     idles at the end; a few jobs render in this process (a worker costs ~0.5 s to start),
@@ -425,9 +532,11 @@ def _run(jobs: list[tuple[str, str | None, bool]], progress: Progress = SILENT,
     with contextlib.ExitStack() as stack:
         if pool is None:
             pool = stack.enter_context(Pool())  # starts no worker until one is asked for
-        futures = {pool.executor(system[i]).submit(_render, jobs[i]): i
-                   for i in sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
-                   if system[i] or not here}
+        futures = {
+            pool.executor(system[i]).submit(_render, jobs[i]): i
+            for i in sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
+            if system[i] or not here
+        }
         if here:
             for index, job in enumerate(jobs):
                 if not system[index]:
@@ -439,11 +548,14 @@ def _run(jobs: list[tuple[str, str | None, bool]], progress: Progress = SILENT,
             progress.advance(renders[index])
 
 
-def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = ("svg", "png"),
-                  cache: Path = DEFAULT_CACHE,
-                  progress: Progress = SILENT,
-                  svg_only: frozenset[str] = frozenset(),
-                  pool: Pool | None = None) -> dict[tuple[str, str], bytes]:
+def render_charts(
+    specs: dict[str, dict[str, Any]],
+    formats: tuple[str, ...] = ("svg", "png"),
+    cache: Path = DEFAULT_CACHE,
+    progress: Progress = SILENT,
+    svg_only: frozenset[str] = frozenset(),
+    pool: Pool | None = None,
+) -> dict[tuple[str, str], bytes]:
     """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
 
     Every chart missing from the cache is one job (its SVG, then the PNG rasterised from
@@ -455,9 +567,12 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
     root = cache / _ENTRIES
     wanted = [fmt for fmt in ("svg", "png") if fmt in formats]
     needed = ["svg", "png"] if "png" in wanted else wanted  # a PNG is made from the SVG
-    paths = {(cid, fmt): root / fmt / f"{_key(text, fmt)}.{fmt}"
-             for cid, text in texts.items() for fmt in needed
-             if fmt == "svg" or cid not in svg_only}
+    paths = {
+        (cid, fmt): root / fmt / f"{_key(text, fmt)}.{fmt}"
+        for cid, text in texts.items()
+        for fmt in needed
+        if fmt == "svg" or cid not in svg_only
+    }
     found: dict[tuple[str, str], bytes] = {}
     for (cid, fmt), path in paths.items():
         if fmt in wanted or (cid, "png") not in found:
@@ -470,9 +585,14 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
         if any((cid, fmt) not in found for fmt in wanted if (cid, fmt) in paths):
             same.setdefault(texts[cid], []).append(cid)
     missing = [cids[0] for cids in same.values()]
-    jobs = [(texts[cid], found[(cid, "svg")].decode("utf-8") if (cid, "svg") in found else None,
-             "png" in wanted and (cid, "png") in paths and (cid, "png") not in found)
-            for cid in missing]
+    jobs = [
+        (
+            texts[cid],
+            found[(cid, "svg")].decode("utf-8") if (cid, "svg") in found else None,
+            "png" in wanted and (cid, "png") in paths and (cid, "png") not in found,
+        )
+        for cid in missing
+    ]
     progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
     for index, (svg, png) in _run(jobs, progress, pool):
         cid = missing[index]
@@ -488,10 +608,13 @@ def render_charts(specs: dict[str, dict[str, Any]], formats: tuple[str, ...] = (
 def unsafe_render(cache: Path, chart_id: str, reason: str) -> Problem:
     """A chart drawn just now that holds what no chart of ours can (:func:`svg_refusal`):
     its spec came from a chart template cached on disk that someone changed."""
-    return Problem(shown_path(cache), "", "chart.unsafe-render",
-                   f"chart {chart_id} was drawn as an SVG holding {reason}, which is never "
-                   "published", f"the chart cache was changed: delete {shown_path(cache)} "
-                   "and build again")
+    return Problem(
+        shown_path(cache),
+        "",
+        "chart.unsafe-render",
+        f"chart {chart_id} was drawn as an SVG holding {reason}, which is never published",
+        f"the chart cache was changed: delete {shown_path(cache)} and build again",
+    )
 
 
 def _bundle_path(cache: Path) -> Path:

@@ -47,15 +47,21 @@ def _entries(root: Path, hidden: bool = False) -> Iterable[Path]:
     bad name fails a build); a link to a folder is an entry, not followed; a folder that
     cannot be listed raises OSError."""
     for folder, dirs, names in os.walk(root, onerror=_raise):
-        dirs[:] = sorted(d for d in dirs
-                         if hidden or not (d.startswith(".") or d == "__pycache__"))
+        dirs[:] = sorted(d for d in dirs if hidden or not (d.startswith(".") or d == "__pycache__"))
         for name in sorted([*dirs, *names]):
             if hidden or not name.startswith("."):
                 yield Path(folder, name)
 
 
-def _add_tree(digest: hashlib._Hash, label: str, root: Path, by_content: bool = True,
-              cap: int = DATA_FILE_CAP, supplied: bool = False, hidden: bool = False) -> None:
+def _add_tree(
+    digest: hashlib._Hash,
+    label: str,
+    root: Path,
+    by_content: bool = True,
+    cap: int = DATA_FILE_CAP,
+    supplied: bool = False,
+    hidden: bool = False,
+) -> None:
     """Add ``root``'s names and files to ``digest``. ``supplied`` (the data folder, static/):
     every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
     it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
@@ -104,7 +110,8 @@ def _imports_kinds_by_name(data_dir: Path) -> bool:
         return False  # the build reports it; its output cannot be up to date anyway
     entries = doc.get("kinds") if isinstance(doc, dict) else None
     return isinstance(entries, list) and any(
-        not (isinstance(entry, str) and entry.endswith(".py")) for entry in entries)
+        not (isinstance(entry, str) and entry.endswith(".py")) for entry in entries
+    )
 
 
 def _version(package: str) -> str:
@@ -116,8 +123,9 @@ def _version(package: str) -> str:
         return "-"
 
 
-def inputs_digest(data_dir: Path, project: Path, runs: Sequence[Path],
-                  options: Mapping[str, object]) -> str | None:
+def inputs_digest(
+    data_dir: Path, project: Path, runs: Sequence[Path], options: Mapping[str, object]
+) -> str | None:
     """The hex digest of a build's inputs, or None when they cannot all be seen (then the
     build always runs). ``options``: every build option that shapes the output."""
     from jouleboard.kinds import kinds
@@ -126,16 +134,23 @@ def inputs_digest(data_dir: Path, project: Path, runs: Sequence[Path],
         return None
     digest = hashlib.sha256()
     versions = (_version("jouleboard"), _version("vl-convert-python"), sys.version)
-    digest.update(repr((versions, sorted(options.items()), str(data_dir.resolve()),
-                        str(project.resolve()))).encode())
+    digest.update(
+        repr(
+            (versions, sorted(options.items()), str(data_dir.resolve()), str(project.resolve()))
+        ).encode()
+    )
     try:
         _add_tree(digest, "data", data_dir, supplied=True)
-        _add_tree(digest, "static", project / "static", cap=STATIC_FILE_CAP, supplied=True,
-                  hidden=True)
-        for label, root in (("site templates", project / "templates"),
-                            ("site content", project / "content"),
-                            ("templates", templates_dir()), ("content", content_dir()),
-                            ("code", _PACKAGE)):
+        _add_tree(
+            digest, "static", project / "static", cap=STATIC_FILE_CAP, supplied=True, hidden=True
+        )
+        for label, root in (
+            ("site templates", project / "templates"),
+            ("site content", project / "content"),
+            ("templates", templates_dir()),
+            ("content", content_dir()),
+            ("code", _PACKAGE),
+        ):
             _add_tree(digest, label, root)
         for run in runs:
             _add_tree(digest, "runs", run, by_content=False)
@@ -153,8 +168,9 @@ def render_digest(themes: Sequence[Path]) -> str:
     """The hex digest of what turns a page's view into HTML: the template folders (first
     match wins, so their order counts), the package's code, and the versions of Python,
     Jinja2 and MarkupSafe. An unreadable file gives a digest no build matches."""
-    digest = hashlib.sha256(repr((_version("jinja2"), _version("markupsafe"),
-                                  sys.version)).encode())
+    digest = hashlib.sha256(
+        repr((_version("jinja2"), _version("markupsafe"), sys.version)).encode()
+    )
     try:
         for root in (*themes, _PACKAGE):
             _add_tree(digest, "render", root)

@@ -22,17 +22,21 @@ from pathlib import Path
 _RENAMES = {"github": ".github", "gitignore": ".gitignore"}
 # The README's notes for a folder with the example measurement, and for a bundled example.
 _README_NOTES = {
-    True: {"example_note": "`data/measurements/chat/example-org/` holds an example measurement: "
-                           "replace it (and the example model) with yours.",
-           "about_note": "the about page (methodology, where the data comes from): edit its "
-                         "\"Data source and license\" section for your measurements.",
-           "rank_task": "chat"},
-    False: {"example_note": "`data/` holds The ML.ENERGY Benchmark v3 (Apache-2.0); `NOTICE` and "
-                            "every file's `provenance` say where it comes from: keep them when "
-                            "you publish it.",
-            "about_note": "(optional) replaces the built-in about page (the ML.ENERGY "
-                          "methodology and data source).",
-            "rank_task": "gpqa"},
+    True: {
+        "example_note": "`data/measurements/chat/example-org/` holds an example measurement: "
+        "replace it (and the example model) with yours.",
+        "about_note": "the about page (methodology, where the data comes from): edit its "
+        '"Data source and license" section for your measurements.',
+        "rank_task": "chat",
+    },
+    False: {
+        "example_note": "`data/` holds The ML.ENERGY Benchmark v3 (Apache-2.0); `NOTICE` and "
+        "every file's `provenance` say where it comes from: keep them when "
+        "you publish it.",
+        "about_note": "(optional) replaces the built-in about page (the ML.ENERGY "
+        "methodology and data source).",
+        "rank_task": "gpqa",
+    },
 }
 
 
@@ -52,21 +56,26 @@ def init_site(target: Path, example: str | None = None) -> list[str]:
     the link, not fill the folder it points to.
     """
     if target.is_symlink():
-        raise InitRefused(f"{target} is a symbolic link; jouleboard init writes only into a "
-                          "new or empty folder, not through a link: give the folder's own "
-                          "path (nothing was changed)")
+        raise InitRefused(
+            f"{target} is a symbolic link; jouleboard init writes only into a "
+            "new or empty folder, not through a link: give the folder's own "
+            "path (nothing was changed)"
+        )
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         kind = "non-empty folder" if target.is_dir() else "file"
-        raise InitRefused(f"{target} is a {kind}; jouleboard init writes only into a "
-                          "new or empty folder (nothing was changed)")
+        raise InitRefused(
+            f"{target} is a {kind}; jouleboard init writes only into a "
+            "new or empty folder (nothing was changed)"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.init-", dir=target.parent))
     try:
         _write_skeleton(staging, with_example_data=example is None)
         if example is not None:
             _write_example(staging, example)
-        written = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*")
-                         if p.is_file())
+        written = sorted(
+            p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()
+        )
         staging.chmod(0o755)  # mkdtemp makes it private; a site folder is an ordinary one
         if target.exists():
             target.rmdir()  # empty, checked above
@@ -85,8 +94,9 @@ def _write_skeleton(root: Path, with_example_data: bool) -> None:
         relative = source.relative_to(skeleton)
         # A bundled example brings its own data/ and uses the built-in about page, written
         # for it; the skeleton's about page is a starting point for the user's own data.
-        if not source.is_file() or (relative.parts[0] in ("data", "content")
-                                    and not with_example_data):
+        if not source.is_file() or (
+            relative.parts[0] in ("data", "content") and not with_example_data
+        ):
             continue
         parts = (_RENAMES.get(relative.parts[0], relative.parts[0]), *relative.parts[1:])
         destination = root.joinpath(*parts)
@@ -97,7 +107,9 @@ def _write_skeleton(root: Path, with_example_data: bool) -> None:
         destination.write_text(text, encoding="utf-8")
     (root / "requirements.txt").write_text(
         f"# What the workflows install; upgrade on purpose (charts change with vl-convert).\n"
-        f"jouleboard=={__version__}\n", encoding="utf-8")
+        f"jouleboard=={__version__}\n",
+        encoding="utf-8",
+    )
 
 
 def _write_example(root: Path, name: str) -> None:

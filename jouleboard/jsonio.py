@@ -71,8 +71,14 @@ class JsonIssue:
 def parse_strict(text: str) -> tuple[Any, list[JsonIssue]]:
     """Parse JSON text; return the value (None if unusable) and every issue found."""
     if text.startswith("\ufeff"):
-        return None, [JsonIssue("", "json.bom", "file starts with a byte-order mark",
-                                "save the file as UTF-8 without BOM")]
+        return None, [
+            JsonIssue(
+                "",
+                "json.bom",
+                "file starts with a byte-order mark",
+                "save the file as UTF-8 without BOM",
+            )
+        ]
     try:
         # Numbers are read by the C parser unless the text holds a long run of number
         # characters (checked number by number below); a clean file is then done.
@@ -80,15 +86,31 @@ def parse_strict(text: str) -> tuple[Any, list[JsonIssue]]:
             value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
             if _clean(value, 0):
                 return value, []
-        value = json.loads(text, object_pairs_hook=_pairs, parse_float=_float,
-                           parse_int=_int, parse_constant=_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=_pairs,
+            parse_float=_float,
+            parse_int=_int,
+            parse_constant=_constant,
+        )
     except json.JSONDecodeError as e:
-        return None, [JsonIssue("", "json.syntax",
-                                f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
-                                "check brackets, commas and quotes near that position")]
+        return None, [
+            JsonIssue(
+                "",
+                "json.syntax",
+                f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
+                "check brackets, commas and quotes near that position",
+            )
+        ]
     except RecursionError:
-        return None, [JsonIssue("", "json.too-deep", "nesting is too deep to read",
-                                f"measurement files nest at most {MAX_DEPTH} levels")]
+        return None, [
+            JsonIssue(
+                "",
+                "json.too-deep",
+                "nesting is too deep to read",
+                f"measurement files nest at most {MAX_DEPTH} levels",
+            )
+        ]
     issues = [] if _clean(value, 0) else list(_walk(value, (), 0))
     return (None if issues else value), issues
 
@@ -129,22 +151,36 @@ def _clean(value: Any, depth: int) -> bool:
 
 def _walk(value: Any, path: tuple[object, ...], depth: int) -> Iterator[JsonIssue]:
     if depth > MAX_DEPTH:
-        yield JsonIssue(pointer(*path), "json.too-deep", f"nesting deeper than {MAX_DEPTH}",
-                        "measurement files are shallow objects; see docs/measurement-format.md")
+        yield JsonIssue(
+            pointer(*path),
+            "json.too-deep",
+            f"nesting deeper than {MAX_DEPTH}",
+            "measurement files are shallow objects; see docs/measurement-format.md",
+        )
         return
     if isinstance(value, _Bad):
         if value.rule == "json.non-finite":
-            yield JsonIssue(pointer(*path), value.rule, f"{value.text} is not a finite number",
-                            "JSON numbers must be finite; give the measured value")
+            yield JsonIssue(
+                pointer(*path),
+                value.rule,
+                f"{value.text} is not a finite number",
+                "JSON numbers must be finite; give the measured value",
+            )
         else:
-            yield JsonIssue(pointer(*path), value.rule,
-                            f"number {value.text} has more than {MAX_NUMBER_CHARS} characters",
-                            "give the value with ordinary precision")
+            yield JsonIssue(
+                pointer(*path),
+                value.rule,
+                f"number {value.text} has more than {MAX_NUMBER_CHARS} characters",
+                "give the value with ordinary precision",
+            )
     elif isinstance(value, dict):
         for key in getattr(value, "duplicates", []):
-            yield JsonIssue(pointer(*path, key), "json.duplicate-key",
-                            f"key {key!r} appears more than once",
-                            "keep one entry; JSON readers disagree on which one wins")
+            yield JsonIssue(
+                pointer(*path, key),
+                "json.duplicate-key",
+                f"key {key!r} appears more than once",
+                "keep one entry; JSON readers disagree on which one wins",
+            )
         for key, child in value.items():
             yield from _walk(child, (*path, key), depth + 1)
     elif isinstance(value, list):
@@ -154,8 +190,14 @@ def _walk(value: Any, path: tuple[object, ...], depth: int) -> Iterator[JsonIssu
 
 def dumps_canonical(value: Any, indent: int | None = None) -> str:
     """Deterministic JSON: sorted keys, no NaN, UTF-8 text, trailing newline when indented."""
-    text = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=False, indent=indent,
-                      separators=(",", ": ") if indent is not None else (",", ":"))
+    text = json.dumps(
+        value,
+        sort_keys=True,
+        allow_nan=False,
+        ensure_ascii=False,
+        indent=indent,
+        separators=(",", ": ") if indent is not None else (",", ":"),
+    )
     return text + "\n" if indent is not None else text
 
 

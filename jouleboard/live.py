@@ -57,15 +57,21 @@ class Changes:
     templates: bool = True
 
     def __or__(self, other: Changes) -> Changes:
-        return Changes(self.data or other.data, self.content or other.content,
-                       self.templates or other.templates)
+        return Changes(
+            self.data or other.data,
+            self.content or other.content,
+            self.templates or other.templates,
+        )
 
     @classmethod
     def of(cls, paths: Iterable[str], data_dir: Path, project: Path) -> Changes:
         """Sorted by the folder each path is in (a path outside all three: everything)."""
         found = {"data": False, "content": False, "templates": False}
-        roots = {"data": data_dir, "content": project / "content",
-                 "templates": project / "templates"}
+        roots = {
+            "data": data_dir,
+            "content": project / "content",
+            "templates": project / "templates",
+        }
         for path in paths:
             where = [k for k, root in roots.items() if _inside(path, root)]
             for key in where or found:
@@ -129,8 +135,7 @@ class LiveSite:
 
     def __init__(self, data_dir: Path, out: Path, project: Path, cache: Path) -> None:
         self.data_dir, self.project, self.cache = data_dir, project, cache
-        self.target = output_folder(out, data=data_dir, project=project, cache=cache,
-                                    runs=())
+        self.target = output_folder(out, data=data_dir, project=project, cache=cache, runs=())
         self.measurements = MeasurementMemo()
         self.charts = ChartMemo(cache)
         self.pages = PageMemo()
@@ -145,11 +150,15 @@ class LiveSite:
         import tempfile
 
         with tempfile.TemporaryDirectory(prefix="jouleboard-warm-") as folder:
-            render_charts({"warm-up": {"mark": "point", "data": {"values": [{"x": 1}]}}},
-                          ("svg",), Path(folder))
+            render_charts(
+                {"warm-up": {"mark": "point", "data": {"values": [{"x": 1}]}}},
+                ("svg",),
+                Path(folder),
+            )
 
-    def update(self, changes: Changes, waiting: Callable[[], Sequence[str]],
-               publish: Publish) -> BuildSummary:
+    def update(
+        self, changes: Changes, waiting: Callable[[], Sequence[str]], publish: Publish
+    ) -> BuildSummary:
         """Rebuild what ``changes`` touched: the pages ``waiting()`` names (output paths)
         first, given to ``publish`` with the assets and files they use, then the whole site,
         committed. Raises on invalid data or a template error, before anything is published
@@ -161,8 +170,9 @@ class LiveSite:
         self.failed = Changes(False, False, False)
         return summary
 
-    def _update(self, changes: Changes, waiting: Callable[[], Sequence[str]],
-                publish: Publish) -> BuildSummary:
+    def _update(
+        self, changes: Changes, waiting: Callable[[], Sequence[str]], publish: Publish
+    ) -> BuildSummary:
         summary = BuildSummary(Path(self.target.given))
         timer = StageTimer(summary)
         replan = self.built is None or changes.data or changes.content
@@ -172,8 +182,9 @@ class LiveSite:
         if ahead:
             publish(ahead)
             timer.done("first page")
-        plan = plan_of(draft.sources, draft.urls) if replan or self.built is None else \
-            self.built.plan
+        plan = (
+            plan_of(draft.sources, draft.urls) if replan or self.built is None else self.built.plan
+        )
         timer.done("rank+plan")
         chart_files, infos = self.charts.outputs(plan.charts, draft.urls, draft.settings)
         timer.done("charts")
@@ -212,15 +223,20 @@ class LiveSite:
             assets, names = asset_files(sources, self.bundle, urls)
         else:
             assets, names = built.assets, built.names
-        env = built.env if built is not None and not changes.templates else \
-            environment(list(sources.themes))
-        return Draft(sources, urls, assets, names, env,
-                     site_context(sources, urls, names, preview=True))
+        env = (
+            built.env
+            if built is not None and not changes.templates
+            else environment(list(sources.themes))
+        )
+        return Draft(
+            sources, urls, assets, names, env, site_context(sources, urls, names, preview=True)
+        )
 
     def _sources(self, changes: Changes) -> Sources:
         if changes.data or self.built is None:
-            load = functools.partial(load_dataset, read=self.measurements.read,
-                                     check=self.measurements.check)
+            load = functools.partial(
+                load_dataset, read=self.measurements.read, check=self.measurements.check
+            )
             sources = load_sources(self.data_dir, self.project, load=load)
             self.measurements.forget_unseen()  # files deleted or renamed since the last load
             return sources
@@ -231,8 +247,7 @@ class LiveSite:
             sources = with_theme(sources, self.data_dir, self.project)
         return sources
 
-    def _parts_ahead(self, paths: Sequence[str], draft: Draft,
-                     replan: bool) -> dict[str, bytes]:
+    def _parts_ahead(self, paths: Sequence[str], draft: Draft, replan: bool) -> dict[str, bytes]:
         """The waiting pages made alone (each with the charts and files of its part) and the
         assets, by output path; {} when none of them can be made alone."""
         if self.built is None or not paths:
@@ -242,8 +257,13 @@ class LiveSite:
         infos = dict(self.built.infos)
         out: Files = {}
         for path in dict.fromkeys(paths):
-            part = page_part(site, path, draft.sources.about) if site is not None else \
-                Part(pages=(old[path],)) if path in old else None
+            part = (
+                page_part(site, path, draft.sources.about)
+                if site is not None
+                else Part(pages=(old[path],))
+                if path in old
+                else None
+            )
             if part is None:
                 continue
             charts = {ref.id: ref for ref in part.charts}
@@ -253,8 +273,14 @@ class LiveSite:
             out |= self.pages.render(part.pages, draft.env, draft.frame, infos, keep=False)
         return _as_bytes(draft.assets | out) if out else {}
 
-    def _pages_ahead(self, paths: Sequence[str], draft: Draft, plan: Plan,
-                     chart_files: Files, infos: dict[str, ChartInfo]) -> dict[str, bytes]:
+    def _pages_ahead(
+        self,
+        paths: Sequence[str],
+        draft: Draft,
+        plan: Plan,
+        chart_files: Files,
+        infos: dict[str, ChartInfo],
+    ) -> dict[str, bytes]:
         """The waiting pages of the whole plan, with every asset, chart and file."""
         wanted = set(paths)
         pages = [p for p in plan.pages if p.path in wanted] if self.built is not None else []
@@ -265,12 +291,13 @@ class LiveSite:
 
 
 def _as_bytes(files: Mapping[str, str | bytes]) -> dict[str, bytes]:
-    return {path: content.encode("utf-8") if isinstance(content, str) else content
-            for path, content in files.items()}
+    return {
+        path: content.encode("utf-8") if isinstance(content, str) else content
+        for path, content in files.items()
+    }
 
 
 def output_path(url_path: str) -> str:
     """The output file a served URL path names: ``/models/x/`` -> ``models/x/index.html``."""
     path = url_path.lstrip("/")
     return path + "index.html" if path == "" or path.endswith("/") else path
-

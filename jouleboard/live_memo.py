@@ -52,8 +52,15 @@ class MeasurementMemo:
         key = (str(path), str(data_root))
         # What the result depends on: the file's bytes (status as a proxy: an editor's save
         # changes its inode or times), the working folder (names in messages) and the kinds.
-        status = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode,
-                  os.getcwd(), tuple(kinds()))
+        status = (
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_size,
+            st.st_ino,
+            st.st_mode,
+            os.getcwd(),
+            tuple(kinds()),
+        )
         self._seen.add(key)
         known = self._read.get(key)
         # A file written in the last seconds is read again: two saves within one tick of
@@ -65,8 +72,9 @@ class MeasurementMemo:
         self._read[key] = (status, file)
         return file
 
-    def check(self, file: MeasurementFile, registry: Registry
-              ) -> tuple[Record | None, list[Problem]]:
+    def check(
+        self, file: MeasurementFile, registry: Registry
+    ) -> tuple[Record | None, list[Problem]]:
         if registry is not self._registry:  # compared once per load, not once per file
             if registry != self._registry:
                 self._checked.clear()
@@ -96,14 +104,18 @@ class ChartMemo:
         self._done: dict[str, tuple[ChartRef, Files, ChartInfo]] = {}
         self._context: tuple[Urls, SiteSettings] | None = None
 
-    def outputs(self, charts: Mapping[str, ChartRef], urls: Urls, settings: SiteSettings
-                ) -> tuple[Files, dict[str, ChartInfo]]:
+    def outputs(
+        self, charts: Mapping[str, ChartRef], urls: Urls, settings: SiteSettings
+    ) -> tuple[Files, dict[str, ChartInfo]]:
         """The files and infos of ``charts`` (SVGs only: serve makes no PNGs)."""
         if (urls, settings) != self._context:
             self._done.clear()
             self._context = (urls, settings)
-        new = {cid: ref for cid, ref in charts.items()
-               if cid not in self._done or self._done[cid][0] != ref}
+        new = {
+            cid: ref
+            for cid, ref in charts.items()
+            if cid not in self._done or self._done[cid][0] != ref
+        }
         if new:
             exports = self._render(chart_specs(new), set(new))
             for cid, ref in new.items():
@@ -116,19 +128,27 @@ class ChartMemo:
             infos[cid] = self._done[cid][2]
         return out, infos
 
-    def _render(self, specs: dict[str, dict[str, Any]], charts: set[str]
-                ) -> dict[tuple[str, str], bytes]:
+    def _render(
+        self, specs: dict[str, dict[str, Any]], charts: set[str]
+    ) -> dict[tuple[str, str], bytes]:
         """SVGs of ``specs`` (``charts``: the ids that are not phone renders). An edit's few
         go in batches that render_charts renders in this process, whose renderer is warm
         (worker processes would cost ~0.5 s each to start, per edit); many (a cold cache)
         go to render_charts whole, which spreads them over worker processes."""
         items = sorted(specs.items())
-        batches = [items] if len(items) > MANY_RENDERS else \
-            [items[i:i + IN_PROCESS_BATCH] for i in range(0, len(items), IN_PROCESS_BATCH)]
+        batches = (
+            [items]
+            if len(items) > MANY_RENDERS
+            else [items[i : i + IN_PROCESS_BATCH] for i in range(0, len(items), IN_PROCESS_BATCH)]
+        )
         exports: dict[tuple[str, str], bytes] = {}
         for batch in batches:
-            exports |= render_charts(dict(batch), ("svg",), self.cache, svg_only=frozenset(
-                cid for cid, _ in batch if cid not in charts))
+            exports |= render_charts(
+                dict(batch),
+                ("svg",),
+                self.cache,
+                svg_only=frozenset(cid for cid, _ in batch if cid not in charts),
+            )
         return exports
 
     def keep_only(self, ids: Iterable[str]) -> None:
@@ -145,16 +165,25 @@ class PageMemo:
         self._env: jinja2.Environment | None = None  # held, so its id is never reused
         self._frame: tuple[SiteContext, dict[str, ChartInfo]] | None = None
 
-    def render(self, pages: Sequence[Page], env: jinja2.Environment, site: SiteContext,
-               infos: dict[str, ChartInfo], keep: bool = True) -> dict[str, str]:
+    def render(
+        self,
+        pages: Sequence[Page],
+        env: jinja2.Environment,
+        site: SiteContext,
+        infos: dict[str, ChartInfo],
+        keep: bool = True,
+    ) -> dict[str, str]:
         """HTML by output path; ``keep``: remember it (False for a page rendered ahead of
         the rest with infos that may still change)."""
         same = env is self._env and (site, infos) == self._frame
         out = {}
         for page in pages:
             known = self._html.get(page.path) if same else None
-            html = known[1] if known is not None and known[0] == page else \
-                render_page(env, page, site, infos)
+            html = (
+                known[1]
+                if known is not None and known[0] == page
+                else render_page(env, page, site, infos)
+            )
             out[page.path] = html
         if keep:
             self._html = {p.path: (p, out[p.path]) for p in pages}

@@ -51,16 +51,21 @@ class MarkdownIssue:
         return f"line {self.line}: {self.message} ({self.hint})"
 
 
-def markdown_issues(text: str, max_chars: int | None = None,
-                    structure_only: bool = False) -> list[MarkdownIssue]:
+def markdown_issues(
+    text: str, max_chars: int | None = None, structure_only: bool = False
+) -> list[MarkdownIssue]:
     """Every limit ``text`` exceeds (the first place for each rule); empty when it is safe
     to render. ``max_chars`` caps the whole text; ``structure_only`` checks only the limits
     that hold for each paragraph (what text joined from checked parts still meets)."""
     issues: list[MarkdownIssue] = []
     if max_chars is not None and len(text) > max_chars:
-        issues.append(MarkdownIssue("markdown.too-long",
-                                    f"{len(text):,} characters, over the {max_chars:,} cap",
-                                    "shorten it, or link to a longer text"))
+        issues.append(
+            MarkdownIssue(
+                "markdown.too-long",
+                f"{len(text):,} characters, over the {max_chars:,} cap",
+                "shorten it, or link to a longer text",
+            )
+        )
         return issues  # the other scans are linear, but say the first thing to fix
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     issues += _nesting_issues(lines)
@@ -68,10 +73,13 @@ def markdown_issues(text: str, max_chars: int | None = None,
     if not structure_only:
         tags = len(_TAG_OPEN.findall(text))
         if tags > MAX_TAGS:
-            issues.append(MarkdownIssue(
-                "markdown.too-many-tags",
-                f"{tags} '<' that could open an HTML tag, over the {MAX_TAGS} cap",
-                "write '&lt;' or put a space after '<' where no tag is meant"))
+            issues.append(
+                MarkdownIssue(
+                    "markdown.too-many-tags",
+                    f"{tags} '<' that could open an HTML tag, over the {MAX_TAGS} cap",
+                    "write '&lt;' or put a space after '<' where no tag is meant",
+                )
+            )
     return issues
 
 
@@ -102,10 +110,14 @@ def _nesting_issues(lines: list[str]) -> list[MarkdownIssue]:
     for number, line in enumerate(lines, start=1):
         depth, _ = _nesting(line)
         if depth > MAX_NESTING:
-            return [MarkdownIssue("markdown.too-deep",
-                                  f"lists or quotes nested {depth} levels deep, over the "
-                                  f"{MAX_NESTING}-level cap",
-                                  f"nest at most {MAX_NESTING} levels", number)]
+            return [
+                MarkdownIssue(
+                    "markdown.too-deep",
+                    f"lists or quotes nested {depth} levels deep, over the {MAX_NESTING}-level cap",
+                    f"nest at most {MAX_NESTING} levels",
+                    number,
+                )
+            ]
     return []
 
 
@@ -132,22 +144,31 @@ def _paragraph_issues(lines: list[str], structure_only: bool) -> list[MarkdownIs
                 found["markdown.too-deep"] = MarkdownIssue(
                     "markdown.too-deep",
                     f"more than {MAX_OPEN_BRACKETS} '[' or link '(' open at once",
-                    "close each '[' and '(' or escape it as '\\[' and '\\('", first + line)
-        breaks = sum(1 for line in run
-                     if _BREAK_LINE.match(_nesting(line)[1]) or _RULE_LINE.match(line))
+                    "close each '[' and '(' or escape it as '\\[' and '\\('",
+                    first + line,
+                )
+        breaks = sum(
+            1 for line in run if _BREAK_LINE.match(_nesting(line)[1]) or _RULE_LINE.match(line)
+        )
         if breaks > MAX_BREAKS and "markdown.too-many-breaks" not in found:
             found["markdown.too-many-breaks"] = MarkdownIssue(
                 "markdown.too-many-breaks",
-                f"{breaks} headings or rules in one paragraph, over "
-                f"the {MAX_BREAKS} cap", "put a blank line before each heading or rule",
-                first)
+                f"{breaks} headings or rules in one paragraph, over the {MAX_BREAKS} cap",
+                "put a blank line before each heading or rule",
+                first,
+            )
         chars = sum(len(line) for line in run) + len(run) - 1  # newlines between
-        if (not structure_only and chars > MAX_PARAGRAPH_CHARS
-                and "markdown.paragraph-too-long" not in found):
+        if (
+            not structure_only
+            and chars > MAX_PARAGRAPH_CHARS
+            and "markdown.paragraph-too-long" not in found
+        ):
             found["markdown.paragraph-too-long"] = MarkdownIssue(
                 "markdown.paragraph-too-long",
                 f"a paragraph of {chars:,} characters, over the {MAX_PARAGRAPH_CHARS:,} cap",
-                "split it with blank lines", first)
+                "split it with blank lines",
+                first,
+            )
     return list(found.values())
 
 
@@ -179,8 +200,11 @@ def _bracket_overflow(run: list[str]) -> int | None:
     return None
 
 
-def markdown_problems(text: str, file: str, pointer: str,
-                      max_chars: int | None = None) -> list[Problem]:
+def markdown_problems(
+    text: str, file: str, pointer: str, max_chars: int | None = None
+) -> list[Problem]:
     """:func:`markdown_issues` as located problems of ``file`` at ``pointer``."""
-    return [Problem(file, pointer, issue.rule, f"line {issue.line}: {issue.message}",
-                    issue.hint) for issue in markdown_issues(text, max_chars)]
+    return [
+        Problem(file, pointer, issue.rule, f"line {issue.line}: {issue.message}", issue.hint)
+        for issue in markdown_issues(text, max_chars)
+    ]

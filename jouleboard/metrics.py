@@ -22,8 +22,9 @@ def average_power(energy_joules: float, duration_s: float) -> float:
     return energy_joules / duration_s
 
 
-def output_throughput(energy_joules: float, energy_per_token_joules: float,
-                      duration_s: float) -> float:
+def output_throughput(
+    energy_joules: float, energy_per_token_joules: float, duration_s: float
+) -> float:
     """Output tokens per second in the steady window: (energy / J per token) / duration."""
     return energy_joules / energy_per_token_joules / duration_s
 
@@ -39,8 +40,9 @@ def decode_throughput(avg_batch_size: float, median_itl_ms: float) -> float:
     return avg_batch_size / (median_itl_ms / 1000.0)
 
 
-def megapixel_steps(width_px: int, height_px: int, inference_steps: int,
-                    num_frames: int | None = None) -> float:
+def megapixel_steps(
+    width_px: int, height_px: int, inference_steps: int, num_frames: int | None = None
+) -> float:
     """Denoising work of one image or video, in megapixel-steps: width x height x steps
     (x frames for a video) / 1e6."""
     return width_px * height_px * inference_steps * (num_frames or 1) / 1e6
@@ -52,8 +54,7 @@ def relative_difference(a: float, b: float) -> float:
     return 0.0 if scale == 0 else abs(a - b) / scale
 
 
-def energy_per_correct_answer(energy_per_response_joules: float,
-                              accuracy_percent: float) -> float:
+def energy_per_correct_answer(energy_per_response_joules: float, accuracy_percent: float) -> float:
     """Energy spent per correct answer, J: energy per response / (accuracy / 100)."""
     return energy_per_response_joules / (accuracy_percent / 100.0)
 

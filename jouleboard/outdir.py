@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MARKER = ".jouleboard-site"
-MARKER_TEXT = ("This folder is a site built by jouleboard. A build into it replaces "
-               "everything in it.\n")
+MARKER_TEXT = (
+    "This folder is a site built by jouleboard. A build into it replaces everything in it.\n"
+)
 _PROJECT_SIGNS = (".git", "pyproject.toml")
 LOCK_TIMEOUT_ENV = "JOULEBOARD_LOCK_TIMEOUT"
 _DEFAULT_LOCK_TIMEOUT_S = 600.0
@@ -80,16 +81,19 @@ class OutputFolder:
             if self.path == folder:
                 raise OutputRefused(f"{where}: it is the {what}; {_HOW}")
             if _within(self.path, folder):
-                raise OutputRefused(f"{where}: it is inside the {what} {_shown(folder)}; "
-                                    "choose a new folder outside it")
+                raise OutputRefused(
+                    f"{where}: it is inside the {what} {_shown(folder)}; "
+                    "choose a new folder outside it"
+                )
             if _within(folder, self.path):
-                raise OutputRefused(f"{where}: it contains the {what} {_shown(folder)}; "
-                                    f"{_HOW}")
+                raise OutputRefused(f"{where}: it contains the {what} {_shown(folder)}; {_HOW}")
         for root in self.projects:
             if _within(root, self.path):
                 what = "is" if root == self.path else "contains"
-                raise OutputRefused(f"{where}: it {what} the project folder {_shown(root)} "
-                                    f"(templates/, .git or pyproject.toml); {_HOW}")
+                raise OutputRefused(
+                    f"{where}: it {what} the project folder {_shown(root)} "
+                    f"(templates/, .git or pyproject.toml); {_HOW}"
+                )
         self._check_contents(where)
 
     def _check_contents(self, where: str) -> None:
@@ -110,8 +114,10 @@ class OutputFolder:
         except OSError as e:
             raise OutputRefused(f"{where}: cannot list it ({e.strerror}); {_HOW}") from None
         if names and not is_marked(self.path) and not _unmarked_old_site(self.path):
-            raise OutputRefused(f"{where}: it is not empty and was not made by jouleboard "
-                                f"(no {MARKER} marker); {_HOW}")
+            raise OutputRefused(
+                f"{where}: it is not empty and was not made by jouleboard "
+                f"(no {MARKER} marker); {_HOW}"
+            )
 
 
 def is_marked(folder: Path) -> bool:
@@ -126,8 +132,9 @@ def _unmarked_old_site(folder: Path) -> bool:
     """A site built before builds wrote the marker: every file in it is listed, with the
     size and mtime recorded then, by that build's manifest beside it (format 1)."""
     try:
-        listed = json.loads((folder.parent / f".{folder.name}.manifest.json")
-                            .read_text(encoding="utf-8"))["files"]
+        listed = json.loads(
+            (folder.parent / f".{folder.name}.manifest.json").read_text(encoding="utf-8")
+        )["files"]
         seen = 0
         for root, dirs, names in os.walk(folder):
             if any(os.path.islink(os.path.join(root, d)) for d in dirs):
@@ -136,8 +143,7 @@ def _unmarked_old_site(folder: Path) -> bool:
                 path = os.path.join(root, name)
                 st = os.lstat(path)
                 _digest, size, mtime_ns = listed[os.path.relpath(path, folder)]
-                if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != (
-                        size, mtime_ns):
+                if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != (size, mtime_ns):
                     return False
                 seen += 1
         return seen > 0
@@ -145,20 +151,25 @@ def _unmarked_old_site(folder: Path) -> bool:
         return False
 
 
-def output_folder(out: Path, *, data: Path, project: Path, cache: Path | None = None,
-                  runs: Iterable[Path] = ()) -> OutputFolder:
+def output_folder(
+    out: Path, *, data: Path, project: Path, cache: Path | None = None, runs: Iterable[Path] = ()
+) -> OutputFolder:
     """Check ``out`` against the folders a build of ``data`` with ``project`` reads and
     return it resolved; raises :class:`OutputRefused`."""
-    inputs = [("data folder (--data)", real_path(data)),
-              ("templates folder", real_path(project / "templates")),
-              ("content folder", real_path(project / "content")),
-              ("static folder", real_path(project / "static"))]
+    inputs = [
+        ("data folder (--data)", real_path(data)),
+        ("templates folder", real_path(project / "templates")),
+        ("content folder", real_path(project / "content")),
+        ("static folder", real_path(project / "static")),
+    ]
     inputs += [("raw runs folder (--runs)", real_path(run)) for run in runs]
     if cache is not None:
         inputs.append(("chart cache", real_path(cache)))
     checkout = Path(__file__).resolve().parents[1]  # this package's own checkout, if any
-    projects = {real_path(project), *project_roots(
-        [real_path(data), real_path(project), real_path(Path.cwd()), checkout])}
+    projects = {
+        real_path(project),
+        *project_roots([real_path(data), real_path(project), real_path(Path.cwd()), checkout]),
+    }
     folder = OutputFolder(str(out), real_path(out), tuple(inputs), tuple(sorted(projects)))
     folder.check()
     lock_timeout()  # a bad $JOULEBOARD_LOCK_TIMEOUT is refused before any work, too
@@ -176,8 +187,10 @@ def lock_timeout() -> float:
     except ValueError:
         seconds = math.nan
     if not math.isfinite(seconds) or seconds < 0:
-        raise OutputRefused(f"{LOCK_TIMEOUT_ENV}={text!r} is not a number of seconds: set it "
-                            f"to 0 or more (e.g. 600, the default) or unset it")
+        raise OutputRefused(
+            f"{LOCK_TIMEOUT_ENV}={text!r} is not a number of seconds: set it "
+            f"to 0 or more (e.g. 600, the default) or unset it"
+        )
     return seconds
 
 
@@ -191,8 +204,10 @@ def locked(out: Path, timeout_s: float | None = None) -> Iterator[None]:
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as e:
-        raise OutputRefused(f"refusing to write into {_shown(out)}: cannot open its lock file "
-                            f"{lock_path} ({e.strerror}); remove or fix it") from None
+        raise OutputRefused(
+            f"refusing to write into {_shown(out)}: cannot open its lock file "
+            f"{lock_path} ({e.strerror}); remove or fix it"
+        ) from None
     try:
         _acquire(fd, out, lock_path, timeout_s)
         yield
@@ -210,11 +225,17 @@ def _acquire(fd: int, out: Path, lock_path: Path, timeout_s: float) -> None:
         except BlockingIOError:
             pass
         if time.monotonic() >= deadline:
-            raise OutputRefused(f"another build is still writing {_shown(out)} (lock "
-                                f"{lock_path.name} held for over {timeout_s:g} s); try again "
-                                f"when it has finished, or set {LOCK_TIMEOUT_ENV}")
+            raise OutputRefused(
+                f"another build is still writing {_shown(out)} (lock "
+                f"{lock_path.name} held for over {timeout_s:g} s); try again "
+                f"when it has finished, or set {LOCK_TIMEOUT_ENV}"
+            )
         if not said:
-            print(f"waiting for another build to finish writing {_shown(out)} "
-                  f"(lock {lock_path.name})", file=sys.stderr, flush=True)
+            print(
+                f"waiting for another build to finish writing {_shown(out)} "
+                f"(lock {lock_path.name})",
+                file=sys.stderr,
+                flush=True,
+            )
             said = True
         time.sleep(0.05)

@@ -78,8 +78,11 @@ def shown_path(path: Path) -> str:
     """How a path is named in messages: relative to the working folder when inside it, with
     control characters and bytes that are not UTF-8 escaped (one name, one report line)."""
     try:  # the name itself unresolved: a link is named as the link, not as its target
-        shown = (_resolved_folder(path.parent) / path.name).relative_to(
-            _resolved_cwd(os.getcwd())).as_posix()
+        shown = (
+            (_resolved_folder(path.parent) / path.name)
+            .relative_to(_resolved_cwd(os.getcwd()))
+            .as_posix()
+        )
     except ValueError:
         shown = path.as_posix()
     return printable(shown)

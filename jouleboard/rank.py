@@ -85,10 +85,15 @@ def objective_for(by: str, accuracy: Callable[[str], float | None]) -> Objective
     if by == "energy_per_response":
         return energy_per_response
     if by == "energy_per_correct_answer":
+
         def per_correct_answer(c: Rankable) -> float:
             acc = accuracy(c.model_id)
-            return math.inf if acc is None else metrics.energy_per_correct_answer(
-                c.energy_per_response_joules, acc)
+            return (
+                math.inf
+                if acc is None
+                else metrics.energy_per_correct_answer(c.energy_per_response_joules, acc)
+            )
+
         return per_correct_answer
     raise ValueError(f"unknown ranking metric {by!r}; valid: {', '.join(RANK_BY)}")
 
@@ -110,50 +115,74 @@ class RankedRow(Generic[C]):
     config: C
 
 
-def sort_key(c: Rankable, percentile: Percentile = "p50",
-             objective: Objective = energy_per_output) -> tuple[float | int | str, ...]:
+def sort_key(
+    c: Rankable, percentile: Percentile = "p50", objective: Objective = energy_per_output
+) -> tuple[float | int | str, ...]:
     """The documented total order of configurations (see module docstring)."""
-    return (objective(c), c.latency_ms(percentile), c.num_gpus, c.model_id, c.gpu_model,
-            *c.tie_break())
+    return (
+        objective(c),
+        c.latency_ms(percentile),
+        c.num_gpus,
+        c.model_id,
+        c.gpu_model,
+        *c.tie_break(),
+    )
 
 
-def eligible(configs: Iterable[C], deadline: Deadline,
-             gpus: Collection[str] | None = None,
-             energy_budget_joules_per_token: float | None = None,
-             precisions: Collection[str] | None = None) -> list[C]:
+def eligible(
+    configs: Iterable[C],
+    deadline: Deadline,
+    gpus: Collection[str] | None = None,
+    energy_budget_joules_per_token: float | None = None,
+    precisions: Collection[str] | None = None,
+) -> list[C]:
     """Configurations that meet the deadline, run on an allowed GPU and precision, and fit
     the energy budget (J per token, image or video)."""
-    return [c for c in configs
-            if deadline.admits(c)
-            and (gpus is None or c.gpu_model in gpus)
-            and (precisions is None or c.weight_precision in precisions)
-            and (energy_budget_joules_per_token is None
-                 or c.energy_per_output_joules <= energy_budget_joules_per_token)]
+    return [
+        c
+        for c in configs
+        if deadline.admits(c)
+        and (gpus is None or c.gpu_model in gpus)
+        and (precisions is None or c.weight_precision in precisions)
+        and (
+            energy_budget_joules_per_token is None
+            or c.energy_per_output_joules <= energy_budget_joules_per_token
+        )
+    ]
 
 
-def best_per_model(configs: Iterable[C], percentile: Percentile = "p50",
-                   objective: Objective = energy_per_token) -> dict[str, C]:
+def best_per_model(
+    configs: Iterable[C], percentile: Percentile = "p50", objective: Objective = energy_per_token
+) -> dict[str, C]:
     """For each model, its best configuration by :func:`sort_key`."""
     best: dict[str, C] = {}
     for c in configs:
         current = best.get(c.model_id)
-        if current is None or sort_key(c, percentile, objective) < \
-                sort_key(current, percentile, objective):
+        if current is None or sort_key(c, percentile, objective) < sort_key(
+            current, percentile, objective
+        ):
             best[c.model_id] = c
     return best
 
 
-def rank(configs: Iterable[C], deadline: Deadline,
-         gpus: Collection[str] | None = None, top: int | None = None,
-         energy_budget_joules_per_token: float | None = None,
-         objective: Objective = energy_per_token,
-         precisions: Collection[str] | None = None) -> list[RankedRow[C]]:
+def rank(
+    configs: Iterable[C],
+    deadline: Deadline,
+    gpus: Collection[str] | None = None,
+    top: int | None = None,
+    energy_budget_joules_per_token: float | None = None,
+    objective: Objective = energy_per_token,
+    precisions: Collection[str] | None = None,
+) -> list[RankedRow[C]]:
     """One row per model: its energy-optimal configuration under ``deadline``, best first.
 
     The browser's re-ranking (templates/assets/rank.js) implements the same rule; the
     shared cases in tests/ranking_cases.json keep the two in step."""
-    kept = [c for c in eligible(configs, deadline, gpus, energy_budget_joules_per_token,
-                                precisions) if math.isfinite(objective(c))]
+    kept = [
+        c
+        for c in eligible(configs, deadline, gpus, energy_budget_joules_per_token, precisions)
+        if math.isfinite(objective(c))
+    ]
     best = best_per_model(kept, deadline.percentile, objective)
     ordered = sorted(best.values(), key=lambda c: sort_key(c, deadline.percentile, objective))
     if top is not None:
@@ -161,15 +190,13 @@ def rank(configs: Iterable[C], deadline: Deadline,
     return [RankedRow(rank=i, config=c) for i, c in enumerate(ordered, start=1)]
 
 
-def pareto_frontier(configs: Iterable[C],
-                    percentile: Percentile = "p50") -> list[C]:
+def pareto_frontier(configs: Iterable[C], percentile: Percentile = "p50") -> list[C]:
     """Configurations no other beats on both energy per output and ``percentile`` latency.
 
     Returned by latency ascending (energy then descends). Of exact duplicates on both
     axes, the first by :func:`sort_key` is kept.
     """
-    ordered = sorted(configs, key=lambda c: (c.latency_ms(percentile),
-                                              *sort_key(c, percentile)))
+    ordered = sorted(configs, key=lambda c: (c.latency_ms(percentile), *sort_key(c, percentile)))
     frontier: list[C] = []
     for c in ordered:
         if not frontier or c.energy_per_output_joules < frontier[-1].energy_per_output_joules:
@@ -177,11 +204,12 @@ def pareto_frontier(configs: Iterable[C],
     return frontier
 
 
-def best_per_model_and_gpu(configs: Iterable[C], deadline: Deadline
-                           ) -> dict[tuple[str, str], C]:
+def best_per_model_and_gpu(configs: Iterable[C], deadline: Deadline) -> dict[tuple[str, str], C]:
     """For GPU comparisons: the best configuration of each (model, GPU) under ``deadline``."""
     groups: dict[tuple[str, str], list[C]] = {}
     for c in eligible(configs, deadline):
         groups.setdefault((c.model_id, c.gpu_model), []).append(c)
-    return {key: min(group, key=lambda c: sort_key(c, deadline.percentile))
-            for key, group in sorted(groups.items())}
+    return {
+        key: min(group, key=lambda c: sort_key(c, deadline.percentile))
+        for key, group in sorted(groups.items())
+    }

@@ -38,12 +38,14 @@ Precision = Literal["bfloat16", "float16", "float32", "fp8", "mxfp4", "nvfp4", "
 Percentile = Literal["p50", "p90", "p95", "p99"]
 PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
 
+
 def _real_date(value: str) -> str:
     try:
         datetime.date.fromisoformat(value)
     except ValueError:
-        raise PydanticCustomError("date_value", "{value} is not a calendar date",
-                                  {"value": value}) from None
+        raise PydanticCustomError(
+            "date_value", "{value} is not a calendar date", {"value": value}
+        ) from None
     return value
 
 
@@ -56,8 +58,7 @@ def exactly_int(value: Any) -> Any:
 
 # Format version of a measurement file; bump on breaking changes (exactly the integer 1).
 SchemaVersion = Annotated[Literal[1], BeforeValidator(exactly_int)]
-IsoDate = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
-                    AfterValidator(_real_date)]
+IsoDate = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), AfterValidator(_real_date)]
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0, le=1_000_000)]
 ShortText = Annotated[str, Field(max_length=200)]
@@ -87,9 +88,11 @@ def _markdown(value: str) -> str:
     # Past these limits the renderer is super-linear (issue 14): refuse before building.
     issues = markdown_issues(value)
     if issues:
-        raise PydanticCustomError(issues[0].rule, "{message}",
-                                  {"message": f"line {issues[0].line}: {issues[0].message}",
-                                   "hint": issues[0].hint})
+        raise PydanticCustomError(
+            issues[0].rule,
+            "{message}",
+            {"message": f"line {issues[0].line}: {issues[0].message}", "hint": issues[0].hint},
+        )
     return value
 
 
@@ -116,7 +119,8 @@ class Strict(BaseModel):
             raise PydanticCustomError(
                 "hidden_character",
                 "{where}contains {chars}: invisible, or reorders what readers see",
-                {"where": f"{where} " if where else "", "chars": ", ".join(hidden)})
+                {"where": f"{where} " if where else "", "chars": ", ".join(hidden)},
+            )
         return value
 
 
@@ -129,7 +133,8 @@ class Provenance(Strict):
     dataset: ShortText = Field(description="Name of the benchmark or data set.")
     version: ShortText = Field(description="Version of the data set.")
     date: IsoDate | Literal["unknown"] = Field(
-        description="Data date, YYYY-MM-DD, or \"unknown\" when the source does not say.")
+        description='Data date, YYYY-MM-DD, or "unknown" when the source does not say.'
+    )
     license: ShortText = Field(description="SPDX license id of the data.")
     source: Annotated[str, Field(max_length=500)] = Field(
         description="Where the data came from (repository, commit, file or run directory)."
@@ -178,12 +183,16 @@ class TaskInfo(Strict):
 
     name: VisibleText
     benchmark: VisibleText
-    kind: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="Task kind: one a "
-                      "registered jouleboard.kinds kind serves (docs/measurement-format.md).")
+    kind: str = Field(
+        pattern=r"^[a-z][a-z0-9-]{0,31}$",
+        description="Task kind: one a "
+        "registered jouleboard.kinds kind serves (docs/measurement-format.md).",
+    )
     description_md: Annotated[str, Field(max_length=5_000), AfterValidator(_markdown)] = ""
     output_unit: VisibleText = "token"
     efficiency_scale_joules: Literal[1, 1000, 1_000_000] = Field(
-        default=1, description="Outputs per J (1), per kJ (1000) or per MJ (1e6) on the site.")
+        default=1, description="Outputs per J (1), per kJ (1000) or per MJ (1e6) on the site."
+    )
     response_unit: VisibleText = "response"
     default_deadline: DeadlineSetting
     preset_deadlines_ms: list[PositiveFloat] = []
@@ -195,8 +204,10 @@ BASE_URL_PATTERN = r"^/(\.*[A-Za-z0-9_~-][A-Za-z0-9._~-]*/)*$"
 SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty
 # site.yaml ``kinds`` entries: a .py file of the data folder (optionally ``:Name``), or
 # ``package.module:Name`` (jouleboard/kinds/site_kinds.py loads them).
-KIND_ENTRY_PATTERN = (r"^([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}\.py(:[A-Za-z_][A-Za-z0-9_]{0,100})?"
-                      r"|[A-Za-z_][A-Za-z0-9_.]{0,200}:[A-Za-z_][A-Za-z0-9_]{0,100})$")
+KIND_ENTRY_PATTERN = (
+    r"^([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}\.py(:[A-Za-z_][A-Za-z0-9_]{0,100})?"
+    r"|[A-Za-z_][A-Za-z0-9_.]{0,200}:[A-Za-z_][A-Za-z0-9_]{0,100})$"
+)
 NAV_PAGES = ("leaderboard", "models", "gpus", "compare", "downloads", "changelog", "about")
 
 
@@ -204,9 +215,10 @@ class NavLink(Strict):
     """An entry of site.yaml's ``nav``: a built-in page or an https URL."""
 
     label: Annotated[str, Field(min_length=1, max_length=60)]
-    target: str = Field(pattern=rf"^({'|'.join(NAV_PAGES)}|https://[^\s\"'<>]{{1,500}})$",
-                        description="A built-in page (" + ", ".join(NAV_PAGES) + ") or an "
-                        "https:// URL.")
+    target: str = Field(
+        pattern=rf"^({'|'.join(NAV_PAGES)}|https://[^\s\"'<>]{{1,500}})$",
+        description="A built-in page (" + ", ".join(NAV_PAGES) + ") or an https:// URL.",
+    )
 
 
 class SiteSettings(Strict):
@@ -218,31 +230,51 @@ class SiteSettings(Strict):
     # Rows a task or GPU page's tables hold on its first view; the rest load on demand and
     # sit on the page's full view (tasks/<task>/all/, gpus/<gpu>/all/), so pages stay small
     # at any number of models.
-    table_rows: Annotated[int, Field(gt=0, le=10_000, description=(
-        "Rows each table of a task or GPU page shows before 'Show all'; every row is on "
-        "the page's full view."))] = 25
+    table_rows: Annotated[
+        int,
+        Field(
+            gt=0,
+            le=10_000,
+            description=(
+                "Rows each table of a task or GPU page shows before 'Show all'; every row is on "
+                "the page's full view."
+            ),
+        ),
+    ] = 25
     default_gpus: list[str] = Field(min_length=1)
     data_version: ShortText
     data_date: IsoDate
     base_url: str = Field(default="/", pattern=BASE_URL_PATTERN)
-    site_url: str = Field(default="", pattern=SITE_URL_PATTERN,
-                          description="Origin the site is published at, e.g. "
-                          "https://example.org; makes embed codes, citations and Open Graph "
-                          "links absolute.")
+    site_url: str = Field(
+        default="",
+        pattern=SITE_URL_PATTERN,
+        description="Origin the site is published at, e.g. "
+        "https://example.org; makes embed codes, citations and Open Graph "
+        "links absolute.",
+    )
     attribution_md: Annotated[str, Field(max_length=5_000), AfterValidator(_markdown)] = ""
     # Theme (all optional): a logo file of the site folder's templates/assets/, an accent
     # colour, and the main navigation (default: every built-in page).
-    logo: str = Field(default="", pattern=r"^([A-Za-z0-9_-]{1,80}\.(svg|png|jpg|jpeg|webp))?$",
-                      description="File name in templates/assets/ shown before the title.")
-    accent_color: str = Field(default="", pattern=r"^(#[0-9a-fA-F]{6})?$",
-                              description="Accent colour as #rrggbb.")
-    nav: list[NavLink] = Field(default_factory=list, max_length=20,
-                               description="Main navigation, in order (default: all pages).")
+    logo: str = Field(
+        default="",
+        pattern=r"^([A-Za-z0-9_-]{1,80}\.(svg|png|jpg|jpeg|webp))?$",
+        description="File name in templates/assets/ shown before the title.",
+    )
+    accent_color: str = Field(
+        default="", pattern=r"^(#[0-9a-fA-F]{6})?$", description="Accent colour as #rrggbb."
+    )
+    nav: list[NavLink] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Main navigation, in order (default: all pages).",
+    )
     kinds: list[Annotated[str, Field(pattern=KIND_ENTRY_PATTERN)]] = Field(
-        default_factory=list, max_length=20,
+        default_factory=list,
+        max_length=20,
         description="The site's own kinds of task: Python files of the data folder "
         "(kinds/my_kind.py) or import paths (package.module:KindClass); see "
-        "docs/architecture.md.")
+        "docs/architecture.md.",
+    )
 
 
 class QualityScore(Strict):
@@ -255,8 +287,10 @@ class QualityScore(Strict):
     source_detail: Annotated[str, Field(min_length=1, max_length=1000)]
     confidence: Literal["high", "medium", "low"]
     matches_energy_run: bool = Field(
-        default=True, description="The score was measured in the setting of the energy run "
-        "(e.g. the same reasoning mode).")
+        default=True,
+        description="The score was measured in the setting of the energy run "
+        "(e.g. the same reasoning mode).",
+    )
 
 
 class QualityFile(Strict):
@@ -275,8 +309,10 @@ class Release(Strict):
     date: IsoDate
     notes_md: Annotated[str, Field(max_length=10_000), AfterValidator(_markdown)] = ""
     ref: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")] | None = Field(
-        default=None, description="git ref holding data/ as released; the current release "
-        "(the first) is the working data and needs none.")
+        default=None,
+        description="git ref holding data/ as released; the current release "
+        "(the first) is the working data and needs none.",
+    )
 
 
 class Releases(Strict):

@@ -39,16 +39,26 @@ def load_releases(data: Dataset, data_dir: Path) -> list[ReleaseData]:
             with release_data(release.ref, data_dir) as folder:
                 out.append(ReleaseData(release, load_side(folder)))
         except RefRefused as e:
-            refused.append(Problem(
-                shown_path(data_dir / "releases.yaml"), f"/releases/{i}/ref",
-                "release.ref-not-git", str(e),
-                "name a tag, branch or commit of this repository holding the release's "
-                "data/ (git tag <version> <commit>); a folder is never read"))
+            refused.append(
+                Problem(
+                    shown_path(data_dir / "releases.yaml"),
+                    f"/releases/{i}/ref",
+                    "release.ref-not-git",
+                    str(e),
+                    "name a tag, branch or commit of this repository holding the release's "
+                    "data/ (git tag <version> <commit>); a folder is never read",
+                )
+            )
         except (OSError, ValueError, subprocess.CalledProcessError) as e:
             # An unreadable old release must not stop the build of the current data; the
             # changelog says so.
-            why = Problem("releases.yaml", f"/releases/{i}/ref", "release.ref-unreadable",
-                          f"cannot read data at {release.ref!r}: {e}", "check the git ref")
+            why = Problem(
+                "releases.yaml",
+                f"/releases/{i}/ref",
+                "release.ref-unreadable",
+                f"cannot read data at {release.ref!r}: {e}",
+                "check the git ref",
+            )
             out.append(ReleaseData(release, Side(None, (why,))))
     if refused:
         raise ValidationFailed(refused)
@@ -67,8 +77,9 @@ def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Downl
         def path(ext: str, name: str, version: str = version) -> str:
             return urls.release_download(version, ext, name)
 
-        out += configuration_downloads(r.side.data, path, "By release",
-                                       "permanent: this release's data, never rewritten")
+        out += configuration_downloads(
+            r.side.data, path, "By release", "permanent: this release's data, never rewritten"
+        )
     return out
 
 
@@ -79,8 +90,10 @@ def _summary(r: ReleaseData, older: ReleaseData | None) -> str:
     if older is None:
         data = r.side.data
         models = len({c.model_id for c in data.configurations})
-        return (f"{len(data.configurations)} configurations of {models} models on "
-                f"{len(data.registry.tasks)} tasks.")
+        return (
+            f"{len(data.configurations)} configurations of {models} models on "
+            f"{len(data.registry.tasks)} tasks."
+        )
     return diff_markdown(older.side, r.side).replace("## Leaderboard changes\n", "")
 
 
@@ -89,18 +102,30 @@ def changelog_page(releases: Sequence[ReleaseData], urls: Urls) -> Page:
     for i, r in enumerate(releases):
         older = releases[i + 1] if i + 1 < len(releases) else None
         v = r.release.version
-        downloads = "" if r.side.data is None else " · ".join(
-            f"[{d.path.rsplit('/', 1)[-1]}]({urls.url(d.path)})"
-            for d in release_downloads([r], urls))
-        parts.append(f"## {v} ({r.release.date})\n\n{r.release.notes_md}\n\n"
-                     + (f"Permanent downloads of this release: {downloads}\n\n" if downloads
-                        else "")
-                     + f"### Changes\n\n{_summary(r, older)}\n")
-    feeds = (f"Follow new releases: [Atom feed]({urls.url(urls.atom_feed)}) · "
-             f"[JSON Feed]({urls.url(urls.json_feed)})\n\n")
-    return Page(urls.changelog, "prose.html", "Changelog",
-                "Data releases and how each changed the leaderboard.",
-                ProseBody(render_markdown(feeds + "\n".join(parts))))
+        downloads = (
+            ""
+            if r.side.data is None
+            else " · ".join(
+                f"[{d.path.rsplit('/', 1)[-1]}]({urls.url(d.path)})"
+                for d in release_downloads([r], urls)
+            )
+        )
+        parts.append(
+            f"## {v} ({r.release.date})\n\n{r.release.notes_md}\n\n"
+            + (f"Permanent downloads of this release: {downloads}\n\n" if downloads else "")
+            + f"### Changes\n\n{_summary(r, older)}\n"
+        )
+    feeds = (
+        f"Follow new releases: [Atom feed]({urls.url(urls.atom_feed)}) · "
+        f"[JSON Feed]({urls.url(urls.json_feed)})\n\n"
+    )
+    return Page(
+        urls.changelog,
+        "prose.html",
+        "Changelog",
+        "Data releases and how each changed the leaderboard.",
+        ProseBody(render_markdown(feeds + "\n".join(parts))),
+    )
 
 
 def anchor(r: Release) -> str:
@@ -117,8 +142,9 @@ def _entry_id(r: Release) -> str:
 def _new_models(r: ReleaseData, older: ReleaseData | None) -> list[str]:
     if r.side.data is None:
         return []
-    before = {c.model_id for c in older.side.data.configurations} \
-        if older and older.side.data else set()
+    before = (
+        {c.model_id for c in older.side.data.configurations} if older and older.side.data else set()
+    )
     now = {c.model_id for c in r.side.data.configurations}
     return [r.side.data.registry.models[m].nickname for m in sorted(now - before)]
 
@@ -147,19 +173,21 @@ def atom_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
             f"    <id>{markup(_entry_id(r.release))}</id>\n"
             f"    <title>{markup(title)} data {markup(r.release.version)}</title>\n"
             f"    <updated>{r.release.date}T00:00:00Z</updated>\n"
-            f"    <link rel=\"alternate\" type=\"text/html\" href=\"{markup(link)}\"/>\n"
-            f"    <content type=\"html\">{markup(_entry_html(r, older))}"
-            "</content>\n  </entry>\n")
-    return ('<?xml version="1.0" encoding="utf-8"?>\n'
-            '<feed xmlns="http://www.w3.org/2005/Atom">\n'
-            f"  <id>tag:jouleboard,{releases[-1].release.date}:releases</id>\n"
-            f"  <title>{markup(title)}: data releases</title>\n"
-            f"  <updated>{updated}</updated>\n"
-            f"  <author><name>{markup(title)}</name></author>\n"
-            f"  <link rel=\"self\" href=\"{markup(urls.absolute(urls.atom_feed))}\"/>\n"
-            f"  <link rel=\"alternate\" type=\"text/html\" "
-            f"href=\"{markup(urls.absolute(urls.changelog))}\"/>\n"
-            + "".join(entries) + "</feed>\n")
+            f'    <link rel="alternate" type="text/html" href="{markup(link)}"/>\n'
+            f'    <content type="html">{markup(_entry_html(r, older))}'
+            "</content>\n  </entry>\n"
+        )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<feed xmlns="http://www.w3.org/2005/Atom">\n'
+        f"  <id>tag:jouleboard,{releases[-1].release.date}:releases</id>\n"
+        f"  <title>{markup(title)}: data releases</title>\n"
+        f"  <updated>{updated}</updated>\n"
+        f"  <author><name>{markup(title)}</name></author>\n"
+        f'  <link rel="self" href="{markup(urls.absolute(urls.atom_feed))}"/>\n'
+        f'  <link rel="alternate" type="text/html" '
+        f'href="{markup(urls.absolute(urls.changelog))}"/>\n' + "".join(entries) + "</feed>\n"
+    )
 
 
 def json_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
@@ -167,20 +195,25 @@ def json_feed(releases: Sequence[ReleaseData], urls: Urls, title: str) -> str:
     items = []
     for i, r in enumerate(releases):
         older = releases[i + 1] if i + 1 < len(releases) else None
-        items.append({
-            "id": _entry_id(r.release),
-            "url": urls.absolute(urls.changelog) + f"#{anchor(r.release)}",
-            "title": f"{title} data {r.release.version}",
-            "content_html": _entry_html(r, older),
-            "date_published": f"{r.release.date}T00:00:00Z",
-        })
-    return dumps_canonical({
-        "version": "https://jsonfeed.org/version/1.1",
-        "title": f"{title}: data releases",
-        "home_page_url": urls.absolute(urls.home),
-        "feed_url": urls.absolute(urls.json_feed),
-        "items": items,
-    }, indent=2)
+        items.append(
+            {
+                "id": _entry_id(r.release),
+                "url": urls.absolute(urls.changelog) + f"#{anchor(r.release)}",
+                "title": f"{title} data {r.release.version}",
+                "content_html": _entry_html(r, older),
+                "date_published": f"{r.release.date}T00:00:00Z",
+            }
+        )
+    return dumps_canonical(
+        {
+            "version": "https://jsonfeed.org/version/1.1",
+            "title": f"{title}: data releases",
+            "home_page_url": urls.absolute(urls.home),
+            "feed_url": urls.absolute(urls.json_feed),
+            "items": items,
+        },
+        indent=2,
+    )
 
 
 def feed_links(urls: Urls) -> tuple[Link, ...]:

@@ -32,12 +32,15 @@ from jouleboard.records import NavLink
 from jouleboard.safe_read import FileRefused, read_capped
 from jouleboard.urls import Urls
 
-_DEFAULT_NAV = (NavLink(label="Leaderboard", target="leaderboard"),
-                NavLink(label="Models", target="models"), NavLink(label="GPUs", target="gpus"),
-                NavLink(label="Compare", target="compare"),
-                NavLink(label="Downloads", target="downloads"),
-                NavLink(label="Changelog", target="changelog"),
-                NavLink(label="About", target="about"))
+_DEFAULT_NAV = (
+    NavLink(label="Leaderboard", target="leaderboard"),
+    NavLink(label="Models", target="models"),
+    NavLink(label="GPUs", target="gpus"),
+    NavLink(label="Compare", target="compare"),
+    NavLink(label="Downloads", target="downloads"),
+    NavLink(label="Changelog", target="changelog"),
+    NavLink(label="About", target="about"),
+)
 
 
 @dataclass(frozen=True)
@@ -83,9 +86,18 @@ def template_dirs(site_dir: Path | None) -> list[Path]:
 
     dirs = [site_dir / "templates"] if site_dir is not None else []
     if dirs and dirs[0].is_symlink():
-        raise ValidationFailed([_refused(dirs[0], FileRefused(
-            "file.not-regular", "the templates folder is a symbolic link",
-            "replace the link with the folder itself"))])
+        raise ValidationFailed(
+            [
+                _refused(
+                    dirs[0],
+                    FileRefused(
+                        "file.not-regular",
+                        "the templates folder is a symbolic link",
+                        "replace the link with the folder itself",
+                    ),
+                )
+            ]
+        )
     dirs.append(templates_dir())
     unique: list[Path] = []
     for d in dirs:
@@ -111,14 +123,32 @@ def _theme_file(root: Path, parts: Sequence[str], cap: int) -> tuple[bytes, int]
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as e:
-            raise ValidationFailed([_refused(path, FileRefused(
-                "file.unreadable", f"cannot read it: {e.strerror or e}",
-                "check the path and permissions"))]) from None
+            raise ValidationFailed(
+                [
+                    _refused(
+                        path,
+                        FileRefused(
+                            "file.unreadable",
+                            f"cannot read it: {e.strerror or e}",
+                            "check the path and permissions",
+                        ),
+                    )
+                ]
+            ) from None
         if stat.S_ISLNK(info.st_mode):
             what = "file" if depth == len(parts) else "folder"
-            raise ValidationFailed([_refused(path, FileRefused(
-                "file.not-regular", f"the theme {what} is a symbolic link",
-                f"replace the link with the {what} itself"))])
+            raise ValidationFailed(
+                [
+                    _refused(
+                        path,
+                        FileRefused(
+                            "file.not-regular",
+                            f"the theme {what} is a symbolic link",
+                            f"replace the link with the {what} itself",
+                        ),
+                    )
+                ]
+            )
         if depth < len(parts) and not stat.S_ISDIR(info.st_mode):
             return None
     try:
@@ -131,9 +161,17 @@ def _utf8(raw: bytes, path: Path) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValidationFailed([Problem(shown_path(path), "", "file.not-utf8",
-                                        f"byte {e.start} is not UTF-8",
-                                        "save the file as UTF-8")]) from None
+        raise ValidationFailed(
+            [
+                Problem(
+                    shown_path(path),
+                    "",
+                    "file.not-utf8",
+                    f"byte {e.start} is not UTF-8",
+                    "save the file as UTF-8",
+                )
+            ]
+        ) from None
 
 
 def _mtime_ns(path: Path) -> int | None:
@@ -151,8 +189,9 @@ class ThemeLoader(jinja2.BaseLoader):
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def get_source(self, environment: jinja2.Environment, template: str
-                   ) -> tuple[str, str, Callable[[], bool]]:
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
         parts = split_template_path(template)  # ".." raises TemplateNotFound
         found = _theme_file(self.root, parts, TEMPLATE_MAX_BYTES)
         if found is None:
@@ -216,38 +255,56 @@ def template_problem(error: jinja2.TemplateError) -> Problem:
                 file, line = frame.f_code.co_filename, number
     rule, hint = (
         ("template.unsafe", "a template may only read the values it is given")
-        if isinstance(error, jinja2.exceptions.SecurityError) else
-        ("template.syntax", "fix the template's syntax")
-        if isinstance(error, jinja2.TemplateSyntaxError) else
-        ("template.undefined", "use a value the page gives, or guard it with 'is defined'")
-        if isinstance(error, jinja2.UndefinedError) else
-        ("template.error", "fix the template"))
+        if isinstance(error, jinja2.exceptions.SecurityError)
+        else ("template.syntax", "fix the template's syntax")
+        if isinstance(error, jinja2.TemplateSyntaxError)
+        else ("template.undefined", "use a value the page gives, or guard it with 'is defined'")
+        if isinstance(error, jinja2.UndefinedError)
+        else ("template.error", "fix the template")
+    )
     where = f"line {line}: " if line else ""
-    return Problem(shown_path(Path(file)) if file else "templates", "", rule,
-                   f"{where}{error.message or type(error).__name__}", hint)
+    return Problem(
+        shown_path(Path(file)) if file else "templates",
+        "",
+        rule,
+        f"{where}{error.message or type(error).__name__}",
+        hint,
+    )
 
 
 def navigation(nav: Sequence[NavLink], urls: Urls, has_changelog: bool) -> tuple[Link, ...]:
     """site.yaml's ``nav`` (default: every built-in page) as links; the changelog only
     exists with releases, so a link to it is dropped without them."""
-    pages = {"leaderboard": urls.home, "models": urls.models_index, "gpus": urls.gpus_index,
-             "compare": urls.compare, "downloads": urls.downloads,
-             "changelog": urls.changelog, "about": urls.about}
-    return tuple(Link(item.label, urls.url(pages[item.target]) if item.target in pages
-                      else item.target)
-                 for item in (nav or _DEFAULT_NAV)
-                 if item.target != "changelog" or has_changelog)
+    pages = {
+        "leaderboard": urls.home,
+        "models": urls.models_index,
+        "gpus": urls.gpus_index,
+        "compare": urls.compare,
+        "downloads": urls.downloads,
+        "changelog": urls.changelog,
+        "about": urls.about,
+    }
+    return tuple(
+        Link(item.label, urls.url(pages[item.target]) if item.target in pages else item.target)
+        for item in (nav or _DEFAULT_NAV)
+        if item.target != "changelog" or has_changelog
+    )
 
 
-def render_page(env: jinja2.Environment, page: Page, site: SiteContext,
-                charts: dict[str, ChartInfo]) -> str:
+def render_page(
+    env: jinja2.Environment, page: Page, site: SiteContext, charts: dict[str, ChartInfo]
+) -> str:
     """HTML of a page; ``charts`` gives every chart's sizes, exports and embed code.
     Raises :class:`ValidationFailed` on a template error or a refused template file."""
     chart = first_chart(page.body)
     og_image = charts[chart.id].png_url if chart is not None else ""
     try:
         return env.get_template(page.template).render(
-            page=page, body=page.body, site=site, charts=charts,
-            og_image=site.origin + og_image if og_image else "")
+            page=page,
+            body=page.body,
+            site=site,
+            charts=charts,
+            og_image=site.origin + og_image if og_image else "",
+        )
     except jinja2.TemplateError as e:  # a site's template: one located line, no traceback
         raise ValidationFailed([template_problem(e)]) from None

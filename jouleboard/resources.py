@@ -62,8 +62,9 @@ def example_members(root: Path) -> list[tuple[str, Path]]:
     setup.py packs these into the wheel's archive; ``jouleboard init`` copies them from a
     checkout: one list for both.
     """
-    members = [(path.relative_to(root).as_posix(), path)
-               for path in sorted((root / "data").rglob("*"))
-               if path.is_file() and not any(part.startswith(".")
-                                             for part in path.relative_to(root).parts)]
+    members = [
+        (path.relative_to(root).as_posix(), path)
+        for path in sorted((root / "data").rglob("*"))
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+    ]
     return [*members, ("NOTICE", root / "NOTICE")]

@@ -28,8 +28,7 @@ def page_key(page: Any, site: Any, charts: Mapping[str, Any], basis: str) -> str
     """The digest of what ``page`` renders from: its view, ``site`` (the frame), the
     ``charts`` entries of the charts it shows, and ``basis`` (templates and code: see
     :func:`jouleboard.fingerprint.render_digest`)."""
-    return file_key((page, site, {cid: charts[cid] for cid in sorted(chart_ids(page.body))}),
-                    basis)
+    return file_key((page, site, {cid: charts[cid] for cid in sorted(chart_ids(page.body))}), basis)
 
 
 def file_key(source: Any, basis: str) -> str:
@@ -65,8 +64,11 @@ def _field_names(kind: type) -> tuple[str, ...]:
     """The fields of a dataclass (none for any other type), looked up once per type."""
     names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) \
-            if dataclasses.is_dataclass(kind) else ()
+        names = _FIELDS[kind] = (
+            tuple(f.name for f in dataclasses.fields(kind))
+            if dataclasses.is_dataclass(kind)
+            else ()
+        )
     return names
 
 

@@ -18,8 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-               | getattr(os, "O_CLOEXEC", 0))
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 class FileRefused(Exception):
@@ -34,16 +38,32 @@ class FileRefused(Exception):
 
 
 def _not_regular(mode: int) -> FileRefused:
-    what = ("a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
-            else "a pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
-    return FileRefused("file.not-regular", f"not a regular file ({what})",
-                       "put the file itself there, not a link, pipe or device")
+    what = (
+        "a symbolic link"
+        if stat.S_ISLNK(mode)
+        else "a folder"
+        if stat.S_ISDIR(mode)
+        else "a pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a file"
+    )
+    return FileRefused(
+        "file.not-regular",
+        f"not a regular file ({what})",
+        "put the file itself there, not a link, pipe or device",
+    )
 
 
 def _too_large(size: int, cap: int) -> FileRefused:
-    return FileRefused("file.too-large", f"file has {size:,} bytes, over the {cap:,}-byte cap",
-                       "remove the file or make it smaller")
+    return FileRefused(
+        "file.too-large",
+        f"file has {size:,} bytes, over the {cap:,}-byte cap",
+        "remove the file or make it smaller",
+    )
 
 
 def _os_error(error: OSError) -> FileRefused:
@@ -51,8 +71,11 @@ def _os_error(error: OSError) -> FileRefused:
         return FileRefused("file.missing", "file is missing", "check the path")
     if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link
         return _not_regular(stat.S_IFLNK)
-    return FileRefused("file.unreadable", f"cannot read the file: {error.strerror or error}",
-                       "check the path and permissions")
+    return FileRefused(
+        "file.unreadable",
+        f"cannot read the file: {error.strerror or error}",
+        "check the path and permissions",
+    )
 
 
 def refusal(path: Path, cap: int) -> FileRefused | None:

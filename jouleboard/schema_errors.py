@@ -39,8 +39,9 @@ def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
         annotation = field.annotation
         args = getattr(annotation, "__args__", ())
         candidates = [annotation, *args]
-        current = next((c for c in candidates if isinstance(c, type)
-                        and issubclass(c, BaseModel)), None)
+        current = next(
+            (c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None
+        )
         if current is None:
             return []
     return list(getattr(current, "model_fields", {}))
@@ -51,13 +52,20 @@ def _without_union_tags(loc: tuple[int | str, ...], kind: str) -> tuple[int | st
     ``function-after[...]``, ``constrained-str``): they are not JSON keys. An unknown field's
     own name (the last part of an extra_forbidden loc) is the contributor's and is kept."""
     keep_last = kind == "extra_forbidden"
-    return tuple(part for i, part in enumerate(loc)
-                 if not (isinstance(part, str) and ("[" in part or part.startswith("constrained-"))
-                         and not (keep_last and i == len(loc) - 1)))
+    return tuple(
+        part
+        for i, part in enumerate(loc)
+        if not (
+            isinstance(part, str)
+            and ("[" in part or part.startswith("constrained-"))
+            and not (keep_last and i == len(loc) - 1)
+        )
+    )
 
 
-def problems_from(error: ValidationError, file: str, model: type[BaseModel],
-                  prefix: tuple[object, ...] = ()) -> list[Problem]:
+def problems_from(
+    error: ValidationError, file: str, model: type[BaseModel], prefix: tuple[object, ...] = ()
+) -> list[Problem]:
     """One problem per pydantic error, with a JSON pointer and a hint."""
     problems = []
     union_pointers: set[str] = set()
@@ -68,8 +76,9 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
             if pointer(*prefix, *loc) in union_pointers:
                 continue
             union_pointers.add(pointer(*prefix, *loc))
-        rule = _RULES.get(kind, "schema.wrong-type" if kind.endswith(("_type", "_parsing"))
-                          else "schema.invalid")
+        rule = _RULES.get(
+            kind, "schema.wrong-type" if kind.endswith(("_type", "_parsing")) else "schema.invalid"
+        )
         hint = f"see {FORMAT_DOC}"
         message = e["msg"]
         if kind == "extra_forbidden":
@@ -77,12 +86,18 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
             close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
             message = f"unknown field {str(loc[-1])!r}"
             hint = f"did you mean {close[0]!r}?" if close else f"allowed here: {', '.join(allowed)}"
-        elif kind == "date_value" or (kind == "string_pattern_mismatch" and loc
-                                        and str(loc[-1]).endswith("date")):
+        elif kind == "date_value" or (
+            kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("date")
+        ):
             rule, hint = "value.bad-date", "give a calendar date as YYYY-MM-DD"
         elif kind == "string_pattern_mismatch" and loc and loc[-1] == "base_url":
-            rule, message = "value.bad-url", ("not a URL path such as / or /leaderboard/ "
-                                              "(no '.' or '..' segment, ending in '/')")
+            rule, message = (
+                "value.bad-url",
+                (
+                    "not a URL path such as / or /leaderboard/ "
+                    "(no '.' or '..' segment, ending in '/')"
+                ),
+            )
             hint = "give the path the site is served under"
         elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
@@ -95,7 +110,8 @@ def problems_from(error: ValidationError, file: str, model: type[BaseModel],
             message = f"required field {str(loc[-1])!r} is missing"
         elif rule == "schema.wrong-type":
             message = f"{message}, got {type(e.get('input')).__name__}"
-            hint = "numbers are JSON numbers, not strings" if isinstance(e.get("input"), str) \
-                else hint
+            hint = (
+                "numbers are JSON numbers, not strings" if isinstance(e.get("input"), str) else hint
+            )
         problems.append(Problem(file, pointer(*prefix, *loc), rule, message, hint))
     return problems

@@ -162,8 +162,7 @@ def host_allowed(host: str, bound: str) -> bool:
         if address.is_loopback or (_is_ip(bound) and address == ipaddress.ip_address(bound)):
             return True
     if _is_ip(bound) and ipaddress.ip_address(bound).is_unspecified:
-        return _is_ip(name) or name in {socket.gethostname().lower(),
-                                        socket.getfqdn().lower()}
+        return _is_ip(name) or name in {socket.gethostname().lower(), socket.getfqdn().lower()}
     return False
 
 
@@ -179,8 +178,9 @@ def open_inside(root: str, parts: Sequence[str]) -> int:
             mode = os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 raise OSError(errno.ENOENT, "not a file or folder", part)
-            child = os.open(part, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                            dir_fd=fd)
+            child = os.open(
+                part, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd
+            )
             os.close(fd)
             fd = child
         mode = os.fstat(fd).st_mode
@@ -214,9 +214,12 @@ class _DeadlineReader(io.RawIOBase):
         return self.connection.recv_into(buffer)
 
 
-def _handler(out: Path, state: _State, timeout_s: float = CONNECTION_TIMEOUT_S,
-             deadline_s: float = REQUEST_DEADLINE_S,
-             ) -> type[http.server.SimpleHTTPRequestHandler]:
+def _handler(
+    out: Path,
+    state: _State,
+    timeout_s: float = CONNECTION_TIMEOUT_S,
+    deadline_s: float = REQUEST_DEADLINE_S,
+) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         timeout = timeout_s  # set on each connection's socket (StreamRequestHandler.setup)
 
@@ -245,8 +248,12 @@ def _handler(out: Path, state: _State, timeout_s: float = CONNECTION_TIMEOUT_S,
             if len(hosts) == 1 and host_allowed(hosts[0], str(bound[0])):
                 return True
             self.close_connection = True
-            self._send(b"jouleboard serve answers requests for localhost, 127.0.0.1, [::1] "
-                       b"and the address it listens on only\n", "text/plain", 421)
+            self._send(
+                b"jouleboard serve answers requests for localhost, 127.0.0.1, [::1] "
+                b"and the address it listens on only\n",
+                "text/plain",
+                421,
+            )
             return False
 
         def do_GET(self) -> None:
@@ -294,7 +301,7 @@ def _handler(out: Path, state: _State, timeout_s: float = CONNECTION_TIMEOUT_S,
                         os.close(fd)
                         raise OSError(errno.ENOENT, "index.html is a folder")
                     if not url_path.endswith("/"):  # /models/a -> /models/a/, as a browser
-                        os.close(fd)                # resolves the page's relative links
+                        os.close(fd)  # resolves the page's relative links
                         return self._redirect(url_path + "/")
             except (OSError, ValueError):
                 self.send_error(404, "File not found")
@@ -396,16 +403,16 @@ class _Server(http.server.HTTPServer):
 
     request_queue_size = 128  # the listen backlog (5 dropped connections of a busy page)
 
-    def __init__(self, address: tuple[str, int], handler: Any, workers: int = WORKERS,
-                 queued: int = QUEUED) -> None:
+    def __init__(
+        self, address: tuple[str, int], handler: Any, workers: int = WORKERS, queued: int = QUEUED
+    ) -> None:
         # Before binding: a failed bind calls server_close, which needs them.
         self.workers = workers
         self._slots = threading.Semaphore(workers + queued)
         self._connections: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
         super().__init__(address, handler)
         for n in range(workers):
-            threading.Thread(target=self._work, name=f"jouleboard-serve-{n}",
-                             daemon=True).start()
+            threading.Thread(target=self._work, name=f"jouleboard-serve-{n}", daemon=True).start()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if self._slots.acquire(blocking=False):
@@ -434,34 +441,55 @@ class _Server(http.server.HTTPServer):
         traceback."""
         error = sys.exc_info()[1]
         if not isinstance(error, (ConnectionError, TimeoutError)):
-            print(f"request from {client_address[0]} failed: {type(error).__name__}: {error}",
-                  flush=True)
+            print(
+                f"request from {client_address[0]} failed: {type(error).__name__}: {error}",
+                flush=True,
+            )
 
 
-def listen(host: str, port: int, out: Path, state: _State, workers: int = WORKERS,
-           timeout_s: float = CONNECTION_TIMEOUT_S,
-           deadline_s: float = REQUEST_DEADLINE_S) -> http.server.HTTPServer:
+def listen(
+    host: str,
+    port: int,
+    out: Path,
+    state: _State,
+    workers: int = WORKERS,
+    timeout_s: float = CONNECTION_TIMEOUT_S,
+    deadline_s: float = REQUEST_DEADLINE_S,
+) -> http.server.HTTPServer:
     """Bind first, so a port in use fails in a second instead of after a full build; warn
     when other machines can reach the preview."""
     try:
-        server = _Server((host, port), _handler(out, state, timeout_s, deadline_s),
-                         workers)
+        server = _Server((host, port), _handler(out, state, timeout_s, deadline_s), workers)
     except OSError as e:
-        hint = ("pass another --port (0 picks a free one)" if e.errno == errno.EADDRINUSE
-                else "check --host (for example 127.0.0.1 or 0.0.0.0) and --port")
-        raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror or e}; "
-                      f"{hint}") from None
+        hint = (
+            "pass another --port (0 picks a free one)"
+            if e.errno == errno.EADDRINUSE
+            else "check --host (for example 127.0.0.1 or 0.0.0.0) and --port"
+        )
+        raise OSError(
+            e.errno, f"cannot listen on {host}:{port}: {e.strerror or e}; {hint}"
+        ) from None
     address = str(server.server_address[0])
     if not ipaddress.ip_address(address).is_loopback:
-        print(f"warning: listening on {address}, so other machines can reach this preview; it "
-              "is meant for this one (--host 127.0.0.1). Requests must name localhost, "
-              "this machine or its address.", file=sys.stderr, flush=True)
+        print(
+            f"warning: listening on {address}, so other machines can reach this preview; it "
+            "is meant for this one (--host 127.0.0.1). Requests must name localhost, "
+            "this machine or its address.",
+            file=sys.stderr,
+            flush=True,
+        )
     return server
 
 
-def serve(data_dir: Path, out: Path, port: int = 8000, interval_s: float = 0.1,
-          max_seconds: float | None = None, host: str = "127.0.0.1",
-          open_browser: bool = False) -> None:
+def serve(
+    data_dir: Path,
+    out: Path,
+    port: int = 8000,
+    interval_s: float = 0.1,
+    max_seconds: float | None = None,
+    host: str = "127.0.0.1",
+    open_browser: bool = False,
+) -> None:
     """Build, serve and watch until interrupted (or for ``max_seconds``, for tests);
     ``interval_s``: how often files are polled where inotify is missing."""
     project = find_project(data_dir)

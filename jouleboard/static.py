@@ -24,9 +24,13 @@ STATIC_FILE_CAP = 16 * 1024 * 1024  # a CNAME is a line; an image or PDF fits we
 
 
 def _symlinked_folder(path: Path) -> Problem:
-    return Problem(shown_path(path), "", "file.symlinked-folder",
-                   "a symbolic link to a folder: static files are copied from folders of "
-                   "their own", "put the folder itself in static/, not a link to it")
+    return Problem(
+        shown_path(path),
+        "",
+        "file.symlinked-folder",
+        "a symbolic link to a folder: static files are copied from folders of their own",
+        "put the folder itself in static/, not a link to it",
+    )
 
 
 def static_files(project: Path) -> dict[str, bytes]:
@@ -36,33 +40,58 @@ def static_files(project: Path) -> dict[str, bytes]:
     if not os.path.lexists(root):
         return {}
     if root.is_symlink() or not root.is_dir():
-        raise ValidationFailed([_symlinked_folder(root) if root.is_symlink() else Problem(
-            shown_path(root), "", "file.not-regular", "static is not a folder",
-            "make static/ a folder of files to publish, or remove it")])
+        raise ValidationFailed(
+            [
+                _symlinked_folder(root)
+                if root.is_symlink()
+                else Problem(
+                    shown_path(root),
+                    "",
+                    "file.not-regular",
+                    "static is not a folder",
+                    "make static/ a folder of files to publish, or remove it",
+                )
+            ]
+        )
     files: dict[str, bytes] = {}
     problems: list[Problem] = []
 
     def unlistable(error: OSError) -> None:
-        problems.append(Problem(shown_path(Path(os.fsdecode(error.filename or ""))), "",
-                                "file.unreadable", f"cannot list this folder: "
-                                f"{error.strerror or error}", "check its permissions"))
+        problems.append(
+            Problem(
+                shown_path(Path(os.fsdecode(error.filename or ""))),
+                "",
+                "file.unreadable",
+                f"cannot list this folder: {error.strerror or error}",
+                "check its permissions",
+            )
+        )
 
     for folder, dirs, names in os.walk(root, onerror=unlistable):
         for name in sorted(dirs):
             path = Path(folder) / name
             bad = _symlinked_folder(path) if path.is_symlink() else name_problem(path)
             problems.extend([bad] if bad else [])
-        dirs[:] = sorted(d for d in dirs if not (Path(folder) / d).is_symlink()
-                         and not name_problem(Path(folder) / d))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not (Path(folder) / d).is_symlink() and not name_problem(Path(folder) / d)
+        )
         for name in sorted(names):
             path = Path(folder) / name
             relative = path.relative_to(root).as_posix()
             if bad := name_problem(path):
                 problems.append(bad)
             elif relative == MARKER:
-                problems.append(Problem(shown_path(path), "", "static.name-clash",
-                                        f"{MARKER} is the marker every build writes",
-                                        "remove it from static/"))
+                problems.append(
+                    Problem(
+                        shown_path(path),
+                        "",
+                        "static.name-clash",
+                        f"{MARKER} is the marker every build writes",
+                        "remove it from static/",
+                    )
+                )
             else:
                 try:
                     files[relative] = read_capped(path, STATIC_FILE_CAP)
@@ -75,8 +104,14 @@ def static_files(project: Path) -> dict[str, bytes]:
 
 def clashes(project: Path, static: dict[str, bytes], generated: SiteFiles) -> list[Problem]:
     """A located problem for each static file whose name the build generates itself."""
-    return [Problem(shown_path(project / STATIC_DIR / name), "", "static.name-clash",
-                    f"the build makes {name} itself; a static file may not replace it",
-                    "rename or remove it; to change a page, override its template in "
-                    "templates/")
-            for name in sorted(static) if name in generated]
+    return [
+        Problem(
+            shown_path(project / STATIC_DIR / name),
+            "",
+            "static.name-clash",
+            f"the build makes {name} itself; a static file may not replace it",
+            "rename or remove it; to change a page, override its template in templates/",
+        )
+        for name in sorted(static)
+        if name in generated
+    ]

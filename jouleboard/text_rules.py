@@ -18,8 +18,14 @@ _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 
 
 # Control characters have no Unicode name; the common ones are named for the report.
-_UNNAMED = {"\x00": "NUL", "\t": "TAB", "\n": "LINE FEED", "\r": "CARRIAGE RETURN",
-            "\x1b": "ESCAPE", "\x7f": "DELETE"}
+_UNNAMED = {
+    "\x00": "NUL",
+    "\t": "TAB",
+    "\n": "LINE FEED",
+    "\r": "CARRIAGE RETURN",
+    "\x1b": "ESCAPE",
+    "\x7f": "DELETE",
+}
 
 # What a text of several lines (a markdown field) may hold besides visible characters.
 _LINE_BREAKS = frozenset("\n\r\t")
@@ -32,7 +38,8 @@ def hidden_characters(text: str, multiline: bool = False) -> list[str]:
     found: list[str] = []
     for ch in text:
         if unicodedata.category(ch) in _HIDDEN_CATEGORIES and not (
-                multiline and ch in _LINE_BREAKS):
+            multiline and ch in _LINE_BREAKS
+        ):
             described = f"U+{ord(ch):04X} ({unicodedata.name(ch, _UNNAMED.get(ch, 'unnamed'))})"
             if described not in found:
                 found.append(described)
@@ -50,8 +57,9 @@ def printable(text: str) -> str:
         if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte code - 0xDC00
             out.append(f"\\x{code - 0xDC00:02x}")
         elif unicodedata.category(ch) in _HIDDEN_CATEGORIES:
-            out.append(ch.encode("unicode_escape").decode("ascii") if code < 0x10000
-                       else f"\\U{code:08x}")
+            out.append(
+                ch.encode("unicode_escape").decode("ascii") if code < 0x10000 else f"\\U{code:08x}"
+            )
         else:
             out.append(ch)
     return "".join(out)
@@ -60,13 +68,45 @@ def printable(text: str) -> str:
 # Cyrillic and Greek letters drawn like Latin ones (lower case: keys are case-folded). A
 # model named "Qwеn 3 8B" with a Cyrillic е would otherwise pass for "Qwen 3 8B". Only
 # look-alikes are mapped, so names that really use Greek (PixArt-Σ) keep their meaning.
-_LOOK_ALIKES = str.maketrans({
-    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o",
-    "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j",
-    "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l",
-    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
-    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ζ": "z",
-})
+_LOOK_ALIKES = str.maketrans(
+    {
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "ё": "e",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "ѕ": "s",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "һ": "h",
+        "ӏ": "l",
+        "α": "a",
+        "β": "b",
+        "ε": "e",
+        "η": "n",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "ζ": "z",
+    }
+)
 
 
 def same_name_key(text: str) -> str:

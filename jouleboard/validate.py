@@ -74,21 +74,30 @@ def read_json(path: Path, shown: str) -> tuple[Any, list[Problem]]:
     try:
         raw = read_capped(path, MAX_FILE_BYTES)
     except FileRefused as e:
-        hint = {"file.not-regular": "commit the measurement itself, not a link to it",
-                "file.too-large": "one configuration per file; drop per-request data"}
+        hint = {
+            "file.not-regular": "commit the measurement itself, not a link to it",
+            "file.too-large": "one configuration per file; drop per-request data",
+        }
         message = e.message
         if e.rule == "file.too-large":  # plain numbers, as in every release so far
             message = f"file is over the {MAX_FILE_BYTES}-byte cap"
             with contextlib.suppress(OSError):
-                message = f"file has {path.lstat().st_size} bytes, over the " \
-                          f"{MAX_FILE_BYTES}-byte cap"
+                message = (
+                    f"file has {path.lstat().st_size} bytes, over the {MAX_FILE_BYTES}-byte cap"
+                )
         return None, [Problem(shown, "", e.rule, message, hint.get(e.rule, e.hint))]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        return None, [Problem(shown, "", "file.not-utf8",
-                              f"not UTF-8 text ({e.reason} at byte {e.start})",
-                              "save the file as UTF-8")]
+        return None, [
+            Problem(
+                shown,
+                "",
+                "file.not-utf8",
+                f"not UTF-8 text ({e.reason} at byte {e.start})",
+                "save the file as UTF-8",
+            )
+        ]
     value, issues = parse_strict(text)
     return value, [Problem(shown, i.pointer, i.rule, i.message, i.hint) for i in issues]
 
@@ -101,52 +110,91 @@ def _closest(value: str, known: Iterable[str]) -> str:
     return f"known: {', '.join(known)}" if len(known) <= 12 else "add it to the registry first"
 
 
-def check_references(m: MeasurementHead, shown: str,
-                     registry: Registry) -> list[Problem]:
+def check_references(m: MeasurementHead, shown: str, registry: Registry) -> list[Problem]:
     """The task, model and GPU must be in the registries, and the task kind must match."""
     problems = []
     task = registry.tasks.get(m.task)
     if task is None:
-        problems.append(Problem(shown, "/task", "registry.unknown-task",
-                                f"unknown task {m.task!r}",
-                                _closest(m.task, registry.tasks) + " in tasks.yaml"))
+        problems.append(
+            Problem(
+                shown,
+                "/task",
+                "registry.unknown-task",
+                f"unknown task {m.task!r}",
+                _closest(m.task, registry.tasks) + " in tasks.yaml",
+            )
+        )
     elif task.kind != m.kind:
-        problems.append(Problem(shown, "/kind", "registry.kind-mismatch",
-                                f"kind {m.kind!r} but task {m.task!r} is {task.kind!r}",
-                                f"set kind to {task.kind!r}"))
+        problems.append(
+            Problem(
+                shown,
+                "/kind",
+                "registry.kind-mismatch",
+                f"kind {m.kind!r} but task {m.task!r} is {task.kind!r}",
+                f"set kind to {task.kind!r}",
+            )
+        )
     names = len(model_slug(m.model_id)) + len(task_slug(m.task))
     if names > MAX_MODEL_AND_TASK_CHARS:
-        problems.append(Problem(shown, "/model_id", "value.name-too-long",
-                                f"model id and task id have {names} characters together, over "
-                                f"{MAX_MODEL_AND_TASK_CHARS}: chart file names would exceed "
-                                "255 bytes", "use a shorter model id or task id"))
+        problems.append(
+            Problem(
+                shown,
+                "/model_id",
+                "value.name-too-long",
+                f"model id and task id have {names} characters together, over "
+                f"{MAX_MODEL_AND_TASK_CHARS}: chart file names would exceed "
+                "255 bytes",
+                "use a shorter model id or task id",
+            )
+        )
     if m.model_id not in registry.models:
-        problems.append(Problem(shown, "/model_id", "registry.unknown-model",
-                                f"unknown model {m.model_id!r}",
-                                _closest(m.model_id, registry.models) + " in models.yaml"))
+        problems.append(
+            Problem(
+                shown,
+                "/model_id",
+                "registry.unknown-model",
+                f"unknown model {m.model_id!r}",
+                _closest(m.model_id, registry.models) + " in models.yaml",
+            )
+        )
     if m.gpu_model not in registry.gpus:
-        problems.append(Problem(shown, "/gpu_model", "registry.unknown-gpu",
-                                f"unknown GPU {m.gpu_model!r}",
-                                _closest(m.gpu_model, registry.gpus) + " in gpus.yaml"))
+        problems.append(
+            Problem(
+                shown,
+                "/gpu_model",
+                "registry.unknown-gpu",
+                f"unknown GPU {m.gpu_model!r}",
+                _closest(m.gpu_model, registry.gpus) + " in gpus.yaml",
+            )
+        )
     return problems
 
 
-def power_problems(m: MeasurementHead, shown: str,
-                   registry: Registry) -> list[Problem]:
+def power_problems(m: MeasurementHead, shown: str, registry: Registry) -> list[Problem]:
     """Average power within num_gpus x the board limit (5 % margin), and not kW-sized."""
     power, problems = m.metrics.avg_power_watts, []
     gpu = registry.gpus.get(m.gpu_model)
     if gpu is not None and power > m.num_gpus * gpu.board_power_watts * POWER_MARGIN:
-        problems.append(Problem(
-            shown, "/metrics/avg_power_watts", "bounds.power-above-limit",
-            f"{power:g} W exceeds {m.num_gpus} x {gpu.board_power_watts:g} W board limit of "
-            f"{m.gpu_model}", "power is the average over all GPUs in watts; check num_gpus and "
-            "units"))
+        problems.append(
+            Problem(
+                shown,
+                "/metrics/avg_power_watts",
+                "bounds.power-above-limit",
+                f"{power:g} W exceeds {m.num_gpus} x {gpu.board_power_watts:g} W board limit of "
+                f"{m.gpu_model}",
+                "power is the average over all GPUs in watts; check num_gpus and units",
+            )
+        )
     if power < m.num_gpus * MIN_WATTS_PER_GPU:
-        problems.append(Problem(shown, "/metrics/avg_power_watts",
-                                "bounds.power-implausibly-low",
-                                f"{power:g} W is below {MIN_WATTS_PER_GPU:g} W per GPU",
-                                "give watts, not kilowatts"))
+        problems.append(
+            Problem(
+                shown,
+                "/metrics/avg_power_watts",
+                "bounds.power-implausibly-low",
+                f"{power:g} W is below {MIN_WATTS_PER_GPU:g} W per GPU",
+                "give watts, not kilowatts",
+            )
+        )
     return problems
 
 
@@ -155,16 +203,23 @@ def inconsistent(value: float, implied: float) -> bool:
     return not metrics.relative_difference(value, implied) <= CONSISTENCY_TOLERANCE
 
 
-def ceiling_problem(shown: str, where: str, value: float, ceiling: float, unit: str,
-                    basis: str) -> list[Problem]:
+def ceiling_problem(
+    shown: str, where: str, value: float, ceiling: float, unit: str, basis: str
+) -> list[Problem]:
     """The bounds.efficiency-above-ceiling problem when ``value`` exceeds ``ceiling``."""
     if value <= ceiling:
         return []
-    return [Problem(shown, where, "bounds.efficiency-above-ceiling",
-                    f"{value:.4g} {unit} is above the ceiling of {ceiling:.4g} {unit} ({basis})",
-                    "check the units of energy and throughput; a genuine record needs the "
-                    "ceiling in its kind's module (jouleboard/kinds/) raised, with the run "
-                    "as evidence")]
+    return [
+        Problem(
+            shown,
+            where,
+            "bounds.efficiency-above-ceiling",
+            f"{value:.4g} {unit} is above the ceiling of {ceiling:.4g} {unit} ({basis})",
+            "check the units of energy and throughput; a genuine record needs the "
+            "ceiling in its kind's module (jouleboard/kinds/) raised, with the run "
+            "as evidence",
+        )
+    ]
 
 
 def check_duplicates(configs: Sequence[Identified], shown: dict[str, str]) -> list[Problem]:
@@ -174,8 +229,13 @@ def check_duplicates(configs: Sequence[Identified], shown: dict[str, str]) -> li
     for c in sorted(configs, key=lambda c: c.source):
         other = first.setdefault(c.identity, c)
         if other is not c:
-            problems.append(Problem(shown[c.source], pointer(), "dataset.duplicate-configuration",
-                                    f"same configuration as {shown[other.source]}",
-                                    "keep one file per (model, task, GPU, GPU count, precision, "
-                                    "serving settings)"))
+            problems.append(
+                Problem(
+                    shown[c.source],
+                    pointer(),
+                    "dataset.duplicate-configuration",
+                    f"same configuration as {shown[other.source]}",
+                    "keep one file per (model, task, GPU, GPU count, precision, serving settings)",
+                )
+            )
     return problems

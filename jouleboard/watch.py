@@ -22,8 +22,17 @@ _EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, name l
 _IN_ATTRIB, _IN_CLOSE_WRITE, _IN_MOVED_FROM, _IN_MOVED_TO = 0x4, 0x8, 0x40, 0x80
 _IN_CREATE, _IN_DELETE, _IN_DELETE_SELF, _IN_MOVE_SELF = 0x100, 0x200, 0x400, 0x800
 _IN_Q_OVERFLOW, _IN_ISDIR, _IN_ONLYDIR = 0x4000, 0x40000000, 0x01000000
-_MASK = (_IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
-         | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR)
+_MASK = (
+    _IN_ATTRIB
+    | _IN_CLOSE_WRITE
+    | _IN_MOVED_FROM
+    | _IN_MOVED_TO
+    | _IN_CREATE
+    | _IN_DELETE
+    | _IN_DELETE_SELF
+    | _IN_MOVE_SELF
+    | _IN_ONLYDIR
+)
 QUIET_S = 0.02  # an edit is over when no event came for this long (a save is often 2 events)
 MOST_S = 0.3  # ... or after this long, whatever keeps coming
 
@@ -35,8 +44,11 @@ def snapshot(roots: Iterable[Path], skip: Path | None = None) -> dict[str, int]:
     seen = {}
     for root in roots:
         for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if not d.startswith(".")
-                       and os.path.realpath(os.path.join(folder, d)) != skipped]
+            dirs[:] = [
+                d
+                for d in dirs
+                if not d.startswith(".") and os.path.realpath(os.path.join(folder, d)) != skipped
+            ]
             for name in files:
                 if name.startswith("."):
                     continue
@@ -62,8 +74,9 @@ class PollWatch:
         while True:
             time.sleep(max(0.0, min(self.interval_s, end - time.monotonic())))
             now = snapshot(self.roots, self.skip)
-            changed = {p for p in now.keys() | self.before.keys()
-                       if now.get(p) != self.before.get(p)}
+            changed = {
+                p for p in now.keys() | self.before.keys() if now.get(p) != self.before.get(p)
+            }
             self.before = now
             if changed or time.monotonic() >= end:
                 return changed
@@ -117,8 +130,9 @@ class InotifyWatch:
     def _relevant(self, path: str) -> bool:
         """Inside a root (not merely in a root's parent), not hidden, not in ``skip``."""
         inside = any(path == str(r) or path.startswith(f"{r}{os.sep}") for r in self.roots)
-        skipped = self.skip is not None and (path == self.skip or path.startswith(
-            f"{self.skip}{os.sep}"))
+        skipped = self.skip is not None and (
+            path == self.skip or path.startswith(f"{self.skip}{os.sep}")
+        )
         return inside and not skipped and not self._ignored(path)
 
     def _read(self) -> set[str]:
@@ -131,7 +145,7 @@ class InotifyWatch:
         offset = 0
         while offset < len(buffer):
             wd, mask, _cookie, length = _EVENT.unpack_from(buffer, offset)
-            name = buffer[offset + _EVENT.size:offset + _EVENT.size + length].rstrip(b"\0")
+            name = buffer[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
             offset += _EVENT.size + length
             if mask & _IN_Q_OVERFLOW:  # events were lost: say every root changed
                 changed.update(str(r) for r in self.roots)
@@ -169,8 +183,7 @@ class InotifyWatch:
         os.close(self.fd)
 
 
-def watch(roots: Sequence[Path], skip: Path | None,
-          interval_s: float) -> InotifyWatch | PollWatch:
+def watch(roots: Sequence[Path], skip: Path | None, interval_s: float) -> InotifyWatch | PollWatch:
     """An inotify watch where the system offers one, else a poll every ``interval_s``."""
     try:
         return InotifyWatch(roots, skip)

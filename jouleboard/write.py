@@ -106,8 +106,7 @@ class SiteFiles:
         if self._spool is None:
             self._spool = Path(tempfile.mkdtemp(prefix="jouleboard-spool-", dir=self._spool_dir))
             # Removed after commit, or when this object goes if it never is.
-            self._cleanup = weakref.finalize(self, shutil.rmtree, self._spool,
-                                             ignore_errors=True)
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._spool, ignore_errors=True)
         return self._spool
 
     def __contains__(self, path: str) -> bool:
@@ -133,8 +132,9 @@ class SiteFiles:
     def total_bytes(self) -> int:
         return sum(len(e) if isinstance(e, bytes) else e.size for e in self._files.values())
 
-    def commit(self, out: Path | OutputFolder,
-               record: dict[str, object] | None = None) -> WriteStats:
+    def commit(
+        self, out: Path | OutputFolder, record: dict[str, object] | None = None
+    ) -> WriteStats:
         """Write every file and atomically replace the output folder with the result.
 
         ``out`` is checked (see :mod:`jouleboard.outdir`) before anything is written and again
@@ -170,8 +170,9 @@ class SiteFiles:
             self._cleanup()  # the spooled files are in the site now
         return stats
 
-    def _write(self, staging: Path, out: Path,
-               previous: dict[str, str]) -> tuple[WriteStats, dict[str, list[object]]]:
+    def _write(
+        self, staging: Path, out: Path, previous: dict[str, str]
+    ) -> tuple[WriteStats, dict[str, list[object]]]:
         """Fill ``staging``; returns the stats and, per file, what the manifest records
         (digest, size, mtime in ns, inode) as this build wrote it."""
         stats = WriteStats()
@@ -181,8 +182,7 @@ class SiteFiles:
             entry = self._files[path]
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            digest = hashlib.sha256(entry).hexdigest() if isinstance(entry, bytes) \
-                else entry.digest
+            digest = hashlib.sha256(entry).hexdigest() if isinstance(entry, bytes) else entry.digest
             if previous.get(path) == digest and _link(out / path, target):
                 stats.linked += 1
             elif isinstance(entry, bytes):
@@ -254,14 +254,22 @@ def manifest_path(out: Path) -> Path:
     return out.parent / f".{out.name}.manifest.json"
 
 
-def write_manifest(path: Path, out: Path, folder_inode: int,
-                   files: dict[str, list[object]], record: dict[str, object] | None = None,
-                   ) -> None:
+def write_manifest(
+    path: Path,
+    out: Path,
+    folder_inode: int,
+    files: dict[str, list[object]],
+    record: dict[str, object] | None = None,
+) -> None:
     """Record what this build wrote into ``out`` (whose inode is ``folder_inode``), with a
     checksum, so a damaged, edited or foreign manifest is recognised."""
-    body: dict[str, object] = {"format": _MANIFEST_FORMAT, "folder": str(out),
-                               "folder_inode": folder_inode, "files": files,
-                               "build": record or {}}
+    body: dict[str, object] = {
+        "format": _MANIFEST_FORMAT,
+        "folder": str(out),
+        "folder_inode": folder_inode,
+        "files": files,
+        "build": record or {},
+    }
     # A new file of its own (never a name planted beside the output, nor a link's target).
     fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -280,10 +288,13 @@ def _intact(path: Path, out: Path) -> dict[str, object] | None:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         checksum = doc.pop("checksum")
-        if (checksum != _manifest_checksum(doc) or doc["format"] != _MANIFEST_FORMAT
-                or doc["folder"] != str(out)
-                or doc["folder_inode"] != os.lstat(out).st_ino
-                or not isinstance(doc["files"], dict)):
+        if (
+            checksum != _manifest_checksum(doc)
+            or doc["format"] != _MANIFEST_FORMAT
+            or doc["folder"] != str(out)
+            or doc["folder_inode"] != os.lstat(out).st_ino
+            or not isinstance(doc["files"], dict)
+        ):
             return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -318,10 +329,12 @@ def refuse_added_files(out: Path, shown: str | None = None) -> None:
     listed = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
     where = shown or str(out)
     where = where if where.endswith("/") else where + "/"
-    raise OutputRefused(f"refusing to write into {where}: it holds files the last build did "
-                        f"not make ({listed}), which a build would delete; to publish them "
-                        "with the site, move them into the static/ folder beside data/ "
-                        "(copied into every build as they are), or delete them")
+    raise OutputRefused(
+        f"refusing to write into {where}: it holds files the last build did "
+        f"not make ({listed}), which a build would delete; to publish them "
+        "with the site, move them into the static/ folder beside data/ "
+        "(copied into every build as they are), or delete them"
+    )
 
 
 @dataclass(frozen=True)
@@ -356,9 +369,12 @@ def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
                 found += 1
         if found != len(files):
             return None
-        return LastBuild(pages=int(record["pages"]), files=len(files),
-                         bytes=sum(int(entry[1]) for entry in files.values()),
-                         site_url=str(record["site_url"]))
+        return LastBuild(
+            pages=int(record["pages"]),
+            files=len(files),
+            bytes=sum(int(entry[1]) for entry in files.values()),
+            site_url=str(record["site_url"]),
+        )
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
@@ -401,12 +417,19 @@ def _trusted_digest(out: Path, name: str, entry: list[object]) -> str:
     """The entry's digest; ValueError unless it still describes the file on disk."""
     digest, size, mtime_ns, inode = entry
     pure = PurePosixPath(name)
-    if not isinstance(digest, str) or not _DIGEST.fullmatch(digest) or pure.is_absolute() \
-            or ".." in pure.parts:
+    if (
+        not isinstance(digest, str)
+        or not _DIGEST.fullmatch(digest)
+        or pure.is_absolute()
+        or ".." in pure.parts
+    ):
         raise ValueError(f"bad manifest entry {name!r}")
     st = os.lstat(out / name)
-    if not stat.S_ISREG(st.st_mode) or [st.st_size, st.st_mtime_ns, st.st_ino] != \
-            [size, mtime_ns, inode]:
+    if not stat.S_ISREG(st.st_mode) or [st.st_size, st.st_mtime_ns, st.st_ino] != [
+        size,
+        mtime_ns,
+        inode,
+    ]:
         raise ValueError(f"{name!r} changed since the manifest was written")
     return digest
 
@@ -421,8 +444,13 @@ def _exchange(a: Path, b: Path) -> bool:
         renameat2 = libc.renameat2
     except (OSError, AttributeError):
         return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                          ctypes.c_uint]
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
     result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     return bool(result == 0)
 
@@ -440,9 +468,11 @@ def _swap_into_place(staging: Path, out: Path) -> None:
     # two renames. A folder of that name that is not the build's own is never touched.
     previous = _previous(out)
     if os.path.lexists(previous):
-        raise OutputRefused(f"refusing to write into {out}/: {previous} is in the way and "
-                            f"is not a site a build left (no {MARKER} in it); move or rename "
-                            "it: builds use that name while they replace the site")
+        raise OutputRefused(
+            f"refusing to write into {out}/: {previous} is in the way and "
+            f"is not a site a build left (no {MARKER} in it); move or rename "
+            "it: builds use that name while they replace the site"
+        )
     if not is_marked(out):  # an empty folder or a site from before the marker
         (out / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     os.replace(out, previous)
@@ -491,8 +521,11 @@ def _recover(out: Path) -> None:
             _remove_own(previous)
     staging_name = re.compile(rf"\.{re.escape(out.name)}-new-[a-z0-9_]{{8}}")
     with os.scandir(out.parent) as entries:
-        stale = [Path(e.path) for e in entries
-                 if staging_name.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+        stale = [
+            Path(e.path)
+            for e in entries
+            if staging_name.fullmatch(e.name) and e.is_dir(follow_symlinks=False)
+        ]
     for folder in stale:
         if _own(folder):
             _remove_own(folder)

@@ -30,15 +30,20 @@ class _StrictLoader(_SafeLoader):  # type: ignore[valid-type,misc]
         seen: set[Any] = set()
         for key_node, _ in node.value:
             if key_node.tag == _MERGE_TAG:
-                raise _RefusedKey("yaml.merge-key", "a YAML merge key ('<<') is not supported",
-                                  key_node.start_mark)
+                raise _RefusedKey(
+                    "yaml.merge-key",
+                    "a YAML merge key ('<<') is not supported",
+                    key_node.start_mark,
+                )
             if isinstance(key_node, yaml.SequenceNode | yaml.MappingNode):
-                raise _RefusedKey("yaml.unhashable-key",
-                                  "a key that is a list or mapping", key_node.start_mark)
+                raise _RefusedKey(
+                    "yaml.unhashable-key", "a key that is a list or mapping", key_node.start_mark
+                )
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                raise _RefusedKey("yaml.duplicate-key", f"duplicate key {key!r}",
-                                  key_node.start_mark)
+                raise _RefusedKey(
+                    "yaml.duplicate-key", f"duplicate key {key!r}", key_node.start_mark
+                )
             seen.add(key)
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return mapping
@@ -49,8 +54,11 @@ def _read_text(path: Path) -> tuple[str | None, str, str]:
     try:
         info = path.lstat()  # a link is refused, not followed: it could publish any file
         if not stat.S_ISREG(info.st_mode):
-            return (None, "not a regular file (a symbolic link, folder, device or pipe)",
-                    "file.not-regular")
+            return (
+                None,
+                "not a regular file (a symbolic link, folder, device or pipe)",
+                "file.not-regular",
+            )
         if info.st_size > MAX_YAML_BYTES:
             return None, f"file is larger than {MAX_YAML_BYTES} bytes", "file.too-large"
         return path.read_bytes().decode("utf-8"), "", ""
@@ -71,8 +79,10 @@ def read_yaml(path: Path) -> tuple[Any, str | None, str]:
         return yaml.load(text, Loader=_StrictLoader), None, ""
     except _RefusedKey as e:
         line = e.problem_mark.line + 1 if e.problem_mark else 0
-        hint = {"yaml.merge-key": "; write each entry's keys out in full",
-                "yaml.unhashable-key": "; keys are plain strings"}.get(e.rule, "")
+        hint = {
+            "yaml.merge-key": "; write each entry's keys out in full",
+            "yaml.unhashable-key": "; keys are plain strings",
+        }.get(e.rule, "")
         return None, f"{e.problem} at line {line}{hint}", e.rule
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)

@@ -37,21 +37,48 @@ import pytest
 
 from tests import sitebuild
 
-SLOW_MODULES = frozenset({
-    "test_atomic_build", "test_cli_and_import", "test_concurrent_builds", "test_content_files",
-    "test_diffusion",
-    "test_embed", "test_export", "test_golden", "test_hostile_corpus", "test_html_valid",
-    "test_incremental_and_serve", "test_links", "test_out_safety", "test_package",
-    "test_quality", "test_releases", "test_serve_robust", "test_write_spool", "test_xss_static",
-    "test_model_sources", "test_require_prometheus", "test_third_kind", "test_cli_conventions",
-    "test_unchanged_rebuild", "test_chart_fonts", "test_page_reuse", "test_live_serve",
-    "test_override_safety", "test_style",
-})
+SLOW_MODULES = frozenset(
+    {
+        "test_atomic_build",
+        "test_cli_and_import",
+        "test_concurrent_builds",
+        "test_content_files",
+        "test_diffusion",
+        "test_embed",
+        "test_export",
+        "test_golden",
+        "test_hostile_corpus",
+        "test_html_valid",
+        "test_incremental_and_serve",
+        "test_links",
+        "test_out_safety",
+        "test_package",
+        "test_quality",
+        "test_releases",
+        "test_serve_robust",
+        "test_write_spool",
+        "test_xss_static",
+        "test_model_sources",
+        "test_require_prometheus",
+        "test_third_kind",
+        "test_cli_conventions",
+        "test_unchanged_rebuild",
+        "test_chart_fonts",
+        "test_page_reuse",
+        "test_live_serve",
+        "test_override_safety",
+        "test_style",
+    }
+)
 _ALWAYS_SLOW = ("browser", "package")
 # Each shared-site fixture and the build it hands out (tests.sitebuild.BUILDS).
-SITE_FIXTURES = {"golden_site": "golden-site", "payload_site": "payload-site",
-                 "default_site": "default-site", "cut_site": "cut-site",
-                 "tour": "site-tour"}  # tests/browser/test_site_browser.py: walks default_site
+SITE_FIXTURES = {
+    "golden_site": "golden-site",
+    "payload_site": "payload-site",
+    "default_site": "default-site",
+    "cut_site": "cut-site",
+    "tour": "site-tour",
+}  # tests/browser/test_site_browser.py: walks default_site
 _OWN_CACHE = "_JOULEBOARD_TEST_CACHE"  # the folder this run made (the controller removes it)
 
 
@@ -87,8 +114,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _sites_used(item: pytest.Item) -> set[str]:
     """The shared builds (tests.sitebuild.BUILDS) a test uses through its fixtures."""
-    return {build for fixture, build in SITE_FIXTURES.items()
-            if fixture in getattr(item, "fixturenames", ())}
+    return {
+        build
+        for fixture, build in SITE_FIXTURES.items()
+        if fixture in getattr(item, "fixturenames", ())
+    }
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -97,8 +127,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     wanted = set().union(*(_sites_used(item) for item in session.items))
     if wanted:
         # The session's TempPathFactory (the tmp_path_factory fixture hands out the same one).
-        sitebuild.start_background(session.config._tmp_path_factory,  # type: ignore[attr-defined]
-                                   wanted)
+        sitebuild.start_background(
+            session.config._tmp_path_factory,  # type: ignore[attr-defined]
+            wanted,
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -113,9 +145,11 @@ def _fast_tests_build_no_site(request: pytest.FixtureRequest) -> Iterator[None]:
 
     for folder, _, files in os.walk(tmp):
         if MARKER in files:
-            pytest.fail(f"{request.node.nodeid} built a site ({folder}) but is not marked "
-                        "slow: add its module to SLOW_MODULES in tests/conftest.py",
-                        pytrace=False)
+            pytest.fail(
+                f"{request.node.nodeid} built a site ({folder}) but is not marked "
+                "slow: add its module to SLOW_MODULES in tests/conftest.py",
+                pytrace=False,
+            )
 
 
 @pytest.fixture(scope="session")

@@ -21,16 +21,29 @@ def cut_data(folder: Path) -> Path:
     data = folder / "data"
     shutil.copytree(REPO / "data", data)
     site = data / "site.yaml"
-    site.write_text(site.read_text(encoding="utf-8") + f"table_rows: {TABLE_ROWS}\n",
-                    encoding="utf-8")
+    site.write_text(
+        site.read_text(encoding="utf-8") + f"table_rows: {TABLE_ROWS}\n", encoding="utf-8"
+    )
     return data
 
 
 def build_cut(folder: Path) -> None:
     """``folder``/data (:func:`cut_data`) and its site, ``folder``/site."""
-    subprocess.run([sys.executable, "-m", "jouleboard", "build", "--data",
-                    str(cut_data(folder)), "--out", str(folder / "site"), "-q"], cwd=REPO,
-                   check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jouleboard",
+            "build",
+            "--data",
+            str(cut_data(folder)),
+            "--out",
+            str(folder / "site"),
+            "-q",
+        ],
+        cwd=REPO,
+        check=True,
+    )
 
 
 def cut_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:

@@ -49,10 +49,9 @@ ACCEPTED = [p for p in PAYLOADS if "\u2028" not in p and "\u2029" not in p]
 ALL = " ".join(ACCEPTED)
 MARKDOWN = (
     "Click [here](javascript:window.__xss=10) or [there](JaVaScRiPt:window.__xss=11).\n\n"
-    "<script>window.__xss=12</script>\n\n<img src=x onerror=\"window.__xss=13\">\n\n"
-    "<a href=\"#\" onclick=\"window.__xss=14\">link</a> <iframe src=\"javascript:1\"></iframe>\n\n"
-    "<svg><script>window.__xss=15</script></svg> ![img](x\" onerror=\"window.__xss=16)\n\n"
-    + ALL
+    '<script>window.__xss=12</script>\n\n<img src=x onerror="window.__xss=13">\n\n'
+    '<a href="#" onclick="window.__xss=14">link</a> <iframe src="javascript:1"></iframe>\n\n'
+    '<svg><script>window.__xss=15</script></svg> ![img](x" onerror="window.__xss=16)\n\n' + ALL
 )
 
 
@@ -78,8 +77,12 @@ def write_payload_data(target: Path) -> Path:
             info["builder"] = payload(i + 1)
             info["architecture"] = payload(i + 2)
             info["description_md"] = MARKDOWN
-            info["links"] = [{"label": ALL[:200],
-                              "url": "https://example.org/a?b=%22onmouseover%3D&c=javascript:x"}]
+            info["links"] = [
+                {
+                    "label": ALL[:200],
+                    "url": "https://example.org/a?b=%22onmouseover%3D&c=javascript:x",
+                }
+            ]
         # The attribute-breaking and formula payloads by themselves, as a whole nickname.
         names = list(value.values())
         names[0]["nickname"] = 'x" onload="alert(document.domain)" y="'
@@ -117,24 +120,48 @@ def _write_quality(target: Path) -> None:
     """A gpqa accuracy registry whose every text field carries a payload."""
     folders = (target / "measurements" / "gpqa").glob("*/*/*.json")
     models = sorted({f"{p.parent.parent.name}/{p.parent.name}" for p in folders})
-    scores = [{"model_id": m, "accuracy_percent": 50.0 + i,
-               "setting": payload(i), "source_url": "https://example.org/paper?a=javascript:x",
-               "source_detail": payload(i + 1), "confidence": "high"}
-              for i, m in enumerate(models)]
+    scores = [
+        {
+            "model_id": m,
+            "accuracy_percent": 50.0 + i,
+            "setting": payload(i),
+            "source_url": "https://example.org/paper?a=javascript:x",
+            "source_detail": payload(i + 1),
+            "confidence": "high",
+        }
+        for i, m in enumerate(models)
+    ]
     (target / "quality").mkdir(exist_ok=True)
-    (target / "quality" / "gpqa.yaml").write_text(yaml.safe_dump(
-        {"task": "gpqa", "benchmark": payload(12), "note_md": MARKDOWN[:5000], "scores": scores},
-        allow_unicode=True, sort_keys=False))
+    (target / "quality" / "gpqa.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "task": "gpqa",
+                "benchmark": payload(12),
+                "note_md": MARKDOWN[:5000],
+                "scores": scores,
+            },
+            allow_unicode=True,
+            sort_keys=False,
+        )
+    )
 
 
 def _write_releases(target: Path) -> None:
     """Two releases: the changelog, Atom and JSON feeds get built. The older one's git ref
     cannot be read outside a repository, so the newer one lists every model as new."""
     version = yaml.safe_load((target / "site.yaml").read_text())["data_version"]
-    (target / "releases.yaml").write_text(yaml.safe_dump({"releases": [
-        {"version": version, "date": "2026-03-01", "notes_md": MARKDOWN[:10_000]},
-        {"version": "v1", "date": "2026-02-16", "notes_md": ALL, "ref": "v1"},
-    ]}, allow_unicode=True, sort_keys=False))
+    (target / "releases.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "releases": [
+                    {"version": version, "date": "2026-03-01", "notes_md": MARKDOWN[:10_000]},
+                    {"version": "v1", "date": "2026-02-16", "notes_md": ALL, "ref": "v1"},
+                ]
+            },
+            allow_unicode=True,
+            sort_keys=False,
+        )
+    )
 
 
 def _edit_measurements(target: Path) -> None:

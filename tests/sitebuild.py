@@ -38,8 +38,9 @@ def run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def build_once(tmp_path_factory: pytest.TempPathFactory, name: str,
-               build: Callable[[Path], None]) -> Path:
+def build_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
     """``run_root()/name``, made by ``build(folder)`` at most once per test run.
 
     Workers take a file lock, so a second worker waits for the first one's build and reuses
@@ -70,8 +71,7 @@ def _make(root: Path, name: str, build: Callable[[Path], None]) -> None:
 def _build_default(folder: Path) -> None:
     # The deploy workflow's command: `python build.py --png`, every output the site can have.
     out = folder / "site"
-    subprocess.run([sys.executable, "build.py", "--png", "--out", str(out)], cwd=REPO,
-                   check=True)
+    subprocess.run([sys.executable, "build.py", "--png", "--out", str(out)], cwd=REPO, check=True)
     if not (out / "index.html").is_file():
         pytest.fail(f"build.py --out {out} produced no index.html")
 
@@ -97,8 +97,11 @@ def _build_payloads(folder: Path) -> None:
     from jouleboard.build import build_site
     from tests.payloads import write_payload_data, write_payload_project
 
-    build_site(write_payload_data(folder / "data"), folder / "site",
-               project=write_payload_project(folder / "project"))
+    build_site(
+        write_payload_data(folder / "data"),
+        folder / "site",
+        project=write_payload_project(folder / "project"),
+    )
 
 
 def payload_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -155,11 +158,22 @@ def start_background(tmp_path_factory: pytest.TempPathFactory, names: set[str]) 
     if not held:
         return
     with open(root / "background-builds.log", "ab") as log:
-        _background.append(subprocess.Popen(
-            [sys.executable, "-m", "tests.sitebuild", str(root),
-             *(f"{name}={lock.fileno()}" for name, lock in held)],
-            cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            pass_fds=[lock.fileno() for _, lock in held]))
+        _background.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.sitebuild",
+                    str(root),
+                    *(f"{name}={lock.fileno()}" for name, lock in held),
+                ],
+                cwd=REPO,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=[lock.fileno() for _, lock in held],
+            )
+        )
     for _, lock in held:
         lock.close()  # the child's copy keeps the lock
 

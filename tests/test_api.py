@@ -34,9 +34,16 @@ def board() -> jouleboard.Leaderboard:
 
 def test_reference_ranking_at_300_ms(board: jouleboard.Leaderboard) -> None:
     ranking = board.rank("gpqa", deadline_ms=300, percentile="p50", top=7)
-    got = [(r["nickname"], f"{r['num_gpus']}x {r['gpu_model']}", r["weight_precision"],
-            round(r["tokens_per_joule"], 2), round(r["energy_per_token_joules"], 4))
-           for r in ranking.to_records()]
+    got = [
+        (
+            r["nickname"],
+            f"{r['num_gpus']}x {r['gpu_model']}",
+            r["weight_precision"],
+            round(r["tokens_per_joule"], 2),
+            round(r["energy_per_token_joules"], 4),
+        )
+        for r in ranking.to_records()
+    ]
     assert got == REFERENCE
     assert [r["rank"] for r in ranking.records] == list(range(1, 8))
 
@@ -69,14 +76,18 @@ def test_diffusion_tasks_rank_on_batch_latency(board: jouleboard.Leaderboard) ->
     assert [r["rank"] for r in ranking.records] == list(range(1, len(ranking.records) + 1))
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"task_id": "nope"}, "unknown task"),
-    ({"task_id": "gpqa", "gpus": ["TPU"]}, "unknown GPU"),
-    ({"task_id": "gpqa", "deadline_ms": -1}, "positive"),
-    ({"task_id": "gpqa", "percentile": "p42"}, "percentile"),
-])
-def test_bad_arguments_raise_value_error(board: jouleboard.Leaderboard,
-                                         kwargs: dict, message: str) -> None:
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"task_id": "nope"}, "unknown task"),
+        ({"task_id": "gpqa", "gpus": ["TPU"]}, "unknown GPU"),
+        ({"task_id": "gpqa", "deadline_ms": -1}, "positive"),
+        ({"task_id": "gpqa", "percentile": "p42"}, "percentile"),
+    ],
+)
+def test_bad_arguments_raise_value_error(
+    board: jouleboard.Leaderboard, kwargs: dict, message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         jouleboard.rank_task(board.dataset, **kwargs)
 
@@ -87,10 +98,17 @@ def test_invalid_data_raises_with_every_problem(tmp_path: Path) -> None:
 
 
 def test_pandas_and_heavy_libraries_are_imported_only_when_used() -> None:
-    code = ("import sys, jouleboard; b = jouleboard.load(sys.argv[1]); b.rank('gpqa');"
-            "print(sorted(m for m in ('pandas', 'altair', 'vl_convert') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code, str(REPO / "data")], capture_output=True,
-                         text=True, check=True, timeout=120).stdout
+    code = (
+        "import sys, jouleboard; b = jouleboard.load(sys.argv[1]); b.rank('gpqa');"
+        "print(sorted(m for m in ('pandas', 'altair', 'vl_convert') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(REPO / "data")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
     assert out.strip() == "[]"
 
 

@@ -20,14 +20,30 @@ MAX_KILLS = 36
 
 
 def tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def build(data: Path, out: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "jouleboard", "build", "--data", str(data),
-                             "--out", str(out), "--project", str(REPO)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jouleboard",
+            "build",
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--project",
+            str(REPO),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def test_kill_9_during_builds_never_leaves_a_partial_site(tmp_path):

@@ -53,10 +53,14 @@ def _within(call: Callable[[], T], seconds: float = LIMIT) -> T:
 
 
 def _bars(labels: list[str]) -> dict[str, object]:
-    return {"data": {"values": [{"v": i + 1, "k": k} for i, k in enumerate(labels)]},
-            "mark": "bar",
-            "encoding": {"x": {"field": "v", "type": "quantitative"},
-                         "y": {"field": "k", "type": "nominal"}}}
+    return {
+        "data": {"values": [{"v": i + 1, "k": k} for i, k in enumerate(labels)]},
+        "mark": "bar",
+        "encoding": {
+            "x": {"field": "v", "type": "quantitative"},
+            "y": {"field": "k", "type": "nominal"},
+        },
+    }
 
 
 def _entries(cache: Path, suffix: str) -> list[Path]:
@@ -116,7 +120,9 @@ def _vl_convert_bundle() -> bytes:
 
 
 def test_a_forged_vega_bundle_and_forged_svgs_are_not_published(
-        clean: tuple[Path, Path, Path], tmp_path: Path, capfd: pytest.CaptureFixture[str],
+    clean: tuple[Path, Path, Path],
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     cache = tmp_path / "cache"
     shutil.copytree(clean[2], cache)
@@ -134,8 +140,10 @@ def test_a_forged_vega_bundle_and_forged_svgs_are_not_published(
     for chart in charts:
         assert (site / chart).read_bytes() == (clean[1] / chart).read_bytes()
     warnings = capfd.readouterr().err.splitlines()
-    assert f"warning: chart cache entry {bundle} refused (not the Vega bundle vl-convert " \
-           f"{export._vl_version()} makes); made again from vl-convert" in warnings
+    assert (
+        f"warning: chart cache entry {bundle} refused (not the Vega bundle vl-convert "
+        f"{export._vl_version()} makes); made again from vl-convert" in warnings
+    )
     assert sum("cached SVG holds element script" in line for line in warnings) == len(svgs)
     # The entries were made again: the next build finds them good and warns about nothing.
     _rebuild(clean, cache, tmp_path / "again")
@@ -144,22 +152,26 @@ def test_a_forged_vega_bundle_and_forged_svgs_are_not_published(
 
 PAYLOADS = {
     "script": (b"<script>alert(1)</script>", "element script"),
-    "onload": (b"<g onload=\"alert(1)\"/>", "attribute onload"),
-    "foreign-object": (b"<foreignObject><div xmlns=\"http://www.w3.org/1999/xhtml\">"
-                       b"<img src=\"x\" onerror=\"alert(1)\"/></div></foreignObject>",
-                       "element foreignObject"),
-    "javascript-href": (b"<a xlink:href=\"javascript:alert(1)\"><text>x</text></a>",
-                        "element a"),
-    "href-on-allowed-element": (b"<g xlink:href=\"javascript:alert(1)\"/>", "attribute href"),
-    "outside-url": (b"<g fill=\"url(https://evil.example/x.svg#p)\"/>",
-                    "a link outside the file in fill"),
-    "entity": (b"<!ENTITY x \"y\">", "a declaration, entity, comment or processing"),
+    "onload": (b'<g onload="alert(1)"/>', "attribute onload"),
+    "foreign-object": (
+        b'<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">'
+        b'<img src="x" onerror="alert(1)"/></div></foreignObject>',
+        "element foreignObject",
+    ),
+    "javascript-href": (b'<a xlink:href="javascript:alert(1)"><text>x</text></a>', "element a"),
+    "href-on-allowed-element": (b'<g xlink:href="javascript:alert(1)"/>', "attribute href"),
+    "outside-url": (
+        b'<g fill="url(https://evil.example/x.svg#p)"/>',
+        "a link outside the file in fill",
+    ),
+    "entity": (b'<!ENTITY x "y">', "a declaration, entity, comment or processing"),
 }
 
 
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
-def test_a_forged_svg_entry_is_rendered_again(payload: str, tmp_path: Path,
-                                              capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_forged_svg_entry_is_rendered_again(
+    payload: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     specs = {"a": _bars(["x", "y"])}
     genuine = render_charts(specs, ("svg",), tmp_path)
     [path] = _entries(tmp_path, "svg")
@@ -170,16 +182,18 @@ def test_a_forged_svg_entry_is_rendered_again(payload: str, tmp_path: Path,
     assert _within(lambda: render_charts(specs, ("svg",), tmp_path, progress)) == genuine
     assert progress.renders == 1
     [warning] = capfd.readouterr().err.splitlines()
-    assert warning.startswith(f"warning: chart cache entry {path} refused (cached SVG holds "
-                              f"{reason}")
+    assert warning.startswith(
+        f"warning: chart cache entry {path} refused (cached SVG holds {reason}"
+    )
 
 
 def test_a_cached_png_that_is_not_a_png_is_rendered_again(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     specs = {"a": _bars(["x"])}
     genuine = render_charts(specs, ("svg", "png"), tmp_path)
     [path] = _entries(tmp_path, "png")
-    _forge(path, b"<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"/>")
+    _forge(path, b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>')
     capfd.readouterr()
     again = _within(lambda: render_charts(specs, ("svg", "png"), tmp_path))
     assert again[("a", "png")] == genuine[("a", "png")]
@@ -188,7 +202,8 @@ def test_a_cached_png_that_is_not_a_png_is_rendered_again(
 
 
 def test_an_entry_linked_or_copied_to_another_key_is_not_used(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     specs = {"a": _bars(["x"]), "b": _bars(["p", "q", "r"]), "c": _bars(["z"])}
     genuine = render_charts(specs, ("svg",), tmp_path)
     by_content = {_content(path): path for path in _entries(tmp_path, "svg")}
@@ -207,7 +222,8 @@ def test_an_entry_linked_or_copied_to_another_key_is_not_used(
 
 
 def test_an_entry_that_is_a_pipe_is_not_waited_for(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     specs = {"a": _bars(["x"])}
     genuine = render_charts(specs, ("svg",), tmp_path)
     [path] = _entries(tmp_path, "svg")
@@ -219,7 +235,8 @@ def test_an_entry_that_is_a_pipe_is_not_waited_for(
 
 
 def test_a_warm_rebuild_reuses_every_entry_and_warns_about_nothing(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     specs = {"a": _bars(["x"]), "b": _bars(["p", "q"])}
     first = render_charts(specs, ("svg", "png"), tmp_path)
     capfd.readouterr()
@@ -234,11 +251,13 @@ def test_the_bundle_digest_of_the_installed_vl_convert_is_known() -> None:
     digest every build makes the bundle again (~1.8 s)."""
     digest = hashlib.sha256(_vl_convert_bundle()).hexdigest()
     assert export.BUNDLE_SHA256.get(export._vl_version()) == digest, (
-        f"add {export._vl_version()!r}: {digest!r} to BUNDLE_SHA256 in jouleboard/export.py")
+        f"add {export._vl_version()!r}: {digest!r} to BUNDLE_SHA256 in jouleboard/export.py"
+    )
 
 
 def test_a_linked_chart_template_in_the_cache_is_not_followed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Chart templates (jouleboard/present/charts.py) are cached beside the renders: an
     entry that is a link to a forged spec is made again, not read."""
     from jouleboard.present import charts
@@ -266,7 +285,9 @@ def _template_memos() -> list[Callable[[], object]]:
 
 
 def test_a_forged_chart_template_fails_the_build_and_publishes_nothing(
-        clean: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    clean: tuple[Path, Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A chart template cached on disk is a spec: forged (here to draw an image, which could
     be any outside link), its chart is drawn fresh and checked like a cached SVG, so the
@@ -283,10 +304,11 @@ def test_a_forged_chart_template_fails_the_build_and_publishes_nothing(
     try:
         build_site(data, tmp_path / "warm", cache=tmp_path / "cache")  # fills the templates
         image = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
-        forged = {"data": {"values": [{"v": 1}]}, "mark": {"type": "image", "width": 9,
-                                                            "height": 9},
-                  "encoding": {"x": {"field": "v", "type": "quantitative"},
-                               "url": {"value": image}}}
+        forged = {
+            "data": {"values": [{"v": 1}]},
+            "mark": {"type": "image", "width": 9, "height": 9},
+            "encoding": {"x": {"field": "v", "type": "quantitative"}, "url": {"value": image}},
+        }
         templates = sorted((tmp_path / "cache" / "chart-templates").glob("*.json"))
         assert templates
         for path in templates:

@@ -32,23 +32,34 @@ json.dump([out[(f"c{i:03d}", "svg")].decode() for i in range(len(specs))], sys.s
 def _labelled(label: str) -> dict:
     """A one-bar chart whose axis label is ``label``: the plot starts where the label's
     measured width ends, so any difference in that width shows in the SVG."""
-    return {"data": {"values": [{"k": label, "v": 1}]}, "mark": "bar",
-            "config": {"font": "Liberation Sans, Arial, Helvetica, Arimo, sans-serif"},
-            "encoding": {"y": {"field": "k", "type": "nominal", "axis": {"labelLimit": 0}},
-                         "x": {"field": "v", "type": "quantitative"}}}
+    return {
+        "data": {"values": [{"k": label, "v": 1}]},
+        "mark": "bar",
+        "config": {"font": "Liberation Sans, Arial, Helvetica, Arimo, sans-serif"},
+        "encoding": {
+            "y": {"field": "k", "type": "nominal", "axis": {"labelLimit": 0}},
+            "x": {"field": "v", "type": "quantitative"},
+        },
+    }
 
 
 def _svgs(script: str, specs: list[dict], tmp_path: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "cache")],
-                          input=json.dumps(specs), capture_output=True, text=True,
-                          timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "cache")],
+        input=json.dumps(specs),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
 def test_the_bundled_font_measures_every_trusted_character_as_the_system_does(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     chars = sorted(_BUNDLED_FONT_CHARS - {" "})
-    labels = ["".join(chars[i:i + 24]) for i in range(0, len(chars), 24)]
+    labels = ["".join(chars[i : i + 24]) for i in range(0, len(chars), 24)]
     specs = [_labelled(label) for label in labels]
     plain, built = _svgs(_PLAIN, specs, tmp_path), _svgs(_BUILD, specs, tmp_path)
     assert len(built) == len(labels) > 15
@@ -56,8 +67,7 @@ def test_the_bundled_font_measures_every_trusted_character_as_the_system_does(
         assert got == want, f"width of {label!r} differs from the system font's"
 
 
-def test_a_chart_the_bundled_font_cannot_draw_renders_with_the_system_fonts(
-        tmp_path: Path) -> None:
+def test_a_chart_the_bundled_font_cannot_draw_renders_with_the_system_fonts(tmp_path: Path) -> None:
     # Braille, CJK and an emoji: Liberation Sans has none of them; a system font may.
     specs = [_labelled("GPT ⠿⠿ 通义千问 ⚡")]
     assert _svgs(_BUILD, specs, tmp_path) == _svgs(_PLAIN, specs, tmp_path)

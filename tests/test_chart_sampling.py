@@ -26,11 +26,18 @@ def site() -> SiteView:
 
 def front(configs: list, percentile: str) -> set:  # type: ignore[type-arg]
     """Configurations no other is at least as good as on both axes and better on one."""
+
     def point(c):  # type: ignore[no-untyped-def]
         return c.latency_ms(percentile), c.energy_per_output_joules
-    return {c.identity for c in configs
-            if not any(point(o)[0] <= point(c)[0] and point(o)[1] <= point(c)[1]
-                       and point(o) != point(c) for o in configs)}
+
+    return {
+        c.identity
+        for c in configs
+        if not any(
+            point(o)[0] <= point(c)[0] and point(o)[1] <= point(c)[1] and point(o) != point(c)
+            for o in configs
+        )
+    }
 
 
 def test_sample_keeps_what_it_must_and_is_deterministic() -> None:

@@ -22,8 +22,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_rank_csv_prints_the_reference_table():
@@ -31,14 +36,38 @@ def test_rank_csv_prints_the_reference_table():
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     # The columns the [core] issue fixes, in order, then the two [quality] adds.
-    assert tuple(rows[0].keys()) == (
-        "rank", "model_id", "nickname", "gpu_model", "num_gpus", "weight_precision",
-        "max_num_seqs", "median_itl_ms", "energy_per_token_joules", "tokens_per_joule",
-        "energy_per_response_joules", "avg_power_watts", "output_throughput_tokens_per_sec",
-        "accuracy_percent", "energy_per_correct_answer_joules") == RANK_COLUMNS
-    got = [(r["nickname"], int(r["num_gpus"]), r["gpu_model"], r["weight_precision"],
-            round(float(r["tokens_per_joule"]), 2), round(float(r["energy_per_token_joules"]), 4))
-           for r in rows]
+    assert (
+        tuple(rows[0].keys())
+        == (
+            "rank",
+            "model_id",
+            "nickname",
+            "gpu_model",
+            "num_gpus",
+            "weight_precision",
+            "max_num_seqs",
+            "median_itl_ms",
+            "energy_per_token_joules",
+            "tokens_per_joule",
+            "energy_per_response_joules",
+            "avg_power_watts",
+            "output_throughput_tokens_per_sec",
+            "accuracy_percent",
+            "energy_per_correct_answer_joules",
+        )
+        == RANK_COLUMNS
+    )
+    got = [
+        (
+            r["nickname"],
+            int(r["num_gpus"]),
+            r["gpu_model"],
+            r["weight_precision"],
+            round(float(r["tokens_per_joule"]), 2),
+            round(float(r["energy_per_token_joules"]), 4),
+        )
+        for r in rows
+    ]
     assert got == REFERENCE
     assert [int(r["rank"]) for r in rows] == list(range(1, 8))
 
@@ -48,29 +77,44 @@ def test_rank_json_has_the_same_columns_in_order_at_full_precision():
     records = json.loads(out.stdout)
     assert [list(r) for r in records] == [list(RANK_COLUMNS)] * 3
     first = records[0]
-    assert first["tokens_per_joule"] == pytest.approx(1 / first["energy_per_token_joules"],
-                                                      rel=1e-12)
+    assert first["tokens_per_joule"] == pytest.approx(
+        1 / first["energy_per_token_joules"], rel=1e-12
+    )
     assert len(repr(first["energy_per_token_joules"])) > 8  # not rounded
 
 
 def test_rank_percentile_and_gpu_options():
-    p99 = json.loads(run("rank", "--task", "gpqa", "--percentile", "p99", "--deadline-ms",
-                         "100", "--format", "json").stdout)
-    p50 = json.loads(run("rank", "--task", "gpqa", "--deadline-ms", "100",
-                         "--format", "json").stdout)
+    p99 = json.loads(
+        run(
+            "rank",
+            "--task",
+            "gpqa",
+            "--percentile",
+            "p99",
+            "--deadline-ms",
+            "100",
+            "--format",
+            "json",
+        ).stdout
+    )
+    p50 = json.loads(
+        run("rank", "--task", "gpqa", "--deadline-ms", "100", "--format", "json").stdout
+    )
     assert len(p99) <= len(p50)
-    h100 = json.loads(run("rank", "--task", "gpqa", "--gpu", "H100", "--format",
-                          "json").stdout)
+    h100 = json.loads(run("rank", "--task", "gpqa", "--gpu", "H100", "--format", "json").stdout)
     assert h100 and {r["gpu_model"] for r in h100} == {"H100"}
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--task", "nope"], "valid: gpqa, image-chat"),
-    (["--task", "gpqa", "--gpu", "A100"], "valid: B200, H100"),
-    (["--task", "gpqa", "--deadline-ms", "-5"], "positive"),
-    (["--task", "gpqa", "--deadline-ms", "nan"], "positive"),
-    (["--task", "gpqa", "--top", "0"], "--top"),
-])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--task", "nope"], "valid: gpqa, image-chat"),
+        (["--task", "gpqa", "--gpu", "A100"], "valid: B200, H100"),
+        (["--task", "gpqa", "--deadline-ms", "-5"], "positive"),
+        (["--task", "gpqa", "--deadline-ms", "nan"], "positive"),
+        (["--task", "gpqa", "--top", "0"], "--top"),
+    ],
+)
 def test_rank_bad_arguments_give_one_line_and_nonzero_exit(args, expected):
     out = run("rank", *args)
     assert out.returncode != 0
@@ -95,7 +139,8 @@ def test_validate_default_data_passes():
 def test_published_json_schema_is_in_sync_with_the_models():
     committed = (REPO / "schema" / "measurement.schema.json").read_text()
     assert committed == measurement_schema_text(), (
-        "regenerate with: python -m jouleboard schema --out schema/measurement.schema.json")
+        "regenerate with: python -m jouleboard schema --out schema/measurement.schema.json"
+    )
 
 
 def test_committed_measurements_validate_against_the_published_schema():
@@ -111,40 +156,71 @@ def test_committed_measurements_validate_against_the_published_schema():
 def _site_config(max_num_seqs: int, power: float) -> dict:
     itl_ms = 20.0
     energy_per_token = power / (0.8 * 0.9 * max_num_seqs / (itl_ms / 1000))  # W / (tokens/s)
-    return {"gpu_model": "H100", "num_gpus": 1, "max_num_seqs": max_num_seqs,
-            "parallelization": {"tensor_parallel": 1, "expert_parallel": 1, "data_parallel": 1},
-            "energy_per_token_joules": energy_per_token, "avg_power_watts": power,
-            "output_throughput_tokens_per_sec": power / energy_per_token,
-            "energy_per_request_joules": energy_per_token * 500.0, "avg_output_len": 500.0,
-            "avg_batch_size": 0.9 * max_num_seqs, "median_itl_ms": itl_ms, "p90_itl_ms": 30.0,
-            "p95_itl_ms": 35.0, "p99_itl_ms": 50.0,
-            "output_length_distribution": {"bins": [0.0, 500.0, 1000.0], "counts": [3, 2]}}
+    return {
+        "gpu_model": "H100",
+        "num_gpus": 1,
+        "max_num_seqs": max_num_seqs,
+        "parallelization": {"tensor_parallel": 1, "expert_parallel": 1, "data_parallel": 1},
+        "energy_per_token_joules": energy_per_token,
+        "avg_power_watts": power,
+        "output_throughput_tokens_per_sec": power / energy_per_token,
+        "energy_per_request_joules": energy_per_token * 500.0,
+        "avg_output_len": 500.0,
+        "avg_batch_size": 0.9 * max_num_seqs,
+        "median_itl_ms": itl_ms,
+        "p90_itl_ms": 30.0,
+        "p95_itl_ms": 35.0,
+        "p99_itl_ms": 50.0,
+        "output_length_distribution": {"bins": [0.0, 500.0, 1000.0], "counts": [3, 2]},
+    }
 
 
 def write_site_data(src: Path, configs: list[dict]) -> Path:
     """The three kinds of files the ML.ENERGY web app reads, for one model on one task."""
     (src / "tasks").mkdir(parents=True, exist_ok=True)
     (src / "models").mkdir(exist_ok=True)
-    (src / "index.json").write_text(json.dumps({
-        "architectures": {"llm": ["gpqa"]}, "last_updated": "2026-01-05",
-        "models": {"openai/gpt-oss-20b": {
-            "nickname": "GPT OSS 20B", "total_params_billions": 21.0,
-            "activated_params_billions": 3.6, "architecture": "MoE",
-            "weight_precision": "mxfp4"}}}))
+    (src / "index.json").write_text(
+        json.dumps(
+            {
+                "architectures": {"llm": ["gpqa"]},
+                "last_updated": "2026-01-05",
+                "models": {
+                    "openai/gpt-oss-20b": {
+                        "nickname": "GPT OSS 20B",
+                        "total_params_billions": 21.0,
+                        "activated_params_billions": 3.6,
+                        "architecture": "MoE",
+                        "weight_precision": "mxfp4",
+                    }
+                },
+            }
+        )
+    )
     (src / "tasks" / "gpqa.json").write_text(json.dumps({"task_display_name": "GPQA"}))
-    (src / "models" / "openai__gpt-oss-20b__gpqa.json").write_text(json.dumps({
-        "task": "gpqa", "model_id": "openai/gpt-oss-20b", "weight_precision": "mxfp4",
-        "configurations": configs}))
+    (src / "models" / "openai__gpt-oss-20b__gpqa.json").write_text(
+        json.dumps(
+            {
+                "task": "gpqa",
+                "model_id": "openai/gpt-oss-20b",
+                "weight_precision": "mxfp4",
+                "configurations": configs,
+            }
+        )
+    )
     return src
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_import_mlenergy_keeps_files_it_did_not_write_and_drops_only_its_own_stale_ones(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     src, out = tmp_path / "src", tmp_path / "data"
     write_site_data(src, [_site_config(64, 400.0), _site_config(128, 450.0)])
     first = run("import-mlenergy", str(src), "--out", str(out))
@@ -157,7 +233,9 @@ def test_import_mlenergy_keeps_files_it_did_not_write_and_drops_only_its_own_sta
     write_site_data(src, [_site_config(64, 400.0)])  # upstream dropped the 128 configuration
     assert run("import-mlenergy", str(src), "--out", str(out)).returncode == 0
     assert sorted(p.name for p in folder.iterdir()) == [
-        "H100-x1-mxfp4-tp1-ep1-dp1-seqs64.json", "README.md"]
+        "H100-x1-mxfp4-tp1-ep1-dp1-seqs64.json",
+        "README.md",
+    ]
     assert mine.read_text() == "notes"
 
 
@@ -190,14 +268,17 @@ def test_import_mlenergy_refuses_to_replace_a_file_it_did_not_write(tmp_path: Pa
 
 @pytest.mark.parametrize("command", ["import-runs", "import-mlenergy"])
 def test_an_out_folder_that_is_not_a_data_folder_says_how_to_make_one(
-        tmp_path: Path, command: str) -> None:
+    tmp_path: Path, command: str
+) -> None:
     out = tmp_path / "somewhere"
     out.mkdir()
     (out / "notes.txt").write_text("not data")
     src = write_site_data(tmp_path / "src", [_site_config(64, 400.0)])
     result = run(command, str(src), "--out", str(out))
     assert result.returncode == 2, result.stderr
-    assert (f"{out} is not a jouleboard data folder (no gpus.yaml/models.yaml/tasks.yaml): "
-            f"create one with `jouleboard init {out}` or pass --out to an existing data "
-            "folder") in result.stderr
+    assert (
+        f"{out} is not a jouleboard data folder (no gpus.yaml/models.yaml/tasks.yaml): "
+        f"create one with `jouleboard init {out}` or pass --out to an existing data "
+        "folder"
+    ) in result.stderr
     assert "Traceback" not in result.stderr and _files(out) == {"notes.txt": b"not data"}

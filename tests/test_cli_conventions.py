@@ -23,9 +23,14 @@ GOLDEN_DATA = REPO / "tests" / "golden" / "data"
 
 
 def cli(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -43,18 +48,20 @@ def test_version_has_one_source() -> None:
     assert cli("--version").stdout.strip() == f"jouleboard {jouleboard.__version__}"
 
 
-@pytest.mark.parametrize("command", [["build"], ["validate"], ["rank", "--task", "gpqa"],
-                                     ["diff", "--base", "HEAD"], ["serve"]])
+@pytest.mark.parametrize(
+    "command",
+    [["build"], ["validate"], ["rank", "--task", "gpqa"], ["diff", "--base", "HEAD"], ["serve"]],
+)
 def test_missing_data_folder_is_one_line(command: list[str], tmp_path: Path) -> None:
     result = cli(*command, cwd=tmp_path)
-    assert_one_line_error(result, "no data folder at ./data: run `jouleboard init` or pass "
-                                  "--data")
+    assert_one_line_error(result, "no data folder at ./data: run `jouleboard init` or pass --data")
     assert not any(tmp_path.iterdir())  # nothing written
 
 
 def test_schema_into_a_missing_folder_is_one_line(tmp_path: Path) -> None:
-    assert_one_line_error(cli("schema", "--out", str(tmp_path / "no" / "schema.json")),
-                          "No such file or directory")
+    assert_one_line_error(
+        cli("schema", "--out", str(tmp_path / "no" / "schema.json")), "No such file or directory"
+    )
 
 
 def test_init_into_a_non_empty_folder_is_one_line(tmp_path: Path) -> None:
@@ -63,8 +70,15 @@ def test_init_into_a_non_empty_folder_is_one_line(tmp_path: Path) -> None:
 
 
 def test_bad_site_url_and_unknown_column_are_usage_errors(tmp_path: Path) -> None:
-    result = cli("build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "s"),
-                 "--site-url", "https://example.org/path")
+    result = cli(
+        "build",
+        "--data",
+        str(GOLDEN_DATA),
+        "--out",
+        str(tmp_path / "s"),
+        "--site-url",
+        "https://example.org/path",
+    )
     assert_one_line_error(result, "--site-url")
     assert result.returncode == 2 and not (tmp_path / "s").exists()
     result = cli("rank", "--data", str(GOLDEN_DATA), "--task", "gpqa", "--columns", "watts")
@@ -76,16 +90,24 @@ def test_serve_on_a_port_in_use_fails_before_building(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = cli("serve", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "preview"),
-                     "--port", str(port))
+        result = cli(
+            "serve",
+            "--data",
+            str(GOLDEN_DATA),
+            "--out",
+            str(tmp_path / "preview"),
+            "--port",
+            str(port),
+        )
     assert_one_line_error(result, f"127.0.0.1:{port}", "--port")
     assert result.returncode == 1 and not (tmp_path / "preview").exists()  # no build ran
 
 
 @pytest.mark.parametrize("port", ["65536", "99999", "-1", "eighty"])
 def test_serve_with_an_impossible_port_is_a_usage_error(port: str, tmp_path: Path) -> None:
-    result = cli("serve", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "preview"),
-                 "--port", port)
+    result = cli(
+        "serve", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "preview"), "--port", port
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr, result
     assert "--port" in result.stderr.strip().splitlines()[-1]
     assert not (tmp_path / "preview").exists()
@@ -94,13 +116,24 @@ def test_serve_with_an_impossible_port_is_a_usage_error(port: str, tmp_path: Pat
 def test_build_progress_on_stderr_and_quiet(tmp_path: Path) -> None:
     normal = cli("build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "a"))
     assert normal.returncode == 0, normal.stderr
-    stages = [line.split()[0] for line in normal.stderr.splitlines()
-              if re.match(r"^\S+\s+\d+\.\d\d s$", line)]
+    stages = [
+        line.split()[0]
+        for line in normal.stderr.splitlines()
+        if re.match(r"^\S+\s+\d+\.\d\d s$", line)
+    ]
     assert stages == ["load+validate", "rank+plan", "charts", "render", "write"]
     assert "warning: site_url is empty" in normal.stderr
     assert normal.stdout.startswith("built ")
-    quiet = cli("-q", "build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "b"),
-                "--site-url", "https://example.org")
+    quiet = cli(
+        "-q",
+        "build",
+        "--data",
+        str(GOLDEN_DATA),
+        "--out",
+        str(tmp_path / "b"),
+        "--site-url",
+        "https://example.org",
+    )
     assert quiet.returncode == 0 and quiet.stderr == ""
     assert quiet.stdout.startswith("built ")
 
@@ -137,8 +170,16 @@ def test_wider_terminals_show_more_columns_and_columns_picks() -> None:
     narrow = cli("rank", "--task", "gpqa", COLUMNS="80").stdout.splitlines()[0]
     wide = cli("rank", "--task", "gpqa", COLUMNS="250").stdout.splitlines()[0]
     assert len(wide.split("  ")) > len(narrow.split("  "))
-    picked = cli("rank", "--task", "gpqa", "--top", "2", "--columns",
-                 "nickname,tokens_per_joule", COLUMNS="20").stdout.splitlines()
+    picked = cli(
+        "rank",
+        "--task",
+        "gpqa",
+        "--top",
+        "2",
+        "--columns",
+        "nickname,tokens_per_joule",
+        COLUMNS="20",
+    ).stdout.splitlines()
     assert picked[0].split() == ["model", "tokens/J"]
     assert picked[1].split()[-1] == "35.15"
 
@@ -158,27 +199,66 @@ def test_environment_variables_of_the_code_are_documented_in_help() -> None:
 
 
 def test_columns_accepts_the_names_the_table_prints() -> None:
-    by_header = cli("rank", "--data", str(GOLDEN_DATA), "--task", "gpqa", "--top", "2",
-                    "--columns", "model,tokens/J")
-    by_key = cli("rank", "--data", str(GOLDEN_DATA), "--task", "gpqa", "--top", "2",
-                 "--columns", "nickname,tokens_per_joule")
+    by_header = cli(
+        "rank",
+        "--data",
+        str(GOLDEN_DATA),
+        "--task",
+        "gpqa",
+        "--top",
+        "2",
+        "--columns",
+        "model,tokens/J",
+    )
+    by_key = cli(
+        "rank",
+        "--data",
+        str(GOLDEN_DATA),
+        "--task",
+        "gpqa",
+        "--top",
+        "2",
+        "--columns",
+        "nickname,tokens_per_joule",
+    )
     assert by_header.returncode == 0, by_header.stderr
     assert by_header.stdout == by_key.stdout
     assert by_header.stdout.splitlines()[0].split() == ["model", "tokens/J"]
 
 
 def test_serve_on_an_unknown_host_says_to_check_the_host(tmp_path: Path) -> None:
-    result = cli("serve", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "preview"),
-                 "--host", "no-such-host.invalid", "--port", "0")
+    result = cli(
+        "serve",
+        "--data",
+        str(GOLDEN_DATA),
+        "--out",
+        str(tmp_path / "preview"),
+        "--host",
+        "no-such-host.invalid",
+        "--port",
+        "0",
+    )
     assert_one_line_error(result, "no-such-host.invalid", "--host")
     assert "another --port" not in result.stderr
 
 
 def test_quiet_and_verbose_also_follow_the_command(tmp_path: Path) -> None:
     # build.py passes its arguments after "build": `python build.py -q` must be quiet.
-    after = subprocess.run([sys.executable, "build.py", "-q", "--data", str(GOLDEN_DATA),
-                            "--out", str(tmp_path / "a")], cwd=REPO, capture_output=True,
-                           text=True, timeout=300)
+    after = subprocess.run(
+        [
+            sys.executable,
+            "build.py",
+            "-q",
+            "--data",
+            str(GOLDEN_DATA),
+            "--out",
+            str(tmp_path / "a"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     before = cli("-q", "build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "b"))
     assert after.returncode == 0 == before.returncode, after.stderr
     assert "load+validate" not in after.stderr and "load+validate" not in before.stderr

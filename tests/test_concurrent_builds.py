@@ -24,13 +24,26 @@ TRIALS = 12
 
 
 def tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def command(data: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "jouleboard", "build", "--data", str(data), "--out", str(out),
-            "--project", str(REPO)]
+    return [
+        sys.executable,
+        "-m",
+        "jouleboard",
+        "build",
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--project",
+        str(REPO),
+    ]
 
 
 class Inputs:
@@ -69,8 +82,11 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
 
 
 def leftovers(folder: Path, name: str) -> list[str]:
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name.startswith((f".{name}-", f".{name}.manifest.tmp")))
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.name.startswith((f".{name}-", f".{name}.manifest.tmp"))
+    )
 
 
 def test_two_builds_at_once_give_one_complete_site(inputs: Inputs, tmp_path: Path) -> None:
@@ -81,11 +97,21 @@ def test_two_builds_at_once_give_one_complete_site(inputs: Inputs, tmp_path: Pat
         before = tree(out) if out.exists() else {}
         pair = [inputs.a, inputs.b]
         rnd.shuffle(pair)
-        first = subprocess.Popen(command(pair[0], out), env=inputs.env(), text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = subprocess.Popen(
+            command(pair[0], out),
+            env=inputs.env(),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         time.sleep(rnd.uniform(0, 0.15))
-        second = subprocess.Popen(command(pair[1], out), env=inputs.env(), text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        second = subprocess.Popen(
+            command(pair[1], out),
+            env=inputs.env(),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         results = [(p, *p.communicate(timeout=300)) for p in (first, second)]
         for proc, stdout, stderr in results:
             assert "Traceback" not in stderr, stderr[-3000:]
@@ -95,7 +121,8 @@ def test_two_builds_at_once_give_one_complete_site(inputs: Inputs, tmp_path: Pat
         state = tree(out)
         assert state in (inputs.refs[inputs.a], inputs.refs[inputs.b]), (
             f"trial {trial}: the output is not one complete site "
-            f"({len(state)} files, before: {len(before)})")
+            f"({len(state)} files, before: {len(before)})"
+        )
         assert not leftovers(tmp_path, "site"), leftovers(tmp_path, "site")
         winner = "a" if state == inputs.refs[inputs.a] else "b"
         waited = any("waiting for another build" in r[2] for r in results)
@@ -107,32 +134,43 @@ def test_two_builds_at_once_give_one_complete_site(inputs: Inputs, tmp_path: Pat
         expected = inputs.refs[data]
         differing = sum(1 for path, digest in expected.items() if state.get(path) != digest)
         summary = build_site(data, out, project=REPO, cache=inputs.cache)
-        assert (summary.written, summary.linked) == (differing, len(expected) - differing), \
+        assert (summary.written, summary.linked) == (differing, len(expected) - differing), (
             f"trial {trial}: counts do not match the files that changed"
+        )
         assert tree(out) == expected
     print(f"concurrent-build trials: {outcomes}")
     # Both data sets won some trial, so builds really did run in either order.
     assert {w for w, _ in outcomes} == {"a", "b"}, outcomes
 
 
-def test_a_build_waits_for_the_lock_and_gives_up_cleanly(inputs: Inputs,
-                                                         tmp_path: Path) -> None:
+def test_a_build_waits_for_the_lock_and_gives_up_cleanly(inputs: Inputs, tmp_path: Path) -> None:
     out = tmp_path / "site"
     build_site(inputs.a, out, project=REPO, cache=inputs.reference_cache)
     before = tree(out)
     with open(tmp_path / ".site.lock", "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another build is writing
-        result = subprocess.run(command(inputs.b, out), capture_output=True, text=True,
-                                env=inputs.env(JOULEBOARD_LOCK_TIMEOUT="1.5"), timeout=300)
+        result = subprocess.run(
+            command(inputs.b, out),
+            capture_output=True,
+            text=True,
+            env=inputs.env(JOULEBOARD_LOCK_TIMEOUT="1.5"),
+            timeout=300,
+        )
         assert result.returncode == 1, result.stderr
         assert "Traceback" not in result.stderr
         assert "waiting for another build to finish writing" in result.stderr
         assert result.stderr.splitlines()[-1].startswith(
-            "jouleboard build: error: another build is still writing"), result.stderr
+            "jouleboard build: error: another build is still writing"
+        ), result.stderr
         assert tree(out) == before
 
-        waiting = subprocess.Popen(command(inputs.b, out), text=True, env=inputs.env(),
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        waiting = subprocess.Popen(
+            command(inputs.b, out),
+            text=True,
+            env=inputs.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert waiting.stderr is not None
         for line in waiting.stderr:
             if "waiting for another build" in line:
@@ -174,15 +212,22 @@ CORRUPTIONS = [_bad_json, _wrong_shape, _edited_digest, _foreign, _not_a_dict]
 
 
 @pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=[c.__name__[1:] for c in CORRUPTIONS])
-def test_a_damaged_or_foreign_manifest_means_a_full_write(inputs: Inputs, tmp_path: Path,
-                                                          corrupt) -> None:
+def test_a_damaged_or_foreign_manifest_means_a_full_write(
+    inputs: Inputs, tmp_path: Path, corrupt
+) -> None:
     out, twin = tmp_path / "site", tmp_path / "twin"
     for folder in (out, twin):
         build_site(inputs.a, folder, project=REPO, cache=inputs.reference_cache)
     manifest = tmp_path / ".site.manifest.json"
     text = manifest.read_text()
-    manifest.write_text(corrupt(json.loads(text), text, inputs.refs[inputs.b],
-                                (tmp_path / ".twin.manifest.json").read_text()))
+    manifest.write_text(
+        corrupt(
+            json.loads(text),
+            text,
+            inputs.refs[inputs.b],
+            (tmp_path / ".twin.manifest.json").read_text(),
+        )
+    )
     summary = build_site(inputs.b, out, project=REPO, cache=inputs.reference_cache)
     assert tree(out) == inputs.refs[inputs.b]
     assert (summary.written, summary.linked) == (summary.files, 0)
@@ -190,8 +235,7 @@ def test_a_damaged_or_foreign_manifest_means_a_full_write(inputs: Inputs, tmp_pa
     assert (again.written, again.linked) == (0, again.files)  # a sound manifest again
 
 
-def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs,
-                                                        tmp_path: Path) -> None:
+def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     shutil.copytree(inputs.reference_cache, cache)
     entries = sorted(p for p in cache.rglob("*") if p.is_file())
@@ -208,7 +252,7 @@ def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs,
             flipped[-2] ^= 0x01  # one bit, length unchanged
             path.write_bytes(bytes(flipped))
         else:
-            path.write_bytes(raw[raw.index(b"\n") + 1:] if b"\n" in raw else raw[:-1])
+            path.write_bytes(raw[raw.index(b"\n") + 1 :] if b"\n" in raw else raw[:-1])
     out = tmp_path / "site"
     build_site(inputs.a, out, project=REPO, cache=cache)
     assert tree(out) == inputs.refs[inputs.a]

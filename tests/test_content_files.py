@@ -23,8 +23,11 @@ SECRET = "root:x:0:0:secret-marker-4711"
 
 
 def tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +71,7 @@ def over_cap(about: Path) -> None:
 def nested_list(levels: int) -> Callable[[Path], None]:
     def write(about: Path) -> None:
         about.write_text("".join("  " * i + "- x\n" for i in range(levels)), encoding="utf-8")
+
     return write
 
 
@@ -101,8 +105,21 @@ def test_hostile_about_md_fails_the_build_cleanly(site: tuple[Path, Path], case:
     make(about)
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "jouleboard", "build", "--data", str(project / "data"),
-             "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                "-m",
+                "jouleboard",
+                "build",
+                "--data",
+                str(project / "data"),
+                "--out",
+                str(out),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     finally:
         if content.is_symlink():
             content.unlink()
@@ -125,8 +142,10 @@ def set_logo(project: Path, name: str) -> None:
 
 LOGO_CASES: dict[str, tuple[Callable[[Path], None], str]] = {
     "missing": (lambda logo: None, "site.logo-missing"),
-    "symlink to a secret": (lambda logo: logo.symlink_to(logo.parents[2].parent / "secret.txt"),
-                            "content.not-regular"),
+    "symlink to a secret": (
+        lambda logo: logo.symlink_to(logo.parents[2].parent / "secret.txt"),
+        "content.not-regular",
+    ),
     "folder": (lambda logo: logo.mkdir(), "content.not-regular"),
 }
 
@@ -143,8 +162,21 @@ def test_a_bad_logo_is_a_located_site_yaml_problem(site: tuple[Path, Path], case
     make(logo)
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "jouleboard", "build", "--data", str(project / "data"),
-             "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                "-m",
+                "jouleboard",
+                "build",
+                "--data",
+                str(project / "data"),
+                "--out",
+                str(out),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     finally:
         site_yaml.write_bytes(saved)
         if logo.is_symlink() or logo.is_file():

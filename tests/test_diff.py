@@ -39,10 +39,10 @@ def make_head(tmp_path: Path) -> Path:
 
 def test_diff_reports_the_known_changes(tmp_path: Path) -> None:
     report = diff_markdown(load_side(DATA), load_side(make_head(tmp_path)))
-    assert ("1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per "
-            "output.") in report
-    assert "gpqa: nvidia/NVIDIA-Nemotron-Nano-9B-v2 on 1x B200, bfloat16, max_num_seqs 48" \
-        in report
+    assert (
+        "1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per output."
+    ) in report
+    assert "gpqa: nvidia/NVIDIA-Nemotron-Nano-9B-v2 on 1x B200, bfloat16, max_num_seqs 48" in report
     assert "gpqa: openai/gpt-oss-20b on 1x B200, mxfp4, max_num_seqs 4096" in report
     assert "J/output 0.1732 → 0.1 (-42.3%)" in report
     section = report.split("### Problem Solving with Reasoning at p50 ≤ 300 ms")[1]
@@ -76,14 +76,22 @@ def test_cli_diff_against_a_git_ref(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
     shutil.rmtree(repo / "data")
     shutil.copytree(make_head(tmp_path), repo / "data")
-    out = subprocess.run([sys.executable, "-m", "jouleboard", "diff", "--base", "HEAD",
-                          "--data", "data"], cwd=repo, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "diff", "--base", "HEAD", "--data", "data"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "1 configuration(s) added, 1 removed" in out.stdout
-    bad = subprocess.run([sys.executable, "-m", "jouleboard", "diff", "--base", "no-such-ref",
-                          "--data", "data"], cwd=repo, capture_output=True, text=True,
-                         timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "diff", "--base", "no-such-ref", "--data", "data"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "cannot read base" in bad.stderr
 
 
@@ -93,15 +101,21 @@ def test_validate_github_annotations(tmp_path: Path, fmt: str) -> None:
     doc = json.loads((head / EDITED).read_text())
     doc["metrics"]["avg_power_watts"] = 5000.0
     (head / EDITED).write_text(json.dumps(doc, indent=2))
-    out = subprocess.run([sys.executable, "-m", "jouleboard", "validate", str(head),
-                          "--format", fmt], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "validate", str(head), "--format", fmt],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 1
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("::error ")]
     assert any("title=bounds.power-above-limit" in ln and "line=" in ln for ln in lines), lines
 
 
-IMAGE = Path("measurements/text-to-image/stabilityai/stable-diffusion-3.5-medium/"
-             "B200-x1-bfloat16-bs1-ulysses1-ring1-steps28.json")
+IMAGE = Path(
+    "measurements/text-to-image/stabilityai/stable-diffusion-3.5-medium/"
+    "B200-x1-bfloat16-bs1-ulysses1-ring1-steps28.json"
+)
 
 
 def test_diff_reports_image_rank_moves(tmp_path: Path) -> None:

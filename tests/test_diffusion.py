@@ -15,14 +15,28 @@ from jouleboard.rank import Deadline, rank
 REPO = Path(__file__).resolve().parents[1]
 
 
-def dc(model: str, energy: float, latency_s: float, batch: int = 1,
-       gpu: str = "B200") -> DiffusionConfiguration:
+def dc(
+    model: str, energy: float, latency_s: float, batch: int = 1, gpu: str = "B200"
+) -> DiffusionConfiguration:
     return DiffusionConfiguration(
-        source=f"{model}-{energy}-{latency_s}", task="t2i", model_id=model, gpu_model=gpu,
-        num_gpus=1, weight_precision="bfloat16", batch_size=batch, ulysses_degree=1,
-        ring_degree=1, repeat=1, energy_per_output_joules=energy, avg_power_watts=600.0,
-        throughput_outputs_per_sec=600.0 / energy, batch_latency_s=latency_s, width_px=1024,
-        height_px=1024, inference_steps=20)
+        source=f"{model}-{energy}-{latency_s}",
+        task="t2i",
+        model_id=model,
+        gpu_model=gpu,
+        num_gpus=1,
+        weight_precision="bfloat16",
+        batch_size=batch,
+        ulysses_degree=1,
+        ring_degree=1,
+        repeat=1,
+        energy_per_output_joules=energy,
+        avg_power_watts=600.0,
+        throughput_outputs_per_sec=600.0 / energy,
+        batch_latency_s=latency_s,
+        width_px=1024,
+        height_px=1024,
+        inference_steps=20,
+    )
 
 
 def test_hand_computed_batch_latency_ranking() -> None:
@@ -51,8 +65,11 @@ def test_every_task_of_the_default_data_has_configurations(data) -> None:
     assert {"text-to-image", "text-to-video"} <= {t for t, k in kinds.items() if k == "diffusion"}
     for task in kinds:
         assert any(c.task == task for c in data.configurations), task
-    assert all(isinstance(c, DiffusionConfiguration) for c in data.configurations
-               if kinds[c.task] == "diffusion")
+    assert all(
+        isinstance(c, DiffusionConfiguration)
+        for c in data.configurations
+        if kinds[c.task] == "diffusion"
+    )
 
 
 def _one_file(tmp_path: Path, task: str = "text-to-video") -> tuple[Path, Path, dict]:
@@ -64,17 +81,32 @@ def _one_file(tmp_path: Path, task: str = "text-to-video") -> tuple[Path, Path, 
     return data, target, json.loads(source.read_text())
 
 
-@pytest.mark.parametrize(("edit", "rule", "where"), [
-    (lambda d: d["metrics"].update(batch_latency_s=d["metrics"]["batch_latency_s"] * 1000),
-     "bounds.latency-inconsistent", "/metrics/batch_latency_s"),
-    (lambda d: d["metrics"].update(energy_per_output_joules=1.0),
-     "bounds.energy-inconsistent", "/metrics/energy_per_output_joules"),
-    (lambda d: d["output"].pop("num_frames"), "schema.missing-field", "/output"),
-    (lambda d: d["metrics"].update(avg_power_watts=d["metrics"]["avg_power_watts"] * 10),
-     "bounds.power-above-limit", "/metrics/avg_power_watts"),
-    (lambda d: d["metrics"].update(batch_latency_s=-1), "value.not-positive",
-     "/metrics/batch_latency_s"),
-])
+@pytest.mark.parametrize(
+    ("edit", "rule", "where"),
+    [
+        (
+            lambda d: d["metrics"].update(batch_latency_s=d["metrics"]["batch_latency_s"] * 1000),
+            "bounds.latency-inconsistent",
+            "/metrics/batch_latency_s",
+        ),
+        (
+            lambda d: d["metrics"].update(energy_per_output_joules=1.0),
+            "bounds.energy-inconsistent",
+            "/metrics/energy_per_output_joules",
+        ),
+        (lambda d: d["output"].pop("num_frames"), "schema.missing-field", "/output"),
+        (
+            lambda d: d["metrics"].update(avg_power_watts=d["metrics"]["avg_power_watts"] * 10),
+            "bounds.power-above-limit",
+            "/metrics/avg_power_watts",
+        ),
+        (
+            lambda d: d["metrics"].update(batch_latency_s=-1),
+            "value.not-positive",
+            "/metrics/batch_latency_s",
+        ),
+    ],
+)
 def test_diffusion_validation(tmp_path: Path, edit, rule: str, where: str) -> None:
     from jouleboard.problems import ValidationFailed
 
@@ -83,8 +115,10 @@ def test_diffusion_validation(tmp_path: Path, edit, rule: str, where: str) -> No
     target.write_text(json.dumps(doc))
     with pytest.raises(ValidationFailed) as e:
         load_dataset(data)
-    assert any(p.rule == rule and p.pointer == where and p.file.endswith(target.name)
-               for p in e.value.problems), [str(p) for p in e.value.problems]
+    assert any(
+        p.rule == rule and p.pointer == where and p.file.endswith(target.name)
+        for p in e.value.problems
+    ), [str(p) for p in e.value.problems]
 
 
 @pytest.fixture(scope="module")
@@ -92,13 +126,16 @@ def site(default_site: Path) -> Path:
     return default_site
 
 
-@pytest.mark.parametrize(("page", "unit"), [
-    ("tasks/text-to-image/index.html", "Images/kJ"),
-    ("tasks/text-to-video/index.html", "Videos/MJ"),
-    ("models/black-forest-labs--flux.1-dev/index.html", "Images/kJ"),
-    ("models/wan-ai--wan2.1-t2v-14b-diffusers/index.html", "Videos/MJ"),
-    ("embed/top--text-to-image/index.html", "images per kJ"),
-])
+@pytest.mark.parametrize(
+    ("page", "unit"),
+    [
+        ("tasks/text-to-image/index.html", "Images/kJ"),
+        ("tasks/text-to-video/index.html", "Videos/MJ"),
+        ("models/black-forest-labs--flux.1-dev/index.html", "Images/kJ"),
+        ("models/wan-ai--wan2.1-t2v-14b-diffusers/index.html", "Videos/MJ"),
+        ("embed/top--text-to-image/index.html", "images per kJ"),
+    ],
+)
 def test_unit_words_fit_the_output(site: Path, page: str, unit: str) -> None:
     html = (site / page).read_text()
     assert unit in html
@@ -113,10 +150,22 @@ def test_gpu_page_sections_use_the_right_units(site: Path) -> None:
 
 def test_home_page_groups_all_seven_tasks(site: Path) -> None:
     html = (site / "index.html").read_text()
-    groups = [html.index(g) for g in ('<h2 class="group">Text</h2>',
-                                      '<h2 class="group">Multimodal</h2>',
-                                      '<h2 class="group">Image and video generation</h2>')]
+    groups = [
+        html.index(g)
+        for g in (
+            '<h2 class="group">Text</h2>',
+            '<h2 class="group">Multimodal</h2>',
+            '<h2 class="group">Image and video generation</h2>',
+        )
+    ]
     assert groups == sorted(groups)
-    for name in ("Problem Solving with Reasoning", "Chat", "Code Completion", "Image Chat",
-                 "Video Chat", "Text to Image", "Text to Video"):
+    for name in (
+        "Problem Solving with Reasoning",
+        "Chat",
+        "Code Completion",
+        "Image Chat",
+        "Video Chat",
+        "Text to Image",
+        "Text to Video",
+    ):
         assert f'">{name}</a></h3>' in html, name

@@ -19,9 +19,15 @@ COLUMNS = ("nickname", "gpu", "tokens_per_joule", "note")
 def _records(n: int, seed: int) -> list[dict[str, object]]:
     rng = random.Random(seed)
     texts = ["Llama 3", "a,b", 'say "hi"', "=SUM(A1:A9)", "line\nbreak", "é 通", ""]
-    return [{"nickname": rng.choice(texts), "gpu": rng.choice(["H100", "B200"]),
-             "tokens_per_joule": rng.choice([None, 0, 1.5, 1e-9, 12345.678]),
-             "note": rng.choice(texts)} for _ in range(n)]
+    return [
+        {
+            "nickname": rng.choice(texts),
+            "gpu": rng.choice(["H100", "B200"]),
+            "tokens_per_joule": rng.choice([None, 0, 1.5, 1e-9, 12345.678]),
+            "note": rng.choice(texts),
+        }
+        for _ in range(n)
+    ]
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 6, 7])

@@ -36,8 +36,13 @@ def test_random_flat_records_match_an_indented_dump() -> None:
     rng = random.Random(19)
     values = [None, True, False, 0, -7, 3.25, 1e-9, "", " ", "x,\n y", "\\", "\u2028", "«»"]
     for _ in range(200):
-        records = [{rng.choice("abcdefgh") * rng.randint(1, 3): rng.choice(values)
-                    for _ in range(rng.randint(0, 6))} for _ in range(rng.randint(0, 5))]
+        records = [
+            {
+                rng.choice("abcdefgh") * rng.randint(1, 3): rng.choice(values)
+                for _ in range(rng.randint(0, 6))
+            }
+            for _ in range(rng.randint(0, 5))
+        ]
         assert to_json(records) == _indented(records)
 
 

@@ -28,8 +28,11 @@ def chart_ids(site: Path) -> set[str]:
     """Every chart id a page shows (figure ids), from the HTML itself."""
     ids = set()
     for page in site.rglob("*.html"):
-        ids |= set(re.findall(r'<figure class="chart" id="chart-([^"]+)"',
-                              page.read_text(encoding="utf-8")))
+        ids |= set(
+            re.findall(
+                r'<figure class="chart" id="chart-([^"]+)"', page.read_text(encoding="utf-8")
+            )
+        )
     return ids - {"compare"}  # the compare page's chart is drawn from the reader's choice
 
 
@@ -51,8 +54,7 @@ def test_every_chart_has_an_embed_page_and_valid_exports(site: Path) -> None:
         assert svg.tag.endswith("svg")
         width, height = int(svg.get("width")), int(svg.get("height"))
         # The PNG is the same chart at twice the resolution.
-        assert png_size((site / "charts" / f"{cid}.png").read_bytes()) == (2 * width,
-                                                                           2 * height)
+        assert png_size((site / "charts" / f"{cid}.png").read_bytes()) == (2 * width, 2 * height)
         spec = json.loads((site / "charts" / f"{cid}.vl.json").read_text())
         assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
         rows = spec["datasets"]["table"]
@@ -82,8 +84,17 @@ def test_embed_code_and_citation_under_each_chart(site: Path) -> None:
 
 
 def test_energy_label_bands_hand_computed() -> None:
-    assert [band(r, 1.0) for r in (1.0, 0.5, 0.49, 0.25, 0.2, 0.125, 0.1, 1 / 64, 0.01)] == \
-        ["A", "A", "B", "B", "C", "C", "D", "F", "G"]
+    assert [band(r, 1.0) for r in (1.0, 0.5, 0.49, 0.25, 0.2, 0.125, 0.1, 1 / 64, 0.01)] == [
+        "A",
+        "A",
+        "B",
+        "B",
+        "C",
+        "C",
+        "D",
+        "F",
+        "G",
+    ]
     # On the default data, Qwen 3 14B (5.48 tokens/J) against GPT OSS 20B (35.15): 0.156 -> C.
     assert band(5.48, 35.15) == "C"
 
@@ -98,12 +109,16 @@ def test_energy_labels_are_valid_svg_with_the_figures(site: Path) -> None:
 
 
 def _tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_chart_ids_and_bytes_are_stable_when_input_files_are_renamed(
-        golden_site: Path, tmp_path: Path) -> None:
+    golden_site: Path, tmp_path: Path
+) -> None:
     """Renaming and reshuffling measurement files changes no chart id and no byte of the
     site except the provenance 'source' paths in the downloads."""
     first = golden_site  # DATA built as is
@@ -117,13 +132,16 @@ def test_chart_ids_and_bytes_are_stable_when_input_files_are_renamed(
     second = tmp_path / "b"
     build_site(moved, second, project=REPO)
     a, b = _tree(first), _tree(second)
-    assert sorted(p for p in a if p.startswith("embed/")) == \
-        sorted(p for p in b if p.startswith("embed/"))
+    assert sorted(p for p in a if p.startswith("embed/")) == sorted(
+        p for p in b if p.startswith("embed/")
+    )
     differing = {p for p in a if a[p] != b.get(p)}
     # Only files that list source paths may differ, and the downloads page that gives their
     # sizes.
-    assert all(p.startswith(("downloads/configurations", "explore/"))
-               or p == "downloads/index.html" for p in differing), differing
+    assert all(
+        p.startswith(("downloads/configurations", "explore/")) or p == "downloads/index.html"
+        for p in differing
+    ), differing
 
 
 def test_a_build_without_png_links_no_png(golden_site: Path) -> None:
@@ -148,7 +166,7 @@ def test_with_png_every_chart_page_links_its_png(site: Path) -> None:
     """The shared site is built with --png: each chart's export line offers the PNG, and a
     page with a chart names one as its og:image."""
     html = (site / "tasks" / "gpqa" / "index.html").read_text(encoding="utf-8")
-    assert 'PNG (2×)' in html
+    assert "PNG (2×)" in html
     og = re.search(r'<meta property="og:image" content="([^"]*)"', html)
     assert og is not None and og.group(1).endswith(".png")
     assert (site / og.group(1).lstrip("/")).is_file()

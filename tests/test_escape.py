@@ -30,8 +30,10 @@ from tests.golden.tree import DATA
 
 # A file name a contributor could commit: a newline, a code fence, a link, an image, HTML,
 # a bare www. address, a heading and table cells ("/" is the one character it cannot hold).
-HOSTILE_NAME = ("x\n```\n[click](javascript:alert(1)) ![i](x.png) <img src=x onerror=alert(1)> "
-                "www.evil.example\n# forged | cell |\n.json")
+HOSTILE_NAME = (
+    "x\n```\n[click](javascript:alert(1)) ![i](x.png) <img src=x onerror=alert(1)> "
+    "www.evil.example\n# forged | cell |\n.json"
+)
 # Every character markup must handle, plus a few XML 1.0 forbids.
 ALPHABET = "ab &<>\"'\n\t\x00\x0b\x1b\ufffe\u2028é😀;#="
 
@@ -43,9 +45,12 @@ def _random_strings(n: int, seed: int = 14) -> list[str]:
 
 # --- markup: HTML, SVG, XML --------------------------------------------------------------
 
+
 def test_markup_escapes_the_five_characters() -> None:
-    assert markup('x" onload="alert(1)" y=\'<&>') == \
-        "x&#34; onload=&#34;alert(1)&#34; y=&#39;&lt;&amp;&gt;"
+    assert (
+        markup('x" onload="alert(1)" y=\'<&>')
+        == "x&#34; onload=&#34;alert(1)&#34; y=&#39;&lt;&amp;&gt;"
+    )
 
 
 def test_markup_is_jinja_autoescape_for_legal_text() -> None:
@@ -70,6 +75,7 @@ def test_markup_round_trips_through_a_strict_xml_parser() -> None:
 
 # --- JSON in HTML ------------------------------------------------------------------------
 
+
 def test_json_in_html_has_no_markup_and_decodes_to_the_same_value() -> None:
     value = {"n": "</script><script>alert(1)</script><!-- & \u2028\u2029"}
     text = json_in_html(json.dumps(value, ensure_ascii=False))
@@ -79,9 +85,23 @@ def test_json_in_html_has_no_markup_and_decodes_to_the_same_value() -> None:
 
 # --- CSV -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)",
-                                  "\tx", "\rx", "  =1+1", "\u00a0=1+1", "\u3000+1", "\n=1+1",
-                                  " \n @SUM(A1)"])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '=HYPERLINK("http://x","y")',
+        "+1+1",
+        "-2+3",
+        "@SUM(A1)",
+        "\tx",
+        "\rx",
+        "  =1+1",
+        "\u00a0=1+1",
+        "\u3000+1",
+        "\n=1+1",
+        " \n @SUM(A1)",
+    ],
+)
 def test_formula_text_gets_a_leading_quote(text: str) -> None:
     assert csv_cell(text) == "'" + text
 
@@ -92,11 +112,9 @@ def test_numbers_and_plain_text_are_unchanged(value: object) -> None:
 
 
 def test_csv_writes_negative_numbers_as_numbers_and_quotes_formulas() -> None:
-    records = [{"name": '=HYPERLINK("http://x","y")', "delta": -0.25},
-               {"name": "-1", "delta": -7}]
+    records = [{"name": '=HYPERLINK("http://x","y")', "delta": -0.25}, {"name": "-1", "delta": -7}]
     rows = list(csv.reader(io.StringIO(csv_text(["name", "delta"], records))))
-    assert rows == [["name", "delta"], ["'=HYPERLINK(\"http://x\",\"y\")", "-0.25"],
-                    ["'-1", "-7"]]
+    assert rows == [["name", "delta"], ['\'=HYPERLINK("http://x","y")', "-0.25"], ["'-1", "-7"]]
 
 
 def test_every_csv_producer_neutralises_formulas() -> None:
@@ -108,6 +126,7 @@ def test_every_csv_producer_neutralises_formulas() -> None:
 
 
 # --- markdown and text lines ---------------------------------------------------------------
+
 
 def _html(markdown_source: str) -> str:
     return md.markdown(markdown_source, extensions=["tables"])
@@ -126,11 +145,19 @@ def test_markdown_text_adds_no_syntax() -> None:
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
 
 
-@pytest.mark.parametrize(("text", "escaped"), [
-    ("# head", "&#35; head"), ("- item", "&#45; item"), ("1. one", "1\\. one"),
-    ("see https://x.org", "see https&#58;//x.org"), ("www.x.org", "www&#46;x.org"),
-    ("a@b.org", "a&#64;b.org"), ("a_b*c", "a\\_b\\*c"), ("Qwen 3 8B (v2)", "Qwen 3 8B (v2)"),
-])
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [
+        ("# head", "&#35; head"),
+        ("- item", "&#45; item"),
+        ("1. one", "1\\. one"),
+        ("see https://x.org", "see https&#58;//x.org"),
+        ("www.x.org", "www&#46;x.org"),
+        ("a@b.org", "a&#64;b.org"),
+        ("a_b*c", "a\\_b\\*c"),
+        ("Qwen 3 8B (v2)", "Qwen 3 8B (v2)"),
+    ],
+)
 def test_markdown_text_by_hand(text: str, escaped: str) -> None:
     assert markdown_text(text) == escaped
 
@@ -141,6 +168,7 @@ def test_text_line_shows_line_breaks_and_controls() -> None:
 
 
 # --- producers -----------------------------------------------------------------------------
+
 
 @pytest.fixture()
 def hostile_head(tmp_path: Path) -> Path:
@@ -174,7 +202,8 @@ def test_diff_report_shows_a_hostile_nickname_as_text(tmp_path: Path) -> None:
     shutil.rmtree(base / "measurements/image-chat")  # its only model is new in head
     models = (head / "models.yaml").read_text(encoding="utf-8")
     (head / "models.yaml").write_text(
-        models.replace("nickname: Gemma 3 12B", f"nickname: '{nickname}'"), encoding="utf-8")
+        models.replace("nickname: Gemma 3 12B", f"nickname: '{nickname}'"), encoding="utf-8"
+    )
     head_side = load_side(head)
     assert head_side.data is not None
     assert head_side.data.registry.models["google/gemma-3-12b-it"].nickname == nickname
@@ -187,8 +216,9 @@ def test_diff_report_shows_a_hostile_nickname_as_text(tmp_path: Path) -> None:
     assert all(row.count("|") == 5 for row in rows), rows  # 4 cells: 5 pipes
 
 
-def test_cli_text_report_keeps_one_line_per_problem(hostile_head: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_text_report_keeps_one_line_per_problem(
+    hostile_head: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["validate", "--data", str(hostile_head)]) == 1
     lines = capsys.readouterr().err.splitlines()
     body = lines[:-2]  # then "N problem(s) in M file(s)" and "validation failed"

@@ -16,10 +16,14 @@ from jouleboard.export import render_charts, stable_ids
 
 def _bars(labels: list[str]) -> dict:
     """A clipped bar chart: vega gives it a clip path, numbered by a per-process counter."""
-    return {"data": {"values": [{"v": i + 1, "k": k} for i, k in enumerate(labels)]},
-            "mark": {"type": "bar", "clip": True},
-            "encoding": {"x": {"field": "v", "type": "quantitative"},
-                         "y": {"field": "k", "type": "nominal"}}}
+    return {
+        "data": {"values": [{"v": i + 1, "k": k} for i, k in enumerate(labels)]},
+        "mark": {"type": "bar", "clip": True},
+        "encoding": {
+            "x": {"field": "v", "type": "quantitative"},
+            "y": {"field": "k", "type": "nominal"},
+        },
+    }
 
 
 class _Counting(Progress):
@@ -43,13 +47,16 @@ def test_a_charts_svg_does_not_depend_on_what_was_rendered_before(tmp_path: Path
 
 
 def test_stable_ids_renumbers_clip_references_in_tags_only() -> None:
-    svg = ('<g clip-path="url(#clip8)"><text>url(#clip8) id="clip9"</text>'
-           '<g clip-path="url(#clip12)"/><defs><clipPath id="clip8"/>'
-           '<clipPath id="clip12"/></defs></g>')
+    svg = (
+        '<g clip-path="url(#clip8)"><text>url(#clip8) id="clip9"</text>'
+        '<g clip-path="url(#clip12)"/><defs><clipPath id="clip8"/>'
+        '<clipPath id="clip12"/></defs></g>'
+    )
     assert stable_ids(svg) == (
         '<g clip-path="url(#clip1)"><text>url(#clip8) id="clip9"</text>'
         '<g clip-path="url(#clip2)"/><defs><clipPath id="clip1"/>'
-        '<clipPath id="clip2"/></defs></g>')
+        '<clipPath id="clip2"/></defs></g>'
+    )
 
 
 def test_identical_specs_are_rendered_once_and_pngs_come_from_the_cache(tmp_path: Path) -> None:

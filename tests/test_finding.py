@@ -22,20 +22,35 @@ from jouleboard.urls import Urls
 
 REPO = Path(__file__).resolve().parents[1]
 
-A, B, C, D = (Standing(name, "BF16, 1× H100", value)
-              for name, value in (("A", 30.0), ("B", 20.0), ("C", 10.0), ("D", 4.0)))
+A, B, C, D = (
+    Standing(name, "BF16, 1× H100", value)
+    for name, value in (("A", 30.0), ("B", 20.0), ("C", 10.0), ("D", 4.0))
+)
 
 
 def test_ordinals() -> None:
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
-        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+        "111th",
+    ]
 
 
 def test_headline_names_leader_config_and_ratios_to_second_and_last_shown() -> None:
     # 30 / 20 = 1.5; 30 / 10 = 3.0 (C is the last of a top 3, D is beyond it).
     text = headline("T, with x ≤ 1 ms", (A, B, C, D), "tokens/J", "fixed2", top_n=3)
-    assert text == ("On T, with x ≤ 1 ms, A (BF16, 1× H100) does the most work per joule: "
-                    "30.00 tokens/J, 1.5× B and 3.0× C.")
+    assert text == (
+        "On T, with x ≤ 1 ms, A (BF16, 1× H100) does the most work per joule: "
+        "30.00 tokens/J, 1.5× B and 3.0× C."
+    )
 
 
 def test_headline_small_rankings() -> None:
@@ -52,20 +67,41 @@ def test_biggest_move_prefers_drop_out_then_largest_shift() -> None:
 
 
 def test_strip_says_whether_the_deadline_binds_and_what_a_tighter_one_does() -> None:
-    f = finding("T", "300 ms", (A, B, C), (A, B, C), Scenario("at 50 ms", (A, C, B)),
-                [Scenario("on H100 alone", (B, A))], [], "tokens/J", "fixed2", 7)
+    f = finding(
+        "T",
+        "300 ms",
+        (A, B, C),
+        (A, B, C),
+        Scenario("at 50 ms", (A, C, B)),
+        [Scenario("on H100 alone", (B, A))],
+        [],
+        "tokens/J",
+        "fixed2",
+        7,
+    )
     assert f.changes == (
         "The 300 ms deadline does not bind: with no deadline at all the ranking is identical.",
-        "At 50 ms: A still leads, with 30.00 tokens/J; B falls from 2nd to 3rd.")
+        "At 50 ms: A still leads, with 30.00 tokens/J; B falls from 2nd to 3rd.",
+    )
     # One GPU is not a choice: the per-GPU lines appear only with two or more.
-    f = finding("T", "300 ms", (A, B), (B, A), None,
-                [Scenario("on H100 alone", (B,)), Scenario("on B200 alone", ())], [],
-                "u", "fixed2", 7)
+    f = finding(
+        "T",
+        "300 ms",
+        (A, B),
+        (B, A),
+        None,
+        [Scenario("on H100 alone", (B,)), Scenario("on B200 alone", ())],
+        [],
+        "u",
+        "fixed2",
+        7,
+    )
     assert f.changes == (
         "The 300 ms deadline binds: with no deadline, B leads (BF16, 1× H100), with 20.00 u; "
         "A falls from 1st to 2nd.",
         "On H100 alone: B leads (BF16, 1× H100), with 20.00 u.",
-        "On B200 alone: no model qualifies.")
+        "On B200 alone: no model qualifies.",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -79,15 +115,19 @@ def test_gpqa_finding_matches_the_published_reference(site) -> None:  # type: ig
     # with 35.15 tokens/s/W on 1x B200 in MXFP4; GPT OSS 120B 25.21; Qwen 3 14B (7th) 5.48.
     # 35.15 / 25.21 = 1.394 -> 1.4x; 35.15 / 5.48 = 6.41 -> 6.4x ("more than six times").
     f = task_finding(site, site.tasks["gpqa"])
-    assert "GPT OSS 20B (MXFP4, 1× B200) does the most work per joule: 35.15 tokens/J, " \
-           "1.4× GPT OSS 120B and 6.4× Qwen 3 14B." in f.sentence
+    assert (
+        "GPT OSS 20B (MXFP4, 1× B200) does the most work per joule: 35.15 tokens/J, "
+        "1.4× GPT OSS 120B and 6.4× Qwen 3 14B." in f.sentence
+    )
     # From the issue that asked for the finding (measured with `jouleboard rank`): the
     # ranking at 1,000 ms (and with no deadline) is the one at 300 ms; at 50 ms GPT OSS 20B
     # gives 31.49 and Qwen 3 30B A3B Thinking falls from 3rd to 7th; on H100 alone GPT OSS
     # 20B gives 22.62.
     assert f.changes[0].startswith("The 300 ms deadline does not bind")
-    assert f.changes[1] == ("At 50 ms: GPT OSS 20B still leads, with 31.49 tokens/J; "
-                            "Qwen 3 30B A3B Thinking falls from 3rd to 7th.")
+    assert f.changes[1] == (
+        "At 50 ms: GPT OSS 20B still leads, with 31.49 tokens/J; "
+        "Qwen 3 30B A3B Thinking falls from 3rd to 7th."
+    )
     assert "On H100 alone: GPT OSS 20B still leads, with 22.62 tokens/J." in f.changes
     assert any(c.startswith("BF16 only: Qwen 3 30B A3B Thinking leads") for c in f.changes)
 
@@ -97,22 +137,31 @@ def test_sensitivity_lines_reach_the_ranking_at_every_deadline(site) -> None:  #
     each line never falls as the deadline loosens."""
     t = site.tasks["gpqa"]
     rows = sensitivity_rows(site, t)
-    names = {r.config.model_id: site.registry.models[r.config.model_id].nickname
-             for r in t.ranking}
+    names = {r.config.model_id: site.registry.models[r.config.model_id].nickname for r in t.ranking}
     for row in t.ranking:
-        line = sorted((r for r in rows if r["model"] == names[row.config.model_id]),
-                      key=lambda r: r["ms"])
+        line = sorted(
+            (r for r in rows if r["model"] == names[row.config.model_id]), key=lambda r: r["ms"]
+        )
         values = [r["value"] for r in line]
         assert values == sorted(values)
         at_default = [r["value"] for r in line if r["ms"] <= t.deadline.ms][-1]
         assert at_default == pytest.approx(1 / row.config.energy_per_output_joules)
-    assert [r["value"] for r in rows if r["model"] == "GPT OSS 20B"][-1] == \
-        pytest.approx(35.15, abs=0.005)
+    assert [r["value"] for r in rows if r["model"] == "GPT OSS 20B"][-1] == pytest.approx(
+        35.15, abs=0.005
+    )
 
 
-@pytest.mark.parametrize(("ms", "slug"), [
-    (300.0, "p50-300ms"), (1800000.0, "p50-1800s"), (30000.0, "p50-30s"), (2.5, "p50-2_5ms"),
-    (1500.0, "p50-1500ms"), (1e-05, "p50-1e-05ms")])
+@pytest.mark.parametrize(
+    ("ms", "slug"),
+    [
+        (300.0, "p50-300ms"),
+        (1800000.0, "p50-1800s"),
+        (30000.0, "p50-30s"),
+        (2.5, "p50-2_5ms"),
+        (1500.0, "p50-1500ms"),
+        (1e-05, "p50-1e-05ms"),
+    ],
+)
 def test_download_deadlines_read_as_people_write_them(ms: float, slug: str) -> None:
     from jouleboard.urls import deadline_slug
 
@@ -125,9 +174,12 @@ def test_a_binding_deadline_says_what_changes_when_the_order_holds() -> None:
     E = Standing("E", "BF16, 1× H100", 2.0)
     B_faster = Standing("B", "BF16, 1× H100", 25.0)
     joined = finding("T", "30 s", (A, B), (A, B, E), None, [], [], "u", "fixed2", 7)
-    assert joined.changes[0] == ("The 30 s deadline binds: with no deadline, A still leads, "
-                                 "with 30.00 u; E joins at 3rd.")
+    assert joined.changes[0] == (
+        "The 30 s deadline binds: with no deadline, A still leads, with 30.00 u; E joins at 3rd."
+    )
     held = finding("T", "30 s", (A, B), (A, B_faster), None, [], [], "u", "fixed2", 7)
-    assert held.changes[0] == ("The 30 s deadline binds: with no deadline, A still leads, "
-                               "with 30.00 u; the order holds, but B goes from 20.00 to "
-                               "25.00 u.")
+    assert held.changes[0] == (
+        "The 30 s deadline binds: with no deadline, A still leads, "
+        "with 30.00 u; the order holds, but B goes from 20.00 to "
+        "25.00 u."
+    )

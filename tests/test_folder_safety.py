@@ -39,16 +39,24 @@ def jouleboard_env(**env: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": CHECKOUT, **env}
 
 
-def run(project: Path, *args: str, memory_bytes: int | None = None,
-        **env: str) -> subprocess.CompletedProcess[str]:
+def run(
+    project: Path, *args: str, memory_bytes: int | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     """``jouleboard ARGS`` in ``project`` (``memory_bytes``: its address-space limit)."""
+
     def limit() -> None:
         if memory_bytes is not None:
             resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
-    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=project,
-                          capture_output=True, text=True, timeout=TIMEOUT_S,
-                          env=jouleboard_env(**env), preexec_fn=limit)
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        env=jouleboard_env(**env),
+        preexec_fn=limit,
+    )
 
 
 def build(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -70,8 +78,9 @@ def test_build_refuses_a_fifo_site_yaml_instead_of_hanging(project: Path) -> Non
     os.mkfifo(site_yaml)
     result = build(project)  # before: the freshness check waited on the pipe forever
     assert result.returncode == 1
-    assert "data/site.yaml: /: file.not-regular: not a regular file (a pipe (FIFO))" \
-        in result.stderr
+    assert (
+        "data/site.yaml: /: file.not-regular: not a regular file (a pipe (FIFO))" in result.stderr
+    )
     assert "Traceback" not in result.stderr and not (project / "site").exists()
 
 
@@ -80,24 +89,26 @@ def test_build_refuses_site_yaml_linked_to_dev_zero(project: Path) -> None:
     site_yaml.unlink()
     site_yaml.symlink_to("/dev/zero")
     # Before: read until MemoryError, a traceback (bounded here so it cannot take the machine).
-    result = build(project, memory_bytes=2 * 1024 ** 3)
+    result = build(project, memory_bytes=2 * 1024**3)
     assert result.returncode == 1
-    assert "data/site.yaml: /: file.not-regular: not a regular file (a symbolic link)" \
-        in result.stderr
+    assert (
+        "data/site.yaml: /: file.not-regular: not a regular file (a symbolic link)" in result.stderr
+    )
     assert "Traceback" not in result.stderr and not (project / "site").exists()
 
 
 @pytest.mark.parametrize("command", ["validate", "build"])
-def test_a_stray_oversized_file_in_the_data_folder_is_refused(project: Path,
-                                                              command: str) -> None:
+def test_a_stray_oversized_file_in_the_data_folder_is_refused(project: Path, command: str) -> None:
     stray = project / "data" / "dump.bin"
     with stray.open("wb") as f:
         f.truncate(64 * 1024 * 1024)  # sparse: costs no disk; before, read whole every build
     args = ("--out", "site") if command == "build" else ()
     result = run(project, command, "--data", "data", *args)
     assert result.returncode == 1, result.stderr
-    assert "data/dump.bin: /: file.too-large: file has 67,108,864 bytes, over the " \
-           "4,194,304-byte cap" in result.stderr
+    assert (
+        "data/dump.bin: /: file.too-large: file has 67,108,864 bytes, over the "
+        "4,194,304-byte cap" in result.stderr
+    )
     assert not (project / "site").exists()
 
 
@@ -143,8 +154,10 @@ def test_files_added_inside_the_output_are_refused_not_deleted(project: Path) ->
     index = (site / "index.html").read_bytes()
     result = build(project)  # before: both removed, exit 0, not a word
     assert result.returncode == 1
-    assert "refusing to write into site/: it holds files the last build did not make " \
-           "(.well-known/security.txt, CNAME)" in result.stderr
+    assert (
+        "refusing to write into site/: it holds files the last build did not make "
+        "(.well-known/security.txt, CNAME)" in result.stderr
+    )
     assert "static/" in result.stderr
     assert (site / "CNAME").read_text() == "energy.example.org\n"
     assert (site / ".well-known" / "security.txt").is_file()
@@ -160,8 +173,7 @@ def test_static_files_are_published_as_they_are(project: Path) -> None:
     (static / ".well-known" / "security.txt").write_text("Contact: mailto:a@example.org\n")
     (static / "google0123456789abcdef.html").write_text("google-site-verification: x\n")
     site = built(project)
-    for name in ("CNAME", ".nojekyll", ".well-known/security.txt",
-                 "google0123456789abcdef.html"):
+    for name in ("CNAME", ".nojekyll", ".well-known/security.txt", "google0123456789abcdef.html"):
         assert (site / name).read_bytes() == (static / name).read_bytes(), name
     # static/ is an input of the freshness check: an edit is published by the next build.
     (static / "CNAME").write_text("board.example.org\n")
@@ -183,14 +195,16 @@ def test_a_static_symlink_is_refused(project: Path) -> None:
     (project / "static" / "CNAME").symlink_to("/etc/passwd")
     result = build(project)
     assert result.returncode == 1
-    assert "static/CNAME: /: file.not-regular: not a regular file (a symbolic link)" \
-        in result.stderr
+    assert (
+        "static/CNAME: /: file.not-regular: not a regular file (a symbolic link)" in result.stderr
+    )
     assert not (project / "site").exists()
 
 
 @pytest.mark.slow  # builds a site
 def test_the_swap_without_exchange_refuses_a_foreign_previous_folder(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where renameat2 is missing the previous site waits in .<out>-previous: a folder of
     that name that is not a build's own is refused, never deleted."""
     monkeypatch.setattr(write, "_exchange", lambda a, b: False)
@@ -230,8 +244,9 @@ def test_the_manifest_temporary_file_does_not_follow_a_planted_link(tmp_path: Pa
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "inf", "ten"])
-def test_a_lock_timeout_that_is_not_a_number_of_seconds_is_refused(project: Path,
-                                                                   value: str) -> None:
+def test_a_lock_timeout_that_is_not_a_number_of_seconds_is_refused(
+    project: Path, value: str
+) -> None:
     result = build(project, JOULEBOARD_LOCK_TIMEOUT=value)  # before: nan waited forever
     assert result.returncode == 1
     assert f"JOULEBOARD_LOCK_TIMEOUT={value!r} is not a number of seconds" in result.stderr
@@ -239,11 +254,13 @@ def test_a_lock_timeout_that_is_not_a_number_of_seconds_is_refused(project: Path
     assert not (project / "site").exists()
 
 
-@pytest.mark.parametrize(("make", "what"), [(os.mkfifo, "a pipe (FIFO)"),
-                                             (lambda p: p.symlink_to("/dev/zero"),
-                                              "a symbolic link")])
-def test_validate_says_what_a_path_that_is_not_a_file_is(project: Path, make: object,
-                                                         what: str) -> None:
+@pytest.mark.parametrize(
+    ("make", "what"),
+    [(os.mkfifo, "a pipe (FIFO)"), (lambda p: p.symlink_to("/dev/zero"), "a symbolic link")],
+)
+def test_validate_says_what_a_path_that_is_not_a_file_is(
+    project: Path, make: object, what: str
+) -> None:
     path = project / "odd.json"
     make(path)  # type: ignore[operator]
     result = run(project, "validate", "--data", "data", "odd.json")
@@ -263,9 +280,13 @@ def test_init_refuses_a_symlink_to_an_empty_folder(tmp_path: Path) -> None:
     empty.mkdir()
     link = tmp_path / "board"
     link.symlink_to(empty)
-    result = subprocess.run([sys.executable, "-m", "jouleboard", "init", str(link)],
-                            capture_output=True, text=True, timeout=TIMEOUT_S,
-                            env=jouleboard_env())
+    result = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "init", str(link)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        env=jouleboard_env(),
+    )
     assert result.returncode == 2
     assert f"{link} is a symbolic link" in result.stderr  # before: "Not a directory"
     assert link.is_symlink() and not any(empty.iterdir())
@@ -280,7 +301,9 @@ def test_hidden_measurement_files_and_folders_are_reported(project: Path) -> Non
     assert result.returncode == 1  # before: "ok: 1 configuration valid"
     lines = [line for line in result.stderr.splitlines() if "file.hidden" in line]
     assert [line.split(":")[0] for line in lines] == [
-        "data/measurements/chat/.wip", "data/measurements/chat/acme/tiny-1b/.draft.json"]
+        "data/measurements/chat/.wip",
+        "data/measurements/chat/acme/tiny-1b/.draft.json",
+    ]
     assert ".gitkeep" not in result.stderr
 
 
@@ -289,7 +312,8 @@ class Killed(BaseException):
 
 
 def test_a_build_killed_while_deleting_a_stale_folder_leaves_it_recognisable(
-        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The marker is deleted last: a kill midway leaves a folder the next build still owns
     (before, rmtree took the marker early and the half-deleted folder stayed for good).
     No site is built: the folders are made here (not in tmp_path, which the fast-test guard

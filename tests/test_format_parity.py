@@ -18,10 +18,34 @@ from jouleboard.present.formats import PRECISION_LABELS, show
 REPO = Path(__file__).resolve().parents[1]
 EXPLORE = REPO / "tests" / "golden" / "expected" / "explore"
 RULES = ("int", "fixed1", "fixed2", "fixed4", "sig2", "sig3", "sig4")  # numbers
-TEXTS = (("text", "1024×1024, 81 frames"), ("text", "TP1 EP1 DP1"), ("precision", "mxfp4"),
-         ("precision", "bfloat16"))
-EDGES = (0, 1, 7, 9.996, 99.95, 0.5, 1.5, 2.5, 0.000123456, 0.028449, 35.15488, 66.0, 4096,
-         123456.789, 1234567.891, 0.999, 1e-7, 12.3456789, 1000, 999.5)
+TEXTS = (
+    ("text", "1024×1024, 81 frames"),
+    ("text", "TP1 EP1 DP1"),
+    ("precision", "mxfp4"),
+    ("precision", "bfloat16"),
+)
+EDGES = (
+    0,
+    1,
+    7,
+    9.996,
+    99.95,
+    0.5,
+    1.5,
+    2.5,
+    0.000123456,
+    0.028449,
+    35.15488,
+    66.0,
+    4096,
+    123456.789,
+    1234567.891,
+    0.999,
+    1e-7,
+    12.3456789,
+    1000,
+    999.5,
+)
 
 
 def node_show(cases: list[tuple[str, Any]], precisions: dict[str, str]) -> list[str]:
@@ -30,20 +54,26 @@ def node_show(cases: list[tuple[str, Any]], precisions: dict[str, str]) -> list[
         if os.environ.get("CI"):
             pytest.fail("CI is set but node is not installed")
         pytest.skip("node is not installed")
-    script = ("const E = require(process.argv[1]);\n"
-              "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-              "process.stdout.write(JSON.stringify(input.cases.map(([rule, v]) =>\n"
-              "  E.show(rule, v, input.precisions))));\n")
-    out = subprocess.run([node, "-e", script, str(REPO / "templates/assets/explore.js")],
-                         input=json.dumps({"cases": cases, "precisions": precisions}),
-                         capture_output=True, text=True, timeout=60, check=True)
+    script = (
+        "const E = require(process.argv[1]);\n"
+        "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        "process.stdout.write(JSON.stringify(input.cases.map(([rule, v]) =>\n"
+        "  E.show(rule, v, input.precisions))));\n"
+    )
+    out = subprocess.run(
+        [node, "-e", script, str(REPO / "templates/assets/explore.js")],
+        input=json.dumps({"cases": cases, "precisions": precisions}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     result: list[str] = json.loads(out.stdout)
     return result
 
 
 def test_edge_cases_print_alike() -> None:
-    cases = [(rule, v) for rule in RULES for v in EDGES] + [("sig3", None), ("int", None),
-                                                             *TEXTS]
+    cases = [(rule, v) for rule in RULES for v in EDGES] + [("sig3", None), ("int", None), *TEXTS]
     # The page's explore data carries the precision labels (plan/explore.py).
     assert node_show(cases, PRECISION_LABELS) == [show(rule, v) for rule, v in cases]
 
@@ -72,12 +102,19 @@ def node_call(function: str, cases: list[list[Any]]) -> list[Any]:
         if os.environ.get("CI"):
             pytest.fail("CI is set but node is not installed")
         pytest.skip("node is not installed")
-    script = ("const E = require(process.argv[1]);\n"
-              "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-              f"process.stdout.write(JSON.stringify(cases.map((a) => E.{function}(...a))));\n")
-    out = subprocess.run([node, "-e", script, str(REPO / "templates/assets/explore.js")],
-                         input=json.dumps(cases), capture_output=True, text=True, timeout=60,
-                         check=True)
+    script = (
+        "const E = require(process.argv[1]);\n"
+        "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        f"process.stdout.write(JSON.stringify(cases.map((a) => E.{function}(...a))));\n"
+    )
+    out = subprocess.run(
+        [node, "-e", script, str(REPO / "templates/assets/explore.js")],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     result: list[Any] = json.loads(out.stdout)
     return result
 
@@ -88,9 +125,18 @@ def test_view_download_names_and_label_sides_match_python() -> None:
     from jouleboard.present.charts import side
     from jouleboard.urls import deadline_slug
 
-    deadlines = [[ms, p] for ms in (300.0, 50.0, 2.5, 1000.0, 1500.0, 30000.0, 1800000.0,
-                                    0.125) for p in ("p50", "batch")]
+    deadlines = [
+        [ms, p]
+        for ms in (300.0, 50.0, 2.5, 1000.0, 1500.0, 30000.0, 1800000.0, 0.125)
+        for p in ("p50", "batch")
+    ]
     assert node_call("deadlineSlug", deadlines) == [deadline_slug(ms, p) for ms, p in deadlines]
-    sides = [[300.0, [3.8, 250.0]], [5.0, [3.8, 250.0]], [30.0, [1.0, 1000.0]],
-             [32.0, [1.0, 1000.0]], [10.0, []], [10.0, [10.0]]]
+    sides = [
+        [300.0, [3.8, 250.0]],
+        [5.0, [3.8, 250.0]],
+        [30.0, [1.0, 1000.0]],
+        [32.0, [1.0, 1000.0]],
+        [10.0, []],
+        [10.0, [10.0]],
+    ]
     assert node_call("side", sides) == [side(v, values) for v, values in sides]

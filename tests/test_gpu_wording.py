@@ -16,7 +16,11 @@ from jouleboard.urls import Urls
 
 def test_in_words() -> None:
     assert [in_words(x) for x in ([], ["A"], ["A", "B"], ["A", "B", "C"])] == [
-        "", "A", "A and B", "A, B and C"]
+        "",
+        "A",
+        "A and B",
+        "A, B and C",
+    ]
 
 
 def test_a_new_site_names_only_its_measured_gpu(tmp_path: Path) -> None:

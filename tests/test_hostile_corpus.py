@@ -37,12 +37,18 @@ from tests.test_validation_rules import (
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parent / "hostile"
 MANIFEST: dict[str, dict[str, Any]] = yaml.safe_load(
-    (CORPUS / "EXPECTED.yaml").read_text(encoding="utf-8"))
+    (CORPUS / "EXPECTED.yaml").read_text(encoding="utf-8")
+)
 HOSTILE_DIR = Path("measurements/hostile")
 LINE = re.compile(r"^(?P<file>[^:]+): (?P<pointer>/[^:]*): (?P<rule>[a-z]+\.[a-z0-9-]+): .+$")
 # A handful of different layers for the (slow) build-leaves-the-site-alone check.
-BUILD_SAMPLE = ["syntax-truncated.json", "nan.json", "model-id-path-traversal.json",
-                "power-above-limit.json", "duplicate-of-base.json"]
+BUILD_SAMPLE = [
+    "syntax-truncated.json",
+    "nan.json",
+    "model-id-path-traversal.json",
+    "power-above-limit.json",
+    "duplicate-of-base.json",
+]
 
 
 def generated(kind: str) -> bytes:
@@ -73,13 +79,27 @@ def valid_data(root: Path) -> tuple[Path, Path]:
 
 
 def params(names: list[str]) -> list[Any]:
-    return [pytest.param(n, id=n, marks=[pytest.mark.xfail(strict=True, reason=e["xfail"])]
-                         if (e := MANIFEST[n]).get("xfail") else []) for n in names]
+    return [
+        pytest.param(
+            n,
+            id=n,
+            marks=[pytest.mark.xfail(strict=True, reason=e["xfail"])]
+            if (e := MANIFEST[n]).get("xfail")
+            else [],
+        )
+        for n in names
+    ]
 
 
 def run(args: list[str], cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], cwd=cwd, text=True, capture_output=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, **kwargs)
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        **kwargs,
+    )
 
 
 def test_manifest_lists_every_file_and_only_known_rules() -> None:
@@ -104,8 +124,9 @@ def test_hostile_file_is_rejected(tmp_path: Path, name: str) -> None:
     found: list[Problem] = info.value.problems
     report = "\n".join(map(str, found))
     assert all(same_file(p.file, path) for p in found), f"other files blamed:\n{report}"
-    assert any(p.rule == expected["rule"] and p.pointer == expected["pointer"] for p in found), \
+    assert any(p.rule == expected["rule"] and p.pointer == expected["pointer"] for p in found), (
         f"expected {expected['rule']} at {expected['pointer']!r}, got:\n{report}"
+    )
     assert all(p.message and p.hint for p in found), report
     assert base.exists()
 
@@ -137,20 +158,25 @@ def test_symlink_to_an_endless_device_is_rejected(tmp_path: Path) -> None:
     def limit_memory() -> None:  # keep the child from eating the machine's memory
         resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
 
-    result = run(["-m", "jouleboard", "validate", "data"], cwd=tmp_path, timeout=60,
-                 preexec_fn=limit_memory)
+    result = run(
+        ["-m", "jouleboard", "validate", "data"], cwd=tmp_path, timeout=60, preexec_fn=limit_memory
+    )
     assert "Traceback" not in result.stderr, result.stderr[-1000:]
     assert result.returncode == 1
-    assert re.search(r"^data/measurements/hostile/endless\.json: /: file\.", result.stderr,
-                     re.MULTILINE), result.stderr
+    assert re.search(
+        r"^data/measurements/hostile/endless\.json: /: file\.", result.stderr, re.MULTILINE
+    ), result.stderr
 
 
 # --- a hostile file never touches a previously built site --------------------------------
 
 
 def tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -160,8 +186,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     shutil.copytree(REPO / "templates", project / "templates")
     shutil.copytree(REPO / "content", project / "content")
     valid_data(project)
-    result = run([str(REPO / "build.py"), "--data", "data", "--out", "site"], cwd=project,
-                 timeout=300)
+    result = run(
+        [str(REPO / "build.py"), "--data", "data", "--out", "site"], cwd=project, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     assert (project / "site" / "index.html").is_file()
     return project, project / "site"
@@ -169,13 +196,15 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize("name", BUILD_SAMPLE)
 def test_build_with_a_hostile_file_leaves_the_site_unchanged(
-        built: tuple[Path, Path], name: str) -> None:
+    built: tuple[Path, Path], name: str
+) -> None:
     project, site = built
     before, around = tree(site), sorted(p.name for p in project.iterdir())
     path = add_hostile(project / "data", name)
     try:
-        result = run([str(REPO / "build.py"), "--data", "data", "--out", "site"], cwd=project,
-                     timeout=120)
+        result = run(
+            [str(REPO / "build.py"), "--data", "data", "--out", "site"], cwd=project, timeout=120
+        )
     finally:
         path.unlink()
     assert result.returncode == 1, result.stdout + result.stderr
@@ -201,9 +230,11 @@ def _append(path: Path, text: str) -> None:
 
 
 def _model(model_id: str, nickname: str) -> str:
-    return (f"{model_id}:\n  nickname: {json.dumps(nickname)}\n  builder: Acme\n"
-            "  total_params_billions: 1.0\n  active_params_billions: 1.0\n"
-            "  weight_precision: bfloat16\n")
+    return (
+        f"{model_id}:\n  nickname: {json.dumps(nickname)}\n  builder: Acme\n"
+        "  total_params_billions: 1.0\n  active_params_billions: 1.0\n"
+        "  weight_precision: bfloat16\n"
+    )
 
 
 def _replace(path: Path, old: str, new: str) -> None:
@@ -270,75 +301,147 @@ FOLDER_CASES: dict[str, tuple[Any, str, str, str]] = {
     # name: (mutate the data folder, file shown, pointer, rule)
     "model-ids-equal-but-for-case": (
         lambda d: _append(d / "models.yaml", _model("Acme/Tiny-1B", "Big tiny")),
-        "data/models.yaml", "/Acme~1Tiny-1B", "registry.identity-clash"),
+        "data/models.yaml",
+        "/Acme~1Tiny-1B",
+        "registry.identity-clash",
+    ),
     "model-ids-with-one-slug": (
-        lambda d: _append(d / "models.yaml", _model("acme--tiny/x", "One")
-                          + _model("acme/tiny--x", "Two")),
-        "data/models.yaml", "/acme~1tiny--x", "registry.identity-clash"),
+        lambda d: _append(
+            d / "models.yaml", _model("acme--tiny/x", "One") + _model("acme/tiny--x", "Two")
+        ),
+        "data/models.yaml",
+        "/acme~1tiny--x",
+        "registry.identity-clash",
+    ),
     "gpu-ids-equal-but-for-case": (
         lambda d: _append(d / "gpus.yaml", GPUS_YAML.replace("H100:", "h100:")),
-        "data/gpus.yaml", "/h100", "registry.identity-clash"),
+        "data/gpus.yaml",
+        "/h100",
+        "registry.identity-clash",
+    ),
     "task-id-with-the-separator": (
         lambda d: _append(d / "tasks.yaml", TASKS_YAML.replace("chat:", "chat--x:")),
-        "data/tasks.yaml", "/chat--x", "value.bad-identifier"),
+        "data/tasks.yaml",
+        "/chat--x",
+        "value.bad-identifier",
+    ),
     "gpu-id-that-names-another-download": (
         lambda d: _append(d / "gpus.yaml", GPUS_YAML.replace("H100:", "x-p50-300ms-y:")),
-        "data/gpus.yaml", "/x-p50-300ms-y", "value.bad-identifier"),
+        "data/gpus.yaml",
+        "/x-p50-300ms-y",
+        "value.bad-identifier",
+    ),
     "preset-deadlines-printed-alike": (
         lambda d: _append(d / "tasks.yaml", "  preset_deadlines_ms: [50.0, 50.0000001]\n"),
-        "data/tasks.yaml", "/chat/preset_deadlines_ms/1", "registry.deadline-clash"),
+        "data/tasks.yaml",
+        "/chat/preset_deadlines_ms/1",
+        "registry.deadline-clash",
+    ),
     "nickname-taken-by-a-second-model": (
         lambda d: _append(d / "models.yaml", _model("evil/tiny-1b", " TINY\u00a0  1b")),
-        "data/models.yaml", "/evil~1tiny-1b/nickname", "registry.duplicate-nickname"),
+        "data/models.yaml",
+        "/evil~1tiny-1b/nickname",
+        "registry.duplicate-nickname",
+    ),
     "nickname-with-bidi-override": (
-        lambda d: _replace(d / "models.yaml", "nickname: Tiny 1B",
-                           'nickname: "Tiny \\u202e1B"'),
-        "data/models.yaml", "/acme~1tiny-1b/nickname", "value.hidden-character"),
+        lambda d: _replace(d / "models.yaml", "nickname: Tiny 1B", 'nickname: "Tiny \\u202e1B"'),
+        "data/models.yaml",
+        "/acme~1tiny-1b/nickname",
+        "value.hidden-character",
+    ),
     "link-host-with-bidi-isolate": (
-        lambda d: _append(d / "models.yaml", "  links:\n  - label: Card\n"
-                          '    url: "https://hugging\\u2066face.co/acme"\n'),
-        "data/models.yaml", "/acme~1tiny-1b/links/0/url", "value.hidden-character"),
+        lambda d: _append(
+            d / "models.yaml",
+            '  links:\n  - label: Card\n    url: "https://hugging\\u2066face.co/acme"\n',
+        ),
+        "data/models.yaml",
+        "/acme~1tiny-1b/links/0/url",
+        "value.hidden-character",
+    ),
     "gpu-name-with-zero-width-space": (
-        lambda d: _replace(d / "gpus.yaml", "name: NVIDIA H100 SXM",
-                           'name: "NVIDIA\\u200bH100 SXM"'),
-        "data/gpus.yaml", "/H100/name", "value.hidden-character"),
+        lambda d: _replace(
+            d / "gpus.yaml", "name: NVIDIA H100 SXM", 'name: "NVIDIA\\u200bH100 SXM"'
+        ),
+        "data/gpus.yaml",
+        "/H100/name",
+        "value.hidden-character",
+    ),
     "task-name-with-byte-order-mark": (
         lambda d: _replace(d / "tasks.yaml", "name: Chat", 'name: "Chat\\ufeff"'),
-        "data/tasks.yaml", "/chat/name", "value.hidden-character"),
+        "data/tasks.yaml",
+        "/chat/name",
+        "value.hidden-character",
+    ),
     "yaml-unhashable-key": (
         lambda d: _append(d / "models.yaml", "? [a, b]\n: 1\n"),
-        "data/models.yaml", "", "yaml.unhashable-key"),
+        "data/models.yaml",
+        "",
+        "yaml.unhashable-key",
+    ),
     "yaml-merge-key": (
         lambda d: (d / "gpus.yaml").write_text(
-            GPUS_YAML.replace("H100:", "H100: &h100") + "B200:\n  <<: *h100\n"
-            "  name: NVIDIA B200\n", encoding="utf-8"),
-        "data/gpus.yaml", "", "yaml.merge-key"),
+            GPUS_YAML.replace("H100:", "H100: &h100") + "B200:\n  <<: *h100\n  name: NVIDIA B200\n",
+            encoding="utf-8",
+        ),
+        "data/gpus.yaml",
+        "",
+        "yaml.merge-key",
+    ),
     "registry-is-a-folder": (
         lambda d: ((d / "tasks.yaml").unlink(), (d / "tasks.yaml").mkdir()),
-        "data/tasks.yaml", "", "file.not-regular"),
+        "data/tasks.yaml",
+        "",
+        "file.not-regular",
+    ),
     "file-name-with-newline": (
         lambda d: _measurement_named(d, "x.json\nforged.json: ok"),
-        "data/measurements/extra/x.json\\nforged.json: ok", "", "file.bad-name"),
+        "data/measurements/extra/x.json\\nforged.json: ok",
+        "",
+        "file.bad-name",
+    ),
     "file-name-not-utf8": (
         lambda d: _measurement_named(d, b"caf\xe9.json"),
-        "data/measurements/extra/caf\\xe9.json", "", "file.bad-name"),
+        "data/measurements/extra/caf\\xe9.json",
+        "",
+        "file.bad-name",
+    ),
     "folder-name-with-bidi-override": (
         lambda d: (d / "measurements" / "a\u202eb").mkdir(),
-        "data/measurements/a\\u202eb", "", "file.bad-name"),
+        "data/measurements/a\\u202eb",
+        "",
+        "file.bad-name",
+    ),
     "measurements-in-a-linked-folder": (
-        _symlinked_folder, "data/measurements/linked", "", "file.symlinked-folder"),
+        _symlinked_folder,
+        "data/measurements/linked",
+        "",
+        "file.symlinked-folder",
+    ),
     "measurements-folder-is-a-link": (
-        _measurements_root_is_a_link, "data/measurements", "", "file.symlinked-folder"),
+        _measurements_root_is_a_link,
+        "data/measurements",
+        "",
+        "file.symlinked-folder",
+    ),
     "symlink-loop-file": (
         lambda d: (d / "measurements" / "loop.json").symlink_to("loop.json"),
-        "data/measurements/loop.json", "", "file.not-regular"),
+        "data/measurements/loop.json",
+        "",
+        "file.not-regular",
+    ),
     "symlink-loop-folder": (
         lambda d: (d / "measurements" / "up").symlink_to("..", target_is_directory=True),
-        "data/measurements/up", "", "file.symlinked-folder"),
+        "data/measurements/up",
+        "",
+        "file.symlinked-folder",
+    ),
     "path-over-4096-bytes": (_too_long, "<deepest>", "", "file.unreadable"),
     "model-and-task-ids-too-long-for-file-names": (
-        _names_too_long, "data/measurements/chat/acme/tiny-1b/long.json", "/model_id",
-        "value.name-too-long"),
+        _names_too_long,
+        "data/measurements/chat/acme/tiny-1b/long.json",
+        "/model_id",
+        "value.name-too-long",
+    ),
 }
 
 
@@ -354,8 +457,9 @@ def folder_case(root: Path, name: str) -> tuple[Path, str, str, str]:
 
 
 @pytest.mark.parametrize("name", sorted(FOLDER_CASES))
-def test_hostile_folder_is_refused_at_its_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                name: str) -> None:
+def test_hostile_folder_is_refused_at_its_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
     monkeypatch.chdir(tmp_path)
     _, shown, where, rule = folder_case(tmp_path, name)
     with pytest.raises(ValidationFailed) as info:
@@ -374,9 +478,14 @@ def test_hostile_folder_cli_and_build_fail_cleanly(built: tuple[Path, Path], nam
     try:
         shutil.rmtree(project / "data")
         _, shown, where, rule = folder_case(project, name)
-        results = [run(["-m", "jouleboard", "validate", "data"], cwd=project, timeout=60),
-                   run([str(REPO / "build.py"), "--data", "data", "--out", "site"],
-                       cwd=project, timeout=120)]
+        results = [
+            run(["-m", "jouleboard", "validate", "data"], cwd=project, timeout=60),
+            run(
+                [str(REPO / "build.py"), "--data", "data", "--out", "site"],
+                cwd=project,
+                timeout=120,
+            ),
+        ]
     finally:
         for leftover in ("data", "elsewhere", "real-measurements"):
             if (project / leftover).is_symlink() or (project / leftover).exists():

@@ -21,8 +21,10 @@ class _Ids(HTMLParser):
 @pytest.fixture(scope="module")
 def pages(default_site: Path) -> list[tuple[str, str]]:
     site = default_site
-    return [(p.relative_to(site).as_posix(), p.read_text(encoding="utf-8"))
-            for p in sorted(site.rglob("*.html"))]
+    return [
+        (p.relative_to(site).as_posix(), p.read_text(encoding="utf-8"))
+        for p in sorted(site.rglob("*.html"))
+    ]
 
 
 def test_the_strict_parser_does_reject_bad_html() -> None:
@@ -51,4 +53,4 @@ def test_ids_are_unique_per_page(pages: list[tuple[str, str]]) -> None:
 
 def test_doctype_and_language(pages: list[tuple[str, str]]) -> None:
     for name, text in pages:
-        assert text.startswith("<!doctype html>\n<html lang=\"en\">"), name
+        assert text.startswith('<!doctype html>\n<html lang="en">'), name

@@ -39,8 +39,10 @@ def imports(path: Path, top_level_only: bool, modules: set[str]) -> set[str]:
 
 def graph(top_level_only: bool) -> dict[str, set[str]]:
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-    return {m: {i for i in imports(p, top_level_only, set(modules)) if i in modules and i != m}
-            for m, p in modules.items()}
+    return {
+        m: {i for i in imports(p, top_level_only, set(modules)) if i in modules and i != m}
+        for m, p in modules.items()
+    }
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -51,7 +53,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
         stack.append(m)
         for n in sorted(edges[m]):
             if state.get(n) == "open":
-                found.append([*stack[stack.index(n):], n])
+                found.append([*stack[stack.index(n) :], n])
             elif n not in state:
                 visit(n)
         stack.pop()
@@ -77,23 +79,38 @@ def test_function_level_imports_close_no_new_circle() -> None:
 def test_kinds_and_rank_sit_below_the_plan() -> None:
     """Measurement kinds and ranking never reach up into planning, rendering or writing."""
     edges = graph(top_level_only=False)
-    above = ("jouleboard.plan", "jouleboard.build", "jouleboard.render", "jouleboard.write",
-             "jouleboard.cli", "jouleboard.releases", "jouleboard.diff")
+    above = (
+        "jouleboard.plan",
+        "jouleboard.build",
+        "jouleboard.render",
+        "jouleboard.write",
+        "jouleboard.cli",
+        "jouleboard.releases",
+        "jouleboard.diff",
+    )
     for m, deps in edges.items():
         if m.startswith(("jouleboard.kinds", "jouleboard.rank", "jouleboard.present")):
             assert not {d for d in deps if d.startswith(above)}, m
 
 
 def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
-    names = sorted(module_name(p) for p in PACKAGE.rglob("*.py")
-                   if p.name != "__main__.py")  # runs the CLI when imported
-    script = ("import importlib, subprocess, sys\n"
-              "bad = []\n"
-              "for name in sys.argv[1:]:\n"
-              "    r = subprocess.run([sys.executable, '-c', f'import {name}'],\n"
-              "                       capture_output=True, text=True)\n"
-              "    if r.returncode: bad.append((name, r.stderr.strip().splitlines()[-1]))\n"
-              "print(bad)\n")
-    out = subprocess.run([sys.executable, "-c", script, *names], capture_output=True,
-                         text=True, timeout=600, cwd=REPO)
+    names = sorted(
+        module_name(p) for p in PACKAGE.rglob("*.py") if p.name != "__main__.py"
+    )  # runs the CLI when imported
+    script = (
+        "import importlib, subprocess, sys\n"
+        "bad = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    r = subprocess.run([sys.executable, '-c', f'import {name}'],\n"
+        "                       capture_output=True, text=True)\n"
+        "    if r.returncode: bad.append((name, r.stderr.strip().splitlines()[-1]))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, *names],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
     assert out.stdout.strip() == "[]", out.stdout + out.stderr

@@ -22,8 +22,11 @@ GPQA = Path("measurements/gpqa")
 
 
 def tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def new_file(data: Path, project: Path) -> None:
@@ -42,8 +45,7 @@ def edited_metric(data: Path, project: Path) -> None:
 
 def new_model(data: Path, project: Path) -> None:
     models = yaml.safe_load((data / "models.yaml").read_text())
-    models["acme/tiny-1b"] = {**models["Qwen/Qwen3-8B"], "nickname": "Tiny 1B",
-                              "builder": "Acme"}
+    models["acme/tiny-1b"] = {**models["Qwen/Qwen3-8B"], "nickname": "Tiny 1B", "builder": "Acme"}
     (data / "models.yaml").write_text(yaml.safe_dump(models, sort_keys=False))
     src = data / GPQA / "Qwen/Qwen3-8B/B200-x1-bfloat16-tp1-ep1-dp1-seqs32.json"
     doc = json.loads(src.read_text())
@@ -68,7 +70,13 @@ def template_edit(data: Path, project: Path) -> None:
 
 
 CHANGES: list[Callable[[Path, Path], None]] = [
-    new_file, edited_metric, new_model, removed_model, registry_edit, template_edit]
+    new_file,
+    edited_metric,
+    new_model,
+    removed_model,
+    registry_edit,
+    template_edit,
+]
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=[c.__name__ for c in CHANGES])
@@ -94,12 +102,20 @@ def test_serve_serves_rebuilds_and_stops(tmp_path: Path) -> None:
     shutil.copytree(DATA, data)
     out = tmp_path / "preview"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from pathlib import Path; "
-         "from jouleboard.serve import serve; "
-         "import jouleboard.serve as s; s.WAIT_S = 2; "
-         f"serve(Path({str(data)!r}), Path({str(out)!r}), port=0, interval_s=0.2, "
-         "max_seconds=90)"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; "
+            "from jouleboard.serve import serve; "
+            "import jouleboard.serve as s; s.WAIT_S = 2; "
+            f"serve(Path({str(data)!r}), Path({str(out)!r}), port=0, interval_s=0.2, "
+            "max_seconds=90)",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         line = ""
         deadline = time.monotonic() + 120

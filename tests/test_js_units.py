@@ -18,7 +18,12 @@ def test_node_unit_tests_pass() -> None:
         if os.environ.get("CI"):
             pytest.fail("CI is set but node is not installed: the JS unit tests cannot run")
         pytest.skip("node is not installed")
-    result = subprocess.run([node, "--test", str(REPO / "tests" / "js")], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [node, "--test", str(REPO / "tests" / "js")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "# fail 0" in result.stdout

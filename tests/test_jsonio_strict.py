@@ -24,8 +24,9 @@ from jouleboard.jsonio import (
 
 def strict_reading(text: str) -> tuple[Any, list[Any]]:
     """Every number and key through the hooks, every value walked: the slow, plain way."""
-    value = json.loads(text, object_pairs_hook=_pairs, parse_float=_float, parse_int=_int,
-                       parse_constant=_constant)
+    value = json.loads(
+        text, object_pairs_hook=_pairs, parse_float=_float, parse_int=_int, parse_constant=_constant
+    )
     issues = list(_walk(value, (), 0))
     return (None if issues else value), issues
 
@@ -35,10 +36,16 @@ CASES = [
     '{"a": 1, "b": [1.5, -2e-3, true, null, "x"]}',
     '{"a": 1, "a": 2}',
     '{"a": {"b": [1, {"c": 1, "c": 2}]}}',
-    '[1e999]', '[-1e999]', '[NaN]', '{"x": Infinity}', '[-Infinity]',
-    f'{{"a": {LONG}}}', f'{{"a": 0.{LONG}}}', f'{{"a": "{LONG}"}}',  # a long string is fine
-    '[' * (MAX_DEPTH + 2) + ']' * (MAX_DEPTH + 2),
-    '[' * MAX_DEPTH + '1' + ']' * MAX_DEPTH,
+    "[1e999]",
+    "[-1e999]",
+    "[NaN]",
+    '{"x": Infinity}',
+    "[-Infinity]",
+    f'{{"a": {LONG}}}',
+    f'{{"a": 0.{LONG}}}',
+    f'{{"a": "{LONG}"}}',  # a long string is fine
+    "[" * (MAX_DEPTH + 2) + "]" * (MAX_DEPTH + 2),
+    "[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH,
     '{"e": 1E+5, "f": -0.0, "g": 123456789012345678901234567890}',
 ]
 

@@ -32,21 +32,27 @@ def marking(marker: Path, rest: str = "") -> str:
     return head + future + mark + tail if found else mark + rest
 
 
-def run(*args: str, cwd: Path, consent: bool = False,
-        pythonpath: str = str(REPO)) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path, consent: bool = False, pythonpath: str = str(REPO)
+) -> subprocess.CompletedProcess[str]:
     """``python -m jouleboard`` from ``cwd``; ``consent`` sets JOULEBOARD_ALLOW_KIND_CODE=1
     (the environment variable, so the old code, which had no option, runs the same)."""
     env = {k: v for k, v in os.environ.items() if k != CONSENT}
     env["PYTHONPATH"] = pythonpath
     if consent:
         env[CONSENT] = "1"
-    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def problem_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
-    return [line for line in done.stderr.splitlines()
-            if not line.startswith("running kind code: ")]
+    return [line for line in done.stderr.splitlines() if not line.startswith("running kind code: ")]
 
 
 # --- (a) no consent: refused, located, and nothing of the kind runs -------------------------
@@ -55,17 +61,20 @@ def problem_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
 @pytest.mark.parametrize("command", ["validate", "build", "rank", "diff"])
 @pytest.mark.parametrize("broken", [False, True], ids=["valid-data", "another-error"])
 def test_without_consent_a_kind_is_refused_and_none_of_it_runs(
-        tmp_path: Path, command: str, broken: bool) -> None:
+    tmp_path: Path, command: str, broken: bool
+) -> None:
     marker = tmp_path / "ran"
     data = site_with_kinds(tmp_path, ["kinds/evil.py"])
     (data / "kinds").mkdir()
     (data / "kinds" / "evil.py").write_text(marking(marker, SPEECH), encoding="utf-8")
     if broken:  # validation fails for another reason too
         (data / "measurements" / "asr" / "broken.json").write_text("{", encoding="utf-8")
-    args = {"validate": ["validate", "--data", str(data)],
-            "build": ["build", "--data", str(data), "--out", str(tmp_path / "out")],
-            "rank": ["rank", "--data", str(data), "--task", "asr"],
-            "diff": ["diff", "--data", str(data), "--base", str(data)]}[command]
+    args = {
+        "validate": ["validate", "--data", str(data)],
+        "build": ["build", "--data", str(data), "--out", str(tmp_path / "out")],
+        "rank": ["rank", "--data", str(data), "--task", "asr"],
+        "diff": ["diff", "--data", str(data), "--base", str(data)],
+    }[command]
     done = run(*args, cwd=tmp_path)
     assert not marker.exists(), "the kind's module-level code ran without consent"
     assert "Traceback" not in done.stderr, done.stderr
@@ -83,8 +92,9 @@ def test_without_consent_a_kind_is_refused_and_none_of_it_runs(
     assert "running kind code" not in done.stderr
 
 
-def test_the_api_refuses_a_kind_without_consent(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_api_refuses_a_kind_without_consent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import jouleboard
     from jouleboard.problems import ValidationFailed
 
@@ -98,18 +108,29 @@ def test_the_api_refuses_a_kind_without_consent(tmp_path: Path,
     assert not marker.exists()
     first = failed.value.problems[0]
     assert (first.file, first.pointer, first.rule) == (
-        str(data / "site.yaml"), "/kinds/0", "kinds.not-allowed")
+        str(data / "site.yaml"),
+        "/kinds/0",
+        "kinds.not-allowed",
+    )
 
 
 def test_the_api_runs_a_kind_with_allow_kind_code(tmp_path: Path) -> None:
     data = site_with_kinds(tmp_path, ["kinds/speech.py"], SPEECH)
-    code = ("import sys, jouleboard\n"
-            f"board = jouleboard.load({json.dumps(str(data))}, allow_kind_code=True)\n"
-            "print(board.tasks)\n")
+    code = (
+        "import sys, jouleboard\n"
+        f"board = jouleboard.load({json.dumps(str(data))}, allow_kind_code=True)\n"
+        "print(board.tasks)\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != CONSENT}
     env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "asr" in done.stdout
     assert done.stderr.splitlines() == [f"running kind code: {data / 'kinds' / 'speech.py'}"]
@@ -123,9 +144,13 @@ def forged_pyc(source_path: Path, other_source: str) -> bytes:
     size, so importlib's file loader takes it for the cache of the real source."""
     info = source_path.stat()
     code = compile(other_source, str(source_path), "exec")
-    return (importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
-            + (int(info.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
-            + (info.st_size & 0xFFFFFFFF).to_bytes(4, "little") + marshal.dumps(code))
+    return (
+        importlib.util.MAGIC_NUMBER
+        + (0).to_bytes(4, "little")
+        + (int(info.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+        + (info.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+        + marshal.dumps(code)
+    )
 
 
 def test_a_committed_pyc_does_not_replace_the_reviewed_source(tmp_path: Path) -> None:
@@ -138,24 +163,28 @@ def test_a_committed_pyc_does_not_replace_the_reviewed_source(tmp_path: Path) ->
     (cache / "speech.cpython-311.pyc").write_bytes(forged)
     Path(importlib.util.cache_from_source(str(module))).write_bytes(forged)
     done = run("validate", "--data", str(data), cwd=tmp_path, consent=True)
-    assert (done.returncode, done.stdout.strip()) == (0, "ok: 6 configurations valid"), \
-        done.stderr
+    assert (done.returncode, done.stdout.strip()) == (0, "ok: 6 configurations valid"), done.stderr
     assert from_source.exists() and not from_pyc.exists()
     assert sorted(p.name for p in cache.iterdir()) == sorted(
-        {"speech.cpython-311.pyc", Path(importlib.util.cache_from_source(str(module))).name})
+        {"speech.cpython-311.pyc", Path(importlib.util.cache_from_source(str(module))).name}
+    )
 
 
 # --- (c) an import path never comes from the working folder or the data folder -------------
 
 
-@pytest.mark.parametrize(("where", "rule"), [
-    ("working-folder", "kinds.missing"),  # python -m puts the working folder on sys.path
-    ("data-folder-as-cwd", "kinds.missing"),
-    ("data-folder-on-pythonpath", "kinds.missing"),
-    ("package-below-working-folder", "kinds.untrusted-import"),
-])
+@pytest.mark.parametrize(
+    ("where", "rule"),
+    [
+        ("working-folder", "kinds.missing"),  # python -m puts the working folder on sys.path
+        ("data-folder-as-cwd", "kinds.missing"),
+        ("data-folder-on-pythonpath", "kinds.missing"),
+        ("package-below-working-folder", "kinds.untrusted-import"),
+    ],
+)
 def test_an_import_path_is_not_taken_from_the_working_or_data_folder(
-        tmp_path: Path, where: str, rule: str) -> None:
+    tmp_path: Path, where: str, rule: str
+) -> None:
     marker = tmp_path / "ran"
     evil = marking(marker, "from tests.speech_kind import SpeechKind as X\n")
     work = tmp_path / "work"
@@ -177,8 +206,15 @@ def test_an_import_path_is_not_taken_from_the_working_or_data_folder(
         pythonpath = os.pathsep.join([str(REPO), str(work / "lib")])
     for consent_by in ("environment", "option"):
         option = ["--allow-kind-code"] if consent_by == "option" else []
-        done = run("validate", *option, "--data", str(data), cwd=cwd,
-                   consent=consent_by == "environment", pythonpath=pythonpath)
+        done = run(
+            "validate",
+            *option,
+            "--data",
+            str(data),
+            cwd=cwd,
+            consent=consent_by == "environment",
+            pythonpath=pythonpath,
+        )
         assert not marker.exists(), f"imported from {where} ({consent_by})"
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         first = problem_lines(done)[0]
@@ -200,7 +236,8 @@ def test_with_consent_an_installed_module_is_named_by_its_file(tmp_path: Path) -
     done = run("validate", "--allow-kind-code", "--data", str(data), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [
-        f"running kind code: {REPO / 'tests' / 'speech_kind.py'} (module tests.speech_kind)"]
+        f"running kind code: {REPO / 'tests' / 'speech_kind.py'} (module tests.speech_kind)"
+    ]
 
 
 # --- (e) a kind file that is a link is refused -----------------------------------------------

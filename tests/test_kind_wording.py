@@ -22,12 +22,17 @@ def site() -> Any:
 
 
 def test_efficiency_phrase_lists_each_wording_once() -> None:
-    token, image, video = TaskUnits("token", 1), TaskUnits("image", 1000), \
-        TaskUnits("video", 1_000_000)
+    token, image, video = (
+        TaskUnits("token", 1),
+        TaskUnits("image", 1000),
+        TaskUnits("video", 1_000_000),
+    )
     assert efficiency_phrase([token, token]) == "tokens per joule"
     assert efficiency_phrase([token, image, token]) == "tokens per joule or images per kJ"
-    assert efficiency_phrase([image, video, token]) == \
-        "images per kJ, videos per MJ or tokens per joule"
+    assert (
+        efficiency_phrase([image, video, token])
+        == "images per kJ, videos per MJ or tokens per joule"
+    )
 
 
 def test_home_intro_names_every_kind(site: Any) -> None:

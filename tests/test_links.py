@@ -126,8 +126,15 @@ def resolve(site: Path, page: str, url: str) -> tuple[str | None, str]:
 
 
 def test_site_has_the_expected_pages(pages: dict[str, Page]) -> None:
-    for page in ["index.html", "404.html", "about/index.html", "downloads/index.html",
-                 "models/index.html", "gpus/index.html", "tasks/gpqa/index.html"]:
+    for page in [
+        "index.html",
+        "404.html",
+        "about/index.html",
+        "downloads/index.html",
+        "models/index.html",
+        "gpus/index.html",
+        "tasks/gpqa/index.html",
+    ]:
         assert page in pages
     assert len(pages) > 20
 

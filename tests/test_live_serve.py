@@ -37,8 +37,9 @@ def project(tmp_path: Path) -> Path:
 def edit_template(project: Path, n: int) -> str:
     base = project / "templates" / "base.html"
     mark = f'<meta name="live-test" content="{n}">'
-    base.write_text(base.read_text(encoding="utf-8").replace("</head>", mark + "</head>", 1),
-                    encoding="utf-8")
+    base.write_text(
+        base.read_text(encoding="utf-8").replace("</head>", mark + "</head>", 1), encoding="utf-8"
+    )
     return mark
 
 
@@ -47,8 +48,7 @@ def edit_description(project: Path, n: int) -> str:
     models = yaml.safe_load(path.read_text(encoding="utf-8"))
     mark = f"Edited description number {n}."
     models[MODEL]["description_md"] = mark
-    path.write_text(yaml.safe_dump(models, sort_keys=False, allow_unicode=True),
-                    encoding="utf-8")
+    path.write_text(yaml.safe_dump(models, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return mark
 
 
@@ -91,8 +91,11 @@ def test_serve_after_each_edit_equals_a_clean_build(project: Path, tmp_path: Pat
     try:
         wait_for(lines, "serving on", 1, 300)
         url = next(line for line in lines if "serving on" in line).split()[2].rstrip("/")
-        edits: list[Callable[[Path, int], str]] = [edit_template, edit_description,
-                                                   edit_measurement]
+        edits: list[Callable[[Path, int], str]] = [
+            edit_template,
+            edit_description,
+            edit_measurement,
+        ]
         for n, edit in enumerate(edits, start=1):
             before = get(url + MODEL_PAGE)
             since = get(url + "/__jouleboard__/version").decode()
@@ -113,8 +116,9 @@ def test_serve_after_each_edit_equals_a_clean_build(project: Path, tmp_path: Pat
         settled, since = tree(out), get(url + "/__jouleboard__/version")
         broken = project / "data" / MEASUREMENT
         good = broken.read_text(encoding="utf-8")
-        broken.write_text(good.replace('"kind": "llm"', '"kind": "llm", "extra": 1'),
-                          encoding="utf-8")
+        broken.write_text(
+            good.replace('"kind": "llm"', '"kind": "llm", "extra": 1'), encoding="utf-8"
+        )
         wait_for(lines, "still serving the previous site", 1)
         assert tree(out) == settled and get(url + "/__jouleboard__/version") == since
         # ... and its fix is a normal update.
@@ -144,13 +148,19 @@ def site(project: Path, tmp_path: Path) -> Iterator[LiveSite]:
     yield site
 
 
-def test_pages_served_ahead_are_the_clean_builds(site: LiveSite, project: Path,
-                                                 tmp_path: Path) -> None:
+def test_pages_served_ahead_are_the_clean_builds(
+    site: LiveSite, project: Path, tmp_path: Path
+) -> None:
     """Every page that can be made alone (home, task, model and GPU pages), with the files
     published with it, is byte for byte the clean build's."""
     edit_measurement(project, 1)
-    pages = ["index.html", "tasks/gpqa/index.html", output_path(MODEL_PAGE),
-             "gpus/h100/index.html", "compare/index.html"]
+    pages = [
+        "index.html",
+        "tasks/gpqa/index.html",
+        output_path(MODEL_PAGE),
+        "gpus/h100/index.html",
+        "compare/index.html",
+    ]
     published = Published()
     site.update(Changes(data=True, content=False, templates=False), lambda: pages, published)
     clean = tmp_path / "clean"
@@ -165,9 +175,9 @@ def test_pages_served_ahead_are_the_clean_builds(site: LiveSite, project: Path,
 
 
 @pytest.mark.parametrize("page", ["about/index.html", "compare/index.html"])
-def test_a_content_edit_serves_the_waiting_page_ahead(site: LiveSite, project: Path,
-                                                      tmp_path: Path, page: str,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_content_edit_serves_the_waiting_page_ahead(
+    site: LiveSite, project: Path, tmp_path: Path, page: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The about page is made alone; the compare page (not one page's part) comes from the
     whole plan, still before the site is rendered and committed. The data is not loaded
     again."""
@@ -177,11 +187,9 @@ def test_a_content_edit_serves_the_waiting_page_ahead(site: LiveSite, project: P
 
     monkeypatch.setattr(live, "load_sources", no_load)
     about = project / "content" / "about.md"
-    about.write_text(about.read_text(encoding="utf-8") + "\nEdited about page.\n",
-                     encoding="utf-8")
+    about.write_text(about.read_text(encoding="utf-8") + "\nEdited about page.\n", encoding="utf-8")
     published = Published()
-    site.update(Changes(data=False, content=True, templates=False), lambda: [page],
-                published)
+    site.update(Changes(data=False, content=True, templates=False), lambda: [page], published)
     clean = tmp_path / "clean"
     clean_build(project, clean)
     assert len(published.files) == 1
@@ -194,13 +202,16 @@ def test_a_content_edit_serves_the_waiting_page_ahead(site: LiveSite, project: P
 
 
 def test_an_edited_stylesheet_is_served_ahead_under_its_new_name(
-        site: LiveSite, project: Path, tmp_path: Path) -> None:
+    site: LiveSite, project: Path, tmp_path: Path
+) -> None:
     css = project / "templates" / "assets" / "style.css"
-    css.write_text(css.read_text(encoding="utf-8") + "\n.live-test { color: red; }\n",
-                   encoding="utf-8")
+    css.write_text(
+        css.read_text(encoding="utf-8") + "\n.live-test { color: red; }\n", encoding="utf-8"
+    )
     published = Published()
-    site.update(Changes(data=False, content=False, templates=True),
-                lambda: ["index.html"], published)
+    site.update(
+        Changes(data=False, content=False, templates=True), lambda: ["index.html"], published
+    )
     clean = tmp_path / "clean"
     clean_build(project, clean)
     ahead = published.files[0]
@@ -211,9 +222,9 @@ def test_an_edited_stylesheet_is_served_ahead_under_its_new_name(
     assert tree(site.target.path) == tree(clean)
 
 
-def test_an_edited_measurement_is_read_again_alone(site: LiveSite, project: Path,
-                                                   tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edited_measurement_is_read_again_alone(
+    site: LiveSite, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     read: list[str] = []
     original = live_memo.read_measurement
 
@@ -234,34 +245,42 @@ def test_an_edited_measurement_is_read_again_alone(site: LiveSite, project: Path
 
 
 def test_a_template_edit_renders_pages_without_a_new_plan(
-        site: LiveSite, project: Path, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    site: LiveSite, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     planned: list[object] = []
     monkeypatch.setattr(live, "plan_of", lambda *args: planned.append(args))
     mark = edit_template(project, 1)
     published = Published()
-    site.update(Changes(data=False, content=False, templates=True),
-                lambda: [output_path(MODEL_PAGE)], published)
+    site.update(
+        Changes(data=False, content=False, templates=True),
+        lambda: [output_path(MODEL_PAGE)],
+        published,
+    )
     assert planned == []
     assert mark.encode() in published.files[0][output_path(MODEL_PAGE)]
     assert tree(site.target.path) == clean_build(project, tmp_path / "clean")
 
 
-def test_a_failed_edit_publishes_nothing_and_keeps_the_site(site: LiveSite,
-                                                            project: Path) -> None:
+def test_a_failed_edit_publishes_nothing_and_keeps_the_site(site: LiveSite, project: Path) -> None:
     before = tree(site.target.path)
     measurement = project / "data" / MEASUREMENT
     good = measurement.read_text(encoding="utf-8")
     measurement.write_text("{", encoding="utf-8")
     published = Published()
     with pytest.raises(ValidationFailed):
-        site.update(Changes(data=True, content=False, templates=False),
-                    lambda: [output_path(MODEL_PAGE)], published)
+        site.update(
+            Changes(data=True, content=False, templates=False),
+            lambda: [output_path(MODEL_PAGE)],
+            published,
+        )
     measurement.write_text(good, encoding="utf-8")
     (project / "templates" / "model.html").write_text("{% if %}", encoding="utf-8")
     with pytest.raises(ValidationFailed) as failed:
-        site.update(Changes(data=False, content=False, templates=True),
-                    lambda: [output_path(MODEL_PAGE)], published)
+        site.update(
+            Changes(data=False, content=False, templates=True),
+            lambda: [output_path(MODEL_PAGE)],
+            published,
+        )
     [problem] = failed.value.problems
     assert problem.file.endswith("templates/model.html") and problem.rule == "template.syntax"
     assert problem.message.startswith("line 1: Expected an expression")

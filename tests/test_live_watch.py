@@ -32,8 +32,9 @@ def start(kind: type, roots: list[Path], skip: Path) -> InotifyWatch | PollWatch
 
 
 @pytest.mark.parametrize("kind", kinds(), ids=lambda k: k.__name__)
-def test_edits_are_seen_and_hidden_files_and_the_preview_are_not(kind: type,
-                                                                  tmp_path: Path) -> None:
+def test_edits_are_seen_and_hidden_files_and_the_preview_are_not(
+    kind: type, tmp_path: Path
+) -> None:
     data, templates, out = make(tmp_path)
     w = start(kind, [data, templates, tmp_path / "content"], out)
     try:

@@ -130,33 +130,40 @@ def test_markdown_at_the_limits_renders_in_linear_time(case: str) -> None:
     assert ratio < 3, f"{case}: doubling the input took {ratio:.1f}x the time"
 
 
-@pytest.mark.parametrize(("text", "rule", "line"), [
-    ("a" * 101, "markdown.too-long", 1),
-    ("ok\n\n" + "[" * (MAX_OPEN_BRACKETS + 1), "markdown.too-deep", 3),
-    ("[a](" * (MAX_OPEN_BRACKETS + 1), "markdown.too-deep", 1),
-    ("x\n" + ">" * (MAX_NESTING + 1) + " deep", "markdown.too-deep", 2),
-    ("- " * (MAX_NESTING + 1) + "x", "markdown.too-deep", 1),
-    (nested_list(40), "markdown.too-deep", 2 * MAX_NESTING + 1),
-    ("<b>" * (MAX_TAGS + 1), "markdown.too-many-tags", 1),
-    ("#\n" * (MAX_BREAKS + 1), "markdown.too-many-breaks", 1),
-    ("> #\n" * (MAX_BREAKS + 1), "markdown.too-many-breaks", 1),
-    ("a\n\n" + "b" * (MAX_PARAGRAPH_CHARS + 1), "markdown.paragraph-too-long", 3),
-])
-def test_over_limit_markdown_is_refused_with_its_rule_and_line(text: str, rule: str,
-                                                              line: int) -> None:
+@pytest.mark.parametrize(
+    ("text", "rule", "line"),
+    [
+        ("a" * 101, "markdown.too-long", 1),
+        ("ok\n\n" + "[" * (MAX_OPEN_BRACKETS + 1), "markdown.too-deep", 3),
+        ("[a](" * (MAX_OPEN_BRACKETS + 1), "markdown.too-deep", 1),
+        ("x\n" + ">" * (MAX_NESTING + 1) + " deep", "markdown.too-deep", 2),
+        ("- " * (MAX_NESTING + 1) + "x", "markdown.too-deep", 1),
+        (nested_list(40), "markdown.too-deep", 2 * MAX_NESTING + 1),
+        ("<b>" * (MAX_TAGS + 1), "markdown.too-many-tags", 1),
+        ("#\n" * (MAX_BREAKS + 1), "markdown.too-many-breaks", 1),
+        ("> #\n" * (MAX_BREAKS + 1), "markdown.too-many-breaks", 1),
+        ("a\n\n" + "b" * (MAX_PARAGRAPH_CHARS + 1), "markdown.paragraph-too-long", 3),
+    ],
+)
+def test_over_limit_markdown_is_refused_with_its_rule_and_line(
+    text: str, rule: str, line: int
+) -> None:
     issues = markdown_issues(text, max_chars=100 if rule == "markdown.too-long" else None)
     assert [(i.rule, i.line) for i in issues] == [(rule, line)]
     assert issues[0].hint
 
 
-@pytest.mark.parametrize("text", [
-    "[" * MAX_OPEN_BRACKETS + "\n\n" + "[" * MAX_OPEN_BRACKETS,  # each paragraph on its own
-    "\\[" * 1000,  # escaped brackets never open anything
-    "(" * 1000,  # parentheses outside a link destination are text
-    "> " * MAX_NESTING + "x",
-    "a < b and c<5 " * MAX_TAGS,  # '<' that cannot open a tag
-    "b" * MAX_PARAGRAPH_CHARS,  # a paragraph of exactly the cap
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * MAX_OPEN_BRACKETS + "\n\n" + "[" * MAX_OPEN_BRACKETS,  # each paragraph on its own
+        "\\[" * 1000,  # escaped brackets never open anything
+        "(" * 1000,  # parentheses outside a link destination are text
+        "> " * MAX_NESTING + "x",
+        "a < b and c<5 " * MAX_TAGS,  # '<' that cannot open a tag
+        "b" * MAX_PARAGRAPH_CHARS,  # a paragraph of exactly the cap
+    ],
+)
 def test_markdown_within_the_limits_passes(text: str) -> None:
     assert markdown_issues(text) == []
     render_markdown(text)
@@ -204,19 +211,25 @@ def test_validate_locates_over_limit_markdown_in_every_registry(data: Path) -> N
     registry, problems = load_registry(data)
     assert registry is None
     # The refused model and task also leave the golden quality file naming unknown ones.
-    found = {(Path(p.file).name, p.pointer, p.rule) for p in problems
-             if p.rule.startswith("markdown.")}
+    found = {
+        (Path(p.file).name, p.pointer, p.rule) for p in problems if p.rule.startswith("markdown.")
+    }
     assert found == {
         ("models.yaml", f"/{model.replace('/', '~1')}/description_md", "markdown.too-deep"),
         ("tasks.yaml", f"/{task}/description_md", "markdown.too-deep"),
-        ("site.yaml", "/attribution_md", "markdown.too-many-tags")}
+        ("site.yaml", "/attribution_md", "markdown.too-many-tags"),
+    }
     assert all(p.hint and "docs/" not in p.hint for p in problems)
 
 
 def test_validate_command_reports_the_reported_case_quickly(data: Path) -> None:
     set_field(data / "models.yaml", (first_model(data), "description_md"), "[" * 20_000)
-    result = subprocess.run([sys.executable, "-m", "jouleboard", "validate", "--data",
-                             str(data)], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "validate", "--data", str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 1
     assert "description_md: markdown.too-deep:" in result.stderr
     assert "Traceback" not in result.stderr

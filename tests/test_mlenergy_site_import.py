@@ -20,13 +20,20 @@ UNITS = {"text-to-image": "image", "text-to-video": "video"}
 
 
 def _tree_hash(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _import(out: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "jouleboard", "import-mlenergy", str(FIXTURE),
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "import-mlenergy", str(FIXTURE), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -62,28 +69,64 @@ def test_importer_keeps_every_token_value(imported: Path) -> None:
     data = load_dataset(imported)
     tokens = [c for c in data.configurations if isinstance(c, Configuration)]
     index = json.loads((FIXTURE / "index.json").read_text())
-    ours = {(c.task, c.model_id, c.gpu_model, c.num_gpus, c.max_num_seqs, c.tensor_parallel,
-             c.expert_parallel, c.data_parallel): c for c in tokens}
+    ours = {
+        (
+            c.task,
+            c.model_id,
+            c.gpu_model,
+            c.num_gpus,
+            c.max_num_seqs,
+            c.tensor_parallel,
+            c.expert_parallel,
+            c.data_parallel,
+        ): c
+        for c in tokens
+    }
     count = 0
     for model in _sources():
         if model["task"] in UNITS:
             continue
         for src in model["configurations"]:
             par = src["parallelization"]
-            c = ours[(model["task"], model["model_id"], src["gpu_model"], src["num_gpus"],
-                      src["max_num_seqs"], par["tensor_parallel"], par["expert_parallel"],
-                      par["data_parallel"])]
-            assert (c.energy_per_token_joules, c.avg_power_watts,
-                    c.output_throughput_tokens_per_sec, c.energy_per_response_joules,
-                    c.avg_output_len_tokens, c.avg_batch_size, c.median_itl_ms, c.p90_itl_ms,
-                    c.p95_itl_ms, c.p99_itl_ms) == (
-                src["energy_per_token_joules"], src["avg_power_watts"],
-                src["output_throughput_tokens_per_sec"], src["energy_per_request_joules"],
-                src["avg_output_len"], src["avg_batch_size"], src["median_itl_ms"],
-                src["p90_itl_ms"], src["p95_itl_ms"], src["p99_itl_ms"])
+            c = ours[
+                (
+                    model["task"],
+                    model["model_id"],
+                    src["gpu_model"],
+                    src["num_gpus"],
+                    src["max_num_seqs"],
+                    par["tensor_parallel"],
+                    par["expert_parallel"],
+                    par["data_parallel"],
+                )
+            ]
+            assert (
+                c.energy_per_token_joules,
+                c.avg_power_watts,
+                c.output_throughput_tokens_per_sec,
+                c.energy_per_response_joules,
+                c.avg_output_len_tokens,
+                c.avg_batch_size,
+                c.median_itl_ms,
+                c.p90_itl_ms,
+                c.p95_itl_ms,
+                c.p99_itl_ms,
+            ) == (
+                src["energy_per_token_joules"],
+                src["avg_power_watts"],
+                src["output_throughput_tokens_per_sec"],
+                src["energy_per_request_joules"],
+                src["avg_output_len"],
+                src["avg_batch_size"],
+                src["median_itl_ms"],
+                src["p90_itl_ms"],
+                src["p95_itl_ms"],
+                src["p99_itl_ms"],
+            )
             assert list(c.output_length_counts) == src["output_length_distribution"]["counts"]
-            assert list(c.output_length_bin_edges_tokens) == \
-                src["output_length_distribution"]["bins"]
+            assert (
+                list(c.output_length_bin_edges_tokens) == src["output_length_distribution"]["bins"]
+            )
             assert c.weight_precision == index["models"][model["model_id"]]["weight_precision"]
             count += 1
     assert count == len(tokens) > 0
@@ -99,19 +142,45 @@ def test_importer_keeps_every_diffusion_value(imported: Path, task: str, unit: s
             continue
         for src in model["configurations"]:
             par = src["parallelization"]
-            match = [c for c in configs if (c.model_id, c.gpu_model, c.num_gpus,
-                                            c.batch_size, c.ulysses_degree, c.ring_degree,
-                                            c.inference_steps) == (
-                model["model_id"], src["gpu_model"], src["num_gpus"], src["batch_size"],
-                par["ulysses_degree"], par["ring_degree"], src["inference_steps"])]
+            match = [
+                c
+                for c in configs
+                if (
+                    c.model_id,
+                    c.gpu_model,
+                    c.num_gpus,
+                    c.batch_size,
+                    c.ulysses_degree,
+                    c.ring_degree,
+                    c.inference_steps,
+                )
+                == (
+                    model["model_id"],
+                    src["gpu_model"],
+                    src["num_gpus"],
+                    src["batch_size"],
+                    par["ulysses_degree"],
+                    par["ring_degree"],
+                    src["inference_steps"],
+                )
+            ]
             assert len(match) == 1
             c = match[0]
-            assert (c.energy_per_output_joules, c.avg_power_watts,
-                    c.throughput_outputs_per_sec, c.batch_latency_s, c.width_px,
-                    c.height_px) == (
-                src[f"energy_per_{unit}_joules"], src["avg_power_watts"],
-                src[f"throughput_{unit}s_per_sec"], src["batch_latency_s"],
-                src[f"{unit}_width"], src[f"{unit}_height"])
+            assert (
+                c.energy_per_output_joules,
+                c.avg_power_watts,
+                c.throughput_outputs_per_sec,
+                c.batch_latency_s,
+                c.width_px,
+                c.height_px,
+            ) == (
+                src[f"energy_per_{unit}_joules"],
+                src["avg_power_watts"],
+                src[f"throughput_{unit}s_per_sec"],
+                src["batch_latency_s"],
+                src[f"{unit}_width"],
+                src[f"{unit}_height"],
+            )
             if unit == "video":
                 assert (c.num_frames, c.fps) == (src["num_frames"], src["fps"])
             count += 1

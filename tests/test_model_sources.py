@@ -34,12 +34,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = root / "data"
     shutil.copytree(DATA, data)
     image = next((data / "measurements" / "text-to-image").rglob("*.json"))
-    files = {**{data / "measurements" / k: v for k, v in CHANGED.items()},
-             image: json.loads(image.read_text())["model_id"]}
+    files = {
+        **{data / "measurements" / k: v for k, v in CHANGED.items()},
+        image: json.loads(image.read_text())["model_id"],
+    }
     for i, path in enumerate(files):
         doc = json.loads(path.read_text())
-        doc["provenance"].update(dataset=f"{HOSTILE} {i}", version="v9", date="2024-05-06",
-                                 license="CC-BY-4.0")
+        doc["provenance"].update(
+            dataset=f"{HOSTILE} {i}", version="v9", date="2024-05-06", license="CC-BY-4.0"
+        )
         path.write_text(json.dumps(doc))
     build_site(data, root / "out", project=REPO)
     return root
@@ -49,13 +52,15 @@ def test_every_configuration_row_names_its_source(site: Path) -> None:
     data = site / "data"
     for path in sorted((data / "measurements").rglob("*.json")):
         doc = json.loads(path.read_text())
-        page = (site / "out" / "models" / model_slug(doc["model_id"]) / "index.html")
+        page = site / "out" / "models" / model_slug(doc["model_id"]) / "index.html"
         text = page.read_text()
         rows = _rows(text, f"configs-{doc['task']}")
         assert ">Source<" in text
         p = doc["provenance"]
-        expected = (f"{escape(p['dataset'])}<span class=\"note\">"
-                    f"{p['version']}, {p['date']}, {p['license']}</span>")
+        expected = (
+            f'{escape(p["dataset"])}<span class="note">'
+            f"{p['version']}, {p['date']}, {p['license']}</span>"
+        )
         assert any(expected in row for row in rows), path
 
 
@@ -83,8 +88,10 @@ def test_each_data_set_is_cited_once_below_the_tables(site: Path) -> None:
         assert len(items) == len(sources), slug
         for (dataset, citation), n in sources.items():
             plural = "" if n == 1 else "s"
-            assert any(f"<strong>{escape(dataset)}</strong>" in li
-                       and f": {n} configuration{plural}." in li
-                       and (not citation or f"<cite>{escape(citation)}</cite>" in li)
-                       for li in items), (slug, dataset)
+            assert any(
+                f"<strong>{escape(dataset)}</strong>" in li
+                and f": {n} configuration{plural}." in li
+                and (not citation or f"<cite>{escape(citation)}</cite>" in li)
+                for li in items
+            ), (slug, dataset)
         assert text.count("Cite as:") == len(items)

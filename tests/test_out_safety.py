@@ -17,8 +17,10 @@ from jouleboard.outdir import MARKER, OutputFolder, OutputRefused, real_path
 from jouleboard.write import SiteFiles
 from tests.golden.tree import DATA, REPO
 
-ENTRY_POINTS = {"jouleboard build": ["-m", "jouleboard", "build"],
-                "build.py": [str(REPO / "build.py")]}
+ENTRY_POINTS = {
+    "jouleboard build": ["-m", "jouleboard", "build"],
+    "build.py": [str(REPO / "build.py")],
+}
 
 
 def everything(root: Path) -> dict[str, object]:
@@ -41,8 +43,11 @@ def everything(root: Path) -> dict[str, object]:
 
 
 def site_tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -70,35 +75,56 @@ def workspace(tmp_path: Path) -> Path:
 UNSAFE = [
     ("folder of user files", ".", ["--out", "mydocs"], "not empty and was not made by"),
     ("the data folder", ".", ["--out", "data"], "it is the data folder"),
-    ("the data folder spelt differently", ".", ["--out", "./mydocs/../data/"],
-     "it is the data folder"),
+    (
+        "the data folder spelt differently",
+        ".",
+        ["--out", "./mydocs/../data/"],
+        "it is the data folder",
+    ),
     ("a link to the data folder", ".", ["--out", "data-link"], "it is the data folder"),
     ("the project folder", ".", ["--out", "."], "it contains the data folder"),
-    ("a parent of the data folder", "data/measurements", ["--data", "../../data",
-                                                          "--out", "../../.."],
-     "it contains the data folder"),
-    ("a new folder inside the data folder", ".", ["--out", "data/site"],
-     "it is inside the data folder"),
-    ("a folder inside the data folder", ".", ["--out", "data/measurements"],
-     "it is inside the data folder"),
+    (
+        "a parent of the data folder",
+        "data/measurements",
+        ["--data", "../../data", "--out", "../../.."],
+        "it contains the data folder",
+    ),
+    (
+        "a new folder inside the data folder",
+        ".",
+        ["--out", "data/site"],
+        "it is inside the data folder",
+    ),
+    (
+        "a folder inside the data folder",
+        ".",
+        ["--out", "data/measurements"],
+        "it is inside the data folder",
+    ),
     ("a file", ".", ["--out", "notes.txt"], "it is a file, not a folder"),
     ("a folder below a file", ".", ["--out", "notes.txt/site"], "is a file, not a folder"),
-    ("another checkout", "../other-checkout", ["--data", "../project/data", "--out", "."],
-     "it is the project folder"),
+    (
+        "another checkout",
+        "../other-checkout",
+        ["--data", "../project/data", "--out", "."],
+        "it is the project folder",
+    ),
 ]
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
 @pytest.mark.parametrize(("name", "cwd", "args", "words"), UNSAFE, ids=[u[0] for u in UNSAFE])
 def test_unsafe_out_is_refused_and_nothing_is_touched(
-        workspace: Path, entry: str, name: str, cwd: str, args: list[str], words: str) -> None:
+    workspace: Path, entry: str, name: str, cwd: str, args: list[str], words: str
+) -> None:
     root = workspace.parent
     before = everything(root)
     argv = [sys.executable, *ENTRY_POINTS[entry]]
     if "--data" not in args:
         argv += ["--data", "data"]
-    result = subprocess.run([*argv, *args], cwd=workspace / cwd, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [*argv, *args], cwd=workspace / cwd, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 1, (name, result.stdout, result.stderr)
     assert "Traceback" not in result.stderr and result.stdout == ""
     lines = result.stderr.splitlines()
@@ -112,12 +138,28 @@ def test_serve_refuses_an_unsafe_preview_folder(workspace: Path) -> None:
     before = everything(workspace.parent)
     for out in ("data", "mydocs"):
         result = subprocess.run(
-            [sys.executable, "-m", "jouleboard", "serve", "--data", "data", "--out", out,
-             "--port", "0"], cwd=workspace, capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "jouleboard",
+                "serve",
+                "--data",
+                "data",
+                "--out",
+                out,
+                "--port",
+                "0",
+            ],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert result.returncode == 1, result.stderr
         assert "Traceback" not in result.stderr
         assert result.stderr.splitlines()[-1].startswith(
-            "jouleboard serve: error: refusing to write into "), result.stderr
+            "jouleboard serve: error: refusing to write into "
+        ), result.stderr
     assert everything(workspace.parent) == before
 
 
@@ -144,8 +186,9 @@ def test_new_empty_and_marked_folders_are_built(workspace: Path, tmp_path: Path)
     # A marked previous site is replaced completely; a file the last build did not write is
     # someone's: refused and kept until it is moved away (to static/, to publish it).
     (empty / "stale.html").write_text("from an older build")
-    (data / "site.yaml").write_text((data / "site.yaml").read_text().replace(
-        "jouleboard sample", "jouleboard sample, edited"))
+    (data / "site.yaml").write_text(
+        (data / "site.yaml").read_text().replace("jouleboard sample", "jouleboard sample, edited")
+    )
     with pytest.raises(OutputRefused, match=r"stale\.html"):
         build_site(data, empty, project=REPO)
     assert (empty / "stale.html").read_text() == "from an older build"
@@ -159,8 +202,11 @@ def test_new_empty_and_marked_folders_are_built(workspace: Path, tmp_path: Path)
 def test_the_marker_is_part_of_every_site(tmp_path: Path) -> None:
     out = tmp_path / "site"
     summary = build_site(DATA, out, project=REPO)
-    assert (out / MARKER).read_text(encoding="utf-8").startswith("This folder is a site built "
-                                                                 "by jouleboard")
+    assert (
+        (out / MARKER)
+        .read_text(encoding="utf-8")
+        .startswith("This folder is a site built by jouleboard")
+    )
     assert summary.files == len(site_tree(out))
 
 
@@ -187,8 +233,10 @@ def test_a_site_from_before_the_marker_is_recognised_by_its_manifest(tmp_path: P
     (out / "a").mkdir(parents=True)
     (out / "index.html").write_text("<!doctype html>")
     (out / "a" / "b.css").write_text("body{}")
-    listed = {name: ["0" * 64, (out / name).stat().st_size, (out / name).stat().st_mtime_ns]
-              for name in ("index.html", "a/b.css")}
+    listed = {
+        name: ["0" * 64, (out / name).stat().st_size, (out / name).stat().st_mtime_ns]
+        for name in ("index.html", "a/b.css")
+    }
     (tmp_path / ".site.manifest.json").write_text(json.dumps({"files": listed}))
     OutputFolder(str(out), real_path(out)).check()
     (out / "a" / "mine.txt").write_text("user file")

@@ -39,9 +39,13 @@ def build(root: Path, timeout: float = TIMEOUT) -> subprocess.CompletedProcess[s
     """``jouleboard build`` of ``root``/project into ``root``/site, run from ``root``."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [sys.executable, "-m", "jouleboard", "build", "--data", "project/data",
-         "--out", "site"], cwd=root, env=env, capture_output=True, text=True,
-        timeout=timeout)
+        [sys.executable, "-m", "jouleboard", "build", "--data", "project/data", "--out", "site"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def assert_refused(root: Path, result: subprocess.CompletedProcess[str], line: str) -> None:
@@ -62,8 +66,7 @@ def link_to_secret(root: Path, relative: str) -> None:
 LINKED_FILES = {
     "templates/prose.html": "project/templates/prose.html: /: file.not-regular: ",
     "templates/assets/style.css": "project/templates/assets/style.css: /: file.not-regular: ",
-    "templates/assets/favicon.svg":
-        "project/templates/assets/favicon.svg: /: file.not-regular: ",
+    "templates/assets/favicon.svg": "project/templates/assets/favicon.svg: /: file.not-regular: ",
 }
 
 
@@ -98,16 +101,19 @@ def linked_include_folder(root: Path) -> None:
     templates = root / "project" / "templates"
     (templates / "prose.html").write_text(
         '{% extends "base.html" %}{% block main %}{% include "parts/secret.html" %}'
-        "{% endblock %}\n", encoding="utf-8")
+        "{% endblock %}\n",
+        encoding="utf-8",
+    )
     (templates / "parts").symlink_to(elsewhere)
 
 
 LINKED_FOLDERS: dict[str, tuple[Callable[[Path], None], str]] = {
     "templates/": (linked_templates_folder, "project/templates: /: file.not-regular: "),
-    "templates/assets/": (linked_assets_folder,
-                          "project/templates/assets: /: file.not-regular: "),
-    "an included template's folder": (linked_include_folder,
-                                      "project/templates/parts: /: file.not-regular: "),
+    "templates/assets/": (linked_assets_folder, "project/templates/assets: /: file.not-regular: "),
+    "an included template's folder": (
+        linked_include_folder,
+        "project/templates/parts: /: file.not-regular: ",
+    ),
 }
 
 
@@ -122,18 +128,22 @@ def test_a_linked_theme_folder_is_refused(tmp_path: Path, case: str) -> None:
 def test_a_template_that_is_a_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
     site_folder(tmp_path)
     os.mkfifo(tmp_path / "project" / "templates" / "prose.html")
-    assert_refused(tmp_path, build(tmp_path, PIPE_TIMEOUT),
-                   "project/templates/prose.html: /: file.not-regular: ")
+    assert_refused(
+        tmp_path,
+        build(tmp_path, PIPE_TIMEOUT),
+        "project/templates/prose.html: /: file.not-regular: ",
+    )
 
 
 def test_a_template_over_its_cap_is_refused(tmp_path: Path) -> None:
     site_folder(tmp_path)
     (tmp_path / "project" / "templates" / "prose.html").write_text(
         '{% extends "base.html" %}{% block main %}'
-        + f"<p>{SECRET}</p>\n" * (TEMPLATE_MAX_BYTES // 20) + "{% endblock %}\n",
-        encoding="utf-8")
-    assert_refused(tmp_path, build(tmp_path),
-                   "project/templates/prose.html: /: file.too-large: ")
+        + f"<p>{SECRET}</p>\n" * (TEMPLATE_MAX_BYTES // 20)
+        + "{% endblock %}\n",
+        encoding="utf-8",
+    )
+    assert_refused(tmp_path, build(tmp_path), "project/templates/prose.html: /: file.too-large: ")
 
 
 # Each payload would create ``pwned`` in the folder the build runs from.
@@ -143,7 +153,8 @@ PAYLOADS = {
         "{% for c in ''.__class__.__mro__[1].__subclasses__() %}"
         "{% if c.__name__ == 'catch_warnings' %}"
         "{{ c()._module.__builtins__['__import__']('os').popen('touch pwned').read() }}"
-        "{% endif %}{% endfor %}"),
+        "{% endif %}{% endfor %}"
+    ),
 }
 
 
@@ -151,22 +162,27 @@ PAYLOADS = {
 def test_a_template_reaching_past_its_values_is_refused(tmp_path: Path, payload: str) -> None:
     site_folder(tmp_path)
     (tmp_path / "project" / "templates" / "prose.html").write_text(
-        '{% extends "base.html" %}\n{% block main %}\n' + PAYLOADS[payload]
-        + "\n{% endblock %}\n", encoding="utf-8")
+        '{% extends "base.html" %}\n{% block main %}\n' + PAYLOADS[payload] + "\n{% endblock %}\n",
+        encoding="utf-8",
+    )
     result = build(tmp_path)
     assert not (tmp_path / "pwned").exists()
-    assert_refused(tmp_path, result,
-                   "project/templates/prose.html: /: template.unsafe: line 3: access to "
-                   "attribute '__")
+    assert_refused(
+        tmp_path,
+        result,
+        "project/templates/prose.html: /: template.unsafe: line 3: access to attribute '__",
+    )
 
 
 TEMPLATE_ERRORS = {
-    "syntax": ('{% extends "base.html" %}\n{% block main %}\n\n{% if %}\n{% endblock %}\n',
-               "project/templates/prose.html: /: template.syntax: line 4: "),
-    "undefined": ('{% extends "base.html" %}\n{% block main %}\n{{ no_such.value }}\n'
-                  "{% endblock %}\n",
-                  "project/templates/prose.html: /: template.undefined: line 3: "
-                  "'no_such' is undefined"),
+    "syntax": (
+        '{% extends "base.html" %}\n{% block main %}\n\n{% if %}\n{% endblock %}\n',
+        "project/templates/prose.html: /: template.syntax: line 4: ",
+    ),
+    "undefined": (
+        '{% extends "base.html" %}\n{% block main %}\n{{ no_such.value }}\n{% endblock %}\n',
+        "project/templates/prose.html: /: template.undefined: line 3: 'no_such' is undefined",
+    ),
 }
 
 

@@ -22,16 +22,28 @@ from jouleboard.loading.dataset import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 # What a source distribution holds (MANIFEST.in): enough to build the wheel.
-SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "NOTICE",
-          "jouleboard", "templates", "content", "schema", "data")
+SOURCE = (
+    "pyproject.toml",
+    "setup.py",
+    "MANIFEST.in",
+    "README.md",
+    "LICENSE",
+    "NOTICE",
+    "jouleboard",
+    "templates",
+    "content",
+    "schema",
+    "data",
+)
 WHEEL_LIMIT_BYTES = 2_000_000  # small enough to keep in a CI cache
 
 
 def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     # No PYTHONPATH: the venv must import jouleboard from its own site-packages.
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600,
-                            env={**clean, **env})
+    result = subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=600, env={**clean, **env}
+    )
     assert result.returncode == 0, f"{args}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
     return result
 
@@ -43,13 +55,27 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in SOURCE:
         if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, src / name,
-                            ignore=shutil.ignore_patterns("__pycache__", ".*"))
+            shutil.copytree(
+                REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__", ".*")
+            )
         else:
             shutil.copy2(REPO / name, src / name)
     dist = tmp_path_factory.mktemp("dist")
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(dist), str(src)], cwd=src)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(dist),
+            str(src),
+        ],
+        cwd=src,
+    )
     (built,) = dist.glob("jouleboard-*.whl")
     return built
 
@@ -72,20 +98,24 @@ def test_wheel_carries_templates_content_schema_example_and_licenses(wheel: Path
 
 @pytest.mark.package
 def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
-        wheel: Path, tmp_path: Path) -> None:
+    wheel: Path, tmp_path: Path
+) -> None:
     venv = tmp_path / "venv"
     # System site-packages only to reuse the installed dependencies (no download); the
     # jouleboard imported below must be the wheel's copy, checked by its path.
     run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=tmp_path)
     python, cli = venv / "bin" / "python", str(venv / "bin" / "jouleboard")
-    run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-        cwd=tmp_path)
+    run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        cwd=tmp_path,
+    )
     home = tmp_path / "home"
     home.mkdir()
     where = run([str(python), "-c", "import jouleboard; print(jouleboard.__file__)"], cwd=home)
     assert Path(where.stdout.strip()).is_relative_to(venv)
-    assert run([cli, "--version"], cwd=home).stdout.strip() == \
-        f"jouleboard {jouleboard.__version__}"
+    assert (
+        run([cli, "--version"], cwd=home).stdout.strip() == f"jouleboard {jouleboard.__version__}"
+    )
 
     run([cli, "init", "mysite"], cwd=home)
     site = home / "mysite"
@@ -101,22 +131,34 @@ def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
 
     run([cli, "init", "ml", "--example", "mlenergy-v3"], cwd=home)
     assert run([cli, "validate"], cwd=home / "ml").stdout.startswith(
-        "ok: 1858 configurations valid")
+        "ok: 1858 configurations valid"
+    )
     assert "ML.ENERGY Benchmark v3" in (home / "ml" / "NOTICE").read_text()
 
 
 def test_init_writes_a_site_that_validates(tmp_path: Path) -> None:
     written = init_site(tmp_path / "new")
-    for needed in (".github/workflows/deploy.yml", ".github/workflows/pull-request.yml",
-                   "README.md", "requirements.txt", "data/site.yaml", "data/gpus.yaml",
-                   "data/tasks.yaml", "data/models.yaml"):
+    for needed in (
+        ".github/workflows/deploy.yml",
+        ".github/workflows/pull-request.yml",
+        "README.md",
+        "requirements.txt",
+        "data/site.yaml",
+        "data/gpus.yaml",
+        "data/tasks.yaml",
+        "data/models.yaml",
+    ):
         assert needed in written
     data = load_dataset(tmp_path / "new" / "data")
     assert len(data.configurations) == 1 and list(data.registry.tasks) == ["chat"]
     gpus = data.registry.gpus
     # Published board powers (W): B200 1000, H100 SXM 700, H200 SXM 700, AMD MI300X 750.
     assert {g: gpus[g].board_power_watts for g in gpus} == {
-        "B200": 1000.0, "H100": 700.0, "H200": 700.0, "MI300X": 750.0}
+        "B200": 1000.0,
+        "H100": 700.0,
+        "H200": 700.0,
+        "MI300X": 750.0,
+    }
     assert gpus["MI300X"].vendor == "AMD"
     readme = (tmp_path / "new" / "README.md").read_text()
     assert "python -m pip install -r requirements.txt && jouleboard build" in readme
@@ -136,7 +178,8 @@ def test_init_example_keeps_the_attribution(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("example", [None, "mlenergy-v3"])
 def test_init_readme_and_about_page_speak_of_the_folders_own_data(
-        example: str | None, tmp_path: Path) -> None:
+    example: str | None, tmp_path: Path
+) -> None:
     """A fresh folder's about page must not claim ML.ENERGY's data source, GPUs or models,
     and the README's rank example must name a task the folder has."""
     site = tmp_path / "site"

@@ -32,9 +32,13 @@ def project(tmp_path: Path) -> Path:
 
 
 def rebuild(project: Path) -> tuple[int, int]:
-    done = subprocess.run([sys.executable, "-c", _BUILD, str(project / "data"),
-                           str(project / "site"), str(project)],
-                          capture_output=True, text=True, check=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(project / "data"), str(project / "site"), str(project)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     pages, rendered = done.stdout.split()
     return int(pages), int(rendered)
 
@@ -52,15 +56,15 @@ def edit_one_measurement(project: Path) -> None:
 
 
 def test_an_edited_measurement_renders_only_the_pages_that_show_it(
-        project: Path, tmp_path: Path) -> None:
+    project: Path, tmp_path: Path
+) -> None:
     edit_one_measurement(project)
     pages, rendered = rebuild(project)
     assert 0 < rendered < pages
     assert same_as_clean(project, tmp_path)
 
 
-def test_an_edited_template_renders_every_page_that_uses_it(
-        project: Path, tmp_path: Path) -> None:
+def test_an_edited_template_renders_every_page_that_uses_it(project: Path, tmp_path: Path) -> None:
     text = (REPO / "templates" / "base.html").read_text()
     (project / "templates" / "base.html").write_text(text.replace("Built with", "Made with"))
     pages, rendered = rebuild(project)

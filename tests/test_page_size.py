@@ -38,8 +38,11 @@ def meeting(data: Dataset, task: str, gpus: set[str], ms: float | None = None) -
     """Models with a configuration on ``gpus`` within the task's default deadline (or ``ms``)."""
     d = data.registry.tasks[task].default_deadline
     limit = d.ms if ms is None else ms
-    return {c.model_id for c in data.for_task(task)
-            if c.gpu_model in gpus and c.latency_ms(d.percentile) <= limit}
+    return {
+        c.model_id
+        for c in data.for_task(task)
+        if c.gpu_model in gpus and c.latency_ms(d.percentile) <= limit
+    }
 
 
 def rows(html: str, table_id: str) -> list[str]:
@@ -51,8 +54,10 @@ def rows(html: str, table_id: str) -> list[str]:
 
 
 def model_links(row_html: list[str]) -> set[str]:
-    return {re.search(r'col-model"[^>]*><a href="/models/([^/"]+)/"', r).group(1)  # type: ignore[union-attr]
-            for r in row_html}
+    return {
+        re.search(r'col-model"[^>]*><a href="/models/([^/"]+)/"', r).group(1)  # type: ignore[union-attr]
+        for r in row_html
+    }
 
 
 def slug(model_id: str) -> str:
@@ -60,7 +65,8 @@ def slug(model_id: str) -> str:
 
 
 def test_a_task_page_holds_the_first_rows_and_links_every_model(
-        built: tuple[Dataset, Path]) -> None:
+    built: tuple[Dataset, Path],
+) -> None:
     data, site = built
     gpus = set(data.registry.site.default_gpus)
     cut = 0
@@ -88,7 +94,8 @@ def test_a_task_page_holds_the_first_rows_and_links_every_model(
 
 
 def test_other_deadlines_hold_their_top_rows_and_link_the_full_view(
-        built: tuple[Dataset, Path]) -> None:
+    built: tuple[Dataset, Path],
+) -> None:
     data, site = built
     task = "lm-arena-chat"
     gpus = set(data.registry.site.default_gpus)
@@ -104,8 +111,7 @@ def test_other_deadlines_hold_their_top_rows_and_link_the_full_view(
         assert model_links(rows(full, table_id)) == {slug(m) for m in models}
 
 
-def test_a_gpu_page_holds_the_first_rows_and_links_every_model(
-        built: tuple[Dataset, Path]) -> None:
+def test_a_gpu_page_holds_the_first_rows_and_links_every_model(built: tuple[Dataset, Path]) -> None:
     data, site = built
     first = (site / "gpus" / "h100" / "index.html").read_text(encoding="utf-8")
     full = (site / "gpus" / "h100" / "all" / "index.html").read_text(encoding="utf-8")

@@ -43,11 +43,13 @@ B200: {name: NVIDIA B200, vendor: NVIDIA, generation: Blackwell, memory_gb: 180.
 def models_yaml() -> str:
     lines = []
     for model_id, info in MODEL_INFOS.items():
-        lines.append(f"{model_id}:\n  nickname: {info['nickname']}\n  builder: Acme\n"
-                     f"  total_params_billions: {info['total_parameters_billion']}\n"
-                     f"  active_params_billions: {info['active_parameters_billion']}\n"
-                     # deliberately not model_info's precision: model_info.json must win
-                     "  weight_precision: float16\n")
+        lines.append(
+            f"{model_id}:\n  nickname: {info['nickname']}\n  builder: Acme\n"
+            f"  total_params_billions: {info['total_parameters_billion']}\n"
+            f"  active_params_billions: {info['active_parameters_billion']}\n"
+            # deliberately not model_info's precision: model_info.json must win
+            "  weight_precision: float16\n"
+        )
     return "".join(lines)
 
 
@@ -61,16 +63,19 @@ class Sweep:
 
     def ours(self, diffusion: bool) -> dict[str, dict[str, Any]]:
         """Published measurement documents by results.json path."""
-        return {str((p.run.location.run_dir / "results.json").resolve()): p.measurement
-                for p in self.report.published
-                if (p.measurement["kind"] == "diffusion") == diffusion}
+        return {
+            str((p.run.location.run_dir / "results.json").resolve()): p.measurement
+            for p in self.report.published
+            if (p.measurement["kind"] == "diffusion") == diffusion
+        }
 
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Sweep:
     root = tmp_path_factory.mktemp("parity")
-    data = make_data_dir(root, models_yaml=models_yaml(), gpus_yaml=GPUS_YAML,
-                         tasks_yaml=TASKS_YAML)
+    data = make_data_dir(
+        root, models_yaml=models_yaml(), gpus_yaml=GPUS_YAML, tasks_yaml=TASKS_YAML
+    )
     registry, problems = load_registry(data)
     assert registry is not None, problems
     return Sweep(root, data, registry)
@@ -100,15 +105,22 @@ LLM_FIELDS = [  # (toolkit field, path in our measurement document)
     ("output_throughput_tokens_per_sec", "metrics.output_throughput_tokens_per_sec"),
     ("energy_per_request_joules", "metrics.energy_per_response_joules"),
     ("avg_output_len", "metrics.avg_output_len_tokens"),
-    ("median_itl_ms", "metrics.median_itl_ms"), ("p90_itl_ms", "metrics.p90_itl_ms"),
-    ("p95_itl_ms", "metrics.p95_itl_ms"), ("p99_itl_ms", "metrics.p99_itl_ms"),
+    ("median_itl_ms", "metrics.median_itl_ms"),
+    ("p90_itl_ms", "metrics.p90_itl_ms"),
+    ("p95_itl_ms", "metrics.p95_itl_ms"),
+    ("p99_itl_ms", "metrics.p99_itl_ms"),
 ]
-LLM_EXACT = [("task", "task"), ("model_id", "model_id"), ("gpu_model", "gpu_model"),
-             ("num_gpus", "num_gpus"), ("max_num_seqs", "serving.max_num_seqs"),
-             ("tensor_parallel", "serving.tensor_parallel"),
-             ("expert_parallel", "serving.expert_parallel"),
-             ("data_parallel", "serving.data_parallel"),
-             ("weight_precision", "weight_precision")]
+LLM_EXACT = [
+    ("task", "task"),
+    ("model_id", "model_id"),
+    ("gpu_model", "gpu_model"),
+    ("num_gpus", "num_gpus"),
+    ("max_num_seqs", "serving.max_num_seqs"),
+    ("tensor_parallel", "serving.tensor_parallel"),
+    ("expert_parallel", "serving.expert_parallel"),
+    ("data_parallel", "serving.data_parallel"),
+    ("weight_precision", "weight_precision"),
+]
 
 
 def at(doc: dict[str, Any], dotted: str) -> Any:
@@ -135,15 +147,23 @@ DIFFUSION_FIELDS = [
     ("energy_per_generation_joules", "metrics.energy_per_output_joules"),
     ("avg_power_watts", "metrics.avg_power_watts"),
     ("throughput_generations_per_sec", "metrics.throughput_outputs_per_sec"),
-    ("batch_latency_s", "metrics.batch_latency_s"), ("fps", "output.fps"),
+    ("batch_latency_s", "metrics.batch_latency_s"),
+    ("fps", "output.fps"),
 ]
-DIFFUSION_EXACT = [("task", "task"), ("model_id", "model_id"), ("gpu_model", "gpu_model"),
-                   ("num_gpus", "num_gpus"), ("batch_size", "serving.batch_size"),
-                   ("ulysses_degree", "serving.ulysses_degree"),
-                   ("ring_degree", "serving.ring_degree"),
-                   ("inference_steps", "output.inference_steps"), ("height", "output.height_px"),
-                   ("width", "output.width_px"), ("num_frames", "output.num_frames"),
-                   ("weight_precision", "weight_precision")]
+DIFFUSION_EXACT = [
+    ("task", "task"),
+    ("model_id", "model_id"),
+    ("gpu_model", "gpu_model"),
+    ("num_gpus", "num_gpus"),
+    ("batch_size", "serving.batch_size"),
+    ("ulysses_degree", "serving.ulysses_degree"),
+    ("ring_degree", "serving.ring_degree"),
+    ("inference_steps", "output.inference_steps"),
+    ("height", "output.height_px"),
+    ("width", "output.width_px"),
+    ("num_frames", "output.num_frames"),
+    ("weight_precision", "weight_precision"),
+]
 
 
 def test_same_published_diffusion_runs_and_every_shared_metric(sweep: Sweep) -> None:
@@ -159,36 +179,52 @@ def test_same_published_diffusion_runs_and_every_shared_metric(sweep: Sweep) -> 
 
 
 def _dropped(report: RunsReport) -> dict[str, str]:
-    return {w.file.split("/results.json")[0].split("/prometheus.json")[0]: w.rule
-            for w in report.warnings}
+    return {
+        w.file.split("/results.json")[0].split("/prometheus.json")[0]: w.rule
+        for w in report.warnings
+    }
 
 
 def test_each_drop_names_its_rule_and_matches_the_toolkits_unstable_runs(sweep: Sweep) -> None:
     everything = LLMRuns.from_raw_results(sweep.root / "bench", n_workers=1, stable_only=False)
-    unstable = {str(Path(r._results_path).parent.resolve()): r.unstable_reason
-                for r in everything if not r.is_stable}
+    unstable = {
+        str(Path(r._results_path).parent.resolve()): r.unstable_reason
+        for r in everything
+        if not r.is_stable
+    }
     rules = {str(Path(k).resolve()): v for k, v in _dropped(sweep.report).items()}
-    prefix = {"short_steady_state": "run.unstable-short-window",
-              "invalid_energy_per_token": "run.unstable-nonpositive-energy",
-              "low_batch_utilization": "run.unstable-low-batch",
-              "cascade_from_unstable_batch": "run.dropped-after-unstable"}
+    prefix = {
+        "short_steady_state": "run.unstable-short-window",
+        "invalid_energy_per_token": "run.unstable-nonpositive-energy",
+        "low_batch_utilization": "run.unstable-low-batch",
+        "cascade_from_unstable_batch": "run.dropped-after-unstable",
+    }
     for run_dir, reason in unstable.items():
         assert rules.get(run_dir) == prefix[reason.split(":")[0]], (run_dir, reason)
     others = {k: v for k, v in rules.items() if k not in unstable}
-    assert sorted(set(others.values())) == ["run.no-successful-request",
-                                            "run.no-valid-iteration",
-                                            "run.not-current-snapshot"]
+    assert sorted(set(others.values())) == [
+        "run.no-successful-request",
+        "run.no-valid-iteration",
+        "run.not-current-snapshot",
+    ]
 
 
 def test_the_run_without_prometheus_is_published_by_both_unless_required(sweep: Sweep) -> None:
-    run_dirs = {str(p.resolve()) for p in (*sweep.cases["missing prometheus.json"],
-                                           *sweep.cases["prometheus.json without a batch "
-                                                        "metric"])}
+    run_dirs = {
+        str(p.resolve())
+        for p in (
+            *sweep.cases["missing prometheus.json"],
+            *sweep.cases["prometheus.json without a batch metric"],
+        )
+    }
     published = {str(p.run.location.run_dir.resolve()) for p in sweep.report.published}
     toolkit = {str(Path(r._results_path).parent.resolve()) for r in sweep.llm}
     assert run_dirs <= published and run_dirs <= toolkit
-    strict = load_runs([sweep.root / "bench"], sweep.registry,
-                       RunOptions(policy=RunPolicy(require_prometheus=True)))
+    strict = load_runs(
+        [sweep.root / "bench"],
+        sweep.registry,
+        RunOptions(policy=RunPolicy(require_prometheus=True)),
+    )
     strict_published = {str(p.run.location.run_dir.resolve()) for p in strict.published}
     assert not run_dirs & strict_published
     assert len(strict.published) == len(sweep.report.published) - len(run_dirs)
@@ -198,6 +234,7 @@ def test_the_run_without_prometheus_is_published_by_both_unless_required(sweep: 
 def test_summary_counts_runs_found_published_and_dropped_by_rule(sweep: Sweep) -> None:
     r = sweep.report
     text = r.summary()
-    assert text.startswith(f"{r.found} runs found, {len(r.published)} published, "
-                           f"{len(r.warnings)} dropped (")
+    assert text.startswith(
+        f"{r.found} runs found, {len(r.published)} published, {len(r.warnings)} dropped ("
+    )
     assert r.found == len(r.published) + len(r.warnings) == sum(map(len, sweep.cases.values()))

@@ -28,13 +28,18 @@ def test_metric_hand_computed() -> None:
 def independent_ranking() -> list[str]:
     """gpqa at 300 ms on B200+H100 by J per correct answer, from the files alone:
     per model the lowest energy_per_response / (accuracy / 100) among its configurations."""
-    scores = {s["model_id"]: s["accuracy_percent"] for s in
-              yaml.safe_load((REPO / "data/quality/gpqa.yaml").read_text())["scores"]}
+    scores = {
+        s["model_id"]: s["accuracy_percent"]
+        for s in yaml.safe_load((REPO / "data/quality/gpqa.yaml").read_text())["scores"]
+    }
     best: dict[str, float] = {}
     for path in (REPO / "data/measurements/gpqa").rglob("*.json"):
         m = json.loads(path.read_text())
-        if m["metrics"]["median_itl_ms"] <= 300 and m["gpu_model"] in {"B200", "H100"} \
-                and m["model_id"] in scores:
+        if (
+            m["metrics"]["median_itl_ms"] <= 300
+            and m["gpu_model"] in {"B200", "H100"}
+            and m["model_id"] in scores
+        ):
             value = m["metrics"]["energy_per_response_joules"] / (scores[m["model_id"]] / 100)
             best[m["model_id"]] = min(value, best.get(m["model_id"], float("inf")))
     return sorted(best, key=best.__getitem__)
@@ -47,12 +52,17 @@ def test_gpqa_by_energy_per_correct_answer_matches_an_independent_computation() 
         score = data.registry.accuracy("gpqa", model_id)
         return score.accuracy_percent if score else None
 
-    rows = rank(data.for_task("gpqa"), Deadline(300), gpus={"B200", "H100"},
-                objective=objective_for("energy_per_correct_answer", accuracy))
+    rows = rank(
+        data.for_task("gpqa"),
+        Deadline(300),
+        gpus={"B200", "H100"},
+        objective=objective_for("energy_per_correct_answer", accuracy),
+    )
     got = [r.config.model_id for r in rows]
     assert got == independent_ranking()
-    by_token = [r.config.model_id for r in rank(data.for_task("gpqa"), Deadline(300),
-                                                gpus={"B200", "H100"})]
+    by_token = [
+        r.config.model_id for r in rank(data.for_task("gpqa"), Deadline(300), gpus={"B200", "H100"})
+    ]
     # The two swaps the published commentary points at.
     nemotron, qwen30 = "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "Qwen/Qwen3-30B-A3B-Thinking-2507"
     q14, q8 = "Qwen/Qwen3-14B", "Qwen/Qwen3-8B"
@@ -62,19 +72,33 @@ def test_gpqa_by_energy_per_correct_answer_matches_an_independent_computation() 
     assert got.index(q14) < got.index(q8)
 
 
-@pytest.mark.parametrize(("change", "rule", "where"), [
-    (lambda s: s.pop("source_url"), "schema.missing-field", "/scores/0/source_url"),
-    (lambda s: s.update(accuracy_percent=140.0), "value.out-of-range",
-     "/scores/0/accuracy_percent"),
-    (lambda s: s.update(accuracy_percent=0.0), "value.not-positive",
-     "/scores/0/accuracy_percent"),
-    (lambda s: s.update(model_id="acme/unknown"), "registry.unknown-model",
-     "/scores/0/model_id"),
-    (lambda s: s.update(source_url="javascript:alert(1)"), "value.bad-url",
-     "/scores/0/source_url"),
-])
-def test_bad_quality_entries_are_rejected(tmp_path: Path, change, rule: str,
-                                          where: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "rule", "where"),
+    [
+        (lambda s: s.pop("source_url"), "schema.missing-field", "/scores/0/source_url"),
+        (
+            lambda s: s.update(accuracy_percent=140.0),
+            "value.out-of-range",
+            "/scores/0/accuracy_percent",
+        ),
+        (
+            lambda s: s.update(accuracy_percent=0.0),
+            "value.not-positive",
+            "/scores/0/accuracy_percent",
+        ),
+        (
+            lambda s: s.update(model_id="acme/unknown"),
+            "registry.unknown-model",
+            "/scores/0/model_id",
+        ),
+        (
+            lambda s: s.update(source_url="javascript:alert(1)"),
+            "value.bad-url",
+            "/scores/0/source_url",
+        ),
+    ],
+)
+def test_bad_quality_entries_are_rejected(tmp_path: Path, change, rule: str, where: str) -> None:
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
     doc = yaml.safe_load((REPO / "data/quality/gpqa.yaml").read_text())
@@ -83,8 +107,9 @@ def test_bad_quality_entries_are_rejected(tmp_path: Path, change, rule: str,
     (data / "quality").mkdir(exist_ok=True)
     (data / "quality" / "gpqa.yaml").write_text(yaml.safe_dump(doc))
     _, problems = load_registry(data)
-    assert any(p.rule == rule and p.pointer == where and p.file.endswith("gpqa.yaml")
-               for p in problems), [str(p) for p in problems]
+    assert any(
+        p.rule == rule and p.pointer == where and p.file.endswith("gpqa.yaml") for p in problems
+    ), [str(p) for p in problems]
 
 
 def test_unknown_task_and_misnamed_file(tmp_path: Path) -> None:

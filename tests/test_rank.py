@@ -35,9 +35,17 @@ def default_data():
 
 def test_gpqa_reference_top7_from_committed_data(default_data):
     rows = rank(default_data.for_task("gpqa"), Deadline(300.0), gpus={"B200", "H100"}, top=7)
-    got = [(default_data.registry.models[r.config.model_id].nickname, r.config.num_gpus,
-            r.config.gpu_model, r.config.weight_precision, round(r.config.tokens_per_joule, 2),
-            round(r.config.energy_per_token_joules, 4)) for r in rows]
+    got = [
+        (
+            default_data.registry.models[r.config.model_id].nickname,
+            r.config.num_gpus,
+            r.config.gpu_model,
+            r.config.weight_precision,
+            round(r.config.tokens_per_joule, 2),
+            round(r.config.energy_per_token_joules, 4),
+        )
+        for r in rows
+    ]
     assert got == REFERENCE
     # tokens/J is throughput / power too (the reference's "tokens/s/W").
     for r, ref in zip(rows, REFERENCE, strict=True):
@@ -52,8 +60,10 @@ def test_reference_matches_an_independent_reading_of_the_files():
         m = json.loads(path.read_text())
         if m["metrics"]["median_itl_ms"] <= 300 and m["gpu_model"] in {"B200", "H100"}:
             e = m["metrics"]["energy_per_token_joules"]
-            if m["model_id"] not in best or e < best[m["model_id"]]["metrics"][
-                    "energy_per_token_joules"]:
+            if (
+                m["model_id"] not in best
+                or e < best[m["model_id"]]["metrics"]["energy_per_token_joules"]
+            ):
                 best[m["model_id"]] = m
     order = sorted(best.values(), key=lambda m: m["metrics"]["energy_per_token_joules"])[:7]
     models = yaml.safe_load((REPO / "data" / "models.yaml").read_text())
@@ -148,13 +158,16 @@ def test_best_per_model_and_gpu():
 
 MODELS = ["org/a", "org/b", "org/c", "org/d"]
 configs_strategy = st.lists(
-    st.builds(lambda m, e, i, g, s: config(m, ept=e, itl=i, gpu=g, seqs=s),
-              st.sampled_from(MODELS),
-              st.floats(0.001, 10, allow_nan=False),
-              st.floats(1, 1000, allow_nan=False),
-              st.sampled_from(["B200", "H100"]),
-              st.sampled_from([8, 16, 64, 256])),
-    max_size=30)
+    st.builds(
+        lambda m, e, i, g, s: config(m, ept=e, itl=i, gpu=g, seqs=s),
+        st.sampled_from(MODELS),
+        st.floats(0.001, 10, allow_nan=False),
+        st.floats(1, 1000, allow_nan=False),
+        st.sampled_from(["B200", "H100"]),
+        st.sampled_from([8, 16, 64, 256]),
+    ),
+    max_size=30,
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -180,9 +193,14 @@ def test_raising_energy_never_improves_a_models_rank(configs, deadline, data):
     i = data.draw(st.integers(0, len(configs) - 1))
     factor = data.draw(st.floats(1, 100))
     victim = configs[i]
-    worse = config(victim.model_id, ept=victim.energy_per_token_joules * factor,
-                   itl=victim.median_itl_ms, gpu=victim.gpu_model, seqs=victim.max_num_seqs)
-    changed = [*configs[:i], worse, *configs[i + 1:]]
+    worse = config(
+        victim.model_id,
+        ept=victim.energy_per_token_joules * factor,
+        itl=victim.median_itl_ms,
+        gpu=victim.gpu_model,
+        seqs=victim.max_num_seqs,
+    )
+    changed = [*configs[:i], worse, *configs[i + 1 :]]
 
     def position(rows):
         ranks = {r.config.model_id: r.rank for r in rows}
@@ -207,8 +225,12 @@ def test_pareto_points_are_not_dominated(configs):
     frontier = pareto_frontier(configs)
     for f in frontier:
         for c in configs:
-            dominates = (c.energy_per_token_joules <= f.energy_per_token_joules
-                         and c.median_itl_ms <= f.median_itl_ms
-                         and (c.energy_per_token_joules < f.energy_per_token_joules
-                              or c.median_itl_ms < f.median_itl_ms))
+            dominates = (
+                c.energy_per_token_joules <= f.energy_per_token_joules
+                and c.median_itl_ms <= f.median_itl_ms
+                and (
+                    c.energy_per_token_joules < f.energy_per_token_joules
+                    or c.median_itl_ms < f.median_itl_ms
+                )
+            )
             assert not dominates

@@ -22,16 +22,22 @@ def configuration(fields: dict[str, Any]) -> Configuration:
     merged = {**CASES["defaults"], **fields}
     ept = merged["energy_per_token_joules"]
     merged.setdefault("energy_per_response_joules", ept * 1000)
-    return Configuration(task="t", avg_power_watts=500.0,
-                         output_throughput_tokens_per_sec=500.0 / ept,
-                         avg_output_len_tokens=1000.0, avg_batch_size=1.0, **merged)
+    return Configuration(
+        task="t",
+        avg_power_watts=500.0,
+        output_throughput_tokens_per_sec=500.0 / ept,
+        avg_output_len_tokens=1000.0,
+        avg_batch_size=1.0,
+        **merged,
+    )
 
 
 def diffusion(fields: dict[str, Any]) -> DiffusionConfiguration:
     merged = {**CASES["diffusion_defaults"], **fields}
     energy = merged["energy_per_output_joules"]
-    return DiffusionConfiguration(task="t", avg_power_watts=600.0,
-                                  throughput_outputs_per_sec=600.0 / energy, **merged)
+    return DiffusionConfiguration(
+        task="t", avg_power_watts=600.0, throughput_outputs_per_sec=600.0 / energy, **merged
+    )
 
 
 BUILD = {"token": configuration, "diffusion": diffusion}
@@ -45,8 +51,7 @@ def test_cases_cover_every_kind_objective_and_tie_breaks() -> None:
     assert sum("tie" in c["name"] for c in CASES["cases"]) >= 4
 
 
-@pytest.mark.parametrize(("name", "kind"), [("token", TokenKind()),
-                                            ("diffusion", DiffusionKind())])
+@pytest.mark.parametrize(("name", "kind"), [("token", TokenKind()), ("diffusion", DiffusionKind())])
 def test_browser_orders_are_the_kinds_own(name: str, kind: Any) -> None:
     """The order Node and Chromium rank the cases by is the one the site ships."""
     assert CASES["orders"][name] == kind.browser_order()
@@ -56,11 +61,14 @@ def test_browser_orders_are_the_kinds_own(name: str, kind: Any) -> None:
 def test_case(case: dict[str, Any]) -> None:
     build = BUILD[case.get("kind", "token")]
     accuracy = case.get("accuracy", {})
-    rows = rank([build(c) for c in case["configs"]],
-                Deadline(case["deadline_ms"], case["percentile"]), gpus=case.get("gpus"),
-                top=case.get("top"), energy_budget_joules_per_token=case.get("energy_budget"),
-                precisions=case.get("precisions"),
-                objective=objective_for(case.get("objective", "energy_per_token"),
-                                        accuracy.get))
+    rows = rank(
+        [build(c) for c in case["configs"]],
+        Deadline(case["deadline_ms"], case["percentile"]),
+        gpus=case.get("gpus"),
+        top=case.get("top"),
+        energy_budget_joules_per_token=case.get("energy_budget"),
+        precisions=case.get("precisions"),
+        objective=objective_for(case.get("objective", "energy_per_token"), accuracy.get),
+    )
     assert [r.config.source for r in rows] == case["expected"]
     assert all(math.isfinite(r.config.energy_per_output_joules) for r in rows)

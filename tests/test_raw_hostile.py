@@ -33,9 +33,14 @@ def _limit_memory() -> None:
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """``python -m jouleboard ARGS`` from the repository, bounded in time and memory."""
-    return subprocess.run([sys.executable, "-m", "jouleboard", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=TIMEOUT_S,
-                          preexec_fn=_limit_memory)
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        preexec_fn=_limit_memory,
+    )
 
 
 def replace_text(path: Path, old: str, new: str) -> None:
@@ -158,8 +163,9 @@ def duplicate_energy(runs: Path) -> tuple[Path, str, str | None]:
 def duplicate_batch(runs: Path) -> tuple[Path, str, str | None]:
     path = llm_run(runs) / "prometheus.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
-    text = json.dumps(doc).replace('"steady_state_stats": {',
-                                   '"steady_state_stats": {"vllm:num_requests_running": 1.0, ')
+    text = json.dumps(doc).replace(
+        '"steady_state_stats": {', '"steady_state_stats": {"vllm:num_requests_running": 1.0, '
+    )
     path.write_text(text, encoding="utf-8")
     return path, "json.duplicate-key", "/steady_state_stats/vllm:num_requests_running"
 
@@ -196,20 +202,41 @@ def diffusion_deep(runs: Path) -> tuple[Path, str, str | None]:
     return path, "json.too-deep", None
 
 
-CASES: dict[str, Case] = {f.__name__: f for f in (
-    deep_results, unclosed_results, deep_prometheus, fifo_prometheus, fifo_results,
-    results_linked_outside, results_linked_to_passwd, results_linked_to_zero,
-    linked_run_folder, model_info_linked_to_passwd, results_too_large, prometheus_too_large,
-    long_string, duplicate_energy, duplicate_batch, impossible_date, future_date,
-    negative_completed, negative_duration, diffusion_duplicate, diffusion_deep)}
+CASES: dict[str, Case] = {
+    f.__name__: f
+    for f in (
+        deep_results,
+        unclosed_results,
+        deep_prometheus,
+        fifo_prometheus,
+        fifo_results,
+        results_linked_outside,
+        results_linked_to_passwd,
+        results_linked_to_zero,
+        linked_run_folder,
+        model_info_linked_to_passwd,
+        results_too_large,
+        prometheus_too_large,
+        long_string,
+        duplicate_energy,
+        duplicate_batch,
+        impossible_date,
+        future_date,
+        negative_completed,
+        negative_duration,
+        diffusion_duplicate,
+        diffusion_deep,
+    )
+}
 
 
 def listing(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
-def assert_refused(result: subprocess.CompletedProcess[str], runs: Path, file: Path,
-                   rule: str, where: str | None) -> None:
+def assert_refused(
+    result: subprocess.CompletedProcess[str], runs: Path, file: Path, rule: str, where: str | None
+) -> None:
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "Traceback" not in output
@@ -224,8 +251,9 @@ def assert_refused(result: subprocess.CompletedProcess[str], runs: Path, file: P
 
 @pytest.mark.parametrize("case", CASES)
 def test_import_runs_refuses_with_one_located_line(tmp_path: Path, case: str) -> None:
-    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML,
-                         tasks_yaml=TASKS_YAML)
+    data = make_data_dir(
+        tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML, tasks_yaml=TASKS_YAML
+    )
     runs = tmp_path / "runs"
     file, rule, where = CASES[case](runs)
     before = listing(data)
@@ -238,13 +266,17 @@ def test_import_runs_refuses_with_one_located_line(tmp_path: Path, case: str) ->
 @pytest.mark.parametrize("command", ["validate", "build"])
 @pytest.mark.parametrize("case", ["deep_results", "fifo_prometheus", "duplicate_energy"])
 def test_validate_and_build_refuse_too(tmp_path: Path, command: str, case: str) -> None:
-    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML,
-                         tasks_yaml=TASKS_YAML)
+    data = make_data_dir(
+        tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML, tasks_yaml=TASKS_YAML
+    )
     runs = tmp_path / "runs"
     file, rule, where = CASES[case](runs)
     out = tmp_path / "site"
-    args = ("validate", runs, "--data", data) if command == "validate" else \
-        ("build", "--data", data, "--out", out, "--runs", runs)
+    args = (
+        ("validate", runs, "--data", data)
+        if command == "validate"
+        else ("build", "--data", data, "--out", out, "--runs", runs)
+    )
     result = run_cli(*args)
     assert_refused(result, runs, file, rule, where)
     assert not out.exists()

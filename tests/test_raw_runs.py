@@ -103,8 +103,9 @@ BATCH_POINTER = "/steady_state_stats/vllm:num_requests_running"
 
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
-    return make_data_dir(tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML,
-                         tasks_yaml=TASKS_YAML)
+    return make_data_dir(
+        tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML, tasks_yaml=TASKS_YAML
+    )
 
 
 @pytest.fixture
@@ -145,11 +146,18 @@ def expected_metrics(run_dir: Path) -> dict[str, float]:
     energy, duration = results["steady_state_energy"], results["steady_state_duration"]
     ept = results["steady_state_energy_per_token"]
     avg_len = results["total_output_tokens"] / results["completed"]
-    return {"energy_per_token_joules": ept, "avg_power_watts": energy / duration,
-            "output_throughput_tokens_per_sec": energy / ept / duration,
-            "avg_output_len_tokens": avg_len, "energy_per_response_joules": ept * avg_len,
-            "avg_batch_size": prometheus["steady_state_stats"]["vllm:num_requests_running"],
-            "median_itl_ms": p50, "p90_itl_ms": p90, "p95_itl_ms": p95, "p99_itl_ms": p99}
+    return {
+        "energy_per_token_joules": ept,
+        "avg_power_watts": energy / duration,
+        "output_throughput_tokens_per_sec": energy / ept / duration,
+        "avg_output_len_tokens": avg_len,
+        "energy_per_response_joules": ept * avg_len,
+        "avg_batch_size": prometheus["steady_state_stats"]["vllm:num_requests_running"],
+        "median_itl_ms": p50,
+        "p90_itl_ms": p90,
+        "p95_itl_ms": p95,
+        "p99_itl_ms": p99,
+    }
 
 
 def only(report: RunsReport) -> dict[str, Any]:
@@ -172,14 +180,17 @@ def same(shown: str, path: Path) -> bool:
 # --- ITL smoothing and percentiles ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(("itl", "expected"), [
-    ([0.01, 0, 0, 0.03], [0.01 / 3, 0.01 / 3, 0.01 / 3, 0.03]),
-    ([0.02, 0.04], [0.02, 0.04]),
-    ([0.01, 0, 0.02, 0, 0, 0], [0.005, 0.005, 0.005, 0.005, 0.005, 0.005]),
-    ([0, 0, 0.02, 0], [0.01, 0.01]),  # leading zeros came with the first token: dropped
-    ([0, 0], []),
-    ([], []),
-])
+@pytest.mark.parametrize(
+    ("itl", "expected"),
+    [
+        ([0.01, 0, 0, 0.03], [0.01 / 3, 0.01 / 3, 0.01 / 3, 0.03]),
+        ([0.02, 0.04], [0.02, 0.04]),
+        ([0.01, 0, 0.02, 0, 0, 0], [0.005, 0.005, 0.005, 0.005, 0.005, 0.005]),
+        ([0, 0, 0.02, 0], [0.01, 0.01]),  # leading zeros came with the first token: dropped
+        ([0, 0], []),
+        ([], []),
+    ],
+)
 def test_smoothing_hand_made_cases(itl: list[float], expected: list[float]) -> None:
     assert smooth_itl(itl) == pytest.approx(expected, rel=1e-15)
     assert expand_chunks(itl) == pytest.approx(expected, rel=1e-15)
@@ -207,8 +218,9 @@ def _values(kind: str, n: int) -> array[float]:
     return array("d", (float(i % 97) for i in range(n)))  # periodic
 
 
-@pytest.mark.parametrize("kind", ["lognormal", "constant", "two-values", "ascending",
-                                  "descending", "periodic"])
+@pytest.mark.parametrize(
+    "kind", ["lognormal", "constant", "two-values", "ascending", "descending", "periodic"]
+)
 @pytest.mark.parametrize("n", [1, 2, 3, 10, 999, 70_001, 250_000])
 def test_percentiles_equal_numpy_bit_for_bit(kind: str, n: int) -> None:
     values = _values(kind, n)
@@ -234,7 +246,8 @@ def test_order_statistics_sort_only_narrow_windows(monkeypatch: pytest.MonkeyPat
 
 
 def test_order_statistics_falls_back_to_a_full_sort_when_the_sample_misleads(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     sizes: list[int] = []
 
     def spy(values: Any) -> list[float]:
@@ -254,33 +267,41 @@ def test_order_statistics_falls_back_to_a_full_sort_when_the_sample_misleads(
 # --- runtime-params folder names -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "tp_ep_dp", "extra"), [
-    ("num_gpus+1+max_num_seqs+128", (1, 1, 1), {}),
-    ("num_gpus+4+max_num_seqs+64+max_num_batched_tokens+2048+num_request_repeats+1+seed+48",
-     (4, 1, 1), {"max_num_batched_tokens": "2048", "num_request_repeats": "1", "seed": "48"}),
-    ("num_gpus+8+max_num_seqs+256+ep+8", (1, 8, 1), {}),
-    ("num_gpus+8+max_num_seqs+256+ep+8+dp+8", (1, 8, 8), {}),
-    ("num_gpus+4+max_num_seqs+32+data_parallel+2", (2, 1, 2), {}),
-    ("num_gpus+4+max_num_seqs+32+tensor_parallel_size+2+dp+2+mode+x", (2, 1, 2), {"mode": "x"}),
-])
-def test_runtime_params(name: str, tp_ep_dp: tuple[int, int, int],
-                        extra: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "tp_ep_dp", "extra"),
+    [
+        ("num_gpus+1+max_num_seqs+128", (1, 1, 1), {}),
+        (
+            "num_gpus+4+max_num_seqs+64+max_num_batched_tokens+2048+num_request_repeats+1+seed+48",
+            (4, 1, 1),
+            {"max_num_batched_tokens": "2048", "num_request_repeats": "1", "seed": "48"},
+        ),
+        ("num_gpus+8+max_num_seqs+256+ep+8", (1, 8, 1), {}),
+        ("num_gpus+8+max_num_seqs+256+ep+8+dp+8", (1, 8, 8), {}),
+        ("num_gpus+4+max_num_seqs+32+data_parallel+2", (2, 1, 2), {}),
+        ("num_gpus+4+max_num_seqs+32+tensor_parallel_size+2+dp+2+mode+x", (2, 1, 2), {"mode": "x"}),
+    ],
+)
+def test_runtime_params(name: str, tp_ep_dp: tuple[int, int, int], extra: dict[str, str]) -> None:
     p = parse_runtime_params(name)
     assert (p.tensor_parallel, p.expert_parallel, p.data_parallel) == tp_ep_dp
     assert p.extra == extra
     assert p.num_gpus == int(name.split("+")[1])
 
 
-@pytest.mark.parametrize(("name", "rule", "says"), [
-    ("max_num_seqs+128", "run.params-missing", "num_gpus"),
-    ("num_gpus+1+seed+48", "run.params-missing", "max_num_seqs"),
-    ("num_gpus+1+max_num_seqs", "run.params-malformed", "key+value"),
-    ("num_gpus++max_num_seqs+8", "run.params-malformed", "key+value"),
-    ("num_gpus+one+max_num_seqs+8", "run.params-malformed", "'one'"),
-    ("num_gpus+0+max_num_seqs+8", "run.params-malformed", "positive"),
-    ("num_gpus+1+max_num_seqs+8+num_gpus+2", "run.params-malformed", "twice"),
-    ("num_gpus+2+max_num_seqs+8+tp+2+tensor_parallel+2", "run.params-malformed", "both"),
-])
+@pytest.mark.parametrize(
+    ("name", "rule", "says"),
+    [
+        ("max_num_seqs+128", "run.params-missing", "num_gpus"),
+        ("num_gpus+1+seed+48", "run.params-missing", "max_num_seqs"),
+        ("num_gpus+1+max_num_seqs", "run.params-malformed", "key+value"),
+        ("num_gpus++max_num_seqs+8", "run.params-malformed", "key+value"),
+        ("num_gpus+one+max_num_seqs+8", "run.params-malformed", "'one'"),
+        ("num_gpus+0+max_num_seqs+8", "run.params-malformed", "positive"),
+        ("num_gpus+1+max_num_seqs+8+num_gpus+2", "run.params-malformed", "twice"),
+        ("num_gpus+2+max_num_seqs+8+tp+2+tensor_parallel+2", "run.params-malformed", "both"),
+    ],
+)
 def test_runtime_params_errors(name: str, rule: str, says: str) -> None:
     with pytest.raises(RuntimeParamsError) as info:
         parse_runtime_params(name)
@@ -292,32 +313,68 @@ def test_runtime_params_errors(name: str, rule: str, says: str) -> None:
 
 
 @pytest.mark.parametrize("results_first", [False, True])
-def test_a_realistic_run_matches_an_independent_reading(runs: Path, registry: Registry,
-                                                        results_first: bool) -> None:
-    run_dir = write_run(runs, RunSpec(num_requests=60, failed_every=7, chunk_probability=0.3,
-                                      leading_zeros_every=3, results_first=results_first))
+def test_a_realistic_run_matches_an_independent_reading(
+    runs: Path, registry: Registry, results_first: bool
+) -> None:
+    run_dir = write_run(
+        runs,
+        RunSpec(
+            num_requests=60,
+            failed_every=7,
+            chunk_probability=0.3,
+            leading_zeros_every=3,
+            results_first=results_first,
+        ),
+    )
     doc = only(load_runs([runs], registry))
     assert doc["metrics"] == pytest.approx(expected_metrics(run_dir), rel=1e-12)
     assert doc["metrics"]["median_itl_ms"] == expected_metrics(run_dir)["median_itl_ms"]
     assert doc["provenance"]["source"] == (
-        "run/llm/chat/results/acme/tiny-1b/H100/num_gpus+1+max_num_seqs+64+seed+48")
-    assert (doc["kind"], doc["task"], doc["model_id"], doc["gpu_model"], doc["num_gpus"],
-            doc["weight_precision"]) == ("llm", "chat", "acme/tiny-1b", "H100", 1, "bfloat16")
-    assert doc["serving"] == {"max_num_seqs": 64, "tensor_parallel": 1, "expert_parallel": 1,
-                              "data_parallel": 1, "notes": ""}
+        "run/llm/chat/results/acme/tiny-1b/H100/num_gpus+1+max_num_seqs+64+seed+48"
+    )
+    assert (
+        doc["kind"],
+        doc["task"],
+        doc["model_id"],
+        doc["gpu_model"],
+        doc["num_gpus"],
+        doc["weight_precision"],
+    ) == ("llm", "chat", "acme/tiny-1b", "H100", 1, "bfloat16")
+    assert doc["serving"] == {
+        "max_num_seqs": 64,
+        "tensor_parallel": 1,
+        "expert_parallel": 1,
+        "data_parallel": 1,
+        "notes": "",
+    }
 
 
 def test_configuration_carries_the_same_numbers_and_keeps_unknown_keys(
-        runs: Path, registry: Registry) -> None:
-    run_dir = write_run(runs, RunSpec(model_id="acme/big-8b", gpu_model="B200", num_gpus=4,
-                                      max_num_seqs=128, avg_power_watts=2400.0,
-                                      extra_params=(("ep", "4"), ("seed", "7"))))
+    runs: Path, registry: Registry
+) -> None:
+    run_dir = write_run(
+        runs,
+        RunSpec(
+            model_id="acme/big-8b",
+            gpu_model="B200",
+            num_gpus=4,
+            max_num_seqs=128,
+            avg_power_watts=2400.0,
+            extra_params=(("ep", "4"), ("seed", "7")),
+        ),
+    )
     report = load_runs([run_dir], registry)
     doc = only(report)
     (published,) = report.published
     c = published.configuration
-    assert (c.weight_precision, c.num_gpus, c.max_num_seqs, c.tensor_parallel,
-            c.expert_parallel, c.data_parallel) == ("fp8", 4, 128, 1, 4, 1)
+    assert (
+        c.weight_precision,
+        c.num_gpus,
+        c.max_num_seqs,
+        c.tensor_parallel,
+        c.expert_parallel,
+        c.data_parallel,
+    ) == ("fp8", 4, 128, 1, 4, 1)
     assert c.energy_per_token_joules == doc["metrics"]["energy_per_token_joules"]
     assert c.p99_itl_ms == doc["metrics"]["p99_itl_ms"]
     assert c.source == doc["provenance"]["source"]
@@ -330,27 +387,43 @@ def test_multimodal_runs_are_kind_mllm(runs: Path, registry: Registry) -> None:
 
 
 def test_failed_requests_do_not_count(runs: Path, registry: Registry) -> None:
-    requests = [{"itl": [0.01, 0.0, 0.01]}, {"itl": [0.02]},
-                {"itl": [9.0, 9.0, 9.0], "success": False, "error": "timeout"}]
+    requests = [
+        {"itl": [0.01, 0.0, 0.01]},
+        {"itl": [0.02]},
+        {"itl": [9.0, 9.0, 9.0], "success": False, "error": "timeout"},
+    ]
     write_run(runs, RunSpec(requests=requests))
     m = only(load_runs([runs], registry))["metrics"]
     expected = np.percentile([0.005, 0.005, 0.01, 0.02], [50, 90, 95, 99]) * 1000
-    assert [m["median_itl_ms"], m["p90_itl_ms"], m["p95_itl_ms"], m["p99_itl_ms"]] == \
-        pytest.approx(list(expected), rel=1e-12)
+    assert [m["median_itl_ms"], m["p90_itl_ms"], m["p95_itl_ms"], m["p99_itl_ms"]] == pytest.approx(
+        list(expected), rel=1e-12
+    )
 
 
 def test_energy_per_token_from_steady_output_tokens_when_not_given(
-        runs: Path, registry: Registry) -> None:
-    write_run(runs, RunSpec(top_overrides={"steady_state_energy_per_token": DELETE,
-                                           "steady_state_output_tokens": 250_000}))
+    runs: Path, registry: Registry
+) -> None:
+    write_run(
+        runs,
+        RunSpec(
+            top_overrides={
+                "steady_state_energy_per_token": DELETE,
+                "steady_state_output_tokens": 250_000,
+            }
+        ),
+    )
     m = only(load_runs([runs], registry))["metrics"]
     assert m["energy_per_token_joules"] == pytest.approx(500.0 * 60.0 / 250_000, rel=1e-15)
     assert m["output_throughput_tokens_per_sec"] == pytest.approx(250_000 / 60.0, rel=1e-12)
 
 
 def test_large_text_and_large_arrays_stream_in_little_memory(runs: Path) -> None:
-    run_dir = write_run(runs, RunSpec(num_requests=40, output_len_range=(4_000, 6_000),
-                                      text_chars=600_000, failed_every=9))
+    run_dir = write_run(
+        runs,
+        RunSpec(
+            num_requests=40, output_len_range=(4_000, 6_000), text_chars=600_000, failed_every=9
+        ),
+    )
     path = run_dir / "results.json"
     size = path.stat().st_size
     assert size > 40_000_000
@@ -376,9 +449,17 @@ def test_a_path_at_any_level_finds_the_runs_below_it(runs: Path) -> None:
     other = write_run(runs, RunSpec(model_id="acme/big-8b", gpu_model="B200"))
     run_dir = dirs[0]
     model_dir = run_dir.parent.parent
-    levels = {runs / "run": 3, runs / "run" / "llm": 3, runs / "run" / "llm" / "chat": 3,
-              runs / "run/llm/chat/results": 3, runs / "run/llm/chat/results/acme": 3,
-              model_dir: 2, run_dir.parent: 2, run_dir: 1, run_dir / "results.json": 1}
+    levels = {
+        runs / "run": 3,
+        runs / "run" / "llm": 3,
+        runs / "run" / "llm" / "chat": 3,
+        runs / "run/llm/chat/results": 3,
+        runs / "run/llm/chat/results/acme": 3,
+        model_dir: 2,
+        run_dir.parent: 2,
+        run_dir: 1,
+        run_dir / "results.json": 1,
+    }
     for path, count in levels.items():
         found, problems = find_run_dirs([path])
         assert not problems, (path, problems)
@@ -387,8 +468,7 @@ def test_a_path_at_any_level_finds_the_runs_below_it(runs: Path) -> None:
     assert [f.run_dir for f in found] == sorted([*dirs, other])
 
 
-def test_two_copies_of_one_run_are_an_error(runs: Path, registry: Registry,
-                                            tmp_path: Path) -> None:
+def test_two_copies_of_one_run_are_an_error(runs: Path, registry: Registry, tmp_path: Path) -> None:
     import shutil
 
     write_run(runs, RunSpec())
@@ -412,19 +492,25 @@ def test_run_trees_are_told_apart_from_measurement_files(runs: Path, data: Path)
 # --- stability -----------------------------------------------------------------------------
 
 
-def sweep(runs: Path, specs: dict[int, dict[str, Any]] | None = None,
-          seqs: tuple[int, ...] = (8, 16, 32, 64), **common: Any) -> dict[int, Path]:
+def sweep(
+    runs: Path,
+    specs: dict[int, dict[str, Any]] | None = None,
+    seqs: tuple[int, ...] = (8, 16, 32, 64),
+    **common: Any,
+) -> dict[int, Path]:
     specs = specs or {}
-    return {s: write_run(runs, RunSpec(max_num_seqs=s, **{**common, **specs.get(s, {})}))
-            for s in seqs}
+    return {
+        s: write_run(runs, RunSpec(max_num_seqs=s, **{**common, **specs.get(s, {})})) for s in seqs
+    }
 
 
 def published_seqs(report: RunsReport) -> list[int]:
     return sorted(p.configuration.max_num_seqs for p in report.published)
 
 
-def test_low_batch_drops_the_run_and_every_larger_max_num_seqs(runs: Path,
-                                                                registry: Registry) -> None:
+def test_low_batch_drops_the_run_and_every_larger_max_num_seqs(
+    runs: Path, registry: Registry
+) -> None:
     dirs = sweep(runs, {32: {"avg_batch_fraction": 0.5}})
     report = load_runs([runs], registry)
     assert not report.errors
@@ -438,15 +524,25 @@ def test_low_batch_drops_the_run_and_every_larger_max_num_seqs(runs: Path,
     assert dirs[32].name in after.hint
 
 
-@pytest.mark.parametrize(("change", "rule", "where"), [
-    ({"steady_state_duration_s": 19.5}, "run.unstable-short-window", "/steady_state_duration"),
-    ({"top_overrides": {"steady_state_energy_per_token": 0.0}},
-     "run.unstable-nonpositive-energy", "/steady_state_energy_per_token"),
-    ({"top_overrides": {"steady_state_energy_per_token": -0.1}},
-     "run.unstable-nonpositive-energy", "/steady_state_energy_per_token"),
-])
-def test_unstable_runs_cascade(runs: Path, registry: Registry, change: dict[str, Any],
-                               rule: str, where: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "rule", "where"),
+    [
+        ({"steady_state_duration_s": 19.5}, "run.unstable-short-window", "/steady_state_duration"),
+        (
+            {"top_overrides": {"steady_state_energy_per_token": 0.0}},
+            "run.unstable-nonpositive-energy",
+            "/steady_state_energy_per_token",
+        ),
+        (
+            {"top_overrides": {"steady_state_energy_per_token": -0.1}},
+            "run.unstable-nonpositive-energy",
+            "/steady_state_energy_per_token",
+        ),
+    ],
+)
+def test_unstable_runs_cascade(
+    runs: Path, registry: Registry, change: dict[str, Any], rule: str, where: str
+) -> None:
     dirs = sweep(runs, {16: change})
     report = load_runs([runs], registry)
     assert not report.errors
@@ -455,20 +551,19 @@ def test_unstable_runs_cascade(runs: Path, registry: Registry, change: dict[str,
     assert (first.rule, first.pointer) == (rule, where)
     assert same(first.file, dirs[16] / "results.json")
     assert [w.rule for w in cascade] == ["run.dropped-after-unstable"] * 2
-    assert sorted(Path(w.file).name for w in cascade) == sorted(
-        [dirs[32].name, dirs[64].name])
+    assert sorted(Path(w.file).name for w in cascade) == sorted([dirs[32].name, dirs[64].name])
 
 
 def test_thresholds_are_inclusive(runs: Path, registry: Registry) -> None:
     # 17 / 20 is exactly the 85% bound; 20 s exactly the minimum window.
-    write_run(runs, RunSpec(max_num_seqs=20, avg_batch_fraction=0.85,
-                            steady_state_duration_s=20.0))
+    write_run(runs, RunSpec(max_num_seqs=20, avg_batch_fraction=0.85, steady_state_duration_s=20.0))
     report = load_runs([runs], registry)
     assert published_seqs(report) == [20] and not report.warnings
 
 
-def test_the_cascade_stays_in_its_model_task_gpu_and_gpu_count(runs: Path,
-                                                               registry: Registry) -> None:
+def test_the_cascade_stays_in_its_model_task_gpu_and_gpu_count(
+    runs: Path, registry: Registry
+) -> None:
     sweep(runs, {16: {"avg_batch_fraction": 0.2}})
     sweep(runs, gpu_model="B200")
     sweep(runs, num_gpus=2, avg_power_watts=900.0)
@@ -477,11 +572,15 @@ def test_the_cascade_stays_in_its_model_task_gpu_and_gpu_count(runs: Path,
     assert not report.errors
     assert len(report.published) == 4 * 4 - 3
     assert sorted(w.rule for w in report.warnings) == [
-        "run.dropped-after-unstable", "run.dropped-after-unstable", "run.unstable-low-batch"]
+        "run.dropped-after-unstable",
+        "run.dropped-after-unstable",
+        "run.unstable-low-batch",
+    ]
 
 
 def test_a_run_without_prometheus_is_kept_as_the_toolkit_keeps_it(
-        runs: Path, registry: Registry) -> None:
+    runs: Path, registry: Registry
+) -> None:
     sweep(runs, {16: {"avg_batch_fraction": None}})
     report = load_runs([runs], registry)
     assert not report.errors and not report.warnings
@@ -501,21 +600,24 @@ def test_require_prometheus_drops_it_but_nothing_else(runs: Path, registry: Regi
     assert same(warning.file, dirs[16] / "prometheus.json")
 
 
-def test_a_repeat_at_the_unstable_max_num_seqs_is_dropped_too(runs: Path,
-                                                              registry: Registry) -> None:
+def test_a_repeat_at_the_unstable_max_num_seqs_is_dropped_too(
+    runs: Path, registry: Registry
+) -> None:
     # The toolkit's cascade: every run at or above the smallest unstable max_num_seqs.
     write_run(runs, RunSpec(max_num_seqs=32, extra_params=(("seed", "1"),)))
-    write_run(runs, RunSpec(max_num_seqs=32, extra_params=(("seed", "2"),),
-                            avg_batch_fraction=0.5))
+    write_run(runs, RunSpec(max_num_seqs=32, extra_params=(("seed", "2"),), avg_batch_fraction=0.5))
     write_run(runs, RunSpec(max_num_seqs=16))
     report = load_runs([runs], registry)
     assert published_seqs(report) == [16]
-    assert sorted(w.rule for w in report.warnings) == ["run.dropped-after-unstable",
-                                                       "run.unstable-low-batch"]
+    assert sorted(w.rule for w in report.warnings) == [
+        "run.dropped-after-unstable",
+        "run.unstable-low-batch",
+    ]
 
 
 def test_an_unstable_run_with_no_successful_request_is_a_warning_not_an_error(
-        runs: Path, registry: Registry) -> None:
+    runs: Path, registry: Registry
+) -> None:
     write_run(runs, RunSpec(failed_every=1, steady_state_duration_s=0.0))
     report = load_runs([runs], registry)
     assert not report.errors and not report.published
@@ -525,10 +627,21 @@ def test_an_unstable_run_with_no_successful_request_is_a_warning_not_an_error(
 # --- errors --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("field", [
-    "model_id", "gpu_model", "num_gpus", "max_num_seqs", "completed", "total_output_tokens",
-    "steady_state_duration", "steady_state_energy", "steady_state_energy_per_token", "results",
-])
+@pytest.mark.parametrize(
+    "field",
+    [
+        "model_id",
+        "gpu_model",
+        "num_gpus",
+        "max_num_seqs",
+        "completed",
+        "total_output_tokens",
+        "steady_state_duration",
+        "steady_state_energy",
+        "steady_state_energy_per_token",
+        "results",
+    ],
+)
 def test_missing_required_field(runs: Path, registry: Registry, field: str) -> None:
     run_dir = write_run(runs, RunSpec(top_overrides={field: DELETE}))
     report = load_runs([runs], registry)
@@ -537,15 +650,17 @@ def test_missing_required_field(runs: Path, registry: Registry, field: str) -> N
     assert not report.published
 
 
-@pytest.mark.parametrize(("field", "value", "where"), [
-    ("num_gpus", "1", "/num_gpus"),
-    ("completed", 12.5, "/completed"),
-    ("steady_state_energy", None, "/steady_state_energy"),
-    ("model_id", {"org": "acme"}, "/model_id"),
-    ("results", {"0": {}}, "/results"),
-])
-def test_wrong_types(runs: Path, registry: Registry, field: str, value: Any,
-                     where: str) -> None:
+@pytest.mark.parametrize(
+    ("field", "value", "where"),
+    [
+        ("num_gpus", "1", "/num_gpus"),
+        ("completed", 12.5, "/completed"),
+        ("steady_state_energy", None, "/steady_state_energy"),
+        ("model_id", {"org": "acme"}, "/model_id"),
+        ("results", {"0": {}}, "/results"),
+    ],
+)
+def test_wrong_types(runs: Path, registry: Registry, field: str, value: Any, where: str) -> None:
     write_run(runs, RunSpec(top_overrides={field: value}))
     assert the_error(load_runs([runs], registry), "run.wrong-type").pointer == where
 
@@ -564,7 +679,10 @@ def test_no_successful_request_is_a_drop(runs: Path, registry: Registry) -> None
     assert not report.errors and not report.published
     (p,) = report.warnings
     assert (p.rule, p.pointer, same(p.file, run_dir / "results.json")) == (
-        "run.no-successful-request", "/results", True)
+        "run.no-successful-request",
+        "/results",
+        True,
+    )
     assert "40 failed" in p.message
 
 
@@ -575,23 +693,33 @@ def test_no_itl_values_is_a_drop(runs: Path, registry: Registry) -> None:
     assert [(w.rule, w.pointer) for w in report.warnings] == [("run.no-itl", "/results")]
 
 
-@pytest.mark.parametrize(("folder", "says"), [
-    ("max_num_seqs+64+seed+1", "num_gpus"),
-    ("num_gpus+1+seed+1", "max_num_seqs"),
-])
-def test_folder_name_without_num_gpus_or_max_num_seqs(runs: Path, registry: Registry,
-                                                      folder: str, says: str) -> None:
+@pytest.mark.parametrize(
+    ("folder", "says"),
+    [
+        ("max_num_seqs+64+seed+1", "num_gpus"),
+        ("num_gpus+1+seed+1", "max_num_seqs"),
+    ],
+)
+def test_folder_name_without_num_gpus_or_max_num_seqs(
+    runs: Path, registry: Registry, folder: str, says: str
+) -> None:
     run_dir = write_run(runs, RunSpec(folder_name=folder))
     p = the_error(load_runs([runs], registry), "run.params-missing")
     assert same(p.file, run_dir) and says in p.message and "num_gpus+1" in p.hint
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("model_id", "acme/other-1b"), ("gpu_model", "B200"), ("num_gpus", 2),
-    ("max_num_seqs", 128),
-])
-def test_path_and_results_json_disagree(runs: Path, registry: Registry, field: str,
-                                        value: Any) -> None:
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("model_id", "acme/other-1b"),
+        ("gpu_model", "B200"),
+        ("num_gpus", 2),
+        ("max_num_seqs", 128),
+    ],
+)
+def test_path_and_results_json_disagree(
+    runs: Path, registry: Registry, field: str, value: Any
+) -> None:
     write_run(runs, RunSpec(top_overrides={field: value}))
     p = the_error(load_runs([runs], registry), "run.path-mismatch")
     assert p.pointer == f"/{field}" and repr(value) in p.message
@@ -604,15 +732,19 @@ def test_unknown_model(runs: Path, registry: Registry) -> None:
     assert "models.yaml" in p.hint
 
 
-@pytest.mark.parametrize(("spec", "rule", "where"), [
-    (RunSpec(avg_power_watts=900.0), "bounds.power-above-limit", "/metrics/avg_power_watts"),
-    (RunSpec(gpu_model="A100"), "registry.unknown-gpu", "/gpu_model"),
-    (RunSpec(kind="mllm"), "registry.kind-mismatch", "/kind"),
-    (RunSpec(task="summaries"), "registry.unknown-task", "/task"),
-    (RunSpec(itl_s=0.0001), "bounds.itl-implausible", "/metrics/median_itl_ms"),
-])
-def test_raw_runs_get_the_measurement_checks(runs: Path, registry: Registry, spec: RunSpec,
-                                             rule: str, where: str) -> None:
+@pytest.mark.parametrize(
+    ("spec", "rule", "where"),
+    [
+        (RunSpec(avg_power_watts=900.0), "bounds.power-above-limit", "/metrics/avg_power_watts"),
+        (RunSpec(gpu_model="A100"), "registry.unknown-gpu", "/gpu_model"),
+        (RunSpec(kind="mllm"), "registry.kind-mismatch", "/kind"),
+        (RunSpec(task="summaries"), "registry.unknown-task", "/task"),
+        (RunSpec(itl_s=0.0001), "bounds.itl-implausible", "/metrics/median_itl_ms"),
+    ],
+)
+def test_raw_runs_get_the_measurement_checks(
+    runs: Path, registry: Registry, spec: RunSpec, rule: str, where: str
+) -> None:
     run_dir = write_run(runs, spec)
     p = the_error(load_runs([runs], registry), rule)
     assert p.pointer == where and same(p.file, run_dir)
@@ -625,14 +757,18 @@ def test_results_json_that_is_not_json(runs: Path, registry: Registry, text: str
     assert "not valid JSON" in the_error(load_runs([runs], registry), "run.json-syntax").message
 
 
-@pytest.mark.parametrize(("request_", "rule", "where"), [
-    ({"itl": [0.01, -0.002]}, "run.bad-itl", "/results/1/itl"),
-    ({"itl": [0.01, "0.02"]}, "run.wrong-type", "/results/1/itl/1"),
-    ({"itl": 0.01}, "run.wrong-type", "/results/1/itl"),
-    ({"itl": [0.01], "success": "yes"}, "run.wrong-type", "/results/1/success"),
-])
-def test_bad_requests_are_located(runs: Path, registry: Registry, request_: dict[str, Any],
-                                  rule: str, where: str) -> None:
+@pytest.mark.parametrize(
+    ("request_", "rule", "where"),
+    [
+        ({"itl": [0.01, -0.002]}, "run.bad-itl", "/results/1/itl"),
+        ({"itl": [0.01, "0.02"]}, "run.wrong-type", "/results/1/itl/1"),
+        ({"itl": 0.01}, "run.wrong-type", "/results/1/itl"),
+        ({"itl": [0.01], "success": "yes"}, "run.wrong-type", "/results/1/success"),
+    ],
+)
+def test_bad_requests_are_located(
+    runs: Path, registry: Registry, request_: dict[str, Any], rule: str, where: str
+) -> None:
     write_run(runs, RunSpec(requests=[{"itl": [0.01, 0.02]}, request_]))
     assert the_error(load_runs([runs], registry), rule).pointer == where
 
@@ -640,10 +776,10 @@ def test_bad_requests_are_located(runs: Path, registry: Registry, request_: dict
 def test_a_request_without_success_flag(runs: Path, registry: Registry) -> None:
     run_dir = write_run(runs, RunSpec(requests=[{"itl": [0.01, 0.02]}]))
     text = (run_dir / "results.json").read_text(encoding="utf-8")
-    (run_dir / "results.json").write_text(text.replace('"success": true, ', ""),
-                                          encoding="utf-8")
-    assert the_error(load_runs([runs], registry), "run.missing-field").pointer == \
-        "/results/0/success"
+    (run_dir / "results.json").write_text(text.replace('"success": true, ', ""), encoding="utf-8")
+    assert (
+        the_error(load_runs([runs], registry), "run.missing-field").pointer == "/results/0/success"
+    )
 
 
 def test_many_bad_requests_are_summarised(runs: Path, registry: Registry) -> None:
@@ -653,8 +789,9 @@ def test_many_bad_requests_are_summarised(runs: Path, registry: Registry) -> Non
     assert "45 more" in the_error(report, "run.more-problems").message
 
 
-def test_prometheus_without_the_batch_size_is_like_no_prometheus(runs: Path,
-                                                                 registry: Registry) -> None:
+def test_prometheus_without_the_batch_size_is_like_no_prometheus(
+    runs: Path, registry: Registry
+) -> None:
     write_run(runs, RunSpec(prometheus_overrides={"vllm:kv_cache_usage_perc": 0.3}))
     report = load_runs([runs], registry)
     assert not report.errors and not report.warnings
@@ -679,7 +816,10 @@ def test_every_error_is_reported_in_one_pass(runs: Path, registry: Registry) -> 
     write_run(runs, RunSpec(max_num_seqs=16))  # fine
     report = load_runs([runs], registry)
     assert sorted(p.rule for p in report.errors) == [
-        "registry.unknown-model", "run.missing-field", "run.params-missing"]
+        "registry.unknown-model",
+        "run.missing-field",
+        "run.params-missing",
+    ]
     assert published_seqs(report) == [16]
 
 
@@ -687,28 +827,51 @@ def test_every_error_is_reported_in_one_pass(runs: Path, registry: Registry) -> 
 
 
 def ranking(configs: Any, deadline: Deadline) -> list[tuple[Any, ...]]:
-    return [(r.rank, r.config.model_id, r.config.gpu_model, r.config.num_gpus,
-             r.config.max_num_seqs, r.config.energy_per_token_joules, r.config.median_itl_ms,
-             r.config.p99_itl_ms) for r in rank(configs, deadline)]
+    return [
+        (
+            r.rank,
+            r.config.model_id,
+            r.config.gpu_model,
+            r.config.num_gpus,
+            r.config.max_num_seqs,
+            r.config.energy_per_token_joules,
+            r.config.median_itl_ms,
+            r.config.p99_itl_ms,
+        )
+        for r in rank(configs, deadline)
+    ]
 
 
 def realistic_tree(runs: Path) -> None:
     """Three models, two GPUs, sweeps whose latency and energy trade off, some unstable."""
-    for model, gpu, power, base_itl in [("acme/tiny-1b", "H100", 450.0, 0.012),
-                                        ("acme/tiny-1b", "B200", 700.0, 0.008),
-                                        ("acme/big-8b", "B200", 900.0, 0.02),
-                                        ("acme/big-8b", "H100", 650.0, 0.03)]:
+    for model, gpu, power, base_itl in [
+        ("acme/tiny-1b", "H100", 450.0, 0.012),
+        ("acme/tiny-1b", "B200", 700.0, 0.008),
+        ("acme/big-8b", "B200", 900.0, 0.02),
+        ("acme/big-8b", "H100", 650.0, 0.03),
+    ]:
         for i, seqs in enumerate((8, 16, 32, 64, 128)):
-            write_run(runs, RunSpec(
-                model_id=model, gpu_model=gpu, max_num_seqs=seqs, avg_power_watts=power,
-                itl_s=base_itl * (1.6 ** i), seed=seqs, num_requests=20,
-                avg_batch_fraction=0.6 if (model, gpu, seqs) == ("acme/big-8b", "H100", 64)
-                else 0.97))
+            write_run(
+                runs,
+                RunSpec(
+                    model_id=model,
+                    gpu_model=gpu,
+                    max_num_seqs=seqs,
+                    avg_power_watts=power,
+                    itl_s=base_itl * (1.6**i),
+                    seed=seqs,
+                    num_requests=20,
+                    avg_batch_fraction=0.6
+                    if (model, gpu, seqs) == ("acme/big-8b", "H100", 64)
+                    else 0.97,
+                ),
+            )
     write_run(runs, RunSpec(kind="mllm", task="image-chat", model_id="acme/vision-2b"))
 
 
-def test_import_then_load_ranks_like_the_raw_runs(runs: Path, data: Path,
-                                                  registry: Registry) -> None:
+def test_import_then_load_ranks_like_the_raw_runs(
+    runs: Path, data: Path, registry: Registry
+) -> None:
     import jsonschema
 
     realistic_tree(runs)
@@ -730,8 +893,13 @@ def test_import_then_load_ranks_like_the_raw_runs(runs: Path, data: Path,
     assert len(dataset.configurations) == len(report.published)
     for task in ("chat", "image-chat"):
         raw = [c for c in report.configurations if c.task == task]
-        for deadline in (Deadline(15.0), Deadline(40.0), Deadline(1000.0),
-                         Deadline(60.0, "p99"), Deadline(25.0, "p90")):
+        for deadline in (
+            Deadline(15.0),
+            Deadline(40.0),
+            Deadline(1000.0),
+            Deadline(60.0, "p99"),
+            Deadline(25.0, "p90"),
+        ):
             from_files = ranking(dataset.for_task(task), deadline)
             assert from_files == ranking(raw, deadline)
             if deadline.ms == 1000.0:
@@ -747,12 +915,13 @@ def test_repeat_runs_are_numbered(runs: Path, data: Path) -> None:
     write_run(runs, RunSpec(extra_params=(("seed", "2"),), seed=5))
     summary = import_runs([runs], data)
     assert [Path(p).name for p in summary.written] == [
-        "H100-x1-bfloat16-tp1-ep1-dp1-seqs64-r2.json", "H100-x1-bfloat16-tp1-ep1-dp1-seqs64.json"]
+        "H100-x1-bfloat16-tp1-ep1-dp1-seqs64-r2.json",
+        "H100-x1-bfloat16-tp1-ep1-dp1-seqs64.json",
+    ]
     load_dataset(data)
 
 
-def test_import_refuses_to_replace_or_duplicate_and_writes_nothing(runs: Path,
-                                                                   data: Path) -> None:
+def test_import_refuses_to_replace_or_duplicate_and_writes_nothing(runs: Path, data: Path) -> None:
     write_run(runs, RunSpec())
     hand_named = write_measurement(data, VALID)  # the same configuration, another file
     with pytest.raises(ValidationFailed) as info:
@@ -788,8 +957,9 @@ def test_numbers_stay_finite(runs: Path, registry: Registry) -> None:
     assert all(math.isfinite(v) for v in m.values())
 
 
-def test_a_reimport_replaces_its_own_files_and_keeps_everything_else(runs: Path,
-                                                                     data: Path) -> None:
+def test_a_reimport_replaces_its_own_files_and_keeps_everything_else(
+    runs: Path, data: Path
+) -> None:
     write_run(runs, RunSpec())
     (written,) = import_runs([runs], data).written
     assert json.loads((data / MANIFEST).read_text()) == {"import-runs": [written]}
@@ -809,22 +979,36 @@ def test_a_reimport_replaces_its_own_files_and_keeps_everything_else(runs: Path,
 def test_provenance_is_the_runs_own_never_the_sites(runs: Path, registry: Registry) -> None:
     write_run(runs, RunSpec(max_num_seqs=8, top_overrides={"date": "20260301-142233"}))
     write_run(runs, RunSpec(max_num_seqs=16))
-    docs = {p.configuration.max_num_seqs: p.measurement["provenance"]
-            for p in load_runs([runs], registry).published}
+    docs = {
+        p.configuration.max_num_seqs: p.measurement["provenance"]
+        for p in load_runs([runs], registry).published
+    }
     assert docs[8]["date"] == "2026-03-01" and docs[16]["date"] == "unknown"
     assert registry.site.data_date not in (docs[8]["date"], docs[16]["date"])
     assert (docs[16]["dataset"], docs[16]["version"], docs[16]["license"]) == (
-        "ML.ENERGY Benchmark run", "unknown", "NOASSERTION")
+        "ML.ENERGY Benchmark run",
+        "unknown",
+        "NOASSERTION",
+    )
     (runs / "jouleboard-provenance.yaml").write_text(
-        "dataset: Acme sweep\nversion: '2'\ndate: 2026-02-02\nlicense: CC-BY-4.0\n")
-    options = RunOptions(provenance=RunProvenance(citation="Acme 2026"),
-                         explicit=frozenset({"citation"}))
-    docs = {p.configuration.max_num_seqs: p.measurement["provenance"]
-            for p in load_runs([runs], registry, options).published}
+        "dataset: Acme sweep\nversion: '2'\ndate: 2026-02-02\nlicense: CC-BY-4.0\n"
+    )
+    options = RunOptions(
+        provenance=RunProvenance(citation="Acme 2026"), explicit=frozenset({"citation"})
+    )
+    docs = {
+        p.configuration.max_num_seqs: p.measurement["provenance"]
+        for p in load_runs([runs], registry, options).published
+    }
     assert docs[8]["date"] == "2026-03-01"  # the run's own date beats the file's
-    assert docs[16] | {"source": ""} == {"dataset": "Acme sweep", "version": "2",
-                                         "date": "2026-02-02", "license": "CC-BY-4.0",
-                                         "citation": "Acme 2026", "source": ""}
+    assert docs[16] | {"source": ""} == {
+        "dataset": "Acme sweep",
+        "version": "2",
+        "date": "2026-02-02",
+        "license": "CC-BY-4.0",
+        "citation": "Acme 2026",
+        "source": "",
+    }
 
 
 def test_a_bad_provenance_file_is_an_error(runs: Path, registry: Registry) -> None:
@@ -832,29 +1016,55 @@ def test_a_bad_provenance_file_is_an_error(runs: Path, registry: Registry) -> No
     (runs / "jouleboard-provenance.yaml").write_text("licence: MIT\ndate: March\n")
     report = load_runs([runs], registry)
     assert sorted((p.rule, p.pointer) for p in report.errors) == [
-        ("run.provenance-invalid", "/date"), ("run.provenance-invalid", "/licence")]
+        ("run.provenance-invalid", "/date"),
+        ("run.provenance-invalid", "/licence"),
+    ]
 
 
 def test_configs_give_parallelism_and_precision(runs: Path, registry: Registry) -> None:
     spec = RunSpec(num_gpus=4, max_num_seqs=64, avg_power_watts=1600.0)
     write_run(runs, spec)
-    write_monolithic(runs, "chat", "acme/tiny-1b", "H100",
-                     {"enable-expert-parallel": True, "data-parallel-size": 2})
-    write_model_info(runs, "vllm", "chat", "acme/tiny-1b",
-                     {"total_parameters_billion": 1.0, "weight_precision": "fp8"})
+    write_monolithic(
+        runs,
+        "chat",
+        "acme/tiny-1b",
+        "H100",
+        {"enable-expert-parallel": True, "data-parallel-size": 2},
+    )
+    write_model_info(
+        runs,
+        "vllm",
+        "chat",
+        "acme/tiny-1b",
+        {"total_parameters_billion": 1.0, "weight_precision": "fp8"},
+    )
     doc = only(load_runs([runs], registry))
-    assert doc["serving"] | {"notes": ""} == {"max_num_seqs": 64, "tensor_parallel": 1,
-                                              "expert_parallel": 4, "data_parallel": 2,
-                                              "notes": ""}
+    assert doc["serving"] | {"notes": ""} == {
+        "max_num_seqs": 64,
+        "tensor_parallel": 1,
+        "expert_parallel": 4,
+        "data_parallel": 2,
+        "notes": "",
+    }
     assert doc["weight_precision"] == "fp8"  # model_info.json, not models.yaml's bfloat16
 
 
 def test_an_unknown_model_error_prints_its_models_yaml_entry_and_add_models_adds_it(
-        runs: Path, data: Path) -> None:
+    runs: Path, data: Path
+) -> None:
     write_run(runs, RunSpec(model_id="newco/fresh-7b"))
-    write_model_info(runs, "vllm", "chat", "newco/fresh-7b", {
-        "nickname": "Fresh 7B", "total_parameters_billion": 7.0,
-        "active_parameters_billion": 7.0, "weight_precision": "bfloat16"})
+    write_model_info(
+        runs,
+        "vllm",
+        "chat",
+        "newco/fresh-7b",
+        {
+            "nickname": "Fresh 7B",
+            "total_parameters_billion": 7.0,
+            "active_parameters_billion": 7.0,
+            "weight_precision": "bfloat16",
+        },
+    )
     with pytest.raises(ValidationFailed) as info:
         import_runs([runs], data)
     (p,) = info.value.problems
@@ -866,15 +1076,21 @@ def test_an_unknown_model_error_prints_its_models_yaml_entry_and_add_models_adds
     assert load_dataset(data).registry.models["newco/fresh-7b"].nickname == "Fresh 7B"
 
 
-@pytest.mark.parametrize(("change", "rule"), [
-    ({"folder_name": "batch-2+size-1024+steps-20+uly-1+ring-1"}, "run.params-malformed"),
-    ({"folder_name": "batch-2+size-64x64+uly-1+ring-1"}, "run.params-missing"),
-    ({"results_overrides": {"batch_size": 3}}, "run.path-mismatch"),
-    ({"results_overrides": {"iteration_energy_measurements": DELETE}}, "run.missing-field"),
-    ({"results_overrides": {"iteration_energy_measurements": [{"time": "1"}]}},
-     "run.wrong-type"),
-])
-def test_diffusion_errors_name_the_rule(runs: Path, registry: Registry,
-                                        change: dict[str, Any], rule: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ({"folder_name": "batch-2+size-1024+steps-20+uly-1+ring-1"}, "run.params-malformed"),
+        ({"folder_name": "batch-2+size-64x64+uly-1+ring-1"}, "run.params-missing"),
+        ({"results_overrides": {"batch_size": 3}}, "run.path-mismatch"),
+        ({"results_overrides": {"iteration_energy_measurements": DELETE}}, "run.missing-field"),
+        (
+            {"results_overrides": {"iteration_energy_measurements": [{"time": "1"}]}},
+            "run.wrong-type",
+        ),
+    ],
+)
+def test_diffusion_errors_name_the_rule(
+    runs: Path, registry: Registry, change: dict[str, Any], rule: str
+) -> None:
     write_diffusion_run(runs, DiffusionSpec(model_id="acme/tiny-1b", task="chat", **change))
     assert the_error(load_runs([runs], registry), rule)

@@ -24,10 +24,21 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign
 
 
 def with_releases(data: Path, ref: str) -> None:
-    (data / "releases.yaml").write_text(yaml.safe_dump({"releases": [
-        {"version": "v2", "date": "2026-03-01", "notes_md": "Second release."},
-        {"version": "v1", "date": "2026-02-16", "notes_md": "First release.", "ref": ref},
-    ]}))
+    (data / "releases.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "releases": [
+                    {"version": "v2", "date": "2026-03-01", "notes_md": "Second release."},
+                    {
+                        "version": "v1",
+                        "date": "2026-02-16",
+                        "notes_md": "First release.",
+                        "ref": ref,
+                    },
+                ]
+            }
+        )
+    )
     site = yaml.safe_load((data / "site.yaml").read_text())
     site["data_version"] = "v2"
     (data / "site.yaml").write_text(yaml.safe_dump(site))
@@ -48,8 +59,9 @@ def repo(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("ref", ["data/../other-data", "data/../../other-data", "other-data"])
-def test_a_ref_that_is_a_folder_path_is_refused(repo: Path, ref: str,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ref_that_is_a_folder_path_is_refused(
+    repo: Path, ref: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo)  # where the folder paths lead: tmp/other-data, repo/other-data
     with_releases(repo / "data", ref)
     data = load_dataset(repo / "data")
@@ -61,20 +73,21 @@ def test_a_ref_that_is_a_folder_path_is_refused(repo: Path, ref: str,
     assert "git tag" in problem.hint and "a folder is never read" in problem.hint
 
 
-def test_build_refuses_a_folder_ref_before_writing(repo: Path, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_refuses_a_folder_ref_before_writing(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo)
     with_releases(repo / "data", "data/../../other-data")
     out = tmp_path / "site"
     with pytest.raises(ValidationFailed) as refused:
         build_site(repo / "data", out, project=REPO)
     assert [(p.pointer, p.rule) for p in refused.value.problems] == [
-        ("/releases/1/ref", "release.ref-not-git")]
+        ("/releases/1/ref", "release.ref-not-git")
+    ]
     assert not (out / "data" / "v1").exists()
 
 
-def test_a_dotted_path_is_refused_at_the_ref(repo: Path, monkeypatch: pytest.MonkeyPatch
-                                             ) -> None:
+def test_a_dotted_path_is_refused_at_the_ref(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """../other-data (the issue's case) is refused where the ref is, whichever rule says so
     first (releases.yaml's schema does)."""
     monkeypatch.chdir(repo / "data")
@@ -102,15 +115,17 @@ def test_an_unknown_ref_is_unreadable_not_fatal(repo: Path) -> None:
     assert "no commit 'v9'" in why.message and str(repo) not in why.message
 
 
-def test_diff_base_prefers_a_commit_over_a_folder_of_that_name(repo: Path,
-                                                               monkeypatch: pytest.MonkeyPatch
-                                                               ) -> None:
+def test_diff_base_prefers_a_commit_over_a_folder_of_that_name(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo)
     shutil.copytree(repo / "other-data", repo / "v1")  # a folder named like the tag
     with base_data("v1", repo / "data") as folder:
         assert folder != Path("v1") and (folder / "measurements" / "gpqa" / "Qwen").is_dir()
     with base_data("other-data", repo / "data") as folder:  # a folder, by design
         assert folder == Path("other-data")
-    with pytest.raises(ValueError, match="neither a commit"), \
-            base_data("no-such-thing", repo / "data"):
+    with (
+        pytest.raises(ValueError, match="neither a commit"),
+        base_data("no-such-thing", repo / "data"),
+    ):
         pass

@@ -32,10 +32,21 @@ def two_releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
         subprocess.run([*git, *cmd], cwd=repo, check=True)
     shutil.rmtree(repo / "data")
     shutil.copytree(make_head(tmp), repo / "data")
-    (repo / "data" / "releases.yaml").write_text(yaml.safe_dump({"releases": [
-        {"version": "v2", "date": "2026-03-01", "notes_md": "Second release."},
-        {"version": "v1", "date": "2026-02-16", "notes_md": "First release.", "ref": "v1"},
-    ]}))
+    (repo / "data" / "releases.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "releases": [
+                    {"version": "v2", "date": "2026-03-01", "notes_md": "Second release."},
+                    {
+                        "version": "v1",
+                        "date": "2026-02-16",
+                        "notes_md": "First release.",
+                        "ref": "v1",
+                    },
+                ]
+            }
+        )
+    )
     site = yaml.safe_load((repo / "data" / "site.yaml").read_text())
     site["data_version"] = "v2"
     (repo / "data" / "site.yaml").write_text(yaml.safe_dump(site))
@@ -47,8 +58,9 @@ def two_releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_changelog_shows_each_release_and_its_diff(two_releases: Path) -> None:
     html = (two_releases / "changelog" / "index.html").read_text()
     assert html.index("v2 (2026-03-01)") < html.index("v1 (2026-02-16)")
-    assert ("1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per "
-            "output.") in html
+    assert (
+        "1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per output."
+    ) in html
     assert "Qwen 3 8B" in html  # the rank move the edit caused
 
 
@@ -65,8 +77,9 @@ def test_every_release_holds_every_kind(two_releases: Path) -> None:
     every file of a release (it once published the token tasks' file only)."""
     images = len(list((DATA / "measurements" / "text-to-image").rglob("*.json")))
     for version in ("v1", "v2"):
-        rows = list(csv.DictReader(
-            (two_releases / f"data/{version}/configurations-diffusion.csv").open()))
+        rows = list(
+            csv.DictReader((two_releases / f"data/{version}/configurations-diffusion.csv").open())
+        )
         assert len(rows) == images > 0
         assert {r["task"] for r in rows} == {"text-to-image"}
     html = (two_releases / "changelog" / "index.html").read_text()
@@ -83,7 +96,9 @@ def test_atom_feed_is_well_formed_with_the_required_elements(two_releases: Path)
         assert feed.find(f"{ATOM}{name}") is not None, name
     entries = feed.findall(f"{ATOM}entry")
     assert [e.findtext(f"{ATOM}title") for e in entries] == [
-        "jouleboard sample data v2", "jouleboard sample data v1"]
+        "jouleboard sample data v2",
+        "jouleboard sample data v1",
+    ]
     for e in entries:
         assert e.findtext(f"{ATOM}id").startswith("tag:")
         assert e.findtext(f"{ATOM}updated").endswith("T00:00:00Z")
@@ -104,10 +119,21 @@ def test_json_feed_has_the_required_fields(two_releases: Path) -> None:
 def test_release_registry_rules(tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
-    (data / "releases.yaml").write_text(yaml.safe_dump({"releases": [
-        {"version": "v0", "date": "2026-01-01"},
-        {"version": "v0", "date": "2026-02-01"}]}))
+    (data / "releases.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "releases": [
+                    {"version": "v0", "date": "2026-01-01"},
+                    {"version": "v0", "date": "2026-02-01"},
+                ]
+            }
+        )
+    )
     _, problems = load_registry(data)
     rules = {p.rule for p in problems}
-    assert {"registry.release-mismatch", "registry.duplicate-release",
-            "registry.release-order", "schema.missing-field"} <= rules
+    assert {
+        "registry.release-mismatch",
+        "registry.duplicate-release",
+        "registry.release-order",
+        "schema.missing-field",
+    } <= rules

@@ -15,8 +15,21 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "measurement-format.md"
 RULE_SHAPE = re.compile(r"^[a-z]+\.[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
-FILE_SUFFIXES = {"md", "html", "js", "svg", "json", "xml", "yaml", "yml", "toml", "txt",
-                 "css", "csv", "png"}
+FILE_SUFFIXES = {
+    "md",
+    "html",
+    "js",
+    "svg",
+    "json",
+    "xml",
+    "yaml",
+    "yml",
+    "toml",
+    "txt",
+    "css",
+    "csv",
+    "png",
+}
 # Dotted strings that are not rule ids: Vega-Lite field paths and an ijson item prefix.
 NOT_RULES = {"datum", "results"}
 
@@ -25,8 +38,11 @@ def rule_ids_in_code() -> set[str]:
     found = set()
     for path in sorted((REPO / "jouleboard").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and RULE_SHAPE.match(node.value):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and RULE_SHAPE.match(node.value)
+            ):
                 family, name = node.value.split(".", 1)
                 if name not in FILE_SUFFIXES and family not in NOT_RULES:
                     found.add(node.value)
@@ -36,8 +52,13 @@ def rule_ids_in_code() -> set[str]:
 def test_the_extraction_finds_rules_of_every_family() -> None:
     """The extraction itself works: known rules of several families are found."""
     ids = rule_ids_in_code()
-    for known in ("bounds.power-above-limit", "registry.unknown-gpu", "schema.wrong-type",
-                  "file.missing", "dataset.duplicate-configuration"):
+    for known in (
+        "bounds.power-above-limit",
+        "registry.unknown-gpu",
+        "schema.wrong-type",
+        "file.missing",
+        "dataset.duplicate-configuration",
+    ):
         assert known in ids
     assert {i.split(".")[0] for i in ids} >= {"bounds", "registry", "schema", "file", "value"}
     assert not any(i.endswith((".md", ".json")) for i in ids)

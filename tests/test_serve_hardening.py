@@ -68,15 +68,26 @@ def get(port: int, path: str = "/", host: str | None = None) -> tuple[int, str]:
 
 def test_a_request_naming_another_host_is_refused(preview: Path) -> None:
     with running(preview) as port:
-        for host in ("evil.example", f"evil.example:{port}", f"localhost.evil.example:{port}",
-                     "127.0.0.1.evil.example", f"user@localhost:{port}", ""):
+        for host in (
+            "evil.example",
+            f"evil.example:{port}",
+            f"localhost.evil.example:{port}",
+            "127.0.0.1.evil.example",
+            f"user@localhost:{port}",
+            "",
+        ):
             status, body = get(port, "/", host)
             assert status == 421, host
             assert "home" not in body and "localhost, 127.0.0.1, [::1]" in body
         status, body = get(port, "/__jouleboard__/version", "evil.example")
         assert status == 421
-        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "localhost",
-                     f"LOCALHOST:{port}"):
+        for host in (
+            f"localhost:{port}",
+            f"127.0.0.1:{port}",
+            f"[::1]:{port}",
+            "localhost",
+            f"LOCALHOST:{port}",
+        ):
             assert get(port, "/", host) == (200, "<p>home</p>"), host
 
 
@@ -94,16 +105,23 @@ def test_a_folder_without_index_html_is_not_listed(preview: Path) -> None:
         connection.close()
 
 
-def test_no_symbolic_link_in_the_preview_folder_is_followed(preview: Path,
-                                                            tmp_path: Path) -> None:
+def test_no_symbolic_link_in_the_preview_folder_is_followed(preview: Path, tmp_path: Path) -> None:
     (preview / "root").symlink_to("/")
     (preview / "outside.txt").symlink_to(tmp_path / "outside.txt")
     (preview / "linked").mkdir()
     (preview / "linked" / "index.html").symlink_to(tmp_path / "outside.txt")
     (preview / "home.html").symlink_to(preview / "index.html")  # even one that stays inside
     with running(preview) as port:
-        for path in ("/root/etc/passwd", "/root/etc/hostname", "/root/", "/root",
-                     "/outside.txt", "/linked/", "/linked/index.html", "/home.html"):
+        for path in (
+            "/root/etc/passwd",
+            "/root/etc/hostname",
+            "/root/",
+            "/root",
+            "/outside.txt",
+            "/linked/",
+            "/linked/index.html",
+            "/home.html",
+        ):
             status, body = get(port, path)
             assert status == 404, path
             assert SECRET not in body and "root:" not in body
@@ -177,13 +195,14 @@ def test_a_client_dripping_its_headers_is_dropped_at_the_deadline(preview: Path)
         assert get(port, "/") == (200, "<p>home</p>")  # and the server serves on
 
 
-def test_a_public_bind_warns_and_still_checks_the_host(preview: Path,
-                                                      capsys: pytest.CaptureFixture[str]
-                                                      ) -> None:
+def test_a_public_bind_warns_and_still_checks_the_host(
+    preview: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with running(preview, host="0.0.0.0") as port:
         err = capsys.readouterr().err
-        assert err.startswith("warning: listening on 0.0.0.0, so other machines can reach "
-                              "this preview")
+        assert err.startswith(
+            "warning: listening on 0.0.0.0, so other machines can reach this preview"
+        )
         assert get(port, "/", f"127.0.0.1:{port}") == (200, "<p>home</p>")
         assert get(port, "/", f"192.0.2.7:{port}") == (200, "<p>home</p>")  # an address
         assert get(port, "/", f"evil.example:{port}")[0] == 421

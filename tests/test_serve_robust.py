@@ -30,8 +30,11 @@ from tests.golden.tree import DATA, REPO
 
 
 def tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def site_folder(tmp_path: Path) -> Path:
@@ -51,9 +54,9 @@ def project(tmp_path: Path) -> Path:
 # --- the CLI -----------------------------------------------------------------------------
 
 
-def test_ctrl_c_is_one_line_and_status_130(monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str],
-                                           tmp_path: Path) -> None:
+def test_ctrl_c_is_one_line_and_status_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
 
@@ -73,10 +76,25 @@ def test_ctrl_c_during_a_build_leaves_the_previous_site(project: Path, tmp_path:
     # An empty chart cache makes the build long enough (charts render cold) to interrupt;
     # --png makes it another build than the last (which would otherwise be up to date).
     env = {**os.environ, "JOULEBOARD_CACHE": str(tmp_path / "cold-cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "jouleboard", "build", "--png", "--data",
-                             str(project / "data"), "--out", str(out)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=interruptible)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jouleboard",
+            "build",
+            "--png",
+            "--data",
+            str(project / "data"),
+            "--out",
+            str(out),
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=interruptible,
+    )
     try:
         time.sleep(3)
         assert proc.poll() is None, "the build ended before it could be interrupted"
@@ -91,15 +109,42 @@ def test_ctrl_c_during_a_build_leaves_the_previous_site(project: Path, tmp_path:
     assert tree(out) == before
 
 
-@pytest.mark.parametrize("base_url", ["javascript:alert(1)//", "leaderboard/", "/no-slash",
-                                      "//evil.example/", "/a b/", '/"onload="x/', "/../",
-                                      "/a/./", "/a/../b/"])
-def test_base_url_on_the_command_line_is_checked_like_site_yaml(base_url: str,
-                                                                tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "javascript:alert(1)//",
+        "leaderboard/",
+        "/no-slash",
+        "//evil.example/",
+        "/a b/",
+        '/"onload="x/',
+        "/../",
+        "/a/./",
+        "/a/../b/",
+    ],
+)
+def test_base_url_on_the_command_line_is_checked_like_site_yaml(
+    base_url: str, tmp_path: Path
+) -> None:
     out = tmp_path / "site"
-    result = subprocess.run([sys.executable, "-m", "jouleboard", "build", "--data", str(DATA),
-                             "--out", str(out), "--base-url", base_url], cwd=REPO,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jouleboard",
+            "build",
+            "--data",
+            str(DATA),
+            "--out",
+            str(out),
+            "--base-url",
+            base_url,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 2
     assert result.stderr.startswith("jouleboard build: error: --base-url must be a URL path")
     assert len(result.stderr.splitlines()) == 1
@@ -135,10 +180,26 @@ def interruptible() -> None:
 
 
 def start_serve(data: Path, out: Path) -> tuple[subprocess.Popen[str], list[str]]:
-    proc = subprocess.Popen([sys.executable, "-u", "-m", "jouleboard", "serve", "--data",
-                             str(data), "--out", str(out), "--port", "0"], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            preexec_fn=interruptible)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-u",
+            "-m",
+            "jouleboard",
+            "serve",
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--port",
+            "0",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=interruptible,
+    )
     lines: list[str] = []
 
     def read() -> None:
@@ -186,7 +247,8 @@ def test_serve_answers_a_nul_in_the_path_with_400(served: Served) -> None:
 
 
 def test_serve_keeps_the_last_good_site_when_a_rebuild_fails_on_a_template(
-        served: Served, project: Path) -> None:
+    served: Served, project: Path
+) -> None:
     base = project / "templates" / "base.html"
     good = base.read_text(encoding="utf-8")
     home = served.get()

@@ -21,6 +21,7 @@ CHECKS = {
 
 @pytest.mark.parametrize("name", list(CHECKS))
 def test_the_configured_check_passes(name: str) -> None:
-    done = subprocess.run([sys.executable, "-m", *CHECKS[name]], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", *CHECKS[name]], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, f"{name} found:\n{done.stdout}{done.stderr}"

@@ -46,22 +46,35 @@ CITATION = "Doe et al., <script>alert(2)</script> Energy 2025"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "jouleboard", *args], capture_output=True,
-                          text=True, timeout=TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *args], capture_output=True, text=True, timeout=TIMEOUT
+    )
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("text-rule")
-    models = {f"acme/m{i}": {"nickname": name, "builder": "Acme", "total_params_billions": 1.0,
-                             "active_params_billions": 1.0, "weight_precision": "bfloat16"}
-              for i, name in enumerate(NICKNAMES)}
+    models = {
+        f"acme/m{i}": {
+            "nickname": name,
+            "builder": "Acme",
+            "total_params_billions": 1.0,
+            "active_params_billions": 1.0,
+            "weight_precision": "bfloat16",
+        }
+        for i, name in enumerate(NICKNAMES)
+    }
     data = make_data_dir(root, models_yaml=yaml.safe_dump(models, allow_unicode=True))
-    (data / "releases.yaml").write_text(yaml.safe_dump(
-        {"releases": [{"version": "v1", "date": "2025-01-01", "notes_md": "First."}]}))
+    (data / "releases.yaml").write_text(
+        yaml.safe_dump(
+            {"releases": [{"version": "v1", "date": "2025-01-01", "notes_md": "First."}]}
+        )
+    )
     for i, model_id in enumerate(models):
-        doc = changed(valid_measurement(), {"model_id": model_id, "serving.notes": NOTES,
-                                            "provenance.citation": CITATION})
+        doc = changed(
+            valid_measurement(),
+            {"model_id": model_id, "serving.notes": NOTES, "provenance.citation": CITATION},
+        )
         write_measurement(data, doc, f"measurements/chat/acme/m{i}/H100-x1-bfloat16.json")
     validate = _cli("validate", "--data", str(data))
     assert validate.returncode == 0, validate.stdout + validate.stderr
@@ -95,17 +108,23 @@ def test_bracketed_nicknames_validate_build_and_are_plain_text_in_feeds(site: Pa
 def test_a_nickname_makes_no_link_anywhere_in_the_site(site: Path) -> None:
     files = [p for p in site.rglob("*") if p.is_file()]
     assert any(p.name == "feed.xml" for p in files) and any(p.name == "feed.json" for p in files)
-    linked = [p.relative_to(site).as_posix() for p in files
-              if b'href="https://evil.example' in p.read_bytes()
-              or b'href=\\"https://evil.example' in p.read_bytes()
-              or b"href=&#34;https://evil.example" in p.read_bytes()
-              or b"href=&quot;https://evil.example" in p.read_bytes()]
+    linked = [
+        p.relative_to(site).as_posix()
+        for p in files
+        if b'href="https://evil.example' in p.read_bytes()
+        or b'href=\\"https://evil.example' in p.read_bytes()
+        or b"href=&#34;https://evil.example" in p.read_bytes()
+        or b"href=&quot;https://evil.example" in p.read_bytes()
+    ]
     assert linked == []
 
 
 def test_serving_notes_and_citation_are_published_escaped(site: Path) -> None:
-    html = next(p.read_text() for p in (site / "models").rglob("index.html")
-                if "<h1>Model 0 [beta</h1>" in p.read_text())
+    html = next(
+        p.read_text()
+        for p in (site / "models").rglob("index.html")
+        if "<h1>Model 0 [beta</h1>" in p.read_text()
+    )
     assert "DP for attention &lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "Doe et al., &lt;script&gt;alert(2)&lt;/script&gt; Energy 2025" in html
     # Markup formats escape it; JSON data files hold it as data (the site's scripts insert
@@ -119,16 +138,16 @@ def test_serving_notes_and_citation_are_published_escaped(site: Path) -> None:
 # --- every text field refuses hidden characters -------------------------------------------
 
 
-def _text_fields(model: type[BaseModel], prefix: tuple[str, ...] = ()
-                 ) -> list[tuple[str, ...]]:
+def _text_fields(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     """Paths of every free-text string field of ``model`` and the records inside it (a
     field whose values are a fixed list or an ASCII pattern cannot hold the characters)."""
     out = []
     for name, info in model.model_fields.items():
         annotation = info.annotation
         # A field's own type, or the members of a union (not the items of a list).
-        members = get_args(annotation) if get_origin(annotation) in (Union, UnionType) \
-            else (annotation,)
+        members = (
+            get_args(annotation) if get_origin(annotation) in (Union, UnionType) else (annotation,)
+        )
         nested = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
         for m in nested:
             out += _text_fields(m, (*prefix, name))
@@ -147,10 +166,13 @@ HIDDEN = {"rlo": "\u202e", "nul": "\x00"}
 
 
 def test_the_enumeration_finds_the_fields_of_the_issue() -> None:
-    assert {("serving", "notes"), ("provenance", "citation"), ("provenance", "dataset"),
-            ("provenance", "source")} <= set(MEASUREMENT_FIELDS)
-    assert {("tagline",), ("data_version",), ("title",), ("attribution_md",)} <= \
-        set(SITE_FIELDS)
+    assert {
+        ("serving", "notes"),
+        ("provenance", "citation"),
+        ("provenance", "dataset"),
+        ("provenance", "source"),
+    } <= set(MEASUREMENT_FIELDS)
+    assert {("tagline",), ("data_version",), ("title",), ("attribution_md",)} <= set(SITE_FIELDS)
     # A diffusion measurement's text fields are those of its provenance, tested here too.
     assert set(_text_fields(DiffusionMeasurement)) <= set(MEASUREMENT_FIELDS)
     assert ("nickname",) in MODEL_FIELDS and ("description_md",) in MODEL_FIELDS
@@ -164,8 +186,9 @@ def _refused(data: Path, file: str, where: str) -> None:
 
 @pytest.mark.parametrize("char", HIDDEN.values(), ids=HIDDEN.keys())
 @pytest.mark.parametrize("path", MEASUREMENT_FIELDS, ids=".".join)
-def test_measurement_text_fields_refuse_hidden_characters(tmp_path: Path, path: tuple[str, ...],
-                                                          char: str) -> None:
+def test_measurement_text_fields_refuse_hidden_characters(
+    tmp_path: Path, path: tuple[str, ...], char: str
+) -> None:
     data = make_data_dir(tmp_path)
     doc = valid_measurement()
     value = doc
@@ -176,8 +199,7 @@ def test_measurement_text_fields_refuse_hidden_characters(tmp_path: Path, path: 
     _refused(data, "H100-x1-bfloat16-seqs64.json", "/" + "/".join(path))
 
 
-def _registry_case(file: str, base: str, key: str | None, field: tuple[str, ...],
-                   char: str) -> str:
+def _registry_case(file: str, base: str, key: str | None, field: tuple[str, ...], char: str) -> str:
     doc: Any = yaml.safe_load(base)
     entry = doc[key] if key else doc
     for part in field[:-1]:
@@ -186,18 +208,23 @@ def _registry_case(file: str, base: str, key: str | None, field: tuple[str, ...]
     return yaml.safe_dump(doc, allow_unicode=True)
 
 
-REGISTRY_CASES = ([("site.yaml", SITE_YAML, None, f) for f in SITE_FIELDS]
-                  + [("models.yaml", MODELS_YAML, "acme/tiny-1b", f) for f in MODEL_FIELDS]
-                  + [("gpus.yaml", GPUS_YAML, "H100", f) for f in GPU_FIELDS]
-                  + [("tasks.yaml", TASKS_YAML, "chat", f) for f in TASK_FIELDS])
+REGISTRY_CASES = (
+    [("site.yaml", SITE_YAML, None, f) for f in SITE_FIELDS]
+    + [("models.yaml", MODELS_YAML, "acme/tiny-1b", f) for f in MODEL_FIELDS]
+    + [("gpus.yaml", GPUS_YAML, "H100", f) for f in GPU_FIELDS]
+    + [("tasks.yaml", TASKS_YAML, "chat", f) for f in TASK_FIELDS]
+)
 
 
 @pytest.mark.parametrize("char", HIDDEN.values(), ids=HIDDEN.keys())
-@pytest.mark.parametrize(("file", "base", "key", "field"), REGISTRY_CASES,
-                         ids=[f"{c[0]}:{'.'.join(c[3])}" for c in REGISTRY_CASES])
+@pytest.mark.parametrize(
+    ("file", "base", "key", "field"),
+    REGISTRY_CASES,
+    ids=[f"{c[0]}:{'.'.join(c[3])}" for c in REGISTRY_CASES],
+)
 def test_registry_text_fields_refuse_hidden_characters(
-        tmp_path: Path, file: str, base: str, key: str | None, field: tuple[str, ...],
-        char: str) -> None:
+    tmp_path: Path, file: str, base: str, key: str | None, field: tuple[str, ...], char: str
+) -> None:
     text = _registry_case(file, base, key, field, char)
     data = make_data_dir(tmp_path, **{file.replace(".", "_"): text})
     where = "/" + "/".join(((key.replace("/", "~1"),) if key else ()) + field)
@@ -218,23 +245,41 @@ def test_markdown_fields_keep_line_breaks_but_refuse_hidden_characters(tmp_path:
 
 def test_quality_and_release_texts_refuse_hidden_characters(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path)
-    (data / "releases.yaml").write_text(yaml.safe_dump({"releases": [
-        {"version": "v1", "date": "2025-01-01", "notes_md": "Fir\u202est."}]}))
+    (data / "releases.yaml").write_text(
+        yaml.safe_dump(
+            {"releases": [{"version": "v1", "date": "2025-01-01", "notes_md": "Fir\u202est."}]}
+        )
+    )
     (data / "quality").mkdir()
-    (data / "quality" / "chat.yaml").write_text(yaml.safe_dump({
-        "task": "chat", "benchmark": "Chat\x00bench", "scores": [{
-            "model_id": "acme/tiny-1b", "accuracy_percent": 50.0, "setting": "0-shot",
-            "source_url": "https://example.org/", "source_detail": "Table\u202e 1",
-            "confidence": "high"}]}))
+    (data / "quality" / "chat.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "task": "chat",
+                "benchmark": "Chat\x00bench",
+                "scores": [
+                    {
+                        "model_id": "acme/tiny-1b",
+                        "accuracy_percent": 50.0,
+                        "setting": "0-shot",
+                        "source_url": "https://example.org/",
+                        "source_detail": "Table\u202e 1",
+                        "confidence": "high",
+                    }
+                ],
+            }
+        )
+    )
     _refused(data, "releases.yaml", "/releases/0/notes_md")
     _refused(data, "chat.yaml", "/benchmark")
     _refused(data, "chat.yaml", "/scores/0/source_detail")
 
 
 def test_a_nul_in_the_tagline_is_refused_by_validate_with_its_location(tmp_path: Path) -> None:
-    data = make_data_dir(tmp_path, site_yaml=SITE_YAML + "tagline: \"a\\0b\"\n")
+    data = make_data_dir(tmp_path, site_yaml=SITE_YAML + 'tagline: "a\\0b"\n')
     result = _cli("validate", "--data", str(data))
     assert result.returncode != 0
-    assert "site.yaml: /tagline: value.hidden-character: contains U+0000 (NUL)" in \
-        result.stdout + result.stderr
+    assert (
+        "site.yaml: /tagline: value.hidden-character: contains U+0000 (NUL)"
+        in result.stdout + result.stderr
+    )
     assert "Traceback" not in result.stderr

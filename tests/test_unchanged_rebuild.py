@@ -32,8 +32,11 @@ def project(tmp_path: Path) -> Path:
 
 
 def stat_of(site: Path) -> dict[str, tuple[int, int]]:
-    return {p.relative_to(site).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
-            for p in site.rglob("*") if p.is_file()}
+    return {
+        p.relative_to(site).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in site.rglob("*")
+        if p.is_file()
+    }
 
 
 def test_nothing_changed_touches_nothing(project: Path) -> None:
@@ -42,7 +45,8 @@ def test_nothing_changed_touches_nothing(project: Path) -> None:
     again = build_site(project / "data", site, project=project)
     assert again.unchanged and again.written == 0
     assert again.files == len(files) and again.bytes == sum(
-        p.stat().st_size for p in site.rglob("*") if p.is_file())
+        p.stat().st_size for p in site.rglob("*") if p.is_file()
+    )
     assert stat_of(site) == before  # not one file rewritten or re-linked
     assert "up to date" in str(again)
 
@@ -72,13 +76,13 @@ def new_data_file(project: Path) -> None:
     src.with_name("copy-seqs999.json").write_text(json.dumps(doc))
 
 
-INPUT_CHANGES: list[Callable[[Path], None]] = [touch_measurement, site_template,
-                                               new_data_file]
+INPUT_CHANGES: list[Callable[[Path], None]] = [touch_measurement, site_template, new_data_file]
 
 
 @pytest.mark.parametrize("change", INPUT_CHANGES, ids=[c.__name__ for c in INPUT_CHANGES])
-def test_an_input_change_builds(project: Path, tmp_path: Path,
-                                change: Callable[[Path], None]) -> None:
+def test_an_input_change_builds(
+    project: Path, tmp_path: Path, change: Callable[[Path], None]
+) -> None:
     change(project)
     again = build_site(project / "data", project / "site", project=project)
     assert not again.unchanged and again.written > 0
@@ -92,8 +96,10 @@ def test_rewriting_a_file_with_its_own_bytes_is_no_change(project: Path) -> None
     assert build_site(project / "data", project / "site", project=project).unchanged
 
 
-@pytest.mark.parametrize("option", [{"png": True}, {"base_url": "/sub/"},
-                                    {"site_url": "https://example.org"}, {"preview": True}])
+@pytest.mark.parametrize(
+    "option",
+    [{"png": True}, {"base_url": "/sub/"}, {"site_url": "https://example.org"}, {"preview": True}],
+)
 def test_another_option_builds(project: Path, option: dict[str, object]) -> None:
     again = build_site(project / "data", project / "site", project=project, **option)
     assert not again.unchanged and again.written > 0
@@ -115,8 +121,9 @@ OUTPUT_CHANGES: list[Callable[[Path], None]] = [edited_output, removed_output]
 
 
 @pytest.mark.parametrize("change", OUTPUT_CHANGES, ids=[c.__name__ for c in OUTPUT_CHANGES])
-def test_a_changed_output_is_rebuilt_to_a_clean_build(project: Path, tmp_path: Path,
-                                                      change: Callable[[Path], None]) -> None:
+def test_a_changed_output_is_rebuilt_to_a_clean_build(
+    project: Path, tmp_path: Path, change: Callable[[Path], None]
+) -> None:
     site = project / "site"
     expected = tree(site)
     change(site)

@@ -59,8 +59,12 @@ chat:
   default_deadline:
     ms: 100.0
 """
-REGISTRIES = {"site.yaml": SITE_YAML, "models.yaml": MODELS_YAML, "gpus.yaml": GPUS_YAML,
-              "tasks.yaml": TASKS_YAML}
+REGISTRIES = {
+    "site.yaml": SITE_YAML,
+    "models.yaml": MODELS_YAML,
+    "gpus.yaml": GPUS_YAML,
+    "tasks.yaml": TASKS_YAML,
+}
 MEASUREMENT_DIR = Path("measurements/chat/acme/tiny-1b")
 DEFAULT_NAME = "H100-x1-bfloat16-seqs64.json"
 
@@ -74,8 +78,13 @@ VALID: dict[str, Any] = {
     "gpu_model": "H100",
     "num_gpus": 1,
     "weight_precision": "bfloat16",
-    "serving": {"max_num_seqs": 64, "tensor_parallel": 1, "expert_parallel": 1,
-                "data_parallel": 1, "notes": ""},
+    "serving": {
+        "max_num_seqs": 64,
+        "tensor_parallel": 1,
+        "expert_parallel": 1,
+        "data_parallel": 1,
+        "notes": "",
+    },
     "metrics": {
         "avg_power_watts": 500.0,
         "output_throughput_tokens_per_sec": 5000.0,
@@ -88,10 +97,17 @@ VALID: dict[str, Any] = {
         "p95_itl_ms": 30.0,
         "p99_itl_ms": 40.0,
     },
-    "output_length_distribution": {"bin_edges_tokens": [0.0, 500.0, 1000.0, 2000.0],
-                                   "counts": [10, 60, 30]},
-    "provenance": {"dataset": "Hand-made", "version": "1", "date": "2025-01-01",
-                   "license": "CC0-1.0", "source": "tests/test_validation_rules.py"},
+    "output_length_distribution": {
+        "bin_edges_tokens": [0.0, 500.0, 1000.0, 2000.0],
+        "counts": [10, 60, 30],
+    },
+    "provenance": {
+        "dataset": "Hand-made",
+        "version": "1",
+        "date": "2025-01-01",
+        "license": "CC0-1.0",
+        "source": "tests/test_validation_rules.py",
+    },
 }
 
 DELETE = object()
@@ -148,8 +164,12 @@ def raw_json(doc: dict[str, Any], dotted: str, token: str) -> str:
     return text.replace(f'"{marker}"', token)
 
 
-def write_measurement(data: Path, doc: dict[str, Any] | str | bytes,
-                      name: str = DEFAULT_NAME, folder: Path = MEASUREMENT_DIR) -> Path:
+def write_measurement(
+    data: Path,
+    doc: dict[str, Any] | str | bytes,
+    name: str = DEFAULT_NAME,
+    folder: Path = MEASUREMENT_DIR,
+) -> Path:
     """Write a measurement (dict as JSON, or raw text/bytes) below data/measurements."""
     path = data / folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -178,8 +198,9 @@ def same_file(shown: str, path: Path) -> bool:
     return Path(shown).resolve() == path.resolve()
 
 
-def rejects(data: Path, path: Path, rule: str, pointer: str, *says: str,
-            alone: bool = True) -> Problem:
+def rejects(
+    data: Path, path: Path, rule: str, pointer: str, *says: str, alone: bool = True
+) -> Problem:
     """Assert ``rule`` is reported once for ``path`` at ``pointer`` and return the problem.
 
     ``says``: words that must appear (case-insensitively) in the message or the hint.
@@ -217,12 +238,15 @@ def test_the_hand_made_measurement_is_valid(data: Path) -> None:
 # --- JSON layer -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    '{"schema_version": 1, "kind": "llm"',  # truncated
-    '{"schema_version": 1,}',  # trailing comma
-    "{'schema_version': 1}",  # single quotes
-    "",  # empty file
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"schema_version": 1, "kind": "llm"',  # truncated
+        '{"schema_version": 1,}',  # trailing comma
+        "{'schema_version': 1}",  # single quotes
+        "",  # empty file
+    ],
+)
 def test_json_syntax(data: Path, text: str) -> None:
     path = write_measurement(data, json.dumps(VALID, indent=2))
     accepts(data)
@@ -245,8 +269,9 @@ def test_json_duplicate_key(data: Path) -> None:
     accepts(data)
     # The same key twice, even with the same value, is refused: readers disagree on which wins.
     path.write_text(raw_json(VALID, "metrics.avg_power_watts", '500.0, "avg_power_watts": 500.0'))
-    rejects(data, path, "json.duplicate-key", "/metrics/avg_power_watts", "avg_power_watts",
-            "keep one")
+    rejects(
+        data, path, "json.duplicate-key", "/metrics/avg_power_watts", "avg_power_watts", "keep one"
+    )
 
 
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
@@ -263,8 +288,14 @@ def test_json_number_too_long(data: Path) -> None:
     path = write_measurement(data, raw_json(VALID, "metrics.avg_power_watts", forty))
     accepts(data)
     path.write_text(raw_json(VALID, "metrics.avg_power_watts", forty + "0"))
-    rejects(data, path, "json.number-too-long", "/metrics/avg_power_watts", "40 characters",
-            "ordinary precision")
+    rejects(
+        data,
+        path,
+        "json.number-too-long",
+        "/metrics/avg_power_watts",
+        "40 characters",
+        "ordinary precision",
+    )
     path.write_text(raw_json(VALID, "num_gpus", "1" * 5000))
     rejects(data, path, "json.number-too-long", "/num_gpus")
 
@@ -313,11 +344,14 @@ def test_file_unexpected(data: Path) -> None:
     rejects(data, stray, "file.unexpected", "", ".json")
 
 
-@pytest.mark.parametrize(("name", "shown"), [
-    (b"H100\nsecond: line.json", "H100\\nsecond: line.json"),  # forges a report line
-    (b"caf\xe9.json", "caf\\xe9.json"),  # Latin-1, not UTF-8
-    ("H100-\u202enosj.json".encode(), "H100-\\u202enosj.json"),  # shows as H100-json.son
-])
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        (b"H100\nsecond: line.json", "H100\\nsecond: line.json"),  # forges a report line
+        (b"caf\xe9.json", "caf\\xe9.json"),  # Latin-1, not UTF-8
+        ("H100-\u202enosj.json".encode(), "H100-\\u202enosj.json"),  # shows as H100-json.son
+    ],
+)
 def test_file_bad_name(data: Path, name: bytes, shown: str) -> None:
     write_measurement(data, valid_measurement(), name="caf\u00e9-H100.json")
     accepts(data)  # UTF-8 names are fine
@@ -385,8 +419,7 @@ def test_registry_file_not_regular(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("base_url", ["/../", "/a/./", "/leaderboard"])
-def test_registry_site_base_url_says_what_a_path_must_be(tmp_path: Path,
-                                                          base_url: str) -> None:
+def test_registry_site_base_url_says_what_a_path_must_be(tmp_path: Path, base_url: str) -> None:
     """site.yaml's base_url is a path, not an address: the message and hint say so (they
     asked for an https:// URL), and a dot segment is refused like on the command line."""
     data = make_data_dir(tmp_path, site_yaml=SITE_YAML + f"base_url: '{base_url}'\n")
@@ -430,13 +463,20 @@ def test_registry_symlink_is_refused_not_followed(tmp_path: Path) -> None:
 
 
 def test_schema_missing_field(data: Path) -> None:
-    optional = changed(VALID, {"output_length_distribution": DELETE,
-                               "serving.tensor_parallel": DELETE, "serving.notes": DELETE})
+    optional = changed(
+        VALID,
+        {
+            "output_length_distribution": DELETE,
+            "serving.tensor_parallel": DELETE,
+            "serving.notes": DELETE,
+        },
+    )
     path = write_measurement(data, optional)
     accepts(data)  # optional fields (repeat, citation, ...) may be left out
     path.write_text(json.dumps(changed(VALID, {"metrics.avg_power_watts": DELETE})))
-    rejects(data, path, "schema.missing-field", "/metrics/avg_power_watts", "avg_power_watts",
-            "missing")
+    rejects(
+        data, path, "schema.missing-field", "/metrics/avg_power_watts", "avg_power_watts", "missing"
+    )
 
 
 def test_schema_unknown_field_suggests_the_close_name(data: Path) -> None:
@@ -453,7 +493,8 @@ def test_schema_unknown_field_suggests_the_close_name(data: Path) -> None:
     assert "'avg_power_watts'" in unknown[0].hint and "did you mean" in unknown[0].hint
     # The real field is then missing, reported at its own pointer.
     assert [p.pointer for p in found if p.rule == "schema.missing-field"] == [
-        "/metrics/avg_power_watts"]
+        "/metrics/avg_power_watts"
+    ]
 
 
 def test_schema_unknown_field_with_nothing_close_lists_the_allowed_fields(data: Path) -> None:
@@ -466,8 +507,7 @@ def test_schema_wrong_type_string_for_number(data: Path) -> None:
     path = write_measurement(data, changed(VALID, {"metrics.avg_power_watts": 500}))
     accepts(data)  # a JSON integer is a fine number
     path.write_text(json.dumps(changed(VALID, {"metrics.avg_power_watts": "500"})))
-    rejects(data, path, "schema.wrong-type", "/metrics/avg_power_watts", "got str",
-            "not strings")
+    rejects(data, path, "schema.wrong-type", "/metrics/avg_power_watts", "got str", "not strings")
 
 
 def test_schema_wrong_type_bool_for_int(data: Path) -> None:
@@ -493,13 +533,16 @@ def test_value_not_positive(data: Path, token: str) -> None:
     rejects(data, path, "value.not-positive", "/metrics/energy_per_token_joules", "greater than 0")
 
 
-@pytest.mark.parametrize(("field", "good", "bad"), [
-    ("weight_precision", "fp8", "bf16"),
-    ("weight_precision", "int4", "BFLOAT16"),
-    ("kind", "llm", "LLM"),
-    ("kind", "llm", "vlm"),
-    ("schema_version", 1, 2),
-])
+@pytest.mark.parametrize(
+    ("field", "good", "bad"),
+    [
+        ("weight_precision", "fp8", "bf16"),
+        ("weight_precision", "int4", "BFLOAT16"),
+        ("kind", "llm", "LLM"),
+        ("kind", "llm", "vlm"),
+        ("schema_version", 1, 2),
+    ],
+)
 def test_value_not_allowed(data: Path, field: str, good: object, bad: object) -> None:
     path = write_measurement(data, changed(VALID, {field: good}))
     accepts(data)
@@ -507,19 +550,22 @@ def test_value_not_allowed(data: Path, field: str, good: object, bad: object) ->
     rejects(data, path, "value.not-allowed", f"/{field}", "should be")
 
 
-@pytest.mark.parametrize(("field", "bad"), [
-    ("model_id", "../../etc/passwd"),
-    ("model_id", "acme/../tiny-1b"),
-    ("model_id", "tiny-1b"),  # no org/
-    ("model_id", "acme/tiny/1b"),
-    ("model_id", "acme/tiny\u00001b"),
-    ("model_id", "acme/tiny-1b\n"),
-    ("model_id", "\u0430cme/tiny-1b"),  # Cyrillic a
-    ("gpu_model", "../H100"),
-    ("gpu_model", "H100/x"),
-    ("task", "Chat"),
-    ("task", "chat/../x"),
-])
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("model_id", "../../etc/passwd"),
+        ("model_id", "acme/../tiny-1b"),
+        ("model_id", "tiny-1b"),  # no org/
+        ("model_id", "acme/tiny/1b"),
+        ("model_id", "acme/tiny\u00001b"),
+        ("model_id", "acme/tiny-1b\n"),
+        ("model_id", "\u0430cme/tiny-1b"),  # Cyrillic a
+        ("gpu_model", "../H100"),
+        ("gpu_model", "H100/x"),
+        ("task", "Chat"),
+        ("task", "chat/../x"),
+    ],
+)
 def test_value_bad_identifier(data: Path, field: str, bad: str) -> None:
     path = write_measurement(data, valid_measurement())
     accepts(data)
@@ -528,29 +574,44 @@ def test_value_bad_identifier(data: Path, field: str, bad: str) -> None:
 
 
 def test_value_histogram_shape(data: Path) -> None:
-    path = write_measurement(data, changed(VALID, {"output_length_distribution": {
-        "bin_edges_tokens": [0, 1], "counts": [0]}}))
+    path = write_measurement(
+        data,
+        changed(VALID, {"output_length_distribution": {"bin_edges_tokens": [0, 1], "counts": [0]}}),
+    )
     accepts(data)
-    for edges, counts in [([0.0, 500.0, 400.0, 2000.0], [1, 2, 3]),  # not increasing
-                          ([0.0, 500.0, 500.0, 2000.0], [1, 2, 3]),  # not strictly
-                          ([0.0, 500.0, 1000.0], [1, 2, 3])]:  # one edge short
-        path.write_text(json.dumps(changed(VALID, {
-            "output_length_distribution": {"bin_edges_tokens": edges, "counts": counts}})))
-        rejects(data, path, "value.histogram-shape", "/output_length_distribution",
-                "increasing", "n+1")
+    for edges, counts in [
+        ([0.0, 500.0, 400.0, 2000.0], [1, 2, 3]),  # not increasing
+        ([0.0, 500.0, 500.0, 2000.0], [1, 2, 3]),  # not strictly
+        ([0.0, 500.0, 1000.0], [1, 2, 3]),
+    ]:  # one edge short
+        path.write_text(
+            json.dumps(
+                changed(
+                    VALID,
+                    {"output_length_distribution": {"bin_edges_tokens": edges, "counts": counts}},
+                )
+            )
+        )
+        rejects(
+            data, path, "value.histogram-shape", "/output_length_distribution", "increasing", "n+1"
+        )
 
 
 # --- registry references --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("field", "typo", "rule", "suggestion", "registry"), [
-    ("task", "chta", "registry.unknown-task", "chat", "tasks.yaml"),
-    ("model_id", "acme/tiny-1", "registry.unknown-model", "acme/tiny-1b", "models.yaml"),
-    ("gpu_model", "H10", "registry.unknown-gpu", "H100", "gpus.yaml"),
-    ("gpu_model", "h100", "registry.unknown-gpu", "H100", "gpus.yaml"),
-])
+@pytest.mark.parametrize(
+    ("field", "typo", "rule", "suggestion", "registry"),
+    [
+        ("task", "chta", "registry.unknown-task", "chat", "tasks.yaml"),
+        ("model_id", "acme/tiny-1", "registry.unknown-model", "acme/tiny-1b", "models.yaml"),
+        ("gpu_model", "H10", "registry.unknown-gpu", "H100", "gpus.yaml"),
+        ("gpu_model", "h100", "registry.unknown-gpu", "H100", "gpus.yaml"),
+    ],
+)
 def test_registry_unknown_reference_with_did_you_mean(
-        data: Path, field: str, typo: str, rule: str, suggestion: str, registry: str) -> None:
+    data: Path, field: str, typo: str, rule: str, suggestion: str, registry: str
+) -> None:
     path = write_measurement(data, valid_measurement())
     accepts(data)
     path.write_text(json.dumps(changed(VALID, {field: typo})))
@@ -566,8 +627,10 @@ def test_registry_unknown_reference_without_close_match_lists_known(data: Path) 
 
 
 def test_registry_kind_mismatch(tmp_path: Path) -> None:
-    tasks = TASKS_YAML + ("image-chat:\n  name: Image chat\n  benchmark: Images\n  kind: mllm\n"
-                          "  default_deadline:\n    ms: 100.0\n")
+    tasks = TASKS_YAML + (
+        "image-chat:\n  name: Image chat\n  benchmark: Images\n  kind: mllm\n"
+        "  default_deadline:\n    ms: 100.0\n"
+    )
     data = make_data_dir(tmp_path, tasks_yaml=tasks)
     path = write_measurement(data, changed(VALID, {"task": "image-chat", "kind": "mllm"}))
     accepts(data)
@@ -584,8 +647,15 @@ def test_bounds_power_above_limit_with_5_percent_margin(data: Path) -> None:
     path.write_text(json.dumps(with_power(735.0)))
     accepts(data)
     path.write_text(json.dumps(with_power(736.0)))
-    rejects(data, path, "bounds.power-above-limit", "/metrics/avg_power_watts", "736 W",
-            "700 W", "num_gpus")
+    rejects(
+        data,
+        path,
+        "bounds.power-above-limit",
+        "/metrics/avg_power_watts",
+        "736 W",
+        "700 W",
+        "num_gpus",
+    )
 
 
 def test_bounds_power_above_limit_scales_with_gpu_count(data: Path) -> None:
@@ -601,31 +671,62 @@ def test_bounds_power_implausibly_low(data: Path) -> None:
     accepts(data)
     path.write_text(json.dumps(with_power(0.5)))  # 500 W written as 0.5 "kW"
     # 10,000 tokens/J is also above the H100's efficiency ceiling: both rules see the mistake.
-    rejects(data, path, "bounds.power-implausibly-low", "/metrics/avg_power_watts", "0.5 W",
-            "kilowatts", alone=False)
+    rejects(
+        data,
+        path,
+        "bounds.power-implausibly-low",
+        "/metrics/avg_power_watts",
+        "0.5 W",
+        "kilowatts",
+        alone=False,
+    )
 
 
 def test_bounds_percentile_order(data: Path) -> None:
-    equal = {f"metrics.{k}": 20.0 for k in ("median_itl_ms", "p90_itl_ms", "p95_itl_ms",
-                                            "p99_itl_ms")}
+    equal = {
+        f"metrics.{k}": 20.0 for k in ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")
+    }
     path = write_measurement(data, changed(VALID, equal))
     accepts(data)  # equal percentiles are in order
     path.write_text(json.dumps(changed(VALID, {"metrics.p95_itl_ms": 24.0})))  # p90 is 25
-    rejects(data, path, "bounds.percentile-order", "/metrics/p95_itl_ms", "p95_itl_ms",
-            "p90_itl_ms", "median <= p90 <= p95 <= p99")
+    rejects(
+        data,
+        path,
+        "bounds.percentile-order",
+        "/metrics/p95_itl_ms",
+        "p95_itl_ms",
+        "p90_itl_ms",
+        "median <= p90 <= p95 <= p99",
+    )
 
 
 def test_bounds_itl_implausible_seconds_given_as_ms(data: Path) -> None:
-    ms = {"metrics.median_itl_ms": 0.5, "metrics.p90_itl_ms": 0.6,
-          "metrics.p95_itl_ms": 0.7, "metrics.p99_itl_ms": 0.8}
+    ms = {
+        "metrics.median_itl_ms": 0.5,
+        "metrics.p90_itl_ms": 0.6,
+        "metrics.p95_itl_ms": 0.7,
+        "metrics.p99_itl_ms": 0.8,
+    }
     path = write_measurement(data, changed(VALID, ms))
     accepts(data)  # 0.5 ms is the floor
-    seconds = {"metrics.median_itl_ms": 0.03, "metrics.p90_itl_ms": 0.04,
-               "metrics.p95_itl_ms": 0.05, "metrics.p99_itl_ms": 0.06}
+    seconds = {
+        "metrics.median_itl_ms": 0.03,
+        "metrics.p90_itl_ms": 0.04,
+        "metrics.p95_itl_ms": 0.05,
+        "metrics.p99_itl_ms": 0.06,
+    }
     path.write_text(json.dumps(changed(VALID, seconds)))
     # 60 sequences at 0.03 ms would make 2 million tokens/s: the throughput rule sees it too.
-    rejects(data, path, "bounds.itl-implausible", "/metrics/median_itl_ms", "0.03 ms",
-            "milliseconds", "seconds", alone=False)
+    rejects(
+        data,
+        path,
+        "bounds.itl-implausible",
+        "/metrics/median_itl_ms",
+        "0.03 ms",
+        "milliseconds",
+        "seconds",
+        alone=False,
+    )
 
 
 def test_bounds_itl_implausible_microseconds_given_as_ms(data: Path) -> None:
@@ -637,22 +738,54 @@ def test_bounds_itl_implausible_microseconds_given_as_ms(data: Path) -> None:
 
 def test_bounds_energy_inconsistent(data: Path) -> None:
     # 0.5% off is within the 1% tolerance.
-    path = write_measurement(data, changed(VALID, {"metrics.energy_per_token_joules": 0.1005,
-                                                   "metrics.energy_per_response_joules": 100.5}))
+    path = write_measurement(
+        data,
+        changed(
+            VALID,
+            {
+                "metrics.energy_per_token_joules": 0.1005,
+                "metrics.energy_per_response_joules": 100.5,
+            },
+        ),
+    )
     accepts(data)
     # 0.2 J/token but 500 W / 5000 tokens/s = 0.1; the response energy agrees with 0.2.
-    path.write_text(json.dumps(changed(VALID, {"metrics.energy_per_token_joules": 0.2,
-                                               "metrics.energy_per_response_joules": 200.0})))
-    rejects(data, path, "bounds.energy-inconsistent", "/metrics/energy_per_token_joules",
-            "0.2 J/token", "= 0.1", "1%", "units")
+    path.write_text(
+        json.dumps(
+            changed(
+                VALID,
+                {
+                    "metrics.energy_per_token_joules": 0.2,
+                    "metrics.energy_per_response_joules": 200.0,
+                },
+            )
+        )
+    )
+    rejects(
+        data,
+        path,
+        "bounds.energy-inconsistent",
+        "/metrics/energy_per_token_joules",
+        "0.2 J/token",
+        "= 0.1",
+        "1%",
+        "units",
+    )
 
 
 def test_bounds_response_energy_inconsistent(data: Path) -> None:
     path = write_measurement(data, changed(VALID, {"metrics.energy_per_response_joules": 100.9}))
     accepts(data)
     path.write_text(json.dumps(changed(VALID, {"metrics.energy_per_response_joules": 150.0})))
-    rejects(data, path, "bounds.response-energy-inconsistent",
-            "/metrics/energy_per_response_joules", "150 J", "= 100", "1%")
+    rejects(
+        data,
+        path,
+        "bounds.response-energy-inconsistent",
+        "/metrics/energy_per_response_joules",
+        "150 J",
+        "= 100",
+        "1%",
+    )
 
 
 def test_bounds_batch_above_cap(data: Path) -> None:
@@ -662,11 +795,14 @@ def test_bounds_batch_above_cap(data: Path) -> None:
     rejects(data, path, "bounds.batch-above-cap", "/metrics/avg_batch_size", "max_num_seqs 64")
 
 
-@pytest.mark.parametrize("serving", [
-    {"serving.tensor_parallel": 2},
-    {"serving.data_parallel": 2},
-    {"serving.expert_parallel": 2},
-])
+@pytest.mark.parametrize(
+    "serving",
+    [
+        {"serving.tensor_parallel": 2},
+        {"serving.data_parallel": 2},
+        {"serving.expert_parallel": 2},
+    ],
+)
 def test_bounds_parallelism_exceeds_gpus(data: Path, serving: dict[str, int]) -> None:
     fits = changed(with_power(1000.0), {"num_gpus": 2, **serving})
     path = write_measurement(data, fits)
@@ -676,8 +812,10 @@ def test_bounds_parallelism_exceeds_gpus(data: Path, serving: dict[str, int]) ->
 
 
 def test_bounds_parallelism_tp_times_dp(data: Path) -> None:
-    doc = changed(with_power(1000.0), {"num_gpus": 2, "serving.tensor_parallel": 2,
-                                       "serving.data_parallel": 2})
+    doc = changed(
+        with_power(1000.0),
+        {"num_gpus": 2, "serving.tensor_parallel": 2, "serving.data_parallel": 2},
+    )
     path = write_measurement(data, doc)
     rejects(data, path, "bounds.parallelism-exceeds-gpus", "/serving", "2 x 2")
 
@@ -693,16 +831,21 @@ def test_bounds_real_data_passes_and_every_throughput_x1000_copy_fails() -> None
         if doc["kind"] == "diffusion":
             continue
         m = doc["metrics"]
-        ratios.append(m["output_throughput_tokens_per_sec"] * m["median_itl_ms"] / 1000
-                      / m["avg_batch_size"])
+        ratios.append(
+            m["output_throughput_tokens_per_sec"] * m["median_itl_ms"] / 1000 / m["avg_batch_size"]
+        )
         assert check_measurement(doc, path.name, path.name, registry)[1] == [], path
-        for key, factor in [("output_throughput_tokens_per_sec", 1000),
-                            ("energy_per_token_joules", 1e-3),
-                            ("energy_per_response_joules", 1e-3)]:
+        for key, factor in [
+            ("output_throughput_tokens_per_sec", 1000),
+            ("energy_per_token_joules", 1e-3),
+            ("energy_per_response_joules", 1e-3),
+        ]:
             m[key] *= factor
         rules = {p.rule for p in check_measurement(doc, path.name, path.name, registry)[1]}
         refused += rules == {"bounds.throughput-inconsistent"} or rules == {
-            "bounds.throughput-inconsistent", "bounds.efficiency-above-ceiling"}
+            "bounds.throughput-inconsistent",
+            "bounds.efficiency-above-ceiling",
+        }
     assert len(ratios) == refused >= 838
     assert 0.02 < min(ratios) < 0.1 and 1.0 < max(ratios) < 2.0  # as docs/ says: 0.062, 1.391
 
@@ -710,10 +853,16 @@ def test_bounds_real_data_passes_and_every_throughput_x1000_copy_fails() -> None
 def with_throughput(tokens_per_sec: float, itl_ms: float) -> dict[str, Any]:
     """VALID at 500 W and 64 sequences with ``tokens_per_sec``, energies kept consistent."""
     ept = 500.0 / tokens_per_sec
-    return changed(VALID, {
-        "metrics.output_throughput_tokens_per_sec": tokens_per_sec,
-        "metrics.energy_per_token_joules": ept, "metrics.energy_per_response_joules": ept * 1000,
-        "metrics.avg_batch_size": 64.0, "metrics.median_itl_ms": itl_ms})
+    return changed(
+        VALID,
+        {
+            "metrics.output_throughput_tokens_per_sec": tokens_per_sec,
+            "metrics.energy_per_token_joules": ept,
+            "metrics.energy_per_response_joules": ept * 1000,
+            "metrics.avg_batch_size": 64.0,
+            "metrics.median_itl_ms": itl_ms,
+        },
+    )
 
 
 def test_bounds_throughput_inconsistent(data: Path) -> None:
@@ -721,29 +870,51 @@ def test_bounds_throughput_inconsistent(data: Path) -> None:
     path = write_measurement(data, changed(VALID, {"metrics.avg_batch_size": 30.0}))
     accepts(data)  # 5000 tokens/s is 2 x 30 / 12 ms: the upper edge
     path.write_text(json.dumps(changed(VALID, {"metrics.avg_batch_size": 29.0})))
-    rejects(data, path, "bounds.throughput-inconsistent",
-            "/metrics/output_throughput_tokens_per_sec", "5000 tokens/s", "2.07 x",
-            "29 / 12 ms = 2416.67 tokens/s", "between 0.02 and 2")
+    rejects(
+        data,
+        path,
+        "bounds.throughput-inconsistent",
+        "/metrics/output_throughput_tokens_per_sec",
+        "5000 tokens/s",
+        "2.07 x",
+        "29 / 12 ms = 2416.67 tokens/s",
+        "between 0.02 and 2",
+    )
     # Lower edge: 64 / 12 ms = 5333 tokens/s, 0.02 x that is 106.7; 100 is 0.01875 x.
     path.write_text(json.dumps(with_throughput(110.0, 12.0)))
     accepts(data)
     path.write_text(json.dumps(with_throughput(100.0, 12.0)))
-    rejects(data, path, "bounds.throughput-inconsistent",
-            "/metrics/output_throughput_tokens_per_sec", "0.0188 x", "= 5333.33 tokens/s")
+    rejects(
+        data,
+        path,
+        "bounds.throughput-inconsistent",
+        "/metrics/output_throughput_tokens_per_sec",
+        "0.0188 x",
+        "= 5333.33 tokens/s",
+    )
 
 
 def the_reported_case(scale: float) -> dict[str, Any]:
     """Qwen3-8B on one H100 at max_num_seqs 96 (ML.ENERGY v3, gpqa), throughput x ``scale``
     with J/token and J/response kept consistent: x1000 is the issue's 4,524 tokens/J."""
-    doc = changed(VALID, {"serving.max_num_seqs": 96, "metrics": {
-        "avg_power_watts": 689.1496984712461,
-        "output_throughput_tokens_per_sec": 3117.4206689898256 * scale,
-        "energy_per_token_joules": 0.22106406919235558 / scale,
-        "avg_output_len_tokens": 8052.388888888889,
-        "energy_per_response_joules": 1780.0938544970886 / scale,
-        "avg_batch_size": 81.98511904761905, "median_itl_ms": 27.875522151589394,
-        "p90_itl_ms": 29.844370484352112, "p95_itl_ms": 30.95055818557739,
-        "p99_itl_ms": 36.87678739428518}})
+    doc = changed(
+        VALID,
+        {
+            "serving.max_num_seqs": 96,
+            "metrics": {
+                "avg_power_watts": 689.1496984712461,
+                "output_throughput_tokens_per_sec": 3117.4206689898256 * scale,
+                "energy_per_token_joules": 0.22106406919235558 / scale,
+                "avg_output_len_tokens": 8052.388888888889,
+                "energy_per_response_joules": 1780.0938544970886 / scale,
+                "avg_batch_size": 81.98511904761905,
+                "median_itl_ms": 27.875522151589394,
+                "p90_itl_ms": 29.844370484352112,
+                "p95_itl_ms": 30.95055818557739,
+                "p99_itl_ms": 36.87678739428518,
+            },
+        },
+    )
     return doc
 
 
@@ -754,7 +925,8 @@ def test_bounds_the_reported_throughput_x1000_is_refused_twice(data: Path) -> No
     found = problems(data)
     assert {(p.rule, p.pointer) for p in found} == {
         ("bounds.throughput-inconsistent", "/metrics/output_throughput_tokens_per_sec"),
-        ("bounds.efficiency-above-ceiling", "/metrics/energy_per_token_joules")}, found
+        ("bounds.efficiency-above-ceiling", "/metrics/energy_per_token_joules"),
+    }, found
     assert any("4524 tokens/J" in p.message for p in found), found
 
 
@@ -764,8 +936,16 @@ def test_bounds_efficiency_above_ceiling_tokens(data: Path) -> None:
     path = write_measurement(data, with_throughput(120_000.0, 0.53))
     accepts(data)  # 240 tokens/J
     path.write_text(json.dumps(with_throughput(125_000.0, 0.53)))  # 250 tokens/J
-    rejects(data, path, "bounds.efficiency-above-ceiling", "/metrics/energy_per_token_joules",
-            "250 tokens/J", "ceiling of 245 tokens/J", "700 W board power", "units")
+    rejects(
+        data,
+        path,
+        "bounds.efficiency-above-ceiling",
+        "/metrics/energy_per_token_joules",
+        "250 tokens/J",
+        "ceiling of 245 tokens/J",
+        "700 W board power",
+        "units",
+    )
 
 
 DIFFUSION_TASK_YAML = """text-to-image:
@@ -782,14 +962,24 @@ DIFFUSION_TASK_YAML = """text-to-image:
 def diffusion_doc(joules_per_image: float) -> dict[str, Any]:
     """A 1024x1024, 20-step image on one H100 at 400 W, batch 1, metrics consistent."""
     throughput = 400.0 / joules_per_image
-    return {"schema_version": 1, "kind": "diffusion", "task": "text-to-image",
-            "model_id": "acme/tiny-1b", "gpu_model": "H100", "num_gpus": 1,
-            "weight_precision": "bfloat16", "serving": {"batch_size": 1},
-            "output": {"width_px": 1024, "height_px": 1024, "inference_steps": 20},
-            "metrics": {"energy_per_output_joules": joules_per_image, "avg_power_watts": 400.0,
-                        "throughput_outputs_per_sec": throughput,
-                        "batch_latency_s": 1.0 / throughput},
-            "provenance": VALID["provenance"]}
+    return {
+        "schema_version": 1,
+        "kind": "diffusion",
+        "task": "text-to-image",
+        "model_id": "acme/tiny-1b",
+        "gpu_model": "H100",
+        "num_gpus": 1,
+        "weight_precision": "bfloat16",
+        "serving": {"batch_size": 1},
+        "output": {"width_px": 1024, "height_px": 1024, "inference_steps": 20},
+        "metrics": {
+            "energy_per_output_joules": joules_per_image,
+            "avg_power_watts": 400.0,
+            "throughput_outputs_per_sec": throughput,
+            "batch_latency_s": 1.0 / throughput,
+        },
+        "provenance": VALID["provenance"],
+    }
 
 
 def test_bounds_efficiency_above_ceiling_diffusion(tmp_path: Path) -> None:
@@ -799,8 +989,15 @@ def test_bounds_efficiency_above_ceiling_diffusion(tmp_path: Path) -> None:
     path = write_measurement(data, diffusion_doc(40.0))
     accepts(data)  # 25 images/kJ
     path.write_text(json.dumps(diffusion_doc(39.0)))  # 25.64 images/kJ
-    rejects(data, path, "bounds.efficiency-above-ceiling", "/metrics/energy_per_output_joules",
-            "25.64 images/kJ", "ceiling of 25.03 images/kJ", "1024x1024 px x 20 steps")
+    rejects(
+        data,
+        path,
+        "bounds.efficiency-above-ceiling",
+        "/metrics/energy_per_output_joules",
+        "25.64 images/kJ",
+        "ceiling of 25.03 images/kJ",
+        "1024x1024 px x 20 steps",
+    )
 
 
 # --- dataset-wide ---------------------------------------------------------------------------
@@ -813,8 +1010,9 @@ def test_dataset_duplicate_configuration(data: Path) -> None:
     # Same settings with different metrics (and the default repeat spelled out) is a duplicate.
     dup = changed(with_power(600.0), {"repeat": 1})
     second.write_text(json.dumps(dup))
-    p = rejects(data, second, "dataset.duplicate-configuration", "", "same configuration as",
-                "one file per")
+    p = rejects(
+        data, second, "dataset.duplicate-configuration", "", "same configuration as", "one file per"
+    )
     assert first.name in p.message
 
 
@@ -831,14 +1029,17 @@ def test_registries_alone_are_valid(data: Path) -> None:
     assert accepts(data).configurations == ()
 
 
-@pytest.mark.parametrize(("model_id", "pointer"), [
-    ("CON/x", "/CON~1x"),
-    ("acme/nul", "/acme~1nul"),
-    ("acme/com1.tar", "/acme~1com1.tar"),
-    ("a/b/c", "/a~1b~1c"),
-    ("acme/tiny.", "/acme~1tiny."),
-    ("noslash", "/noslash"),
-])
+@pytest.mark.parametrize(
+    ("model_id", "pointer"),
+    [
+        ("CON/x", "/CON~1x"),
+        ("acme/nul", "/acme~1nul"),
+        ("acme/com1.tar", "/acme~1com1.tar"),
+        ("a/b/c", "/a~1b~1c"),
+        ("acme/tiny.", "/acme~1tiny."),
+        ("noslash", "/noslash"),
+    ],
+)
 def test_registry_model_id_bad_identifier(tmp_path: Path, model_id: str, pointer: str) -> None:
     models = MODELS_YAML + MODELS_YAML.replace("acme/tiny-1b", model_id)
     data = make_data_dir(tmp_path, models_yaml=models)
@@ -901,8 +1102,11 @@ LONG_MODEL = "o" * 96 + "/" + "n" * 96  # the longest id: its slug has 194 chara
 def test_value_name_too_long(tmp_path: Path, task: str, ok: bool) -> None:
     # lengths--<194>--<7>.vl.json would be 7 + 2 + 194 + 2 + 7 + 8 = 220 bytes: under 255,
     # but past the 200 characters the rule keeps for model slug + task id.
-    data = make_data_dir(tmp_path, models_yaml=MODELS_YAML + model_entry(LONG_MODEL, "Long"),
-                         tasks_yaml=TASKS_YAML.replace("chat:", f"{task}:"))
+    data = make_data_dir(
+        tmp_path,
+        models_yaml=MODELS_YAML + model_entry(LONG_MODEL, "Long"),
+        tasks_yaml=TASKS_YAML.replace("chat:", f"{task}:"),
+    )
     path = write_measurement(data, changed(VALID, {"model_id": LONG_MODEL, "task": task}))
     if ok:
         accepts(data)
@@ -916,17 +1120,22 @@ def only_problem(data: Path) -> Problem:
     return found[0]
 
 
-@pytest.mark.parametrize(("first", "second", "slug"), [
-    ("acme/tiny-1b", "Acme/Tiny-1B", "acme--tiny-1b"),  # case
-    ("acme--tiny/x", "acme/tiny--x", "acme--tiny--x"),  # where org/name splits
-])
-def test_registry_identity_clash_models(tmp_path: Path, first: str, second: str,
-                                        slug: str) -> None:
-    near = make_data_dir(tmp_path / "near", models_yaml=model_entry(first, "One")
-                         + model_entry(first.replace("tiny", "tinier"), "Two"))
+@pytest.mark.parametrize(
+    ("first", "second", "slug"),
+    [
+        ("acme/tiny-1b", "Acme/Tiny-1B", "acme--tiny-1b"),  # case
+        ("acme--tiny/x", "acme/tiny--x", "acme--tiny--x"),  # where org/name splits
+    ],
+)
+def test_registry_identity_clash_models(tmp_path: Path, first: str, second: str, slug: str) -> None:
+    near = make_data_dir(
+        tmp_path / "near",
+        models_yaml=model_entry(first, "One") + model_entry(first.replace("tiny", "tinier"), "Two"),
+    )
     accepts(near)
-    data = make_data_dir(tmp_path, models_yaml=model_entry(first, "One")
-                         + model_entry(second, "Two"))
+    data = make_data_dir(
+        tmp_path, models_yaml=model_entry(first, "One") + model_entry(second, "Two")
+    )
     p = only_problem(data)
     esc = second.replace("/", "~1")
     assert (p.rule, p.pointer) == ("registry.identity-clash", f"/{esc}")
@@ -937,8 +1146,9 @@ def test_registry_identity_clash_models(tmp_path: Path, first: str, second: str,
 
 
 def test_registry_identity_clash_gpus(tmp_path: Path) -> None:
-    accepts(make_data_dir(tmp_path / "near",
-                          gpus_yaml=GPUS_YAML + GPUS_YAML.replace("H100:", "H200:")))
+    accepts(
+        make_data_dir(tmp_path / "near", gpus_yaml=GPUS_YAML + GPUS_YAML.replace("H100:", "H200:"))
+    )
     data = make_data_dir(tmp_path, gpus_yaml=GPUS_YAML + GPUS_YAML.replace("H100:", "h100:"))
     p = only_problem(data)
     assert (p.rule, p.pointer) == ("registry.identity-clash", "/h100")
@@ -947,22 +1157,28 @@ def test_registry_identity_clash_gpus(tmp_path: Path) -> None:
 
 def test_registry_task_id_with_the_slug_separator(tmp_path: Path) -> None:
     # A label is model--task: acme/tiny + task x--y would be named like acme/tiny--x + y.
-    accepts(make_data_dir(tmp_path / "near", tasks_yaml=TASKS_YAML.replace("chat:", "chat-x:")
-                          + TASKS_YAML))
-    data = make_data_dir(tmp_path, tasks_yaml=TASKS_YAML.replace("chat:", "chat--x:")
-                         + TASKS_YAML)
+    accepts(
+        make_data_dir(
+            tmp_path / "near", tasks_yaml=TASKS_YAML.replace("chat:", "chat-x:") + TASKS_YAML
+        )
+    )
+    data = make_data_dir(tmp_path, tasks_yaml=TASKS_YAML.replace("chat:", "chat--x:") + TASKS_YAML)
     p = only_problem(data)
     assert (p.rule, p.pointer) == ("value.bad-identifier", "/chat--x")
     assert "'--'" in p.message
 
 
-@pytest.mark.parametrize(("registry", "good", "bad", "found"), [
-    ("tasks_yaml", "chat-p50-x", "chat-p50-300ms", "p50-300ms"),
-    ("tasks_yaml", "batch-300", "x-batch-30000ms-y", "batch-30000ms"),
-    ("gpus_yaml", "H100-p99", "H100-P99-1e-05ms", "P99-1e-05ms"),
-])
-def test_registry_id_that_looks_like_a_deadline(tmp_path: Path, registry: str, good: str,
-                                                bad: str, found: str) -> None:
+@pytest.mark.parametrize(
+    ("registry", "good", "bad", "found"),
+    [
+        ("tasks_yaml", "chat-p50-x", "chat-p50-300ms", "p50-300ms"),
+        ("tasks_yaml", "batch-300", "x-batch-30000ms-y", "batch-30000ms"),
+        ("gpus_yaml", "H100-p99", "H100-P99-1e-05ms", "P99-1e-05ms"),
+    ],
+)
+def test_registry_id_that_looks_like_a_deadline(
+    tmp_path: Path, registry: str, good: str, bad: str, found: str
+) -> None:
     # Task a, deadline p50-300ms, GPU x-p50-300ms-y and task a-p50-300ms-x, GPU y both named
     # downloads/rankings/a-p50-300ms-x-p50-300ms-y-only.csv: build crashed on the clash.
     text, old = (TASKS_YAML, "chat:") if registry == "tasks_yaml" else (GPUS_YAML, "H100:")
@@ -973,11 +1189,14 @@ def test_registry_id_that_looks_like_a_deadline(tmp_path: Path, registry: str, g
     assert f"contains {found!r}" in p.message and "deadline" in p.message
 
 
-@pytest.mark.parametrize(("presets", "index", "like"), [
-    ("[50.0, 50.0]", 1, "like preset 50.0 ms"),
-    ("[50.0, 50.0000001]", 1, "like preset 50.0 ms"),  # both print as 50ms
-    ("[100.0000001]", 0, "like the default deadline"),  # the default is 100 ms
-])
+@pytest.mark.parametrize(
+    ("presets", "index", "like"),
+    [
+        ("[50.0, 50.0]", 1, "like preset 50.0 ms"),
+        ("[50.0, 50.0000001]", 1, "like preset 50.0 ms"),  # both print as 50ms
+        ("[100.0000001]", 0, "like the default deadline"),  # the default is 100 ms
+    ],
+)
 def test_registry_deadline_clash(tmp_path: Path, presets: str, index: int, like: str) -> None:
     # Downloads are named <task>-p50-<ms:g>ms: two deadlines printed alike claimed one file
     # and build crashed (DuplicatePath). A preset equal to the default is skipped, so allowed.
@@ -987,18 +1206,22 @@ def test_registry_deadline_clash(tmp_path: Path, presets: str, index: int, like:
     accepts(make_data_dir(tmp_path / "near", tasks_yaml=tasks("[100.0, 50.0, 50.5]")))
     data = make_data_dir(tmp_path, tasks_yaml=tasks(presets))
     p = only_problem(data)
-    assert (p.rule, p.pointer) == ("registry.deadline-clash",
-                                   f"/chat/preset_deadlines_ms/{index}")
+    assert (p.rule, p.pointer) == ("registry.deadline-clash", f"/chat/preset_deadlines_ms/{index}")
     assert like in p.message and same_file(p.file, data / "tasks.yaml")
 
 
-@pytest.mark.parametrize("nickname", ["tiny 1b", " Tiny   1B ", "TINY\u00a01B", "Ｔｉｎｙ 1B",
-                                      "T\u0456ny 1B", "Tin\u0443 1\u0412"])
+@pytest.mark.parametrize(
+    "nickname",
+    ["tiny 1b", " Tiny   1B ", "TINY\u00a01B", "Ｔｉｎｙ 1B", "T\u0456ny 1B", "Tin\u0443 1\u0412"],
+)
 def test_registry_duplicate_nickname(tmp_path: Path, nickname: str) -> None:
     # Case, runs of spaces, a no-break space, full-width letters and Cyrillic look-alikes
     # (і for i, у for y, В for B) do not make a new name.
-    accepts(make_data_dir(tmp_path / "near", models_yaml=MODELS_YAML
-                          + model_entry("evil/tiny-1b", "Tiny 1B v2")))
+    accepts(
+        make_data_dir(
+            tmp_path / "near", models_yaml=MODELS_YAML + model_entry("evil/tiny-1b", "Tiny 1B v2")
+        )
+    )
     second = model_entry("evil/tiny-1b", "X").replace("nickname: X", f"nickname: '{nickname}'")
     data = make_data_dir(tmp_path, models_yaml=MODELS_YAML + second)
     p = only_problem(data)
@@ -1008,29 +1231,58 @@ def test_registry_duplicate_nickname(tmp_path: Path, nickname: str) -> None:
 
 def test_a_name_that_really_uses_greek_is_its_own_name(tmp_path: Path) -> None:
     # Only look-alikes are read as Latin: "Tiny 1B Σ" (as in PixArt-Σ) is not "Tiny 1B E".
-    accepts(make_data_dir(tmp_path, models_yaml=MODELS_YAML
-                          + model_entry("evil/tiny-1b", "Tiny 1B Σ")
-                          + model_entry("evil/tiny-2b", "Tiny 1B E")))
+    accepts(
+        make_data_dir(
+            tmp_path,
+            models_yaml=MODELS_YAML
+            + model_entry("evil/tiny-1b", "Tiny 1B Σ")
+            + model_entry("evil/tiny-2b", "Tiny 1B E"),
+        )
+    )
 
 
-@pytest.mark.parametrize("char", ["\u200b", "\u200d", "\u200f", "\u202a", "\u202e", "\u2066",
-                                  "\u2069", "\ufeff", "\u00ad", "\u2028", "\n", "\x00"])
-@pytest.mark.parametrize(("registry", "old", "pointer"), [
-    ("models_yaml", "nickname: Tiny 1B", "/acme~1tiny-1b/nickname"),
-    ("gpus_yaml", "name: NVIDIA H100 SXM", "/H100/name"),
-    ("tasks_yaml", "name: Chat", "/chat/name"),
-    ("models_yaml", "weight_precision: bfloat16",  # a link's host
-     "/acme~1tiny-1b/links/0/url"),
-])
-def test_value_hidden_character(tmp_path: Path, char: str, registry: str, old: str,
-                                pointer: str) -> None:
+@pytest.mark.parametrize(
+    "char",
+    [
+        "\u200b",
+        "\u200d",
+        "\u200f",
+        "\u202a",
+        "\u202e",
+        "\u2066",
+        "\u2069",
+        "\ufeff",
+        "\u00ad",
+        "\u2028",
+        "\n",
+        "\x00",
+    ],
+)
+@pytest.mark.parametrize(
+    ("registry", "old", "pointer"),
+    [
+        ("models_yaml", "nickname: Tiny 1B", "/acme~1tiny-1b/nickname"),
+        ("gpus_yaml", "name: NVIDIA H100 SXM", "/H100/name"),
+        ("tasks_yaml", "name: Chat", "/chat/name"),
+        (
+            "models_yaml",
+            "weight_precision: bfloat16",  # a link's host
+            "/acme~1tiny-1b/links/0/url",
+        ),
+    ],
+)
+def test_value_hidden_character(
+    tmp_path: Path, char: str, registry: str, old: str, pointer: str
+) -> None:
     texts = {"models_yaml": MODELS_YAML, "gpus_yaml": GPUS_YAML, "tasks_yaml": TASKS_YAML}
 
     def edited(inner: str) -> dict[str, str]:
         key, value = old.split(": ")
         if pointer.endswith("/url"):
-            new = (f"{old}\n  links:\n  - label: Card\n"
-                   f"    url: {json.dumps('https://hugging' + inner + 'face.co/acme')}")
+            new = (
+                f"{old}\n  links:\n  - label: Card\n"
+                f"    url: {json.dumps('https://hugging' + inner + 'face.co/acme')}"
+            )
         else:
             new = f"{key}: {json.dumps(value + inner)}"
         return {registry: texts[registry].replace(old, new)}
@@ -1051,7 +1303,8 @@ def test_registry_problems_are_all_reported_together(tmp_path: Path) -> None:
         models_yaml=MODELS_YAML + MODELS_YAML.replace("acme/tiny-1b", "CON/x"),
         gpus_yaml=GPUS_YAML + GPUS_YAML,
         site_yaml=SITE_YAML.replace("[H100]", "[A100]"),
-        tasks_yaml=TASKS_YAML.replace("kind: llm", "kind: vlm"))
+        tasks_yaml=TASKS_YAML.replace("kind: llm", "kind: vlm"),
+    )
     found = problems(data)
     assert {(Path(p.file).name, p.rule, p.pointer) for p in found} == {
         ("models.yaml", "value.bad-identifier", "/CON~1x"),
@@ -1065,8 +1318,10 @@ def test_registry_rejects_infinite_board_power(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path, gpus_yaml=GPUS_YAML.replace("700.0", ".inf"))
     write_measurement(data, with_power(50_000.0))  # 71 x the real H100 limit
     found = problems(data)
-    assert any(same_file(p.file, data / "gpus.yaml") and p.pointer == "/H100/board_power_watts"
-               for p in found), found
+    assert any(
+        same_file(p.file, data / "gpus.yaml") and p.pointer == "/H100/board_power_watts"
+        for p in found
+    ), found
 
 
 # --- all problems at once, and the command line ---------------------------------------------
@@ -1077,16 +1332,23 @@ def broken_folder(tmp_path: Path) -> tuple[Path, dict[Path, tuple[str, str]]]:
     data = make_data_dir(tmp_path)
     write_measurement(data, valid_measurement(), name="good.json")
     broken = {
-        write_measurement(data, '{"schema_version": 1,', name="syntax.json"):
-            ("json.syntax", ""),
-        write_measurement(data, changed(VALID, {"num_gpus": "1"}), name="type.json"):
-            ("schema.wrong-type", "/num_gpus"),
-        write_measurement(data, with_power(900.0), name="power.json"):
-            ("bounds.power-above-limit", "/metrics/avg_power_watts"),
-        write_measurement(data, changed(VALID, {"gpu_model": "A100"}), name="gpu.json"):
-            ("registry.unknown-gpu", "/gpu_model"),
-        write_measurement(data, valid_measurement(), name="zdup.json"):
-            ("dataset.duplicate-configuration", ""),
+        write_measurement(data, '{"schema_version": 1,', name="syntax.json"): ("json.syntax", ""),
+        write_measurement(data, changed(VALID, {"num_gpus": "1"}), name="type.json"): (
+            "schema.wrong-type",
+            "/num_gpus",
+        ),
+        write_measurement(data, with_power(900.0), name="power.json"): (
+            "bounds.power-above-limit",
+            "/metrics/avg_power_watts",
+        ),
+        write_measurement(data, changed(VALID, {"gpu_model": "A100"}), name="gpu.json"): (
+            "registry.unknown-gpu",
+            "/gpu_model",
+        ),
+        write_measurement(data, valid_measurement(), name="zdup.json"): (
+            "dataset.duplicate-configuration",
+            "",
+        ),
         write_measurement(data, "x", name="notes.txt"): ("file.unexpected", ""),
     }
     return data, broken
@@ -1103,9 +1365,14 @@ LINE = re.compile(r"^(?P<file>[^:]+): (?P<pointer>/[^:]*): (?P<rule>[a-z]+\.[a-z
 
 
 def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "jouleboard", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
 
 
 def test_cli_validate_reports_every_problem_without_traceback(tmp_path: Path) -> None:
@@ -1128,7 +1395,8 @@ def test_cli_validate_names_files_relative_to_the_working_folder(tmp_path: Path)
     assert result.returncode == 1
     assert result.stderr.startswith(
         f"data/{MEASUREMENT_DIR.as_posix()}/{DEFAULT_NAME}: /metrics/avg_power_watts: "
-        "bounds.power-implausibly-low: 0.5 W"), result.stderr
+        "bounds.power-implausibly-low: 0.5 W"
+    ), result.stderr
 
 
 def test_cli_validate_ok(tmp_path: Path) -> None:

@@ -27,9 +27,12 @@ def test_workflows_validate_against_the_github_schema() -> None:
     tool = shutil.which("check-jsonschema")
     if tool is None:
         pytest.skip("check-jsonschema is not installed (pip install -e '.[dev]')")
-    result = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows",
-                             *map(str, ALL_WORKFLOWS)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [tool, "--builtin-schema", "vendor.github-workflows", *map(str, ALL_WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -39,8 +42,12 @@ def test_schema_check_catches_a_broken_workflow(tmp_path: Path) -> None:
         pytest.skip("check-jsonschema is not installed")
     broken = tmp_path / "broken.yml"
     broken.write_text(PR.read_text().replace("runs-on:", "runs_on:", 1))
-    result = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(broken)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [tool, "--builtin-schema", "vendor.github-workflows", str(broken)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
 
 
@@ -54,9 +61,14 @@ def test_pull_requests_run_read_only_without_target_trigger() -> None:
     assert all("permissions" not in job for job in pr["jobs"].values())
     steps = [s.get("run", "") + str(s.get("uses", "")) for s in pr["jobs"]["check"]["steps"]]
     joined = "\n".join(steps)
-    for needed in ("jouleboard validate data --format github", "python build.py",
-                   "jouleboard diff", "GITHUB_STEP_SUMMARY", "python -m pytest",
-                   "actions/upload-artifact"):
+    for needed in (
+        "jouleboard validate data --format github",
+        "python build.py",
+        "jouleboard diff",
+        "GITHUB_STEP_SUMMARY",
+        "python -m pytest",
+        "actions/upload-artifact",
+    ):
         assert needed in joined, needed
 
 
@@ -72,8 +84,11 @@ def test_deploy_has_pages_permissions_only_in_the_deploy_job(path: Path) -> None
     uses = [s.get("uses", "") for job in deploy["jobs"].values() for s in job["steps"]]
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert any(u.startswith("actions/deploy-pages@") for u in uses)
-    setup = [s for s in deploy["jobs"]["build"]["steps"]
-             if str(s.get("uses", "")).startswith("actions/setup-python")]
+    setup = [
+        s
+        for s in deploy["jobs"]["build"]["steps"]
+        if str(s.get("uses", "")).startswith("actions/setup-python")
+    ]
     assert setup and setup[0]["with"]["cache"] == "pip"
 
 
@@ -81,9 +96,12 @@ def test_zizmor_finds_no_security_problem() -> None:
     tool = shutil.which("zizmor")
     if tool is None:
         pytest.skip("zizmor is not installed")
-    result = subprocess.run([tool, "--offline", "--min-severity", "low",
-                             *map(str, ALL_WORKFLOWS)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [tool, "--offline", "--min-severity", "low", *map(str, ALL_WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
@@ -121,7 +139,10 @@ def test_ci_and_workflows_install_from_the_lock_file() -> None:
     root = WORKFLOWS.parents[1]
     for text in (PR.read_text(), DEPLOY.read_text(), (root / ".ci" / "run").read_text()):
         assert "-c constraints.txt" in text
-    pins = [line for line in (root / "constraints.txt").read_text().splitlines()
-            if line and not line.startswith("#")]
+    pins = [
+        line
+        for line in (root / "constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     assert pins and all("==" in line for line in pins)
     assert any(line.startswith("vl-convert-python==") for line in pins)

@@ -19,8 +19,11 @@ GOLDEN_DATA = REPO / "tests" / "golden" / "data"
 
 
 def _tree(site: Path) -> dict[str, str]:
-    return {p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(site.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(site.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_files_past_the_limit_are_on_disk_before_commit(tmp_path: Path) -> None:
@@ -56,7 +59,8 @@ def test_files_past_the_limit_are_on_disk_before_commit(tmp_path: Path) -> None:
 
 
 def test_a_site_built_through_the_spool_equals_one_built_in_memory(
-        golden_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # golden_site (tests/conftest.py) is GOLDEN_DATA built in memory, with the default limit.
     monkeypatch.setattr(write, "_MEMORY_LIMIT", 0)
     summary = build_site(GOLDEN_DATA, tmp_path / "spooled", project=REPO)
@@ -92,7 +96,8 @@ def test_a_file_added_in_chunks_reaches_the_disk_chunk_by_chunk(tmp_path: Path) 
 
 
 def test_charts_rendered_in_batches_make_the_same_site(
-        golden_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Batches of 3 charts (the golden data has dozens), every file spooled: the site a
     # 100k build makes this way equals the one made in one go, in memory.
     monkeypatch.setattr(build, "CHART_BATCH", 3, raising=False)

@@ -45,8 +45,11 @@ class _Scan(HTMLParser):
         for name, value in attrs:
             if name.startswith("on"):
                 self.problems.append(f"<{tag} {name}=...>")
-            if name in ("href", "src") and value and value.strip().lower().startswith(
-                    ("javascript:", "data:text", "vbscript:")):
+            if (
+                name in ("href", "src")
+                and value
+                and value.strip().lower().startswith(("javascript:", "data:text", "vbscript:"))
+            ):
                 self.problems.append(f"<{tag} {name}={value!r}>")
         if tag == "script":
             src = dict(attrs).get("src") or ""
@@ -74,12 +77,14 @@ def published(site: Path, *suffixes: str) -> list[Path]:
 
 # --- HTML -----------------------------------------------------------------------------------
 
+
 def test_no_payload_becomes_markup(payload_site: Path) -> None:
     pages = published(payload_site, ".html")
     assert len(pages) > 10
     for page in pages:
-        assert scan_html(page.read_text(encoding="utf-8")).problems == [], \
-            page.relative_to(payload_site)
+        assert scan_html(page.read_text(encoding="utf-8")).problems == [], page.relative_to(
+            payload_site
+        )
 
 
 def test_payloads_are_shown_as_text(payload_site: Path) -> None:
@@ -117,6 +122,7 @@ def _script_blocks(html: str) -> Iterator[str]:
 
 # --- SVG and XML ----------------------------------------------------------------------------
 
+
 def _local(name: str) -> str:
     """An element or attribute name without its {namespace}."""
     return name.rsplit("}", 1)[-1].lower()
@@ -135,7 +141,8 @@ def xml_problems(text: str) -> list[str]:
             if _local(name).startswith("on"):
                 problems.append(f"<{tag} {_local(name)}=...>")
             if _local(name) in ("href", "src") and value.strip().lower().startswith(
-                    ("javascript:", "data:", "vbscript:")):
+                ("javascript:", "data:", "vbscript:")
+            ):
                 problems.append(f"<{tag} {_local(name)}={value!r}>")
     return problems
 
@@ -183,6 +190,7 @@ def test_feeds_are_inert(payload_site: Path) -> None:
 
 # --- JSON -----------------------------------------------------------------------------------
 
+
 def _no_constants(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
 
@@ -199,6 +207,7 @@ def test_json_files_parse_strictly(payload_site: Path) -> None:
 
 # --- CSV ------------------------------------------------------------------------------------
 
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -210,9 +219,14 @@ def _is_number(text: str) -> bool:
 def formula_cells(text: str) -> list[str]:
     """Cells a spreadsheet would run: text starting with = + - @ tab or CR (leading blanks
     skipped) that is not a plain number."""
-    return [cell for row in csv.reader(io.StringIO(text)) for cell in row
-            if cell.lstrip(" ")[:1] in ("=", "+", "-", "@", "\t", "\r")
-            and cell.lstrip(" ")[:1] != "" and not _is_number(cell)]
+    return [
+        cell
+        for row in csv.reader(io.StringIO(text))
+        for cell in row
+        if cell.lstrip(" ")[:1] in ("=", "+", "-", "@", "\t", "\r")
+        and cell.lstrip(" ")[:1] != ""
+        and not _is_number(cell)
+    ]
 
 
 def test_csv_downloads_have_no_formula_cells(payload_site: Path) -> None:
@@ -222,12 +236,14 @@ def test_csv_downloads_have_no_formula_cells(payload_site: Path) -> None:
     for path in files:
         text = path.read_text(encoding="utf-8")
         assert formula_cells(text) == [], path.relative_to(payload_site)
-        neutralised |= {f for f in FORMULAS if f"'{f}" in text or f"'{f}".replace('"', '""')
-                        in text}
+        neutralised |= {
+            f for f in FORMULAS if f"'{f}" in text or f"'{f}".replace('"', '""') in text
+        }
     assert '=HYPERLINK("http://x","y")' in neutralised  # the payload arrived, quoted
 
 
 # --- everything else ------------------------------------------------------------------------
+
 
 def test_every_other_file_is_known_and_inert(payload_site: Path) -> None:
     """PNG images, robots.txt and our own assets; any other file may hold no payload."""
@@ -241,8 +257,10 @@ def test_every_other_file_is_known_and_inert(payload_site: Path) -> None:
         if name.endswith(".png"):
             assert data.startswith(b"\x89PNG\r\n\x1a\n"), name
         elif name == "robots.txt":
-            assert all(line.split(":", 1)[0] in ("User-agent", "Allow", "Sitemap")
-                       for line in data.decode().splitlines()), name
+            assert all(
+                line.split(":", 1)[0] in ("User-agent", "Allow", "Sitemap")
+                for line in data.decode().splitlines()
+            ), name
         elif name.startswith("assets/") and name.endswith((".js", ".css")):
             stem = name.removeprefix("assets/").rsplit("-", 1)[0]
             ext = name.rsplit(".", 1)[-1]
@@ -255,11 +273,13 @@ def test_scan_catches_the_attacks_it_looks_for() -> None:
     """The checkers themselves: each flags a hand-written hostile document."""
     assert xml_problems('<svg xmlns="http://www.w3.org/2000/svg" onload="x()"/>')
     assert xml_problems('<svg xmlns="http://www.w3.org/2000/svg"><script>x()</script></svg>')
-    assert xml_problems('<svg xmlns="http://www.w3.org/2000/svg" '
-                        'xmlns:l="http://www.w3.org/1999/xlink"><a l:href="javascript:x()"/></svg>')
+    assert xml_problems(
+        '<svg xmlns="http://www.w3.org/2000/svg" '
+        'xmlns:l="http://www.w3.org/1999/xlink"><a l:href="javascript:x()"/></svg>'
+    )
     with pytest.raises(ET.ParseError):
         xml_problems('<svg aria-label="x" onload="a" y=""">')
-    assert formula_cells('a,b\n=1+1,2\n') == ["=1+1"]
-    assert formula_cells('a,b\n-2.5,-3\n') == []
+    assert formula_cells("a,b\n=1+1,2\n") == ["=1+1"]
+    assert formula_cells("a,b\n-2.5,-3\n") == []
     assert formula_cells("a\n'=1+1\n") == []
     assert scan_html('<p onclick="x">').problems

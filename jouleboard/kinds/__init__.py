@@ -20,8 +20,18 @@ from jouleboard.records import TaskInfo
 from jouleboard.schema_errors import problems_from
 from jouleboard.validate import check_references
 
-__all__ = ["Record", "TaskKind", "check_measurement", "check_parsed", "kind_of", "kinds",
-           "parse_measurement", "register", "task_kind_order", "unregister"]
+__all__ = [
+    "Record",
+    "TaskKind",
+    "check_measurement",
+    "check_parsed",
+    "kind_of",
+    "kinds",
+    "parse_measurement",
+    "register",
+    "task_kind_order",
+    "unregister",
+]
 
 _BY_TASK_KIND: dict[str, TaskKind] = {}
 
@@ -58,24 +68,29 @@ def kind_of(task: TaskInfo) -> TaskKind:
     return _BY_TASK_KIND[task.kind]
 
 
-def check_measurement(value: Any, shown: str, source: str,
-                      registry: Registry) -> tuple[Any, list[Problem]]:
+def check_measurement(
+    value: Any, shown: str, source: str, registry: Registry
+) -> tuple[Any, list[Problem]]:
     """Validate one parsed measurement document by the kind it names (a document naming
     no known kind is checked against the first kind's schema, which reports the field).
     Returns the kind's record (a :class:`~jouleboard.kinds.base.Record`) or None."""
     parsed, problems = parse_measurement(value, shown)
-    return (None, problems) if parsed is None else check_parsed(parsed, shown, source,
-                                                                  registry)
+    return (None, problems) if parsed is None else check_parsed(parsed, shown, source, registry)
 
 
-def parse_measurement(value: Any, shown: str
-                      ) -> tuple[tuple[TaskKind, Any] | None, list[Problem]]:
+def parse_measurement(value: Any, shown: str) -> tuple[tuple[TaskKind, Any] | None, list[Problem]]:
     """The first half of :func:`check_measurement`, which needs no registry: the document's
     kind and the document as that kind's measurement model, or None and the problems."""
     if not isinstance(value, dict):
-        return None, [Problem(shown, "", "schema.wrong-type",
-                              "a measurement file holds one JSON object",
-                              "see docs/measurement-format.md")]
+        return None, [
+            Problem(
+                shown,
+                "",
+                "schema.wrong-type",
+                "a measurement file holds one JSON object",
+                "see docs/measurement-format.md",
+            )
+        ]
     name = value.get("kind")
     kind = _BY_TASK_KIND.get(name) if isinstance(name, str) else None
     kind = kind or next(iter(_BY_TASK_KIND.values()))
@@ -86,8 +101,9 @@ def parse_measurement(value: Any, shown: str
     return (kind, m), []
 
 
-def check_parsed(parsed: tuple[TaskKind, Any], shown: str, source: str,
-                 registry: Registry) -> tuple[Any, list[Problem]]:
+def check_parsed(
+    parsed: tuple[TaskKind, Any], shown: str, source: str, registry: Registry
+) -> tuple[Any, list[Problem]]:
     """The second half of :func:`check_measurement`: a parsed measurement checked against
     the registries, as its kind's record or None and the problems."""
     kind, m = parsed

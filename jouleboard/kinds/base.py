@@ -77,8 +77,12 @@ class Latency:
         return f"{word[0].upper()}{word[1:]} ({self.unit}, log)"
 
     def browser(self) -> dict[str, Any]:
-        return {"words": dict(self.words), "short": dict(self.short), "unit": self.unit,
-                "scale_ms": self.scale_ms}
+        return {
+            "words": dict(self.words),
+            "short": dict(self.short),
+            "unit": self.unit,
+            "scale_ms": self.scale_ms,
+        }
 
 
 class TaskKind(ABC):
@@ -100,9 +104,12 @@ class TaskKind(ABC):
     response_field: ClassVar[str] = "energy_per_response_joules"
 
     def browser_order(self) -> dict[str, Any]:
-        return {"latency": {p: list(f) for p, f in self.latency_fields.items()},
-                "tie": list(self.tie_fields), "energy": self.energy_field,
-                "response": self.response_field}
+        return {
+            "latency": {p: list(f) for p, f in self.latency_fields.items()},
+            "tie": list(self.tie_fields),
+            "energy": self.energy_field,
+            "response": self.response_field,
+        }
 
     # --- measurements -------------------------------------------------------------------
 
@@ -144,8 +151,7 @@ class TaskKind(ABC):
         """The deadline in a download's file name, e.g. ``p50-300ms``."""
         return deadline_slug(ms, percentile)
 
-    def output_lengths(self, configs: Sequence[Any]
-                       ) -> tuple[tuple[float, ...], list[int]] | None:
+    def output_lengths(self, configs: Sequence[Any]) -> tuple[tuple[float, ...], list[int]] | None:
         """The output-length histogram of a model's configurations, where a kind has one."""
         return None
 
@@ -168,8 +174,9 @@ class TaskKind(ABC):
     configuration_columns: ClassVar[tuple[str, ...]]  # full data set download
 
     @abstractmethod
-    def rank_record(self, rank: int, c: Any, nickname: str,
-                    accuracy_percent: float | None) -> dict[str, Any]:
+    def rank_record(
+        self, rank: int, c: Any, nickname: str, accuracy_percent: float | None
+    ) -> dict[str, Any]:
         """A ranking download row with exactly ``rank_columns``, at full precision."""
 
     @abstractmethod
@@ -185,4 +192,3 @@ class TaskKind(ABC):
     def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
         """The calculator's amounts: (key, "per 1,000 images", how many, which energy
         field: "energy_per_output_joules" or "energy_per_response_joules")."""
-

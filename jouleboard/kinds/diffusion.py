@@ -124,33 +124,67 @@ class DiffusionConfiguration:
         return self.batch_latency_s * 1000.0
 
     def tie_break(self) -> tuple[int | str, ...]:
-        return (self.batch_size, self.ulysses_degree, self.ring_degree, self.inference_steps,
-                self.width_px, self.height_px, self.num_frames or 0, self.weight_precision,
-                self.repeat, self.source)
+        return (
+            self.batch_size,
+            self.ulysses_degree,
+            self.ring_degree,
+            self.inference_steps,
+            self.width_px,
+            self.height_px,
+            self.num_frames or 0,
+            self.weight_precision,
+            self.repeat,
+            self.source,
+        )
 
     @property
     def identity(self) -> tuple[object, ...]:
-        return (self.task, self.model_id, self.gpu_model, self.num_gpus, self.weight_precision,
-                self.batch_size, self.ulysses_degree, self.ring_degree, self.inference_steps,
-                self.width_px, self.height_px, self.num_frames or 0, self.repeat)
+        return (
+            self.task,
+            self.model_id,
+            self.gpu_model,
+            self.num_gpus,
+            self.weight_precision,
+            self.batch_size,
+            self.ulysses_degree,
+            self.ring_degree,
+            self.inference_steps,
+            self.width_px,
+            self.height_px,
+            self.num_frames or 0,
+            self.repeat,
+        )
 
     @classmethod
     def from_measurement(cls, m: DiffusionMeasurement, source: str) -> DiffusionConfiguration:
         s, o, x = m.serving, m.output, m.metrics
-        return cls(source=source, task=m.task, model_id=m.model_id, gpu_model=m.gpu_model,
-                   num_gpus=m.num_gpus, weight_precision=m.weight_precision,
-                   batch_size=s.batch_size, ulysses_degree=s.ulysses_degree,
-                   ring_degree=s.ring_degree, repeat=m.repeat,
-                   energy_per_output_joules=x.energy_per_output_joules,
-                   avg_power_watts=x.avg_power_watts,
-                   throughput_outputs_per_sec=x.throughput_outputs_per_sec,
-                   batch_latency_s=x.batch_latency_s, width_px=o.width_px,
-                   height_px=o.height_px, inference_steps=o.inference_steps,
-                   num_frames=o.num_frames, fps=o.fps, provenance=m.provenance)
+        return cls(
+            source=source,
+            task=m.task,
+            model_id=m.model_id,
+            gpu_model=m.gpu_model,
+            num_gpus=m.num_gpus,
+            weight_precision=m.weight_precision,
+            batch_size=s.batch_size,
+            ulysses_degree=s.ulysses_degree,
+            ring_degree=s.ring_degree,
+            repeat=m.repeat,
+            energy_per_output_joules=x.energy_per_output_joules,
+            avg_power_watts=x.avg_power_watts,
+            throughput_outputs_per_sec=x.throughput_outputs_per_sec,
+            batch_latency_s=x.batch_latency_s,
+            width_px=o.width_px,
+            height_px=o.height_px,
+            inference_steps=o.inference_steps,
+            num_frames=o.num_frames,
+            fps=o.fps,
+            provenance=m.provenance,
+        )
 
 
-def diffusion_ceiling_problems(m: DiffusionMeasurement, shown: str,
-                               registry: Registry) -> list[Problem]:
+def diffusion_ceiling_problems(
+    m: DiffusionMeasurement, shown: str, registry: Registry
+) -> list[Problem]:
     """Outputs per kJ at most MEGAPIXEL_STEPS_PER_JOULE_PER_BOARD_WATT x board power / the
     output's megapixel-steps (bigger, longer, more-step outputs cost more)."""
     gpu, task, o = registry.gpus.get(m.gpu_model), registry.tasks.get(m.task), m.output
@@ -161,10 +195,15 @@ def diffusion_ceiling_problems(m: DiffusionMeasurement, shown: str,
     unit = f"{task.output_unit if task else 'output'}s/kJ"
     frames = f" x {o.num_frames} frames" if o.num_frames else ""
     return ceiling_problem(
-        shown, "/metrics/energy_per_output_joules", 1000 / m.metrics.energy_per_output_joules,
-        ceiling, unit, f"{o.width_px}x{o.height_px} px{frames} x {o.inference_steps} steps = "
+        shown,
+        "/metrics/energy_per_output_joules",
+        1000 / m.metrics.energy_per_output_joules,
+        ceiling,
+        unit,
+        f"{o.width_px}x{o.height_px} px{frames} x {o.inference_steps} steps = "
         f"{work:g} megapixel-steps at {MEGAPIXEL_STEPS_PER_JOULE_PER_BOARD_WATT:g} per J per W "
-        f"of {m.gpu_model}'s {gpu.board_power_watts:g} W board power, 10x the best measured")
+        f"of {m.gpu_model}'s {gpu.board_power_watts:g} W board power, 10x the best measured",
+    )
 
 
 def check_diffusion(m: DiffusionMeasurement, shown: str, registry: Registry) -> list[Problem]:
@@ -173,31 +212,53 @@ def check_diffusion(m: DiffusionMeasurement, shown: str, registry: Registry) -> 
     problems += diffusion_ceiling_problems(m, shown, registry)
     implied = x.avg_power_watts / x.throughput_outputs_per_sec
     if inconsistent(x.energy_per_output_joules, implied):
-        problems.append(Problem(
-            shown, "/metrics/energy_per_output_joules", "bounds.energy-inconsistent",
-            f"{x.energy_per_output_joules:g} J per output but avg_power_watts / "
-            f"throughput_outputs_per_sec = {implied:g}",
-            f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units"))
+        problems.append(
+            Problem(
+                shown,
+                "/metrics/energy_per_output_joules",
+                "bounds.energy-inconsistent",
+                f"{x.energy_per_output_joules:g} J per output but avg_power_watts / "
+                f"throughput_outputs_per_sec = {implied:g}",
+                f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units",
+            )
+        )
     batch = m.serving.batch_size / x.throughput_outputs_per_sec
     if inconsistent(x.batch_latency_s, batch):
-        problems.append(Problem(
-            shown, "/metrics/batch_latency_s", "bounds.latency-inconsistent",
-            f"batch latency {x.batch_latency_s:g} s but batch_size / throughput = {batch:g} s",
-            "batch latency is seconds per batch; check units (ms given as s?)"))
+        problems.append(
+            Problem(
+                shown,
+                "/metrics/batch_latency_s",
+                "bounds.latency-inconsistent",
+                f"batch latency {x.batch_latency_s:g} s but batch_size / throughput = {batch:g} s",
+                "batch latency is seconds per batch; check units (ms given as s?)",
+            )
+        )
     task = registry.tasks.get(m.task)
-    if task is not None and task.output_unit == "video" and (
-            m.output.num_frames is None or m.output.fps is None):
-        problems.append(Problem(shown, "/output", "schema.missing-field",
-                                "a video task needs num_frames and fps",
-                                "give the frames per video and frames per second"))
+    if (
+        task is not None
+        and task.output_unit == "video"
+        and (m.output.num_frames is None or m.output.fps is None)
+    ):
+        problems.append(
+            Problem(
+                shown,
+                "/output",
+                "schema.missing-field",
+                "a video task needs num_frames and fps",
+                "give the frames per video and frames per second",
+            )
+        )
     return problems
 
 
 # --- the kind ----------------------------------------------------------------------------
 
 
-BATCH_LATENCY = Field(Column("batch_latency_s", "Batch latency", "s", numeric=True,
-                             title="Time to generate one batch."))
+BATCH_LATENCY = Field(
+    Column(
+        "batch_latency_s", "Batch latency", "s", numeric=True, title="Time to generate one batch."
+    )
+)
 BATCH_SIZE = Field(Column("batch_size", "Batch", numeric=True), "int")
 STEPS = Field(Column("inference_steps", "Steps", numeric=True), "int")
 RESOLUTION = Field(Column("resolution", "Output"), "text")
@@ -213,19 +274,48 @@ class DiffusionKind(TaskKind):
     task_kinds: ClassVar = {"diffusion": "Image and video generation"}
     measurement = DiffusionMeasurement
     percentiles = ("p50",)
-    latency = Latency(words=dict.fromkeys(PERCENTILES, "batch latency"),
-                      short=dict.fromkeys(PERCENTILES, "batch"), unit="s", scale_ms=1000.0,
-                      noun="batch latency")
+    latency = Latency(
+        words=dict.fromkeys(PERCENTILES, "batch latency"),
+        short=dict.fromkeys(PERCENTILES, "batch"),
+        unit="s",
+        scale_ms=1000.0,
+        noun="batch latency",
+    )
     download_name = "configurations-diffusion"
     latency_fields: ClassVar = {p: ("batch_latency_s", 1000.0) for p in PERCENTILES}
-    tie_fields = ("batch_size", "ulysses_degree", "ring_degree", "inference_steps", "width_px",
-                  "height_px", "num_frames", "weight_precision", "repeat", "source")
+    tie_fields = (
+        "batch_size",
+        "ulysses_degree",
+        "ring_degree",
+        "inference_steps",
+        "width_px",
+        "height_px",
+        "num_frames",
+        "weight_precision",
+        "repeat",
+        "source",
+    )
     response_field = "energy_per_output_joules"
     rank_columns = (
-        "rank", "model_id", "nickname", "gpu_model", "num_gpus", "weight_precision",
-        "batch_size", "inference_steps", "width_px", "height_px", "num_frames", "fps",
-        "ulysses_degree", "ring_degree", "batch_latency_s", "energy_per_output_joules",
-        "outputs_per_joule", "avg_power_watts", "throughput_outputs_per_sec",
+        "rank",
+        "model_id",
+        "nickname",
+        "gpu_model",
+        "num_gpus",
+        "weight_precision",
+        "batch_size",
+        "inference_steps",
+        "width_px",
+        "height_px",
+        "num_frames",
+        "fps",
+        "ulysses_degree",
+        "ring_degree",
+        "batch_latency_s",
+        "energy_per_output_joules",
+        "outputs_per_joule",
+        "avg_power_watts",
+        "throughput_outputs_per_sec",
     )
     configuration_columns = ("task", *rank_columns[1:], "repeat", "source")
 
@@ -236,15 +326,16 @@ class DiffusionKind(TaskKind):
         return DiffusionConfiguration.from_measurement(m, source)
 
     def config_label(self, c: DiffusionConfiguration) -> str:
-        return (f"{c.num_gpus}× {c.gpu_model}, batch {c.batch_size}, "
-                f"Ulysses {c.ulysses_degree} ring {c.ring_degree}")
+        return (
+            f"{c.num_gpus}× {c.gpu_model}, batch {c.batch_size}, "
+            f"Ulysses {c.ulysses_degree} ring {c.ring_degree}"
+        )
 
     def setting_text(self, c: DiffusionConfiguration) -> str:
         return f"batch {c.batch_size}, {c.inference_steps} steps"
 
     def model_sort_key(self, c: DiffusionConfiguration) -> tuple[Any, ...]:
-        return (c.gpu_model, c.num_gpus, c.batch_size, c.ulysses_degree, c.ring_degree,
-                c.repeat)
+        return (c.gpu_model, c.num_gpus, c.batch_size, c.ulysses_degree, c.ring_degree, c.repeat)
 
     def chart_latency(self, c: DiffusionConfiguration, percentile: Percentile) -> float:
         return c.batch_latency_s
@@ -253,39 +344,73 @@ class DiffusionKind(TaskKind):
         return deadline_slug(ms, "batch")
 
     def _metrics(self, units: TaskUnits) -> tuple[Field, ...]:
-        return (Field(Column("efficiency", units.efficiency_label, numeric=True,
-                             title=f"{units.efficiency_words.capitalize()} of GPU energy. "
-                             "Higher is better.")),
-                Field(Column("energy_per_output_scaled", units.energy_scaled_label, numeric=True,
-                             title=f"GPU energy per {units.output}. Lower is better.")),
-                BATCH_LATENCY, BATCH_SIZE, STEPS, RESOLUTION)
+        return (
+            Field(
+                Column(
+                    "efficiency",
+                    units.efficiency_label,
+                    numeric=True,
+                    title=f"{units.efficiency_words.capitalize()} of GPU energy. Higher is better.",
+                )
+            ),
+            Field(
+                Column(
+                    "energy_per_output_scaled",
+                    units.energy_scaled_label,
+                    numeric=True,
+                    title=f"GPU energy per {units.output}. Lower is better.",
+                )
+            ),
+            BATCH_LATENCY,
+            BATCH_SIZE,
+            STEPS,
+            RESOLUTION,
+        )
 
     def ranking_fields(self, task: TaskInfo, quality: bool) -> tuple[Field, ...]:
         efficiency, *rest = self._metrics(self.units(task))
         return (efficiency, GPU, *rest, *(QUALITY_FIELDS if quality else ()))
 
     def configuration_fields(self, task: TaskInfo) -> tuple[Field, ...]:
-        return (GPU, Field(Column("parallel", "Parallelism"), "text"),
-                *self._metrics(self.units(task)), POWER)
+        return (
+            GPU,
+            Field(Column("parallel", "Parallelism"), "text"),
+            *self._metrics(self.units(task)),
+            POWER,
+        )
 
     def values(self, c: DiffusionConfiguration, units: TaskUnits) -> dict[str, Any]:
-        return {"weight_precision": c.weight_precision,
-                "parallel": f"Ulysses {c.ulysses_degree}, ring {c.ring_degree}",
-                "efficiency": units.efficiency(c.energy_per_output_joules),
-                "energy_per_output_scaled": units.energy_scaled(c.energy_per_output_joules),
-                "resolution": _output_text(c),
-                **{k: getattr(c, k) for k in (
-                    "energy_per_output_joules", "batch_latency_s", "batch_size",
-                    "inference_steps", "avg_power_watts")}}
+        return {
+            "weight_precision": c.weight_precision,
+            "parallel": f"Ulysses {c.ulysses_degree}, ring {c.ring_degree}",
+            "efficiency": units.efficiency(c.energy_per_output_joules),
+            "energy_per_output_scaled": units.energy_scaled(c.energy_per_output_joules),
+            "resolution": _output_text(c),
+            **{
+                k: getattr(c, k)
+                for k in (
+                    "energy_per_output_joules",
+                    "batch_latency_s",
+                    "batch_size",
+                    "inference_steps",
+                    "avg_power_watts",
+                )
+            },
+        }
 
-    def rank_record(self, rank: int, c: DiffusionConfiguration, nickname: str,
-                    accuracy_percent: float | None) -> dict[str, Any]:
-        values: dict[str, Any] = {"rank": rank, "nickname": nickname,
-                                  "outputs_per_joule": 1.0 / c.energy_per_output_joules}
+    def rank_record(
+        self, rank: int, c: DiffusionConfiguration, nickname: str, accuracy_percent: float | None
+    ) -> dict[str, Any]:
+        values: dict[str, Any] = {
+            "rank": rank,
+            "nickname": nickname,
+            "outputs_per_joule": 1.0 / c.energy_per_output_joules,
+        }
         return {k: values[k] if k in values else getattr(c, k) for k in self.rank_columns}
 
-    def configuration_record(self, c: DiffusionConfiguration, nickname: str,
-                             builder: str) -> dict[str, Any]:
+    def configuration_record(
+        self, c: DiffusionConfiguration, nickname: str, builder: str
+    ) -> dict[str, Any]:
         record = self.rank_record(0, c, nickname, None)
         del record["rank"]
         return {"task": c.task, **record, "repeat": c.repeat, "source": c.source}

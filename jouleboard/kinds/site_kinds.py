@@ -37,7 +37,7 @@ from jouleboard.safe_read import FileRefused, read_capped
 from jouleboard.text_rules import printable
 from jouleboard.yamlio import read_yaml
 
-HINT = "see docs/architecture.md, \"Adding a kind of task\""
+HINT = 'see docs/architecture.md, "Adding a kind of task"'
 ALLOW_ENVIRONMENT = "JOULEBOARD_ALLOW_KIND_CODE"
 OPT_IN = f"--allow-kind-code or {ALLOW_ENVIRONMENT}=1"
 SOURCE_CAP = 1024 * 1024  # a kind module is a few hundred lines (the test example: 7 KB)
@@ -64,7 +64,8 @@ def declared(data_dir: Path) -> list[str]:
     value, error, _ = read_yaml(data_dir / "site.yaml")
     entries = value.get("kinds") if isinstance(value, dict) and not error else None
     if not isinstance(entries, list) or not all(
-            isinstance(e, str) and re.fullmatch(KIND_ENTRY_PATTERN, e) for e in entries):
+        isinstance(e, str) and re.fullmatch(KIND_ENTRY_PATTERN, e) for e in entries
+    ):
         return []
     return entries
 
@@ -73,9 +74,12 @@ def _say_on_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def load_site_kinds(data_dir: Path, register: Callable[[TaskKind], None],
-                    allowed: bool = False,
-                    announce: Callable[[str], None] = _say_on_stderr) -> list[Problem]:
+def load_site_kinds(
+    data_dir: Path,
+    register: Callable[[TaskKind], None],
+    allowed: bool = False,
+    announce: Callable[[str], None] = _say_on_stderr,
+) -> list[Problem]:
     """Load every kind site.yaml declares and pass each to ``register``; the problems.
 
     Without ``allowed`` (or :func:`kind_code_allowed`), nothing is loaded: each entry is a
@@ -87,11 +91,21 @@ def load_site_kinds(data_dir: Path, register: Callable[[TaskKind], None],
     for i, entry in enumerate(declared(data_dir)):
         where = pointer("kinds", i)
         if not allowed:
-            problems.append(Problem(shown, where, "kinds.not-allowed", (
-                f"{_what_would_run(entry, data_dir)} is code, and runs only with the consent "
-                "of whoever runs this command"), (
-                f"review it, then run with {OPT_IN} (never for a pull request's files); "
-                + HINT)))
+            problems.append(
+                Problem(
+                    shown,
+                    where,
+                    "kinds.not-allowed",
+                    (
+                        f"{_what_would_run(entry, data_dir)} is code, and runs only with the "
+                        "consent of whoever runs this command"
+                    ),
+                    (
+                        f"review it, then run with {OPT_IN} (never for a pull request's files); "
+                        + HINT
+                    ),
+                )
+            )
             continue
         found, problem = _kinds_of(entry, data_dir, announce)
         if problem:
@@ -116,8 +130,9 @@ def _what_would_run(entry: str, data_dir: Path) -> str:
     return f"the module {printable(source)} (an import path)"
 
 
-def _kinds_of(entry: str, data_dir: Path, announce: Callable[[str], None]
-              ) -> tuple[list[TaskKind], tuple[str, str, str] | None]:
+def _kinds_of(
+    entry: str, data_dir: Path, announce: Callable[[str], None]
+) -> tuple[list[TaskKind], tuple[str, str, str] | None]:
     source, attr = _split(entry)
     if source.endswith(".py"):
         module, problem = _module_from_file(source, data_dir, announce)
@@ -125,17 +140,27 @@ def _kinds_of(entry: str, data_dir: Path, announce: Callable[[str], None]
         module, problem = _module_from_import(source, data_dir, announce)
     if module is None:
         return [], problem
-    candidates = [getattr(module, attr, None)] if attr else [
-        v for v in vars(module).values()
-        if inspect.isclass(v) and v.__module__ == module.__name__]
-    made = [c() if inspect.isclass(c) and issubclass(c, TaskKind) and
-            not inspect.isabstract(c) else c for c in candidates]
+    candidates = (
+        [getattr(module, attr, None)]
+        if attr
+        else [
+            v
+            for v in vars(module).values()
+            if inspect.isclass(v) and v.__module__ == module.__name__
+        ]
+    )
+    made = [
+        c() if inspect.isclass(c) and issubclass(c, TaskKind) and not inspect.isabstract(c) else c
+        for c in candidates
+    ]
     found = [k for k in made if isinstance(k, TaskKind)]
     if not found:
         what = f"{attr!r} of {source}" if attr else source
-        return [], ("kinds.not-a-kind", f"{what} defines no TaskKind",
-                    "define a subclass of jouleboard.kinds.base.TaskKind (or name one after "
-                    "':'); " + HINT)
+        return [], (
+            "kinds.not-a-kind",
+            f"{what} defines no TaskKind",
+            "define a subclass of jouleboard.kinds.base.TaskKind (or name one after ':'); " + HINT,
+        )
     return found, None
 
 
@@ -145,19 +170,31 @@ def _module_from_file(name: str, data_dir: Path, announce: Callable[[str], None]
     path = data_dir / name
     parts = Path(name).parts
     if Path(name).is_absolute() or ".." in parts:
-        return None, ("kinds.outside-data", f"{name} is not inside the data folder",
-                      "give a path relative to the data folder, without '..'")
+        return None, (
+            "kinds.outside-data",
+            f"{name} is not inside the data folder",
+            "give a path relative to the data folder, without '..'",
+        )
     try:
         root = data_dir.resolve()
         info = path.lstat()
         inside = path.resolve().is_relative_to(root)
     except OSError:
-        return None, ("kinds.missing", f"no kind module {name} in the data folder",
-                      "add the file, or remove the entry; " + HINT)
-    if not stat.S_ISREG(info.st_mode) or not inside or any(
-            (data_dir / Path(*parts[:n])).is_symlink() for n in range(1, len(parts))):
-        return None, ("kinds.outside-data", f"{name} is a link, folder or device",
-                      "commit the module itself inside the data folder")
+        return None, (
+            "kinds.missing",
+            f"no kind module {name} in the data folder",
+            "add the file, or remove the entry; " + HINT,
+        )
+    if (
+        not stat.S_ISREG(info.st_mode)
+        or not inside
+        or any((data_dir / Path(*parts[:n])).is_symlink() for n in range(1, len(parts)))
+    ):
+        return None, (
+            "kinds.outside-data",
+            f"{name} is a link, folder or device",
+            "commit the module itself inside the data folder",
+        )
     try:
         source = read_capped(path, SOURCE_CAP)  # refuses a link swapped in since the look
     except FileRefused as e:
@@ -172,8 +209,11 @@ def _module_from_file(name: str, data_dir: Path, announce: Callable[[str], None]
         exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
     except Exception as e:  # the site's code: any error is reported, located, not raised
         del sys.modules[module_name]
-        return None, ("kinds.load-failed", f"{name} failed to load: {type(e).__name__}: "
-                      f"{printable(str(e))[:300]}", "fix the module; " + HINT)
+        return None, (
+            "kinds.load-failed",
+            f"{name} failed to load: {type(e).__name__}: {printable(str(e))[:300]}",
+            "fix the module; " + HINT,
+        )
     return module, None
 
 
@@ -193,25 +233,38 @@ def _module_from_import(name: str, data_dir: Path, announce: Callable[[str], Non
                     break
                 where = _untrusted_origin(spec, untrusted)
                 if where is not None:
-                    return None, ("kinds.untrusted-import", (
-                        f"{'.'.join(parts[:n])} would be imported from {printable(where)}, "
-                        "in the working folder or the data folder"), (
-                        "give a file of the data folder (kinds/name.py), or install the "
-                        "package that provides it; " + HINT))
+                    return None, (
+                        "kinds.untrusted-import",
+                        (
+                            f"{'.'.join(parts[:n])} would be imported from {printable(where)}, "
+                            "in the working folder or the data folder"
+                        ),
+                        (
+                            "give a file of the data folder (kinds/name.py), or install the "
+                            "package that provides it; " + HINT
+                        ),
+                    )
             if spec is None:
-                return None, ("kinds.missing", (
-                    f"no module {name} outside the working folder and the data folder"),
+                return None, (
+                    "kinds.missing",
+                    (f"no module {name} outside the working folder and the data folder"),
                     "install the package that provides it, or give a file of the data "
-                    "folder; " + HINT)
+                    "folder; " + HINT,
+                )
             announce(f"running kind code: {printable(spec.origin or name)} (module {name})")
             return importlib.import_module(name), None
     except ModuleNotFoundError as e:  # a parent is not a package, or an import in it fails
-        return None, ("kinds.missing", f"no module {name} ({printable(str(e))[:200]})",
-                      "install the package that provides it, or give a file of the data "
-                      "folder; " + HINT)
+        return None, (
+            "kinds.missing",
+            f"no module {name} ({printable(str(e))[:200]})",
+            "install the package that provides it, or give a file of the data folder; " + HINT,
+        )
     except Exception as e:  # importing runs the module's code: reported, not raised
-        return None, ("kinds.load-failed", f"{name} failed to load: {type(e).__name__}: "
-                      f"{printable(str(e))[:300]}", "fix the module; " + HINT)
+        return None, (
+            "kinds.load-failed",
+            f"{name} failed to load: {type(e).__name__}: {printable(str(e))[:300]}",
+            "fix the module; " + HINT,
+        )
 
 
 @contextmanager
@@ -238,8 +291,11 @@ def _untrusted_origin(spec: ModuleSpec, untrusted: list[Path]) -> str | None:
     a package folder of the running Python, which is as trusted as jouleboard itself)."""
     places = [spec.origin] if spec.has_location and spec.origin else []
     places += list(spec.submodule_search_locations or [])
-    installed = [p for p in (_resolved(sysconfig.get_path(k)) for k in ("purelib", "platlib"))
-                 if p is not None]
+    installed = [
+        p
+        for p in (_resolved(sysconfig.get_path(k)) for k in ("purelib", "platlib"))
+        if p is not None
+    ]
     for place in places:
         resolved = _resolved(place)
         if resolved is None:

@@ -68,8 +68,10 @@ class TokenMetrics(Strict):
     )
     avg_output_len_tokens: PositiveFloat
     avg_batch_size: PositiveFloat | None = Field(
-        default=None, description="Average running batch in steady state; absent when the "
-        "run has no prometheus.json (the utilisation rule could not be checked).")
+        default=None,
+        description="Average running batch in steady state; absent when the "
+        "run has no prometheus.json (the utilisation rule could not be checked).",
+    )
     median_itl_ms: PositiveFloat = Field(description="Median inter-token latency, ms.")
     p90_itl_ms: PositiveFloat
     p95_itl_ms: PositiveFloat
@@ -86,8 +88,7 @@ class Histogram(Strict):
 class Measurement(Strict):
     """One measured configuration of a model on a task (one JSON file)."""
 
-    schema_version: SchemaVersion = Field(
-        description="Format version; bump on breaking changes.")
+    schema_version: SchemaVersion = Field(description="Format version; bump on breaking changes.")
     kind: Literal["llm", "mllm"] = Field(description="Task family: text LLM or multimodal LLM.")
     task: str = Field(pattern=TASK_ID_PATTERN)
     model_id: str = Field(pattern=MODEL_ID_PATTERN)
@@ -98,7 +99,8 @@ class Measurement(Strict):
     repeat: Annotated[int, Field(ge=1, le=100)] = Field(
         default=1,
         description="1 for the first published measurement of these settings; 2, 3, ... for "
-        "repeat runs of the same configuration published separately.")
+        "repeat runs of the same configuration published separately.",
+    )
     metrics: TokenMetrics
     output_length_distribution: Histogram | None = None
     provenance: Provenance
@@ -152,8 +154,15 @@ class Configuration:
 
     def tie_break(self) -> tuple[int | str, ...]:
         """The last keys of the ranking order (see rank.py)."""
-        return (self.max_num_seqs, self.tensor_parallel, self.expert_parallel,
-                self.data_parallel, self.weight_precision, self.repeat, self.source)
+        return (
+            self.max_num_seqs,
+            self.tensor_parallel,
+            self.expert_parallel,
+            self.data_parallel,
+            self.weight_precision,
+            self.repeat,
+            self.source,
+        )
 
     def itl_ms(self, percentile: Percentile) -> float:
         """Inter-token latency at ``percentile`` (p50 is the median), ms."""
@@ -223,13 +232,18 @@ def throughput_problems(m: Measurement, shown: str) -> list[Problem]:
     ratio = x.output_throughput_tokens_per_sec / implied
     if THROUGHPUT_RATIO_MIN <= ratio <= THROUGHPUT_RATIO_MAX:
         return []
-    return [Problem(
-        shown, "/metrics/output_throughput_tokens_per_sec", "bounds.throughput-inconsistent",
-        f"{x.output_throughput_tokens_per_sec:g} tokens/s is {ratio:.3g} x the "
-        f"avg_batch_size / median ITL rate ({x.avg_batch_size:g} / {x.median_itl_ms:g} ms = "
-        f"{implied:g} tokens/s)",
-        f"the ratio must lie between {THROUGHPUT_RATIO_MIN:g} and {THROUGHPUT_RATIO_MAX:g}; "
-        "check the units of throughput (tokens/s), batch size and ITL (ms)")]
+    return [
+        Problem(
+            shown,
+            "/metrics/output_throughput_tokens_per_sec",
+            "bounds.throughput-inconsistent",
+            f"{x.output_throughput_tokens_per_sec:g} tokens/s is {ratio:.3g} x the "
+            f"avg_batch_size / median ITL rate ({x.avg_batch_size:g} / {x.median_itl_ms:g} ms = "
+            f"{implied:g} tokens/s)",
+            f"the ratio must lie between {THROUGHPUT_RATIO_MIN:g} and {THROUGHPUT_RATIO_MAX:g}; "
+            "check the units of throughput (tokens/s), batch size and ITL (ms)",
+        )
+    ]
 
 
 def token_ceiling_problems(m: Measurement, shown: str, registry: Registry) -> list[Problem]:
@@ -239,10 +253,14 @@ def token_ceiling_problems(m: Measurement, shown: str, registry: Registry) -> li
         return []
     ceiling = TOKENS_PER_JOULE_PER_BOARD_WATT * gpu.board_power_watts
     return ceiling_problem(
-        shown, "/metrics/energy_per_token_joules",
-        metrics.tokens_per_joule(m.metrics.energy_per_token_joules), ceiling, "tokens/J",
+        shown,
+        "/metrics/energy_per_token_joules",
+        metrics.tokens_per_joule(m.metrics.energy_per_token_joules),
+        ceiling,
+        "tokens/J",
         f"{TOKENS_PER_JOULE_PER_BOARD_WATT:g} tokens/J per W of {m.gpu_model}'s "
-        f"{gpu.board_power_watts:g} W board power, 10x the best measured")
+        f"{gpu.board_power_watts:g} W board power, 10x the best measured",
+    )
 
 
 def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Problem]:
@@ -253,51 +271,80 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
         problems.append(Problem(shown, where, rule, message, hint))
 
     problems += power_problems(m, shown, registry)
-    percentiles = [("median_itl_ms", x.median_itl_ms), ("p90_itl_ms", x.p90_itl_ms),
-                   ("p95_itl_ms", x.p95_itl_ms), ("p99_itl_ms", x.p99_itl_ms)]
+    percentiles = [
+        ("median_itl_ms", x.median_itl_ms),
+        ("p90_itl_ms", x.p90_itl_ms),
+        ("p95_itl_ms", x.p95_itl_ms),
+        ("p99_itl_ms", x.p99_itl_ms),
+    ]
     for (lo_name, lo), (hi_name, hi) in itertools.pairwise(percentiles):
         if lo > hi:
-            add(f"/metrics/{hi_name}", "bounds.percentile-order",
+            add(
+                f"/metrics/{hi_name}",
+                "bounds.percentile-order",
                 f"{hi_name} ({hi:g}) is below {lo_name} ({lo:g})",
-                "percentiles must satisfy median <= p90 <= p95 <= p99")
+                "percentiles must satisfy median <= p90 <= p95 <= p99",
+            )
     if x.median_itl_ms < MIN_MEDIAN_ITL_MS:
-        add("/metrics/median_itl_ms", "bounds.itl-implausible",
+        add(
+            "/metrics/median_itl_ms",
+            "bounds.itl-implausible",
             f"median ITL of {x.median_itl_ms:g} ms is implausibly fast",
-            "ITL fields are in milliseconds; was it given in seconds?")
+            "ITL fields are in milliseconds; was it given in seconds?",
+        )
     for name, value in percentiles:
         if value > MAX_ITL_MS:
-            add(f"/metrics/{name}", "bounds.itl-implausible",
+            add(
+                f"/metrics/{name}",
+                "bounds.itl-implausible",
                 f"{value:g} ms per token is implausibly slow",
-                "ITL fields are in milliseconds; was it given in microseconds?")
+                "ITL fields are in milliseconds; was it given in microseconds?",
+            )
     implied = x.avg_power_watts / x.output_throughput_tokens_per_sec
     if inconsistent(x.energy_per_token_joules, implied):
-        add("/metrics/energy_per_token_joules", "bounds.energy-inconsistent",
+        add(
+            "/metrics/energy_per_token_joules",
+            "bounds.energy-inconsistent",
             f"{x.energy_per_token_joules:g} J/token but avg_power_watts / "
             f"output_throughput_tokens_per_sec = {implied:g}",
             f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}; check units (J, W, "
-            "tokens/s)")
+            "tokens/s)",
+        )
     problems += throughput_problems(m, shown) + token_ceiling_problems(m, shown, registry)
     response = metrics.energy_per_response(x.energy_per_token_joules, x.avg_output_len_tokens)
     if inconsistent(x.energy_per_response_joules, response):
-        add("/metrics/energy_per_response_joules", "bounds.response-energy-inconsistent",
+        add(
+            "/metrics/energy_per_response_joules",
+            "bounds.response-energy-inconsistent",
             f"{x.energy_per_response_joules:g} J but energy_per_token_joules x "
             f"avg_output_len_tokens = {response:g}",
-            f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}")
-    if x.avg_batch_size is not None and \
-            x.avg_batch_size > m.serving.max_num_seqs * BATCH_MARGIN:
-        add("/metrics/avg_batch_size", "bounds.batch-above-cap",
-            f"average batch {x.avg_batch_size:g} exceeds max_num_seqs "
-            f"{m.serving.max_num_seqs}", "check max_num_seqs and avg_batch_size")
+            f"the three must agree within {CONSISTENCY_TOLERANCE:.0%}",
+        )
+    if x.avg_batch_size is not None and x.avg_batch_size > m.serving.max_num_seqs * BATCH_MARGIN:
+        add(
+            "/metrics/avg_batch_size",
+            "bounds.batch-above-cap",
+            f"average batch {x.avg_batch_size:g} exceeds max_num_seqs {m.serving.max_num_seqs}",
+            "check max_num_seqs and avg_batch_size",
+        )
     s = m.serving
     if s.tensor_parallel * s.data_parallel > m.num_gpus or s.expert_parallel > m.num_gpus:
-        add("/serving", "bounds.parallelism-exceeds-gpus",
+        add(
+            "/serving",
+            "bounds.parallelism-exceeds-gpus",
             f"tensor x data parallel ({s.tensor_parallel} x {s.data_parallel}) or expert "
             f"parallel ({s.expert_parallel}) exceeds num_gpus ({m.num_gpus})",
-            "parallel degrees must fit on the configuration's GPUs")
+            "parallel degrees must fit on the configuration's GPUs",
+        )
     h = m.output_length_distribution
-    if h is not None and (len(h.bin_edges_tokens) != len(h.counts) + 1 or any(
-            a >= b for a, b in zip(h.bin_edges_tokens, h.bin_edges_tokens[1:], strict=False))):
-        add("/output_length_distribution", "value.histogram-shape",
+    if h is not None and (
+        len(h.bin_edges_tokens) != len(h.counts) + 1
+        or any(a >= b for a, b in zip(h.bin_edges_tokens, h.bin_edges_tokens[1:], strict=False))
+    ):
+        add(
+            "/output_length_distribution",
+            "value.histogram-shape",
             "bin_edges_tokens must be increasing and one longer than counts",
-            "give n+1 increasing edges for n counts")
+            "give n+1 increasing edges for n counts",
+        )
     return problems

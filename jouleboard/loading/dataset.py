@@ -51,15 +51,24 @@ def name_problem(path: Path) -> Problem | None:
         return None
     undecodable = any(0xDC80 <= ord(c) <= 0xDCFF for c in path.name)
     what = "is not UTF-8" if undecodable else f"contains {', '.join(hidden)}"
-    return Problem(shown_path(path), "", "file.bad-name", f"the file or folder name {what}",
-                   "rename it with printable UTF-8 characters only")
+    return Problem(
+        shown_path(path),
+        "",
+        "file.bad-name",
+        f"the file or folder name {what}",
+        "rename it with printable UTF-8 characters only",
+    )
 
 
 def _walk_problem(error: OSError) -> Problem:
     """A folder os.walk could not list (unreadable, path over the OS limit): never skipped."""
-    return Problem(shown_path(Path(os.fsdecode(error.filename or ""))), "", "file.unreadable",
-                   f"cannot list this folder: {error.strerror or error}",
-                   "check its permissions; keep paths under the OS limit (4,096 bytes)")
+    return Problem(
+        shown_path(Path(os.fsdecode(error.filename or ""))),
+        "",
+        "file.unreadable",
+        f"cannot list this folder: {error.strerror or error}",
+        "check its permissions; keep paths under the OS limit (4,096 bytes)",
+    )
 
 
 def _is_link(path: Path) -> bool:
@@ -70,9 +79,13 @@ def _is_link(path: Path) -> bool:
 
 
 def _symlinked_folder(path: Path) -> Problem:
-    return Problem(shown_path(path), "", "file.symlinked-folder",
-                   "a symbolic link to a folder: its measurements would not be read",
-                   "commit the folder itself, not a link to it")
+    return Problem(
+        shown_path(path),
+        "",
+        "file.symlinked-folder",
+        "a symbolic link to a folder: its measurements would not be read",
+        "commit the folder itself, not a link to it",
+    )
 
 
 _QUIET_HIDDEN = {".git"}  # measurements/ as a git submodule or checkout of its own
@@ -81,10 +94,13 @@ _QUIET_HIDDEN = {".git"}  # measurements/ as a git submodule or checkout of its 
 def _hidden(path: Path) -> Problem:
     """A measurement file or folder whose name starts with a dot: it would not be read."""
     what = "folder" if path.is_dir() and not path.is_symlink() else "measurement file"
-    return Problem(shown_path(path), "", "file.hidden",
-                   f"a {what} whose name starts with '.' is not read: its measurements "
-                   "would not be published", "rename it without the leading dot, or move it "
-                   "out of the data folder")
+    return Problem(
+        shown_path(path),
+        "",
+        "file.hidden",
+        f"a {what} whose name starts with '.' is not read: its measurements would not be published",
+        "rename it without the leading dot, or move it out of the data folder",
+    )
 
 
 def data_folder_problems(data_dir: Path) -> list[Problem]:
@@ -93,19 +109,31 @@ def data_folder_problems(data_dir: Path) -> list[Problem]:
     anything of the folder is read, so none of them is ever opened. Hidden names and Python
     byte-code caches are not read by any build and not looked at."""
     problems: list[Problem] = []
-    for folder, dirs, names in os.walk(data_dir, onerror=lambda e: problems.append(
-            _walk_problem(e))):
+    for folder, dirs, names in os.walk(
+        data_dir, onerror=lambda e: problems.append(_walk_problem(e))
+    ):
         top = Path(folder) == data_dir
-        dirs[:] = sorted(d for d in dirs if not (d.startswith(".") or d == "__pycache__"
-                                                   or (top and d == MEASUREMENTS_DIR)))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not (d.startswith(".") or d == "__pycache__" or (top and d == MEASUREMENTS_DIR))
+        )
         for name in sorted(names):
             path = Path(folder) / name
             refused = None if name.startswith(".") else refusal(path, DATA_FILE_CAP)
             if refused is not None:
-                problems.append(Problem(shown_path(path), "", refused.rule, refused.message,
-                                        refused.hint if refused.rule != "file.too-large" else
-                                        "move it out of the data folder: no data file is "
-                                        f"that large (cap {DATA_FILE_CAP:,} bytes)"))
+                problems.append(
+                    Problem(
+                        shown_path(path),
+                        "",
+                        refused.rule,
+                        refused.message,
+                        refused.hint
+                        if refused.rule != "file.too-large"
+                        else "move it out of the data folder: no data file is "
+                        f"that large (cap {DATA_FILE_CAP:,} bytes)",
+                    )
+                )
     return problems
 
 
@@ -120,8 +148,9 @@ def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
             else:
                 bad = _symlinked_folder(path) if _is_link(path) else name_problem(path)
                 problems.extend([bad] if bad else [])
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not name_problem(
-            Path(folder) / d))  # os.walk does not follow links to folders itself
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and not name_problem(Path(folder) / d)
+        )  # os.walk does not follow links to folders itself
         for name in sorted(files):
             path = Path(folder) / name
             if name.startswith(".") and name.endswith(".json"):
@@ -134,15 +163,24 @@ def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
             elif name.endswith(".json"):
                 found.append(path)
             else:
-                problems.append(Problem(shown_path(path), "", "file.unexpected",
-                                        "not a .json measurement file",
-                                        "measurement files end in .json; remove other files"))
+                problems.append(
+                    Problem(
+                        shown_path(path),
+                        "",
+                        "file.unexpected",
+                        "not a .json measurement file",
+                        "measurement files end in .json; remove other files",
+                    )
+                )
 
 
 def data_folder_missing(data: Path) -> str:
     """The one line that says a data folder is missing and how to make one."""
-    shown = data.as_posix() if data.is_absolute() or data.as_posix().startswith(".") \
+    shown = (
+        data.as_posix()
+        if data.is_absolute() or data.as_posix().startswith(".")
         else f"./{data.as_posix()}"
+    )
     return f"no data folder at {shown}: run `jouleboard init` or pass --data"
 
 
@@ -160,11 +198,15 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
         elif os.path.lexists(root):  # a pipe, device or socket: never opened
             refused = refusal(root, 0)
             assert refused is not None
-            problems.append(Problem(shown_path(root), "", refused.rule, refused.message,
-                                    refused.hint))
+            problems.append(
+                Problem(shown_path(root), "", refused.rule, refused.message, refused.hint)
+            )
         else:
-            problems.append(Problem(shown_path(root), "", "file.missing", "no such file or folder",
-                                    "check the path"))
+            problems.append(
+                Problem(
+                    shown_path(root), "", "file.missing", "no such file or folder", "check the path"
+                )
+            )
     return sorted(set(found)), problems
 
 
@@ -192,8 +234,7 @@ def read_measurement(path: Path, data_root: Path) -> MeasurementFile:
     return MeasurementFile(name, source, parsed, tuple(problems))
 
 
-def check_file(file: MeasurementFile, registry: Registry
-               ) -> tuple[Record | None, list[Problem]]:
+def check_file(file: MeasurementFile, registry: Registry) -> tuple[Record | None, list[Problem]]:
     """A read file checked against the registries: its record, or None and the problems."""
     if file.parsed is None:
         return None, list(file.problems)
@@ -201,12 +242,15 @@ def check_file(file: MeasurementFile, registry: Registry
     return record, problems
 
 
-def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
-                 runs: Iterable[Path] = (), require_prometheus: bool = False,
-                 read: Callable[[Path, Path], MeasurementFile] = read_measurement,
-                 check: Callable[[MeasurementFile, Registry],
-                                 tuple[Record | None, list[Problem]]] = check_file,
-                 allow_kind_code: bool = False) -> Dataset:
+def load_dataset(
+    data_dir: Path,
+    extra: Iterable[Path] = (),
+    runs: Iterable[Path] = (),
+    require_prometheus: bool = False,
+    read: Callable[[Path, Path], MeasurementFile] = read_measurement,
+    check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]] = check_file,
+    allow_kind_code: bool = False,
+) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem. ``read`` and ``check`` do each file's
@@ -216,8 +260,11 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
     forget_resolved_folders()
     if unsafe := data_folder_problems(data_dir):  # before any file of the folder is read
         raise ValidationFailed(unsafe)
-    kind_problems = load_site_kinds(data_dir, register,  # before tasks name their kinds
-                                    allowed=allow_kind_code)
+    kind_problems = load_site_kinds(
+        data_dir,
+        register,  # before tasks name their kinds
+        allowed=allow_kind_code,
+    )
     registry, problems = load_registry(data_dir, task_kind_order())
     if registry is None or kind_problems:
         raise ValidationFailed(kind_problems + problems)
@@ -233,14 +280,17 @@ def load_dataset(data_dir: Path, extra: Iterable[Path] = (),
         if config is not None:
             configs.append(config)
         problems.extend(file_problems)
-    report = load_runs(runs, registry,
-                       RunOptions(policy=RunPolicy(require_prometheus=require_prometheus)))
+    report = load_runs(
+        runs, registry, RunOptions(policy=RunPolicy(require_prometheus=require_prometheus))
+    )
     configs.extend(report.configurations)
     shown.update(report.shown)
     problems.extend(report.errors)
     problems.extend(check_duplicates(configs, shown))
     if problems:
         raise ValidationFailed(problems)
-    return Dataset(registry=registry,
-                   configurations=tuple(sorted(configs, key=lambda c: (c.identity, c.source))),
-                   warnings=report.warnings)
+    return Dataset(
+        registry=registry,
+        configurations=tuple(sorted(configs, key=lambda c: (c.identity, c.source))),
+        warnings=report.warnings,
+    )

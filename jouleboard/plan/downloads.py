@@ -10,20 +10,31 @@ from jouleboard.plan.views import Download
 from jouleboard.present.downloads import csv_chunks, json_chunks
 
 
-def configuration_downloads(data: Dataset, path: Callable[[str, str], str], group: str,
-                            description: str) -> list[Download]:
+def configuration_downloads(
+    data: Dataset, path: Callable[[str, str], str], group: str, description: str
+) -> list[Download]:
     """CSV and JSON of every configuration, one pair per kind that has any; ``path(ext,
     name)`` places them."""
     out = []
     for kind in kinds():
         models = data.registry.models
-        records = [kind.configuration_record(c, models[c.model_id].nickname,
-                                             models[c.model_id].builder)
-                   for c in data.configurations if kind_of(data.registry.tasks[c.task]) is kind]
+        records = [
+            kind.configuration_record(c, models[c.model_id].nickname, models[c.model_id].builder)
+            for c in data.configurations
+            if kind_of(data.registry.tasks[c.task]) is kind
+        ]
         if records:
             tasks = " and ".join(sorted(set(kind.task_kinds.values()))).lower()
-            out += [Download(path(ext, kind.download_name), kind.configuration_columns, records,
-                             group, f"{description} ({tasks})") for ext in ("csv", "json")]
+            out += [
+                Download(
+                    path(ext, kind.download_name),
+                    kind.configuration_columns,
+                    records,
+                    group,
+                    f"{description} ({tasks})",
+                )
+                for ext in ("csv", "json")
+            ]
     return out
 
 

@@ -36,38 +36,60 @@ from jouleboard.present.units import efficiency_phrase
 from jouleboard.urls import model_slug
 
 
-def energy_label(site: SiteView, t: TaskView, model_id: str, value: float,
-                 best: float) -> tuple[LabelRef, Part]:
+def energy_label(
+    site: SiteView, t: TaskView, model_id: str, value: float, best: float
+) -> tuple[LabelRef, Part]:
     """The A-G label of a model on a task (present/labels.py), as an SVG file."""
     info = site.registry.models[model_id]
     unit = t.units.efficiency_unit
-    energy = EnergyLabel(band(value, best), value, best, unit, info.nickname, t.info.name,
-                         f"data {site.registry.site.data_date}",
-                         t.kind.latency.short_text(t.deadline.ms, t.deadline.percentile))
+    energy = EnergyLabel(
+        band(value, best),
+        value,
+        best,
+        unit,
+        info.nickname,
+        t.info.name,
+        f"data {site.registry.site.data_date}",
+        t.kind.latency.short_text(t.deadline.ms, t.deadline.percentile),
+    )
     path = site.urls.label(model_id, t.id)
-    alt = (f"Energy label {energy.band} for {info.nickname} on {t.info.name}: "
-           f"{value:.2f} {unit}, best {best:.2f}, at {t.deadline_text()}")
-    snippet = (f'<img src="{escape(site.urls.absolute(path))}" alt="{escape(alt)}" '
-               'width="240" height="96">')
-    return (LabelRef(site.urls.url(path), energy.band, alt, snippet),
-            Part(files=((path, label_svg(energy)),)))
+    alt = (
+        f"Energy label {energy.band} for {info.nickname} on {t.info.name}: "
+        f"{value:.2f} {unit}, best {best:.2f}, at {t.deadline_text()}"
+    )
+    snippet = (
+        f'<img src="{escape(site.urls.absolute(path))}" alt="{escape(alt)}" '
+        'width="240" height="96">'
+    )
+    return (
+        LabelRef(site.urls.url(path), energy.band, alt, snippet),
+        Part(files=((path, label_svg(energy)),)),
+    )
 
 
-def _lengths_chart(site: SiteView, t: TaskView, model_id: str,
-                   configs: list[Any]) -> ChartRef | None:
+def _lengths_chart(
+    site: SiteView, t: TaskView, model_id: str, configs: list[Any]
+) -> ChartRef | None:
     hist = t.kind.output_lengths(configs)
     if hist is None:
         return None
     edges, counts = hist
     nickname = site.registry.models[model_id].nickname
     bins = [{"start": edges[i], "end": edges[i + 1], "count": n} for i, n in enumerate(counts)]
-    spec = charts.bind(charts.length_histogram(), {"table": bins},
-                       f"{nickname} on {t.info.name}: output length")
+    spec = charts.bind(
+        charts.length_histogram(), {"table": bins}, f"{nickname} on {t.info.name}: output length"
+    )
     return chart_ref(
-        site.urls, "lengths", [model_slug(model_id), t.id], spec["title"],
+        site.urls,
+        "lengths",
+        [model_slug(model_id), t.id],
+        spec["title"],
         f"Histogram of the output length of {sum(counts):,} responses over all "
-        f"configurations, from {edges[0]:,.0f} to {edges[-1]:,.0f} tokens.", spec,
-        site.urls.model(model_id), "all configurations")
+        f"configurations, from {edges[0]:,.0f} to {edges[-1]:,.0f} tokens.",
+        spec,
+        site.urls.model(model_id),
+        "all configurations",
+    )
 
 
 def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTaskSection, Part]:
@@ -79,57 +101,111 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     mine = next((r for r in rows if r.config.model_id == model_id), None)
     if mine is not None:
         value = t.units.efficiency(mine.config.energy_per_output_joules)
-        standing = (f"Rank {mine.rank} of {len(rows)} at {t.deadline_text()}, with "
-                    f"{kind.config_label(mine.config)}: {kind.standing_value(t.units, value)}.")
+        standing = (
+            f"Rank {mine.rank} of {len(rows)} at {t.deadline_text()}, with "
+            f"{kind.config_label(mine.config)}: {kind.standing_value(t.units, value)}."
+        )
     else:
-        standing = (f"No configuration on {' or '.join(site.registry.site.default_gpus)} meets "
-                    f"{t.deadline_text()}, so it is not ranked on this task.")
+        standing = (
+            f"No configuration on {' or '.join(site.registry.site.default_gpus)} meets "
+            f"{t.deadline_text()}, so it is not ranked on this task."
+        )
     frontier = {c.identity for c in ranking.pareto_frontier(configs, d.percentile)}
     chosen = mine.config.identity if mine else None
 
     def note(c: Any) -> str:
-        marks = (["chosen"] if c.identity == chosen else []) + \
-                (["Pareto"] if c.identity in frontier else [])
+        marks = (["chosen"] if c.identity == chosen else []) + (
+            ["Pareto"] if c.identity in frontier else []
+        )
         return ", ".join(marks)
 
     fields = kind.configuration_fields(t.info)
     configs_table = configurations_table(
-        f"configs-{t.id}", f"Every configuration of {info.nickname} on {t.info.name}", fields,
-        configs, t.values, urls, note, sourced=True)
+        f"configs-{t.id}",
+        f"Every configuration of {info.nickname} on {t.info.name}",
+        fields,
+        configs,
+        t.values,
+        urls,
+        note,
+        sourced=True,
+    )
     gpu_table = configurations_table(
-        f"gpus-{t.id}", f"Best configuration on each GPU at {t.deadline_text()}", fields,
-        ranking.best_per_model_and_gpu(configs, d).values(), t.values, urls)
-    points = [{"latency": kind.chart_latency(c, d.percentile),
-               "energy": c.energy_per_output_joules, "gpu": c.gpu_model,
-               "frontier": c.identity in frontier,
-               "kind": "Pareto frontier" if c.identity in frontier else "other",
-               "config": kind.config_label(c)} for c in configs]
-    spec = charts.bind(charts.pareto(kind.latency.axis_title(d.percentile),
-                                     f"Energy per {t.units.output} (J)"),
-                       {"table": points, "deadline": t.deadline_rows()},
-                       f"{info.nickname} on {t.info.name}: energy vs {kind.latency.noun}")
+        f"gpus-{t.id}",
+        f"Best configuration on each GPU at {t.deadline_text()}",
+        fields,
+        ranking.best_per_model_and_gpu(configs, d).values(),
+        t.values,
+        urls,
+    )
+    points = [
+        {
+            "latency": kind.chart_latency(c, d.percentile),
+            "energy": c.energy_per_output_joules,
+            "gpu": c.gpu_model,
+            "frontier": c.identity in frontier,
+            "kind": "Pareto frontier" if c.identity in frontier else "other",
+            "config": kind.config_label(c),
+        }
+        for c in configs
+    ]
+    spec = charts.bind(
+        charts.pareto(kind.latency.axis_title(d.percentile), f"Energy per {t.units.output} (J)"),
+        {"table": points, "deadline": t.deadline_rows()},
+        f"{info.nickname} on {t.info.name}: energy vs {kind.latency.noun}",
+    )
     pareto = chart_ref(
-        urls, "pareto", [model_slug(model_id), t.id], spec["title"],
+        urls,
+        "pareto",
+        [model_slug(model_id), t.id],
+        spec["title"],
         f"Scatter plot of {len(points)} configurations, energy per {t.units.output} against "
         f"{kind.latency.words[d.percentile]}, with the Pareto frontier ({len(frontier)} "
         f"configurations, marked in the table) and the {kind.latency.value(d.ms)} deadline.",
-        spec, urls.model(model_id), f"deadline: {t.deadline_text()}",
-        table_id=f"configs-{t.id}")
+        spec,
+        urls.model(model_id),
+        f"deadline: {t.deadline_text()}",
+        table_id=f"configs-{t.id}",
+    )
     lengths = _lengths_chart(site, t, model_id, configs)
     out = Part(charts=(pareto, *((lengths,) if lengths else ())))
     label = None
     if mine is not None:
         label, label_part = energy_label(
-            site, t, model_id, t.units.efficiency(mine.config.energy_per_output_joules),
-            t.units.efficiency(rows[0].config.energy_per_output_joules))
+            site,
+            t,
+            model_id,
+            t.units.efficiency(mine.config.energy_per_output_joules),
+            t.units.efficiency(rows[0].config.energy_per_output_joules),
+        )
         out += label_part
     score = site.registry.accuracy(t.id, model_id)
-    quality = None if score is None else QualitySource(
-        info.nickname, urls.url(urls.model(model_id)), f"{score.accuracy_percent:.1f}",
-        score.setting, score.source_url, score.source_detail, score.confidence,
-        score.matches_energy_run)
-    return ModelTaskSection(t.info.name, urls.url(urls.task(t.id)), f"task-{t.id}", standing,
-                            gpu_table, configs_table, pareto, lengths, label, quality), out
+    quality = (
+        None
+        if score is None
+        else QualitySource(
+            info.nickname,
+            urls.url(urls.model(model_id)),
+            f"{score.accuracy_percent:.1f}",
+            score.setting,
+            score.source_url,
+            score.source_detail,
+            score.confidence,
+            score.matches_energy_run,
+        )
+    )
+    return ModelTaskSection(
+        t.info.name,
+        urls.url(urls.task(t.id)),
+        f"task-{t.id}",
+        standing,
+        gpu_table,
+        configs_table,
+        pareto,
+        lengths,
+        label,
+        quality,
+    ), out
 
 
 def data_sources(configs: Iterable[Any]) -> tuple[DataSource, ...]:
@@ -149,24 +225,37 @@ def model_page(site: SiteView, model_id: str) -> Part:
     facts = (
         ("Builder", info.builder),
         ("Model id", model_id),
-        ("Parameters", f"{significant(info.total_params_billions, 3)} B total, "
-                       f"{significant(info.active_params_billions, 3)} B active"),
+        (
+            "Parameters",
+            f"{significant(info.total_params_billions, 3)} B total, "
+            f"{significant(info.active_params_billions, 3)} B active",
+        ),
         ("Architecture", info.architecture or "–"),
-        ("Weight precision", PRECISION_LABELS.get(info.weight_precision,
-                                                  info.weight_precision)),
+        ("Weight precision", PRECISION_LABELS.get(info.weight_precision, info.weight_precision)),
     )
     sections, out = [], Part()
     for t in tasks:
         section, part = model_section(site, t, model_id)
         sections.append(section)
         out += part
-    body = ModelBody(info.nickname, model_id, info.builder, facts,
-                     tuple(Link(link.label, link.url) for link in info.links),
-                     render_markdown(info.description_md), tuple(sections),
-                     data_sources(c for t in tasks for c in site.by_model[model_id][t.id]))
-    page = Page(site.urls.model(model_id), "model.html", f"{info.nickname} energy efficiency",
-                f"Energy efficiency and latency of {info.nickname} "
-                f"({info.builder}) on {len(tasks)} task(s).", body)
+    body = ModelBody(
+        info.nickname,
+        model_id,
+        info.builder,
+        facts,
+        tuple(Link(link.label, link.url) for link in info.links),
+        render_markdown(info.description_md),
+        tuple(sections),
+        data_sources(c for t in tasks for c in site.by_model[model_id][t.id]),
+    )
+    page = Page(
+        site.urls.model(model_id),
+        "model.html",
+        f"{info.nickname} energy efficiency",
+        f"Energy efficiency and latency of {info.nickname} "
+        f"({info.builder}) on {len(tasks)} task(s).",
+        body,
+    )
     return out + Part(pages=(page,))
 
 
@@ -177,21 +266,37 @@ def _comparison(site: SiteView, t: TaskView, gpu: str, other: str) -> Table | No
         return None
     units = t.units
     value = {key: units.efficiency(c.energy_per_output_joules) for key, c in best.items()}
-    ratio = Column("ratio", f"{gpu} ÷ {other}", numeric=True,
-                   title=f"{units.efficiency_label} on {gpu} divided by "
-                   f"{units.efficiency_unit_lower} on {other}")
-    columns = (MODEL, Column(gpu, f"{gpu} {units.efficiency_unit}", numeric=True),
-               Column(other, f"{other} {units.efficiency_unit}", numeric=True), ratio)
+    ratio = Column(
+        "ratio",
+        f"{gpu} ÷ {other}",
+        numeric=True,
+        title=f"{units.efficiency_label} on {gpu} divided by "
+        f"{units.efficiency_unit_lower} on {other}",
+    )
+    columns = (
+        MODEL,
+        Column(gpu, f"{gpu} {units.efficiency_unit}", numeric=True),
+        Column(other, f"{other} {units.efficiency_unit}", numeric=True),
+        ratio,
+    )
     rows = []
     for m in sorted(models, key=lambda m: -value[(m, gpu)]):
         a, b = value[(m, gpu)], value[(m, other)]
-        rows.append((model_cell(m, site.registry, site.urls),
-                     Cell(a, show(units.efficiency_show, a)),
-                     Cell(b, show(units.efficiency_show, b)), Cell(a / b, f"{a / b:.2f}×")))
-    return Table(f"compare-{t.id}-{other.lower()}",
-                 f"Best {units.efficiency_unit_lower} on {gpu} vs {other} at "
-                 f"{t.deadline_text()}", columns, tuple(rows),
-                 empty_text="No model was measured on both GPUs.")
+        rows.append(
+            (
+                model_cell(m, site.registry, site.urls),
+                Cell(a, show(units.efficiency_show, a)),
+                Cell(b, show(units.efficiency_show, b)),
+                Cell(a / b, f"{a / b:.2f}×"),
+            )
+        )
+    return Table(
+        f"compare-{t.id}-{other.lower()}",
+        f"Best {units.efficiency_unit_lower} on {gpu} vs {other} at {t.deadline_text()}",
+        columns,
+        tuple(rows),
+        empty_text="No model was measured on both GPUs.",
+    )
 
 
 def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
@@ -203,34 +308,64 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
     # A 24 px band per model: past the first view's table rows, the best on this GPU only.
     ranked = sorted(compared, key=lambda m: (-value[(m, gpu)], m))[: site.table_rows]
     order = {m: i for i, m in enumerate(ranked)}
-    points = [{"model": site.registry.models[m].nickname, "gpu": g, "order": order[m],
-               "value": value[(m, g)]} for (m, g) in best if m in order]
-    which = (f"the {len(compared)} models" if len(ranked) == len(compared) else
-             f"the {len(ranked)} best on {gpu} of the {len(compared):,} models")
+    points = [
+        {
+            "model": site.registry.models[m].nickname,
+            "gpu": g,
+            "order": order[m],
+            "value": value[(m, g)],
+        }
+        for (m, g) in best
+        if m in order
+    ]
+    which = (
+        f"the {len(compared)} models"
+        if len(ranked) == len(compared)
+        else f"the {len(ranked)} best on {gpu} of the {len(compared):,} models"
+    )
     title = f"{t.info.name}: best {units.efficiency_unit_lower} per GPU"
-    spec = charts.bind(charts.gpu_compare(f"Best {units.efficiency_words}"), {"table": points},
-                       title if len(ranked) == len(compared) else
-                       f"{title} (top {len(ranked)} of {len(compared):,} models)")
+    spec = charts.bind(
+        charts.gpu_compare(f"Best {units.efficiency_words}"),
+        {"table": points},
+        title
+        if len(ranked) == len(compared)
+        else f"{title} (top {len(ranked)} of {len(compared):,} models)",
+    )
     return chart_ref(
-        site.urls, "gpu-compare", [gpu, t.id], spec["title"],
+        site.urls,
+        "gpu-compare",
+        [gpu, t.id],
+        spec["title"],
         f"Dot plot of each model's best {units.efficiency_words} on each GPU at "
         f"{t.deadline_text()}, for {which} measured on more than one GPU; "
-        "the comparison table gives the same figures.", spec, site.urls.gpu(gpu),
-        f"at {t.deadline_text()}")
+        "the comparison table gives the same figures.",
+        spec,
+        site.urls.gpu(gpu),
+        f"at {t.deadline_text()}",
+    )
 
 
 def gpu_section(site: SiteView, t: TaskView, gpu: str) -> tuple[GpuTaskSection | None, Part]:
     if not any(c.gpu_model == gpu for c in t.configs):
         return None, Part()
     rows = ranking.rank(t.configs, t.deadline, gpus={gpu})
-    table = task_table(site, t, f"ranking-{t.id}",
-                       f"{t.info.name} on {gpu} only, at {t.deadline_text()}", rows)
-    comparisons = tuple(c for other in sorted(site.registry.gpus) if other != gpu
-                        if (c := _comparison(site, t, gpu, other)) is not None)
+    table = task_table(
+        site, t, f"ranking-{t.id}", f"{t.info.name} on {gpu} only, at {t.deadline_text()}", rows
+    )
+    comparisons = tuple(
+        c
+        for other in sorted(site.registry.gpus)
+        if other != gpu
+        if (c := _comparison(site, t, gpu, other)) is not None
+    )
     chart = _gpu_chart(site, t, gpu)
     downloads, out = ranking_downloads(site, t, rows, table.caption, t.deadline.ms, gpu)
-    return (GpuTaskSection(t.info.name, site.urls.url(site.urls.task(t.id)), table, downloads,
-                           comparisons, chart), out + Part(charts=(chart,) if chart else ()))
+    return (
+        GpuTaskSection(
+            t.info.name, site.urls.url(site.urls.task(t.id)), table, downloads, comparisons, chart
+        ),
+        out + Part(charts=(chart,) if chart else ()),
+    )
 
 
 def gpu_page(site: SiteView, gpu: str) -> Part:
@@ -242,14 +377,22 @@ def gpu_page(site: SiteView, gpu: str) -> Part:
             sections.append(section)
             shown.add(t.id)
             out += part
-    facts = (("Vendor", info.vendor), ("Generation", info.generation),
-             ("Memory", f"{info.memory_gb:g} GB"),
-             ("Board power limit", f"{info.board_power_watts:g} W"))
-    page = Page(site.urls.gpu(gpu), "gpu.html", f"{info.name} energy leaderboard",
-                f"Models ranked by "
-                f"{efficiency_phrase(t.units for t in site.tasks.values() if t.id in shown)} "
-                f"on {info.name}.",
-                body := GpuBody(info.name, facts, tuple(sections)))
-    first = gpu_first_view(body, site.urls.url(full_view_path(page.path)),
-                           site.table_rows, site.top_n)
+    facts = (
+        ("Vendor", info.vendor),
+        ("Generation", info.generation),
+        ("Memory", f"{info.memory_gb:g} GB"),
+        ("Board power limit", f"{info.board_power_watts:g} W"),
+    )
+    page = Page(
+        site.urls.gpu(gpu),
+        "gpu.html",
+        f"{info.name} energy leaderboard",
+        f"Models ranked by "
+        f"{efficiency_phrase(t.units for t in site.tasks.values() if t.id in shown)} "
+        f"on {info.name}.",
+        body := GpuBody(info.name, facts, tuple(sections)),
+    )
+    first = gpu_first_view(
+        body, site.urls.url(full_view_path(page.path)), site.table_rows, site.top_n
+    )
     return out + Part(pages=with_full_view(page, first))

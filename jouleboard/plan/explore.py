@@ -11,23 +11,39 @@ from jouleboard.loading.registry import Registry
 from jouleboard.plan.views import TaskView
 from jouleboard.present.formats import PRECISION_LABELS
 
-IDENTITY = ("model_id", "gpu_model", "num_gpus", "weight_precision", "source",
-            "energy_per_output_joules", "energy_per_response_joules")
+IDENTITY = (
+    "model_id",
+    "gpu_model",
+    "num_gpus",
+    "weight_precision",
+    "source",
+    "energy_per_output_joules",
+    "energy_per_response_joules",
+)
 
 
 def browser_row(t: TaskView, c: Any) -> dict[str, Any]:
     """One configuration: the fields the ranking order reads, and every table value."""
     order = t.kind.browser_order()
-    fields = {*IDENTITY, *order["tie"], order["energy"], order["response"],
-              *(f for f, _ in order["latency"].values())}
+    fields = {
+        *IDENTITY,
+        *order["tie"],
+        order["energy"],
+        order["response"],
+        *(f for f, _ in order["latency"].values()),
+    }
     values = t.values(c)
-    return {**{k: getattr(c, k) for k in sorted(fields)}, **values,
-            "efficiency": t.units.efficiency(c.energy_per_output_joules),
-            "config": t.kind.config_label(c)}
+    return {
+        **{k: getattr(c, k) for k in sorted(fields)},
+        **values,
+        "efficiency": t.units.efficiency(c.energy_per_output_joules),
+        "config": t.kind.config_label(c),
+    }
 
 
-def explore_payload(t: TaskView, registry: Registry, model_url: Callable[[str], str],
-                    gpu_url: Callable[[str], str]) -> dict[str, Any]:
+def explore_payload(
+    t: TaskView, registry: Registry, model_url: Callable[[str], str], gpu_url: Callable[[str], str]
+) -> dict[str, Any]:
     """One task's configurations for the browser: columns + rows (compact), the table's
     column descriptors, the ranking order, the units and wording, and the model and GPU
     names and links the re-ranked table shows."""
@@ -43,24 +59,36 @@ def explore_payload(t: TaskView, registry: Registry, model_url: Callable[[str], 
         "table": [f.browser() for f in fields],
         "ranked_key": t.kind.ranked_key,
         # How a download names the deadline's percentile (p50-300ms, batch-30s).
-        "slug_prefix": {p: t.kind.download_slug(1.0, p).rsplit("-", 1)[0]
-                        for p in t.kind.percentiles},
+        "slug_prefix": {
+            p: t.kind.download_slug(1.0, p).rsplit("-", 1)[0] for p in t.kind.percentiles
+        },
         # Keys whose values are floats: the browser writes 66.0 (not 66) as Python does.
         "floats": sorted({k for row in rows for k, v in row.items() if isinstance(v, float)}),
         "order": t.kind.browser_order(),
         "latency": t.kind.latency.browser(),
-        "units": {"output": units.output, "efficiency_words": units.efficiency_words,
-                  "efficiency_axis": units.efficiency_axis,
-                  "energy_axis": f"Energy per {units.output} (J)",
-                  "energy_label": units.energy_label,
-                  "efficiency_show": units.efficiency_show},
-        "footprint": [{"key": key, "per": per, "amount": amount, "energy": energy}
-                      for key, per, amount, energy in t.kind.footprint_scales(units)],
-        "models": {m: {"nickname": registry.models[m].nickname,
-                       "builder": registry.models[m].builder, "url": model_url(m)}
-                   for m in models},
+        "units": {
+            "output": units.output,
+            "efficiency_words": units.efficiency_words,
+            "efficiency_axis": units.efficiency_axis,
+            "energy_axis": f"Energy per {units.output} (J)",
+            "energy_label": units.energy_label,
+            "efficiency_show": units.efficiency_show,
+        },
+        "footprint": [
+            {"key": key, "per": per, "amount": amount, "energy": energy}
+            for key, per, amount, energy in t.kind.footprint_scales(units)
+        ],
+        "models": {
+            m: {
+                "nickname": registry.models[m].nickname,
+                "builder": registry.models[m].builder,
+                "url": model_url(m),
+            }
+            for m in models
+        },
         "gpus": {g: gpu_url(g) for g in sorted({c.gpu_model for c in t.configs})},
-        "precisions": {p: PRECISION_LABELS.get(p, p)
-                       for p in sorted({c.weight_precision for c in t.configs})},
+        "precisions": {
+            p: PRECISION_LABELS.get(p, p) for p in sorted({c.weight_precision for c in t.configs})
+        },
         "accuracy": dict(sorted(t.accuracy.items())),
     }

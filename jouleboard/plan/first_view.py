@@ -42,10 +42,10 @@ class Cutter:
         total = len(table.rows)
         if total <= (keep if over is None else over) or total <= keep:
             return table
-        self.more[table.id] = MoreRows(keep, total, f"{self.full_url}#{table.id}",
-                                       table.caption)
-        return dataclasses.replace(table, rows=table.rows[:keep],
-                                   caption=top_caption(table.caption, keep, total))
+        self.more[table.id] = MoreRows(keep, total, f"{self.full_url}#{table.id}", table.caption)
+        return dataclasses.replace(
+            table, rows=table.rows[:keep], caption=top_caption(table.caption, keep, total)
+        )
 
     def items(self, key: str, items: Sequence[T], keep: int) -> tuple[T, ...]:
         """The first ``keep`` of a list (links, sources), noting the cut under ``key``."""
@@ -61,18 +61,22 @@ def task_first_view(body: TaskBody, full_url: str, rows: int, top_n: int) -> Tas
     ``rows``, and the lists of accuracy sources and unscored models ``rows`` entries."""
     cut = Cutter(full_url)
     table = cut.table(body.table, rows)
-    presets = tuple(dataclasses.replace(p, table=cut.table(p.table, top_n, over=rows))
-                    for p in body.presets)
+    presets = tuple(
+        dataclasses.replace(p, table=cut.table(p.table, top_n, over=rows)) for p in body.presets
+    )
     quality: QualitySection | None = body.quality
     if quality is not None:
         quality = dataclasses.replace(
-            quality, table=cut.table(quality.table, rows),
+            quality,
+            table=cut.table(quality.table, rows),
             sources=cut.items("quality-sources", quality.sources, rows),
-            unscored=cut.items("unscored-models", quality.unscored, rows))
+            unscored=cut.items("unscored-models", quality.unscored, rows),
+        )
     if not cut.more:
         return body
-    return dataclasses.replace(body, table=table, presets=presets, quality=quality,
-                               more=cut.more, full_url=full_url)
+    return dataclasses.replace(
+        body, table=table, presets=presets, quality=quality, more=cut.more, full_url=full_url
+    )
 
 
 def gpu_first_view(body: GpuBody, full_url: str, rows: int, top_n: int) -> GpuBody:
@@ -80,10 +84,14 @@ def gpu_first_view(body: GpuBody, full_url: str, rows: int, top_n: int) -> GpuBo
     so as many as the site has tasks) hold their top ``top_n`` once they have more than
     ``rows``."""
     cut = Cutter(full_url)
-    sections = tuple(dataclasses.replace(
-        s, table=cut.table(s.table, top_n, over=rows),
-        comparisons=tuple(cut.table(c, top_n, over=rows) for c in s.comparisons))
-        for s in body.sections)
+    sections = tuple(
+        dataclasses.replace(
+            s,
+            table=cut.table(s.table, top_n, over=rows),
+            comparisons=tuple(cut.table(c, top_n, over=rows) for c in s.comparisons),
+        )
+        for s in body.sections
+    )
     if not cut.more:
         return body
     return dataclasses.replace(body, sections=sections, more=cut.more, full_url=full_url)
@@ -94,6 +102,12 @@ def with_full_view(page: Page, first: TaskBody | GpuBody) -> tuple[Page, ...]:
     same page with every row, left out of the sitemap (it repeats the first view)."""
     if first is page.body:
         return (page,)
-    return (dataclasses.replace(page, body=first),
-            dataclasses.replace(page, path=full_view_path(page.path),
-                                title=f"{page.title}: every model", in_sitemap=False))
+    return (
+        dataclasses.replace(page, body=first),
+        dataclasses.replace(
+            page,
+            path=full_view_path(page.path),
+            title=f"{page.title}: every model",
+            in_sitemap=False,
+        ),
+    )

@@ -52,21 +52,38 @@ def task_view(data: Dataset, task: str) -> TaskView:
     kind = kind_of(info)
     deadline = ranking.Deadline(info.default_deadline.ms, info.default_deadline.percentile)
     configs = tuple(data.for_task(task))
-    accuracy = {m: s.accuracy_percent for m in sorted({c.model_id for c in configs})
-                if (s := reg.accuracy(task, m)) is not None}
-    return TaskView(task, info, kind, kind.units(info), deadline, configs,
-                    tuple(ranking.rank(configs, deadline, gpus=set(reg.site.default_gpus))),
-                    ranking.best_per_model_and_gpu(configs, deadline), accuracy)
+    accuracy = {
+        m: s.accuracy_percent
+        for m in sorted({c.model_id for c in configs})
+        if (s := reg.accuracy(task, m)) is not None
+    }
+    return TaskView(
+        task,
+        info,
+        kind,
+        kind.units(info),
+        deadline,
+        configs,
+        tuple(ranking.rank(configs, deadline, gpus=set(reg.site.default_gpus))),
+        ranking.best_per_model_and_gpu(configs, deadline),
+        accuracy,
+    )
 
 
 def site_view(data: Dataset, urls: Urls) -> SiteView:
     by_model: dict[str, dict[str, list[Any]]] = {}
     for c in data.configurations:
         by_model.setdefault(c.model_id, {}).setdefault(c.task, []).append(c)
-    site = SiteView(data.registry, urls, {t: task_view(data, t) for t in data.registry.tasks},
-                    by_model, dict(Counter(c.gpu_model for c in data.configurations)))
-    return dataclasses.replace(site, findings={t.id: task_finding(site, t)
-                                               for t in site.tasks.values()})
+    site = SiteView(
+        data.registry,
+        urls,
+        {t: task_view(data, t) for t in data.registry.tasks},
+        by_model,
+        dict(Counter(c.gpu_model for c in data.configurations)),
+    )
+    return dataclasses.replace(
+        site, findings={t.id: task_finding(site, t) for t in site.tasks.values()}
+    )
 
 
 def home_page(site: SiteView) -> Part:
@@ -77,17 +94,25 @@ def home_page(site: SiteView) -> Part:
         sections.append(section)
         out += part
     settings = site.registry.site
-    gpus = measured_gpus(settings.default_gpus,
-                         (c for t in site.tasks.values() for c in t.configs))
+    gpus = measured_gpus(settings.default_gpus, (c for t in site.tasks.values() for c in t.configs))
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
         "meets the latency deadline: the one that produces the most "
         f"{efficiency_phrase(t.units for t in site.tasks.values())} of GPU energy. Energy "
         "is measured on the GPUs only, in the steady state "
-        f"of a serving benchmark on {in_words(gpus)} GPUs.")
-    return out + Part(pages=(Page(site.urls.home, "home.html", settings.title,
-                                  settings.tagline or "GPU energy-efficiency leaderboard",
-                                  HomeBody(intro, tuple(sections))),))
+        f"of a serving benchmark on {in_words(gpus)} GPUs."
+    )
+    return out + Part(
+        pages=(
+            Page(
+                site.urls.home,
+                "home.html",
+                settings.title,
+                settings.tagline or "GPU energy-efficiency leaderboard",
+                HomeBody(intro, tuple(sections)),
+            ),
+        )
+    )
 
 
 def size_text(size: int) -> str:
@@ -114,16 +139,24 @@ def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
                 ext = d.path.rsplit(".", 1)[-1]
                 size = sum(len(chunk.encode()) for chunk in download_chunks(d))
                 links.append(Link(f"{ext.upper()}, {size_text(size)}", urls.url(d.path)))
-            name = stem.removeprefix("downloads/").removeprefix("rankings/").removeprefix(
-                "data/")
-            lines.append(DownloadItem(name, same[0].description, len(same[0].records),
-                                      tuple(links)))
+            name = stem.removeprefix("downloads/").removeprefix("rankings/").removeprefix("data/")
+            lines.append(
+                DownloadItem(name, same[0].description, len(same[0].records), tuple(links))
+            )
         groups.append((group, tuple(lines)))
-    schema = DownloadItem("measurement.schema.json", "JSON Schema of a measurement file", None,
-                          (Link("JSON", urls.url(urls.schema_download)),))
-    return Page(urls.downloads, "downloads.html", "Downloads",
-                "Every ranking and the full data set as CSV and JSON.",
-                DownloadsBody((*groups, ("Format", (schema,)))))
+    schema = DownloadItem(
+        "measurement.schema.json",
+        "JSON Schema of a measurement file",
+        None,
+        (Link("JSON", urls.url(urls.schema_download)),),
+    )
+    return Page(
+        urls.downloads,
+        "downloads.html",
+        "Downloads",
+        "Every ranking and the full data set as CSV and JSON.",
+        DownloadsBody((*groups, ("Format", (schema,)))),
+    )
 
 
 def measurement_schema_text() -> str:
@@ -131,32 +164,45 @@ def measurement_schema_text() -> str:
     from pydantic import Field, TypeAdapter
 
     either: TypeAdapter[Any] = TypeAdapter(
-        Annotated[functools.reduce(operator.or_, (k.measurement for k in kinds())),
-                  Field(discriminator="kind")])
+        Annotated[
+            functools.reduce(operator.or_, (k.measurement for k in kinds())),
+            Field(discriminator="kind"),
+        ]
+    )
     schema = either.json_schema()
     schema["title"] = "jouleboard measurement (one configuration)"
     return dumps_canonical(schema, indent=2)
 
 
 def sitemap(urls: Urls, pages: Sequence[Page]) -> str:
-    entries = "".join(f"  <url><loc>{markup(urls.url(p.path))}</loc></url>\n"
-                      for p in sorted(pages, key=lambda p: p.path) if p.in_sitemap)
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            f"{entries}</urlset>\n")
+    entries = "".join(
+        f"  <url><loc>{markup(urls.url(p.path))}</loc></url>\n"
+        for p in sorted(pages, key=lambda p: p.path)
+        if p.in_sitemap
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{entries}</urlset>\n"
+    )
 
 
 def release_part(releases: Sequence[ReleaseData], urls: Urls, title: str) -> Part:
     if not releases:
         return Part()
-    return Part(pages=(changelog_page(releases, urls),),
-                downloads=tuple(release_downloads(releases, urls)),
-                files=((urls.atom_feed, atom_feed(releases, urls, title)),
-                       (urls.json_feed, json_feed(releases, urls, title))))
+    return Part(
+        pages=(changelog_page(releases, urls),),
+        downloads=tuple(release_downloads(releases, urls)),
+        files=(
+            (urls.atom_feed, atom_feed(releases, urls, title)),
+            (urls.json_feed, json_feed(releases, urls, title)),
+        ),
+    )
 
 
-def plan_site(data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (),
-              about_md: str | None = None) -> Plan:
+def plan_site(
+    data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (), about_md: str | None = None
+) -> Plan:
     """Every output of the site as values (pure: the caller has read every input)."""
     site = site_view(data, urls)
     model_ids = sorted(site.by_model)
@@ -168,13 +214,28 @@ def plan_site(data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (),
     for gpu in sorted(site.registry.gpus):
         part += gpu_page(site, gpu)
     part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
-    part += Part(downloads=tuple(configuration_downloads(
-        data, urls.configurations_download, "Full data set",
-        "every validated configuration, one row each")))
+    part += Part(
+        downloads=tuple(
+            configuration_downloads(
+                data,
+                urls.configurations_download,
+                "Full data set",
+                "every validated configuration, one row each",
+            )
+        )
+    )
     part += release_part(releases, urls, data.registry.site.title)
-    part += Part(pages=(Page(urls.glossary, "prose.html", "Glossary",
-                             "What each term in the tables, charts and findings means.",
-                             ProseBody(glossary_html())),))
+    part += Part(
+        pages=(
+            Page(
+                urls.glossary,
+                "prose.html",
+                "Glossary",
+                "What each term in the tables, charts and findings means.",
+                ProseBody(glossary_html()),
+            ),
+        )
+    )
     if about_md is not None:
         part += Part(pages=(about_page(urls, about_md),))
     return finish(part, urls)
@@ -182,27 +243,53 @@ def plan_site(data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (),
 
 def about_page(urls: Urls, about_md: str) -> Page:
     """content/about.md as the about page."""
-    return Page(urls.about, "prose.html", "About and methodology",
-                "What jouleboard measures and how it ranks.",
-                ProseBody(render_markdown(about_md)))
+    return Page(
+        urls.about,
+        "prose.html",
+        "About and methodology",
+        "What jouleboard measures and how it ranks.",
+        ProseBody(render_markdown(about_md)),
+    )
 
 
 def finish(part: Part, urls: Urls) -> Plan:
     """The outputs every site has whatever its pages: embeds, downloads page, 404, sitemap,
     robots.txt and the schema."""
     draft = Plan.of(part)
-    embeds = tuple(Page(urls.embed(cid), "embed.html", chart.title, chart.alt,
-                        EmbedBody(chart), in_sitemap=False)
-                   for cid, chart in sorted(draft.charts.items()))
-    not_found = Page(urls.not_found, "prose.html", "Page not found", "Page not found.",
-                     ProseBody("<p>There is no page at this address. The "
-                               f'<a href="{markup(urls.url(urls.home))}">leaderboard</a> links to '
-                               "every task, model and GPU.</p>"), in_sitemap=False)
+    embeds = tuple(
+        Page(
+            urls.embed(cid),
+            "embed.html",
+            chart.title,
+            chart.alt,
+            EmbedBody(chart),
+            in_sitemap=False,
+        )
+        for cid, chart in sorted(draft.charts.items())
+    )
+    not_found = Page(
+        urls.not_found,
+        "prose.html",
+        "Page not found",
+        "Page not found.",
+        ProseBody(
+            "<p>There is no page at this address. The "
+            f'<a href="{markup(urls.url(urls.home))}">leaderboard</a> links to '
+            "every task, model and GPU.</p>"
+        ),
+        in_sitemap=False,
+    )
     pages = (*draft.pages, *embeds, downloads_page(urls, draft.downloads), not_found)
     # robots.txt may only name the sitemap with an absolute URL: when the origin is known.
     sitemap_line = f"Sitemap: {urls.absolute(urls.sitemap)}\n" if urls.origin else ""
-    return Plan.of(part + Part(
-        pages=pages[len(draft.pages):],
-        files=((urls.sitemap, sitemap(urls, pages)),
-               ("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}"),
-               (urls.schema_download, measurement_schema_text()))))
+    return Plan.of(
+        part
+        + Part(
+            pages=pages[len(draft.pages) :],
+            files=(
+                (urls.sitemap, sitemap(urls, pages)),
+                ("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}"),
+                (urls.schema_download, measurement_schema_text()),
+            ),
+        )
+    )

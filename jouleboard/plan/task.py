@@ -37,29 +37,57 @@ from jouleboard.present.tables import Table, ranking_table
 from jouleboard.present.units import in_words, measured_gpus
 
 
-def task_table(site: SiteView, t: TaskView, table_id: str, caption: str,
-               rows: Sequence[ranking.RankedRow[Any]], ranked: str = "") -> Table:
+def task_table(
+    site: SiteView,
+    t: TaskView,
+    table_id: str,
+    caption: str,
+    rows: Sequence[ranking.RankedRow[Any]],
+    ranked: str = "",
+) -> Table:
     """A leaderboard table of ``t`` in its kind's columns, ranked by its efficiency column
     unless ``ranked`` names another."""
     fields = t.kind.ranking_fields(t.info, quality=t.id in site.registry.quality)
-    return ranking_table(table_id, caption, fields, rows, t.values, site.registry, site.urls,
-                         ranked or t.kind.ranked_key)
+    return ranking_table(
+        table_id,
+        caption,
+        fields,
+        rows,
+        t.values,
+        site.registry,
+        site.urls,
+        ranked or t.kind.ranked_key,
+    )
 
 
-def ranking_downloads(site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]],
-                      caption: str, ms: float, gpu: str | None = None,
-                      by: str = "energy_per_token") -> tuple[tuple[Link, ...], Part]:
+def ranking_downloads(
+    site: SiteView,
+    t: TaskView,
+    rows: Sequence[ranking.RankedRow[Any]],
+    caption: str,
+    ms: float,
+    gpu: str | None = None,
+    by: str = "energy_per_token",
+) -> tuple[tuple[Link, ...], Part]:
     """CSV and JSON of a ranking: the links, and the downloads to publish."""
-    records = [t.kind.rank_record(r.rank, r.config,
-                                  site.registry.models[r.config.model_id].nickname,
-                                  t.accuracy.get(r.config.model_id)) for r in rows]
+    records = [
+        t.kind.rank_record(
+            r.rank,
+            r.config,
+            site.registry.models[r.config.model_id].nickname,
+            t.accuracy.get(r.config.model_id),
+        )
+        for r in rows
+    ]
     slug = t.kind.download_slug(ms, t.deadline.percentile) + (
-        "" if by == "energy_per_token" else f"-by-{by}")
+        "" if by == "energy_per_token" else f"-by-{by}"
+    )
     links, downloads = [], []
     for ext in ("csv", "json"):
         path = site.urls.ranking_download(t.id, slug, ext, gpu)
-        downloads.append(Download(path, t.kind.rank_columns, records,
-                                  f"Rankings: {t.info.name}", caption))
+        downloads.append(
+            Download(path, t.kind.rank_columns, records, f"Rankings: {t.info.name}", caption)
+        )
         links.append(Link(ext.upper(), site.urls.url(path), caption))
     return tuple(links), Part(downloads=tuple(downloads))
 
@@ -68,19 +96,36 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     top = t.ranking[: site.top_n]
     if not top:
         return None
-    rows = [{"model": site.registry.models[r.config.model_id].nickname, "rank": r.rank,
-             "value": t.units.efficiency(r.config.energy_per_output_joules),
-             "shown": show(t.units.efficiency_show,
-                           t.units.efficiency(r.config.energy_per_output_joules)),
-             "gpu": r.config.gpu_model} for r in top]
+    rows = [
+        {
+            "model": site.registry.models[r.config.model_id].nickname,
+            "rank": r.rank,
+            "value": t.units.efficiency(r.config.energy_per_output_joules),
+            "shown": show(
+                t.units.efficiency_show, t.units.efficiency(r.config.energy_per_output_joules)
+            ),
+            "gpu": r.config.gpu_model,
+        }
+        for r in top
+    ]
     words = t.units.efficiency_words
-    spec = charts.bind(charts.ranking_bar(f"{t.units.efficiency_axis} (higher is better)"),
-                       {"table": rows}, f"{t.info.name}: top {len(top)} by {words}")
+    spec = charts.bind(
+        charts.ranking_bar(f"{t.units.efficiency_axis} (higher is better)"),
+        {"table": rows},
+        f"{t.info.name}: top {len(top)} by {words}",
+    )
     return chart_ref(
-        site.urls, "top", [t.id], spec["title"],
+        site.urls,
+        "top",
+        [t.id],
+        spec["title"],
         f"Bar chart of {words} for the {len(top)} most efficient models at "
-        f"{t.deadline_text()}; the table shows the same figures.", spec,
-        site.urls.task(t.id), f"at {t.deadline_text()}", table_id=f"ranking-{t.id}")
+        f"{t.deadline_text()}; the table shows the same figures.",
+        spec,
+        site.urls.task(t.id),
+        f"at {t.deadline_text()}",
+        table_id=f"ranking-{t.id}",
+    )
 
 
 def scatter_configs(t: TaskView, limit: int = charts.MAX_POINTS) -> tuple[list[Any], str]:
@@ -89,52 +134,81 @@ def scatter_configs(t: TaskView, limit: int = charts.MAX_POINTS) -> tuple[list[A
     sentence saying so ("" when all are drawn)."""
     p = t.deadline.percentile
     kept = {r.config.identity for r in t.ranking} | {
-        c.identity for c in ranking.pareto_frontier(t.configs, p)}
-    shown = charts.sample(t.configs, lambda c: c.identity in kept, lambda c: repr(c.identity),
-                          limit)
+        c.identity for c in ranking.pareto_frontier(t.configs, p)
+    }
+    shown = charts.sample(
+        t.configs, lambda c: c.identity in kept, lambda c: repr(c.identity), limit
+    )
     if len(shown) == len(t.configs):
         return shown, ""
-    return shown, (f"Showing {len(shown):,} of {len(t.configs):,} configurations: every "
-                   "chosen one, the Pareto front of energy against latency, and an even "
-                   "sample of the rest; all are in the configurations CSV (Downloads).")
+    return shown, (
+        f"Showing {len(shown):,} of {len(t.configs):,} configurations: every "
+        "chosen one, the Pareto front of energy against latency, and an even "
+        "sample of the rest; all are in the configurations CSV (Downloads)."
+    )
 
 
-def scatter_chart(site: SiteView, t: TaskView, limit: int = charts.MAX_POINTS
-                  ) -> tuple[ChartRef, str]:
+def scatter_chart(
+    site: SiteView, t: TaskView, limit: int = charts.MAX_POINTS
+) -> tuple[ChartRef, str]:
     """The configurations chart (at most ``limit`` points), and its sampling note ("" when
     it draws them all)."""
     p, latency = t.deadline.percentile, t.kind.latency
     chosen = {r.config.identity for r in t.ranking}
     configs, note = scatter_configs(t, limit)
-    rows = [{"model": site.registry.models[c.model_id].nickname, "gpu": c.gpu_model,
-             "latency": t.kind.chart_latency(c, p), "energy": c.energy_per_output_joules,
-             "chosen": c.identity in chosen, "config": t.kind.config_label(c)}
-            for c in configs]
-    what = (f"all {len(rows)} configurations" if not note else
-            f"{len(rows):,} of the {len(t.configs):,} configurations (a sample that keeps "
-            "every chosen one and the Pareto front)")
-    spec = charts.bind(charts.task_scatter(latency.axis_title(p),
-                                           f"Energy per {t.units.output} (J)"),
-                       {"table": rows, "deadline": t.deadline_rows()},
-                       f"{t.info.name}: every configuration" if not note else
-                       f"{t.info.name}: {len(rows):,} of {len(t.configs):,} configurations")
+    rows = [
+        {
+            "model": site.registry.models[c.model_id].nickname,
+            "gpu": c.gpu_model,
+            "latency": t.kind.chart_latency(c, p),
+            "energy": c.energy_per_output_joules,
+            "chosen": c.identity in chosen,
+            "config": t.kind.config_label(c),
+        }
+        for c in configs
+    ]
+    what = (
+        f"all {len(rows)} configurations"
+        if not note
+        else f"{len(rows):,} of the {len(t.configs):,} configurations (a sample that keeps "
+        "every chosen one and the Pareto front)"
+    )
+    spec = charts.bind(
+        charts.task_scatter(latency.axis_title(p), f"Energy per {t.units.output} (J)"),
+        {"table": rows, "deadline": t.deadline_rows()},
+        f"{t.info.name}: every configuration"
+        if not note
+        else f"{t.info.name}: {len(rows):,} of {len(t.configs):,} configurations",
+    )
     return chart_ref(
-        site.urls, "configurations", [t.id], spec["title"],
+        site.urls,
+        "configurations",
+        [t.id],
+        spec["title"],
         f"Scatter plot of energy per {t.units.output} against {latency.words[p]} for {what}, "
         f"with the {latency.value(t.deadline.ms)} deadline drawn "
         "and each model's chosen configuration enlarged; the ranking table lists the chosen "
-        "ones.", spec, site.urls.task(t.id), f"deadline: {t.deadline_text()}",
-        table_id=f"ranking-{t.id}"), note
+        "ones.",
+        spec,
+        site.urls.task(t.id),
+        f"deadline: {t.deadline_text()}",
+        table_id=f"ranking-{t.id}",
+    ), note
 
 
-def standings(site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]]
-              ) -> tuple[Standing, ...]:
+def standings(
+    site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]]
+) -> tuple[Standing, ...]:
     """A ranking as the finding reads it: name, configuration, efficiency in task units."""
-    return tuple(Standing(
-        site.registry.models[r.config.model_id].nickname,
-        f"{PRECISION_LABELS.get(r.config.weight_precision, r.config.weight_precision)}, "
-        f"{r.config.num_gpus}× {r.config.gpu_model}",
-        t.units.efficiency(r.config.energy_per_output_joules)) for r in rows)
+    return tuple(
+        Standing(
+            site.registry.models[r.config.model_id].nickname,
+            f"{PRECISION_LABELS.get(r.config.weight_precision, r.config.weight_precision)}, "
+            f"{r.config.num_gpus}× {r.config.gpu_model}",
+            t.units.efficiency(r.config.energy_per_output_joules),
+        )
+        for r in rows
+    )
 
 
 def task_finding(site: SiteView, t: TaskView) -> Finding:
@@ -142,28 +216,48 @@ def task_finding(site: SiteView, t: TaskView) -> Finding:
     tightest preset deadline below the default, each GPU alone, each precision alone."""
     d, gpus = t.deadline, site.default_gpus
 
-    def at(ms: float = d.ms, on: set[str] | None = None,
-           precisions: set[str] | None = None) -> tuple[Standing, ...]:
-        return standings(site, t, ranking.rank(t.configs, ranking.Deadline(ms, d.percentile),
-                                               gpus=gpus if on is None else on,
-                                               precisions=precisions))
+    def at(
+        ms: float = d.ms, on: set[str] | None = None, precisions: set[str] | None = None
+    ) -> tuple[Standing, ...]:
+        return standings(
+            site,
+            t,
+            ranking.rank(
+                t.configs,
+                ranking.Deadline(ms, d.percentile),
+                gpus=gpus if on is None else on,
+                precisions=precisions,
+            ),
+        )
 
     tighter_ms = min((ms for ms in t.info.preset_deadlines_ms if ms < d.ms), default=None)
-    tighter = None if tighter_ms is None else Scenario(
-        f"at {t.kind.latency.value(tighter_ms)}", at(tighter_ms))
-    by_gpu = [Scenario(f"on {g} alone", at(on={g}))
-              for g in sorted({c.gpu_model for c in t.configs})]
-    by_precision = [Scenario(f"{PRECISION_LABELS.get(p, p.upper())} only", at(precisions={p}))
-                    for p in sorted({c.weight_precision for c in t.configs if c.gpu_model
-                                     in gpus})]
-    return finding(f"{t.info.name}, with {t.deadline_text()}", t.kind.latency.value(d.ms),
-                   standings(site, t, t.ranking), at(float("inf")), tighter,
-                   by_gpu, by_precision, t.units.efficiency_unit_lower, t.units.efficiency_show,
-                   site.top_n)
+    tighter = (
+        None
+        if tighter_ms is None
+        else Scenario(f"at {t.kind.latency.value(tighter_ms)}", at(tighter_ms))
+    )
+    by_gpu = [
+        Scenario(f"on {g} alone", at(on={g})) for g in sorted({c.gpu_model for c in t.configs})
+    ]
+    by_precision = [
+        Scenario(f"{PRECISION_LABELS.get(p, p.upper())} only", at(precisions={p}))
+        for p in sorted({c.weight_precision for c in t.configs if c.gpu_model in gpus})
+    ]
+    return finding(
+        f"{t.info.name}, with {t.deadline_text()}",
+        t.kind.latency.value(d.ms),
+        standings(site, t, t.ranking),
+        at(float("inf")),
+        tighter,
+        by_gpu,
+        by_precision,
+        t.units.efficiency_unit_lower,
+        t.units.efficiency_show,
+        site.top_n,
+    )
 
 
-def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None
-                     ) -> list[dict[str, Any]]:
+def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> list[dict[str, Any]]:
     """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
     time a looser deadline admits a better configuration, and one at the loosest latency so
     every line runs to the right edge. Order: the default ranking, then the rest; the first
@@ -179,13 +273,21 @@ def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None
     for model in models[:limit]:
         best = None
         name = site.registry.models[model].nickname
-        for c in sorted((c for c in configs if c.model_id == model),
-                        key=lambda c: (c.latency_ms(p), *ranking.sort_key(c, p))):
+        for c in sorted(
+            (c for c in configs if c.model_id == model),
+            key=lambda c: (c.latency_ms(p), *ranking.sort_key(c, p)),
+        ):
             value = t.units.efficiency(c.energy_per_output_joules)
             if best is None or value > best:
                 best = value
-                rows.append({"model": name, "ms": c.latency_ms(p) / scale, "value": value,
-                             "order": order.get(model, len(order) + 1)})
+                rows.append(
+                    {
+                        "model": name,
+                        "ms": c.latency_ms(p) / scale,
+                        "value": value,
+                        "order": order.get(model, len(order) + 1),
+                    }
+                )
         rows.append({**rows[-1], "ms": end})
     return rows
 
@@ -200,73 +302,122 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     total = len({c.model_id for c in t.configs if c.gpu_model in site.default_gpus})
     drawn = len({r["model"] for r in rows})
     which = "" if drawn == total else f" (the top {drawn} of {total:,} models)"
-    spec = charts.bind(charts.deadline_sensitivity(
-        f"Deadline: {latency.words[p]} ({latency.unit}, log)",
-        f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}"),
+    spec = charts.bind(
+        charts.deadline_sensitivity(
+            f"Deadline: {latency.words[p]} ({latency.unit}, log)",
+            f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}",
+        ),
         {"table": rows, "deadline": t.deadline_rows()},
-        f"{t.info.name}: best {units.efficiency_words} as the deadline loosens{which}")
+        f"{t.info.name}: best {units.efficiency_words} as the deadline loosens{which}",
+    )
     return chart_ref(
-        site.urls, "deadlines", [t.id], spec["title"],
+        site.urls,
+        "deadlines",
+        [t.id],
+        spec["title"],
         f"Step lines, one per model{which}, of each model's best {units.efficiency_words} at "
         f"every deadline on {latency.words[p]}, on {gpus}; the "
         f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
         "the two models swap ranks. The ranking tables list the figures at set deadlines.",
-        spec, site.urls.task(t.id), f"default deadline {latency.value(t.deadline.ms)} drawn",
-        table_id=f"ranking-{t.id}")
+        spec,
+        site.urls.task(t.id),
+        f"default deadline {latency.value(t.deadline.ms)} drawn",
+        table_id=f"ranking-{t.id}",
+    )
 
 
 def home_section(site: SiteView, t: TaskView) -> tuple[TaskSection, Part]:
     rows = t.ranking[: site.top_n]
-    table = task_table(site, t, f"ranking-{t.id}",
-                       f"{t.info.name}: top {len(rows)} at {t.deadline_text()}", rows)
+    table = task_table(
+        site, t, f"ranking-{t.id}", f"{t.info.name}: top {len(rows)} at {t.deadline_text()}", rows
+    )
     chart = bar_chart(site, t)
-    section = TaskSection(t.info.name, site.urls.url(site.urls.task(t.id)),
-                          render_markdown(t.info.description_md), t.deadline_text(), table,
-                          chart, t.kind.task_kinds[t.info.kind], site.findings[t.id])
+    section = TaskSection(
+        t.info.name,
+        site.urls.url(site.urls.task(t.id)),
+        render_markdown(t.info.description_md),
+        t.deadline_text(),
+        table,
+        chart,
+        t.kind.task_kinds[t.info.kind],
+        site.findings[t.id],
+    )
     return section, Part(charts=(chart,) if chart else ())
 
 
 def task_page(site: SiteView, t: TaskView) -> Part:
     info, d = t.info, t.deadline
-    table = task_table(site, t, f"ranking-{t.id}",
-                       f"{info.name}: every model at {t.deadline_text()}", t.ranking)
+    table = task_table(
+        site, t, f"ranking-{t.id}", f"{info.name}: every model at {t.deadline_text()}", t.ranking
+    )
     downloads, out = ranking_downloads(site, t, t.ranking, table.caption, d.ms)
     presets = []
     for ms in info.preset_deadlines_ms:
         if ms == d.ms:
             continue
-        rows = ranking.rank(t.configs, ranking.Deadline(ms, d.percentile),
-                            gpus=site.default_gpus)
+        rows = ranking.rank(t.configs, ranking.Deadline(ms, d.percentile), gpus=site.default_gpus)
         text = t.deadline_text(ms)
-        preset = task_table(site, t, f"ranking-{t.id}-{ms:g}ms", f"{info.name}: at {text}",
-                            rows)
+        preset = task_table(site, t, f"ranking-{t.id}-{ms:g}ms", f"{info.name}: at {text}", rows)
         links, files = ranking_downloads(site, t, rows, preset.caption, ms)
         presets.append(PresetRanking(text, preset, links))
         out += files
     inputs = FootprintInputs()
-    calculator = Calculator(inputs, footprint_table(
-        f"footprint-{t.id}", f"Electricity, cost and emissions of the top "
-        f"{min(len(t.ranking), site.top_n)} at {t.deadline_text()}",
-        t.ranking[: site.top_n], site.registry, site.urls, inputs,
-        t.kind.footprint_scales(t.units)))
+    calculator = Calculator(
+        inputs,
+        footprint_table(
+            f"footprint-{t.id}",
+            f"Electricity, cost and emissions of the top "
+            f"{min(len(t.ranking), site.top_n)} at {t.deadline_text()}",
+            t.ranking[: site.top_n],
+            site.registry,
+            site.urls,
+            inputs,
+            t.kind.footprint_scales(t.units),
+        ),
+    )
     (scatter, scatter_note), bar = scatter_chart(site, t), bar_chart(site, t)
     sensitivity = sensitivity_chart(site, t)
     quality, quality_part = quality_section(site, t)
     explorer, explore_part = explore(site, t)
-    body = TaskBody(info.name, info.benchmark, render_markdown(info.description_md),
-                    t.deadline_text(),
-                    in_words(measured_gpus(site.registry.site.default_gpus, t.configs)), table,
-                    tuple(presets), scatter, bar, downloads, explorer, calculator, quality,
-                    site.findings[t.id], sensitivity, scatter_note=scatter_note)
+    body = TaskBody(
+        info.name,
+        info.benchmark,
+        render_markdown(info.description_md),
+        t.deadline_text(),
+        in_words(measured_gpus(site.registry.site.default_gpus, t.configs)),
+        table,
+        tuple(presets),
+        scatter,
+        bar,
+        downloads,
+        explorer,
+        calculator,
+        quality,
+        site.findings[t.id],
+        sensitivity,
+        scatter_note=scatter_note,
+    )
     benchmark = f" ({info.benchmark})" if info.benchmark != info.name else ""
-    page = Page(site.urls.task(t.id), "task.html", f"{info.name} energy leaderboard",
-                f"Models ranked by {t.units.efficiency_words} on {info.name}{benchmark} at "
-                f"{t.deadline_text()}.", body)
-    first = task_first_view(body, site.urls.url(full_view_path(page.path)), site.table_rows,
-                            site.top_n)
-    return out + quality_part + explore_part + Part(
-        pages=with_full_view(page, first),
-        charts=(scatter, *(c for c in (bar, sensitivity) if c)))
+    page = Page(
+        site.urls.task(t.id),
+        "task.html",
+        f"{info.name} energy leaderboard",
+        f"Models ranked by {t.units.efficiency_words} on {info.name}{benchmark} at "
+        f"{t.deadline_text()}.",
+        body,
+    )
+    first = task_first_view(
+        body, site.urls.url(full_view_path(page.path)), site.table_rows, site.top_n
+    )
+    return (
+        out
+        + quality_part
+        + explore_part
+        + Part(
+            pages=with_full_view(page, first),
+            charts=(scatter, *(c for c in (bar, sensitivity) if c)),
+        )
+    )
 
 
 def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None, Part]:
@@ -276,15 +427,23 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
         return None, Part()
     objective = ranking.objective_for("energy_per_correct_answer", t.accuracy.get)
     rows = ranking.rank(t.configs, t.deadline, gpus=site.default_gpus, objective=objective)
-    table = task_table(site, t, f"correct-{t.id}", f"{t.info.name}: ranked by energy per "
-                       f"correct answer at {t.deadline_text()}", rows,
-                       ranked="energy_per_correct_answer_joules")
-    _, out = ranking_downloads(site, t, rows, table.caption, t.deadline.ms,
-                               by="energy_per_correct_answer")
+    table = task_table(
+        site,
+        t,
+        f"correct-{t.id}",
+        f"{t.info.name}: ranked by energy per correct answer at {t.deadline_text()}",
+        rows,
+        ranked="energy_per_correct_answer_joules",
+    )
+    _, out = ranking_downloads(
+        site, t, rows, table.caption, t.deadline.ms, by="energy_per_correct_answer"
+    )
     models, urls = site.registry.models, site.urls
-    unscored = tuple(Link(models[m].nickname, urls.url(urls.model(m)))
-                     for m in sorted({r.config.model_id for r in t.ranking})
-                     if m not in t.accuracy)
+    unscored = tuple(
+        Link(models[m].nickname, urls.url(urls.model(m)))
+        for m in sorted({r.config.model_id for r in t.ranking})
+        if m not in t.accuracy
+    )
     chart = None
     if rows:
         points, front_best, fronts = [], -1.0, 0
@@ -294,29 +453,57 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             front_best = max(front_best, acc)
             fronts += on_front
             info = models[r.config.model_id]
-            points.append({"model": info.nickname, "builder": info.builder, "accuracy": acc,
-                           "side": charts.side(r.config.energy_per_response_joules,
-                                               [x.config.energy_per_response_joules
-                                                for x in rows]),
-                           "below": on_front and fronts % 2 == 0,
-                           "energy": r.config.energy_per_response_joules,
-                           "per_correct": objective(r.config), "frontier": on_front})
-        spec = charts.bind(charts.accuracy_energy(), {"table": points},
-                           f"{t.info.name}: accuracy vs energy per response")
+            points.append(
+                {
+                    "model": info.nickname,
+                    "builder": info.builder,
+                    "accuracy": acc,
+                    "side": charts.side(
+                        r.config.energy_per_response_joules,
+                        [x.config.energy_per_response_joules for x in rows],
+                    ),
+                    "below": on_front and fronts % 2 == 0,
+                    "energy": r.config.energy_per_response_joules,
+                    "per_correct": objective(r.config),
+                    "frontier": on_front,
+                }
+            )
+        spec = charts.bind(
+            charts.accuracy_energy(),
+            {"table": points},
+            f"{t.info.name}: accuracy vs energy per response",
+        )
         chart = chart_ref(
-            urls, "accuracy", [t.id], spec["title"],
+            urls,
+            "accuracy",
+            [t.id],
+            spec["title"],
             f"Scatter plot of {quality.benchmark} accuracy against energy per response for "
             f"{len(points)} models at {t.deadline_text()}; the dashed line joins the models no "
             "other beats on both. The table ranked by energy per correct answer lists the "
-            "same figures.", spec, urls.task(t.id), f"at {t.deadline_text()}",
-            table_id=f"correct-{t.id}")
+            "same figures.",
+            spec,
+            urls.task(t.id),
+            f"at {t.deadline_text()}",
+            table_id=f"correct-{t.id}",
+        )
         out += Part(charts=(chart,))
-    sources = tuple(QualitySource(
-        models[q.model_id].nickname, urls.url(urls.model(q.model_id)),
-        f"{q.accuracy_percent:.1f}", q.setting, q.source_url, q.source_detail, q.confidence,
-        q.matches_energy_run) for q in quality.scores)
-    return QualitySection(quality.benchmark, render_markdown(quality.note_md), table, chart,
-                          sources, unscored), out
+    sources = tuple(
+        QualitySource(
+            models[q.model_id].nickname,
+            urls.url(urls.model(q.model_id)),
+            f"{q.accuracy_percent:.1f}",
+            q.setting,
+            q.source_url,
+            q.source_detail,
+            q.confidence,
+            q.matches_energy_run,
+        )
+        for q in quality.scores
+    )
+    return QualitySection(
+        quality.benchmark, render_markdown(quality.note_md), table, chart, sources, unscored
+    ), out
 
 
 def explore(site: SiteView, t: TaskView) -> tuple[Explorer, Part]:
@@ -330,19 +517,30 @@ def explore(site: SiteView, t: TaskView) -> tuple[Explorer, Part]:
     step = 10 ** math.floor(math.log10(top)) if top > 0 else 1.0
     round_top = next(v * step for v in (1, 3, 10) if v * step >= top)
     explorer = Explorer(
-        t.id, site.urls.url(path), d.ms, d.percentile, min_ms=float(min(latencies)),
+        t.id,
+        site.urls.url(path),
+        d.ms,
+        d.percentile,
+        min_ms=float(min(latencies)),
         max_ms=float(round_top * latency.scale_ms),
-        gpus=tuple((g, g in site.default_gpus) for g in sorted({c.gpu_model
-                                                                for c in t.configs})),
-        precisions=tuple((p, PRECISION_LABELS.get(p, p))
-                         for p in sorted({c.weight_precision for c in t.configs})),
-        top_n=site.top_n, compare_url=site.urls.url(site.urls.compare) + f"?task={t.id}",
-        latency_unit=latency.unit, latency_scale_ms=latency.scale_ms,
-        percentiles=tuple(t.kind.percentiles), budget_unit=t.units.energy_label)
+        gpus=tuple((g, g in site.default_gpus) for g in sorted({c.gpu_model for c in t.configs})),
+        precisions=tuple(
+            (p, PRECISION_LABELS.get(p, p)) for p in sorted({c.weight_precision for c in t.configs})
+        ),
+        top_n=site.top_n,
+        compare_url=site.urls.url(site.urls.compare) + f"?task={t.id}",
+        latency_unit=latency.unit,
+        latency_scale_ms=latency.scale_ms,
+        percentiles=tuple(t.kind.percentiles),
+        budget_unit=t.units.energy_label,
+    )
     return explorer, Part(files=((path, explore_file(site, t)),))
 
 
 def explore_file(site: SiteView, t: TaskView) -> str:
     urls = site.urls
-    return dumps_canonical(explore_payload(t, site.registry, lambda m: urls.url(urls.model(m)),
-                                           lambda g: urls.url(urls.gpu(g))))
+    return dumps_canonical(
+        explore_payload(
+            t, site.registry, lambda m: urls.url(urls.model(m)), lambda g: urls.url(urls.gpu(g))
+        )
+    )

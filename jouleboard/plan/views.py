@@ -279,8 +279,17 @@ class DownloadsBody:
     groups: tuple[tuple[str, tuple[DownloadItem, ...]], ...]
 
 
-Body = (HomeBody | TaskBody | ModelBody | GpuBody | IndexBody | ProseBody | DownloadsBody
-        | CompareBody | EmbedBody)
+Body = (
+    HomeBody
+    | TaskBody
+    | ModelBody
+    | GpuBody
+    | IndexBody
+    | ProseBody
+    | DownloadsBody
+    | CompareBody
+    | EmbedBody
+)
 
 
 @dataclass(frozen=True)
@@ -315,8 +324,12 @@ class Part:
     files: tuple[tuple[str, str], ...] = ()
 
     def __add__(self, other: Part) -> Part:
-        return Part(self.pages + other.pages, self.charts + other.charts,
-                    self.downloads + other.downloads, self.files + other.files)
+        return Part(
+            self.pages + other.pages,
+            self.charts + other.charts,
+            self.downloads + other.downloads,
+            self.files + other.files,
+        )
 
 
 def parts(items: Sequence[Part]) -> Part:
@@ -353,8 +366,17 @@ class Plan:
         return cls(part.pages, charts, tuple(downloads.values()), files)
 
 
-def chart_ref(urls: Urls, kind: str, parts: Sequence[str], title: str, alt: str,
-              spec: dict[str, Any], page: str, note: str = "", table_id: str = "") -> ChartRef:
+def chart_ref(
+    urls: Urls,
+    kind: str,
+    parts: Sequence[str],
+    title: str,
+    alt: str,
+    spec: dict[str, Any],
+    page: str,
+    note: str = "",
+    table_id: str = "",
+) -> ChartRef:
     """A chart of a page; its id names it (see urls.chart_id)."""
     return ChartRef(chart_id(kind, *parts), title, alt, spec, urls.url(page), note, table_id)
 
@@ -376,21 +398,30 @@ class TaskView:
     accuracy: dict[str, float]  # model id -> published accuracy, %
 
     def deadline_text(self, ms: float | None = None) -> str:
-        return self.kind.latency.text(self.deadline.ms if ms is None else ms,
-                                      self.deadline.percentile)
+        return self.kind.latency.text(
+            self.deadline.ms if ms is None else ms, self.deadline.percentile
+        )
 
     def values(self, c: Any) -> dict[str, Any]:
         """Every column value of ``c`` (the kind's, and accuracy where published)."""
         acc = self.accuracy.get(c.model_id)
-        return {**self.kind.values(c, self.units), "accuracy_percent": acc,
-                "energy_per_correct_answer_joules": None if acc is None else
-                metrics.energy_per_correct_answer(c.energy_per_response_joules, acc)}
+        return {
+            **self.kind.values(c, self.units),
+            "accuracy_percent": acc,
+            "energy_per_correct_answer_joules": None
+            if acc is None
+            else metrics.energy_per_correct_answer(c.energy_per_response_joules, acc),
+        }
 
     def deadline_rows(self, ms: float | None = None) -> list[dict[str, Any]]:
         """The deadline rule of a chart, in the chart's latency unit."""
         ms = self.deadline.ms if ms is None else ms
-        return [{"ms": ms / self.kind.latency.scale_ms,
-                 "label": f"deadline {self.kind.latency.value(ms)}"}]
+        return [
+            {
+                "ms": ms / self.kind.latency.scale_ms,
+                "label": f"deadline {self.kind.latency.value(ms)}",
+            }
+        ]
 
 
 @dataclass(frozen=True)

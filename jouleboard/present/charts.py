@@ -35,8 +35,11 @@ def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
         from jouleboard.safe_read import FileRefused, read_capped
 
         source = Path(__file__).read_bytes()
-        key = hashlib.sha256(json.dumps([build.__name__, args, version("altair"),
-                                         hashlib.sha256(source).hexdigest()]).encode())
+        key = hashlib.sha256(
+            json.dumps(
+                [build.__name__, args, version("altair"), hashlib.sha256(source).hexdigest()]
+            ).encode()
+        )
         path = DEFAULT_CACHE / "chart-templates" / f"{key.hexdigest()}.json"
         try:  # a link, pipe or oversized file in the cache is not followed or read
             spec: Spec = json.loads(read_capped(path, _TEMPLATE_CAP))
@@ -54,6 +57,7 @@ def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
 
     return functools.wraps(build)(cached)
 
+
 AXIS_GREY = "#6b6b6b"
 # Colour-blind-safe categorical palette (Okabe-Ito) for GPUs; models use tableau20.
 GPU_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
@@ -65,12 +69,26 @@ CONFIG: Spec = {
     # and no label outgrows the space it was given.
     "font": "Liberation Sans, Arial, Helvetica, Arimo, sans-serif",
     "view": {"stroke": None},
-    "axis": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "gridColor": "#8884",
-             "domainColor": AXIS_GREY, "tickColor": AXIS_GREY, "labelFontSize": 11,
-             "titleFontSize": 12, "titleFontWeight": "normal", "labelOverlap": True,
-             "labelSeparation": 4},
-    "legend": {"labelColor": AXIS_GREY, "titleColor": AXIS_GREY, "labelFontSize": 11,
-               "titleFontSize": 12, "titleFontWeight": "normal", "labelLimit": 220},
+    "axis": {
+        "labelColor": AXIS_GREY,
+        "titleColor": AXIS_GREY,
+        "gridColor": "#8884",
+        "domainColor": AXIS_GREY,
+        "tickColor": AXIS_GREY,
+        "labelFontSize": 11,
+        "titleFontSize": 12,
+        "titleFontWeight": "normal",
+        "labelOverlap": True,
+        "labelSeparation": 4,
+    },
+    "legend": {
+        "labelColor": AXIS_GREY,
+        "titleColor": AXIS_GREY,
+        "labelFontSize": 11,
+        "titleFontSize": 12,
+        "titleFontWeight": "normal",
+        "labelLimit": 220,
+    },
     "title": {"color": AXIS_GREY, "fontSize": 13, "fontWeight": "normal", "anchor": "start"},
 }
 
@@ -81,10 +99,14 @@ PER_MODEL = 0  # height placeholder: one 24 px band per model, set by bind()
 
 # Log axes: label and grid the decades and their 2x/5x steps only, not every minor tick.
 # Thousands and up read 1k, 20k, 100k; overlapping labels are dropped (labelOverlap).
-LOG_AXIS: Any = {"labelExpr": "indexof(['1','2','5'], slice(format(datum.value, '.0e'), 0, 1)) "
-                              ">= 0 ? (datum.value >= 1000 ? format(datum.value, '~s') : "
-                              "format(datum.value, '~g')) : ''",
-                 "gridOpacity": 0.6, "labelOverlap": "greedy", "labelSeparation": 6}
+LOG_AXIS: Any = {
+    "labelExpr": "indexof(['1','2','5'], slice(format(datum.value, '.0e'), 0, 1)) "
+    ">= 0 ? (datum.value >= 1000 ? format(datum.value, '~s') : "
+    "format(datum.value, '~g')) : ''",
+    "gridOpacity": 0.6,
+    "labelOverlap": "greedy",
+    "labelSeparation": 6,
+}
 
 
 def _finish(chart: Any, height: int) -> Spec:
@@ -103,15 +125,26 @@ def ranking_bar(value_title: str) -> Spec:
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table")).encode(
-        y=alt.Y("model:N", sort=alt.EncodingSortField("rank", op="min", order="ascending"),
-                title=None, axis=alt.Axis(labelLimit=240)),
+        y=alt.Y(
+            "model:N",
+            sort=alt.EncodingSortField("rank", op="min", order="ascending"),
+            title=None,
+            axis=alt.Axis(labelLimit=240),
+        ),
         x=alt.X("value:Q", title=value_title),
     )
     bars = base.mark_bar(cornerRadiusEnd=2).encode(
-        color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
-                        legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("gpu:N", title="GPU"),
-                 alt.Tooltip("shown:N", title=value_title)],
+        color=alt.Color(
+            "gpu:N",
+            title="GPU",
+            scale=alt.Scale(range=GPU_COLORS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("gpu:N", title="GPU"),
+            alt.Tooltip("shown:N", title=value_title),
+        ],
     )
     # ``shown``: the figure as the tables print it (present/formats.py), never re-rounded.
     labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(text="shown:N")
@@ -122,25 +155,32 @@ def ranking_bar(value_title: str) -> Spec:
 
 
 def _deadline_rule(alt: Any) -> Any:
-    return alt.Chart(alt.NamedData("deadline")).mark_rule(
-        strokeDash=[6, 4], color="#c0392b", strokeWidth=1.5
-    ).encode(x="ms:Q")
+    return (
+        alt.Chart(alt.NamedData("deadline"))
+        .mark_rule(strokeDash=[6, 4], color="#c0392b", strokeWidth=1.5)
+        .encode(x="ms:Q")
+    )
 
 
 def _deadline_label(alt: Any) -> Any:
     """The deadline's label, on the side of its rule with more room (``side``: see bind)."""
     # Both layers draw every row (an empty layer makes Vega warn); the other side's is blank.
     base = alt.Chart(alt.NamedData("deadline"))
-    return alt.layer(*(
-        base.transform_calculate(shown=f"datum.side {op} 'right' ? datum.label : ''").mark_text(
-            align=align, baseline="top", dx=dx, y=2, color="#c0392b"
-        ).encode(x="ms:Q", text="shown:N")
-        for op, align, dx in (("!==", "left", 4), ("===", "right", -4))))
+    return alt.layer(
+        *(
+            base.transform_calculate(shown=f"datum.side {op} 'right' ? datum.label : ''")
+            .mark_text(align=align, baseline="top", dx=dx, y=2, color="#c0392b")
+            .encode(x="ms:Q", text="shown:N")
+            for op, align, dx in (("!==", "left", 4), ("===", "right", -4))
+        )
+    )
 
 
 # A label's filter test on ``side``, its alignment and its offset from its point (px).
 LABEL_SIDES: tuple[tuple[str, Literal["left", "right"], int], ...] = (
-    ("!==", "left", 7), ("===", "right", -7))
+    ("!==", "left", 7),
+    ("===", "right", -7),
+)
 
 
 def side(value: float, values: list[float]) -> str:
@@ -160,25 +200,39 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
 
     # A model picked in the legend (interactive view) stays coloured; the rest fade.
     pick = alt.selection_point(fields=["model"], bind="legend", name="pick")
-    points = alt.Chart(alt.NamedData("table")).transform_calculate(
-        shade="datum.chosen ? 1 : 0.35").mark_point(filled=True).encode(
-        x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
-        y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title,
-                axis=LOG_AXIS),
-        color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
-                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40,
-                                          symbolOpacity=1)),
-        shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(
-            orient="bottom", symbolOpacity=1, symbolFillColor=AXIS_GREY)),
-        size=alt.condition("datum.chosen", alt.value(150), alt.value(24)),
-        # The chosen configurations stand out: the others are small and faint.
-        opacity=alt.condition(pick, alt.Opacity("shade:Q", scale=None, legend=None),
-                              alt.value(0.08)),
-        stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
-        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
-                 alt.Tooltip("energy:Q", title="J/token", format=".4f"),
-                 alt.Tooltip("latency:Q", title=latency_title, format=".1f")],
-    ).add_params(pick)
+    points = (
+        alt.Chart(alt.NamedData("table"))
+        .transform_calculate(shade="datum.chosen ? 1 : 0.35")
+        .mark_point(filled=True)
+        .encode(
+            x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
+            y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS),
+            color=alt.Color(
+                "model:N",
+                title="Model",
+                scale=alt.Scale(scheme="tableau20"),
+                legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40, symbolOpacity=1),
+            ),
+            shape=alt.Shape(
+                "gpu:N",
+                title="GPU",
+                legend=alt.Legend(orient="bottom", symbolOpacity=1, symbolFillColor=AXIS_GREY),
+            ),
+            size=alt.condition("datum.chosen", alt.value(150), alt.value(24)),
+            # The chosen configurations stand out: the others are small and faint.
+            opacity=alt.condition(
+                pick, alt.Opacity("shade:Q", scale=None, legend=None), alt.value(0.08)
+            ),
+            stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
+            tooltip=[
+                alt.Tooltip("model:N", title="Model"),
+                alt.Tooltip("config:N", title="Setup"),
+                alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+                alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
+            ],
+        )
+        .add_params(pick)
+    )
     return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
 
 
@@ -189,25 +243,34 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
 
     base = alt.Chart(alt.NamedData("table"))
     x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
-    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title,
-              axis=LOG_AXIS)
-    frontier = base.transform_filter("datum.frontier").mark_line(
-        color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after"
-    ).encode(x=x, y=y, order="latency:Q")
-    points = base.mark_point(filled=True, size=60).encode(
-        x=x, y=y,
-        color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
-                        legend=alt.Legend(orient="bottom")),
-        shape=alt.Shape("kind:N", title="Configuration",
-                        scale=alt.Scale(domain=["Pareto frontier", "other"],
-                                        range=["diamond", "circle"]),
-                        legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("config:N", title="Setup"),
-                 alt.Tooltip("energy:Q", title="J/token", format=".4f"),
-                 alt.Tooltip("latency:Q", title=latency_title, format=".1f")],
+    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS)
+    frontier = (
+        base.transform_filter("datum.frontier")
+        .mark_line(color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after")
+        .encode(x=x, y=y, order="latency:Q")
     )
-    return _finish(alt.layer(frontier, points, _deadline_rule(alt), _deadline_label(alt)),
-                   300)
+    points = base.mark_point(filled=True, size=60).encode(
+        x=x,
+        y=y,
+        color=alt.Color(
+            "gpu:N",
+            title="GPU",
+            scale=alt.Scale(range=GPU_COLORS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        shape=alt.Shape(
+            "kind:N",
+            title="Configuration",
+            scale=alt.Scale(domain=["Pareto frontier", "other"], range=["diamond", "circle"]),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("config:N", title="Setup"),
+            alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+            alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
+        ],
+    )
+    return _finish(alt.layer(frontier, points, _deadline_rule(alt), _deadline_label(alt)), 300)
 
 
 @template
@@ -215,13 +278,19 @@ def length_histogram() -> Spec:
     """Output-length distribution: counts per length bin."""
     import altair as alt
 
-    bars = alt.Chart(alt.NamedData("table")).mark_bar(color="#0072B2").encode(
-        x=alt.X("start:Q", title="Output length (tokens)", bin="binned"),
-        x2="end:Q",
-        y=alt.Y("count:Q", title="Responses"),
-        tooltip=[alt.Tooltip("start:Q", title="From", format=",.0f"),
-                 alt.Tooltip("end:Q", title="To", format=",.0f"),
-                 alt.Tooltip("count:Q", title="Responses")],
+    bars = (
+        alt.Chart(alt.NamedData("table"))
+        .mark_bar(color="#0072B2")
+        .encode(
+            x=alt.X("start:Q", title="Output length (tokens)", bin="binned"),
+            x2="end:Q",
+            y=alt.Y("count:Q", title="Responses"),
+            tooltip=[
+                alt.Tooltip("start:Q", title="From", format=",.0f"),
+                alt.Tooltip("end:Q", title="To", format=",.0f"),
+                alt.Tooltip("count:Q", title="Responses"),
+            ],
+        )
     )
     return _finish(bars, 180)
 
@@ -231,14 +300,29 @@ def gpu_compare(value_title: str) -> Spec:
     """Best tokens/J of each model on each GPU, as dots on a shared axis."""
     import altair as alt
 
-    dots = alt.Chart(alt.NamedData("table")).mark_point(filled=True, size=90).encode(
-        y=alt.Y("model:N", title=None, sort=alt.EncodingSortField("order", order="ascending"),
-                axis=alt.Axis(labelLimit=240)),
-        x=alt.X("value:Q", title=value_title),
-        color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(range=GPU_COLORS),
-                        legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("gpu:N", title="GPU"),
-                 alt.Tooltip("value:Q", title=value_title, format=".2f")],
+    dots = (
+        alt.Chart(alt.NamedData("table"))
+        .mark_point(filled=True, size=90)
+        .encode(
+            y=alt.Y(
+                "model:N",
+                title=None,
+                sort=alt.EncodingSortField("order", order="ascending"),
+                axis=alt.Axis(labelLimit=240),
+            ),
+            x=alt.X("value:Q", title=value_title),
+            color=alt.Color(
+                "gpu:N",
+                title="GPU",
+                scale=alt.Scale(range=GPU_COLORS),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("model:N", title="Model"),
+                alt.Tooltip("gpu:N", title="GPU"),
+                alt.Tooltip("value:Q", title=value_title, format=".2f"),
+            ],
+        )
     )
     return _finish(dots, PER_MODEL)
 
@@ -250,23 +334,38 @@ def compare_pareto(latency_title: str) -> Spec:
 
     base = alt.Chart(alt.NamedData("table"))
     x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
-    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)",
-              axis=LOG_AXIS)
-    color = alt.Color("model:N", title="Model", scale=alt.Scale(range=GPU_COLORS),
-                      legend=alt.Legend(orient="bottom", columns=2))
-    lines = base.transform_filter("datum.frontier").mark_line(
-        strokeWidth=2, interpolate="step-after").encode(x=x, y=y, color=color,
-                                                        order="latency:Q", detail="model:N")
+    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)", axis=LOG_AXIS)
+    color = alt.Color(
+        "model:N",
+        title="Model",
+        scale=alt.Scale(range=GPU_COLORS),
+        legend=alt.Legend(orient="bottom", columns=2),
+    )
+    lines = (
+        base.transform_filter("datum.frontier")
+        .mark_line(strokeWidth=2, interpolate="step-after")
+        .encode(x=x, y=y, color=color, order="latency:Q", detail="model:N")
+    )
     # Each model's configuration chosen at the deadline is drawn large and outlined.
     points = base.mark_point(filled=True).encode(
-        x=x, y=y, color=color, shape=alt.Shape("gpu:N", title="GPU", legend=alt.Legend(
-            orient="bottom", symbolFillColor=AXIS_GREY, symbolOpacity=1)),
+        x=x,
+        y=y,
+        color=color,
+        shape=alt.Shape(
+            "gpu:N",
+            title="GPU",
+            legend=alt.Legend(orient="bottom", symbolFillColor=AXIS_GREY, symbolOpacity=1),
+        ),
         size=alt.condition("datum.chosen", alt.value(160), alt.value(40)),
         opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.5)),
         stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
-        tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("config:N", title="Setup"),
-                 alt.Tooltip("energy:Q", title="J/token", format=".4f"),
-                 alt.Tooltip("latency:Q", title=latency_title, format=".1f")])
+        tooltip=[
+            alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("config:N", title="Setup"),
+            alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+            alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
+        ],
+    )
     return _finish(alt.layer(lines, points, _deadline_rule(alt), _deadline_label(alt)), 340)
 
 
@@ -277,30 +376,46 @@ def accuracy_energy() -> Spec:
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
-    x = alt.X("energy:Q", scale=alt.Scale(type="log"), axis=LOG_AXIS,
-              title="Energy per response (J, log)")
-    y = alt.Y("accuracy:Q", title="Accuracy (%, vendor-reported)",
-              scale=alt.Scale(zero=False))
-    front = base.transform_filter("datum.frontier").mark_line(
-        color=AXIS_GREY, strokeDash=[4, 3], interpolate="step-after").encode(
-        x=x, y=y, order="energy:Q")
+    x = alt.X(
+        "energy:Q", scale=alt.Scale(type="log"), axis=LOG_AXIS, title="Energy per response (J, log)"
+    )
+    y = alt.Y("accuracy:Q", title="Accuracy (%, vendor-reported)", scale=alt.Scale(zero=False))
+    front = (
+        base.transform_filter("datum.frontier")
+        .mark_line(color=AXIS_GREY, strokeDash=[4, 3], interpolate="step-after")
+        .encode(x=x, y=y, order="energy:Q")
+    )
     points = base.mark_point(filled=True, size=90).encode(
-        x=x, y=y, color=alt.Color("builder:N", title="Builder",
-                                  scale=alt.Scale(range=GPU_COLORS),
-                                  legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("model:N", title="Model"),
-                 alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
-                 alt.Tooltip("energy:Q", title="J/response", format=",.0f"),
-                 alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f")])
+        x=x,
+        y=y,
+        color=alt.Color(
+            "builder:N",
+            title="Builder",
+            scale=alt.Scale(range=GPU_COLORS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
+            alt.Tooltip("energy:Q", title="J/response", format=",.0f"),
+            alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f"),
+        ],
+    )
     # Only the models on the front are named (the others' names would collide); each name
     # sits on the side of its point with more room.
     # Neighbours on the front alternate above and below their points (``below``).
-    labels = [base.transform_calculate(shown=(
-        f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below "
-        "? datum.model : ''")
-    ).mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY
-                ).encode(x=x, y=y, text="shown:N")
-        for op, align, dx in LABEL_SIDES for low in (False, True)]
+    labels = [
+        base.transform_calculate(
+            shown=(
+                f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below "
+                "? datum.model : ''"
+            )
+        )
+        .mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY)
+        .encode(x=x, y=y, text="shown:N")
+        for op, align, dx in LABEL_SIDES
+        for low in (False, True)
+    ]
     return _finish(alt.layer(front, points, *labels), 380)
 
 
@@ -311,16 +426,27 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
     import altair as alt
 
     x = alt.X("ms:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
-    lines = alt.Chart(alt.NamedData("table")).mark_line(
-        interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18)).encode(
-        x=x, y=alt.Y("value:Q", title=value_title),
-        color=alt.Color("model:N", title="Model", scale=alt.Scale(scheme="tableau20"),
-                        sort=alt.EncodingSortField("order", op="min"),
-                        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40)),
-        order="ms:Q",
-        tooltip=[alt.Tooltip("model:N", title="Model"),
-                 alt.Tooltip("ms:Q", title="Deadline from", format=",.4~g"),
-                 alt.Tooltip("value:Q", title=value_title, format=",.3~g")])
+    lines = (
+        alt.Chart(alt.NamedData("table"))
+        .mark_line(interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18))
+        .encode(
+            x=x,
+            y=alt.Y("value:Q", title=value_title),
+            color=alt.Color(
+                "model:N",
+                title="Model",
+                scale=alt.Scale(scheme="tableau20"),
+                sort=alt.EncodingSortField("order", op="min"),
+                legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
+            ),
+            order="ms:Q",
+            tooltip=[
+                alt.Tooltip("model:N", title="Model"),
+                alt.Tooltip("ms:Q", title="Deadline from", format=",.4~g"),
+                alt.Tooltip("value:Q", title=value_title, format=",.3~g"),
+            ],
+        )
+    )
     return _finish(alt.layer(lines, _deadline_rule(alt), _deadline_label(alt)), 300)
 
 
@@ -348,8 +474,7 @@ def phone(spec: Spec) -> Spec:
             return [adapt(value) for value in node]
         if not isinstance(node, dict):
             return node
-        out = {key: value if key in _DATA_KEYS else adapt(value)
-               for key, value in node.items()}
+        out = {key: value if key in _DATA_KEYS else adapt(value) for key, value in node.items()}
         axis, legend = out.get("axis"), out.get("legend")
         if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
             axis["labelLimit"] = PHONE_AXIS_LABELS
@@ -374,7 +499,8 @@ THEME_STYLE = (
     "<style>@media (prefers-color-scheme: dark){"
     f'[fill="{AXIS_GREY}"]{{fill:{DARK_TEXT}}}[stroke="{AXIS_GREY}"]{{stroke:{DARK_TEXT}}}'
     '[stroke="#111"]{stroke:#f2f4f7}[stroke="#8884"]{stroke:#fff3}'
-    '[fill="#c0392b"]{fill:#ff8a7a}[stroke="#c0392b"]{stroke:#ff8a7a}}</style>')
+    '[fill="#c0392b"]{fill:#ff8a7a}[stroke="#c0392b"]{stroke:#ff8a7a}}</style>'
+)
 
 
 def themed(svg: str) -> str:
@@ -387,8 +513,9 @@ MAX_POINTS = 2000  # points a scatter chart draws; beyond, it shows a sample (sa
 P = TypeVar("P")
 
 
-def sample(items: Sequence[P], keep: Callable[[P], bool], key: Callable[[P], str],
-           limit: int = MAX_POINTS) -> list[P]:
+def sample(
+    items: Sequence[P], keep: Callable[[P], bool], key: Callable[[P], str], limit: int = MAX_POINTS
+) -> list[P]:
     """At most ``limit`` of ``items`` (all of them if there are no more), in their order:
     every item ``keep`` marks (even past ``limit``), then the rest chosen by a SHA-256 of
     their ``key``, so the same items give the same sample (no random state) and the sample
@@ -397,8 +524,9 @@ def sample(items: Sequence[P], keep: Callable[[P], bool], key: Callable[[P], str
         return list(items)
     kept = [keep(i) for i in items]
     room = max(limit - sum(kept), 0)
-    others = sorted((hashlib.sha256(key(i).encode()).hexdigest(), n)
-                    for n, i in enumerate(items) if not kept[n])
+    others = sorted(
+        (hashlib.sha256(key(i).encode()).hexdigest(), n) for n, i in enumerate(items) if not kept[n]
+    )
     chosen = {n for _, n in others[:room]}
     return [i for n, i in enumerate(items) if kept[n] or n in chosen]
 
@@ -408,8 +536,10 @@ def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) 
     spec = dict(template)
     if "deadline" in datasets:
         xs = [float(r.get("latency", r.get("ms", 0))) for r in datasets["table"]]
-        datasets = {**datasets, "deadline": [{**d, "side": side(d["ms"], xs)}
-                                             for d in datasets["deadline"]]}
+        datasets = {
+            **datasets,
+            "deadline": [{**d, "side": side(d["ms"], xs)} for d in datasets["deadline"]],
+        }
     spec["datasets"] = datasets
     spec["title"] = title
     if spec.get("height") == PER_MODEL:

@@ -21,14 +21,15 @@ def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> str:
     return "".join(csv_chunks(columns, records))
 
 
-def csv_chunks(columns: Sequence[str], records: Sequence[dict[str, Any]],
-               size: int = RECORDS_PER_CHUNK) -> Iterator[str]:
+def csv_chunks(
+    columns: Sequence[str], records: Sequence[dict[str, Any]], size: int = RECORDS_PER_CHUNK
+) -> Iterator[str]:
     """:func:`to_csv`'s text in pieces: the header with the first ``size`` records, then
     ``size`` records at a time."""
     header = csv_text(columns, [])
     yield csv_text(columns, records[:size])
     for start in range(size, len(records), size):
-        yield csv_text(columns, records[start:start + size]).removeprefix(header)
+        yield csv_text(columns, records[start : start + size]).removeprefix(header)
 
 
 def to_json(records: Sequence[dict[str, Any]]) -> str:
@@ -40,8 +41,7 @@ def to_json(records: Sequence[dict[str, Any]]) -> str:
     return "".join(json_chunks(records))
 
 
-def json_chunks(records: Sequence[dict[str, Any]],
-                size: int = RECORDS_PER_CHUNK) -> Iterator[str]:
+def json_chunks(records: Sequence[dict[str, Any]], size: int = RECORDS_PER_CHUNK) -> Iterator[str]:
     """:func:`to_json`'s text in pieces of ``size`` records (the last closes the list)."""
     if not all(isinstance(v, _SCALARS) for record in records for v in record.values()):
         yield json.dumps(list(records), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
@@ -49,11 +49,11 @@ def json_chunks(records: Sequence[dict[str, Any]],
     if not records:
         yield "[]\n"
         return
-    encode = json.JSONEncoder(allow_nan=False, ensure_ascii=False,
-                              separators=(",\n    ", ": ")).encode
+    encode = json.JSONEncoder(
+        allow_nan=False, ensure_ascii=False, separators=(",\n    ", ": ")
+    ).encode
     for start in range(0, len(records), size):
-        items = ",\n".join(_indented(encode(record))
-                           for record in records[start:start + size])
+        items = ",\n".join(_indented(encode(record)) for record in records[start : start + size])
         yield ("[\n" if start == 0 else ",\n") + items
     yield "\n]\n"
 

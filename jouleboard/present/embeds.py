@@ -33,35 +33,68 @@ class ChartInfo:
     phone_height: int = 0
 
 
-def chart_info(chart: Any, size: tuple[int, int], urls: Urls, site: SiteSettings,
-               phone: tuple[int, int] | None = None, png: bool = True) -> ChartInfo:
+def chart_info(
+    chart: Any,
+    size: tuple[int, int],
+    urls: Urls,
+    site: SiteSettings,
+    phone: tuple[int, int] | None = None,
+    png: bool = True,
+) -> ChartInfo:
     """``chart`` is a plan.views.ChartRef; ``phone``: the size of its phone render;
     ``png``: whether the build rendered the chart's 2x PNG."""
     embed_abs = urls.absolute(urls.embed(chart.id))
     height = size[1] + EMBED_CHROME_PX
-    snippet = (f'<iframe src="{markup(embed_abs)}" title="{markup(chart.title)}" '
-               f'width="100%" height="{height}" style="border:0;max-width:{size[0] + 40}px" '
-               'loading="lazy"></iframe>')
+    snippet = (
+        f'<iframe src="{markup(embed_abs)}" title="{markup(chart.title)}" '
+        f'width="100%" height="{height}" style="border:0;max-width:{size[0] + 40}px" '
+        'loading="lazy"></iframe>'
+    )
     page_abs = urls.origin + chart.page_url
     return ChartInfo(
-        width=size[0], height=size[1],
-        svg_url=chart.export(urls, "svg"), png_url=chart.export(urls, "png") if png else "",
-        spec_url=chart.export(urls, "vl.json"), csv_url=chart.export(urls, "csv"),
-        embed_url=urls.url(urls.embed(chart.id)), oembed_url=urls.url(urls.oembed(chart.id)),
-        snippet=snippet, citation=citation.plain(chart.title, page_abs, site),
+        width=size[0],
+        height=size[1],
+        svg_url=chart.export(urls, "svg"),
+        png_url=chart.export(urls, "png") if png else "",
+        spec_url=chart.export(urls, "vl.json"),
+        csv_url=chart.export(urls, "csv"),
+        embed_url=urls.url(urls.embed(chart.id)),
+        oembed_url=urls.url(urls.oembed(chart.id)),
+        snippet=snippet,
+        citation=citation.plain(chart.title, page_abs, site),
         bibtex=citation.bibtex(f"jouleboard-{chart.id}", chart.title, page_abs, site),
-        **({} if phone is None else {"phone_url": chart.export(urls, "phone.svg"),
-                                     "phone_width": phone[0], "phone_height": phone[1]}))
+        **(
+            {}
+            if phone is None
+            else {
+                "phone_url": chart.export(urls, "phone.svg"),
+                "phone_width": phone[0],
+                "phone_height": phone[1],
+            }
+        ),
+    )
 
 
 def oembed(chart: Any, info: ChartInfo, urls: Urls, site: SiteSettings) -> dict[str, Any]:
     """oEmbed 1.0 "rich" response for a chart (served as a static JSON file)."""
     return {
-        "version": "1.0", "type": "rich", "provider_name": site.title,
-        "provider_url": urls.absolute(urls.home), "title": chart.title, "html": info.snippet,
-        "width": info.width + 40, "height": info.height + EMBED_CHROME_PX,
-        **({"thumbnail_url": urls.origin + info.png_url, "thumbnail_width": info.width * 2,
-            "thumbnail_height": info.height * 2} if info.png_url else {}),
+        "version": "1.0",
+        "type": "rich",
+        "provider_name": site.title,
+        "provider_url": urls.absolute(urls.home),
+        "title": chart.title,
+        "html": info.snippet,
+        "width": info.width + 40,
+        "height": info.height + EMBED_CHROME_PX,
+        **(
+            {
+                "thumbnail_url": urls.origin + info.png_url,
+                "thumbnail_width": info.width * 2,
+                "thumbnail_height": info.height * 2,
+            }
+            if info.png_url
+            else {}
+        ),
         "cache_age": 86400,
     }
 

@@ -42,7 +42,7 @@ def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st."""
     if 10 <= n % 100 <= 20:
         return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
 
 
 def ratio(a: float, b: float) -> str:
@@ -50,23 +50,28 @@ def ratio(a: float, b: float) -> str:
     return f"{show('fixed1', a / b)}×"
 
 
-def headline(where: str, ranking: Sequence[Standing], unit: str, rule: str,
-             top_n: int) -> str:
+def headline(where: str, ranking: Sequence[Standing], unit: str, rule: str, top_n: int) -> str:
     """``On <task>, with <deadline>, <leader> (<config>) does the most work per joule:
     <value> <unit>, <r>× <second> and <r>× <last of the top n>.``"""
     if not ranking:
         return f"On {where}, no configuration qualifies."
     lead = ranking[0]
-    text = (f"On {where}, {lead.model} ({lead.config}) does the most work per joule: "
-            f"{show(rule, lead.efficiency)} {unit}")
+    text = (
+        f"On {where}, {lead.model} ({lead.config}) does the most work per joule: "
+        f"{show(rule, lead.efficiency)} {unit}"
+    )
     others = [ranking[1]] if len(ranking) > 1 else []
     last = ranking[min(top_n, len(ranking)) - 1]
     if len(ranking) > 2 and last is not ranking[1]:
         others.append(last)
     if not others:
         return f"{text}; it is the only model that qualifies."
-    return text + ", " + " and ".join(
-        f"{ratio(lead.efficiency, o.efficiency)} {o.model}" for o in others) + "."
+    return (
+        text
+        + ", "
+        + " and ".join(f"{ratio(lead.efficiency, o.efficiency)} {o.model}" for o in others)
+        + "."
+    )
 
 
 def same_order(a: Sequence[Standing], b: Sequence[Standing]) -> bool:
@@ -74,8 +79,9 @@ def same_order(a: Sequence[Standing], b: Sequence[Standing]) -> bool:
     return [(s.model, s.efficiency) for s in a] == [(s.model, s.efficiency) for s in b]
 
 
-def biggest_move(before: Sequence[Standing], after: Sequence[Standing]
-                 ) -> tuple[str, int, int | None] | None:
+def biggest_move(
+    before: Sequence[Standing], after: Sequence[Standing]
+) -> tuple[str, int, int | None] | None:
     """The model whose rank changes most (dropping out counts as the largest fall):
     ``(model, rank before, rank after or None)``; ties go to the higher-ranked model."""
     where = {s.model: i for i, s in enumerate(after, start=1)}
@@ -93,8 +99,9 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def leader_clause(ranking: Sequence[Standing], default: Sequence[Standing], unit: str,
-                  rule: str) -> str:
+def leader_clause(
+    ranking: Sequence[Standing], default: Sequence[Standing], unit: str, rule: str
+) -> str:
     """Who leads a ranking, compared with the default's leader."""
     if not ranking:
         return "no model qualifies"
@@ -105,8 +112,9 @@ def leader_clause(ranking: Sequence[Standing], default: Sequence[Standing], unit
     return f"{lead.model} leads ({lead.config}), with {value}"
 
 
-def move_clause(default: Sequence[Standing], other: Sequence[Standing], unit: str,
-                rule: str) -> str:
+def move_clause(
+    default: Sequence[Standing], other: Sequence[Standing], unit: str, rule: str
+) -> str:
     """The biggest rank change from ``default`` to ``other``; with none, a model that only
     ``other`` ranks, or else the biggest change of a figure (the order can hold while the
     figures move)."""
@@ -119,13 +127,18 @@ def move_clause(default: Sequence[Standing], other: Sequence[Standing], unit: st
             more = f" (and {len(joined) - 1} more)" if len(joined) > 1 else ""
             return f"{model} joins at {ordinal(rank)}{more}"
         # The leader's figure is in the leader clause already.
-        changed = [(a, b) for a, b in zip(default[1:], other[1:], strict=False)
-                   if a.efficiency != b.efficiency]
+        changed = [
+            (a, b)
+            for a, b in zip(default[1:], other[1:], strict=False)
+            if a.efficiency != b.efficiency
+        ]
         if not changed:
             return "the order is unchanged"
         a, b = max(changed, key=lambda pair: abs(pair[1].efficiency / pair[0].efficiency - 1))
-        return (f"the order holds, but {a.model} goes from {show(rule, a.efficiency)} to "
-                f"{show(rule, b.efficiency)} {unit}")
+        return (
+            f"the order holds, but {a.model} goes from {show(rule, a.efficiency)} to "
+            f"{show(rule, b.efficiency)} {unit}"
+        )
     model, was, now = move
     if now is None:
         return f"{model} drops out"
@@ -140,25 +153,40 @@ def leader_text(s: Scenario, default: Sequence[Standing], unit: str, rule: str) 
 
 def tighter_text(s: Scenario, default: Sequence[Standing], unit: str, rule: str) -> str:
     """The leader at a tighter deadline and the biggest rank change it causes."""
-    return (f"{capital(s.label)}: {leader_clause(s.ranking, default, unit, rule)}; "
-            f"{move_clause(default, s.ranking, unit, rule)}.")
+    return (
+        f"{capital(s.label)}: {leader_clause(s.ranking, default, unit, rule)}; "
+        f"{move_clause(default, s.ranking, unit, rule)}."
+    )
 
 
-def binding_text(deadline: str, unbounded: Sequence[Standing],
-                 default: Sequence[Standing], unit: str, rule: str) -> str:
+def binding_text(
+    deadline: str, unbounded: Sequence[Standing], default: Sequence[Standing], unit: str, rule: str
+) -> str:
     """Whether the default deadline binds: the ranking with no deadline at all."""
     if same_order(unbounded, default):
-        return (f"The {deadline} deadline does not bind: with no deadline at all the "
-                "ranking is identical.")
-    return (f"The {deadline} deadline binds: with no deadline, "
-            f"{leader_clause(unbounded, default, unit, rule)}; "
-            f"{move_clause(default, unbounded, unit, rule)}.")
+        return (
+            f"The {deadline} deadline does not bind: with no deadline at all the "
+            "ranking is identical."
+        )
+    return (
+        f"The {deadline} deadline binds: with no deadline, "
+        f"{leader_clause(unbounded, default, unit, rule)}; "
+        f"{move_clause(default, unbounded, unit, rule)}."
+    )
 
 
-def finding(where: str, deadline: str, default: Sequence[Standing],
-            unbounded: Sequence[Standing], tighter: Scenario | None,
-            gpus: Sequence[Scenario], precisions: Sequence[Scenario], unit: str, rule: str,
-            top_n: int) -> Finding:
+def finding(
+    where: str,
+    deadline: str,
+    default: Sequence[Standing],
+    unbounded: Sequence[Standing],
+    tighter: Scenario | None,
+    gpus: Sequence[Scenario],
+    precisions: Sequence[Scenario],
+    unit: str,
+    rule: str,
+    top_n: int,
+) -> Finding:
     """A task's finding: the headline and the "what changes it" strip.
 
     ``where``: "Chat, with median inter-token latency ≤ 300 ms"; ``deadline``: "300 ms";

@@ -48,22 +48,38 @@ Scale = tuple[str, str, float, str]  # key, "per 1M tokens", amount, energy fiel
 def footprint_columns(scales: Sequence[Scale]) -> tuple[Column, ...]:
     """kWh, cost and CO2e for each amount of output a kind states (1M tokens, 1,000
     responses, 1,000 images, ...)."""
-    return tuple(column for key, per, _, _ in scales for column in (
-        Column(f"kwh_per_{key}", "kWh", per, numeric=True),
-        Column(f"cost_per_{key}", "Cost", f"USD {per}", numeric=True),
-        Column(f"co2_per_{key}", "CO₂e", f"kg {per}", numeric=True)))
+    return tuple(
+        column
+        for key, per, _, _ in scales
+        for column in (
+            Column(f"kwh_per_{key}", "kWh", per, numeric=True),
+            Column(f"cost_per_{key}", "Cost", f"USD {per}", numeric=True),
+            Column(f"co2_per_{key}", "CO₂e", f"kg {per}", numeric=True),
+        )
+    )
 
 
-def footprint_table(table_id: str, caption: str, rows: Sequence[RankedRow[Any]],
-                    registry: Registry, urls: Urls, inputs: FootprintInputs,
-                    scales: Sequence[Scale]) -> Table:
+def footprint_table(
+    table_id: str,
+    caption: str,
+    rows: Sequence[RankedRow[Any]],
+    registry: Registry,
+    urls: Urls,
+    inputs: FootprintInputs,
+    scales: Sequence[Scale],
+) -> Table:
     body = []
     for r in rows:
         values: list[float] = []
         for _, _, amount, energy in scales:
             f = footprint(getattr(r.config, energy) * amount, inputs)
             values += [f.kwh, f.cost, f.grams_co2e / 1000]
-        body.append((model_cell(r.config.model_id, registry, urls),
-                     *(Cell(v, significant(v, 3)) for v in values)))
-    return Table(table_id, caption, (Column("model", "Model"), *footprint_columns(scales)),
-                 tuple(body))
+        body.append(
+            (
+                model_cell(r.config.model_id, registry, urls),
+                *(Cell(v, significant(v, 3)) for v in values),
+            )
+        )
+    return Table(
+        table_id, caption, (Column("model", "Model"), *footprint_columns(scales)), tuple(body)
+    )

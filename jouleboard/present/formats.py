@@ -19,28 +19,38 @@ FORMATS: dict[str, ColumnFormat] = {
     "rank": ColumnFormat("#", digits=0),
     "num_gpus": ColumnFormat("GPUs", digits=0),
     "max_num_seqs": ColumnFormat("Batch cap", digits=0),
-    "tokens_per_joule": ColumnFormat("Tokens/J", "", higher_is_better=True,
-                                     fixed_decimals=2),
-    "energy_per_token_joules": ColumnFormat("J/token", "", higher_is_better=False,
-                                            fixed_decimals=4),
+    "tokens_per_joule": ColumnFormat("Tokens/J", "", higher_is_better=True, fixed_decimals=2),
+    "energy_per_token_joules": ColumnFormat(
+        "J/token", "", higher_is_better=False, fixed_decimals=4
+    ),
     "energy_per_response_joules": ColumnFormat("J/response", "", 3, higher_is_better=False),
     "median_itl_ms": ColumnFormat("Median ITL", "ms", 3, higher_is_better=False),
     "p90_itl_ms": ColumnFormat("p90 ITL", "ms", 3, higher_is_better=False),
     "p95_itl_ms": ColumnFormat("p95 ITL", "ms", 3, higher_is_better=False),
     "p99_itl_ms": ColumnFormat("p99 ITL", "ms", 3, higher_is_better=False),
     "avg_power_watts": ColumnFormat("Power", "W", 3),
-    "output_throughput_tokens_per_sec": ColumnFormat("Throughput", "tokens/s", 3,
-                                                     higher_is_better=True),
+    "output_throughput_tokens_per_sec": ColumnFormat(
+        "Throughput", "tokens/s", 3, higher_is_better=True
+    ),
     "avg_output_len_tokens": ColumnFormat("Avg. output", "tokens", 3),
     "avg_batch_size": ColumnFormat("Avg. batch", "", 3),
     "ratio": ColumnFormat("Ratio", "x", 3),
     "accuracy_percent": ColumnFormat("Accuracy †", "%", higher_is_better=True, fixed_decimals=1),
-    "energy_per_correct_answer_joules": ColumnFormat("J/correct answer", "", 3,
-                                                     higher_is_better=False),
+    "energy_per_correct_answer_joules": ColumnFormat(
+        "J/correct answer", "", 3, higher_is_better=False
+    ),
 }
 
-PRECISION_LABELS = {"bfloat16": "BF16", "float16": "FP16", "float32": "FP32", "fp8": "FP8",
-                    "mxfp4": "MXFP4", "nvfp4": "NVFP4", "int8": "INT8", "int4": "INT4"}
+PRECISION_LABELS = {
+    "bfloat16": "BF16",
+    "float16": "FP16",
+    "float32": "FP32",
+    "fp8": "FP8",
+    "mxfp4": "MXFP4",
+    "nvfp4": "NVFP4",
+    "int8": "INT8",
+    "int4": "INT4",
+}
 
 
 def significant(value: float, digits: int) -> str:

@@ -15,8 +15,15 @@ from jouleboard.escape import markup
 
 BANDS = "ABCDEFG"
 # Green to red, dark enough for white text (WCAG AA at the sizes used).
-COLORS = {"A": "#0a7d3b", "B": "#3f7f12", "C": "#6b7a00", "D": "#8a6d00", "E": "#a35a00",
-          "F": "#b3400f", "G": "#b3261e"}
+COLORS = {
+    "A": "#0a7d3b",
+    "B": "#3f7f12",
+    "C": "#6b7a00",
+    "D": "#8a6d00",
+    "E": "#a35a00",
+    "F": "#b3400f",
+    "G": "#b3261e",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +55,13 @@ def _figure(value: float) -> str:
 def label_svg(label: EnergyLabel) -> str:
     """A 240x96 badge; every string goes through :func:`jouleboard.escape.markup` (quotes
     included: the model and task names sit in an attribute too)."""
+
     def step(i: int, b: str) -> str:
         lift, faded = (6, "") if b == label.band else (0, ' opacity="0.35"')
-        return (f'<rect x="{8 + i * 15}" y="{60 - lift}" width="13" height="{14 + lift}" '
-                f'rx="2" fill="{COLORS[b]}"{faded}/>')
+        return (
+            f'<rect x="{8 + i * 15}" y="{60 - lift}" width="13" height="{14 + lift}" '
+            f'rx="2" fill="{COLORS[b]}"{faded}/>'
+        )
 
     steps = "".join(step(i, b) for i, b in enumerate(BANDS))
 
@@ -65,7 +75,7 @@ def label_svg(label: EnergyLabel) -> str:
         '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
         f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
         f'{_figure(label.value)} {markup(label.unit)}">'
-        f'<title>{markup(label.model)}, {markup(label.task)}</title>'
+        f"<title>{markup(label.model)}, {markup(label.task)}</title>"
         '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
         f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
         f'<text x="204" y="50" font-size="40" font-weight="700" text-anchor="middle" '
@@ -74,6 +84,7 @@ def label_svg(label: EnergyLabel) -> str:
         f'<text x="8" y="20" font-size="13" font-weight="700">{_fit(label.model, 20)}</text>'
         f'<text x="8" y="36" font-size="11">{_fit(label.task, 26)}</text>'
         f'<text x="8" y="52" font-size="11">{_figure(label.value)} {markup(label.unit)} · '
-        f'best {_figure(label.best_value)}</text>'
+        f"best {_figure(label.best_value)}</text>"
         f'<text x="8" y="91" font-size="9" fill="#5c6370">{markup(label.deadline)} · '
-        f'{markup(label.data_date)}</text></g>{steps}</svg>\n')
+        f"{markup(label.data_date)}</text></g>{steps}</svg>\n"
+    )

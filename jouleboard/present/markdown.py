@@ -12,11 +12,43 @@ import nh3
 
 from jouleboard.markdown_limits import markdown_issues
 
-_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "em", "h2", "h3", "h4", "hr", "i", "li",
-         "ol", "p", "pre", "strong", "sub", "sup", "table", "tbody", "td", "th", "thead", "tr",
-         "ul"}
-_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "td": {"align"}, "th": {"align"},
-               "h2": {"id"}, "h3": {"id"}, "h4": {"id"}}
+_TAGS = {
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "em",
+    "h2",
+    "h3",
+    "h4",
+    "hr",
+    "i",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+}
+_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "abbr": {"title"},
+    "td": {"align"},
+    "th": {"align"},
+    "h2": {"id"},
+    "h3": {"id"},
+    "h4": {"id"},
+}
 
 
 class MarkdownRefused(ValueError):
@@ -36,6 +68,10 @@ def render_markdown(text: str) -> str:
         raise MarkdownRefused("; ".join(f"{i.rule}: {i}" for i in issues))
     # toc gives headings ids from their text, so sections can be linked to.
     html = md.markdown(text, extensions=["tables", "toc"], output_format="html")
-    return nh3.clean(html, tags=_TAGS, attributes=_ATTRIBUTES,
-                     url_schemes={"http", "https", "mailto"},
-                     link_rel="noopener noreferrer nofollow")
+    return nh3.clean(
+        html,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )

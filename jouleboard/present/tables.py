@@ -50,13 +50,17 @@ class Table:
     def cell_classes(self) -> tuple[str, ...]:
         """Each column's ``class`` attribute for its cells, in column order (the table
         macro reads it once per table instead of working it out again in every cell)."""
-        return tuple(f"{'num ' if c.numeric else ''}col-{c.key}"
-                     f"{' ranked' if c.key == self.ranked else ''}" for c in self.columns)
+        return tuple(
+            f"{'num ' if c.numeric else ''}col-{c.key}{' ranked' if c.key == self.ranked else ''}"
+            for c in self.columns
+        )
 
     def records(self) -> list[dict[str, object]]:
         """Rows as plain records (column key -> value) for CSV and JSON downloads."""
-        return [{c.key: cell.value for c, cell in zip(self.columns, row, strict=True)}
-                for row in self.rows]
+        return [
+            {c.key: cell.value for c, cell in zip(self.columns, row, strict=True)}
+            for row in self.rows
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,19 +77,35 @@ class Field:
 
     def browser(self) -> dict[str, Any]:
         c = self.column
-        return {"key": c.key, "label": c.label, "unit": c.unit, "show": self.show,
-                "numeric": c.numeric,
-                **({"by_percentile": dict(self.by_percentile)} if self.by_percentile else {})}
+        return {
+            "key": c.key,
+            "label": c.label,
+            "unit": c.unit,
+            "show": self.show,
+            "numeric": c.numeric,
+            **({"by_percentile": dict(self.by_percentile)} if self.by_percentile else {}),
+        }
 
 
-def number(key: str, label: str | None = None, title: str = "", show_as: str | None = None,
-           by_percentile: Mapping[str, str] | None = None) -> Field:
+def number(
+    key: str,
+    label: str | None = None,
+    title: str = "",
+    show_as: str | None = None,
+    by_percentile: Mapping[str, str] | None = None,
+) -> Field:
     """A numeric field whose label, unit and digits come from present/formats.py."""
     fmt = FORMATS[key]
-    rule = show_as or (f"fixed{fmt.fixed_decimals}" if fmt.fixed_decimals is not None
-                       else "int" if fmt.digits == 0 else f"sig{fmt.digits}")
-    return Field(Column(key, label or fmt.label, fmt.unit, numeric=True, title=title), rule,
-                 by_percentile)
+    rule = show_as or (
+        f"fixed{fmt.fixed_decimals}"
+        if fmt.fixed_decimals is not None
+        else "int"
+        if fmt.digits == 0
+        else f"sig{fmt.digits}"
+    )
+    return Field(
+        Column(key, label or fmt.label, fmt.unit, numeric=True, title=title), rule, by_percentile
+    )
 
 
 RANK = number("rank").column
@@ -93,26 +113,40 @@ MODEL = Column("model", "Model")
 GPU = Field(Column("gpu", "GPU"), "gpu")
 PRECISION = Field(Column("weight_precision", "Precision"), "precision")
 NOTE = Field(Column("note", "Note"), "text")
-SOURCE = Field(Column("provenance", "Source", title="Data set the measurement comes from: "
-                      "version, data date and licence (its citation is below the tables)."),
-               "provenance")
+SOURCE = Field(
+    Column(
+        "provenance",
+        "Source",
+        title="Data set the measurement comes from: "
+        "version, data date and licence (its citation is below the tables).",
+    ),
+    "provenance",
+)
 POWER = number("avg_power_watts", title="Average GPU power, all GPUs together.")
-ACCURACY = number("accuracy_percent", title="Published benchmark accuracy (vendor-reported, "
-                  "not measured with the energy run).")
-PER_CORRECT = number("energy_per_correct_answer_joules",
-                     title="Energy per response divided by accuracy. Lower is better.")
+ACCURACY = number(
+    "accuracy_percent",
+    title="Published benchmark accuracy (vendor-reported, not measured with the energy run).",
+)
+PER_CORRECT = number(
+    "energy_per_correct_answer_joules",
+    title="Energy per response divided by accuracy. Lower is better.",
+)
 QUALITY_FIELDS = (ACCURACY, PER_CORRECT)  # tasks with published accuracy (data/quality/)
 
 
 def gpu_cell(c: Any, urls: Urls) -> Cell:
-    return Cell(f"{c.num_gpus}x {c.gpu_model}", f"{c.num_gpus}× {c.gpu_model}",
-                href=urls.url(urls.gpu(c.gpu_model)))
+    return Cell(
+        f"{c.num_gpus}x {c.gpu_model}",
+        f"{c.num_gpus}× {c.gpu_model}",
+        href=urls.url(urls.gpu(c.gpu_model)),
+    )
 
 
 def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
     info = registry.models[model_id]
-    return Cell(info.nickname, info.nickname, href=urls.url(urls.model(model_id)),
-                note=info.builder)
+    return Cell(
+        info.nickname, info.nickname, href=urls.url(urls.model(model_id)), note=info.builder
+    )
 
 
 def provenance_cell(c: Any) -> Cell:
@@ -133,31 +167,60 @@ def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
     return Cell(value, show(f.show, value))
 
 
-def ranking_table(table_id: str, caption: str, fields: Sequence[Field],
-                  rows: Sequence[RankedRow[Any]], values: Callable[[Any], Mapping[str, Any]],
-                  registry: Registry, urls: Urls, ranked: str = "") -> Table:
+def ranking_table(
+    table_id: str,
+    caption: str,
+    fields: Sequence[Field],
+    rows: Sequence[RankedRow[Any]],
+    values: Callable[[Any], Mapping[str, Any]],
+    registry: Registry,
+    urls: Urls,
+    ranked: str = "",
+) -> Table:
     """The leaderboard table: rank, model, then the kind's fields of the chosen
     configuration; ``ranked``: the key of the column the order follows."""
-    body = tuple((Cell(r.rank, show("int", r.rank)),
-                  model_cell(r.config.model_id, registry, urls),
-                  *(field_cell(f, r.config, v, urls) for f in fields))
-                 for r in rows for v in (values(r.config),))
-    return Table(table_id, caption, (RANK, MODEL, *(f.column for f in fields)), body,
-                 ranked=ranked, glossary_url=urls.url(urls.glossary))
+    body = tuple(
+        (
+            Cell(r.rank, show("int", r.rank)),
+            model_cell(r.config.model_id, registry, urls),
+            *(field_cell(f, r.config, v, urls) for f in fields),
+        )
+        for r in rows
+        for v in (values(r.config),)
+    )
+    return Table(
+        table_id,
+        caption,
+        (RANK, MODEL, *(f.column for f in fields)),
+        body,
+        ranked=ranked,
+        glossary_url=urls.url(urls.glossary),
+    )
 
 
-def configurations_table(table_id: str, caption: str, fields: Sequence[Field],
-                         configs: Iterable[Any], values: Callable[[Any], Mapping[str, Any]],
-                         urls: Urls, marked: Callable[[Any], str] | None = None,
-                         sourced: bool = False) -> Table:
+def configurations_table(
+    table_id: str,
+    caption: str,
+    fields: Sequence[Field],
+    configs: Iterable[Any],
+    values: Callable[[Any], Mapping[str, Any]],
+    urls: Urls,
+    marked: Callable[[Any], str] | None = None,
+    sourced: bool = False,
+) -> Table:
     """Configurations one per row (model pages): the kind's fields, then a note, then
     (``sourced``) where each measurement comes from."""
     body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
     for c in configs:
         v = {**values(c), "note": marked(c) if marked else ""}
         body.append(tuple(field_cell(f, c, v, urls) for f in shown))
-    return Table(table_id, caption, tuple(f.column for f in shown), tuple(body),
-                 glossary_url=urls.url(urls.glossary))
+    return Table(
+        table_id,
+        caption,
+        tuple(f.column for f in shown),
+        tuple(body),
+        glossary_url=urls.url(urls.glossary),
+    )
 
 
 def num_cell(key: str, value: float | int) -> Cell:

@@ -85,8 +85,12 @@ def parse_config_folder(name: str) -> tuple[dict[str, str], str | None]:
 def _positive_int(value: Any) -> int | None:
     if isinstance(value, str) and value.isascii() and value.isdigit():
         value = int(value)
-    if isinstance(value, int | float) and not isinstance(value, bool) and \
-            float(value).is_integer() and value >= 1:
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and float(value).is_integer()
+        and value >= 1
+    ):
         return int(value)
     return None
 
@@ -101,8 +105,9 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def add(self, where: str, rule: str, message: str, hint: str, in_file: bool = True) -> None:
-        self.problems.append(Problem(self.file if in_file else self.folder, where, rule,
-                                     message, hint))
+        self.problems.append(
+            Problem(self.file if in_file else self.folder, where, rule, message, hint)
+        )
 
     def setting(self, pairs: dict[str, str], key: str, doc: dict[str, Any]) -> int:
         """A whole-number setting from the folder name, else results.json (the toolkit's
@@ -112,20 +117,36 @@ class _Reader:
         in_name = None if name_raw is None else _positive_int(name_raw)
         in_file = _positive_int(doc[field]) if field in doc else None
         if name_raw is not None and in_name is None:
-            self.add("", "run.params-malformed", f"{key}-{name_raw} is not a whole number >= 1",
-                     f"name the folder with {key}-N", in_file=False)
+            self.add(
+                "",
+                "run.params-malformed",
+                f"{key}-{name_raw} is not a whole number >= 1",
+                f"name the folder with {key}-N",
+                in_file=False,
+            )
         if field in doc and in_file is None:
-            self.add(pointer(field), "run.wrong-type", f"{field} is not a whole number >= 1",
-                     "give it as a positive whole number")
+            self.add(
+                pointer(field),
+                "run.wrong-type",
+                f"{field} is not a whole number >= 1",
+                "give it as a positive whole number",
+            )
         if in_name is not None and in_file is not None and in_name != in_file:
-            self.add(pointer(field), "run.path-mismatch",
-                     f"{field} is {in_file} but the folder name says {in_name}",
-                     "file the run under its own settings, or fix results.json")
+            self.add(
+                pointer(field),
+                "run.path-mismatch",
+                f"{field} is {in_file} but the folder name says {in_name}",
+                "file the run under its own settings, or fix results.json",
+            )
         value = in_name or in_file
         if value is None:
-            self.add("", "run.params-missing", f"neither the folder name ({key}-N) nor "
-                     f"results.json ({field}) gives the {field}", f"add {key}-N to the folder "
-                     "name", in_file=False)
+            self.add(
+                "",
+                "run.params-missing",
+                f"neither the folder name ({key}-N) nor results.json ({field}) gives the {field}",
+                f"add {key}-N to the folder name",
+                in_file=False,
+            )
             return 1
         return value
 
@@ -136,36 +157,55 @@ class _Reader:
             height, width = _positive_int(h), _positive_int(w)
             if height and width:
                 return height, width
-            self.add("", "run.params-malformed", f"size-{raw} is not HEIGHTxWIDTH in pixels",
-                     "e.g. size-1024x1024", in_file=False)
+            self.add(
+                "",
+                "run.params-malformed",
+                f"size-{raw} is not HEIGHTxWIDTH in pixels",
+                "e.g. size-1024x1024",
+                in_file=False,
+            )
             return 1, 1
         height, width = _positive_int(doc.get("height")), _positive_int(doc.get("width"))
         if height and width:
             return height, width
-        self.add("", "run.params-missing", "no output size: the folder name has no "
-                 "size-HxW and results.json no height and width", "add size-HxW to the "
-                 "folder name", in_file=False)
+        self.add(
+            "",
+            "run.params-missing",
+            "no output size: the folder name has no size-HxW and results.json no height and width",
+            "add size-HxW to the folder name",
+            in_file=False,
+        )
         return 1, 1
 
     def iterations(self, doc: dict[str, Any]) -> tuple[list[float], list[float], int]:
         """Summed energies (J) and times (s) of the timed iterations; skipped count."""
         items = doc.get("iteration_energy_measurements")
         if not isinstance(items, list):
-            self.add("/iteration_energy_measurements", "run.missing-field",
-                     "iteration_energy_measurements is missing or not a list",
-                     "use the results.json the benchmark wrote")
+            self.add(
+                "/iteration_energy_measurements",
+                "run.missing-field",
+                "iteration_energy_measurements is missing or not a list",
+                "use the results.json the benchmark wrote",
+            )
             return [], [], 0
         energies, times, skipped = [], [], 0
         for i, item in enumerate(items):
             energy = item.get("gpu_energy") if isinstance(item, dict) else None
             t = item.get("time") if isinstance(item, dict) else None
-            if not isinstance(energy, dict) or any(
+            if (
+                not isinstance(energy, dict)
+                or any(
                     not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v)
-                    for v in energy.values()) or \
-                    (t is not None and (not isinstance(t, int | float) or isinstance(t, bool))):
-                self.add(pointer("iteration_energy_measurements", i), "run.wrong-type",
-                         "an iteration needs time (s) and gpu_energy {gpu: J} as numbers",
-                         "use the results.json the benchmark wrote")
+                    for v in energy.values()
+                )
+                or (t is not None and (not isinstance(t, int | float) or isinstance(t, bool)))
+            ):
+                self.add(
+                    pointer("iteration_energy_measurements", i),
+                    "run.wrong-type",
+                    "an iteration needs time (s) and gpu_energy {gpu: J} as numbers",
+                    "use the results.json the benchmark wrote",
+                )
                 continue
             if t is None or t <= 0:  # the toolkit skips untimed iterations
                 skipped += 1
@@ -181,46 +221,92 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
     r = _Reader(loc)
     path = loc.run_dir / RESULTS_JSON
     if not os.path.lexists(path):  # a link is refused below, not followed
-        return None, [Problem(r.folder, "", "run.missing-results", "no results.json in the run",
-                              "copy the run's results.json here, or remove the folder")]
+        return None, [
+            Problem(
+                r.folder,
+                "",
+                "run.missing-results",
+                "no results.json in the run",
+                "copy the run's results.json here, or remove the folder",
+            )
+        ]
     try:
         text = read_capped(path, MAX_RESULTS_BYTES).decode("utf-8")
     except FileRefused as e:
         return None, [Problem(r.file, "", e.rule, e.message, e.hint)]
     except UnicodeDecodeError as e:
-        return None, [Problem(r.file, "", "run.json-syntax", f"not valid JSON: not UTF-8 "
-                              f"({e.reason} at byte {e.start})", "use the file the benchmark "
-                              "wrote")]
+        return None, [
+            Problem(
+                r.file,
+                "",
+                "run.json-syntax",
+                f"not valid JSON: not UTF-8 ({e.reason} at byte {e.start})",
+                "use the file the benchmark wrote",
+            )
+        ]
     doc, issues = parse_strict(text)  # duplicate keys, NaN, depth: refused as everywhere
     if issues:
-        return None, [Problem(r.file, i.pointer, "run.json-syntax" if i.rule == "json.syntax"
-                              else i.rule, i.message, i.hint) for i in issues]
+        return None, [
+            Problem(
+                r.file,
+                i.pointer,
+                "run.json-syntax" if i.rule == "json.syntax" else i.rule,
+                i.message,
+                i.hint,
+            )
+            for i in issues
+        ]
     if not isinstance(doc, dict):
-        return None, [Problem(r.file, "", "run.wrong-type", "results.json is not a JSON object",
-                              "results.json holds one object")]
+        return None, [
+            Problem(
+                r.file,
+                "",
+                "run.wrong-type",
+                "results.json is not a JSON object",
+                "results.json holds one object",
+            )
+        ]
     pairs, error = parse_config_folder(loc.params_folder)
     if error:
-        r.add("", "run.params-malformed", error, "name the folder like batch-1+size-1024x1024+"
-              "steps-20+uly-1+ring-1", in_file=False)
+        r.add(
+            "",
+            "run.params-malformed",
+            error,
+            "name the folder like batch-1+size-1024x1024+steps-20+uly-1+ring-1",
+            in_file=False,
+        )
     batch, uly, ring = (r.setting(pairs, k, doc) for k in ("batch", "uly", "ring"))
     height, width = r.size(pairs, doc)
     steps = _positive_int(pairs.pop("steps", doc.get("inference_steps")))
     if steps is None:
-        r.add("", "run.params-missing", "no number of inference steps (steps-N)",
-              "add steps-N to the folder name", in_file=False)
+        r.add(
+            "",
+            "run.params-missing",
+            "no number of inference steps (steps-N)",
+            "add steps-N to the folder name",
+            in_file=False,
+        )
     frames, fps = doc.get("num_frames"), doc.get("fps")
-    bad_fps = fps is not None and (not isinstance(fps, int | float) or isinstance(fps, bool)
-                                   or fps <= 0)
+    bad_fps = fps is not None and (
+        not isinstance(fps, int | float) or isinstance(fps, bool) or fps <= 0
+    )
     if (frames is not None and _positive_int(frames) is None) or bad_fps:
-        r.add("/num_frames", "run.wrong-type", "num_frames and fps must be positive numbers",
-              "leave them out for images")
-    gpu = loc.gpu_model or (doc.get("gpu_model") if isinstance(doc.get("gpu_model"), str)
-                            else None)
+        r.add(
+            "/num_frames",
+            "run.wrong-type",
+            "num_frames and fps must be positive numbers",
+            "leave them out for images",
+        )
+    gpu = loc.gpu_model or (doc.get("gpu_model") if isinstance(doc.get("gpu_model"), str) else None)
     if gpu is None:
-        r.add("", "run.no-gpu", "the GPU is not known: the run is not below "
-              "diffusion/{gpu_family}/current/ and results.json has no gpu_model",
-              "put the run in the benchmark root layout, or add gpu_model to results.json",
-              in_file=False)
+        r.add(
+            "",
+            "run.no-gpu",
+            "the GPU is not known: the run is not below "
+            "diffusion/{gpu_family}/current/ and results.json has no gpu_model",
+            "put the run in the benchmark root layout, or add gpu_model to results.json",
+            in_file=False,
+        )
     energies, times, skipped = r.iterations(doc)
     if r.problems:
         return None, r.problems
@@ -228,38 +314,71 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
     n = len(times)
     date = doc.get("date")
     if date is not None:
-        wrong = date_problem(date, r.file, "/date") if isinstance(date, str) else Problem(
-            r.file, "/date", "run.wrong-type", "date is not a string",
-            "give the date as the benchmark writes it, YYYYMMDD-HHMMSS")
+        wrong = (
+            date_problem(date, r.file, "/date")
+            if isinstance(date, str)
+            else Problem(
+                r.file,
+                "/date",
+                "run.wrong-type",
+                "date is not a string",
+                "give the date as the benchmark writes it, YYYYMMDD-HHMMSS",
+            )
+        )
         if wrong is not None:
             return None, [wrong]
     return DiffusionResults(
-        gpu_model=gpu, batch_size=batch, ulysses_degree=uly, ring_degree=ring,
-        inference_steps=steps, height_px=height, width_px=width,
-        num_frames=_positive_int(frames), fps=float(fps) if fps is not None else None,
-        extra=pairs, batch_latency_s=math.fsum(times) / n if n else 0.0,
-        batch_energy_joules=math.fsum(energies) / n if n else 0.0, iterations=n,
-        skipped_iterations=skipped, date=date if isinstance(date, str) else None), []
+        gpu_model=gpu,
+        batch_size=batch,
+        ulysses_degree=uly,
+        ring_degree=ring,
+        inference_steps=steps,
+        height_px=height,
+        width_px=width,
+        num_frames=_positive_int(frames),
+        fps=float(fps) if fps is not None else None,
+        extra=pairs,
+        batch_latency_s=math.fsum(times) / n if n else 0.0,
+        batch_energy_joules=math.fsum(energies) / n if n else 0.0,
+        iterations=n,
+        skipped_iterations=skipped,
+        date=date if isinstance(date, str) else None,
+    ), []
 
 
-def diffusion_document(loc: RunLocation, r: DiffusionResults, precision: str, repeat: int,
-                       provenance: dict[str, str]) -> dict[str, Any]:
+def diffusion_document(
+    loc: RunLocation, r: DiffusionResults, precision: str, repeat: int, provenance: dict[str, str]
+) -> dict[str, Any]:
     """The measurement-file document of a diffusion run (not yet validated)."""
-    output: dict[str, Any] = {"width_px": r.width_px, "height_px": r.height_px,
-                              "inference_steps": r.inference_steps}
+    output: dict[str, Any] = {
+        "width_px": r.width_px,
+        "height_px": r.height_px,
+        "inference_steps": r.inference_steps,
+    }
     if r.num_frames is not None:
         output["num_frames"] = r.num_frames
     if r.fps is not None:
         output["fps"] = r.fps
     return {
-        "schema_version": 1, "kind": "diffusion", "task": loc.task, "model_id": loc.model_id,
-        "gpu_model": r.gpu_model, "num_gpus": r.num_gpus, "weight_precision": precision,
-        "serving": {"batch_size": r.batch_size, "ulysses_degree": r.ulysses_degree,
-                    "ring_degree": r.ring_degree},
-        "output": output, "repeat": repeat,
-        "metrics": {"energy_per_output_joules": r.energy_per_output_joules,
-                    "avg_power_watts": r.avg_power_watts,
-                    "throughput_outputs_per_sec": r.throughput_outputs_per_sec,
-                    "batch_latency_s": r.batch_latency_s},
+        "schema_version": 1,
+        "kind": "diffusion",
+        "task": loc.task,
+        "model_id": loc.model_id,
+        "gpu_model": r.gpu_model,
+        "num_gpus": r.num_gpus,
+        "weight_precision": precision,
+        "serving": {
+            "batch_size": r.batch_size,
+            "ulysses_degree": r.ulysses_degree,
+            "ring_degree": r.ring_degree,
+        },
+        "output": output,
+        "repeat": repeat,
+        "metrics": {
+            "energy_per_output_joules": r.energy_per_output_joules,
+            "avg_power_watts": r.avg_power_watts,
+            "throughput_outputs_per_sec": r.throughput_outputs_per_sec,
+            "batch_latency_s": r.batch_latency_s,
+        },
         "provenance": {**provenance, "source": loc.source},
     }

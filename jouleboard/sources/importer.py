@@ -58,8 +58,10 @@ def not_a_data_folder(out: Path, *, may_create: bool = False) -> str | None:
         return None
     if out.is_dir() and all((out / name).is_file() for name in REGISTRIES):
         return None
-    return (f"{out} is not a jouleboard data folder (no {'/'.join(REGISTRIES)}): create one "
-            f"with `jouleboard init {out}` or pass --out to an existing data folder")
+    return (
+        f"{out} is not a jouleboard data folder (no {'/'.join(REGISTRIES)}): create one "
+        f"with `jouleboard init {out}` or pass --out to an existing data folder"
+    )
 
 
 def manifest_refusal(data_dir: Path) -> Problem | None:
@@ -69,9 +71,14 @@ def manifest_refusal(data_dir: Path) -> Problem | None:
         read_capped(data_dir / MANIFEST, MANIFEST_CAP)
     except FileRefused as e:
         if e.rule != "file.missing":
-            return Problem(shown_path(data_dir / MANIFEST), "", e.rule, e.message,
-                           f"{e.hint}; it lists the files importers wrote: restore it or "
-                           "remove it (the next import then treats every file as not its own)")
+            return Problem(
+                shown_path(data_dir / MANIFEST),
+                "",
+                e.rule,
+                e.message,
+                f"{e.hint}; it lists the files importers wrote: restore it or "
+                "remove it (the next import then treats every file as not its own)",
+            )
     return None
 
 
@@ -84,8 +91,7 @@ def read_manifest(data_dir: Path) -> dict[str, list[str]]:
         return {}
     if not isinstance(doc, dict):
         return {}
-    return {k: [p for p in v if isinstance(p, str)] for k, v in doc.items()
-            if isinstance(v, list)}
+    return {k: [p for p in v if isinstance(p, str)] for k, v in doc.items() if isinstance(v, list)}
 
 
 def _inside(data_dir: Path, rel: str) -> bool:
@@ -104,8 +110,15 @@ def conflicts(plan: ImportPlan, data_dir: Path) -> list[Problem]:
     for rel, text in sorted(plan.files.items()):
         target = data_dir / rel
         if not _inside(data_dir, rel):
-            problems.append(Problem(rel, "", "import.outside-data", "would be written outside "
-                                    "the data folder", "report this as a bug"))
+            problems.append(
+                Problem(
+                    rel,
+                    "",
+                    "import.outside-data",
+                    "would be written outside the data folder",
+                    "report this as a bug",
+                )
+            )
             continue
         if not target.exists() or rel in mine:
             continue
@@ -114,10 +127,15 @@ def conflicts(plan: ImportPlan, data_dir: Path) -> list[Problem]:
         except (FileRefused, UnicodeDecodeError):
             old = None
         if old is None or not plan.owns(old, text):
-            problems.append(Problem(shown_path(target), "", "import.would-replace",
-                                    f"a file {plan.importer} did not write is in the way",
-                                    "move it away (or remove it) first, or leave this "
-                                    "configuration out"))
+            problems.append(
+                Problem(
+                    shown_path(target),
+                    "",
+                    "import.would-replace",
+                    f"a file {plan.importer} did not write is in the way",
+                    "move it away (or remove it) first, or leave this configuration out",
+                )
+            )
     return problems
 
 
@@ -127,8 +145,11 @@ def stale_files(plan: ImportPlan, data_dir: Path, candidates: list[str]) -> list
     if not plan.replace_previous:
         return []
     mine = set(read_manifest(data_dir).get(plan.importer, [])) | set(candidates)
-    return sorted(rel for rel in mine if rel not in plan.files and _inside(data_dir, rel)
-                  and (data_dir / rel).is_file())
+    return sorted(
+        rel
+        for rel in mine
+        if rel not in plan.files and _inside(data_dir, rel) and (data_dir / rel).is_file()
+    )
 
 
 def commit(plan: ImportPlan, data_dir: Path, stale: Sequence[str] = ()) -> Committed:
@@ -151,8 +172,7 @@ def commit(plan: ImportPlan, data_dir: Path, stale: Sequence[str] = ()) -> Commi
     manifest = read_manifest(data_dir)
     previous = set() if plan.replace_previous else set(manifest.get(plan.importer, []))
     manifest[plan.importer] = sorted((previous - set(stale)) | set(plan.files))
-    _replace_text(data_dir / MANIFEST, json.dumps(dict(sorted(manifest.items())), indent=1)
-                  + "\n")
+    _replace_text(data_dir / MANIFEST, json.dumps(dict(sorted(manifest.items())), indent=1) + "\n")
     return Committed(tuple(sorted(plan.files)), tuple(stale))
 
 

@@ -53,16 +53,21 @@ def smooth_itl(itl_s: Sequence[float]) -> list[float]:
         end = zero
         while end < n and itl_s[end] == 0:
             end += 1
-        out.extend(itl_s[i:zero - 1])  # single-token chunks
+        out.extend(itl_s[i : zero - 1])  # single-token chunks
         tokens = end - zero + 1  # the last positive gap and the zeros after it
         out.extend([itl_s[zero - 1] / tokens] * tokens)
         i = end
     return out
 
 
-def order_statistics(values: Sequence[float], ranks: Iterable[int], *,
-                     sort_limit: int = 1 << 16, sample_size: int = 1 << 16,
-                     margin_sigmas: float = 6.0) -> dict[int, float]:
+def order_statistics(
+    values: Sequence[float],
+    ranks: Iterable[int],
+    *,
+    sort_limit: int = 1 << 16,
+    sample_size: int = 1 << 16,
+    margin_sigmas: float = 6.0,
+) -> dict[int, float]:
     """``sorted(values)[r]`` for each 0-based rank r, exactly, without sorting all values.
 
     A seeded random sample brackets each rank with a value window (``margin_sigmas``
@@ -83,8 +88,12 @@ def order_statistics(values: Sequence[float], ranks: Iterable[int], *,
         f = r / (n - 1)
         margin = margin_sigmas * math.sqrt(f * (1 - f) * len(sample)) + 2
         lo, hi = math.floor(f * last - margin), math.ceil(f * last + margin)
-        windows.append((-math.inf if lo <= 0 else sample[lo],
-                        math.inf if hi >= last else math.nextafter(sample[hi], math.inf)))
+        windows.append(
+            (
+                -math.inf if lo <= 0 else sample[lo],
+                math.inf if hi >= last else math.nextafter(sample[hi], math.inf),
+            )
+        )
     merged: list[tuple[float, float]] = []  # overlapping windows as one (p50's two ranks)
     for lo_v, hi_v in sorted(windows):
         if merged and lo_v <= merged[-1][1]:
@@ -135,7 +144,11 @@ def _lerp(a: float, b: float, t: float) -> float:
 def itl_stats(gaps_s: Sequence[float]) -> ItlStats:
     """Mean and percentiles of per-token gaps (s), in ms."""
     p50, p90, p95, p99 = percentiles(gaps_s, ITL_PERCENTILES)
-    return ItlStats(mean_ms=math.fsum(gaps_s) / len(gaps_s) * 1000, median_ms=p50 * 1000,
-                    p90_ms=p90 * 1000, p95_ms=p95 * 1000, p99_ms=p99 * 1000, gaps=len(gaps_s))
-
-
+    return ItlStats(
+        mean_ms=math.fsum(gaps_s) / len(gaps_s) * 1000,
+        median_ms=p50 * 1000,
+        p90_ms=p90 * 1000,
+        p95_ms=p95 * 1000,
+        p99_ms=p99 * 1000,
+        gaps=len(gaps_s),
+    )

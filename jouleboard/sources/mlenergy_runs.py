@@ -141,8 +141,10 @@ class RunsReport:
         """``N runs found, M published, K dropped (rule: n, ...)``."""
         by_rule = Counter(w.rule for w in self.warnings)
         dropped = ", ".join(f"{rule}: {n}" for rule, n in sorted(by_rule.items()))
-        return (f"{self.found} runs found, {len(self.published)} published, "
-                f"{len(self.warnings)} dropped" + (f" ({dropped})" if dropped else ""))
+        return (
+            f"{self.found} runs found, {len(self.published)} published, "
+            f"{len(self.warnings)} dropped" + (f" ({dropped})" if dropped else "")
+        )
 
 
 def _read_all(locations: list[RunLocation]) -> tuple[list[AnyRun], list[Problem], list[Problem]]:
@@ -160,10 +162,15 @@ def _read_all(locations: list[RunLocation]) -> tuple[list[AnyRun], list[Problem]
             facts, more = model_facts(loc)
             errors.extend(problems + more)
             if results is not None and results.iterations == 0:
-                dropped.append(Problem(f"{shown_path(loc.run_dir)}/{RESULTS_JSON}",
-                                       "/iteration_energy_measurements",
-                                       "run.no-valid-iteration", "no iteration with a positive "
-                                       "time: dropped", "rerun the benchmark"))
+                dropped.append(
+                    Problem(
+                        f"{shown_path(loc.run_dir)}/{RESULTS_JSON}",
+                        "/iteration_energy_measurements",
+                        "run.no-valid-iteration",
+                        "no iteration with a positive time: dropped",
+                        "rerun the benchmark",
+                    )
+                )
             elif results is not None and not more:
                 runs.append(DiffusionRawRun(loc, results, shown_path(loc.run_dir), facts))
         else:
@@ -178,26 +185,55 @@ def _identity(run: AnyRun, precision: str) -> tuple[object, ...]:
     """The configuration a run measures, without the repeat number."""
     if isinstance(run, RawRun):
         p = run.params
-        return (*run.group, precision, p.max_num_seqs, p.tensor_parallel, p.expert_parallel,
-                p.data_parallel)
+        return (
+            *run.group,
+            precision,
+            p.max_num_seqs,
+            p.tensor_parallel,
+            p.expert_parallel,
+            p.data_parallel,
+        )
     r = run.results
-    return (*run.location.group, r.gpu_model, precision, r.batch_size, r.ulysses_degree,
-            r.ring_degree, r.inference_steps, r.width_px, r.height_px, r.num_frames)
+    return (
+        *run.location.group,
+        r.gpu_model,
+        precision,
+        r.batch_size,
+        r.ulysses_degree,
+        r.ring_degree,
+        r.inference_steps,
+        r.width_px,
+        r.height_px,
+        r.num_frames,
+    )
 
 
 def _unknown_model(run: AnyRun, registry: Registry) -> tuple[dict[str, Any], Problem]:
     model_id, diffusion = run.location.model_id, isinstance(run, DiffusionRawRun)
-    entry = models_yaml_entry(model_id, run.facts, inferred_precision(model_id, diffusion),
-                              BUILDERS.get(run.location.org, run.location.org))
-    how = "add this entry to models.yaml, or rerun import-runs with --add-models" \
-        if run.facts else "add this entry to models.yaml with the model's real facts " \
+    entry = models_yaml_entry(
+        model_id,
+        run.facts,
+        inferred_precision(model_id, diffusion),
+        BUILDERS.get(run.location.org, run.location.org),
+    )
+    how = (
+        "add this entry to models.yaml, or rerun import-runs with --add-models"
+        if run.facts
+        else "add this entry to models.yaml with the model's real facts "
         "(no model_info.json in the benchmark's configs/ to take them from)"
-    return entry, Problem(f"{run.shown}/{RESULTS_JSON}", "/model_id", "registry.unknown-model",
-                          f"unknown model {model_id!r}", f"{how}:\n{entry_yaml(model_id, entry)}")
+    )
+    return entry, Problem(
+        f"{run.shown}/{RESULTS_JSON}",
+        "/model_id",
+        "registry.unknown-model",
+        f"unknown model {model_id!r}",
+        f"{how}:\n{entry_yaml(model_id, entry)}",
+    )
 
 
-def _models(runs: list[AnyRun], registry: Registry, add: bool
-            ) -> tuple[Registry, dict[str, dict[str, Any]], list[Problem]]:
+def _models(
+    runs: list[AnyRun], registry: Registry, add: bool
+) -> tuple[Registry, dict[str, dict[str, Any]], list[Problem]]:
     """The registry with --add-models entries, those entries, and unknown-model errors."""
     new: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
@@ -214,8 +250,11 @@ def _models(runs: list[AnyRun], registry: Registry, add: bool
                 new[model_id] = entry
                 continue
             except ValueError as e:
-                problem = replace(problem, message=f"{problem.message}; model_info.json "
-                                  f"does not make a valid entry ({str(e).splitlines()[0]})")
+                problem = replace(
+                    problem,
+                    message=f"{problem.message}; model_info.json "
+                    f"does not make a valid entry ({str(e).splitlines()[0]})",
+                )
         problems.append(problem)
     models = {**registry.models, **{k: ModelInfo.model_validate(v) for k, v in new.items()}}
     return replace(registry, models=models), new, problems
@@ -227,8 +266,9 @@ def _precision(run: AnyRun, registry: Registry) -> str:
     return registry.models[run.location.model_id].weight_precision
 
 
-def load_runs(paths: Iterable[Path], registry: Registry,
-              options: RunOptions | None = None) -> RunsReport:
+def load_runs(
+    paths: Iterable[Path], registry: Registry, options: RunOptions | None = None
+) -> RunsReport:
     """Find, read, filter and validate every run at or below ``paths``."""
     options = options or RunOptions()
     paths = list(paths)
@@ -254,17 +294,26 @@ def load_runs(paths: Iterable[Path], registry: Registry,
         seen[key] += 1
         from_file, problems = files.for_run(run.location.run_dir)
         errors.extend(p for p in problems if p not in errors)
-        prov = resolve(options.provenance, set(options.explicit), from_file,
-                       run_date(run.results.date))
-        doc = llm_document(run, precision, seen[key], prov) if isinstance(run, RawRun) \
+        prov = resolve(
+            options.provenance, set(options.explicit), from_file, run_date(run.results.date)
+        )
+        doc = (
+            llm_document(run, precision, seen[key], prov)
+            if isinstance(run, RawRun)
             else diffusion_document(run.location, run.results, precision, seen[key], prov)
+        )
         config, problems = check_measurement(doc, run.shown, run.source, registry)
         if config is not None:
             published.append(PublishedRun(run, doc, config))
         errors.extend(problems)
     # set: a link or pipe is reported by the walk and again by the reader it would reach
-    return RunsReport(tuple(published), tuple(sorted(set(errors))), tuple(sorted(warnings)),
-                      found=len(locations), new_models=new_models)
+    return RunsReport(
+        tuple(published),
+        tuple(sorted(set(errors))),
+        tuple(sorted(warnings)),
+        found=len(locations),
+        new_models=new_models,
+    )
 
 
 # --- import-runs: measurement files -------------------------------------------------------
@@ -283,31 +332,43 @@ def measurement_file(doc: dict[str, Any]) -> str:
     s = doc["serving"]
     if doc["kind"] == "diffusion":
         o = doc["output"]
-        name = (f"{doc['gpu_model']}-x{doc['num_gpus']}-{doc['weight_precision']}"
-                f"-bs{s['batch_size']}-ulysses{s['ulysses_degree']}-ring{s['ring_degree']}"
-                f"-steps{o['inference_steps']}-{o['width_px']}x{o['height_px']}"
-                + (f"-f{o['num_frames']}" if "num_frames" in o else "")
-                + (f"-r{doc['repeat']}" if doc["repeat"] > 1 else ""))
+        name = (
+            f"{doc['gpu_model']}-x{doc['num_gpus']}-{doc['weight_precision']}"
+            f"-bs{s['batch_size']}-ulysses{s['ulysses_degree']}-ring{s['ring_degree']}"
+            f"-steps{o['inference_steps']}-{o['width_px']}x{o['height_px']}"
+            + (f"-f{o['num_frames']}" if "num_frames" in o else "")
+            + (f"-r{doc['repeat']}" if doc["repeat"] > 1 else "")
+        )
         return f"measurements/{doc['task']}/{doc['model_id']}/{name}.json"
-    return measurement_path(doc["task"], doc["model_id"], {
-        "gpu_model": doc["gpu_model"], "num_gpus": doc["num_gpus"],
-        "max_num_seqs": s["max_num_seqs"],
-        "parallelization": {k: s[k] for k in ("tensor_parallel", "expert_parallel",
-                                              "data_parallel")}},
-        doc["weight_precision"], doc["repeat"])
+    return measurement_path(
+        doc["task"],
+        doc["model_id"],
+        {
+            "gpu_model": doc["gpu_model"],
+            "num_gpus": doc["num_gpus"],
+            "max_num_seqs": s["max_num_seqs"],
+            "parallelization": {
+                k: s[k] for k in ("tensor_parallel", "expert_parallel", "data_parallel")
+            },
+        },
+        doc["weight_precision"],
+        doc["repeat"],
+    )
 
 
 def _same_source(old: str, new: str) -> bool:
     """An existing measurement file is import-runs' own when it came from the same run."""
     try:
-        return bool(json.loads(old)["provenance"]["source"] == json.loads(new)["provenance"][
-            "source"])
+        return bool(
+            json.loads(old)["provenance"]["source"] == json.loads(new)["provenance"]["source"]
+        )
     except (ValueError, KeyError, TypeError):
         return False
 
 
-def plan_import(report: RunsReport, data_dir: Path, existing: Iterable[Record],
-                models_text: str | None) -> tuple[ImportPlan, list[Problem]]:
+def plan_import(
+    report: RunsReport, data_dir: Path, existing: Iterable[Record], models_text: str | None
+) -> tuple[ImportPlan, list[Problem]]:
     """The files to write and what forbids writing them: a file in the way, or a
     configuration the data folder already has. ``existing``: the data folder's records."""
     plan = ImportPlan(IMPORTER, owns=_same_source)
@@ -315,8 +376,11 @@ def plan_import(report: RunsReport, data_dir: Path, existing: Iterable[Record],
         plan.files[measurement_file(p.measurement)] = dumps_canonical(p.measurement, indent=2)
     if report.new_models and models_text is not None:
         added = "".join(entry_yaml(k, v) for k, v in sorted(report.new_models.items()))
-        plan.updates["models.yaml"] = models_text.rstrip("\n") + \
-            "\n# Added by `jouleboard import-runs --add-models` from model_info.json:\n" + added
+        plan.updates["models.yaml"] = (
+            models_text.rstrip("\n")
+            + "\n# Added by `jouleboard import-runs --add-models` from model_info.json:\n"
+            + added
+        )
     others = [c for c in existing if c.source not in plan.files]
     shown_of = {c.source: shown_path(data_dir / c.source) for c in others} | report.shown
     problems = conflicts(plan, data_dir)
@@ -324,8 +388,9 @@ def plan_import(report: RunsReport, data_dir: Path, existing: Iterable[Record],
     return plan, problems
 
 
-def import_runs(paths: Iterable[Path], data_dir: Path, options: RunOptions | None = None,
-                strict: bool = False) -> ImportSummary:
+def import_runs(
+    paths: Iterable[Path], data_dir: Path, options: RunOptions | None = None, strict: bool = False
+) -> ImportSummary:
     """Write a measurement file per published run into ``data_dir``; on any error (or, with
     ``strict``, any dropped run), none."""
     from jouleboard.loading.dataset import load_dataset  # here: dataset imports this module
@@ -336,8 +401,9 @@ def import_runs(paths: Iterable[Path], data_dir: Path, options: RunOptions | Non
     data = load_dataset(data_dir)
     report = load_runs(paths, data.registry, options)
     models = data_dir / "models.yaml"
-    plan, problems = plan_import(report, data_dir, data.configurations,
-                                 models.read_text(encoding="utf-8"))
+    plan, problems = plan_import(
+        report, data_dir, data.configurations, models.read_text(encoding="utf-8")
+    )
     if report.errors or problems or (strict and report.warnings):
         raise ValidationFailed([*report.errors, *problems, *(report.warnings if strict else ())])
     done = commit(plan, data_dir)

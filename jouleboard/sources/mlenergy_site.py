@@ -70,10 +70,20 @@ BUILDERS = {
 }
 
 GPUS = {
-    "B200": {"name": "NVIDIA B200", "vendor": "NVIDIA", "generation": "Blackwell",
-             "memory_gb": 180.0, "board_power_watts": 1000.0},
-    "H100": {"name": "NVIDIA H100 SXM", "vendor": "NVIDIA", "generation": "Hopper",
-             "memory_gb": 80.0, "board_power_watts": 700.0},
+    "B200": {
+        "name": "NVIDIA B200",
+        "vendor": "NVIDIA",
+        "generation": "Blackwell",
+        "memory_gb": 180.0,
+        "board_power_watts": 1000.0,
+    },
+    "H100": {
+        "name": "NVIDIA H100 SXM",
+        "vendor": "NVIDIA",
+        "generation": "Hopper",
+        "memory_gb": 80.0,
+        "board_power_watts": 700.0,
+    },
 }
 
 TASKS: dict[str, dict[str, Any]] = {
@@ -81,17 +91,18 @@ TASKS: dict[str, dict[str, Any]] = {
         "name": "Problem Solving with Reasoning",
         "description_md": (
             "Graduate-level multiple-choice science questions (GPQA Diamond). Models reason "
-            "step by step before they answer, so responses run to thousands of tokens."),
+            "step by step before they answer, so responses run to thousands of tokens."
+        ),
     },
     "lm-arena-chat": {
         "name": "Chat",
         "description_md": "Conversational prompts as people send them to chat assistants "
-                          "(LM Arena conversations).",
+        "(LM Arena conversations).",
     },
     "sourcegraph-fim": {
         "name": "Code Completion",
         "description_md": "Fill-in-the-middle code completion requests (Sourcegraph): short "
-                          "outputs, latency-sensitive.",
+        "outputs, latency-sensitive.",
     },
     "image-chat": {
         "name": "Image Chat",
@@ -104,15 +115,19 @@ TASKS: dict[str, dict[str, Any]] = {
     "text-to-image": {
         "name": "Text to Image",
         "description_md": "Images generated from text prompts by diffusion models, at each "
-                          "model's served resolution and number of denoising steps.",
-        "output_unit": "image", "response_unit": "image", "efficiency_scale_joules": 1000,
+        "model's served resolution and number of denoising steps.",
+        "output_unit": "image",
+        "response_unit": "image",
+        "efficiency_scale_joules": 1000,
         "default_deadline": {"percentile": "p50", "ms": 30_000.0},
         "preset_deadlines_ms": [5_000.0, 10_000.0, 60_000.0],
     },
     "text-to-video": {
         "name": "Text to Video",
         "description_md": "Short videos generated from text prompts by diffusion models.",
-        "output_unit": "video", "response_unit": "video", "efficiency_scale_joules": 1_000_000,
+        "output_unit": "video",
+        "response_unit": "video",
+        "efficiency_scale_joules": 1_000_000,
         "default_deadline": {"percentile": "p50", "ms": 300_000.0},
         "preset_deadlines_ms": [120_000.0, 600_000.0, 1_800_000.0],
     },
@@ -121,8 +136,10 @@ PRESET_DEADLINES_MS = [50.0, 100.0, 200.0, 500.0]
 DEFAULT_DEADLINE_MS = 300.0
 
 DATASET = "The ML.ENERGY Benchmark v3"
-CITATION = ("Jae-Won Chung et al., The ML.ENERGY Benchmark: Toward Automated Inference Energy "
-            "Measurement and Optimization, NeurIPS 2025 Datasets and Benchmarks")
+CITATION = (
+    "Jae-Won Chung et al., The ML.ENERGY Benchmark: Toward Automated Inference Energy "
+    "Measurement and Optimization, NeurIPS 2025 Datasets and Benchmarks"
+)
 LICENSE = "Apache-2.0"
 SOURCE_PREFIX = "ml-energy/leaderboard public/data"
 IMPORTER = "import-mlenergy"
@@ -212,8 +229,10 @@ class SourceTokenConfiguration(_Source):
     def _no_batch_size(cls, data: Any) -> Any:
         """measurement_path takes a configuration with a batch size for a diffusion one."""
         if isinstance(data, dict) and "batch_size" in data:
-            raise ValueError("batch_size is a diffusion field; this task's kind is not "
-                             "diffusion (see index.json's architectures)")
+            raise ValueError(
+                "batch_size is a diffusion field; this task's kind is not "
+                "diffusion (see index.json's architectures)"
+            )
         return data
 
 
@@ -253,12 +272,12 @@ def _configuration_shape(kind: str, c: dict[str, Any]) -> type[_Source]:
     :func:`_diffusion_measurement` tells them apart)."""
     if kind != "diffusion":
         return SourceTokenConfiguration
-    return SourceVideoConfiguration if "energy_per_video_joules" in c \
-        else SourceImageConfiguration
+    return SourceVideoConfiguration if "energy_per_video_joules" in c else SourceImageConfiguration
 
 
-def _shape_problems(shape: type[_Source], value: Any, path: Path,
-                    prefix: tuple[object, ...] = ()) -> list[Problem]:
+def _shape_problems(
+    shape: type[_Source], value: Any, path: Path, prefix: tuple[object, ...] = ()
+) -> list[Problem]:
     try:
         shape.model_validate(value)
     except ValidationError as e:
@@ -275,9 +294,15 @@ def _read_bytes(path: Path, cap: int) -> tuple[str | None, list[Problem]]:
     try:
         return raw.decode("utf-8"), []
     except UnicodeDecodeError as e:
-        return None, [Problem(shown_path(path), "", "file.not-utf8",
-                              f"not UTF-8 text ({e.reason} at byte {e.start})",
-                              "save the file as UTF-8")]
+        return None, [
+            Problem(
+                shown_path(path),
+                "",
+                "file.not-utf8",
+                f"not UTF-8 text ({e.reason} at byte {e.start})",
+                "save the file as UTF-8",
+            )
+        ]
 
 
 def _read(path: Path, shape: type[_Source]) -> tuple[Any, list[Problem]]:
@@ -288,8 +313,9 @@ def _read(path: Path, shape: type[_Source]) -> tuple[Any, list[Problem]]:
         return None, problems
     value, issues = parse_strict(text)
     if issues:
-        return None, [Problem(shown_path(path), i.pointer, i.rule, i.message, i.hint)
-                      for i in issues]
+        return None, [
+            Problem(shown_path(path), i.pointer, i.rule, i.message, i.hint) for i in issues
+        ]
     problems = _shape_problems(shape, value, path)
     return (None if problems else value), problems
 
@@ -313,38 +339,62 @@ def _folder_problem(folder: Path) -> Problem | None:
     except FileNotFoundError:
         return None  # nothing to read there; a task file it lacks is reported as missing
     except OSError as e:
-        return Problem(shown_path(folder), "", "file.unreadable",
-                       f"cannot read the folder: {e.strerror or e}", "check its permissions")
+        return Problem(
+            shown_path(folder),
+            "",
+            "file.unreadable",
+            f"cannot read the folder: {e.strerror or e}",
+            "check its permissions",
+        )
     if stat.S_ISLNK(mode):
-        return Problem(shown_path(folder), "", "file.symlinked-folder",
-                       "a symbolic link to a folder", "put the folder itself there")
+        return Problem(
+            shown_path(folder),
+            "",
+            "file.symlinked-folder",
+            "a symbolic link to a folder",
+            "put the folder itself there",
+        )
     if not stat.S_ISDIR(mode):
-        return Problem(shown_path(folder), "", "file.not-regular", "not a folder",
-                       "put the folder of the site data there")
+        return Problem(
+            shown_path(folder),
+            "",
+            "file.not-regular",
+            "not a folder",
+            "put the folder of the site data there",
+        )
     return None
 
 
-def measurement_path(task: str, model_id: str, c: dict[str, Any], precision: str,
-                     repeat: int) -> str:
+def measurement_path(
+    task: str, model_id: str, c: dict[str, Any], precision: str, repeat: int
+) -> str:
     """Where the importer puts a configuration, relative to data/."""
     par = c["parallelization"]
     if "batch_size" in c:  # diffusion
-        name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-bs{c['batch_size']}"
-                f"-ulysses{par['ulysses_degree']}-ring{par['ring_degree']}"
-                f"-steps{c['inference_steps']}")
+        name = (
+            f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-bs{c['batch_size']}"
+            f"-ulysses{par['ulysses_degree']}-ring{par['ring_degree']}"
+            f"-steps{c['inference_steps']}"
+        )
     else:
-        name = (f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-tp{par['tensor_parallel']}"
-                f"-ep{par['expert_parallel']}-dp{par['data_parallel']}-seqs{c['max_num_seqs']}")
+        name = (
+            f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-tp{par['tensor_parallel']}"
+            f"-ep{par['expert_parallel']}-dp{par['data_parallel']}-seqs{c['max_num_seqs']}"
+        )
     suffix = f"-r{repeat}" if repeat > 1 else ""
     return f"measurements/{task}/{model_id}/{name}{suffix}.json"
 
 
-def _diffusion_measurement(task: str, model: dict[str, Any], c: dict[str, Any], repeat: int,
-                           provenance: dict[str, str]) -> dict[str, Any]:
+def _diffusion_measurement(
+    task: str, model: dict[str, Any], c: dict[str, Any], repeat: int, provenance: dict[str, str]
+) -> dict[str, Any]:
     par = c["parallelization"]
     unit = "video" if "energy_per_video_joules" in c else "image"
-    output: dict[str, Any] = {"width_px": c[f"{unit}_width"], "height_px": c[f"{unit}_height"],
-                              "inference_steps": c["inference_steps"]}
+    output: dict[str, Any] = {
+        "width_px": c[f"{unit}_width"],
+        "height_px": c[f"{unit}_height"],
+        "inference_steps": c["inference_steps"],
+    }
     if unit == "video":
         output.update(num_frames=c["num_frames"], fps=c["fps"])
     return {
@@ -355,8 +405,11 @@ def _diffusion_measurement(task: str, model: dict[str, Any], c: dict[str, Any], 
         "gpu_model": c["gpu_model"],
         "num_gpus": c["num_gpus"],
         "weight_precision": model["weight_precision"],
-        "serving": {"batch_size": c["batch_size"], "ulysses_degree": par["ulysses_degree"],
-                    "ring_degree": par["ring_degree"]},
+        "serving": {
+            "batch_size": c["batch_size"],
+            "ulysses_degree": par["ulysses_degree"],
+            "ring_degree": par["ring_degree"],
+        },
         "output": output,
         "repeat": repeat,
         "metrics": {
@@ -369,8 +422,14 @@ def _diffusion_measurement(task: str, model: dict[str, Any], c: dict[str, Any], 
     }
 
 
-def _measurement(task: str, kind: str, model: dict[str, Any], c: dict[str, Any], repeat: int,
-                 provenance: dict[str, str]) -> dict[str, Any]:
+def _measurement(
+    task: str,
+    kind: str,
+    model: dict[str, Any],
+    c: dict[str, Any],
+    repeat: int,
+    provenance: dict[str, str],
+) -> dict[str, Any]:
     if kind == "diffusion":
         return _diffusion_measurement(task, model, c, repeat, provenance)
     par, hist = c["parallelization"], c["output_length_distribution"]
@@ -402,8 +461,7 @@ def _measurement(task: str, kind: str, model: dict[str, Any], c: dict[str, Any],
             "p95_itl_ms": c["p95_itl_ms"],
             "p99_itl_ms": c["p99_itl_ms"],
         },
-        "output_length_distribution": {"bin_edges_tokens": hist["bins"],
-                                       "counts": hist["counts"]},
+        "output_length_distribution": {"bin_edges_tokens": hist["bins"], "counts": hist["counts"]},
         "provenance": provenance,
     }
 
@@ -435,8 +493,9 @@ def _task_entry(task: str, display: str, kind: str, old: dict[str, Any]) -> dict
         "output_unit": curated.get("output_unit", "token"),
         "response_unit": curated.get("response_unit", "response"),
         "efficiency_scale_joules": curated.get("efficiency_scale_joules", 1),
-        "default_deadline": dict(curated.get("default_deadline",
-                                             {"percentile": "p50", "ms": DEFAULT_DEADLINE_MS})),
+        "default_deadline": dict(
+            curated.get("default_deadline", {"percentile": "p50", "ms": DEFAULT_DEADLINE_MS})
+        ),
         "preset_deadlines_ms": list(curated.get("preset_deadlines_ms", PRESET_DEADLINES_MS)),
     }
     entry.update(old)
@@ -525,8 +584,14 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
     # Text tasks first, then multimodal: the order of the home page.
     kinds = {task: kind for kind in KINDS for task in index["architectures"].get(kind, [])}
     source_ref, problems = _source_ref(src)
-    provenance = {"dataset": DATASET, "version": "v3", "date": index["last_updated"],
-                  "license": LICENSE, "source": source_ref, "citation": CITATION}
+    provenance = {
+        "dataset": DATASET,
+        "version": "v3",
+        "date": index["last_updated"],
+        "license": LICENSE,
+        "source": source_ref,
+        "citation": CITATION,
+    }
     problems += [p for p in map(_folder_problem, (src / "models", src / "tasks")) if p]
     if problems:
         raise ValidationFailed(problems)
@@ -540,13 +605,19 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
             continue
         task = model["task"]
         if model["model_id"] not in index["models"]:
-            found.append(Problem(shown_path(path), pointer("model_id"),
-                                 "mlenergy.model-not-in-index",
-                                 f"model {model['model_id']!r} is not in index.json's models",
-                                 "add it to index.json's models, or remove this file"))
+            found.append(
+                Problem(
+                    shown_path(path),
+                    pointer("model_id"),
+                    "mlenergy.model-not-in-index",
+                    f"model {model['model_id']!r} is not in index.json's models",
+                    "add it to index.json's models, or remove this file",
+                )
+            )
         for i, c in enumerate(model["configurations"]):
-            found += _shape_problems(_configuration_shape(kinds[task], c), c, path,
-                                     ("configurations", i))
+            found += _shape_problems(
+                _configuration_shape(kinds[task], c), c, path, ("configurations", i)
+            )
         if found or problems:  # the next files are still read: every problem at once
             problems += found
             continue
@@ -555,8 +626,14 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
         for c in model["configurations"]:
             key = measurement_path(task, model["model_id"], c, model["weight_precision"], 1)
             repeat = seen[key] = seen.get(key, 0) + 1
-            doc = _measurement(task, kinds[task], model, c, repeat, {**provenance,
-                               "source": f"{provenance['source']}/models/{path.name}"})
+            doc = _measurement(
+                task,
+                kinds[task],
+                model,
+                c,
+                repeat,
+                {**provenance, "source": f"{provenance['source']}/models/{path.name}"},
+            )
             rel = measurement_path(task, model["model_id"], c, model["weight_precision"], repeat)
             plan.files[rel] = dumps_canonical(doc, indent=2)
             counts[task] = counts.get(task, 0) + 1
@@ -575,13 +652,18 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
     if problems:
         raise ValidationFailed(problems)
 
-    header = "# Imported from {} (Apache-2.0) by `jouleboard import-mlenergy`.\n" \
-             "# Hand-edited fields are kept on re-import: {}.\n"
-    models = {mid: _model_entry(mid, index["models"][mid], old_models.get(mid, {}))
-              for mid in sorted(used_models)}
+    header = (
+        "# Imported from {} (Apache-2.0) by `jouleboard import-mlenergy`.\n"
+        "# Hand-edited fields are kept on re-import: {}.\n"
+    )
+    models = {
+        mid: _model_entry(mid, index["models"][mid], old_models.get(mid, {}))
+        for mid in sorted(used_models)
+    }
     models.update({k: v for k, v in old_models.items() if k not in models})
     plan.updates["models.yaml"] = _dump_yaml(
-        models, header.format(DATASET, "builder, links, description_md"))
+        models, header.format(DATASET, "builder, links, description_md")
+    )
 
     tasks = {t: _task_entry(t, displays[t], kinds[t], old_tasks.get(t, {})) for t in kinds}
     tasks.update({k: v for k, v in old_tasks.items() if k not in tasks})
@@ -589,7 +671,8 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
 
     gpus = dict(sorted({**GPUS, **old_gpus}.items()))
     plan.updates["gpus.yaml"] = _dump_yaml(
-        gpus, "# Accelerators; board_power_watts bounds validation.\n")
+        gpus, "# Accelerators; board_power_watts bounds validation.\n"
+    )
 
     if not (out / "site.yaml").exists() and not (out / "site.yaml").is_symlink():
         site = {
@@ -602,7 +685,8 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
             "base_url": "/",
             "attribution_md": (
                 f"Measurements: [{DATASET}](https://ml.energy/leaderboard) ({CITATION}), "
-                f"published under the {LICENSE} license."),
+                f"published under the {LICENSE} license."
+            ),
         }
         plan.updates["site.yaml"] = _dump_yaml(site, "# Site settings.\n")
     problems = _validate(plan, out) + conflicts(plan, out)

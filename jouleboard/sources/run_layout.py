@@ -26,8 +26,10 @@ RESULTS_JSON = "results.json"
 PROMETHEUS_JSON = "prometheus.json"
 CURRENT_SNAPSHOT = "current"  # the toolkit reads only this snapshot of a benchmark root
 _ANY_SIZE = 1 << 62  # files a reader does not read (logs) have no size cap
-LAYOUT = ("run/{llm,mllm}/{task}/results/{org}/{model}/{gpu_model}/{runtime_params}/ or "
-          "run/diffusion/{task}/{org}/{model}/{config}/")
+LAYOUT = (
+    "run/{llm,mllm}/{task}/results/{org}/{model}/{gpu_model}/{runtime_params}/ or "
+    "run/diffusion/{task}/{org}/{model}/{config}/"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +62,24 @@ class RunLocation:
     def source(self) -> str:
         """Where-from of the run, the same on every machine."""
         if self.is_diffusion:
-            tail = "/".join(("run", DIFFUSION, self.task, self.org, self.model,
-                             self.params_folder))
-            return f"{DIFFUSION}/{self.gpu_model}/{self.snapshot}/{tail}" \
-                if self.snapshot is not None else tail
-        return "/".join(("run", self.kind, self.task, "results", self.org, self.model,
-                          str(self.gpu_model), self.params_folder))
+            tail = "/".join(("run", DIFFUSION, self.task, self.org, self.model, self.params_folder))
+            return (
+                f"{DIFFUSION}/{self.gpu_model}/{self.snapshot}/{tail}"
+                if self.snapshot is not None
+                else tail
+            )
+        return "/".join(
+            (
+                "run",
+                self.kind,
+                self.task,
+                "results",
+                self.org,
+                self.model,
+                str(self.gpu_model),
+                self.params_folder,
+            )
+        )
 
     @property
     def group(self) -> tuple[str, str, str]:
@@ -77,13 +91,28 @@ def run_location(run_dir: Path) -> RunLocation | None:
     p = run_dir.parts
     if len(p) >= 7 and p[-5] == "results" and p[-7] in LLM_KINDS:
         snapshot = p[-9] if len(p) >= 11 and p[-8] == "run" and p[-11] == "llm" else None
-        return RunLocation(run_dir, kind=p[-7], task=p[-6], org=p[-4], model=p[-3],
-                           gpu_model=p[-2], params_folder=p[-1], snapshot=snapshot)
+        return RunLocation(
+            run_dir,
+            kind=p[-7],
+            task=p[-6],
+            org=p[-4],
+            model=p[-3],
+            gpu_model=p[-2],
+            params_folder=p[-1],
+            snapshot=snapshot,
+        )
     if len(p) >= 6 and p[-6] == "run" and p[-5] == DIFFUSION:
         nested = len(p) >= 9 and p[-9] == DIFFUSION
-        return RunLocation(run_dir, kind=DIFFUSION, task=p[-4], org=p[-3], model=p[-2],
-                           gpu_model=p[-8].upper() if nested else None, params_folder=p[-1],
-                           snapshot=p[-7] if nested else None)
+        return RunLocation(
+            run_dir,
+            kind=DIFFUSION,
+            task=p[-4],
+            org=p[-3],
+            model=p[-2],
+            gpu_model=p[-8].upper() if nested else None,
+            params_folder=p[-1],
+            snapshot=p[-7] if nested else None,
+        )
     return None
 
 
@@ -91,13 +120,15 @@ def is_run_tree(path: Path) -> bool:
     """Whether ``path`` is (inside) a run tree rather than measurement files."""
     path = Path(os.path.abspath(path))
     if path.name in (RESULTS_JSON, PROMETHEUS_JSON) or any(
-            run_location(Path(*path.parts[:i])) for i in range(6, len(path.parts) + 1)):
+        run_location(Path(*path.parts[:i])) for i in range(6, len(path.parts) + 1)
+    ):
         return True
     if not path.is_dir():
         return False
     names = (*LLM_KINDS, DIFFUSION)
-    return any(RESULTS_JSON in files or any(n in dirs for n in names)
-               for _, dirs, files in os.walk(path))
+    return any(
+        RESULTS_JSON in files or any(n in dirs for n in names) for _, dirs, files in os.walk(path)
+    )
 
 
 def configs_dir(loc: RunLocation) -> Path | None:
@@ -122,8 +153,11 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
         if root.name == RESULTS_JSON and os.path.lexists(root) and not root.is_dir():
             root = root.parent  # the run's folder is walked: its results.json is checked there
         if not root.is_dir():
-            problems.append(Problem(shown_path(given), "", "file.missing", "no such run folder",
-                                    "check the path"))
+            problems.append(
+                Problem(
+                    shown_path(given), "", "file.missing", "no such run folder", "check the path"
+                )
+            )
             continue
         count, stray = len(found), len(problems)
         for folder, dirs, files in os.walk(root):
@@ -136,26 +170,51 @@ def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Proble
                 continue
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "configs")
             linked = [d for d in dirs if os.path.islink(here / d)]
-            problems.extend(Problem(shown_path(here / d), "", "file.symlinked-folder",
-                                    "a symbolic link to a folder in a run tree: not followed",
-                                    "copy the folder itself here") for d in linked)
+            problems.extend(
+                Problem(
+                    shown_path(here / d),
+                    "",
+                    "file.symlinked-folder",
+                    "a symbolic link to a folder in a run tree: not followed",
+                    "copy the folder itself here",
+                )
+                for d in linked
+            )
             dirs[:] = [d for d in dirs if d not in linked]
             if RESULTS_JSON in files:
-                problems.append(Problem(shown_path(here / RESULTS_JSON), "", "run.bad-layout",
-                                        "results.json outside the run layout",
-                                        f"put each run in {LAYOUT}"))
+                problems.append(
+                    Problem(
+                        shown_path(here / RESULTS_JSON),
+                        "",
+                        "run.bad-layout",
+                        "results.json outside the run layout",
+                        f"put each run in {LAYOUT}",
+                    )
+                )
         if len(found) == count and len(problems) == stray:
-            problems.append(Problem(shown_path(given), "", "run.none-found",
-                                    "no run directory at or below this path",
-                                    f"expected {LAYOUT} holding results.json"))
+            problems.append(
+                Problem(
+                    shown_path(given),
+                    "",
+                    "run.none-found",
+                    "no run directory at or below this path",
+                    f"expected {LAYOUT} holding results.json",
+                )
+            )
     unique: dict[str, RunLocation] = {}  # by source: two copies of one tree are one run
     for key in sorted(found):
         loc = found[key]
         first = unique.setdefault(loc.source, loc)
         if first is not loc:
-            problems.append(Problem(shown_path(loc.run_dir), "", "run.duplicate-run",
-                                    f"the same run as {shown_path(first.run_dir)}",
-                                    "give each run once; are these two copies of one tree?"))
+            problems.append(
+                Problem(
+                    shown_path(loc.run_dir),
+                    "",
+                    "run.duplicate-run",
+                    f"the same run as {shown_path(first.run_dir)}",
+                    "give each run once; are these two copies of one tree?",
+                )
+            )
     return list(unique.values()), problems
 
 
@@ -176,7 +235,11 @@ def not_current(loc: RunLocation) -> Problem | None:
     (the toolkit reads only ``current``)."""
     if loc.snapshot is None or loc.snapshot == CURRENT_SNAPSHOT:
         return None
-    return Problem(shown_path(loc.run_dir), "", "run.not-current-snapshot",
-                   f"in snapshot {loc.snapshot!r}, not {CURRENT_SNAPSHOT!r}: dropped, as the "
-                   "ML.ENERGY toolkit reads only the current snapshot",
-                   "move the run under current/ to publish it")
+    return Problem(
+        shown_path(loc.run_dir),
+        "",
+        "run.not-current-snapshot",
+        f"in snapshot {loc.snapshot!r}, not {CURRENT_SNAPSHOT!r}: dropped, as the "
+        "ML.ENERGY toolkit reads only the current snapshot",
+        "move the run under current/ to publish it",
+    )

@@ -70,40 +70,76 @@ def date_problem(value: str, shown: str, where: str) -> Problem | None:
     the time of the import."""
     date = run_date(value)
     if date is None:
-        return Problem(shown, where, "run.bad-date", f"date {value[:40]!r} is not a date",
-                       "the benchmark writes YYYYMMDD-HHMMSS; an ISO date is read too")
+        return Problem(
+            shown,
+            where,
+            "run.bad-date",
+            f"date {value[:40]!r} is not a date",
+            "the benchmark writes YYYYMMDD-HHMMSS; an ISO date is read too",
+        )
     if datetime.date.fromisoformat(date) > latest_date():
-        return Problem(shown, where, "run.future-date", f"date {date} is in the future",
-                       "check the clock of the machine that ran the benchmark, or fix the "
-                       "date")
+        return Problem(
+            shown,
+            where,
+            "run.future-date",
+            f"date {date} is in the future",
+            "check the clock of the machine that ran the benchmark, or fix the date",
+        )
     return None
 
 
 def _check(doc: Any, where: str) -> tuple[dict[str, str], list[Problem]]:
     if not isinstance(doc, dict):
-        return {}, [Problem(where, "", "run.provenance-invalid", "not a YAML mapping",
-                            f"give any of {', '.join(FIELDS)} as key: value")]
+        return {}, [
+            Problem(
+                where,
+                "",
+                "run.provenance-invalid",
+                "not a YAML mapping",
+                f"give any of {', '.join(FIELDS)} as key: value",
+            )
+        ]
     values: dict[str, str] = {}
     problems = []
     for key, value in doc.items():
         if key not in FIELDS:
-            problems.append(Problem(where, pointer(key), "run.provenance-invalid",
-                                    f"unknown field {key!r}", f"fields: {', '.join(FIELDS)}"))
+            problems.append(
+                Problem(
+                    where,
+                    pointer(key),
+                    "run.provenance-invalid",
+                    f"unknown field {key!r}",
+                    f"fields: {', '.join(FIELDS)}",
+                )
+            )
         elif isinstance(value, datetime.date) and key == "date":
             late = date_problem(value.isoformat(), where, pointer(key))
             if late is not None:
                 problems.append(late)
             else:
                 values[key] = value.isoformat()
-        elif not isinstance(value, str) or not value.strip() or \
-                len(value) > _MAX_CHARS.get(key, 10):
-            problems.append(Problem(where, pointer(key), "run.provenance-invalid",
-                                    f"{key} must be non-empty text of at most "
-                                    f"{_MAX_CHARS.get(key, 10)} characters",
-                                    "quote the value"))
+        elif (
+            not isinstance(value, str) or not value.strip() or len(value) > _MAX_CHARS.get(key, 10)
+        ):
+            problems.append(
+                Problem(
+                    where,
+                    pointer(key),
+                    "run.provenance-invalid",
+                    f"{key} must be non-empty text of at most {_MAX_CHARS.get(key, 10)} characters",
+                    "quote the value",
+                )
+            )
         elif key == "date" and run_date(value) != value:
-            problems.append(Problem(where, pointer(key), "run.provenance-invalid",
-                                    f"date {value!r} is not YYYY-MM-DD", "e.g. date: 2026-03-01"))
+            problems.append(
+                Problem(
+                    where,
+                    pointer(key),
+                    "run.provenance-invalid",
+                    f"date {value!r} is not YYYY-MM-DD",
+                    "e.g. date: 2026-03-01",
+                )
+            )
         elif key == "date" and (late := date_problem(value, where, pointer(key))) is not None:
             problems.append(late)
         else:
@@ -126,8 +162,10 @@ class ProvenanceFiles:
             else:
                 doc, error, rule = read_yaml(path)
                 if error:
-                    self.cache[folder] = ({}, [Problem(shown_path(path), "", rule, error,
-                                                       "fix the YAML")])
+                    self.cache[folder] = (
+                        {},
+                        [Problem(shown_path(path), "", rule, error, "fix the YAML")],
+                    )
                 else:
                     self.cache[folder] = _check(doc, shown_path(path))
         return self.cache[folder]
@@ -143,11 +181,14 @@ class ProvenanceFiles:
         return {}, []
 
 
-def resolve(given: RunProvenance, explicit: set[str], from_file: dict[str, str],
-            own_date: str | None) -> dict[str, str]:
+def resolve(
+    given: RunProvenance, explicit: set[str], from_file: dict[str, str], own_date: str | None
+) -> dict[str, str]:
     """The provenance of one run; ``explicit``: fields set on the command line."""
-    fields = {k: getattr(given, k) if k in explicit or k not in from_file else from_file[k]
-              for k in ("dataset", "version", "license", "citation")}
+    fields = {
+        k: getattr(given, k) if k in explicit or k not in from_file else from_file[k]
+        for k in ("dataset", "version", "license", "citation")
+    }
     if "date" in explicit and given.date:
         date = given.date
     else:

@@ -69,8 +69,9 @@ class _Chunks:
         return self.f.read(size)
 
 
-def raw_events(f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | None = None
-               ) -> Iterator[tuple[str, str, Any]]:
+def raw_events(
+    f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | None = None
+) -> Iterator[tuple[str, str, Any]]:
     """ijson.parse's ``(prefix, event, value)`` events (map keys left out) of a raw JSON
     file, refusing (:class:`RawJsonError`) nesting deeper than :data:`MAX_DEPTH`, a key
     twice in one object, a value of :data:`MAX_VALUE_BYTES` or more, and invalid JSON.
@@ -87,8 +88,7 @@ def raw_events(f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | Non
     at: str | int = 0  # no container open: at the top
     prefix = ""  # prefix of the next value
     try:
-        for event, value in ijson.basic_parse(chunks, buf_size=READ_CHUNK_BYTES,
-                                              use_float=True):
+        for event, value in ijson.basic_parse(chunks, buf_size=READ_CHUNK_BYTES, use_float=True):
             chunks.quiet_reads = 0
             if prefix == sink_prefix and event == "number":
                 at += 1  # type: ignore[operator]  # the sink's prefix is an array's items
@@ -97,9 +97,12 @@ def raw_events(f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | Non
             if event == "map_key":
                 assert keys is not None
                 if value in keys:
-                    raise RawJsonError(_pointer(stack, value), "json.duplicate-key",
-                                       f"key {value[:80]!r} appears more than once",
-                                       "keep one entry; JSON readers disagree on which wins")
+                    raise RawJsonError(
+                        _pointer(stack, value),
+                        "json.duplicate-key",
+                        f"key {value[:80]!r} appears more than once",
+                        "keep one entry; JSON readers disagree on which wins",
+                    )
                 keys.add(value)
                 at = value
                 name = value if len(value) <= _MAX_PATH_KEY else "\0long-key"
@@ -115,10 +118,12 @@ def raw_events(f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | Non
             yield prefix, event, value
             if event == "start_map" or event == "start_array":
                 if len(stack) >= MAX_DEPTH:
-                    raise RawJsonError(_pointer(stack, at), "json.too-deep",
-                                       f"nesting deeper than {MAX_DEPTH} levels",
-                                       "raw run files nest a few levels; use the file the "
-                                       "benchmark wrote")
+                    raise RawJsonError(
+                        _pointer(stack, at),
+                        "json.too-deep",
+                        f"nesting deeper than {MAX_DEPTH} levels",
+                        "raw run files nest a few levels; use the file the benchmark wrote",
+                    )
                 stack.append((own, keys, at))
                 own = prefix
                 if event == "start_map":
@@ -127,15 +132,19 @@ def raw_events(f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | Non
                     keys, at = None, -1
                     prefix = f"{prefix}.item" if prefix else "item"
     except _ValueTooLong:
-        raise RawJsonError(_pointer(stack, at), "json.value-too-long",
-                           f"a value (or blank stretch) of {MAX_VALUE_BYTES:,} bytes or more "
-                           "after this point", "use the file the benchmark wrote; no prompt "
-                           "or output is that long") from None
+        raise RawJsonError(
+            _pointer(stack, at),
+            "json.value-too-long",
+            f"a value (or blank stretch) of {MAX_VALUE_BYTES:,} bytes or more after this point",
+            "use the file the benchmark wrote; no prompt or output is that long",
+        ) from None
     except (ijson.JSONError, UnicodeDecodeError, ValueError) as e:
-        raise RawJsonError("", "run.json-syntax",
-                           "not valid JSON: " + " ".join(str(e).split())[:300],
-                           "use the file the benchmark wrote; NaN and Infinity are not "
-                           "JSON") from None
+        raise RawJsonError(
+            "",
+            "run.json-syntax",
+            "not valid JSON: " + " ".join(str(e).split())[:300],
+            "use the file the benchmark wrote; NaN and Infinity are not JSON",
+        ) from None
 
 
 def _no_sink(value: float) -> None:
@@ -171,14 +180,27 @@ class RunResults:
     date: str | None = None  # results.json "date" as written (the benchmark client's clock)
 
 
-_REQUIRED = {"model_id": "string", "gpu_model": "string", "num_gpus": "integer",
-             "max_num_seqs": "integer", "completed": "integer", "total_output_tokens": "number",
-             "steady_state_duration": "number", "steady_state_energy": "number"}
-_ENERGY_PER_TOKEN = {"steady_state_energy_per_token": "number",  # or the next one
-                     "steady_state_output_tokens": "number"}
+_REQUIRED = {
+    "model_id": "string",
+    "gpu_model": "string",
+    "num_gpus": "integer",
+    "max_num_seqs": "integer",
+    "completed": "integer",
+    "total_output_tokens": "number",
+    "steady_state_duration": "number",
+    "steady_state_energy": "number",
+}
+_ENERGY_PER_TOKEN = {
+    "steady_state_energy_per_token": "number",  # or the next one
+    "steady_state_output_tokens": "number",
+}
 _TOP_FIELDS = _REQUIRED | _ENERGY_PER_TOKEN | {"date": "string"}
-_ITL_ITEM, _REQUEST, _SUCCESS, _ITL = ("results.item.itl.item", "results.item",
-                                       "results.item.success", "results.item.itl")
+_ITL_ITEM, _REQUEST, _SUCCESS, _ITL = (
+    "results.item.itl.item",
+    "results.item",
+    "results.item.success",
+    "results.item.itl",
+)
 _SCALAR_EVENTS = ("number", "string", "boolean", "null")
 _NOT_A_LIST = (*_SCALAR_EVENTS, "start_map")
 
@@ -210,13 +232,21 @@ class _Requests:
     def finish(self) -> None:
         here = pointer("results", self.index)
         if self.success is None:
-            self.problem(here + "/success", "run.missing-field", "request has no success flag",
-                         "each request needs \"success\": true or false")
+            self.problem(
+                here + "/success",
+                "run.missing-field",
+                "request has no success flag",
+                'each request needs "success": true or false',
+            )
         elif not self.success:
             self.failed += 1
         elif self.itl_s and min(self.itl_s) < 0:
-            self.problem(here + "/itl", "run.bad-itl", "negative inter-token gap",
-                         "gaps are seconds since the previous token, never negative")
+            self.problem(
+                here + "/itl",
+                "run.bad-itl",
+                "negative inter-token gap",
+                "gaps are seconds since the previous token, never negative",
+            )
         else:
             self.successful += 1
             self.gaps_s.extend(smooth_itl(self.itl_s))
@@ -224,22 +254,33 @@ class _Requests:
     def all_problems(self) -> list[Problem]:
         if not self.unreported:
             return self.problems
-        return [*self.problems, Problem(self.shown, "/results", "run.more-problems",
-                                        f"{self.unreported} more problem(s) in requests",
-                                        "fix the ones above; the rest are likely alike")]
+        return [
+            *self.problems,
+            Problem(
+                self.shown,
+                "/results",
+                "run.more-problems",
+                f"{self.unreported} more problem(s) in requests",
+                "fix the ones above; the rest are likely alike",
+            ),
+        ]
 
 
-def _stream(events: Iterable[tuple[str, str, Any]], requests: _Requests
-            ) -> tuple[dict[str, tuple[str, Any]], str | None]:
+def _stream(
+    events: Iterable[tuple[str, str, Any]], requests: _Requests
+) -> tuple[dict[str, tuple[str, Any]], str | None]:
     """One pass over results.json events: top-level fields (first event of each wanted key)
     and the event that opened ``results``; requests are tallied as they pass."""
     top: dict[str, tuple[str, Any]] = {}
     results_event: str | None = None
     for prefix, event, value in events:
         if prefix == _ITL_ITEM:  # numbers went to requests.itl_s: anything else is wrong
-            requests.problem(pointer("results", requests.index, "itl", len(requests.itl_s)),
-                             "run.wrong-type", f"inter-token gap is a {event}, not a number",
-                             "itl holds one number (seconds) per generated token")
+            requests.problem(
+                pointer("results", requests.index, "itl", len(requests.itl_s)),
+                "run.wrong-type",
+                f"inter-token gap is a {event}, not a number",
+                "itl holds one number (seconds) per generated token",
+            )
         elif prefix == _REQUEST:
             if event == "start_map":
                 requests.start()
@@ -247,18 +288,29 @@ def _stream(events: Iterable[tuple[str, str, Any]], requests: _Requests
                 requests.finish()
             elif event in _SCALAR_EVENTS or event == "start_array":
                 requests.index += 1
-                requests.problem(pointer("results", requests.index), "run.wrong-type",
-                                 f"request is a {event.removeprefix('start_')}, not an object",
-                                 "results holds one object per request")
+                requests.problem(
+                    pointer("results", requests.index),
+                    "run.wrong-type",
+                    f"request is a {event.removeprefix('start_')}, not an object",
+                    "results holds one object per request",
+                )
         elif prefix == _SUCCESS:
             if event == "boolean":
                 requests.success = value
             else:
-                requests.problem(pointer("results", requests.index, "success"), "run.wrong-type",
-                                 f"success is a {event}, not true or false", "use true or false")
+                requests.problem(
+                    pointer("results", requests.index, "success"),
+                    "run.wrong-type",
+                    f"success is a {event}, not true or false",
+                    "use true or false",
+                )
         elif prefix == _ITL and event in _NOT_A_LIST:
-            requests.problem(pointer("results", requests.index, "itl"), "run.wrong-type",
-                             "itl is not a list", "itl lists one gap (s) per generated token")
+            requests.problem(
+                pointer("results", requests.index, "itl"),
+                "run.wrong-type",
+                "itl is not a list",
+                "itl lists one gap (s) per generated token",
+            )
         elif prefix == "results":
             results_event = results_event or event
         elif prefix in _TOP_FIELDS:
@@ -268,14 +320,22 @@ def _stream(events: Iterable[tuple[str, str, Any]], requests: _Requests
     return top, results_event
 
 
-def _top_value(top: dict[str, tuple[str, Any]], name: str, shown: str,
-               problems: list[Problem]) -> Any:
+def _top_value(
+    top: dict[str, tuple[str, Any]], name: str, shown: str, problems: list[Problem]
+) -> Any:
     """The value of top-level field ``name`` of its declared type, else None + a problem."""
     want = _TOP_FIELDS[name]
     if name not in top:
-        problems.append(Problem(shown, pointer(name), "run.missing-field", f"{name} is missing",
-                                "results.json of the ML.ENERGY Benchmark v3 has it; "
-                                "use the file the benchmark wrote"))
+        problems.append(
+            Problem(
+                shown,
+                pointer(name),
+                "run.missing-field",
+                f"{name} is missing",
+                "results.json of the ML.ENERGY Benchmark v3 has it; "
+                "use the file the benchmark wrote",
+            )
+        )
         return None
     event, value = top[name]
     if want == "string" and event == "string":
@@ -284,9 +344,15 @@ def _top_value(top: dict[str, tuple[str, Any]], name: str, shown: str,
         return float(value)
     if want == "integer" and event == "number" and float(value).is_integer():
         return int(value)
-    problems.append(Problem(shown, pointer(name), "run.wrong-type",
-                            f"{name} is a {event.removeprefix('start_')}, not a {want}",
-                            f"give {name} as a JSON {want}"))
+    problems.append(
+        Problem(
+            shown,
+            pointer(name),
+            "run.wrong-type",
+            f"{name} is a {event.removeprefix('start_')}, not a {want}",
+            f"give {name} as a JSON {want}",
+        )
+    )
     return None
 
 
@@ -302,18 +368,42 @@ def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Proble
     except RawJsonError as e:
         return None, [Problem(shown, e.where, e.rule, e.message, e.hint)]
     except OSError as e:
-        return None, [Problem(shown, "", "file.unreadable", e.strerror or str(e),
-                              "check the path and permissions")]
+        return None, [
+            Problem(
+                shown, "", "file.unreadable", e.strerror or str(e), "check the path and permissions"
+            )
+        ]
     if "" in top:
-        return None, [Problem(shown, "", "run.wrong-type", "results.json is not a JSON object",
-                              "results.json holds one object")]
+        return None, [
+            Problem(
+                shown,
+                "",
+                "run.wrong-type",
+                "results.json is not a JSON object",
+                "results.json holds one object",
+            )
+        ]
     problems = requests.all_problems()
     if results_event is None:
-        problems.append(Problem(shown, "/results", "run.missing-field", "results is missing",
-                                "results lists one object per request"))
+        problems.append(
+            Problem(
+                shown,
+                "/results",
+                "run.missing-field",
+                "results is missing",
+                "results lists one object per request",
+            )
+        )
     elif results_event != "start_array":
-        problems.append(Problem(shown, "/results", "run.wrong-type", "results is not a list",
-                                "results lists one object per request"))
+        problems.append(
+            Problem(
+                shown,
+                "/results",
+                "run.wrong-type",
+                "results is not a list",
+                "results lists one object per request",
+            )
+        )
     values = {name: _top_value(top, name, shown, problems) for name in _REQUIRED}
     problems.extend(_out_of_range(values, shown))
     energy_per_token = _energy_per_token(top, values["steady_state_energy"], shown, problems)
@@ -327,33 +417,53 @@ def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Proble
         return None, problems
     gaps_s = requests.gaps_s
     return RunResults(
-        model_id=values["model_id"], gpu_model=values["gpu_model"],
-        num_gpus=values["num_gpus"], max_num_seqs=values["max_num_seqs"],
-        completed=values["completed"], total_output_tokens=values["total_output_tokens"],
+        model_id=values["model_id"],
+        gpu_model=values["gpu_model"],
+        num_gpus=values["num_gpus"],
+        max_num_seqs=values["max_num_seqs"],
+        completed=values["completed"],
+        total_output_tokens=values["total_output_tokens"],
         steady_state_duration_s=values["steady_state_duration"],
         steady_state_energy_joules=values["steady_state_energy"],
         energy_per_token_joules=energy_per_token,
-        successful_requests=requests.successful, failed_requests=requests.failed,
-        itl=itl_stats(gaps_s) if gaps_s else None, date=date), []
+        successful_requests=requests.successful,
+        failed_requests=requests.failed,
+        itl=itl_stats(gaps_s) if gaps_s else None,
+        date=date,
+    ), []
 
 
-_AT_LEAST = {"completed": 0, "total_output_tokens": 0, "steady_state_duration": 0,
-             "num_gpus": 1, "max_num_seqs": 1}
+_AT_LEAST = {
+    "completed": 0,
+    "total_output_tokens": 0,
+    "steady_state_duration": 0,
+    "num_gpus": 1,
+    "max_num_seqs": 1,
+}
 
 
 def _out_of_range(values: dict[str, Any], shown: str) -> list[Problem]:
     """Counts and durations below what they can be (``completed: -5`` is not "no request
     succeeded", it is a broken file)."""
-    return [Problem(shown, pointer(name), "run.bad-value",
-                    f"{name} is {values[name]:g}, below {least}",
-                    "use the results.json the benchmark wrote; counts and durations are "
-                    "never negative")
-            for name, least in _AT_LEAST.items()
-            if values.get(name) is not None and values[name] < least]
+    return [
+        Problem(
+            shown,
+            pointer(name),
+            "run.bad-value",
+            f"{name} is {values[name]:g}, below {least}",
+            "use the results.json the benchmark wrote; counts and durations are never negative",
+        )
+        for name, least in _AT_LEAST.items()
+        if values.get(name) is not None and values[name] < least
+    ]
 
 
-def _energy_per_token(top: dict[str, tuple[str, Any]], energy_joules: float | None, shown: str,
-                      problems: list[Problem]) -> float:
+def _energy_per_token(
+    top: dict[str, tuple[str, Any]],
+    energy_joules: float | None,
+    shown: str,
+    problems: list[Problem],
+) -> float:
     """steady_state_energy_per_token, else steady-state energy / steady-state output tokens.
     (total_output_tokens counts the whole benchmark, not the steady window: not usable.)"""
     if "steady_state_energy_per_token" in top or "steady_state_output_tokens" not in top:
@@ -368,8 +478,10 @@ def _energy_per_token(top: dict[str, tuple[str, Any]], energy_joules: float | No
 def read_avg_batch_size(path: Path, shown: str) -> tuple[float | None, list[Problem]]:
     """steady_state_stats."vllm:num_requests_running" of prometheus.json (streamed to the
     end, so that a second copy of the field further on is refused, not ignored)."""
-    target, where = f"steady_state_stats.{BATCH_METRIC}", pointer("steady_state_stats",
-                                                                   BATCH_METRIC)
+    target, where = (
+        f"steady_state_stats.{BATCH_METRIC}",
+        pointer("steady_state_stats", BATCH_METRIC),
+    )
     found: tuple[str, Any] | None = None
     try:
         with open_regular(path, MAX_PROMETHEUS_BYTES) as f:
@@ -379,16 +491,28 @@ def read_avg_batch_size(path: Path, shown: str) -> tuple[float | None, list[Prob
     except FileRefused as e:
         return None, [_refused(shown, e)]
     except RawJsonError as e:
-        return None, [Problem(shown, e.where, e.rule, e.message,
-                              e.hint.replace("the file", "the prometheus.json"))]
+        return None, [
+            Problem(
+                shown, e.where, e.rule, e.message, e.hint.replace("the file", "the prometheus.json")
+            )
+        ]
     except OSError as e:
-        return None, [Problem(shown, "", "file.unreadable", e.strerror or str(e),
-                              "check the path and permissions")]
+        return None, [
+            Problem(
+                shown, "", "file.unreadable", e.strerror or str(e), "check the path and permissions"
+            )
+        ]
     if found is None:
         return None, []  # as the toolkit: no average batch size, utilisation is not checked
     event, value = found
     if event == "number" and value >= 0:
         return float(value), []
-    return None, [Problem(shown, where, "run.wrong-type",
-                          f"average batch size is a {event}, not a number >= 0",
-                          "use the prometheus.json the benchmark wrote")]
+    return None, [
+        Problem(
+            shown,
+            where,
+            "run.wrong-type",
+            f"average batch size is a {event}, not a number >= 0",
+            "use the prometheus.json the benchmark wrote",
+        )
+    ]

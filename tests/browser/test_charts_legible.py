@@ -15,9 +15,17 @@ pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-PAGES = ["/", "/tasks/gpqa/", "/tasks/text-to-image/", "/tasks/text-to-video/",
-         "/models/openai--gpt-oss-20b/", "/gpus/h100/", "/compare/", "/downloads/",
-         "/glossary/"]
+PAGES = [
+    "/",
+    "/tasks/gpqa/",
+    "/tasks/text-to-image/",
+    "/tasks/text-to-video/",
+    "/models/openai--gpt-oss-20b/",
+    "/gpus/h100/",
+    "/compare/",
+    "/downloads/",
+    "/glossary/",
+]
 CHARTLESS = {"/compare/", "/downloads/", "/glossary/"}  # compare: drawn once models are picked
 
 # Every visible text of an SVG at scale 1: its box, font size and text.
@@ -39,7 +47,8 @@ def shown_charts(rec: Recorder) -> list[dict[str, Any]]:
     images: list[dict[str, Any]] = rec.page.eval_on_selector_all(
         "figure.chart img",
         """(imgs) => imgs.map((i) => ({src: i.currentSrc, shown: i.getBoundingClientRect().width,
-                                      natural: i.naturalWidth}))""")
+                                      natural: i.naturalWidth}))""",
+    )
     return [i for i in images if i["shown"] > 0]
 
 
@@ -52,8 +61,12 @@ def measure_svg(rec: Recorder, probe: Any, src: str) -> dict[str, Any]:
 
 
 def overlaps(a: dict[str, float], b: dict[str, float], slack: float = 1.0) -> bool:
-    return (a["x"] + a["w"] - slack > b["x"] and b["x"] + b["w"] - slack > a["x"]
-            and a["y"] + a["h"] - slack > b["y"] and b["y"] + b["h"] - slack > a["y"])
+    return (
+        a["x"] + a["w"] - slack > b["x"]
+        and b["x"] + b["w"] - slack > a["x"]
+        and a["y"] + a["h"] - slack > b["y"]
+        and b["y"] + b["h"] - slack > a["y"]
+    )
 
 
 def chart_problems(rec: Recorder, min_px: float | None) -> list[str]:
@@ -70,12 +83,16 @@ def chart_problems(rec: Recorder, min_px: float | None) -> list[str]:
         for t in m["texts"]:
             if min_px is not None and t["size"] * scale < min_px - 0.05:
                 problems.append(f"{name}: {t['text']!r} shown at {t['size'] * scale:.1f} px")
-            if t["x"] < -1 or t["y"] < -1 or t["x"] + t["w"] > m["w"] + 1 or \
-                    t["y"] + t["h"] > m["h"] + 1:
+            if (
+                t["x"] < -1
+                or t["y"] < -1
+                or t["x"] + t["w"] > m["w"] + 1
+                or t["y"] + t["h"] > m["h"] + 1
+            ):
                 problems.append(f"{name}: {t['text']!r} outside its SVG")
         texts = m["texts"]
         for i, a in enumerate(texts):
-            for b in texts[i + 1:]:
+            for b in texts[i + 1 :]:
                 if overlaps(a, b):
                     problems.append(f"{name}: {a['text']!r} overlaps {b['text']!r}")
     return problems
@@ -99,7 +116,8 @@ def test_charts_legible_and_no_sideways_scroll(sized: Any, path: str) -> None:
     rec.page.wait_for_load_state("networkidle")
     rec.page.evaluate("() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')")
     rec.page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('figure.chart img')).every((i) => i.complete)")
+        "() => Array.from(document.querySelectorAll('figure.chart img')).every((i) => i.complete)"
+    )
     wide = rec.page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= rec.page.viewport_size["width"], f"{path} scrolls sideways ({wide} px)"
     if path not in CHARTLESS:
@@ -114,8 +132,7 @@ def test_live_compare_chart_is_legible_on_a_phone(pw_browser: Any, site_url: str
     ctx = pw_browser.new_context(viewport=PHONE)
     try:
         rec = watch(ctx, ctx.new_page(), site_url)
-        rec.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,openai/gpt-oss-120b,"
-                 "Qwen/Qwen3-14B")
+        rec.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,openai/gpt-oss-120b,Qwen/Qwen3-14B")
         rec.page.wait_for_selector("figure.chart svg.marks text")
         m = rec.page.eval_on_selector("figure.chart svg.marks", MEASURE)
         scale = m["w"] / float(rec.page.get_attribute("figure.chart svg.marks", "width") or 1)

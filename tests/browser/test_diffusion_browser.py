@@ -28,12 +28,14 @@ def most_efficient(task: str, deadline_s: float) -> str:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize(("task", "unit", "deadline_s"), [
-    ("text-to-image", "Images/kJ", 30.0),
-    ("text-to-video", "Videos/MJ", 300.0),
-])
-def test_diffusion_task_page(site_page: Recorder, task: str, unit: str,
-                             deadline_s: float) -> None:
+@pytest.mark.parametrize(
+    ("task", "unit", "deadline_s"),
+    [
+        ("text-to-image", "Images/kJ", 30.0),
+        ("text-to-video", "Videos/MJ", 300.0),
+    ],
+)
+def test_diffusion_task_page(site_page: Recorder, task: str, unit: str, deadline_s: float) -> None:
     first = most_efficient(task, deadline_s)
     page = site_page.page
     site_page.goto(f"/tasks/{task}/")
@@ -51,23 +53,36 @@ def test_diffusion_task_page(site_page: Recorder, task: str, unit: str,
 
 def cli_ranking(task: str, deadline_ms: float, gpus: list[str]) -> list[dict]:
     """`jouleboard rank` in its own process: the reference the page must reproduce."""
-    args = [sys.executable, "-m", "jouleboard", "rank", "--task", task, "--deadline-ms",
-            str(deadline_ms), "--format", "json"]
+    args = [
+        sys.executable,
+        "-m",
+        "jouleboard",
+        "rank",
+        "--task",
+        task,
+        "--deadline-ms",
+        str(deadline_ms),
+        "--format",
+        "json",
+    ]
     for gpu in gpus:
         args += ["--gpu", gpu]
-    out = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=120,
-                         check=True)
+    out = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=120, check=True)
     return json.loads(out.stdout)
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize(("task", "deadline_ms", "gpus"), [
-    ("text-to-image", 5000.0, ["B200", "H100"]),
-    ("text-to-image", 60000.0, ["H100"]),
-    ("text-to-video", 120000.0, ["B200", "H100"]),
-])
-def test_diffusion_reranks_like_the_cli(site_page: Recorder, task: str, deadline_ms: float,
-                                        gpus: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("task", "deadline_ms", "gpus"),
+    [
+        ("text-to-image", 5000.0, ["B200", "H100"]),
+        ("text-to-image", 60000.0, ["H100"]),
+        ("text-to-video", 120000.0, ["B200", "H100"]),
+    ],
+)
+def test_diffusion_reranks_like_the_cli(
+    site_page: Recorder, task: str, deadline_ms: float, gpus: list[str]
+) -> None:
     """At a deadline other than the default, the page's re-ranked table is the CLI's ranking:
     the same models in the same order, on the same configurations, with the same J/output."""
     expected = cli_ranking(task, deadline_ms, gpus)
@@ -91,7 +106,8 @@ def test_diffusion_reranks_like_the_cli(site_page: Recorder, task: str, deadline
         assert cells[1][0] == record["nickname"]
         assert cells[gpu][0] == f"{record['num_gpus']}x {record['gpu_model']}"
         assert float(cells[energy][0]) * scale == pytest.approx(
-            record["energy_per_output_joules"], rel=1e-12)
+            record["energy_per_output_joules"], rel=1e-12
+        )
     assert site_page.problems() == []
 
 

@@ -58,14 +58,21 @@ def nickname(model_id: str) -> str:
     return dataset().registry.models[model_id].nickname
 
 
-def python_ranking(deadline_ms: float, percentile: str = "p50",
-                   gpus: tuple[str, ...] = ALL_GPUS,
-                   precisions: tuple[str, ...] | None = None,
-                   budget: float | None = None) -> list[Configuration]:
+def python_ranking(
+    deadline_ms: float,
+    percentile: str = "p50",
+    gpus: tuple[str, ...] = ALL_GPUS,
+    precisions: tuple[str, ...] | None = None,
+    budget: float | None = None,
+) -> list[Configuration]:
     """The chosen configurations, best first, as jouleboard.rank.rank gives them."""
-    rows = rank(dataset().for_task(TASK), Deadline(deadline_ms, percentile),  # type: ignore[arg-type]
-                gpus=set(gpus), precisions=None if precisions is None else set(precisions),
-                energy_budget_joules_per_token=budget)
+    rows = rank(
+        dataset().for_task(TASK),
+        Deadline(deadline_ms, percentile),  # type: ignore[arg-type]
+        gpus=set(gpus),
+        precisions=None if precisions is None else set(precisions),
+        energy_budget_joules_per_token=budget,
+    )
     return [row.config for row in rows]
 
 
@@ -112,22 +119,30 @@ def snapshot(page: Any, selector: str, classes: bool = False) -> list[dict[str, 
 
 def ranking(page: Any, selector: str = TABLE) -> list[tuple[str, float]]:
     """(nickname, tokens/J data-value) of every data row of a ranking table."""
-    return [(row["cells"][COL_MODEL]["value"], float(row["cells"][COL_TPJ]["value"]))
-            for row in snapshot(page, selector) if len(row["cells"]) > COL_TPJ]
+    return [
+        (row["cells"][COL_MODEL]["value"], float(row["cells"][COL_TPJ]["value"]))
+        for row in snapshot(page, selector)
+        if len(row["cells"]) > COL_TPJ
+    ]
 
 
 def column_values(page: Any, index: int, selector: str = TABLE) -> list[float]:
-    return [float(row["cells"][index]["value"]) for row in snapshot(page, selector)
-            if len(row["cells"]) > index]
+    return [
+        float(row["cells"][index]["value"])
+        for row in snapshot(page, selector)
+        if len(row["cells"]) > index
+    ]
 
 
 def same_rows(actual: list[tuple[str, float]], expected: list[tuple[str, float]]) -> bool:
     return [n for n, _ in actual] == [n for n, _ in expected] and all(
-        math.isclose(a, e, rel_tol=1e-9) for (_, a), (_, e) in zip(actual, expected, strict=True))
+        math.isclose(a, e, rel_tol=1e-9) for (_, a), (_, e) in zip(actual, expected, strict=True)
+    )
 
 
-def eventually(page: Any, read: Callable[[], T], ok: Callable[[T], bool],
-               timeout_s: float = 10.0) -> T:
+def eventually(
+    page: Any, read: Callable[[], T], ok: Callable[[T], bool], timeout_s: float = 10.0
+) -> T:
     """Poll ``read()`` until ``ok`` holds or the time is up; returns the last value read."""
     limit = time.monotonic() + timeout_s
     while True:
@@ -137,13 +152,15 @@ def eventually(page: Any, read: Callable[[], T], ok: Callable[[T], bool],
         page.wait_for_timeout(40)
 
 
-def assert_ranking(page: Any, configs: list[Configuration], what: str,
-                   timeout_s: float = 10.0) -> None:
+def assert_ranking(
+    page: Any, configs: list[Configuration], what: str, timeout_s: float = 10.0
+) -> None:
     """Wait until the ranking table shows ``configs`` (the Python ranking), then check it:
     nicknames in order, tokens/J data-values to 1e-9 relative."""
     expected = expected_rows(configs)
-    shown = eventually(page, lambda: ranking(page), lambda rows: same_rows(rows, expected),
-                       timeout_s)
+    shown = eventually(
+        page, lambda: ranking(page), lambda rows: same_rows(rows, expected), timeout_s
+    )
     assert [n for n, _ in shown] == [n for n, _ in expected], f"{what}: model order"
     for (name, value), (_, want) in zip(shown, expected, strict=True):
         assert value == pytest.approx(want, rel=1e-9), f"{what}: tokens/J of {name}"
@@ -167,7 +184,8 @@ def status(page: Any) -> str:
 
 # Vega's warnings when the bar chart is drawn with no bar (see test_empty_ranking_*).
 EMPTY_BAR_CHART_WARNING = re.compile(
-    r'^warning: WARN Infinite extent for field "value(_start|_end)?": \[Infinity, -Infinity\]')
+    r'^warning: WARN Infinite extent for field "value(_start|_end)?": \[Infinity, -Infinity\]'
+)
 
 
 def assert_clean(*recs: Recorder, allow: re.Pattern[str] | None = None) -> None:
@@ -225,16 +243,25 @@ def _browser_case(case: dict[str, Any]) -> dict[str, Any]:
     for fields in case["configs"]:
         config = {**defaults, **fields}
         if kind == "token":
-            config.setdefault("energy_per_response_joules",
-                              config["energy_per_token_joules"] * 1000)
+            config.setdefault(
+                "energy_per_response_joules", config["energy_per_token_joules"] * 1000
+            )
         configs.append(config)
-    return {"name": case["name"], "configs": configs, "options": {
-        "deadlineMs": case["deadline_ms"], "percentile": case["percentile"],
-        "gpus": case.get("gpus"), "precisions": case.get("precisions"),
-        "energyBudget": case.get("energy_budget"), "top": case.get("top"),
-        "order": CASES["orders"][kind],
-        "objective": case.get("objective", "energy_per_token"),
-        "accuracy": case.get("accuracy", {})}}
+    return {
+        "name": case["name"],
+        "configs": configs,
+        "options": {
+            "deadlineMs": case["deadline_ms"],
+            "percentile": case["percentile"],
+            "gpus": case.get("gpus"),
+            "precisions": case.get("precisions"),
+            "energyBudget": case.get("energy_budget"),
+            "top": case.get("top"),
+            "order": CASES["orders"][kind],
+            "objective": case.get("objective", "energy_per_token"),
+            "accuracy": case.get("accuracy", {}),
+        },
+    }
 
 
 def test_shared_ranking_cases_in_browser(site_page: Recorder) -> None:
@@ -266,15 +293,35 @@ def test_deadline_40_matches_python(site_page: Recorder) -> None:
     expected = python_ranking(40)
     assert_ranking(page, expected, "deadline 40 ms")
     # The CLI gives the same ranking.
-    cli = json.loads(subprocess.run(
-        [sys.executable, "-m", "jouleboard", "rank", "--task", TASK, "--deadline-ms", "40",
-         "--format", "json"], cwd=REPO, check=True, capture_output=True, text=True).stdout)
+    cli = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "jouleboard",
+                "rank",
+                "--task",
+                TASK,
+                "--deadline-ms",
+                "40",
+                "--format",
+                "json",
+            ],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     assert [row["nickname"] for row in cli] == [n for n, _ in expected_rows(expected)]
 
     text = "median inter-token latency ≤ 40 ms"
     assert status(page) == f"{len(expected)} models meet {text}, on B200 and H100."
-    assert page.locator(f"{TABLE} caption").inner_text().endswith(
-        f"every model at {text}, on B200 and H100")
+    assert (
+        page.locator(f"{TABLE} caption")
+        .inner_text()
+        .endswith(f"every model at {text}, on B200 and H100")
+    )
     assert page.locator("p.deadline strong").inner_text() == text
     assert query(page.url) == {"deadline": ["40"]}
     assert page.input_value("#deadline-range") == str(slider_position(page, 40))
@@ -285,20 +332,25 @@ def test_deadline_40_matches_python(site_page: Recorder) -> None:
         assert cells[0]["value"] == str(number)
         assert cells[COL_GPU]["value"] == f"{config.num_gpus}x {config.gpu_model}"
         assert cells[COL_PRECISION]["value"] == config.weight_precision
-        assert float(cells[COL_JPT]["value"]) == pytest.approx(config.energy_per_token_joules,
-                                                               rel=1e-9)
+        assert float(cells[COL_JPT]["value"]) == pytest.approx(
+            config.energy_per_token_joules, rel=1e-9
+        )
         assert float(cells[COL_JPR]["value"]) == pytest.approx(
-            config.energy_per_response_joules, rel=1e-9)
+            config.energy_per_response_joules, rel=1e-9
+        )
         assert float(cells[COL_ITL]["value"]) == pytest.approx(config.median_itl_ms, rel=1e-9)
         assert cells[COL_TPJ]["text"] == f"{1 / config.energy_per_token_joules:.2f}"
     # The charts were re-rendered by vega-embed for the new deadline.
     bar = page.locator("#chart-top--gpqa")
     page.wait_for_function(
         "(text) => (document.querySelector('#chart-top--gpqa svg.marks')?.textContent || '')"
-        ".includes(text)", arg=f"top {TOP_N} by tokens per joule at {text}")
+        ".includes(text)",
+        arg=f"top {TOP_N} by tokens per joule at {text}",
+    )
     assert bar.locator("svg.marks g.role-mark > *").count() > 0
-    page.wait_for_selector("#chart-configurations--gpqa svg.marks g.role-mark > *",
-                           state="attached")
+    page.wait_for_selector(
+        "#chart-configurations--gpqa svg.marks g.role-mark > *", state="attached"
+    )
     # The footprint table follows the top 7.
     footprint = [row["cells"][0]["value"] for row in snapshot(page, FOOTPRINT)]
     assert footprint == [n for n, _ in expected_rows(expected)][:TOP_N]
@@ -320,12 +372,16 @@ def _budget(page: Any) -> None:
 
 
 SETTINGS = {
-    "p90-100ms-h100-only": (_p90_100_h100, {"deadline_ms": 100, "percentile": "p90",
-                                            "gpus": ("H100",)},
-                            {"deadline": ["100"], "pct": ["p90"], "gpu": ["H100"]}),
-    "precision-without-mxfp4": (_no_mxfp4, {"deadline_ms": 300,
-                                            "precisions": ("bfloat16", "fp8")},
-                                {"precision": ["bfloat16,fp8"]}),
+    "p90-100ms-h100-only": (
+        _p90_100_h100,
+        {"deadline_ms": 100, "percentile": "p90", "gpus": ("H100",)},
+        {"deadline": ["100"], "pct": ["p90"], "gpu": ["H100"]},
+    ),
+    "precision-without-mxfp4": (
+        _no_mxfp4,
+        {"deadline_ms": 300, "precisions": ("bfloat16", "fp8")},
+        {"precision": ["bfloat16,fp8"]},
+    ),
     "energy-budget-0.2": (_budget, {"deadline_ms": 300, "budget": 0.2}, {"budget": ["0.2"]}),
 }
 
@@ -342,7 +398,8 @@ def test_other_settings_match_python(site_page: Recorder, setting: str) -> None:
     assert query(page.url) == url_query
     percentile = args.get("percentile", "p50")
     assert column_values(page, COL_ITL) == pytest.approx(
-        [c.itl_ms(percentile) for c in expected], rel=1e-9)  # type: ignore[arg-type]
+        [c.itl_ms(percentile) for c in expected], rel=1e-9
+    )  # type: ignore[arg-type]
     if percentile == "p90":
         header = page.locator(f"{TABLE} thead th").nth(COL_ITL).inner_text()
         assert header.startswith("P90 ITL"), header
@@ -374,23 +431,33 @@ def test_url_round_trip(site_page: Recorder, fresh_page: Recorder) -> None:
     expected = python_ranking(40, "p90", ("H100",))
     assert_ranking(page, expected, "40 ms, p90, H100")
     # Only the rows whose text mentions "qwen" stay visible.
-    rows = eventually(page, lambda: snapshot(page, TABLE),
-                      lambda rows: any(r["hidden"] for r in rows))
+    rows = eventually(
+        page, lambda: snapshot(page, TABLE), lambda rows: any(r["hidden"] for r in rows)
+    )
     visible = [r["cells"][COL_MODEL]["value"] for r in rows if not r["hidden"]]
     assert visible and all("Qwen" in name for name in visible), visible
     assert len(visible) < len(rows)
+
     # The footprint table uses the new price: cost = kWh x 0.25.
     def priced(rows: list[dict[str, Any]]) -> bool:
-        return all(math.isclose(float(r["cells"][2]["value"]),
-                                float(r["cells"][1]["value"]) * 0.25, rel_tol=1e-9)
-                   for r in rows)
+        return all(
+            math.isclose(
+                float(r["cells"][2]["value"]), float(r["cells"][1]["value"]) * 0.25, rel_tol=1e-9
+            )
+            for r in rows
+        )
 
     assert priced(eventually(page, lambda: snapshot(page, FOOTPRINT), priced))
 
     url = page.url
     assert url == page.evaluate("location.href")
-    assert query(url) == {"deadline": ["40"], "pct": ["p90"], "gpu": ["H100"], "q": ["qwen"],
-                          "price": ["0.25"]}
+    assert query(url) == {
+        "deadline": ["40"],
+        "pct": ["p90"],
+        "gpu": ["H100"],
+        "q": ["qwen"],
+        "price": ["0.25"],
+    }
     controls = page.evaluate(CONTROLS_JS)
     assert controls["deadline"] == "40" and controls["percentile"] == "p90"
     assert controls["gpu"] == {"B200": False, "H100": True}
@@ -453,8 +520,10 @@ def test_rerendered_rows_keep_server_cell_classes(site_page: Recorder) -> None:
     assert_ranking(page, python_ranking(100), "100 ms")
     page.go_back()
     # The same rows as the server rendered, class aside: only the class differs.
-    plain = [{**row, "cells": [{k: v for k, v in c.items() if k != "cls"} for c in row["cells"]]}
-             for row in server_rows]
+    plain = [
+        {**row, "cells": [{k: v for k, v in c.items() if k != "cls"} for c in row["cells"]]}
+        for row in server_rows
+    ]
     assert eventually(page, lambda: snapshot(page, TABLE), lambda rows: rows == plain) == plain
     assert_clean(site_page)
     assert snapshot(page, TABLE, classes=True) == server_rows
@@ -485,8 +554,9 @@ def test_back_after_sorting_restores_rank_order(site_page: Recorder) -> None:
     assert_clean(site_page)
     page.go_back()
     assert urlsplit(page.url).query == ""
-    rows = eventually(page, lambda: snapshot(page, TABLE), lambda rows: rows == server_rows,
-                      timeout_s=2)
+    rows = eventually(
+        page, lambda: snapshot(page, TABLE), lambda rows: rows == server_rows, timeout_s=2
+    )
     assert rows == server_rows, "Back to the unsorted URL leaves the table sorted"
     assert page.locator(f"{TABLE} thead th[aria-sort]").count() == 0
 
@@ -518,8 +588,13 @@ def test_keyboard_controls(site_page: Recorder) -> None:
 
     # The slider: End, ArrowLeft, Home, ArrowRight; the number field and the table follow.
     page.focus("#deadline-range")
-    for key, position in [("End", 1000), ("ArrowLeft", 999), ("Home", 0), ("ArrowRight", 1),
-                          ("End", 1000)]:
+    for key, position in [
+        ("End", 1000),
+        ("ArrowLeft", 999),
+        ("Home", 0),
+        ("ArrowRight", 1),
+        ("End", 1000),
+    ]:
         page.keyboard.press(key)
         assert page.input_value("#deadline-range") == str(position), key
         ms = slider_ms(page, position)
@@ -528,7 +603,9 @@ def test_keyboard_controls(site_page: Recorder) -> None:
         count = len(python_ranking(ms, "p90"))
         assert status(page).startswith(
             f"{count} model{'' if count == 1 else 's'} meet p90 inter-token latency ≤ {ms:g} ms"
-            if count else "No configuration is this fast."), status(page)
+            if count
+            else "No configuration is this fast."
+        ), status(page)
     assert not python_ranking(slider_ms(page, 0), "p90"), "Home should leave no model"
 
     # Sort buttons work with Enter, and the sort survives a re-ranking.
@@ -561,12 +638,15 @@ def test_empty_ranking_renders_charts_without_warnings(site_page: Recorder) -> N
     assert_ranking(page, [], "3 ms: no model")
     # The empty state names the lowest deadline that admits a configuration (3.9 ms: the
     # fastest median ITL on B200 and H100 is 3.80 ms, rounded up to the slider's 0.1 ms).
-    assert status(page) == ("No configuration is this fast. The lowest workable deadline "
-                            "here is median inter-token latency ≤ 3.9 ms.")
+    assert status(page) == (
+        "No configuration is this fast. The lowest workable deadline "
+        "here is median inter-token latency ≤ 3.9 ms."
+    )
     # No model to draw: the top-N bar chart is hidden rather than plotted empty.
     page.wait_for_selector("#chart-top--gpqa", state="hidden")
-    page.wait_for_selector("#chart-configurations--gpqa svg.marks g.role-mark > *",
-                           state="attached")
+    page.wait_for_selector(
+        "#chart-configurations--gpqa svg.marks g.role-mark > *", state="attached"
+    )
     page.wait_for_timeout(200)
     assert_clean(site_page, allow=None)
 
@@ -581,8 +661,12 @@ PRICE, PUE, CO2 = 0.3, 1.2, 450.0
 GPT_OSS_20B_EPT = 0.028446538525400376
 GPT_OSS_20B_EPR = 61.010607460662435
 GPT_OSS_20B_FOOTPRINT = [
-    9.482179508466792, 2.8446538525400376, 4.2669807788100565,
-    20.336869153554146, 6.101060746066244, 9.151591119099365,
+    9.482179508466792,
+    2.8446538525400376,
+    4.2669807788100565,
+    20.336869153554146,
+    6.101060746066244,
+    9.151591119099365,
 ]
 GPT_OSS_20B_FOOTPRINT_TEXT = ["9.48", "2.84", "4.27", "20.3", "6.10", "9.15"]
 
@@ -590,8 +674,14 @@ GPT_OSS_20B_FOOTPRINT_TEXT = ["9.48", "2.84", "4.27", "20.3", "6.10", "9.15"]
 def by_hand(ept: float, epr: float) -> list[float]:
     per_btok = ept * 1e9 * PUE / 3.6e6
     per_mresp = epr * 1e6 * PUE / 3.6e6
-    return [per_btok, per_btok * PRICE, per_btok * CO2 / 1000,
-            per_mresp, per_mresp * PRICE, per_mresp * CO2 / 1000]
+    return [
+        per_btok,
+        per_btok * PRICE,
+        per_btok * CO2 / 1000,
+        per_mresp,
+        per_mresp * PRICE,
+        per_mresp * CO2 / 1000,
+    ]
 
 
 def test_calculator_matches_hand_computation(site_page: Recorder) -> None:
@@ -605,15 +695,22 @@ def test_calculator_matches_hand_computation(site_page: Recorder) -> None:
         return [float(c["value"]) for c in snapshot(page, FOOTPRINT)[0]["cells"][1:]]
 
     # Wait for the footprint re-rendered at 0.3 USD/kWh and 450 g/kWh.
-    row = eventually(page, first_row, lambda v: math.isclose(v[1], v[0] * PRICE, rel_tol=1e-9)
-                     and math.isclose(v[2], v[0] * CO2 / 1000, rel_tol=1e-9))
+    row = eventually(
+        page,
+        first_row,
+        lambda v: (
+            math.isclose(v[1], v[0] * PRICE, rel_tol=1e-9)
+            and math.isclose(v[2], v[0] * CO2 / 1000, rel_tol=1e-9)
+        ),
+    )
 
     # The same model's J/token and J/response, read from the ranking table.
     footprint = snapshot(page, FOOTPRINT)
     ranking_rows = {r["cells"][COL_MODEL]["value"]: r["cells"] for r in snapshot(page, TABLE)}
     assert len(footprint) == TOP_N
     assert [r["cells"][0]["value"] for r in footprint] == [
-        n for n, _ in expected_rows(python_ranking(300))][:TOP_N]
+        n for n, _ in expected_rows(python_ranking(300))
+    ][:TOP_N]
     for footprint_row in footprint:
         model = footprint_row["cells"][0]["value"]
         ept = float(ranking_rows[model][COL_JPT]["value"])
@@ -624,9 +721,11 @@ def test_calculator_matches_hand_computation(site_page: Recorder) -> None:
     # The literal case: GPT OSS 20B's J/token as read, nothing else taken from the page.
     assert footprint[0]["cells"][0]["value"] == "GPT OSS 20B"
     assert float(ranking_rows["GPT OSS 20B"][COL_JPT]["value"]) == pytest.approx(
-        GPT_OSS_20B_EPT, rel=1e-15)
-    assert by_hand(GPT_OSS_20B_EPT, GPT_OSS_20B_EPR) == pytest.approx(GPT_OSS_20B_FOOTPRINT,
-                                                                      rel=1e-12)
+        GPT_OSS_20B_EPT, rel=1e-15
+    )
+    assert by_hand(GPT_OSS_20B_EPT, GPT_OSS_20B_EPR) == pytest.approx(
+        GPT_OSS_20B_FOOTPRINT, rel=1e-12
+    )
     assert row == pytest.approx(GPT_OSS_20B_FOOTPRINT, rel=1e-9)
     assert [c["text"] for c in footprint[0]["cells"][1:]] == GPT_OSS_20B_FOOTPRINT_TEXT
     # The calculator leaves the ranking alone.
@@ -649,8 +748,11 @@ def test_compare_page(site_page: Recorder) -> None:
     assert set(best) == set(chosen)
 
     def table() -> list[tuple[str, str]]:
-        return [(r["cells"][COL_MODEL]["value"], r["cells"][COL_TPJ]["text"])
-                for r in snapshot(page, "#compare-table") if len(r["cells"]) > COL_TPJ]
+        return [
+            (r["cells"][COL_MODEL]["value"], r["cells"][COL_TPJ]["text"])
+            for r in snapshot(page, "#compare-table")
+            if len(r["cells"]) > COL_TPJ
+        ]
 
     want = [("GPT OSS 20B", "35.15"), ("Qwen 3 8B", "5.77")]
     assert eventually(page, table, lambda rows: rows == want) == want
@@ -659,14 +761,17 @@ def test_compare_page(site_page: Recorder) -> None:
         row = cells[nickname(model_id)]
         assert row[COL_GPU]["value"] == f"{config.num_gpus}x {config.gpu_model}"
         assert row[COL_PRECISION]["value"] == config.weight_precision
-        assert float(row[COL_JPR]["value"]) == pytest.approx(config.energy_per_response_joules,
-                                                             rel=1e-9)
+        assert float(row[COL_JPR]["value"]) == pytest.approx(
+            config.energy_per_response_joules, rel=1e-9
+        )
 
     base, other = best["openai/gpt-oss-20b"], best["Qwen/Qwen3-8B"]
     times = other.energy_per_response_joules / base.energy_per_response_joules
     per_token = other.energy_per_token_joules / base.energy_per_token_joules
-    sentence = (f"Qwen 3 8B uses {times:.1f}× the energy per response of GPT OSS 20B at this "
-                f"deadline ({per_token:.1f}× per token).")
+    sentence = (
+        f"Qwen 3 8B uses {times:.1f}× the energy per response of GPT OSS 20B at this "
+        f"deadline ({per_token:.1f}× per token)."
+    )
     ratios = [t.strip() for t in page.locator("#compare-results ul.ratios li").all_inner_texts()]
     assert ratios == [sentence]
 
@@ -691,7 +796,7 @@ def test_helpers_agree_with_explore_js(site_page: Recorder) -> None:
     page = open_task(site_page)
     for position in (250, 500, 854, 999, 1000):
         page.locator("#deadline-range").evaluate(
-            "(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }",
-            position)
+            "(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }", position
+        )
         assert float(page.input_value("#deadline-ms")) == slider_ms(page, position), position
     assert_clean(site_page)

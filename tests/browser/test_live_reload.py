@@ -22,9 +22,23 @@ def test_an_open_page_reloads_after_an_edit(pw_context: Any, tmp_path: Path) -> 
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jouleboard", "serve", "--data", str(data), "--out",
-         str(tmp_path / "preview"), "--port", "0"], cwd=REPO, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "jouleboard",
+            "serve",
+            "--data",
+            str(data),
+            "--out",
+            str(tmp_path / "preview"),
+            "--port",
+            "0",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         line = ""
         deadline = time.monotonic() + 120

@@ -37,10 +37,10 @@ REFERENCE_GPQA_300 = [
 ]
 
 
-
 @pytest.fixture(scope="session")
-def tour(tmp_path_factory: pytest.TempPathFactory, pw_browser: Any, site_url: str,
-         site_dir: Path) -> dict[str, dict[str, Any]]:
+def tour(
+    tmp_path_factory: pytest.TempPathFactory, pw_browser: Any, site_url: str, site_dir: Path
+) -> dict[str, dict[str, Any]]:
     """Every page's record from the one walk of the site (tests/browser/tour.py)."""
     return shared_tour(tmp_path_factory, pw_browser, site_url, site_dir)
 
@@ -67,8 +67,10 @@ def expected_top(task: str, deadline_ms: float, gpus: set[str], n: int) -> list[
 def column_index(table: Any, label: str) -> int:
     """The 0-based index of the header whose own text (unit spans and the definition link's
     "?" aside) is exactly ``label``."""
-    headers = [text.strip().removesuffix("?").strip()
-               for text in table.locator("thead th").all_inner_texts()]
+    headers = [
+        text.strip().removesuffix("?").strip()
+        for text in table.locator("thead th").all_inner_texts()
+    ]
     for index, text in enumerate(headers):
         if text == label or text.split("\n")[0].strip() == label:
             return index
@@ -153,8 +155,9 @@ def test_no_console_or_page_errors(tour: dict[str, dict[str, Any]], path: str) -
 
 
 @pytest.mark.parametrize("path", [*TASK_PAGES, "/"])
-def test_no_console_errors_after_charts_go_interactive(tour: dict[str, dict[str, Any]],
-                                                       path: str) -> None:
+def test_no_console_errors_after_charts_go_interactive(
+    tour: dict[str, dict[str, Any]], path: str
+) -> None:
     """Every chart of the page made interactive: no Vega error or warning either (e.g. the
     ranking bars once logged 'Domains that should be unioned has conflicting sort
     properties' because the y sort of their two layers had no op)."""
@@ -178,8 +181,11 @@ def test_url_guard_tells_local_from_foreign() -> None:
 def test_requests_for_other_hosts_are_recorded_and_never_answered(site_page: Recorder) -> None:
     """The guard itself: a document asking other hosts (by name, by IP address, by a name
     that starts like ours) gets no answer, and each request counts as leaving 127.0.0.1."""
-    foreign = ["https://cdn.jsdelivr.net/npm/vega@6", "http://93.184.216.34/x.png",
-               "http://127.0.0.1.example.com/y.png"]
+    foreign = [
+        "https://cdn.jsdelivr.net/npm/vega@6",
+        "http://93.184.216.34/x.png",
+        "http://127.0.0.1.example.com/y.png",
+    ]
     site_page.goto("/about/")
     probe = site_page.page.context.new_page()  # no site CSP: the requests are really sent
     answered: list[str] = []
@@ -215,8 +221,9 @@ def test_no_request_leaves_localhost(tour: dict[str, dict[str, Any]], site_dir: 
 
 @pytest.fixture
 def nojs_page(pw_browser: Any, site_url: str) -> Iterator[Recorder]:
-    context = pw_browser.new_context(java_script_enabled=False, viewport={"width": 1280,
-                                                                         "height": 900})
+    context = pw_browser.new_context(
+        java_script_enabled=False, viewport={"width": 1280, "height": 900}
+    )
     context.set_default_timeout(15_000)
     try:
         yield watch(context, context.new_page(), site_url)
@@ -312,9 +319,7 @@ def test_every_page_has_strict_csp_meta(site_dir: Path) -> None:
         script_src = directives.get("script-src")
         if script_src is None:
             problems.append(f"{name}: no script-src")
-        elif "'self'" not in script_src or {"'unsafe-inline'", "'unsafe-eval'"} & set(
-            script_src
-        ):
+        elif "'self'" not in script_src or {"'unsafe-inline'", "'unsafe-eval'"} & set(script_src):
             problems.append(f"{name}: script-src {' '.join(script_src)}")
     assert problems == []
 
@@ -374,7 +379,9 @@ def test_sortable_numeric_column(site_page: Recorder) -> None:
 @pytest.fixture
 def phone_page(pw_browser: Any, site_url: str) -> Iterator[Recorder]:
     context = pw_browser.new_context(
-        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
         has_touch=True,
     )
     context.set_default_timeout(15_000)
@@ -408,4 +415,3 @@ def test_no_horizontal_overflow_on_phone(phone_page: Recorder, path: str) -> Non
     for i in range(wraps.count()):
         overflow = wraps.nth(i).evaluate("(el) => getComputedStyle(el).overflowX")
         assert overflow in ("auto", "scroll"), f"{path}: .table-wrap overflow-x is {overflow}"
-

@@ -35,20 +35,29 @@ def cut(cut_site: tuple[Path, Path]) -> Iterator[tuple[Dataset, str]]:
 def expected(data: Dataset, task: str, ms: float | None = None) -> list[str]:
     """Nicknames of the ranking at the task's default deadline (or ``ms``), default GPUs."""
     d = data.registry.tasks[task].default_deadline
-    rows = rank(data.for_task(task), Deadline(d.ms if ms is None else ms, d.percentile),
-                gpus=set(data.registry.site.default_gpus))
+    rows = rank(
+        data.for_task(task),
+        Deadline(d.ms if ms is None else ms, d.percentile),
+        gpus=set(data.registry.site.default_gpus),
+    )
     return [data.registry.models[r.config.model_id].nickname for r in rows]
 
 
 def wait_rows(page: Any, count: int) -> None:
     """Until the ranking table holds ``count`` body rows."""
-    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length === n",
-                           arg=[f"{TABLE} tbody tr", count])
+    page.wait_for_function(
+        "([sel, n]) => document.querySelectorAll(sel).length === n",
+        arg=[f"{TABLE} tbody tr", count],
+    )
 
 
 def names(page: Any) -> list[str]:
-    return [n.strip() for n in page.locator(MODEL_CELLS).evaluate_all(
-        "(cells) => cells.map((td) => td.dataset.value)")]
+    return [
+        n.strip()
+        for n in page.locator(MODEL_CELLS).evaluate_all(
+            "(cells) => cells.map((td) => td.dataset.value)"
+        )
+    ]
 
 
 @pytest.fixture
@@ -59,8 +68,9 @@ def rec(pw_context: Any, cut: tuple[Dataset, str]) -> Iterator[Recorder]:
     assert recorder.external_requests() == []
 
 
-def test_show_all_brings_in_every_model_in_rank_order(rec: Recorder,
-                                                      cut: tuple[Dataset, str]) -> None:
+def test_show_all_brings_in_every_model_in_rank_order(
+    rec: Recorder, cut: tuple[Dataset, str]
+) -> None:
     data = cut[0]
     ranking = expected(data, TASK)
     assert len(ranking) > TABLE_ROWS  # the premise: the page is cut
@@ -76,8 +86,7 @@ def test_show_all_brings_in_every_model_in_rank_order(rec: Recorder,
     assert rec.page.locator(f"#more-ranking-{TASK}").is_hidden()
 
 
-def test_the_controls_rerank_past_the_first_rows(rec: Recorder,
-                                                 cut: tuple[Dataset, str]) -> None:
+def test_the_controls_rerank_past_the_first_rows(rec: Recorder, cut: tuple[Dataset, str]) -> None:
     data = cut[0]
     rec.goto(PAGE)
     ms = min(data.registry.tasks[TASK].preset_deadlines_ms)
@@ -98,7 +107,9 @@ def test_search_and_sort_reach_every_model(rec: Recorder, cut: tuple[Dataset, st
     rec.page.locator("#model-search").fill(last)
     rec.page.wait_for_function(
         "([sel, name]) => Array.from(document.querySelectorAll(sel))"
-        ".some((td) => td.dataset.value === name)", arg=[MODEL_CELLS, last])
+        ".some((td) => td.dataset.value === name)",
+        arg=[MODEL_CELLS, last],
+    )
     assert last in names(rec.page)
     # A sort orders every model, not only the first rows: tokens/J ascending puts the
     # last-ranked model first.
@@ -108,8 +119,9 @@ def test_search_and_sort_reach_every_model(rec: Recorder, cut: tuple[Dataset, st
     assert names(rec.page) == ranking[::-1]
 
 
-def test_without_javascript_the_full_view_is_linked(pw_browser: Any,
-                                                    cut: tuple[Dataset, str]) -> None:
+def test_without_javascript_the_full_view_is_linked(
+    pw_browser: Any, cut: tuple[Dataset, str]
+) -> None:
     data, url = cut
     ranking = expected(data, TASK)
     context = pw_browser.new_context(java_script_enabled=False)

@@ -47,7 +47,8 @@ def view_state(rec: Any) -> dict[str, Any]:
 
 def wait_ranked(rec: Any, text: str) -> None:
     rec.page.wait_for_function(
-        "(t) => document.querySelector('main table caption').textContent.includes(t)", arg=text)
+        "(t) => document.querySelector('main table caption').textContent.includes(t)", arg=text
+    )
 
 
 def test_after_re_ranking_every_caption_and_download_names_the_settings(rec: Any) -> None:
@@ -85,8 +86,11 @@ def test_empty_states_say_why(rec: Any) -> None:
     rec.goto("/tasks/gpqa/?deadline=1")
     wait_ranked(rec, "≤ 1 ms")
     message = rec.page.inner_text("#ranking-gpqa tbody")
-    match = re.search(r"lowest workable deadline here is median inter-token latency ≤ "
-                      r"([0-9.]+) ms", message)
+    match = re.search(
+        r"lowest workable deadline here is median inter-token latency ≤ "
+        r"([0-9.]+) ms",
+        message,
+    )
     assert match, message
     # That deadline really is the lowest that admits a configuration: the page ranks some
     # model there, and none just under it.

@@ -39,8 +39,9 @@ def payload_out(payload_site: Path) -> Iterator[tuple[str, Path]]:
 @pytest.fixture(scope="module")
 def payload_url(payload_out: tuple[str, Path]) -> tuple[str, list[str]]:
     url, out = payload_out
-    pages = sorted("/" + p.relative_to(out).as_posix().removesuffix("index.html")
-                   for p in out.rglob("*.html"))
+    pages = sorted(
+        "/" + p.relative_to(out).as_posix().removesuffix("index.html") for p in out.rglob("*.html")
+    )
     return url, pages
 
 
@@ -88,13 +89,15 @@ def test_no_payload_runs_on_any_page(pw_browser: Any, payload_url: tuple[str, li
 
 
 @pytest.mark.browser
-def test_no_payload_runs_in_any_svg_or_xml_file(pw_browser: Any,
-                                                payload_out: tuple[str, Path]) -> None:
+def test_no_payload_runs_in_any_svg_or_xml_file(
+    pw_browser: Any, payload_out: tuple[str, Path]
+) -> None:
     """Energy labels, chart SVGs, the favicon, the Atom feed and the sitemap, each opened
     as a document of its own (where an SVG's onload or script would run)."""
     url, out = payload_out
-    files = sorted("/" + p.relative_to(out).as_posix()
-                   for p in out.rglob("*") if p.suffix in (".svg", ".xml"))
+    files = sorted(
+        "/" + p.relative_to(out).as_posix() for p in out.rglob("*") if p.suffix in (".svg", ".xml")
+    )
     assert len([f for f in files if f.startswith("/labels/")]) >= 4
     assert {"/feed.xml", "/sitemap.xml"} <= set(files)
     context = pw_browser.new_context()
@@ -117,9 +120,9 @@ def test_no_payload_runs_in_any_svg_or_xml_file(pw_browser: Any,
 
 
 @pytest.mark.browser
-def test_inherited_names_in_the_url_fall_back_to_defaults(pw_browser: Any,
-                                                          payload_url: tuple[str, list[str]]
-                                                          ) -> None:
+def test_inherited_names_in_the_url_fall_back_to_defaults(
+    pw_browser: Any, payload_url: tuple[str, list[str]]
+) -> None:
     """?pct=constructor, ?task=__proto__, ?gpu=toString: no error, no native code shown."""
     url, pages = payload_url
     task = next(p for p in pages if p.startswith("/tasks/") and p.count("/") == 3)
@@ -127,8 +130,10 @@ def test_inherited_names_in_the_url_fall_back_to_defaults(pw_browser: Any,
     page = context.new_page()
     rec = watch(context, page, url)
     try:
-        for path in (f"{task}?pct=constructor&gpu=toString&deadline=100",
-                     "/compare/?task=__proto__&pct=constructor&models=constructor,toString"):
+        for path in (
+            f"{task}?pct=constructor&gpu=toString&deadline=100",
+            "/compare/?task=__proto__&pct=constructor&models=constructor,toString",
+        ):
             rec.goto(path)
             page.wait_for_timeout(500)
             assert "native code" not in page.inner_text("body"), path

@@ -88,7 +88,8 @@ def _go_interactive(page: Any, figure_id: str, pareto: bool) -> int:
         page.wait_for_function(
             """(arg) => document.querySelectorAll(arg.drawn).length > 0
                 && (!arg.pareto || !document.querySelector(arg.button))""",
-            arg={"drawn": drawn, "pareto": pareto, "button": f"{figure} button.interactive"})
+            arg={"drawn": drawn, "pareto": pareto, "button": f"{figure} button.interactive"},
+        )
     except Exception:  # a timeout: recorded as nothing drawn, the tests say where
         return 0
     # Use the chart a little: hovering a mark shows Vega's tooltip.
@@ -105,12 +106,14 @@ def _visit(rec: Recorder, path: str, home_models: list[str]) -> dict[str, Any]:
     which = interactive_charts(path, home_models or facts["model_links"])
     drawn = {}
     if which == "all":
-        drawn = {fid: _go_interactive(rec.page, fid, fid == facts["pareto"])
-                 for fid in facts["charts"]}
+        drawn = {
+            fid: _go_interactive(rec.page, fid, fid == facts["pareto"]) for fid in facts["charts"]
+        }
     elif which == "pareto" and facts["pareto"]:
         drawn = {facts["pareto"]: _go_interactive(rec.page, facts["pareto"], True)}
-    csp = rec.page.evaluate("() => window.__cspViolations === undefined ? null "
-                            ": window.__cspViolations")
+    csp = rec.page.evaluate(
+        "() => window.__cspViolations === undefined ? null : window.__cspViolations"
+    )
     return {
         "problems_at_load": at_load,
         "problems": rec.console[console:] + rec.page_errors[errors:],
@@ -162,10 +165,12 @@ def build_tour(folder: Path) -> None:
     (folder / "tour.json").write_text(json.dumps(record), encoding="utf-8")
 
 
-def shared_tour(tmp_path_factory: pytest.TempPathFactory, browser: Any, base_url: str,
-                site: Path) -> dict[str, dict[str, Any]]:
+def shared_tour(
+    tmp_path_factory: pytest.TempPathFactory, browser: Any, base_url: str, site: Path
+) -> dict[str, dict[str, Any]]:
     """:func:`walk`, made once per test run: by the background builder (:func:`build_tour`)
     or else by the first worker to need it; the others read its record."""
+
     def make(folder: Path) -> None:
         record = walk(browser, base_url, site)
         (folder / "tour.json").write_text(json.dumps(record), encoding="utf-8")
