@@ -26,6 +26,9 @@ from jouleboard.loading.dataset import Dataset, data_folder_missing, load_datase
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
 
+    from jouleboard.kinds.base import Latency
+    from jouleboard.rank import Deadline
+
 
 @dataclass(frozen=True)
 class Ranking:
@@ -37,6 +40,7 @@ class Ranking:
     columns: tuple[str, ...]
     records: list[dict[str, Any]] = field(default_factory=list)
     unranked: tuple[str, ...] = ()  # models left out for lack of a published accuracy
+    why_empty: str | None = None  # when no model qualifies: which condition left none
 
     def to_records(self) -> list[dict[str, Any]]:
         """The rows as plain dicts (copies), full precision, keys in ``columns`` order."""
@@ -107,7 +111,7 @@ def rank_task(
     choice and order minimise. Raises ValueError for an unknown task, GPU, percentile or a
     bad number."""
     from jouleboard.kinds import kind_of
-    from jouleboard.rank import RANK_BY, Deadline, objective_for, rank
+    from jouleboard.rank import RANK_BY, Deadline, emptied_by, objective_for, rank
     from jouleboard.records import PERCENTILES
 
     reg = data.registry
@@ -152,6 +156,13 @@ def rank_task(
         else ()
     )
     kind = kind_of(task)
+    why = None
+    if not rows:
+        configs = data.for_task(task_id)
+        cause = emptied_by(
+            configs, deadline, set(allowed), energy_budget, objective_for(by, accuracy)
+        )
+        why = _why_empty(cause, task_id, configs, deadline, allowed, kind.latency, task.output_unit)
     return Ranking(
         task_id,
         ms,
@@ -167,4 +178,47 @@ def rank_task(
             for r in rows
         ],
         unranked,
+        why,
     )
+
+
+def _why_empty(
+    cause: str | None,
+    task_id: str,
+    configs: Sequence[Any],
+    deadline: Deadline,
+    gpus: Sequence[str],
+    latency: Latency,
+    unit: str,
+) -> str:
+    """In words, why no model qualifies (``cause`` from :func:`jouleboard.rank.emptied_by`),
+    with the figure that would let one in."""
+    on_gpus = [c for c in configs if c.gpu_model in gpus]
+    fast = [c for c in on_gpus if deadline.admits(c)]
+    if cause == "measurements":
+        return f"task {task_id} has no measurements"
+    if cause == "gpus":
+        measured = ", ".join(sorted({c.gpu_model for c in configs}))
+        return (
+            f"no configuration of {task_id} runs on {', '.join(gpus)} (measured on {measured}; "
+            "choose GPUs with --gpu)"
+        )
+    if cause == "deadline":
+        fastest = min(c.latency_ms(deadline.percentile) for c in on_gpus)
+        in_ms = "" if latency.unit == "ms" else " (a deadline is given in ms)"
+        return (
+            f"no configuration meets {latency.text(deadline.ms, deadline.percentile)}; the "
+            f"fastest takes {latency.value(float(f'{fastest:.3g}'))}{in_ms}"
+        )
+    if cause == "energy_budget":
+        lowest = min(c.energy_per_output_joules for c in fast)
+        return (
+            f"no configuration that meets the deadline fits the energy budget; the lowest "
+            f"uses {lowest:.3g} J per {unit}"
+        )
+    if cause == "objective":
+        return (
+            f"no model has a published accuracy for {task_id}, which "
+            "--by energy_per_correct_answer needs (data/quality/<task>.yaml)"
+        )
+    return "no configuration qualifies"

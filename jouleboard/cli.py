@@ -487,6 +487,8 @@ def _rank(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if ranking.unranked:
         print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}", file=sys.stderr)
+    if ranking.why_empty is not None:  # stdout stays what its format is: an empty table
+        print(f"nothing to rank: {ranking.why_empty}", file=sys.stderr)
     sys.stdout.write(
         format_rank(ranking.records, args.format, ranking.columns, getattr(args, "columns", None))
     )
@@ -528,8 +530,7 @@ def format_rank(
 
     cells = {c: [text_line(format_value(c, r[c])) for r in records] for c in columns}
     fit = None if picked is not None else (width or terminal_width())
-    table = text_table(records, columns, cells, fit)
-    return table + ("(no configuration meets the deadline)\n" if not records else "")
+    return text_table(records, columns, cells, fit)
 
 
 def _import(args: argparse.Namespace) -> int:

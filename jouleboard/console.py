@@ -169,7 +169,7 @@ def text_table(
             ),
             key=lambda c: order.get(c, len(order)),
         )
-    sizes = {c: max(len(HEADERS.get(c, c)), *(len(v) for v in cell[c])) for c in shown}
+    sizes = {c: max([len(HEADERS.get(c, c)), *(len(v) for v in cell[c])]) for c in shown}
     if width is not None:
         shown = fit_columns(shown, sizes, width, keep=_ALWAYS)
 

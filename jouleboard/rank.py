@@ -190,6 +190,38 @@ def rank(
     return [RankedRow(rank=i, config=c) for i, c in enumerate(ordered, start=1)]
 
 
+def emptied_by(
+    configs: Iterable[Rankable],
+    deadline: Deadline,
+    gpus: Collection[str] | None = None,
+    energy_budget_joules_per_token: float | None = None,
+    objective: Objective = energy_per_token,
+) -> str | None:
+    """Why :func:`rank` with these arguments has no row: the first of its filters, in the
+    order a reader would check them, that leaves nothing ("measurements", "gpus",
+    "deadline", "energy_budget", "objective"); None when some configuration qualifies."""
+    left = list(configs)
+    steps: tuple[tuple[str, Callable[[Rankable], bool]], ...] = (
+        ("gpus", lambda c: gpus is None or c.gpu_model in gpus),
+        ("deadline", deadline.admits),
+        (
+            "energy_budget",
+            lambda c: (
+                energy_budget_joules_per_token is None
+                or c.energy_per_output_joules <= energy_budget_joules_per_token
+            ),
+        ),
+        ("objective", lambda c: math.isfinite(objective(c))),
+    )
+    if not left:
+        return "measurements"
+    for name, keep in steps:
+        left = [c for c in left if keep(c)]
+        if not left:
+            return name
+    return None
+
+
 def pareto_frontier(configs: Iterable[C], percentile: Percentile = "p50") -> list[C]:
     """Configurations no other beats on both energy per output and ``percentile`` latency.
 
