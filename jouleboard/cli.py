@@ -438,7 +438,9 @@ def _warn(warnings: Sequence[Problem], strict: bool) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from jouleboard.diff import Side
     from jouleboard.loading.dataset import load_dataset
+    from jouleboard.releases import load_releases
     from jouleboard.sources.mlenergy_runs import is_run_tree
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
@@ -453,6 +455,8 @@ def _validate(args: argparse.Namespace) -> int:
             dataset = load_dataset(data, extra, runs, require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
             warnings.extend(dataset.warnings)
+            # Each older release's ref must give its data/ (what build publishes from it).
+            load_releases(dataset, data, read=lambda _folder: Side(None))
         except ValidationFailed as e:
             problems.extend(e.problems)
     if problems:

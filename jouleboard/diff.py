@@ -100,12 +100,15 @@ def git_data(rev: str, data_dir: Path) -> Iterator[Path]:
     holds ``data_dir`` (never a folder path), in a temporary folder."""
     root, commit = _commit(rev, data_dir)
     inside = data_dir.resolve().relative_to(root.resolve()).as_posix()
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", commit, "--", inside],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    ).stdout
+    try:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit, "--", inside],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise ValueError(f"commit {rev!r} has no {inside}/ folder") from None
     with TemporaryDirectory(prefix="jouleboard-base-") as tmp:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tmp, filter="data")

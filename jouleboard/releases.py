@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +24,14 @@ class ReleaseData:
     side: Side  # its data set, or why it could not be read
 
 
-def load_releases(data: Dataset, data_dir: Path) -> list[ReleaseData]:
+def load_releases(
+    data: Dataset, data_dir: Path, read: Callable[[Path], Side] = load_side
+) -> list[ReleaseData]:
     """Every release with its data: the newest is the working data, older ones come from
-    their git refs in the site's repository. ValidationFailed when a ref is a path or names
-    a folder (it would publish that folder's data as the release's)."""
+    their git refs in the site's repository, each read by ``read`` (``validate`` only
+    checks that the ref's data/ can be taken out). ValidationFailed, located at the ref,
+    when a ref is a path or names a folder (it would publish that folder's data as the
+    release's), or when git cannot give its data/ (a tag a shallow clone lacks)."""
     out = []
     refused = []
     for i, release in enumerate(data.registry.releases):
@@ -37,32 +40,33 @@ def load_releases(data: Dataset, data_dir: Path) -> list[ReleaseData]:
             continue
         try:
             with release_data(release.ref, data_dir) as folder:
-                out.append(ReleaseData(release, load_side(folder)))
-        except RefRefused as e:
-            refused.append(
-                Problem(
-                    shown_path(data_dir / "releases.yaml"),
-                    f"/releases/{i}/ref",
-                    "release.ref-not-git",
-                    str(e),
-                    "name a tag, branch or commit of this repository holding the release's "
-                    "data/ (git tag <version> <commit>); a folder is never read",
-                )
-            )
-        except (OSError, ValueError, subprocess.CalledProcessError) as e:
-            # An unreadable old release must not stop the build of the current data; the
-            # changelog says so.
-            why = Problem(
-                "releases.yaml",
-                f"/releases/{i}/ref",
-                "release.ref-unreadable",
-                f"cannot read data at {release.ref!r}: {e}",
-                "check the git ref",
-            )
-            out.append(ReleaseData(release, Side(None, (why,))))
+                out.append(ReleaseData(release, read(folder)))
+        except (OSError, ValueError) as e:
+            refused.append(_ref_refused(data_dir, i, release, e))
     if refused:
         raise ValidationFailed(refused)
     return out
+
+
+def _ref_refused(data_dir: Path, i: int, release: Release, error: Exception) -> Problem:
+    where = (shown_path(data_dir / "releases.yaml"), f"/releases/{i}/ref")
+    if isinstance(error, RefRefused):
+        return Problem(
+            *where,
+            "release.ref-not-git",
+            str(error),
+            "name a tag, branch or commit of this repository holding the release's "
+            "data/ (git tag <version> <commit>); a folder is never read",
+        )
+    # Never a changelog entry saying so: the release's downloads would vanish from the
+    # site while the build went on.
+    return Problem(
+        *where,
+        "release.ref-unreadable",
+        f"cannot read release {release.version}'s data at {release.ref!r}: {error}",
+        "fetch the history and tags (a CI checkout: actions/checkout with fetch-depth: 0; a "
+        "shallow clone: git fetch --unshallow --tags), or correct the ref",
+    )
 
 
 def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Download]:

@@ -6,8 +6,10 @@ of that name wins over it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,13 +108,78 @@ def test_a_tag_still_gives_the_release_its_data(repo: Path) -> None:
     assert len(old.configurations) == len(load_dataset(DATA).configurations)
 
 
-def test_an_unknown_ref_is_unreadable_not_fatal(repo: Path) -> None:
-    """A tag missing (a shallow clone, issue 30) stays a note in the changelog."""
+def test_an_unknown_ref_fails_the_build_located(repo: Path) -> None:
+    """A ref git does not have (a tag missing from a shallow clone) stops the build: before,
+    the changelog published the error and the release's downloads vanished (issue 30)."""
     with_releases(repo / "data", "v9")
-    releases = load_releases(load_dataset(repo / "data"), repo / "data")
-    (why,) = releases[1].side.problems
+    with pytest.raises(ValidationFailed) as refused:
+        load_releases(load_dataset(repo / "data"), repo / "data")
+    (why,) = refused.value.problems
     assert (why.rule, why.pointer) == ("release.ref-unreadable", "/releases/1/ref")
     assert "no commit 'v9'" in why.message and str(repo) not in why.message
+    assert "fetch-depth: 0" in why.hint
+
+
+def jouleboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+@pytest.mark.slow  # builds a site
+def test_a_shallow_clone_fails_with_the_ref_a_full_clone_publishes_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    """What the deploy workflow meets: a second release committed on top of the tagged first
+    one; a clone of depth 1 (checkout's default) lacks the tag, a full one has it."""
+    with_releases(repo / "data", "v1")
+    for cmd in (["add", "data"], ["commit", "-qm", "v2"]):
+        subprocess.run([*GIT, *cmd], cwd=repo, check=True, timeout=60)
+    for depth, name in ((["--depth", "1"], "shallow"), ([], "full")):
+        subprocess.run(
+            ["git", "clone", "-q", *depth, f"file://{repo}", str(tmp_path / name)],
+            check=True,
+            timeout=60,
+        )
+    checked = jouleboard("validate", "--data", "data", cwd=tmp_path / "shallow")
+    built = jouleboard("build", "--data", "data", "--out", "site", cwd=tmp_path / "shallow")
+    for done in (checked, built):
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith(
+            "data/releases.yaml: /releases/1/ref: release.ref-unreadable: cannot read release "
+            "v1's data at 'v1': no commit 'v1'"
+        ), done.stderr
+    assert not (tmp_path / "shallow" / "site").exists()
+    built = jouleboard("build", "--data", "data", "--out", "site", cwd=tmp_path / "full")
+    assert built.returncode == 0, built.stderr
+    assert any((tmp_path / "full" / "site" / "data" / "v1").iterdir())
+    assert (
+        "could not be read"
+        not in (tmp_path / "full" / "site" / "changelog" / "index.html").read_text()
+    )
+
+
+@pytest.mark.parametrize(
+    "workflow",
+    [
+        REPO / ".github" / "workflows" / "deploy.yml",
+        REPO / "jouleboard" / "skeleton" / "github" / "workflows" / "deploy.yml",
+    ],
+    ids=["repository", "init"],
+)
+def test_the_deploy_checkout_fetches_history_and_tags(workflow: Path) -> None:
+    steps = [
+        s
+        for job in yaml.safe_load(workflow.read_text())["jobs"].values()
+        for s in job.get("steps", [])
+    ]
+    checkouts = [s for s in steps if str(s.get("uses", "")).startswith("actions/checkout@")]
+    assert checkouts and all(s.get("with", {}).get("fetch-depth") == 0 for s in checkouts)
 
 
 def test_diff_base_prefers_a_commit_over_a_folder_of_that_name(
