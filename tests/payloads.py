@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -113,7 +114,16 @@ def write_payload_data(target: Path) -> Path:
     _write_quality(target)
     _write_releases(target)
     _edit_measurements(target)
+    _tag_as_v1(target)
     return target
+
+
+def _tag_as_v1(target: Path) -> None:
+    """The data folder as a git repository whose tag v1 (the older release's ref) holds this
+    same data: the older release is read from git, as a site's would be."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "v1"], ["tag", "v1"]):
+        subprocess.run([*git, *cmd], cwd=target, check=True, timeout=60)
 
 
 def _write_quality(target: Path) -> None:
@@ -147,8 +157,8 @@ def _write_quality(target: Path) -> None:
 
 
 def _write_releases(target: Path) -> None:
-    """Two releases: the changelog, Atom and JSON feeds get built. The older one's git ref
-    cannot be read outside a repository, so the newer one lists every model as new."""
+    """Two releases: the changelog, Atom and JSON feeds get built. The older one's ref is a
+    tag of the same data (:func:`_tag_as_v1`): its feed entry lists every model as new."""
     version = yaml.safe_load((target / "site.yaml").read_text())["data_version"]
     (target / "releases.yaml").write_text(
         yaml.safe_dump(
