@@ -25,9 +25,9 @@ COPIED = ("templates", "content", "schema")
 
 
 def _resources_module():  # type: ignore[no-untyped-def]
-    """jouleboard/resources.py alone: the build environment has none of its dependencies."""
+    """jouleboard/core/resources.py alone: the build environment has none of its dependencies."""
     spec = importlib.util.spec_from_file_location(
-        "_jb_resources", ROOT / "jouleboard" / "resources.py"
+        "_jb_resources", ROOT / "jouleboard" / "core" / "resources.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -138,9 +138,9 @@ def ensure_hugo() -> str:
 
 def export(data_dir: Path, site: Path) -> dict[str, Any]:
     """Write the Hugo site for ``data_dir`` (runs in a subprocess: imports jouleboard)."""
+    from jouleboard.core.urls import Urls, model_slug
     from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.site import site_view
-    from jouleboard.urls import Urls, model_slug
 
     t0 = time.perf_counter()
     data = load_dataset(data_dir)

@@ -29,7 +29,7 @@ import json, resource, sys, time
 from pathlib import Path
 limit = int(sys.argv[2])
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-from jouleboard.sources.run_results import read_results
+from jouleboard.importers.run_results import read_results
 start = time.perf_counter()
 try:
     results, problems = read_results(Path(sys.argv[1]), sys.argv[1])

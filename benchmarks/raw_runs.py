@@ -29,8 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from jouleboard.loading.registry import load_registry  # noqa: E402
-from jouleboard.sources.mlenergy_runs import find_run_dirs, load_runs  # noqa: E402
+from jouleboard.config.registry import load_registry  # noqa: E402
+from jouleboard.importers.mlenergy_runs import find_run_dirs, load_runs  # noqa: E402
 from tests.runs_generator import RunSpec, write_run  # noqa: E402
 
 MODELS = (
@@ -47,7 +47,7 @@ def measure(path: Path, mode: str) -> dict[str, float]:
     """In this (fresh) process: read ``path`` once and report time and memory growth."""
     import tracemalloc
 
-    from jouleboard.sources.run_results import read_results
+    from jouleboard.importers.run_results import read_results
 
     before_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if mode == "tracemalloc":

@@ -6,7 +6,7 @@
 
 For the default data (data/, copied: nothing in the repository is touched) and for each
 synthetic size (benchmarks/synth.py), every build runs in its own subprocess
-(``python benchmarks/run.py _build ...``, which calls jouleboard.build.build_site):
+(``python benchmarks/run.py _build ...``, which calls jouleboard.engine.build.build_site):
 
 - cold:      fresh output folder and an empty chart cache ($JOULEBOARD_CACHE = a new folder)
 - noop:      the same build again (warm cache, nothing changed): the floor of a rebuild
@@ -95,7 +95,7 @@ def child_build(args: argparse.Namespace) -> int:
     import resource
 
     t_start = time.perf_counter()
-    import jouleboard.build as B
+    import jouleboard.engine.build as B
 
     progress: list[dict[str, Any]] = []
     timer = getattr(B, "StageTimer", None) or B._Timer  # _Timer: refs before the rename
@@ -222,10 +222,10 @@ def child_charts(args: argparse.Namespace) -> int:
     """``run.py _charts``: vl-convert time and bytes per chart kind and format."""
     import vl_convert
 
-    from jouleboard.jsonio import dumps_canonical
+    from jouleboard.core.jsonio import dumps_canonical
+    from jouleboard.core.urls import Urls
     from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.site import plan_site
-    from jouleboard.urls import Urls
 
     data = load_dataset(Path(args.data))
     plan = plan_site(data, Urls(data.registry.site.base_url))

@@ -206,7 +206,7 @@ def measure_serve(
     out = workdir / "i19-serve-out"
     shutil.rmtree(out, ignore_errors=True)
     sys.path.insert(0, str(project))
-    from jouleboard.urls import model_slug
+    from jouleboard.core.urls import model_slug
 
     model_id, measurement = pick_measurement(site / "data")
     edits = Edits(site, model_id, measurement)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
 
     from jouleboard.kinds.base import Latency
-    from jouleboard.rank import Deadline
+    from jouleboard.rank.ranking import Deadline
 
 
 @dataclass(frozen=True)
@@ -110,9 +110,9 @@ def rank_task(
     configurations above that many J per output (token, image...); ``by`` is what the
     choice and order minimise. Raises ValueError for an unknown task, GPU, percentile or a
     bad number."""
+    from jouleboard.config.schema import PERCENTILES
     from jouleboard.kinds import kind_of
-    from jouleboard.rank import RANK_BY, Deadline, emptied_by, objective_for, rank
-    from jouleboard.records import PERCENTILES
+    from jouleboard.rank.ranking import RANK_BY, Deadline, emptied_by, objective_for, rank
 
     reg = data.registry
     task = reg.tasks.get(task_id)
@@ -191,7 +191,7 @@ def _why_empty(
     latency: Latency,
     unit: str,
 ) -> str:
-    """In words, why no model qualifies (``cause`` from :func:`jouleboard.rank.emptied_by`),
+    """In words, why no model qualifies (``cause`` from :func:`jouleboard.rank.ranking.emptied_by`),
     with the figure that would let one in."""
     on_gpus = [c for c in configs if c.gpu_model in gpus]
     fast = [c for c in on_gpus if deadline.admits(c)]

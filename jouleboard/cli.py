@@ -12,13 +12,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from jouleboard.escape import text_line
-from jouleboard.outdir import OutputRefused
-from jouleboard.present.downloads import to_csv, to_json
-from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.rank import RANK_BY
-from jouleboard.records import PERCENTILES
-from jouleboard.resources import EXAMPLES
+from jouleboard.config.schema import PERCENTILES
+from jouleboard.core.escape import text_line
+from jouleboard.core.problems import Problem, ValidationFailed
+from jouleboard.core.resources import EXAMPLES
+from jouleboard.output.folder import OutputRefused
+from jouleboard.rank.ranking import RANK_BY
+from jouleboard.render.downloads import to_csv, to_json
 
 INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
 
@@ -313,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "diff":
             return _diff(args)
         if args.command == "serve":
-            from jouleboard.serve import serve
+            from jouleboard.commands.serve import serve
 
             serve(args.data, args.out, args.port, host=args.host, open_browser=args.open)
             return 0
@@ -362,7 +362,7 @@ def _require_data(args: argparse.Namespace) -> None:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from jouleboard.init import InitRefused, init_site
+    from jouleboard.commands.init import InitRefused, init_site
 
     try:
         written = init_site(args.dir, example=args.example)
@@ -380,9 +380,9 @@ def _init(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     import re
 
-    from jouleboard.build import build_site
-    from jouleboard.console import Progress
-    from jouleboard.records import BASE_URL_PATTERN, SITE_URL_PATTERN
+    from jouleboard.config.schema import BASE_URL_PATTERN, SITE_URL_PATTERN
+    from jouleboard.core.console import Progress
+    from jouleboard.engine.build import build_site
 
     if args.base_url is not None and not re.fullmatch(BASE_URL_PATTERN, args.base_url):
         raise UsageError(
@@ -438,10 +438,10 @@ def _warn(warnings: Sequence[Problem], strict: bool) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from jouleboard.diff import Side
+    from jouleboard.importers.mlenergy_runs import is_run_tree
     from jouleboard.loading.dataset import load_dataset
-    from jouleboard.releases import load_releases
-    from jouleboard.sources.mlenergy_runs import is_run_tree
+    from jouleboard.plan.diff import Side
+    from jouleboard.plan.releases import load_releases
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
     others = [p for p in args.paths if not (p / "site.yaml").exists()]
@@ -508,10 +508,10 @@ def format_rank(
 ) -> str:
     """The ranking as JSON, CSV or a text table. ``picked`` (``--columns``) chooses and
     orders the columns; otherwise a table keeps what fits in ``width`` characters."""
-    from jouleboard.console import terminal_width, text_table
+    from jouleboard.core.console import terminal_width, text_table
 
     if picked is not None:
-        from jouleboard.console import HEADERS
+        from jouleboard.core.console import HEADERS
 
         by_header = {HEADERS.get(c, c).casefold(): c for c in columns}
         chosen = [
@@ -530,7 +530,7 @@ def format_rank(
         return to_json(records)
     if fmt == "csv":
         return to_csv(columns, records)
-    from jouleboard.present.formats import format_value
+    from jouleboard.measure.formats import format_value
 
     cells = {c: [text_line(format_value(c, r[c])) for r in records] for c in columns}
     fit = None if picked is not None else (width or terminal_width())
@@ -538,8 +538,8 @@ def format_rank(
 
 
 def _import(args: argparse.Namespace) -> int:
-    from jouleboard.sources.importer import not_a_data_folder
-    from jouleboard.sources.mlenergy_site import import_mlenergy
+    from jouleboard.importers.contract import not_a_data_folder
+    from jouleboard.importers.mlenergy_site import import_mlenergy
 
     if not (args.src / "index.json").exists():
         raise UsageError(f"{args.src} has no index.json; expected the ML.ENERGY site data folder")
@@ -556,9 +556,9 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _import_runs(args: argparse.Namespace) -> int:
-    from jouleboard.sources.importer import not_a_data_folder
-    from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, import_runs
-    from jouleboard.sources.run_provenance import FIELDS, latest_date, run_date, with_options
+    from jouleboard.importers.contract import not_a_data_folder
+    from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, import_runs
+    from jouleboard.importers.run_provenance import FIELDS, latest_date, run_date, with_options
 
     why = not_a_data_folder(args.out)
     if why is not None:
@@ -632,7 +632,7 @@ def _line_of(problem: Problem) -> int | None:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from jouleboard.diff import base_data, diff_markdown, load_side
+    from jouleboard.plan.diff import base_data, diff_markdown, load_side
 
     head = load_side(args.data)
     try:

@@ -141,7 +141,7 @@ def _fast_tests_build_no_site(request: pytest.FixtureRequest) -> Iterator[None]:
         return
     tmp = request.getfixturevalue("tmp_path")  # torn down after this fixture's check
     yield
-    from jouleboard.outdir import MARKER
+    from jouleboard.output.folder import MARKER
 
     for folder, _, files in os.walk(tmp):
         if MARKER in files:

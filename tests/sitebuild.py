@@ -82,7 +82,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _build_golden(folder: Path) -> None:
-    from jouleboard.build import build_site
+    from jouleboard.engine.build import build_site
     from tests.golden.tree import DATA
 
     build_site(DATA, folder / "site", project=REPO)
@@ -94,7 +94,7 @@ def golden_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _build_payloads(folder: Path) -> None:
-    from jouleboard.build import build_site
+    from jouleboard.engine.build import build_site
     from tests.payloads import write_payload_data, write_payload_project
 
     build_site(

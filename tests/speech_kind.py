@@ -10,13 +10,13 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import PERCENTILES, Percentile, Precision, Provenance, TaskInfo
+from jouleboard.core.problems import Problem
 from jouleboard.kinds.base import Latency, TaskKind
-from jouleboard.loading.registry import Registry
-from jouleboard.present.tables import GPU, POWER, PRECISION, Column
-from jouleboard.present.tables import Field as Col
-from jouleboard.present.units import TaskUnits
-from jouleboard.problems import Problem
-from jouleboard.records import PERCENTILES, Percentile, Precision, Provenance, TaskInfo
+from jouleboard.measure.units import TaskUnits
+from jouleboard.rank.tables import GPU, POWER, PRECISION, Column
+from jouleboard.rank.tables import Field as Col
 
 Positive = Annotated[float, Field(gt=0)]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import jouleboard
-from jouleboard.problems import ValidationFailed
+from jouleboard.core.problems import ValidationFailed
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -19,11 +19,11 @@ from typing import TypeVar
 
 import pytest
 
-from jouleboard import export
-from jouleboard.build import build_site
-from jouleboard.console import Progress
-from jouleboard.export import render_charts
-from jouleboard.problems import ValidationFailed
+from jouleboard.core.console import Progress
+from jouleboard.core.problems import ValidationFailed
+from jouleboard.engine.build import build_site
+from jouleboard.render import chart_files as export
+from jouleboard.render.chart_files import render_charts
 from tests.test_validation_rules import make_data_dir, valid_measurement, write_measurement
 
 pytestmark = pytest.mark.slow  # renders charts and builds sites
@@ -251,16 +251,17 @@ def test_the_bundle_digest_of_the_installed_vl_convert_is_known() -> None:
     digest every build makes the bundle again (~1.8 s)."""
     digest = hashlib.sha256(_vl_convert_bundle()).hexdigest()
     assert export.BUNDLE_SHA256.get(export._vl_version()) == digest, (
-        f"add {export._vl_version()!r}: {digest!r} to BUNDLE_SHA256 in jouleboard/export.py"
+        f"add {export._vl_version()!r}: {digest!r} to BUNDLE_SHA256 in "
+        "jouleboard/render/chart_files.py"
     )
 
 
 def test_a_linked_chart_template_in_the_cache_is_not_followed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Chart templates (jouleboard/present/charts.py) are cached beside the renders: an
+    """Chart templates (jouleboard/render/charts.py) are cached beside the renders: an
     entry that is a link to a forged spec is made again, not read."""
-    from jouleboard.present import charts
+    from jouleboard.render import charts
 
     monkeypatch.setattr(export, "DEFAULT_CACHE", tmp_path)
     charts.length_histogram.cache_clear()  # type: ignore[attr-defined]
@@ -279,7 +280,7 @@ def test_a_linked_chart_template_in_the_cache_is_not_followed(
 
 
 def _template_memos() -> list[Callable[[], object]]:
-    from jouleboard.present import charts
+    from jouleboard.render import charts
 
     return [f for f in vars(charts).values() if callable(getattr(f, "cache_clear", None))]
 

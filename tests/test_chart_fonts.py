@@ -1,5 +1,5 @@
-"""Charts render with vl-convert's own Liberation Sans (jouleboard/export.py): the same SVG
-as with the system's fonts for every character that font is trusted with, and a chart with
+"""Charts render with vl-convert's own Liberation Sans (jouleboard/render/chart_files.py): the
+same SVG as with the system's fonts for every character that font is trusted with, and a chart with
 any other character still renders where the system's fonts (and their fallbacks) are seen."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jouleboard.export import _BUNDLED_FONT_CHARS, bundled_font_suffices
+from jouleboard.render.chart_files import _BUNDLED_FONT_CHARS, bundled_font_suffices
 
 # Renders each spec (a JSON list on stdin) with vl-convert as it comes: system fonts seen.
 _PLAIN = """
 import json, sys, vl_convert
-from jouleboard.export import stable_ids
+from jouleboard.render.chart_files import stable_ids
 specs = json.load(sys.stdin)
 json.dump([stable_ids(vl_convert.vegalite_to_svg(json.dumps(s))) for s in specs], sys.stdout)
 """
@@ -22,7 +22,7 @@ json.dump([stable_ids(vl_convert.vegalite_to_svg(json.dumps(s))) for s in specs]
 _BUILD = """
 import json, sys
 from pathlib import Path
-from jouleboard.export import render_charts
+from jouleboard.render.chart_files import render_charts
 specs = json.load(sys.stdin)
 out = render_charts({f"c{i:03d}": s for i, s in enumerate(specs)}, ("svg",), Path(sys.argv[1]))
 json.dump([out[(f"c{i:03d}", "svg")].decode() for i in range(len(specs))], sys.stdout)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import site_view
 from jouleboard.plan.task import scatter_chart, scatter_configs
 from jouleboard.plan.views import SiteView
-from jouleboard.present import charts
-from jouleboard.urls import Urls
+from jouleboard.render import charts
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -150,7 +150,7 @@ def test_committed_measurements_validate_against_the_published_schema():
         jsonschema.validate(json.loads(path.read_text()), schema)
 
 
-# --- the importer contract (sources/importer.py), on a tiny site-data folder ----------------
+# --- the importer contract (importers/contract.py), on a tiny site-data folder ----------------
 
 
 def _site_config(max_num_seqs: int, power: float) -> dict:

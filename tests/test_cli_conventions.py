@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import jouleboard
-from jouleboard.console import Progress
+from jouleboard.core.console import Progress
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_DATA = REPO / "tests" / "golden" / "data"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import build_site
+from jouleboard.engine.build import build_site
 from tests.golden.tree import DATA, REPO
 
 TRIALS = 12

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import build_site
-from jouleboard.markdown_limits import ABOUT_MAX_BYTES
+from jouleboard.core.markdown_limits import ABOUT_MAX_BYTES
+from jouleboard.engine.build import build_site
 from tests.golden.tree import DATA, REPO
 
 SECRET = "root:x:0:0:secret-marker-4711"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.diff import diff_markdown, load_side
+from jouleboard.plan.diff import diff_markdown, load_side
 from tests.golden.tree import DATA
 
 GPQA = Path("measurements/gpqa")

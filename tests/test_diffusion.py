@@ -10,7 +10,7 @@ import pytest
 
 from jouleboard.kinds.diffusion import DiffusionConfiguration
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.rank import Deadline, rank
+from jouleboard.rank.ranking import Deadline, rank
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -108,7 +108,7 @@ def _one_file(tmp_path: Path, task: str = "text-to-video") -> tuple[Path, Path, 
     ],
 )
 def test_diffusion_validation(tmp_path: Path, edit, rule: str, where: str) -> None:
-    from jouleboard.problems import ValidationFailed
+    from jouleboard.core.problems import ValidationFailed
 
     data, target, doc = _one_file(tmp_path)
     edit(doc)

@@ -1,4 +1,4 @@
-"""Downloads in chunks (jouleboard/present/downloads.py): a build writes big CSV and JSON
+"""Downloads in chunks (jouleboard/render/downloads.py): a build writes big CSV and JSON
 files piece by piece; joined, the pieces are exactly the whole file a single dump makes,
 wherever the chunk boundaries fall."""
 
@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from jouleboard.present.downloads import csv_chunks, json_chunks
+from jouleboard.render.downloads import csv_chunks, json_chunks
 
 COLUMNS = ("nickname", "gpu", "tokens_per_joule", "note")
 

@@ -1,4 +1,4 @@
-"""JSON downloads (jouleboard/present/downloads.py): the same text as json.dumps with a
+"""JSON downloads (jouleboard/render/downloads.py): the same text as json.dumps with a
 two-space indent, whatever the records hold."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from jouleboard.present.downloads import to_json
+from jouleboard.render.downloads import to_json
 
 
 def _indented(records: list) -> str:

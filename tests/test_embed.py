@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import build_site
-from jouleboard.present.labels import band
+from jouleboard.engine.build import build_site
+from jouleboard.render.labels import band
 from tests.golden.tree import DATA, REPO
 
 CHART_EXPORTS = ("svg", "png", "vl.json", "csv")

@@ -1,4 +1,4 @@
-"""The one escaping rule (jouleboard/escape.py) and the producers that route through it:
+"""The one escaping rule (jouleboard/core/escape.py) and the producers that route through it:
 markup for HTML/SVG/XML, JSON in HTML, CSV formula cells, markdown reports, text lines."""
 
 from __future__ import annotations
@@ -18,14 +18,21 @@ import pytest
 from pydantic import ValidationError
 
 from jouleboard.cli import main
-from jouleboard.diff import Side, diff_markdown, load_side
-from jouleboard.escape import csv_cell, csv_text, json_in_html, markdown_text, markup, text_line
+from jouleboard.config.schema import Release
+from jouleboard.core.escape import (
+    csv_cell,
+    csv_text,
+    json_in_html,
+    markdown_text,
+    markup,
+    text_line,
+)
+from jouleboard.core.urls import Urls
+from jouleboard.plan.diff import Side, diff_markdown, load_side
+from jouleboard.plan.releases import ReleaseData, atom_feed
 from jouleboard.plan.views import Page, ProseBody
-from jouleboard.present.downloads import to_csv
-from jouleboard.present.embeds import chart_csv
-from jouleboard.records import Release
-from jouleboard.releases import ReleaseData, atom_feed
-from jouleboard.urls import Urls
+from jouleboard.render.downloads import to_csv
+from jouleboard.render.embeds import chart_csv
 from tests.golden.tree import DATA
 
 # A file name a contributor could commit: a newline, a code fence, a link, an image, HTML,

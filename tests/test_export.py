@@ -1,5 +1,5 @@
-"""Chart exports (jouleboard/export.py): SVGs depend on their spec alone, each picture is
-rendered once, and PNGs are rasterised from the SVGs."""
+"""Chart exports (jouleboard/render/chart_files.py): SVGs depend on their spec alone, each
+picture is rendered once, and PNGs are rasterised from the SVGs."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from jouleboard.console import Progress
-from jouleboard.export import render_charts, stable_ids
+from jouleboard.core.console import Progress
+from jouleboard.render.chart_files import render_charts, stable_ids
 
 
 def _bars(labels: list[str]) -> dict:
@@ -75,7 +75,7 @@ def test_identical_specs_are_rendered_once_and_pngs_come_from_the_cache(tmp_path
 # A process that starts two chart workers, prints their pids and waits to be killed.
 _KILLED_BUILD = """
 import sys, time
-from jouleboard.export import Pool, _ready
+from jouleboard.render.chart_files import Pool, _ready
 if __name__ == "__main__":
     pool = Pool()
     executor = pool.executor()

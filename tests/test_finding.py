@@ -1,4 +1,4 @@
-"""The finding sentence and its "what changes it" strip (jouleboard/present/finding.py):
+"""The finding sentence and its "what changes it" strip (jouleboard/render/finding.py):
 hand-built rankings, and the committed data checked against the published reference figures."""
 
 from __future__ import annotations
@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import site_view
 from jouleboard.plan.task import sensitivity_rows, task_finding
-from jouleboard.present.finding import (
+from jouleboard.render.finding import (
     Scenario,
     Standing,
     biggest_move,
@@ -18,7 +19,6 @@ from jouleboard.present.finding import (
     headline,
     ordinal,
 )
-from jouleboard.urls import Urls
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -163,7 +163,7 @@ def test_sensitivity_lines_reach_the_ranking_at_every_deadline(site) -> None:  #
     ],
 )
 def test_download_deadlines_read_as_people_write_them(ms: float, slug: str) -> None:
-    from jouleboard.urls import deadline_slug
+    from jouleboard.core.urls import deadline_slug
 
     assert deadline_slug(ms, "p50") == slug
 

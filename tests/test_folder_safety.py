@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import jouleboard
-from jouleboard import write
-from jouleboard.outdir import MARKER, OutputRefused
-from jouleboard.write import SiteFiles, manifest_path
+from jouleboard.output import writer as write
+from jouleboard.output.folder import MARKER, OutputRefused
+from jouleboard.output.writer import SiteFiles, manifest_path
 from tests.test_validation_rules import VALID, make_data_dir, write_measurement
 
 TIMEOUT_S = 120  # a build of one measurement takes seconds; a hang fails here

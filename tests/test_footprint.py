@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jouleboard.present.footprint import FootprintInputs, footprint
+from jouleboard.render.footprint import FootprintInputs, footprint
 
 
 def test_one_million_tokens_at_a_tenth_of_a_joule() -> None:

@@ -1,4 +1,4 @@
-"""Python (present/formats.py, ``show``) and the browser (templates/assets/explore.js,
+"""Python (measure/formats.py, ``show``) and the browser (templates/assets/explore.js,
 ``show``) print the same number the same way, for every display rule: hand-picked edge cases
 and every value of the committed golden site's explore data, by its column's own rule."""
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from jouleboard.present.formats import PRECISION_LABELS, show
+from jouleboard.measure.formats import PRECISION_LABELS, show
 
 REPO = Path(__file__).resolve().parents[1]
 EXPLORE = REPO / "tests" / "golden" / "expected" / "explore"
@@ -121,9 +121,9 @@ def node_call(function: str, cases: list[list[Any]]) -> list[Any]:
 
 def test_view_download_names_and_label_sides_match_python() -> None:
     """The browser names a downloaded view's deadline as urls.deadline_slug names the prebuilt
-    files, and puts chart labels on the side present/charts.py ``side`` does."""
-    from jouleboard.present.charts import side
-    from jouleboard.urls import deadline_slug
+    files, and puts chart labels on the side render/charts.py ``side`` does."""
+    from jouleboard.core.urls import deadline_slug
+    from jouleboard.render.charts import side
 
     deadlines = [
         [ms, p]

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from jouleboard.cli import main
-from jouleboard.outdir import locked
+from jouleboard.output.folder import locked
 from tests.golden.tree import REPO
 
 # Beside an output folder "site": its lock and manifest; the preview's folder and lock.

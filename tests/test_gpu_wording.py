@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jouleboard.init import init_site
+from jouleboard.commands.init import init_site
+from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
+from jouleboard.measure.units import in_words
 from jouleboard.plan.site import home_page, site_view
 from jouleboard.plan.task import task_page
-from jouleboard.present.units import in_words
-from jouleboard.urls import Urls
 
 
 def test_in_words() -> None:

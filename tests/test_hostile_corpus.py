@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 import yaml
 
+from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.problems import Problem, ValidationFailed
 from tests.test_validation_rules import (
     GPUS_YAML,
     MIB,

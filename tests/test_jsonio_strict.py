@@ -1,4 +1,4 @@
-"""Strict JSON reading (jouleboard/jsonio.py): the fast path (numbers read by the C parser,
+"""Strict JSON reading (jouleboard/core/jsonio.py): the fast path (numbers read by the C parser,
 one pass over a clean value) gives exactly what reading every number and key through the
 strict hooks gives: the same value for a clean file, the same issues otherwise."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from jouleboard.jsonio import (
+from jouleboard.core.jsonio import (
     MAX_DEPTH,
     MAX_NUMBER_CHARS,
     _constant,

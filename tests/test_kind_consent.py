@@ -96,7 +96,7 @@ def test_the_api_refuses_a_kind_without_consent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import jouleboard
-    from jouleboard.problems import ValidationFailed
+    from jouleboard.core.problems import ValidationFailed
 
     monkeypatch.delenv(CONSENT, raising=False)
     marker = tmp_path / "ran"

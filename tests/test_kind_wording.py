@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from jouleboard.api import rank_task
+from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
+from jouleboard.measure.units import TaskUnits, efficiency_phrase
 from jouleboard.plan.entities import gpu_page
 from jouleboard.plan.site import home_page, site_view
-from jouleboard.present.units import TaskUnits, efficiency_phrase
-from jouleboard.urls import Urls
 from tests.golden.tree import DATA
 
 

@@ -1,4 +1,4 @@
-"""The resident ``jouleboard serve`` (jouleboard/live.py): after any edit the output equals a
+"""The resident ``jouleboard serve`` (jouleboard/engine/live.py): after any edit the output equals a
 clean ``build_site(..., preview=True)`` of the same inputs, every file byte for byte; the
 pages it serves ahead of the commit are the clean build's pages; an edit redoes only what it
 touched (one measurement file read again, no new plan for a template edit); a failed edit
@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jouleboard import live, live_memo
-from jouleboard.build import build_site
-from jouleboard.export import DEFAULT_CACHE
-from jouleboard.live import Changes, LiveSite, output_path
-from jouleboard.problems import ValidationFailed
+from jouleboard.core.problems import ValidationFailed
+from jouleboard.engine import live, live_memo
+from jouleboard.engine.build import build_site
+from jouleboard.engine.live import Changes, LiveSite, output_path
+from jouleboard.render.chart_files import DEFAULT_CACHE
 from tests.test_serve_robust import site_folder, start_serve, stop, tree
 
 MODEL = "Qwen/Qwen3-8B"

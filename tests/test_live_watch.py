@@ -1,4 +1,4 @@
-"""What serve's file watch reports (jouleboard/watch.py): inotify on Linux, a poll of
+"""What serve's file watch reports (jouleboard/engine/watch.py): inotify on Linux, a poll of
 modification times elsewhere; both see edits in nested and new folders, and neither reports
 hidden files or the preview folder."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.watch import InotifyWatch, PollWatch, watch
+from jouleboard.engine.watch import InotifyWatch, PollWatch, watch
 
 
 def make(root: Path) -> tuple[Path, Path, Path]:

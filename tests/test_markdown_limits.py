@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jouleboard.loading.registry import load_registry
-from jouleboard.markdown_limits import (
+from jouleboard.config.registry import load_registry
+from jouleboard.core.markdown_limits import (
     MAX_BREAKS,
     MAX_NESTING,
     MAX_OPEN_BRACKETS,
@@ -27,7 +27,7 @@ from jouleboard.markdown_limits import (
     MAX_TAGS,
     markdown_issues,
 )
-from jouleboard.present.markdown import MarkdownRefused, render_markdown
+from jouleboard.render.markdown import MarkdownRefused, render_markdown
 from tests.golden.tree import DATA, REPO
 
 

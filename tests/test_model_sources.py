@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from jouleboard.build import build_site
-from jouleboard.urls import model_slug
+from jouleboard.core.urls import model_slug
+from jouleboard.engine.build import build_site
 from tests.golden.tree import DATA, REPO
 
 HOSTILE = '<img src=x onerror="alert(1)"> Lab & Co'

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import build_site
-from jouleboard.outdir import MARKER, OutputFolder, OutputRefused, real_path
-from jouleboard.write import SiteFiles
+from jouleboard.engine.build import build_site
+from jouleboard.output.folder import MARKER, OutputFolder, OutputRefused, real_path
+from jouleboard.output.writer import SiteFiles
 from tests.golden.tree import DATA, REPO
 
 ENTRY_POINTS = {

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 import jouleboard
-from jouleboard.content import about_markdown
-from jouleboard.init import InitRefused, init_site
+from jouleboard.commands.init import InitRefused, init_site
+from jouleboard.config.content import about_markdown
 from jouleboard.loading.dataset import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]

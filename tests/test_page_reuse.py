@@ -1,4 +1,4 @@
-"""A rebuild renders only the pages whose inputs changed (jouleboard/reuse.py) and takes the
+"""A rebuild renders only the pages whose inputs changed (jouleboard/engine/reuse.py) and takes the
 others from the last build's output, and its result is still the bytes of a clean build."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import build_site
+from jouleboard.engine.build import build_site
 from tests.golden.tree import REPO
 from tests.test_incremental_and_serve import tree
 from tests.test_unchanged_rebuild import built_project
@@ -20,7 +20,7 @@ from tests.test_unchanged_rebuild import built_project
 _BUILD = """
 import sys
 from pathlib import Path
-from jouleboard.build import build_site
+from jouleboard.engine.build import build_site
 summary = build_site(Path(sys.argv[1]), Path(sys.argv[2]), project=Path(sys.argv[3]))
 print(summary.pages, summary.rendered)
 """

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from mlenergy.data import DiffusionRuns, LLMRuns
 
-from jouleboard.loading.registry import Registry, load_registry
-from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, RunsReport, load_runs
+from jouleboard.config.registry import Registry, load_registry
+from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, RunsReport, load_runs
 from tests.runs_generator import MODEL_INFOS, sweep_cases, write_sweep
 from tests.test_validation_rules import make_data_dir
 

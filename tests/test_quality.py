@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jouleboard import metrics
+from jouleboard.config.registry import load_registry
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.loading.registry import load_registry
-from jouleboard.rank import Deadline, objective_for, rank
+from jouleboard.measure import metrics
+from jouleboard.rank.ranking import Deadline, objective_for, rank
 from tests.golden.tree import DATA
 
 REPO = Path(__file__).resolve().parents[1]
@@ -146,9 +146,9 @@ def test_model_without_a_score_shows_a_dash_not_zero(site: Path) -> None:
 
 def test_dash_for_missing_accuracy(tmp_path: Path) -> None:
     """A gpqa model without a published score keeps its row, with dashes, never a zero."""
+    from jouleboard.core.urls import Urls
     from jouleboard.plan.site import site_view
     from jouleboard.plan.task import task_table
-    from jouleboard.urls import Urls
 
     data_dir = tmp_path / "data"
     shutil.copytree(DATA, data_dir)

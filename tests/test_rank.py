@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.rank import Deadline, best_per_model_and_gpu, pareto_frontier, rank
+from jouleboard.rank.ranking import Deadline, best_per_model_and_gpu, pareto_frontier, rank
 from tests.factories import config
 
 REPO = Path(__file__).resolve().parents[1]

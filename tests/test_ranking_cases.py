@@ -13,7 +13,7 @@ import pytest
 from jouleboard.kinds.diffusion import DiffusionConfiguration, DiffusionKind
 from jouleboard.kinds.token import TokenKind
 from jouleboard.kinds.token_records import Configuration
-from jouleboard.rank import Deadline, objective_for, rank
+from jouleboard.rank.ranking import Deadline, objective_for, rank
 
 CASES = json.loads((Path(__file__).parent / "ranking_cases.json").read_text())
 

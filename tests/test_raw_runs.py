@@ -17,14 +17,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from jouleboard.loading.dataset import load_dataset
-from jouleboard.loading.registry import Registry, load_registry
-from jouleboard.problems import Problem, ValidationFailed
-from jouleboard.rank import Deadline, rank
-from jouleboard.sources import itl as itl_module
-from jouleboard.sources.importer import MANIFEST
-from jouleboard.sources.itl import order_statistics, percentiles, smooth_itl
-from jouleboard.sources.mlenergy_runs import (
+from jouleboard.config.registry import Registry, load_registry
+from jouleboard.core.problems import Problem, ValidationFailed
+from jouleboard.importers import itl as itl_module
+from jouleboard.importers.contract import MANIFEST
+from jouleboard.importers.itl import order_statistics, percentiles, smooth_itl
+from jouleboard.importers.mlenergy_runs import (
     RunOptions,
     RunPolicy,
     RunsReport,
@@ -35,8 +33,10 @@ from jouleboard.sources.mlenergy_runs import (
     load_runs,
     parse_runtime_params,
 )
-from jouleboard.sources.run_provenance import RunProvenance
-from jouleboard.sources.run_results import read_results
+from jouleboard.importers.run_provenance import RunProvenance
+from jouleboard.importers.run_results import read_results
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.rank.ranking import Deadline, rank
 from tests.runs_generator import (
     DELETE,
     DiffusionSpec,

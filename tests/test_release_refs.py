@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jouleboard.build import build_site
-from jouleboard.diff import base_data
+from jouleboard.core.problems import ValidationFailed
+from jouleboard.engine.build import build_site
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.problems import ValidationFailed
-from jouleboard.releases import load_releases
+from jouleboard.plan.diff import base_data
+from jouleboard.plan.releases import load_releases
 from tests.golden.tree import DATA, REPO
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]

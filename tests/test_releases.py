@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jouleboard.build import build_site
-from jouleboard.loading.registry import load_registry
+from jouleboard.config.registry import load_registry
+from jouleboard.engine.build import build_site
 from tests.golden.tree import DATA, REPO
 from tests.test_diff import make_head
 

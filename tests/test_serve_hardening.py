@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from jouleboard import serve
+from jouleboard.commands import serve
 
 SECRET = "secret outside the preview folder"
 

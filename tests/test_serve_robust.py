@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from jouleboard import cli
-from jouleboard.build import build_site
-from jouleboard.serve import snapshot
+from jouleboard.commands.serve import snapshot
+from jouleboard.engine.build import build_site
 from tests.golden.tree import DATA, REPO
 
 

@@ -21,10 +21,17 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
+from jouleboard.config.registry import load_registry
+from jouleboard.config.schema import (
+    GpuInfo,
+    ModelInfo,
+    QualityFile,
+    Releases,
+    SiteSettings,
+    TaskInfo,
+)
 from jouleboard.kinds.diffusion import DiffusionMeasurement
 from jouleboard.kinds.token_records import Measurement
-from jouleboard.loading.registry import load_registry
-from jouleboard.records import GpuInfo, ModelInfo, QualityFile, Releases, SiteSettings, TaskInfo
 from tests.test_validation_rules import (
     GPUS_YAML,
     MODELS_YAML,

@@ -17,9 +17,9 @@ import pytest
 
 from jouleboard import kinds
 from jouleboard.api import rank_task
-from jouleboard.build import build_site
+from jouleboard.core.urls import model_slug
+from jouleboard.engine.build import build_site
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.urls import model_slug
 from tests.speech_kind import SpeechKind
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,7 +49,7 @@ def test_the_package_knows_nothing_of_the_kind() -> None:
 
 
 def test_unregistered_the_kind_is_a_located_problem(tmp_path: Path) -> None:
-    from jouleboard.problems import ValidationFailed
+    from jouleboard.core.problems import ValidationFailed
 
     with pytest.raises(ValidationFailed) as e:
         load_dataset(DATA)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.build import build_site
-from jouleboard.outdir import OutputRefused
+from jouleboard.engine.build import build_site
+from jouleboard.output.folder import OutputRefused
 from tests.golden.tree import DATA, REPO
 from tests.test_incremental_and_serve import tree
 

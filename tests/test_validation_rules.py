@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from jouleboard.config.registry import load_registry
+from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.kinds import check_measurement
 from jouleboard.loading.dataset import Dataset, load_dataset
-from jouleboard.loading.registry import load_registry
-from jouleboard.problems import Problem, ValidationFailed
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024

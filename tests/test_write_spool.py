@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from jouleboard import build, write
-from jouleboard.build import build_site
-from jouleboard.write import DuplicatePath, SiteFiles
+from jouleboard.engine import build
+from jouleboard.engine.build import build_site
+from jouleboard.output import writer as write
+from jouleboard.output.writer import DuplicatePath, SiteFiles
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_DATA = REPO / "tests" / "golden" / "data"

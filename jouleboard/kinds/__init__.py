@@ -11,14 +11,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import TaskInfo
+from jouleboard.core.problems import Problem
+from jouleboard.core.schema_errors import problems_from
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.diffusion import DiffusionKind
 from jouleboard.kinds.token import TokenKind
-from jouleboard.loading.registry import Registry
-from jouleboard.problems import Problem
-from jouleboard.records import TaskInfo
-from jouleboard.schema_errors import problems_from
-from jouleboard.validate import check_references
+from jouleboard.measure.checks import check_references
 
 __all__ = [
     "Record",

@@ -21,13 +21,13 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
-from jouleboard.loading.registry import Registry
-from jouleboard.present.tables import Column, Field
-from jouleboard.present.units import TaskUnits
-from jouleboard.problems import Problem
-from jouleboard.rank import Rankable
-from jouleboard.records import Percentile, Provenance, TaskInfo
-from jouleboard.urls import deadline_slug
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import Percentile, Provenance, TaskInfo
+from jouleboard.core.problems import Problem
+from jouleboard.core.urls import deadline_slug
+from jouleboard.measure.units import TaskUnits
+from jouleboard.rank.ranking import Rankable
+from jouleboard.rank.tables import Column, Field
 
 
 class Record(Rankable, Protocol):

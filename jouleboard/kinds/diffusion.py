@@ -8,13 +8,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field as Schema
 
-from jouleboard import metrics
-from jouleboard.kinds.base import Latency, TaskKind
-from jouleboard.loading.registry import Registry
-from jouleboard.present.tables import GPU, POWER, QUALITY_FIELDS, Column, Field
-from jouleboard.present.units import TaskUnits
-from jouleboard.problems import Problem
-from jouleboard.records import (
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import (
     GPU_ID_PATTERN,
     MODEL_ID_PATTERN,
     PERCENTILES,
@@ -28,13 +23,18 @@ from jouleboard.records import (
     Strict,
     TaskInfo,
 )
-from jouleboard.urls import deadline_slug
-from jouleboard.validate import (
+from jouleboard.core.problems import Problem
+from jouleboard.core.urls import deadline_slug
+from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.measure import metrics
+from jouleboard.measure.checks import (
     CONSISTENCY_TOLERANCE,
     ceiling_problem,
     inconsistent,
     power_problems,
 )
+from jouleboard.measure.units import TaskUnits
+from jouleboard.rank.tables import GPU, POWER, QUALITY_FIELDS, Column, Field
 
 # Outputs per kJ at most this x one GPU's board power / the output's megapixel-steps, about
 # 10x the best measured (7.28e-5 megapixel-steps per J per W, SANA 1.5 1.6B on H100).

@@ -30,12 +30,12 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 
+from jouleboard.config.schema import KIND_ENTRY_PATTERN
+from jouleboard.core.problems import Problem, pointer
+from jouleboard.core.safe_read import FileRefused, read_capped
+from jouleboard.core.text_rules import printable
+from jouleboard.core.yamlio import read_yaml
 from jouleboard.kinds.base import TaskKind
-from jouleboard.problems import Problem, pointer
-from jouleboard.records import KIND_ENTRY_PATTERN
-from jouleboard.safe_read import FileRefused, read_capped
-from jouleboard.text_rules import printable
-from jouleboard.yamlio import read_yaml
 
 HINT = 'see docs/architecture.md, "Adding a kind of task"'
 ALLOW_ENVIRONMENT = "JOULEBOARD_ALLOW_KIND_CODE"

@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from jouleboard import metrics
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import PERCENTILES, TaskInfo
+from jouleboard.core.problems import Problem
 from jouleboard.kinds.base import Latency, TaskKind
 from jouleboard.kinds.token_records import Configuration, Measurement, check_physics
-from jouleboard.loading.registry import Registry
-from jouleboard.present.formats import PRECISION_LABELS
-from jouleboard.present.tables import (
+from jouleboard.measure import metrics
+from jouleboard.measure.formats import PRECISION_LABELS
+from jouleboard.measure.units import TaskUnits
+from jouleboard.rank.tables import (
     GPU,
     POWER,
     PRECISION,
@@ -20,9 +23,6 @@ from jouleboard.present.tables import (
     Field,
     number,
 )
-from jouleboard.present.units import TaskUnits
-from jouleboard.problems import Problem
-from jouleboard.records import PERCENTILES, TaskInfo
 
 ITL_FIELDS = {"p50": "median_itl_ms", "p90": "p90_itl_ms", "p95": "p95_itl_ms", "p99": "p99_itl_ms"}
 

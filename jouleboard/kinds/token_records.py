@@ -10,10 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from jouleboard import metrics
-from jouleboard.loading.registry import Registry
-from jouleboard.problems import Problem
-from jouleboard.records import (
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import (
     GPU_ID_PATTERN,
     MODEL_ID_PATTERN,
     TASK_ID_PATTERN,
@@ -25,7 +23,9 @@ from jouleboard.records import (
     SchemaVersion,
     Strict,
 )
-from jouleboard.validate import (
+from jouleboard.core.problems import Problem
+from jouleboard.measure import metrics
+from jouleboard.measure.checks import (
     CONSISTENCY_TOLERANCE,
     ceiling_problem,
     inconsistent,

@@ -1,4 +1,4 @@
-"""The load stage: the registries (:mod:`jouleboard.loading.registry`) and the whole data
+"""The load stage: the registries (:mod:`jouleboard.config.registry`) and the whole data
 folder checked together (:mod:`jouleboard.loading.dataset`). Nothing is imported here, so
 the kinds (the check stage) can read the registry types without loading the data loader.
 (Not ``load/``: ``jouleboard.load`` is the notebook API's function.)"""

@@ -8,11 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jouleboard.kinds import check_parsed, parse_measurement, register, task_kind_order
-from jouleboard.kinds.base import Record, TaskKind
-from jouleboard.kinds.site_kinds import load_site_kinds
-from jouleboard.loading.registry import Registry, load_registry
-from jouleboard.problems import (
+from jouleboard.config.registry import Registry, load_registry
+from jouleboard.core.problems import (
     Problem,
     ValidationFailed,
     forget_resolved_folders,
@@ -20,10 +17,13 @@ from jouleboard.problems import (
     resolved_file,
     shown_path,
 )
-from jouleboard.safe_read import refusal
-from jouleboard.sources.mlenergy_runs import RunOptions, RunPolicy, load_runs
-from jouleboard.text_rules import hidden_characters
-from jouleboard.validate import check_duplicates, read_json
+from jouleboard.core.safe_read import refusal
+from jouleboard.core.text_rules import hidden_characters
+from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
+from jouleboard.kinds import check_parsed, parse_measurement, register, task_kind_order
+from jouleboard.kinds.base import Record, TaskKind
+from jouleboard.kinds.site_kinds import load_site_kinds
+from jouleboard.measure.checks import check_duplicates, read_json
 
 MEASUREMENTS_DIR = "measurements"
 # Every file of the data folder is checked against this before anything reads it (twice the
@@ -254,7 +254,7 @@ def load_dataset(
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem. ``read`` and ``check`` do each file's
-    two halves (a long-running process passes memoised ones: jouleboard/live_memo.py).
+    two halves (a long-running process passes memoised ones: jouleboard/engine/live_memo.py).
     The kinds site.yaml declares are code: they run only with ``allow_kind_code`` or the
     process's consent (jouleboard/kinds/site_kinds.py), else each is a located problem."""
     forget_resolved_folders()

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from jouleboard.kinds import kind_of, kinds
 from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.views import Download
-from jouleboard.present.downloads import csv_chunks, json_chunks
+from jouleboard.render.downloads import csv_chunks, json_chunks
 
 
 def configuration_downloads(
@@ -40,7 +40,7 @@ def configuration_downloads(
 
 def download_chunks(download: Download) -> Iterator[str]:
     """A download's text in pieces of a few thousand records (see
-    :mod:`jouleboard.present.downloads`): a build writes it, and the downloads page sizes
+    :mod:`jouleboard.render.downloads`): a build writes it, and the downloads page sizes
     it, without ever holding the whole text."""
     if download.path.endswith(".csv"):
         return csv_chunks(download.columns, download.records)

@@ -8,7 +8,9 @@ from typing import Any
 
 from markupsafe import escape
 
-from jouleboard import rank as ranking
+from jouleboard.core.urls import model_slug
+from jouleboard.measure.formats import PRECISION_LABELS, show, significant
+from jouleboard.measure.units import efficiency_phrase
 from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full_view
 from jouleboard.plan.task import ranking_downloads, task_table
 from jouleboard.plan.views import (
@@ -27,19 +29,17 @@ from jouleboard.plan.views import (
     TaskView,
     chart_ref,
 )
-from jouleboard.present import charts
-from jouleboard.present.formats import PRECISION_LABELS, show, significant
-from jouleboard.present.labels import EnergyLabel, band, label_svg
-from jouleboard.present.markdown import render_markdown
-from jouleboard.present.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
-from jouleboard.present.units import efficiency_phrase
-from jouleboard.urls import model_slug
+from jouleboard.rank import ranking
+from jouleboard.rank.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
+from jouleboard.render import charts
+from jouleboard.render.labels import EnergyLabel, band, label_svg
+from jouleboard.render.markdown import render_markdown
 
 
 def energy_label(
     site: SiteView, t: TaskView, model_id: str, value: float, best: float
 ) -> tuple[LabelRef, Part]:
-    """The A-G label of a model on a task (present/labels.py), as an SVG file."""
+    """The A-G label of a model on a task (render/labels.py), as an SVG file."""
     info = site.registry.models[model_id]
     unit = t.units.efficiency_unit
     energy = EnergyLabel(

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jouleboard.loading.registry import Registry
+from jouleboard.config.registry import Registry
+from jouleboard.measure.formats import PRECISION_LABELS
 from jouleboard.plan.views import TaskView
-from jouleboard.present.formats import PRECISION_LABELS
 
 IDENTITY = (
     "model_id",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from jouleboard.plan.views import GpuBody, MoreRows, Page, QualitySection, TaskBody
-from jouleboard.present.tables import Table
+from jouleboard.rank.tables import Table
 
 T = TypeVar("T")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from jouleboard.jsonio import dumps_canonical
+from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.measure.formats import PRECISION_LABELS, significant
 from jouleboard.plan.views import (
     Calculator,
     CompareBody,
@@ -12,10 +13,9 @@ from jouleboard.plan.views import (
     Part,
     SiteView,
 )
-from jouleboard.present import charts
-from jouleboard.present.footprint import FootprintInputs, footprint_table
-from jouleboard.present.formats import PRECISION_LABELS, significant
-from jouleboard.present.tables import Cell, Column, Table, model_cell, ranking_table
+from jouleboard.rank.tables import Cell, Column, Table, model_cell, ranking_table
+from jouleboard.render import charts
+from jouleboard.render.footprint import FootprintInputs, footprint_table
 
 
 def compare_page(site: SiteView) -> Part:

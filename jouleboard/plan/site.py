@@ -11,14 +11,22 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from jouleboard import rank as ranking
-from jouleboard.escape import markup
-from jouleboard.jsonio import dumps_canonical
+from jouleboard.core.escape import markup
+from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.urls import Urls
 from jouleboard.kinds import kind_of, kinds, task_kind_order
 from jouleboard.loading.dataset import Dataset
+from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
 from jouleboard.plan.downloads import configuration_downloads, download_chunks
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
+from jouleboard.plan.releases import (
+    ReleaseData,
+    atom_feed,
+    changelog_page,
+    json_feed,
+    release_downloads,
+)
 from jouleboard.plan.task import home_section, task_finding, task_page
 from jouleboard.plan.views import (
     DownloadItem,
@@ -33,17 +41,9 @@ from jouleboard.plan.views import (
     SiteView,
     TaskView,
 )
-from jouleboard.present.glossary import glossary_html
-from jouleboard.present.markdown import render_markdown
-from jouleboard.present.units import efficiency_phrase, in_words, measured_gpus
-from jouleboard.releases import (
-    ReleaseData,
-    atom_feed,
-    changelog_page,
-    json_feed,
-    release_downloads,
-)
-from jouleboard.urls import Urls
+from jouleboard.rank import ranking
+from jouleboard.rank.glossary import glossary_html
+from jouleboard.render.markdown import render_markdown
 
 
 def task_view(data: Dataset, task: str) -> TaskView:

@@ -7,8 +7,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from jouleboard import rank as ranking
-from jouleboard.jsonio import dumps_canonical
+from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.measure.formats import PRECISION_LABELS, show
+from jouleboard.measure.units import in_words, measured_gpus
 from jouleboard.plan.explore import explore_payload
 from jouleboard.plan.first_view import full_view_path, task_first_view, with_full_view
 from jouleboard.plan.views import (
@@ -28,13 +29,12 @@ from jouleboard.plan.views import (
     TaskView,
     chart_ref,
 )
-from jouleboard.present import charts
-from jouleboard.present.finding import Finding, Scenario, Standing, finding
-from jouleboard.present.footprint import FootprintInputs, footprint_table
-from jouleboard.present.formats import PRECISION_LABELS, show
-from jouleboard.present.markdown import render_markdown
-from jouleboard.present.tables import Table, ranking_table
-from jouleboard.present.units import in_words, measured_gpus
+from jouleboard.rank import ranking
+from jouleboard.rank.tables import Table, ranking_table
+from jouleboard.render import charts
+from jouleboard.render.finding import Finding, Scenario, Standing, finding
+from jouleboard.render.footprint import FootprintInputs, footprint_table
+from jouleboard.render.markdown import render_markdown
 
 
 def task_table(

@@ -7,16 +7,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jouleboard import metrics
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import Percentile, TaskInfo
+from jouleboard.core.urls import Urls, chart_id
 from jouleboard.kinds.base import Record, TaskKind
-from jouleboard.loading.registry import Registry
-from jouleboard.present.finding import Finding
-from jouleboard.present.footprint import FootprintInputs
-from jouleboard.present.tables import Table
-from jouleboard.present.units import TaskUnits
-from jouleboard.rank import Deadline, RankedRow
-from jouleboard.records import Percentile, TaskInfo
-from jouleboard.urls import Urls, chart_id
+from jouleboard.measure import metrics
+from jouleboard.measure.units import TaskUnits
+from jouleboard.rank.ranking import Deadline, RankedRow
+from jouleboard.rank.tables import Table
+from jouleboard.render.finding import Finding
+from jouleboard.render.footprint import FootprintInputs
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@
     return typeof key === "string" && object != null && Object.hasOwn(object, key);
   }
 
-  // --- number formats: the same rules as jouleboard/present/formats.py ------------------
+  // --- number formats: the same rules as jouleboard/measure/formats.py ------------------
   function grouped(value, decimals) {
     return new Intl.NumberFormat("en-US", {
       minimumFractionDigits: decimals, maximumFractionDigits: decimals,

@@ -1,4 +1,4 @@
-// jouleboard ranking in the browser: the same rule and tie-break as jouleboard/rank.py.
+// jouleboard ranking in the browser: the same rule and tie-break as jouleboard/rank/ranking.py.
 // Pure functions, no DOM; runs in browsers (window.jouleboardRank) and in Node (require).
 // Nothing here knows a kind of task: the order descriptor (a task's explore JSON "order",
 // from TaskKind.browser_order) names the fields its latency, tie-break and energy come from.
@@ -98,7 +98,7 @@
     return frontier;
   }
 
-  // Facility electricity (GPU energy x PUE), cost and emissions; see present/footprint.py.
+  // Facility electricity (GPU energy x PUE), cost and emissions; see render/footprint.py.
   function footprint(energyJoules, inputs) {
     const kwh = (energyJoules * inputs.pue) / 3.6e6;
     return { kwh, cost: kwh * inputs.pricePerKwh, gramsCo2e: kwh * inputs.gramsCo2ePerKwh };

@@ -118,7 +118,7 @@
     if (figure.hasAttribute("data-auto")) spec.title = "";  // the embed page's h1 says it
     spec.width = "container";
     spec.autosize = { type: "fit-x", contains: "padding" };
-    // A narrow screen gets the phone layout (present/charts.py phone): text at its own size.
+    // A narrow screen gets the phone layout (render/charts.py phone): text at its own size.
     if (figure.clientWidth < 480) phoneLayout(spec, figure.clientWidth);
     let holder = figure.querySelector(".vega");
     if (!holder) {

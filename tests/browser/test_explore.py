@@ -1,7 +1,7 @@
 """The task pages' explorer, calculator and the compare page in a real Chromium.
 
 Every re-ranking done by templates/assets/rank.js and explore.js is checked against the Python
-ranking (jouleboard.rank.rank on the committed data/), the URL state against a fresh page,
+ranking (jouleboard.rank.ranking.rank on the committed data/), the URL state against a fresh page,
 Back/Forward against pushState, and the calculator against hand-computed values. Every test ends
 with no console error or warning, no page error and no request to another host (conftest.watch).
 """
@@ -23,7 +23,7 @@ import pytest
 
 from jouleboard.kinds.token_records import Configuration
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.rank import Deadline, rank
+from jouleboard.rank.ranking import Deadline, rank
 from tests.browser.conftest import Recorder, watch
 from tests.sitebuild import REPO
 
@@ -65,7 +65,7 @@ def python_ranking(
     precisions: tuple[str, ...] | None = None,
     budget: float | None = None,
 ) -> list[Configuration]:
-    """The chosen configurations, best first, as jouleboard.rank.rank gives them."""
+    """The chosen configurations, best first, as jouleboard.rank.ranking.rank gives them."""
     rows = rank(
         dataset().for_task(TASK),
         Deadline(deadline_ms, percentile),  # type: ignore[arg-type]

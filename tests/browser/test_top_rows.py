@@ -2,7 +2,7 @@
 ``table_rows`` rows and fetches no explore JSON; "Show all" brings in every model in rank
 order, and the controls, search and sort work past the first rows; with JavaScript off the
 full view is a link away and holds every model. The expected rankings come from
-jouleboard.rank.rank on the same data (table_rows: 5, tests/cut_site.py)."""
+jouleboard.rank.ranking.rank on the same data (table_rows: 5, tests/cut_site.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from jouleboard.loading.dataset import Dataset, load_dataset
-from jouleboard.rank import Deadline, rank
+from jouleboard.rank.ranking import Deadline, rank
 from tests.browser.conftest import Recorder, serve, watch
 from tests.cut_site import TABLE_ROWS
 

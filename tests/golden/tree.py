@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from jouleboard.build import build_site
+from jouleboard.engine.build import build_site
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "golden" / "data"

@@ -62,7 +62,7 @@ test("the caption text never shows an inherited function", () => {
   assert.equal(E.deadlineText(300, state.pct, latency), "median inter-token latency ≤ 300 ms");
 });
 
-test("show prints numbers by the display rules of present/formats.py", () => {
+test("show prints numbers by the display rules of measure/formats.py", () => {
   // Hand-worked: grouped thousands, fixed decimals, 3 significant digits (carry 9.996 -> 10.0).
   assert.equal(E.show("fixed2", 35.1549), "35.15");
   assert.equal(E.show("fixed4", 0.028449), "0.0284");

@@ -1,0 +1,1 @@
+"""Commands with a module of their own (serve, init); cli.py dispatches."""

@@ -1,0 +1,127 @@
+"""``jouleboard init DIR``: a new leaderboard folder, ready to build, check and publish.
+
+It holds registries (four accelerators, one task, one model), one example measurement that
+validates, site.yaml, an about page to adapt, both GitHub workflows, requirements.txt and a
+README with the two commands; ``--example mlenergy-v3`` puts the bundled ML.ENERGY v3 data
+(with its NOTICE) in place of the example data and about page. The folder is written
+beside its final place and renamed into it, so an interrupted init leaves nothing
+half-written; a non-empty DIR is refused, never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import string
+import tarfile
+import tempfile
+from importlib.resources import files
+from pathlib import Path
+
+# Stored without the leading dot: package data and sdists drop hidden files.
+_RENAMES = {"github": ".github", "gitignore": ".gitignore"}
+# The README's notes for a folder with the example measurement, and for a bundled example.
+_README_NOTES = {
+    True: {
+        "example_note": "`data/measurements/chat/example-org/` holds an example measurement: "
+        "replace it (and the example model) with yours.",
+        "about_note": "the about page (methodology, where the data comes from): edit its "
+        '"Data source and license" section for your measurements.',
+        "rank_task": "chat",
+    },
+    False: {
+        "example_note": "`data/` holds The ML.ENERGY Benchmark v3 (Apache-2.0); `NOTICE` and "
+        "every file's `provenance` say where it comes from: keep them when "
+        "you publish it.",
+        "about_note": "(optional) replaces the built-in about page (the ML.ENERGY "
+        "methodology and data source).",
+        "rank_task": "gpqa",
+    },
+}
+
+
+class InitRefused(Exception):
+    """DIR cannot be made (it is not empty, or is a file): printed as one line."""
+
+
+def skeleton_dir() -> Path:
+    return Path(str(files("jouleboard").joinpath("skeleton")))
+
+
+def init_site(target: Path, example: str | None = None) -> list[str]:
+    """Make the leaderboard folder ``target``; return the files written (relative, sorted).
+
+    Raise :class:`InitRefused` if ``target`` exists and is not an empty folder; a symbolic
+    link (even to an empty folder) is refused, not followed: the new folder would replace
+    the link, not fill the folder it points to.
+    """
+    if target.is_symlink():
+        raise InitRefused(
+            f"{target} is a symbolic link; jouleboard init writes only into a "
+            "new or empty folder, not through a link: give the folder's own "
+            "path (nothing was changed)"
+        )
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        kind = "non-empty folder" if target.is_dir() else "file"
+        raise InitRefused(
+            f"{target} is a {kind}; jouleboard init writes only into a "
+            "new or empty folder (nothing was changed)"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.init-", dir=target.parent))
+    try:
+        _write_skeleton(staging, with_example_data=example is None)
+        if example is not None:
+            _write_example(staging, example)
+        written = sorted(
+            p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file()
+        )
+        staging.chmod(0o755)  # mkdtemp makes it private; a site folder is an ordinary one
+        if target.exists():
+            target.rmdir()  # empty, checked above
+        os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return written
+
+
+def _write_skeleton(root: Path, with_example_data: bool) -> None:
+    from jouleboard import __version__
+
+    skeleton = skeleton_dir()
+    for source in sorted(skeleton.rglob("*")):
+        relative = source.relative_to(skeleton)
+        # A bundled example brings its own data/ and uses the built-in about page, written
+        # for it; the skeleton's about page is a starting point for the user's own data.
+        if not source.is_file() or (
+            relative.parts[0] in ("data", "content") and not with_example_data
+        ):
+            continue
+        parts = (_RENAMES.get(relative.parts[0], relative.parts[0]), *relative.parts[1:])
+        destination = root.joinpath(*parts)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        text = source.read_text(encoding="utf-8")
+        if relative.as_posix() == "README.md":
+            text = string.Template(text).substitute(_README_NOTES[with_example_data])
+        destination.write_text(text, encoding="utf-8")
+    (root / "requirements.txt").write_text(
+        f"# What the workflows install; upgrade on purpose (charts change with vl-convert).\n"
+        f"jouleboard=={__version__}\n",
+        encoding="utf-8",
+    )
+
+
+def _write_example(root: Path, name: str) -> None:
+    """The bundled example's data/ and NOTICE: from the wheel's archive, or the checkout."""
+    from jouleboard.core.resources import example_members, example_source
+
+    source = example_source(name)
+    if source.is_file():
+        with tarfile.open(source, "r:gz") as archive:
+            archive.extractall(root, filter="data")  # no links, no paths outside root
+        return
+    for relative, path in example_members(source):
+        destination = root / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, destination)

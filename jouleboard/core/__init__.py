@@ -1,0 +1,2 @@
+"""The ground floor: located problems, reading supplied files safely, text rules,
+canonical JSON and YAML, escaping, slugs and URLs, the console."""

@@ -1,0 +1,117 @@
+"""Turn pydantic validation errors into located, actionable problems."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from jouleboard.core.problems import Problem, pointer
+
+FORMAT_DOC = "docs/measurement-format.md"
+
+_RULES = {
+    "missing": "schema.missing-field",
+    "extra_forbidden": "schema.unknown-field",
+    "greater_than": "value.not-positive",
+    "greater_than_equal": "value.out-of-range",
+    "less_than": "value.out-of-range",
+    "less_than_equal": "value.out-of-range",
+    "string_pattern_mismatch": "value.bad-identifier",
+    "literal_error": "value.not-allowed",
+    "too_short": "value.length",
+    "too_long": "value.length",
+    "string_too_long": "value.length",
+    "hidden_character": "value.hidden-character",
+}
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """Names of the fields allowed at the object that holds ``loc``'s last key."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        annotation = field.annotation
+        args = getattr(annotation, "__args__", ())
+        candidates = [annotation, *args]
+        current = next(
+            (c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None
+        )
+        if current is None:
+            return []
+    return list(getattr(current, "model_fields", {}))
+
+
+def _without_union_tags(loc: tuple[int | str, ...], kind: str) -> tuple[int | str, ...]:
+    """``loc`` without the member tags pydantic adds inside a union (``literal['unknown']``,
+    ``function-after[...]``, ``constrained-str``): they are not JSON keys. An unknown field's
+    own name (the last part of an extra_forbidden loc) is the contributor's and is kept."""
+    keep_last = kind == "extra_forbidden"
+    return tuple(
+        part
+        for i, part in enumerate(loc)
+        if not (
+            isinstance(part, str)
+            and ("[" in part or part.startswith("constrained-"))
+            and not (keep_last and i == len(loc) - 1)
+        )
+    )
+
+
+def problems_from(
+    error: ValidationError, file: str, model: type[BaseModel], prefix: tuple[object, ...] = ()
+) -> list[Problem]:
+    """One problem per pydantic error, with a JSON pointer and a hint."""
+    problems = []
+    union_pointers: set[str] = set()
+    for e in error.errors(include_url=False):
+        kind = e["type"]
+        loc = _without_union_tags(tuple(e["loc"]), kind)
+        if loc != tuple(e["loc"]):  # one member of a union: report its first failure only
+            if pointer(*prefix, *loc) in union_pointers:
+                continue
+            union_pointers.add(pointer(*prefix, *loc))
+        rule = _RULES.get(
+            kind, "schema.wrong-type" if kind.endswith(("_type", "_parsing")) else "schema.invalid"
+        )
+        hint = f"see {FORMAT_DOC}"
+        message = e["msg"]
+        if kind == "extra_forbidden":
+            allowed = _fields_at(model, loc)
+            close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+            message = f"unknown field {str(loc[-1])!r}"
+            hint = f"did you mean {close[0]!r}?" if close else f"allowed here: {', '.join(allowed)}"
+        elif kind == "date_value" or (
+            kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("date")
+        ):
+            rule, hint = "value.bad-date", "give a calendar date as YYYY-MM-DD"
+        elif kind == "string_pattern_mismatch" and loc and loc[-1] == "base_url":
+            rule, message = (
+                "value.bad-url",
+                (
+                    "not a URL path such as / or /leaderboard/ "
+                    "(no '.' or '..' segment, ending in '/')"
+                ),
+            )
+            hint = "give the path the site is served under"
+        elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
+            rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
+            hint = "give the full https:// address"
+        elif kind.startswith("markdown."):  # a markdown_limits rule id, with its own hint
+            rule, hint = kind, str(e.get("ctx", {}).get("hint", hint))
+        elif kind == "hidden_character":
+            hint = "retype the text without invisible or direction-changing characters"
+        elif kind == "missing":
+            message = f"required field {str(loc[-1])!r} is missing"
+        elif rule == "schema.wrong-type":
+            message = f"{message}, got {type(e.get('input')).__name__}"
+            hint = (
+                "numbers are JSON numbers, not strings" if isinstance(e.get("input"), str) else hint
+            )
+        problems.append(Problem(file, pointer(*prefix, *loc), rule, message, hint))
+    return problems

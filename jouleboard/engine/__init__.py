@@ -1,0 +1,1 @@
+"""The build: inputs -> plan -> render -> output; what is fresh; watching."""

@@ -1,0 +1,179 @@
+"""One digest of everything a build's output depends on.
+
+A build records it in the output's manifest; the next build with the same digest, into an
+output folder still exactly as that build left it, has nothing to do (``jouleboard build``
+after no change returns in a fraction of a second). The digest covers the content of every
+file of the data folder, the site's and the packaged templates and content, the package's
+own code, registered task kinds, the raw run trees (by size and modification time: they can
+be large), the versions that shape the output (jouleboard, vl-convert, Python) and the
+build's options. Anything it cannot see (a kind imported by name from site.yaml) disables
+the shortcut.
+
+Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
+data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
+then None and the build runs, reporting the file as validation does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import stat
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from jouleboard.core.resources import content_dir, templates_dir
+from jouleboard.core.safe_read import refusal
+from jouleboard.loading.dataset import DATA_FILE_CAP
+from jouleboard.output.static import STATIC_FILE_CAP
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # jouleboard/, from jouleboard/engine/
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+class _Unseen(Exception):
+    """A file the digest does not read (a link, pipe, device or one over its cap)."""
+
+
+def _entries(root: Path, hidden: bool = False) -> Iterable[Path]:
+    """Every file and folder below ``root`` in a stable order, without hidden ones (which no
+    build reads, unless ``hidden``: static/ publishes .nojekyll) and Python's byte-code
+    caches (rewritten by merely running the code). Folders count too (an empty one with a
+    bad name fails a build); a link to a folder is an entry, not followed; a folder that
+    cannot be listed raises OSError."""
+    for folder, dirs, names in os.walk(root, onerror=_raise):
+        dirs[:] = sorted(d for d in dirs if hidden or not (d.startswith(".") or d == "__pycache__"))
+        for name in sorted([*dirs, *names]):
+            if hidden or not name.startswith("."):
+                yield Path(folder, name)
+
+
+def _add_tree(
+    digest: hashlib._Hash,
+    label: str,
+    root: Path,
+    by_content: bool = True,
+    cap: int = DATA_FILE_CAP,
+    supplied: bool = False,
+    hidden: bool = False,
+) -> None:
+    """Add ``root``'s names and files to ``digest``. ``supplied`` (the data folder, static/):
+    every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
+    it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
+    ``cap`` is :class:`_Unseen`."""
+    digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
+    if not root.exists():
+        return
+    for path in _entries(root, hidden):
+        digest.update(os.fsencode(path.relative_to(root)) + b"\0")
+        st = path.lstat()
+        if supplied and not stat.S_ISDIR(st.st_mode) and refusal(path, cap) is not None:
+            raise _Unseen(path)
+        if stat.S_ISLNK(st.st_mode):
+            digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
+            st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            digest.update(b"folder\0")
+        elif not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
+            digest.update(f"special {st.st_mode} {st.st_ino}\0".encode())
+        elif by_content:
+            digest.update(_file_digest(path, cap))
+        else:
+            digest.update(f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
+
+
+def _file_digest(path: Path, cap: int) -> bytes:
+    """The sha256 of a regular file of at most ``cap`` bytes (else :class:`_Unseen`, also
+    when it grew past the cap since the look), opened without waiting on a pipe."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
+            raise _Unseen(path)
+        data = f.read(cap + 1)
+    if len(data) > cap:
+        raise _Unseen(path)
+    return hashlib.sha256(data).digest()
+
+
+def _imports_kinds_by_name(data_dir: Path) -> bool:
+    """Whether site.yaml names a kind by import path: code outside every folder hashed here."""
+    from jouleboard.core.yamlio import read_yaml
+
+    doc, error, _ = read_yaml(data_dir / "site.yaml")  # capped; no link, pipe or device
+    if error is not None:
+        return False  # the build reports it; its output cannot be up to date anyway
+    entries = doc.get("kinds") if isinstance(doc, dict) else None
+    return isinstance(entries, list) and any(
+        not (isinstance(entry, str) and entry.endswith(".py")) for entry in entries
+    )
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "-"
+
+
+def inputs_digest(
+    data_dir: Path, project: Path, runs: Sequence[Path], options: Mapping[str, object]
+) -> str | None:
+    """The hex digest of a build's inputs, or None when they cannot all be seen (then the
+    build always runs). ``options``: every build option that shapes the output."""
+    from jouleboard.kinds import kinds
+
+    if _imports_kinds_by_name(data_dir):
+        return None
+    digest = hashlib.sha256()
+    versions = (_version("jouleboard"), _version("vl-convert-python"), sys.version)
+    digest.update(
+        repr(
+            (versions, sorted(options.items()), str(data_dir.resolve()), str(project.resolve()))
+        ).encode()
+    )
+    try:
+        _add_tree(digest, "data", data_dir, supplied=True)
+        _add_tree(
+            digest, "static", project / "static", cap=STATIC_FILE_CAP, supplied=True, hidden=True
+        )
+        for label, root in (
+            ("site templates", project / "templates"),
+            ("site content", project / "content"),
+            ("templates", templates_dir()),
+            ("content", content_dir()),
+            ("code", _PACKAGE),
+        ):
+            _add_tree(digest, label, root)
+        for run in runs:
+            _add_tree(digest, "runs", run, by_content=False)
+        for kind in kinds():
+            source = inspect.getsourcefile(type(kind))
+            digest.update(f"\0kind {type(kind).__module__}.{type(kind).__qualname__}\0".encode())
+            if source is not None:
+                digest.update(_file_digest(Path(source), DATA_FILE_CAP))
+    except (OSError, TypeError, RuntimeError, _Unseen):  # unreadable or refused input, a link
+        return None  # loop: the build runs and says what is wrong
+    return digest.hexdigest()
+
+
+def render_digest(themes: Sequence[Path]) -> str:
+    """The hex digest of what turns a page's view into HTML: the template folders (first
+    match wins, so their order counts), the package's code, and the versions of Python,
+    Jinja2 and MarkupSafe. An unreadable file gives a digest no build matches."""
+    digest = hashlib.sha256(
+        repr((_version("jinja2"), _version("markupsafe"), sys.version)).encode()
+    )
+    try:
+        for root in (*themes, _PACKAGE):
+            _add_tree(digest, "render", root)
+    except (OSError, RuntimeError, _Unseen):
+        return "unreadable " + os.urandom(16).hex()
+    return digest.hexdigest()

@@ -1,0 +1,190 @@
+"""The contract every importer keeps (site data, raw runs, and any future source).
+
+1. Read and validate everything first; a plan holds every file's final text.
+2. Refuse, before writing anything, to replace a file the importer did not write: a file is
+   the importer's when the manifest lists it, or its content says so (``owns``).
+3. Write all or nothing: every file goes into a staging folder inside the data folder, then
+   each is moved into place (same file system: one rename per file). A failure while staging
+   leaves the data folder as it was.
+4. Never delete what it did not create: the only files removed are ones this importer wrote
+   in an earlier import that a full re-import (``replace_previous``) no longer has.
+
+The manifest, ``.jouleboard-imports.json`` in the data folder, lists the files each importer
+wrote (by path relative to the data folder); the build and validation ignore it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jouleboard.core.problems import Problem, shown_path
+from jouleboard.core.safe_read import FileRefused, read_capped
+
+MANIFEST = ".jouleboard-imports.json"
+REGISTRIES = ("gpus.yaml", "models.yaml", "tasks.yaml")
+_STAGING = ".jouleboard-staging"
+MANIFEST_CAP = 16 * 1024 * 1024  # a path list: 16 MiB holds ~200,000 of them
+
+
+@dataclass
+class ImportPlan:
+    """What one import writes. ``files``: files the importer owns (measurement files);
+    ``updates``: shared files it rewrites in place (registries it merges into)."""
+
+    importer: str
+    files: dict[str, str] = field(default_factory=dict)
+    updates: dict[str, str] = field(default_factory=dict)
+    replace_previous: bool = False  # a full re-import: drop its own files it no longer has
+    owns: Callable[[str, str], bool] = lambda old, new: old == new  # (old text, new text)
+
+
+@dataclass(frozen=True)
+class Committed:
+    written: tuple[str, ...]
+    removed: tuple[str, ...]
+
+
+def not_a_data_folder(out: Path, *, may_create: bool = False) -> str | None:
+    """Why ``out`` cannot take an import (None when it can). ``may_create``: an absent or
+    empty folder is fine (the importer writes the registries)."""
+    if may_create and (not out.exists() or (out.is_dir() and not any(out.iterdir()))):
+        return None
+    if out.is_dir() and all((out / name).is_file() for name in REGISTRIES):
+        return None
+    return (
+        f"{out} is not a jouleboard data folder (no {'/'.join(REGISTRIES)}): create one "
+        f"with `jouleboard init {out}` or pass --out to an existing data folder"
+    )
+
+
+def manifest_refusal(data_dir: Path) -> Problem | None:
+    """Why the manifest cannot be read safely (a link, a pipe, a huge file), None when it
+    can or when there is none: an import refuses to start rather than guess what it owns."""
+    try:
+        read_capped(data_dir / MANIFEST, MANIFEST_CAP)
+    except FileRefused as e:
+        if e.rule != "file.missing":
+            return Problem(
+                shown_path(data_dir / MANIFEST),
+                "",
+                e.rule,
+                e.message,
+                f"{e.hint}; it lists the files importers wrote: restore it or "
+                "remove it (the next import then treats every file as not its own)",
+            )
+    return None
+
+
+def read_manifest(data_dir: Path) -> dict[str, list[str]]:
+    """Each importer's files; empty when there is no manifest or it cannot be read (an
+    import checks :func:`manifest_refusal` first)."""
+    try:
+        doc = json.loads(read_capped(data_dir / MANIFEST, MANIFEST_CAP))
+    except (FileRefused, ValueError):
+        return {}
+    if not isinstance(doc, dict):
+        return {}
+    return {k: [p for p in v if isinstance(p, str)] for k, v in doc.items() if isinstance(v, list)}
+
+
+def _inside(data_dir: Path, rel: str) -> bool:
+    target = (data_dir / rel).resolve()
+    return target.is_relative_to(data_dir.resolve()) and ".." not in Path(rel).parts
+
+
+def conflicts(plan: ImportPlan, data_dir: Path) -> list[Problem]:
+    """Files the plan would replace that are not the importer's (and a manifest that
+    cannot be read safely)."""
+    refused = manifest_refusal(data_dir)
+    if refused is not None:
+        return [refused]
+    mine = set(read_manifest(data_dir).get(plan.importer, []))
+    problems = []
+    for rel, text in sorted(plan.files.items()):
+        target = data_dir / rel
+        if not _inside(data_dir, rel):
+            problems.append(
+                Problem(
+                    rel,
+                    "",
+                    "import.outside-data",
+                    "would be written outside the data folder",
+                    "report this as a bug",
+                )
+            )
+            continue
+        if not target.exists() or rel in mine:
+            continue
+        try:  # a link, pipe or huge file in the way is never the importer's
+            old: str | None = read_capped(target, MANIFEST_CAP).decode("utf-8")
+        except (FileRefused, UnicodeDecodeError):
+            old = None
+        if old is None or not plan.owns(old, text):
+            problems.append(
+                Problem(
+                    shown_path(target),
+                    "",
+                    "import.would-replace",
+                    f"a file {plan.importer} did not write is in the way",
+                    "move it away (or remove it) first, or leave this configuration out",
+                )
+            )
+    return problems
+
+
+def stale_files(plan: ImportPlan, data_dir: Path, candidates: list[str]) -> list[str]:
+    """Files to remove in a full re-import: the importer's own earlier files (by manifest,
+    or ``candidates`` whose content it owns) that the new plan does not write."""
+    if not plan.replace_previous:
+        return []
+    mine = set(read_manifest(data_dir).get(plan.importer, [])) | set(candidates)
+    return sorted(
+        rel
+        for rel in mine
+        if rel not in plan.files and _inside(data_dir, rel) and (data_dir / rel).is_file()
+    )
+
+
+def commit(plan: ImportPlan, data_dir: Path, stale: Sequence[str] = ()) -> Committed:
+    """Stage every file, then move each into place; update the manifest last."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    # A new folder of its own (never one a link planted under a predictable name points to).
+    staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}-", dir=data_dir))
+    texts = {**plan.files, **plan.updates}
+    try:
+        for i, (_, text) in enumerate(sorted(texts.items())):
+            (staging / f"{i}.tmp").write_text(text, encoding="utf-8")
+        for i, rel in enumerate(sorted(texts)):
+            target = data_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / f"{i}.tmp", target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # only ever our own staging folder
+    for rel in stale:
+        (data_dir / rel).unlink()  # its own file; folders are left (maybe not its own)
+    manifest = read_manifest(data_dir)
+    previous = set() if plan.replace_previous else set(manifest.get(plan.importer, []))
+    manifest[plan.importer] = sorted((previous - set(stale)) | set(plan.files))
+    _replace_text(data_dir / MANIFEST, json.dumps(dict(sorted(manifest.items())), indent=1) + "\n")
+    return Committed(tuple(sorted(plan.files)), tuple(stale))
+
+
+def _replace_text(path: Path, text: str) -> None:
+    """Write ``path`` whole by renaming a new file over it: a link there is replaced, never
+    followed, and a reader never sees half a file."""
+    fd, staged = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(staged, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise

@@ -1,0 +1,1 @@
+"""The output folder: its safety, the one writer, static files."""

@@ -1,0 +1,538 @@
+"""The only code that writes the output folder.
+
+Files are collected in memory, or past a size limit in a spool folder on disk;
+:meth:`SiteFiles.commit` writes them into a fresh sibling
+folder and swaps it with the output folder in one step, so a reader (or a build killed at
+any moment) sees either the previous complete site or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import hashlib
+import itertools
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from jouleboard.output.folder import (
+    MARKER,
+    MARKER_TEXT,
+    OutputFolder,
+    OutputRefused,
+    is_marked,
+    locked,
+    real_path,
+)
+
+_MANIFEST_FORMAT = 2
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+class DuplicatePath(Exception):
+    pass
+
+
+_MEMORY_LIMIT = 32 * 1024 * 1024  # bytes of file content held in memory before spilling
+
+
+class SiteFiles:
+    """Output files by relative POSIX path; two producers may not claim one path.
+
+    Content stays in memory up to ``memory_limit`` bytes in all; every file added after that
+    goes straight to a spool folder on disk (in ``spool_dir``, default the system's temporary
+    folder), so a big site is never held in memory whole. :meth:`commit` moves spooled files
+    into the staging folder (a rename on one file system) and writes the rest.
+    """
+
+    def __init__(self, memory_limit: int | None = None, spool_dir: Path | None = None) -> None:
+        self._files: dict[str, bytes | _Spooled] = {}
+        self._memory_limit = _MEMORY_LIMIT if memory_limit is None else memory_limit
+        self._spool_dir = spool_dir
+        self._in_memory = 0
+        self._spool: Path | None = None
+        self._committed: Path | None = None  # where spooled files live after commit
+        self._cleanup: Callable[[], object] | None = None
+
+    def add(self, path: str, content: str | bytes) -> None:
+        self.add_chunks(path, (content,))
+
+    def add_chunks(self, path: str, chunks: Iterable[str | bytes]) -> None:
+        """Add the file made of ``chunks`` (text is UTF-8 encoded) in order. Once the memory
+        limit is reached, each chunk goes to the spool file as it comes, so a file much
+        bigger than one chunk (a download of every configuration) is never whole in memory.
+        """
+        pure = PurePosixPath(path)
+        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+            raise ValueError(f"output path {path!r} must be relative and inside the site")
+        if path in self._files:
+            raise DuplicatePath(f"two outputs claim {path!r}")
+        held: deque[bytes] = deque()
+        size = 0
+        encoded = (c.encode("utf-8") if isinstance(c, str) else c for c in chunks)
+        for data in encoded:
+            held.append(data)
+            size += len(data)
+            if self._in_memory + size > self._memory_limit:
+                self._files[path] = self._spooled(itertools.chain(_drain(held), encoded))
+                return
+        self._files[path] = held[0] if len(held) == 1 else b"".join(held)
+        self._in_memory += size
+
+    def _spooled(self, chunks: Iterable[bytes]) -> _Spooled:
+        """Write ``chunks`` to a new spool file (its digest computed on the way)."""
+        number, digest, size = len(self._files), hashlib.sha256(), 0
+        with open(_spool_file(self._spool_folder(), number), "wb") as spool:
+            for data in chunks:
+                digest.update(data)
+                size += len(data)
+                spool.write(data)
+        return _Spooled(digest.hexdigest(), size, number)
+
+    def _spool_folder(self) -> Path:
+        if self._spool is None:
+            self._spool = Path(tempfile.mkdtemp(prefix="jouleboard-spool-", dir=self._spool_dir))
+            # Removed after commit, or when this object goes if it never is.
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._spool, ignore_errors=True)
+        return self._spool
+
+    def __contains__(self, path: str) -> bool:
+        return path in self._files
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def content(self, path: str) -> bytes:
+        """The bytes of one file (read back from disk when it was spooled)."""
+        entry = self._files[path]
+        if isinstance(entry, bytes):
+            return entry
+        if self._committed is not None:
+            return (self._committed / path).read_bytes()
+        assert self._spool is not None
+        return entry.location(self._spool).read_bytes()
+
+    def items(self) -> list[tuple[str, bytes]]:
+        """Every file and its bytes, by path (spooled ones are read back: prefer len())."""
+        return [(path, self.content(path)) for path in sorted(self._files)]
+
+    def total_bytes(self) -> int:
+        return sum(len(e) if isinstance(e, bytes) else e.size for e in self._files.values())
+
+    def commit(
+        self, out: Path | OutputFolder, record: dict[str, object] | None = None
+    ) -> WriteStats:
+        """Write every file and atomically replace the output folder with the result.
+
+        ``out`` is checked (see :mod:`jouleboard.output.folder`) before anything is written
+        and again under the folder's lock, which a concurrent build into the same folder waits for.
+        Incremental: a manifest beside the folder records the digest and file status of what
+        the previous build wrote; a file whose bytes are unchanged is hard-linked from the
+        previous site instead of written again. The result is the same bytes as a clean build.
+        """
+        folder = out if isinstance(out, OutputFolder) else OutputFolder(str(out), real_path(out))
+        folder.check()
+        path = folder.path
+        refuse_added_files(path, folder.given)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._files.setdefault(MARKER, MARKER_TEXT.encode("utf-8"))
+        with locked(path):
+            folder.check()  # again: another build or a person may have changed it meanwhile
+            refuse_added_files(path, folder.given)
+            _recover(path)
+            manifest = manifest_path(path)
+            previous = read_manifest(manifest, path)
+            staging = Path(tempfile.mkdtemp(prefix=f".{path.name}-new-", dir=path.parent))
+            try:
+                staging.chmod(0o755)  # mkdtemp makes it private; a site is for reading
+                stats, written = self._write(staging, path, previous)
+                os.sync()  # on disk before the swap makes it visible (one call, not per file)
+                folder_inode = staging.stat().st_ino  # the inode the output has after the swap
+                _swap_into_place(staging, path)
+            finally:
+                _remove_own(staging)  # this build's own staging only
+            write_manifest(manifest, path, folder_inode, written, record)
+        self._committed = path
+        if self._cleanup is not None:
+            self._cleanup()  # the spooled files are in the site now
+        return stats
+
+    def _write(
+        self, staging: Path, out: Path, previous: dict[str, str]
+    ) -> tuple[WriteStats, dict[str, list[object]]]:
+        """Fill ``staging``; returns the stats and, per file, what the manifest records
+        (digest, size, mtime in ns, inode) as this build wrote it."""
+        stats = WriteStats()
+        written: dict[str, list[object]] = {}
+        # The marker first: a staging folder left by a killed build is recognisably a site.
+        for path in sorted(self._files, key=lambda p: (p != MARKER, p)):
+            entry = self._files[path]
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            digest = hashlib.sha256(entry).hexdigest() if isinstance(entry, bytes) else entry.digest
+            if previous.get(path) == digest and _link(out / path, target):
+                stats.linked += 1
+            elif isinstance(entry, bytes):
+                target.write_bytes(entry)
+                stats.written += 1
+            elif self._committed is not None:  # committed before: its spool is gone
+                shutil.copyfile(self._committed / path, target)
+                stats.written += 1
+            else:
+                assert self._spool is not None
+                _move(entry.location(self._spool), target)
+                stats.written += 1
+            st = os.lstat(target)
+            written[path] = [digest, st.st_size, st.st_mtime_ns, st.st_ino]
+        return stats, written
+
+
+@dataclass(frozen=True)
+class _Spooled:
+    """A file written to the spool folder at :meth:`SiteFiles.add` time."""
+
+    digest: str  # sha256 of the content, hex
+    size: int  # bytes
+    number: int  # its name in the spool folder (paths may be long; numbers are not)
+
+    def location(self, spool: Path) -> Path:
+        return _spool_file(spool, self.number)
+
+
+def _spool_file(spool: Path, number: int) -> Path:
+    return spool / str(number)
+
+
+def _drain(held: deque[bytes]) -> Iterator[bytes]:
+    """``held``'s items, each let go of as it is taken."""
+    while held:
+        yield held.popleft()
+
+
+def _move(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target``; copy when they are on different file systems."""
+    try:
+        os.replace(source, target)
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+        shutil.copyfile(source, target)
+
+
+@dataclass
+class WriteStats:
+    written: int = 0
+    linked: int = 0  # unchanged since the previous build: hard-linked, not rewritten
+
+
+def _link(source: Path, target: Path) -> bool:
+    try:
+        os.link(source, target)
+        return True
+    except OSError:  # no previous file, or a file system without hard links
+        return False
+
+
+def _manifest_checksum(body: dict[str, object]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def manifest_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.manifest.json"
+
+
+def write_manifest(
+    path: Path,
+    out: Path,
+    folder_inode: int,
+    files: dict[str, list[object]],
+    record: dict[str, object] | None = None,
+) -> None:
+    """Record what this build wrote into ``out`` (whose inode is ``folder_inode``), with a
+    checksum, so a damaged, edited or foreign manifest is recognised."""
+    body: dict[str, object] = {
+        "format": _MANIFEST_FORMAT,
+        "folder": str(out),
+        "folder_inode": folder_inode,
+        "files": files,
+        "build": record or {},
+    }
+    # A new file of its own (never a name planted beside the output, nor a link's target).
+    fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o644)  # as readable as the site it describes
+            f.write(json.dumps({**body, "checksum": _manifest_checksum(body)}, sort_keys=True))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _intact(path: Path, out: Path) -> dict[str, object] | None:
+    """The manifest at ``path`` if it is intact and was written for this very folder."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        checksum = doc.pop("checksum")
+        if (
+            checksum != _manifest_checksum(doc)
+            or doc["format"] != _MANIFEST_FORMAT
+            or doc["folder"] != str(out)
+            or doc["folder_inode"] != os.lstat(out).st_ino
+            or not isinstance(doc["files"], dict)
+        ):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def added_files(out: Path) -> list[str]:
+    """Files in ``out`` that the last build did not write (by its intact manifest), sorted:
+    a CNAME or .well-known/ file someone put there by hand. Without an intact manifest
+    nothing is known to be added."""
+    doc = _intact(manifest_path(out), out)
+    if doc is None:
+        return []
+    files = doc["files"]
+    assert isinstance(files, dict)
+    added = []
+    for folder, dirs, names in os.walk(out):
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        for name in (*names, *links):
+            relative = Path(os.path.relpath(os.path.join(folder, name), out)).as_posix()
+            if relative not in files:
+                added.append(relative)
+    return sorted(added)
+
+
+def refuse_added_files(out: Path, shown: str | None = None) -> None:
+    """Raise :class:`OutputRefused` if ``out`` holds files the last build did not write: a
+    build would delete them. The fix is static/, whose files every build publishes."""
+    added = added_files(out)
+    if not added:
+        return
+    listed = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
+    where = shown or str(out)
+    where = where if where.endswith("/") else where + "/"
+    raise OutputRefused(
+        f"refusing to write into {where}: it holds files the last build did "
+        f"not make ({listed}), which a build would delete; to publish them "
+        "with the site, move them into the static/ folder beside data/ "
+        "(copied into every build as they are), or delete them"
+    )
+
+
+@dataclass(frozen=True)
+class LastBuild:
+    """What :func:`unchanged_build` tells of the last build into a folder."""
+
+    pages: int
+    files: int
+    bytes: int
+    site_url: str
+
+
+def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
+    """The last build into ``out`` if it was made from ``inputs`` (a digest of
+    :mod:`jouleboard.engine.fingerprint`) and the folder is still exactly what it wrote: every file
+    it lists unchanged (size, mtime, inode), nothing added. Else None: build."""
+    path = out.resolve()
+    doc = _intact(manifest_path(path), path)
+    record = doc.get("build") if doc is not None else None
+    if doc is None or not isinstance(record, dict) or record.get("inputs") != inputs:
+        return None
+    files = doc["files"]
+    assert isinstance(files, dict)
+    try:
+        for name, entry in files.items():
+            _trusted_digest(path, name, entry)
+        found = 0
+        for folder, _dirs, names in os.walk(path):
+            for name in names:
+                if os.path.relpath(os.path.join(folder, name), path) not in files:
+                    return None
+                found += 1
+        if found != len(files):
+            return None
+        return LastBuild(
+            pages=int(record["pages"]),
+            files=len(files),
+            bytes=sum(int(entry[1]) for entry in files.values()),
+            site_url=str(record["site_url"]),
+        )
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def last_files(out: Path) -> dict[str, tuple[str, str]]:
+    """The file keys the last build into ``out`` recorded (jouleboard/engine/reuse.py), with each
+    file's content digest, for the files still exactly as that build wrote them."""
+    doc = _intact(manifest_path(out), out)
+    record = doc.get("build") if doc is not None else None
+    keys = record.get("keys") if isinstance(record, dict) else None
+    if doc is None or not isinstance(keys, dict):
+        return {}
+    files = doc["files"]
+    assert isinstance(files, dict)
+    found = {}
+    for name, key in keys.items():
+        try:
+            found[name] = (str(key), _trusted_digest(out, name, files[name]))
+        except (OSError, ValueError, TypeError, KeyError):
+            continue  # gone, edited or odd: render it
+    return found
+
+
+def read_manifest(path: Path, out: Path) -> dict[str, str]:
+    """Digests of the previous build's files by path, or ``{}`` (write everything) unless
+    the manifest is intact, was written for this very folder, and every file it lists is
+    still the file that build wrote (same size, mtime and inode)."""
+    doc = _intact(path, out)
+    if doc is None:
+        return {}
+    files = doc["files"]
+    assert isinstance(files, dict)
+    try:
+        return {name: _trusted_digest(out, name, entry) for name, entry in files.items()}
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def _trusted_digest(out: Path, name: str, entry: list[object]) -> str:
+    """The entry's digest; ValueError unless it still describes the file on disk."""
+    digest, size, mtime_ns, inode = entry
+    pure = PurePosixPath(name)
+    if (
+        not isinstance(digest, str)
+        or not _DIGEST.fullmatch(digest)
+        or pure.is_absolute()
+        or ".." in pure.parts
+    ):
+        raise ValueError(f"bad manifest entry {name!r}")
+    st = os.lstat(out / name)
+    if not stat.S_ISREG(st.st_mode) or [st.st_size, st.st_mtime_ns, st.st_ino] != [
+        size,
+        mtime_ns,
+        inode,
+    ]:
+        raise ValueError(f"{name!r} changed since the manifest was written")
+    return digest
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return False
+    try:
+        libc = ctypes.CDLL(libc_name, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(result == 0)
+
+
+def _swap_into_place(staging: Path, out: Path) -> None:
+    """Make ``staging`` the new ``out``; the previous ``out`` ends up in ``staging``."""
+    if not out.exists():
+        os.replace(staging, out)  # atomic on one file system
+        staging.mkdir()  # so the caller's cleanup has something to remove
+        return
+    if _exchange(staging, out):
+        return
+    # Fallback without an atomic exchange: the previous site waits under a name the next
+    # build recognises (it holds the marker) and restores if this process dies between the
+    # two renames. A folder of that name that is not the build's own is never touched.
+    previous = _previous(out)
+    if os.path.lexists(previous):
+        raise OutputRefused(
+            f"refusing to write into {out}/: {previous} is in the way and "
+            f"is not a site a build left (no {MARKER} in it); move or rename "
+            "it: builds use that name while they replace the site"
+        )
+    if not is_marked(out):  # an empty folder or a site from before the marker
+        (out / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    os.replace(out, previous)
+    os.replace(staging, out)
+    os.replace(previous, staging)
+
+
+def _previous(out: Path) -> Path:
+    return out.parent / f".{out.name}-previous"
+
+
+def _own(folder: Path) -> bool:
+    """True if ``folder`` (a sibling name a build uses) is a build's own: a real folder that
+    holds the marker, which a build writes into its staging folder first."""
+    return folder.is_dir() and not folder.is_symlink() and is_marked(folder)
+
+
+def _remove_own(folder: Path) -> None:
+    """Delete a build's own folder with its marker last: a build killed while deleting it
+    leaves a folder the next build still recognises (and finishes deleting), never an
+    unmarked one that no build may touch."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in [e for e in entries if e.name != MARKER]:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        os.unlink(folder / MARKER)
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
+def _recover(out: Path) -> None:
+    """Clean up after a build that was killed: restore or drop its previous site, drop its
+    staging folders. Called under the lock, so no other build is using these names (they
+    are the output's own: ``.<name>-previous`` and ``.<name>-new-<8 random characters>``).
+    Only folders that hold the marker are moved or deleted (and empty staging folders: a
+    build killed before it wrote one); anything else of those names is left alone."""
+    previous = _previous(out)
+    if _own(previous):
+        if not os.path.lexists(out):
+            os.replace(previous, out)
+        else:
+            _remove_own(previous)
+    for folder in _staging_folders(out):
+        if _own(folder):
+            _remove_own(folder)
+        else:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if empty
+
+
+def _staging_folders(out: Path) -> list[Path]:
+    """Folders beside ``out`` named like its builds' staging folders."""
+    staging_name = re.compile(rf"\.{re.escape(out.name)}-new-[a-z0-9_]{{8}}")
+    with os.scandir(out.parent) as entries:
+        return [
+            Path(e.path)
+            for e in entries
+            if staging_name.fullmatch(e.name) and e.is_dir(follow_symlinks=False)
+        ]

@@ -1,0 +1,294 @@
+"""How the leaderboard would change: rankings of a base data set vs the working data set.
+
+The output is markdown for a pull request's job summary (or a terminal): validation
+problems, new and removed models and configurations, metric changes beyond a threshold,
+and rank moves in every task at the default deadline and the preset deadlines. Every
+contributor string (names, ids, file names in problems) goes through
+:func:`jouleboard.core.escape.markdown_text`, so none can add a line, a table cell, a link, an
+image or HTML to the report.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+from jouleboard.core.escape import markdown_text
+from jouleboard.core.problems import Problem, ValidationFailed
+from jouleboard.kinds import kind_of
+from jouleboard.loading.dataset import Dataset, load_dataset
+from jouleboard.measure import metrics
+from jouleboard.measure.formats import show
+from jouleboard.rank.ranking import Deadline, RankedRow, rank
+
+MAX_LISTED = 30
+
+
+@dataclass(frozen=True)
+class Side:
+    """One data set, or the problems that stopped it from loading."""
+
+    data: Dataset | None
+    problems: tuple[Problem, ...] = ()
+
+
+def load_side(data_dir: Path) -> Side:
+    try:
+        return Side(load_dataset(data_dir))
+    except ValidationFailed as e:
+        return Side(None, tuple(e.problems))
+
+
+class RefRefused(ValueError):
+    """A release's ``ref`` that is not a git ref name, or that names a folder: a release's
+    data comes from the site's own repository only."""
+
+
+# git check-ref-format's rules for a ref name: no component starting with '.' or ending in
+# '.lock', no '..', '@{', '//', control character, space or any of ~^:?*[\\, not ending in
+# '/' or '.', not '@'; and here, no leading '-' (it would read as a command-line option).
+_REF_BREAKS = re.compile(r"(^|/)\.|\.lock(/|$)|\.\.|@\{|//|[\x00-\x20\x7f~^:?*\[\\]|/$|\.$|^@$|^-")
+
+
+def ref_problem(ref: str) -> str | None:
+    """Why ``ref`` cannot be a git branch, tag or commit name (None when it can)."""
+    if not ref:
+        return "it is empty"
+    if _REF_BREAKS.search(ref):
+        return (
+            "it is not a git ref name (a path such as ../other-data is one: no '..', "
+            "no component starting with '.', no leading '-' or trailing '/')"
+        )
+    return None
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def _commit(rev: str, data_dir: Path) -> tuple[Path, str]:
+    """The repository holding ``data_dir``, and the commit ``rev`` names in it; ValueError
+    when there is no repository or no such commit."""
+    if rev.startswith("-"):
+        raise ValueError("a git revision cannot start with '-'")
+    try:
+        root = Path(_git(["rev-parse", "--show-toplevel"], data_dir))
+        commit = _git(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], data_dir
+        )
+    except (OSError, subprocess.CalledProcessError):
+        raise ValueError(
+            f"no commit {rev!r} in the git repository holding the data folder "
+            "(a tag missing from a shallow clone? fetch it)"
+        ) from None
+    return root, commit
+
+
+@contextmanager
+def git_data(rev: str, data_dir: Path) -> Iterator[Path]:
+    """``data_dir`` as committed at ``rev``, a branch, tag or commit of the repository that
+    holds ``data_dir`` (never a folder path), in a temporary folder."""
+    root, commit = _commit(rev, data_dir)
+    inside = data_dir.resolve().relative_to(root.resolve()).as_posix()
+    try:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit, "--", inside],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise ValueError(f"commit {rev!r} has no {inside}/ folder") from None
+    with TemporaryDirectory(prefix="jouleboard-base-") as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        yield Path(tmp) / inside
+
+
+@contextmanager
+def release_data(ref: str, data_dir: Path) -> Iterator[Path]:
+    """An older release's data: its ``ref`` is a git ref of the site's repository, never a
+    folder (a ref once read as a path published another folder's data as the release's
+    downloads). RefRefused for a ref that is not a ref name or that names a folder."""
+    why = ref_problem(ref)
+    if why is not None:
+        raise RefRefused(f"ref {ref!r}: {why}")
+    try:
+        _commit(ref, data_dir)
+    except ValueError:
+        if Path(ref).is_dir() or (data_dir.parent / ref).is_dir():
+            raise RefRefused(
+                f"ref {ref!r} names a folder, not a git branch, tag or commit"
+            ) from None
+        raise
+    with git_data(ref, data_dir) as folder:
+        yield folder
+
+
+@contextmanager
+def base_data(base: str, data_dir: Path) -> Iterator[Path]:
+    """The base of ``jouleboard diff --base``: a git revision of the repository holding
+    ``data_dir`` (whose ``data_dir`` is used) or, by design, a data folder to compare with
+    (a second checkout). A revision wins, so a folder added under a branch's name (say
+    origin/main) cannot stand in for that branch."""
+    try:
+        _commit(base, data_dir)
+    except ValueError:
+        if Path(base).is_dir():
+            yield Path(base)
+            return
+        raise ValueError(
+            f"{base!r} is neither a commit of the git repository holding "
+            "the data folder nor a folder"
+        ) from None
+    with git_data(base, data_dir) as folder:
+        yield folder
+
+
+def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
+    """Every ranking the site publishes: per task, default and preset deadlines."""
+    views = {}
+    gpus = set(data.registry.site.default_gpus)
+    for task, info in data.registry.tasks.items():
+        d = info.default_deadline
+        for ms in sorted({d.ms, *info.preset_deadlines_ms}):
+            label = f"{markdown_text(info.name)} at {d.percentile} ≤ {ms:g} ms"
+            views[(task, label)] = rank(data.for_task(task), Deadline(ms, d.percentile), gpus=gpus)
+    return views
+
+
+def _efficiency(data: Dataset, task: str) -> tuple[str, Any]:
+    """The figure a task's tables show (tokens/J, images/kJ, ...): its label, and a function
+    printing it for a configuration as the tables do."""
+    info = data.registry.tasks[task]
+    units = kind_of(info).units(info)
+    return units.efficiency_unit, lambda c: show(
+        units.efficiency_show, units.efficiency(c.energy_per_output_joules)
+    )
+
+
+def _name(data: Dataset, model_id: str) -> str:
+    """The model's nickname (else its id) as markdown text."""
+    info = data.registry.models.get(model_id)
+    return markdown_text(info.nickname if info else model_id)
+
+
+def _config_text(data: Dataset, c: Any) -> str:
+    setting = kind_of(data.registry.tasks[c.task]).setting_text(c)
+    task, model, gpu, precision = (
+        markdown_text(v) for v in (c.task, c.model_id, c.gpu_model, c.weight_precision)
+    )
+    return f"{task}: {model} on {c.num_gpus}x {gpu}, {precision}, {setting}" + (
+        f", repeat {c.repeat}" if c.repeat > 1 else ""
+    )
+
+
+def _listing(title: str, items: list[str]) -> list[str]:
+    if not items:
+        return []
+    lines = [f"**{title}** ({len(items)})", ""]
+    lines += [f"- {item}" for item in items[:MAX_LISTED]]
+    if len(items) > MAX_LISTED:
+        lines.append(f"- … and {len(items) - MAX_LISTED} more")
+    return [*lines, ""]
+
+
+def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
+    """The change report. ``threshold`` is the relative change in J/token worth listing."""
+    out = ["## Leaderboard changes", ""]
+    if head.problems:
+        out += [
+            f"**The new data does not validate** ({len(head.problems)} problem(s)); "
+            "nothing can be ranked until they are fixed:",
+            "",
+        ]
+        # A list, not a code block: a file name could close a fence, never an escaped line.
+        out += [f"- {markdown_text(p)}" for p in head.problems[:100]] + [""]
+        return "\n".join(out)
+    assert head.data is not None
+    if base.data is None:
+        out += [
+            f"The base data did not validate ({len(base.problems)} problem(s)); "
+            "everything below is new.",
+            "",
+        ]
+    old = {c.identity: c for c in base.data.configurations} if base.data else {}
+    new = {c.identity: c for c in head.data.configurations}
+    added = sorted(new.keys() - old.keys())
+    removed = sorted(old.keys() - new.keys())
+    changed = []
+    for key in sorted(old.keys() & new.keys()):
+        a, b = old[key].energy_per_output_joules, new[key].energy_per_output_joules
+        if metrics.relative_difference(a, b) > threshold:
+            changed.append(
+                f"{_config_text(head.data, new[key])}: J/output {a:.4g} → {b:.4g} "
+                f"({(b - a) / a:+.1%})"
+            )
+    old_models = {c.model_id for c in old.values()}
+    new_models = {c.model_id for c in new.values()}
+    out.append(
+        f"{len(added)} configuration(s) added, {len(removed)} removed, {len(changed)} "
+        f"changed by more than {threshold:.0%} in energy per output."
+    )
+    out.append("")
+    out += _listing(
+        "New models",
+        [f"{_name(head.data, m)} ({markdown_text(m)})" for m in sorted(new_models - old_models)],
+    )
+    out += _listing("Removed models", [markdown_text(m) for m in sorted(old_models - new_models)])
+    out += _listing("Added configurations", [_config_text(head.data, new[k]) for k in added])
+    out += _listing("Removed configurations", [_config_text(base.data, old[k]) for k in removed])  # type: ignore[arg-type]
+    out += _listing("Changed measurements", changed)
+
+    before = _views(base.data) if base.data else {}
+    moved_any = False
+    for view, rows in _views(head.data).items():
+        table = _rank_moves(before.get(view, []), rows, head.data, *_efficiency(head.data, view[0]))
+        if table:
+            moved_any = True
+            out += [f"### {view[1]}", "", *table, ""]
+    if not moved_any:
+        out += ["No ranking changes at the default or preset deadlines.", ""]
+    return "\n".join(out)
+
+
+def _rank_moves(
+    before: list[RankedRow[Any]], after: list[RankedRow[Any]], data: Dataset, unit: str, eff: Any
+) -> list[str]:
+    old = {r.config.model_id: r for r in before}
+    new = {r.config.model_id: r for r in after}
+    lines = []
+    for r in after:
+        o = old.get(r.config.model_id)
+        if o is None:
+            lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | new | {eff(r.config)} |")
+        elif (
+            o.rank != r.rank
+            or o.config.identity != r.config.identity
+            or o.config.energy_per_output_joules != r.config.energy_per_output_joules
+        ):
+            move = "=" if o.rank == r.rank else ("↑" if r.rank < o.rank else "↓")
+            lines.append(
+                f"| {r.rank} | {_name(data, r.config.model_id)} | {move} from "
+                f"{o.rank} | {eff(o.config)} → "
+                f"{eff(r.config)} |"
+            )
+    for model_id, o in old.items():
+        if model_id not in new:
+            lines.append(
+                f"| – | {markdown_text(model_id)} | dropped out (was {o.rank}) | "
+                f"{eff(o.config)} → – |"
+            )
+    if not lines:
+        return []
+    return [f"| rank | model | move | {unit} |", "|---:|---|---|---:|", *lines]

@@ -1,1 +1,0 @@
-"""Presentation: values -> tables, chart specs and display strings (no I/O)."""

@@ -1,0 +1,1 @@
+"""Selection under a deadline and ranking; the columns and cells of ranked tables."""

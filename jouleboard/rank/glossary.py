@@ -1,0 +1,137 @@
+"""The glossary: every term the tables, charts and findings use, one definition each.
+
+Column headers link their term here (``COLUMN_TERMS``), so a definition is one tap away on
+a phone, where a hover title never shows."""
+
+from __future__ import annotations
+
+from jouleboard.core.escape import markup
+
+# (anchor, term, definition); the definitions are plain text.
+TERMS: tuple[tuple[str, str, str], ...] = (
+    (
+        "efficiency",
+        "Tokens/J, images/kJ, videos/MJ (efficiency)",
+        "Output tokens produced per joule of GPU energy: throughput (tokens/s) divided by "
+        "average GPU power (W). Higher is better. Images/kJ and videos/MJ are the same idea for "
+        "image and video models, scaled so the figures are readable.",
+    ),
+    (
+        "energy-per-output",
+        "J/token, kJ/image, MJ/video",
+        "GPU energy per output: the inverse of the efficiency figure. Lower is better.",
+    ),
+    (
+        "energy-per-response",
+        "J/response (energy per response)",
+        "GPU energy of an average answer: J/token times the average output length. A model "
+        "that writes long reasoning traces spends more per answer even at a good J/token.",
+    ),
+    (
+        "energy-per-correct-answer",
+        "J/correct answer",
+        "Energy per response divided by the published accuracy: what one right answer costs.",
+    ),
+    (
+        "accuracy",
+        "Accuracy",
+        "The benchmark score the model's builder or a public leaderboard published, not "
+        "measured with the energy run; each figure links its source.",
+    ),
+    (
+        "itl",
+        "ITL (inter-token latency)",
+        "The time between two output tokens a user sees while a response streams, in ms. A "
+        "deadline on ITL keeps streaming fast enough to read.",
+    ),
+    (
+        "percentile",
+        "Percentile (p50, p90, p95, p99)",
+        "p50 (the median) is the ITL half of all token gaps stay under; p90 is the one 90% stay "
+        "under, and so on. A deadline on p90 or p99 also bounds the slow moments.",
+    ),
+    (
+        "deadline",
+        "Deadline",
+        "The largest latency a configuration may have to be ranked: each model appears in its "
+        "most energy-efficient configuration that meets it. Larger batches save energy but "
+        "cost latency, so the deadline decides how much batching is allowed.",
+    ),
+    (
+        "batch-latency",
+        "Batch latency",
+        "For image and video models: the time to generate one batch of outputs, in seconds.",
+    ),
+    (
+        "batch-cap",
+        "Batch cap (max_num_seqs)",
+        "The most requests the server runs at once. A larger cap shares each GPU step among "
+        "more requests (less energy per token) but makes each token wait longer.",
+    ),
+    (
+        "precision",
+        "Precision: BF16, FP8, MXFP4",
+        "How the model's weights are stored. BF16 uses 16 bits per weight; FP8 uses 8 bits; "
+        "MXFP4 uses 4-bit numbers sharing a scale per block of 32. Fewer bits move less data "
+        "per token and usually save energy, sometimes at some cost in accuracy.",
+    ),
+    (
+        "parallelism",
+        "Parallelism: TP, EP, DP",
+        "How a model is split over several GPUs. TP (tensor parallel) splits each layer's "
+        "matrices; EP (expert parallel) places a mixture-of-experts model's experts on "
+        "different GPUs; DP (data parallel) runs whole copies side by side. TP1 EP1 DP1 is one "
+        "GPU. Ulysses and ring degrees split a diffusion model's attention the same way.",
+    ),
+    (
+        "gpu",
+        "GPU",
+        "The accelerator the configuration ran on, and how many: 2× H100 is two NVIDIA H100 "
+        "GPUs. Energy is summed over all of them.",
+    ),
+    (
+        "pue",
+        "PUE (power usage effectiveness)",
+        "A data centre's total energy divided by its IT energy: 1.2 means 20% more for cooling "
+        "and power conversion. It is at least 1. The calculator multiplies GPU energy by it.",
+    ),
+    (
+        "steady-state",
+        "Steady state",
+        "The part of a benchmark run when the server is full (as many requests running as the "
+        "batch cap allows); energy is measured only there, so start-up and drain do not count.",
+    ),
+)
+
+# Table column key -> glossary anchor.
+COLUMN_TERMS: dict[str, str] = {
+    "tokens_per_joule": "efficiency",
+    "efficiency": "efficiency",
+    "energy_per_token_joules": "energy-per-output",
+    "energy_per_output_joules": "energy-per-output",
+    "energy_per_output_scaled": "energy-per-output",
+    "energy_per_response_joules": "energy-per-response",
+    "energy_per_correct_answer_joules": "energy-per-correct-answer",
+    "accuracy_percent": "accuracy",
+    "median_itl_ms": "itl",
+    "p90_itl_ms": "itl",
+    "p95_itl_ms": "itl",
+    "p99_itl_ms": "itl",
+    "max_num_seqs": "batch-cap",
+    "weight_precision": "precision",
+    "parallel": "parallelism",
+    "gpu": "gpu",
+    "batch_latency_s": "batch-latency",
+}
+
+
+def glossary_html() -> str:
+    """The glossary as HTML: a definition list with an anchor per term."""
+    items = "".join(
+        f'<div id="{markup(anchor)}"><dt>{markup(term)}</dt><dd>{markup(text)}</dd></div>\n'
+        for anchor, term, text in TERMS
+    )
+    return (
+        "<p>The terms the tables, charts and findings use. Column headers link here.</p>\n"
+        f'<dl class="glossary">\n{items}</dl>\n'
+    )

@@ -1,0 +1,229 @@
+"""Tables: Table / Column / Cell, values kept apart from display, built from a kind's
+fields (jouleboard/kinds/). Nothing here knows a kind of task."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jouleboard.config.registry import Registry
+from jouleboard.core.urls import Urls
+from jouleboard.measure.formats import FORMATS, show
+from jouleboard.rank.glossary import COLUMN_TERMS
+from jouleboard.rank.ranking import RankedRow
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    label: str
+    unit: str = ""
+    numeric: bool = False
+    title: str = ""  # longer explanation for the header's tooltip
+
+    @property
+    def term(self) -> str:
+        """The glossary anchor that defines this column, or ""."""
+        return COLUMN_TERMS.get(self.key, "")
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    value: str | int | float | None  # for sorting, CSV and JSON
+    display: str
+    href: str | None = None
+    note: str = ""  # secondary text under the display (e.g. model builder)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    id: str
+    caption: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    empty_text: str = "No configuration meets this deadline."
+    ranked: str = ""  # the key of the column the rows are ranked by (marked in the header)
+    glossary_url: str = ""  # where the headers' terms are defined (a link per header)
+
+    @property
+    def cell_classes(self) -> tuple[str, ...]:
+        """Each column's ``class`` attribute for its cells, in column order (the table
+        macro reads it once per table instead of working it out again in every cell)."""
+        return tuple(
+            f"{'num ' if c.numeric else ''}col-{c.key}{' ranked' if c.key == self.ranked else ''}"
+            for c in self.columns
+        )
+
+    def records(self) -> list[dict[str, object]]:
+        """Rows as plain records (column key -> value) for CSV and JSON downloads."""
+        return [
+            {c.key: cell.value for c, cell in zip(self.columns, row, strict=True)}
+            for row in self.rows
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A column of a kind's table and how its cells read. ``show`` is a display rule of
+    measure/formats.py (``fixed2``, ``sig3``, ``int``, ``text``, ``precision``) or a cell
+    built from the configuration itself (``gpu``). The browser gets the same descriptor
+    (:meth:`browser`), so both sides print a value the same way."""
+
+    column: Column
+    show: str = "sig3"
+    # The latency column follows the deadline's percentile in the browser: key per percentile.
+    by_percentile: Mapping[str, str] | None = None
+
+    def browser(self) -> dict[str, Any]:
+        c = self.column
+        return {
+            "key": c.key,
+            "label": c.label,
+            "unit": c.unit,
+            "show": self.show,
+            "numeric": c.numeric,
+            **({"by_percentile": dict(self.by_percentile)} if self.by_percentile else {}),
+        }
+
+
+def number(
+    key: str,
+    label: str | None = None,
+    title: str = "",
+    show_as: str | None = None,
+    by_percentile: Mapping[str, str] | None = None,
+) -> Field:
+    """A numeric field whose label, unit and digits come from measure/formats.py."""
+    fmt = FORMATS[key]
+    rule = show_as or (
+        f"fixed{fmt.fixed_decimals}"
+        if fmt.fixed_decimals is not None
+        else "int"
+        if fmt.digits == 0
+        else f"sig{fmt.digits}"
+    )
+    return Field(
+        Column(key, label or fmt.label, fmt.unit, numeric=True, title=title), rule, by_percentile
+    )
+
+
+RANK = number("rank").column
+MODEL = Column("model", "Model")
+GPU = Field(Column("gpu", "GPU"), "gpu")
+PRECISION = Field(Column("weight_precision", "Precision"), "precision")
+NOTE = Field(Column("note", "Note"), "text")
+SOURCE = Field(
+    Column(
+        "provenance",
+        "Source",
+        title="Data set the measurement comes from: "
+        "version, data date and licence (its citation is below the tables).",
+    ),
+    "provenance",
+)
+POWER = number("avg_power_watts", title="Average GPU power, all GPUs together.")
+ACCURACY = number(
+    "accuracy_percent",
+    title="Published benchmark accuracy (vendor-reported, not measured with the energy run).",
+)
+PER_CORRECT = number(
+    "energy_per_correct_answer_joules",
+    title="Energy per response divided by accuracy. Lower is better.",
+)
+QUALITY_FIELDS = (ACCURACY, PER_CORRECT)  # tasks with published accuracy (data/quality/)
+
+
+def gpu_cell(c: Any, urls: Urls) -> Cell:
+    return Cell(
+        f"{c.num_gpus}x {c.gpu_model}",
+        f"{c.num_gpus}× {c.gpu_model}",
+        href=urls.url(urls.gpu(c.gpu_model)),
+    )
+
+
+def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
+    info = registry.models[model_id]
+    return Cell(
+        info.nickname, info.nickname, href=urls.url(urls.model(model_id)), note=info.builder
+    )
+
+
+def provenance_cell(c: Any) -> Cell:
+    """Data set, then version, date and licence, of a record's provenance (– when unknown;
+    the page cites each data set once, below its tables)."""
+    p = getattr(c, "provenance", None)
+    if p is None:
+        return Cell(None, "–")
+    return Cell(p.dataset, p.dataset, note=f"{p.version}, {p.date}, {p.license}")
+
+
+def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
+    if f.show == "gpu":
+        return gpu_cell(c, urls)
+    if f.show == "provenance":
+        return provenance_cell(c)
+    value = values[f.column.key]
+    return Cell(value, show(f.show, value))
+
+
+def ranking_table(
+    table_id: str,
+    caption: str,
+    fields: Sequence[Field],
+    rows: Sequence[RankedRow[Any]],
+    values: Callable[[Any], Mapping[str, Any]],
+    registry: Registry,
+    urls: Urls,
+    ranked: str = "",
+) -> Table:
+    """The leaderboard table: rank, model, then the kind's fields of the chosen
+    configuration; ``ranked``: the key of the column the order follows."""
+    body = tuple(
+        (
+            Cell(r.rank, show("int", r.rank)),
+            model_cell(r.config.model_id, registry, urls),
+            *(field_cell(f, r.config, v, urls) for f in fields),
+        )
+        for r in rows
+        for v in (values(r.config),)
+    )
+    return Table(
+        table_id,
+        caption,
+        (RANK, MODEL, *(f.column for f in fields)),
+        body,
+        ranked=ranked,
+        glossary_url=urls.url(urls.glossary),
+    )
+
+
+def configurations_table(
+    table_id: str,
+    caption: str,
+    fields: Sequence[Field],
+    configs: Iterable[Any],
+    values: Callable[[Any], Mapping[str, Any]],
+    urls: Urls,
+    marked: Callable[[Any], str] | None = None,
+    sourced: bool = False,
+) -> Table:
+    """Configurations one per row (model pages): the kind's fields, then a note, then
+    (``sourced``) where each measurement comes from."""
+    body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
+    for c in configs:
+        v = {**values(c), "note": marked(c) if marked else ""}
+        body.append(tuple(field_cell(f, c, v, urls) for f in shown))
+    return Table(
+        table_id,
+        caption,
+        tuple(f.column for f in shown),
+        tuple(body),
+        glossary_url=urls.url(urls.glossary),
+    )
+
+
+def num_cell(key: str, value: float | int) -> Cell:
+    """A cell of a numeric column of measure/formats.py."""
+    f = number(key)
+    return Cell(value, show(f.show, value))

@@ -1,0 +1,2 @@
+"""Pages (Jinja2), charts (Altair -> Vega-Lite -> SVG/PNG), markdown, labels,
+embeds, downloads."""

@@ -1,0 +1,671 @@
+"""Build-time rendering with vl-convert: static SVGs of charts and the shared Vega bundle.
+
+Renders are cached on disk by content hash (spec + vl-convert version), so a rebuild
+only renders charts whose data changed; cold renders use every core. Builds in other
+checkouts and processes share the cache: entries are written atomically and carry a digest
+that is checked on every read, so a partial or damaged entry is rendered again, never used.
+
+Whoever can write the cache folder (another user, a poisoned CI cache) can also write a
+matching digest, so nothing published rests on the cache's word: an entry must name its
+own key (no copied or linked entries) and be a regular file, a cached SVG must hold only
+the markup vl-convert draws charts with (no script, event attribute, foreign object or
+outside link), a PNG must be a PNG, and the Vega bundle must be the one the installed
+vl-convert makes. An entry that fails is dropped with a warning and made again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import multiprocessing
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+import xml.parsers.expat
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from jouleboard.core.console import SILENT, Progress
+from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.problems import Problem, ValidationFailed, shown_path
+from jouleboard.core.safe_read import FileRefused, read_capped
+
+
+def _default_cache() -> Path:
+    """$JOULEBOARD_CACHE, else the user's cache folder (entries are content-addressed, so
+    every checkout and build can share them)."""
+    if os.environ.get("JOULEBOARD_CACHE"):
+        return Path(os.environ["JOULEBOARD_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "jouleboard"
+
+
+DEFAULT_CACHE = _default_cache()
+_PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
+# Entries are "<magic> <file name> <sha256 of content> <length>\n<content>", in their own
+# folder so an older jouleboard sharing the cache never reads one (nor this one an older,
+# unchecked entry). The file name is the entry's key: an entry copied or linked to another
+# key names the wrong one and is refused.
+_ENTRY_MAGIC = "jouleboard-cache-2"
+_ENTRIES = "checked-2"
+_ENTRY_CAP = 32 * 1024 * 1024  # bytes; the largest chart SVG is ~150 kB, the bundle ~0.9 MB
+_PNG_CAP = 16 * 1024 * 1024  # bytes; the largest 2x chart PNG is ~0.7 MB
+
+
+@functools.cache
+def _vl_version() -> str:
+    from importlib.metadata import version
+
+    return version("vl-convert-python")
+
+
+def _key(spec_json: str, kind: str) -> str:
+    # Entries carry a variant tag: older ones (clip ids numbered by render order, text
+    # measured with whatever system font was installed) are rendered again.
+    return hashlib.sha256(f"{kind}\0{_VARIANT}\0{_vl_version()}\0{spec_json}".encode()).hexdigest()
+
+
+_VARIANT = "stable-ids-1\0bundled-font-1"
+_TAG = re.compile(r"<[^>]*>")
+_CLIP_REF = re.compile(r'(?<=\bid="clip)\d+(?=")|(?<=url\(#clip)\d+(?=\))')
+
+
+def stable_ids(svg: str) -> str:
+    """``svg`` with its clip-path ids renumbered 1, 2, ... in order of first use.
+
+    Vega numbers clip paths with a counter that lives as long as the process, so the same
+    spec gives different ids depending on what the process rendered before (and, in a pool,
+    on which worker got it). Renumbering makes a chart's SVG depend on its spec alone. Only
+    markup inside tags is touched, never text."""
+    numbers: dict[str, str] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        return numbers.setdefault(match.group(0), str(len(numbers) + 1))
+
+    return _TAG.sub(lambda tag: _CLIP_REF.sub(renumber, tag.group(0)), svg)
+
+
+# vl-convert measures every piece of text through its font database, which opens and maps
+# the system's copy of the font file anew for each measurement: ~600 times for a small chart,
+# ~60 % of its render time. With the system's fonts hidden from that database (it reads
+# $FONTCONFIG_FILE once, when first used), vl-convert uses the Liberation Sans compiled into
+# it, from memory, ~2.5x faster, and a chart's SVG no longer depends on the fonts installed.
+# The set below holds the characters that font draws exactly as wide as Debian's Liberation
+# Sans 1.07 does (tests/test_chart_fonts.py; the two differ on "·", "Ѝ" and the kerning of
+# "11", by under 1 px). A chart with any other character renders where the system's fonts
+# are seen, which can fall back to a font that has it.
+_BUNDLED_FONT_CHARS = frozenset(
+    chr(c)
+    for first, last in (
+        (0x20, 0x7E),
+        (0xA0, 0xB6),
+        (0xB8, 0x17F),  # Basic Latin, Latin-1, Latin Extended-A
+        (0x384, 0x38A),
+        (0x38C, 0x38C),
+        (0x38E, 0x3A1),
+        (0x3A3, 0x3CE),  # Greek
+        (0x400, 0x40C),
+        (0x40E, 0x45F),  # Cyrillic
+        (0x2013, 0x2014),
+        (0x2018, 0x201E),
+        (0x2020, 0x2022),
+        (0x2026, 0x2026),
+        (0x2030, 0x2030),
+        (0x2032, 0x2033),
+        (0x2039, 0x203A),
+        (0x20AC, 0x20AC),
+        (0x2122, 0x2122),
+        (0x2190, 0x2195),
+        (0x2212, 0x2212),
+        (0x221E, 0x221E),
+        (0x2248, 0x2248),
+        (0x2260, 0x2260),
+        (0x2264, 0x2265),  # dashes, quotes, symbols
+    )
+    for c in range(first, last + 1)
+)
+
+
+def bundled_font_suffices(spec_json: str) -> bool:
+    """Whether every character of a chart's spec is one vl-convert's own font draws."""
+    return spec_json.isascii() or all(c in _BUNDLED_FONT_CHARS for c in spec_json)
+
+
+@contextlib.contextmanager
+def _system_fonts_hidden() -> Iterator[None]:
+    """While inside, a font database that vl-convert creates sees no system font: it is
+    pointed at a font configuration listing one empty folder (removed on the way out)."""
+    with tempfile.TemporaryDirectory(prefix="jouleboard-fonts-") as folder:
+        empty = Path(folder) / "none"
+        empty.mkdir()
+        config = Path(folder) / "fonts_config.xml"
+        config.write_text(
+            f'<?xml version="1.0"?>\n<fontconfig><dir>{escape(str(empty))}</dir></fontconfig>\n',
+            encoding="utf-8",
+        )
+        before = os.environ.get("FONTCONFIG_FILE")
+        os.environ["FONTCONFIG_FILE"] = str(config)
+        try:
+            yield
+        finally:
+            if before is None:
+                del os.environ["FONTCONFIG_FILE"]
+            else:
+                os.environ["FONTCONFIG_FILE"] = before
+
+
+def _start_renderer(system_fonts: bool) -> None:
+    """Load vl-convert's JavaScript engine and both its font databases (text measurement
+    and rasterising) in this process, with the system's fonts seen or not; once made, a
+    database stays as it is for the life of the process."""
+    import vl_convert
+
+    with contextlib.nullcontext() if system_fonts else _system_fonts_hidden():
+        svg = vl_convert.vegalite_to_svg(
+            '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}'
+        )
+        vl_convert.svg_to_png(svg)
+
+
+_renderer_here = False  # whether this process has started its renderer (_render_here)
+
+
+def _render_here(job: tuple[str, str | None, bool]) -> tuple[bytes | None, bytes | None]:
+    """:func:`_render` in this process, whose renderer uses vl-convert's own font (it is
+    only given jobs that font suffices for)."""
+    global _renderer_here
+    if not _renderer_here:
+        _start_renderer(system_fonts=False)
+        _renderer_here = True
+    return _render(job)
+
+
+def _render(job: tuple[str, str | None, bool]) -> tuple[bytes | None, bytes | None]:
+    """One chart in one call: ``(spec JSON, its SVG text if already known, want PNG)`` ->
+    ``(SVG if rendered here, 2x PNG if wanted)``. The PNG is rasterised from the SVG (the
+    same picture as rendering the spec again, in half the time), so no chart is compiled
+    twice and the SVG never travels back to a worker."""
+    import vl_convert
+
+    spec_json, svg_text, want_png = job
+    rendered = None
+    if svg_text is None:
+        svg_text = stable_ids(vl_convert.vegalite_to_svg(spec_json))
+        rendered = svg_text.encode("utf-8")
+    png: bytes | None = vl_convert.svg_to_png(svg_text, scale=2) if want_png else None
+    return rendered, png
+
+
+def _entry(name: str, content: bytes) -> bytes:
+    """A cache file: a header line with its own file name (its key), the content's digest
+    and length, then the content."""
+    digest = hashlib.sha256(content).hexdigest()
+    return f"{_ENTRY_MAGIC} {name} {digest} {len(content)}\n".encode("ascii") + content
+
+
+def _warn_dropped(path: Path, reason: str) -> None:
+    """One line on stderr: a cache entry was refused and is made again (a forged or
+    damaged cache is worth knowing about, and costs a render)."""
+    print(
+        f"warning: chart cache entry {path} refused ({reason}); made again from vl-convert",
+        file=sys.stderr,
+    )
+
+
+def _drop(path: Path, reason: str) -> None:
+    _warn_dropped(path, reason)
+    with contextlib.suppress(OSError):
+        path.unlink()  # a link is removed, not what it points to
+
+
+def _load(path: Path) -> bytes | None:
+    """The content of the cache entry at ``path``, or None when it is missing or fails its
+    check (a link or not a regular file, over the cap, truncated, overwritten, written by
+    another version or for another key): it is dropped, with a warning, and made again."""
+    try:
+        raw = read_capped(path, _ENTRY_CAP)
+    except FileRefused as e:
+        if e.rule != "file.missing":
+            _drop(path, e.message)
+        return None
+    header, newline, content = raw.partition(b"\n")
+    parts = header.split(b" ")
+    if not newline or len(parts) != 4 or parts[0] != _ENTRY_MAGIC.encode("ascii"):
+        _drop(path, "not an entry of this jouleboard")
+        return None
+    if parts[1] != path.name.encode("utf-8", "replace"):
+        _drop(path, "its header names another entry")
+        return None
+    if parts[3] != str(len(content)).encode("ascii") or parts[2] != hashlib.sha256(
+        content
+    ).hexdigest().encode("ascii"):
+        _drop(path, "its content does not match its digest")
+        return None
+    return content
+
+
+_SVG = "http://www.w3.org/2000/svg "
+_XLINK_HREF = "http://www.w3.org/1999/xlink href"
+# What vl-convert draws charts with (every mark type, gradients, legends, titles), and no
+# more: no script, style, a, image, use, foreignObject or animation element.
+_SVG_ELEMENTS = frozenset(
+    _SVG + name
+    for name in (
+        "svg",
+        "g",
+        "path",
+        "line",
+        "rect",
+        "circle",
+        "ellipse",
+        "polygon",
+        "polyline",
+        "text",
+        "tspan",
+        "title",
+        "desc",
+        "defs",
+        "clipPath",
+        "linearGradient",
+        "radialGradient",
+        "stop",
+        "pattern",
+    )
+)
+# Presentation attributes only: no on* handler, no style, no href but a fragment.
+_SVG_ATTRIBUTES = frozenset(
+    {
+        "aria-hidden",
+        "aria-label",
+        "aria-roledescription",
+        "role",
+        "class",
+        "id",
+        "version",
+        "viewBox",
+        "width",
+        "height",
+        "x",
+        "y",
+        "x1",
+        "y1",
+        "x2",
+        "y2",
+        "cx",
+        "cy",
+        "r",
+        "rx",
+        "ry",
+        "fx",
+        "fy",
+        "fr",
+        "dx",
+        "dy",
+        "d",
+        "points",
+        "transform",
+        "display",
+        "opacity",
+        "pointer-events",
+        "preserveAspectRatio",
+        "clip-path",
+        "fill",
+        "fill-opacity",
+        "fill-rule",
+        "clip-rule",
+        "stroke",
+        "stroke-opacity",
+        "stroke-width",
+        "stroke-linecap",
+        "stroke-linejoin",
+        "stroke-dasharray",
+        "stroke-dashoffset",
+        "stroke-miterlimit",
+        "font-family",
+        "font-size",
+        "font-style",
+        "font-variant",
+        "font-weight",
+        "text-anchor",
+        "text-decoration",
+        "offset",
+        "stop-color",
+        "stop-opacity",
+        "gradientUnits",
+        "gradientTransform",
+        "patternUnits",
+    }
+)
+_URL_ATTRIBUTES = frozenset({"fill", "stroke", "clip-path"})  # those that can name a url()
+_FRAGMENT_URL = re.compile(r"url\(#[^()\\\s]*\)")
+
+
+def svg_refusal(svg: bytes) -> str | None:
+    """Why ``svg`` is not a chart vl-convert could have drawn (so must not be published: it
+    could run script when opened), or None. It must parse as XML with one svg element, at
+    its root, and only the elements and attributes in :data:`_SVG_ELEMENTS` and
+    :data:`_SVG_ATTRIBUTES`; references stay within the file (``#id``); no declaration,
+    entity, comment or processing instruction."""
+    if b"<!" in svg or b"<?" in svg:
+        return "a declaration, entity, comment or processing instruction"
+    parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
+    refused: list[str] = []
+    root_seen = False
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        nonlocal root_seen
+        if refused:
+            return
+        if name not in _SVG_ELEMENTS or (name == _SVG + "svg") == root_seen:
+            refused.append(f"element {name.rpartition(' ')[2]}")
+            return
+        root_seen = True
+        for attribute, value in attributes.items():
+            if attribute == _XLINK_HREF and value.startswith("#"):
+                continue
+            if attribute not in _SVG_ATTRIBUTES:
+                refused.append(f"attribute {attribute.rpartition(' ')[2]}")
+            elif attribute in _URL_ATTRIBUTES and "url(" in _FRAGMENT_URL.sub("", value):
+                refused.append(f"a link outside the file in {attribute}")
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(svg, True)
+    except xml.parsers.expat.ExpatError as e:
+        return f"not well-formed XML: {xml.parsers.expat.ErrorString(e.code)}"
+    return refused[0] if refused else None
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+def png_refusal(png: bytes) -> str | None:
+    """Why ``png`` is not a whole PNG image within the cap, or None."""
+    if len(png) > _PNG_CAP:
+        return f"{len(png):,} bytes, over the {_PNG_CAP:,}-byte cap"
+    if not png.startswith(_PNG_SIGNATURE) or not png.endswith(_PNG_END):
+        return "not a PNG image"
+    return None
+
+
+def _load_export(path: Path, fmt: str) -> bytes | None:
+    """:func:`_load`, then the content checked as what it will be published as."""
+    content = _load(path)
+    if content is None:
+        return None
+    reason = svg_refusal(content) if fmt == "svg" else png_refusal(content)
+    if reason is not None:
+        _drop(path, f"cached {fmt.upper()} holds {reason}" if fmt == "svg" else reason)
+        return None
+    return content
+
+
+def _store(path: Path, content: bytes) -> None:
+    """Write a cache entry atomically: a private temporary file in the same folder, flushed
+    to disk, then renamed over the entry, so a concurrent reader or a build killed at any
+    moment sees the old entry, the new one or none, never part of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(_entry(path.name, content))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is shared by checkouts
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _workers() -> int:
+    """Worker processes for cold renders: the cores this process may use (at most 4)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return min(cores, 4)
+
+
+def _start_worker(system_fonts: bool, parent: int) -> None:
+    """A worker's start: its renderer, and a watch that ends it if its build is killed
+    (kill -9 leaves no one to stop it, and it would wait for work forever)."""
+    threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
+    _start_renderer(system_fonts)
+
+
+def _end_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _ready() -> None:
+    """A job that does nothing: submitting one starts a worker (see :meth:`Pool.start`)."""
+
+
+class Pool:
+    """Chart-render worker processes, started on first use or early with :meth:`start`
+    (a cold build starts them before loading the data, so their ~0.5 s start-up and the
+    Vega bundle overlap with loading and planning). Workers use vl-convert's own font;
+    the one for charts that need the system's fonts starts only when such a chart comes.
+    Use as a context manager."""
+
+    def __init__(self) -> None:
+        self._executors: dict[bool, ProcessPoolExecutor] = {}  # by "sees system fonts"
+        self._bundle: Future[bytes] | None = None
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for executor in self._executors.values():
+            executor.shutdown(cancel_futures=True)
+
+    def release(self) -> None:
+        """Tell the workers to end (their memory is freed as they do) without waiting for
+        them: a worker's vl-convert takes ~0.4 s to shut down, time the caller can use."""
+        for executor in self._executors.values():
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def started(self) -> bool:
+        return False in self._executors
+
+    def executor(self, system_fonts: bool = False) -> ProcessPoolExecutor:
+        if system_fonts not in self._executors:
+            # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and
+            # a process forked after it has started deadlocks.
+            self._executors[system_fonts] = ProcessPoolExecutor(
+                max_workers=1 if system_fonts else _workers(),
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(system_fonts, os.getpid()),
+            )
+        return self._executors[system_fonts]
+
+    def start(self, cache: Path, workers: int | None = None) -> None:
+        """Start ``workers`` workers (default: every one) now; one makes the Vega bundle if
+        the cache lacks it."""
+        executor = self.executor()
+        path = _bundle_path(cache)
+        if _trusted_bundle(path) is None:
+            self._bundle = executor.submit(_make_bundle)
+            # Cached as soon as it is made, even if this build then fails on invalid data.
+            self._bundle.add_done_callback(
+                lambda done: (
+                    None
+                    if done.cancelled() or done.exception() is not None
+                    else _store(path, done.result())
+                )
+            )
+        for _ in range(min(workers or _workers(), _workers()) - (self._bundle is not None)):
+            executor.submit(_ready)
+
+    def bundle(self) -> bytes | None:
+        """The bundle a worker made (see :meth:`start`), or None."""
+        return self._bundle.result() if self._bundle is not None else None
+
+
+def _run(
+    jobs: list[tuple[str, str | None, bool]],
+    progress: Progress = SILENT,
+    pool: Pool | None = None,
+) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
+    """``(index in jobs, result)`` for every job, in completion order. Enough work (or any,
+    once ``pool`` runs) is spread over worker processes, the biggest specs first so no core
+    idles at the end; a few jobs render in this process (a worker costs ~0.5 s to start),
+    except those that need the system's fonts (see :func:`bundled_font_suffices`)."""
+    renders = [(job[1] is None) + job[2] for job in jobs]
+    started = pool is not None and pool.started
+    here = not started and (sum(renders) < _PARALLEL_FROM or _workers() < 2)
+    system = [not bundled_font_suffices(job[0]) for job in jobs]
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(Pool())  # starts no worker until one is asked for
+        futures = {
+            pool.executor(system[i]).submit(_render, jobs[i]): i
+            for i in sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
+            if system[i] or not here
+        }
+        if here:
+            for index, job in enumerate(jobs):
+                if not system[index]:
+                    yield index, _render_here(job)
+                    progress.advance(renders[index])
+        for future in as_completed(futures):
+            index = futures[future]
+            yield index, future.result()
+            progress.advance(renders[index])
+
+
+def render_charts(
+    specs: dict[str, dict[str, Any]],
+    formats: tuple[str, ...] = ("svg", "png"),
+    cache: Path = DEFAULT_CACHE,
+    progress: Progress = SILENT,
+    svg_only: frozenset[str] = frozenset(),
+    pool: Pool | None = None,
+) -> dict[tuple[str, str], bytes]:
+    """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
+
+    Every chart missing from the cache is one job (its SVG, then the PNG rasterised from
+    it, except for the ids in ``svg_only``, e.g. phone renders); jobs run across the cores.
+    Cached entries are checked on read, new ones stored as they arrive. ``progress`` counts
+    the renders (an SVG and a PNG are one each); ``pool``: worker processes to use.
+    """
+    texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
+    root = cache / _ENTRIES
+    wanted = [fmt for fmt in ("svg", "png") if fmt in formats]
+    needed = ["svg", "png"] if "png" in wanted else wanted  # a PNG is made from the SVG
+    paths = {
+        (cid, fmt): root / fmt / f"{_key(text, fmt)}.{fmt}"
+        for cid, text in texts.items()
+        for fmt in needed
+        if fmt == "svg" or cid not in svg_only
+    }
+    found: dict[tuple[str, str], bytes] = {}
+    for (cid, fmt), path in paths.items():
+        if fmt in wanted or (cid, "png") not in found:
+            content = _load_export(path, fmt)
+            if content is not None:
+                found[(cid, fmt)] = content
+    # Charts with identical specs (the same picture on two pages) are rendered once.
+    same: dict[str, list[str]] = {}
+    for cid in sorted(texts):
+        if any((cid, fmt) not in found for fmt in wanted if (cid, fmt) in paths):
+            same.setdefault(texts[cid], []).append(cid)
+    missing = [cids[0] for cids in same.values()]
+    jobs = [
+        (
+            texts[cid],
+            found[(cid, "svg")].decode("utf-8") if (cid, "svg") in found else None,
+            "png" in wanted and (cid, "png") in paths and (cid, "png") not in found,
+        )
+        for cid in missing
+    ]
+    progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
+    for index, (svg, png) in _run(jobs, progress, pool):
+        cid = missing[index]
+        if svg is not None and (reason := svg_refusal(svg)) is not None:
+            raise ValidationFailed([unsafe_render(cache, cid, reason)])
+        for fmt, content in (("svg", svg), ("png", png)):
+            if content is not None:
+                _store(paths[(cid, fmt)], content)
+                found.update({(twin, fmt): content for twin in same[texts[cid]]})
+    return dict(sorted((k, v) for k, v in found.items() if k[1] in wanted))
+
+
+def unsafe_render(cache: Path, chart_id: str, reason: str) -> Problem:
+    """A chart drawn just now that holds what no chart of ours can (:func:`svg_refusal`):
+    its spec came from a chart template cached on disk that someone changed."""
+    return Problem(
+        shown_path(cache),
+        "",
+        "chart.unsafe-render",
+        f"chart {chart_id} was drawn as an SVG holding {reason}, which is never published",
+        f"the chart cache was changed: delete {shown_path(cache)} and build again",
+    )
+
+
+def _bundle_path(cache: Path) -> Path:
+    return cache / _ENTRIES / f"vega-bundle-{_vl_version()}.js"
+
+
+def cold(cache: Path) -> bool:
+    """Whether ``cache`` holds nothing for this vl-convert version (a fresh cache or a new
+    vl-convert: every chart will be rendered), judged by its Vega bundle entry."""
+    return not _bundle_path(cache).is_file()
+
+
+def _make_bundle() -> bytes:
+    import vl_convert
+
+    bundle: str = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # stub: optional
+    return bundle.encode("utf-8")
+
+
+# The SHA-256 of the bundle each vl-convert version makes (constraints.txt pins the version;
+# tests/test_chart_cache_forgery.py checks the entry of the installed one). The cached bundle
+# is published only if it has this digest: making the bundle to compare with costs ~1.8 s,
+# so a vl-convert missing here has its bundle made on every build (in a worker when one
+# runs). On an upgrade, add the new version's digest (that test prints it).
+BUNDLE_SHA256 = {
+    "1.9.0.post1": "3425bd951a44d478d0505c6b5d1e8d57656b6e9a4da7bfe88a718ce61d76e572",
+}
+
+
+def _trusted_bundle(path: Path) -> bytes | None:
+    """The cached bundle at ``path`` if it is byte for byte the one the installed vl-convert
+    makes (its digest is in :data:`BUNDLE_SHA256`), else None; a cached bundle with another
+    digest is dropped with a warning."""
+    expected = BUNDLE_SHA256.get(_vl_version())
+    content = _load(path)
+    if content is None or expected is None:
+        return None
+    if hashlib.sha256(content).hexdigest() != expected:
+        _drop(path, f"not the Vega bundle vl-convert {_vl_version()} makes")
+        return None
+    return content
+
+
+def vega_bundle(cache: Path = DEFAULT_CACHE, pool: Pool | None = None) -> str:
+    """The vega + vega-lite + vega-embed bundle shipped with vl-convert (one file), which
+    every page loads: from the cache when it is the installed vl-convert's own (see
+    :func:`_trusted_bundle`), from ``pool`` when one of its workers made it, else made
+    here (~1.8 s)."""
+    path = _bundle_path(cache)
+    content = _trusted_bundle(path)
+    if content is None:
+        content = (pool.bundle() if pool is not None else None) or _make_bundle()
+        _store(path, content)
+    return content.decode("utf-8")

@@ -1,0 +1,547 @@
+"""Chart kinds as Vega-Lite spec templates (built once with Altair); pages bind only data.
+
+Each kind reads named data sets (``table``, and ``deadline`` for the deadline rule), so a
+page's chart is ``bind(template, datasets, title)``: a dict copy, no Altair work. Altair is
+imported on first use only. Spec strings come from this module and from registry names;
+numbers come from validated records.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+Spec = dict[str, Any]
+_TEMPLATE_CAP = 4 * 1024 * 1024  # bytes; a cached chart template is a few kB
+
+
+def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
+    """Memoise a chart kind in memory and on disk, so a build whose templates are cached
+    never imports Altair. The key covers this module's source and the Altair version."""
+
+    @functools.cache
+    def cached(*args: str) -> Spec:
+        from importlib.metadata import version
+
+        from jouleboard.core.safe_read import FileRefused, read_capped
+        from jouleboard.render.chart_files import DEFAULT_CACHE
+
+        source = Path(__file__).read_bytes()
+        key = hashlib.sha256(
+            json.dumps(
+                [build.__name__, args, version("altair"), hashlib.sha256(source).hexdigest()]
+            ).encode()
+        )
+        path = DEFAULT_CACHE / "chart-templates" / f"{key.hexdigest()}.json"
+        try:  # a link, pipe or oversized file in the cache is not followed or read
+            spec: Spec = json.loads(read_capped(path, _TEMPLATE_CAP))
+        except (FileRefused, ValueError):
+            spec = build(*args)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # A private new file, renamed over the entry: a link planted at a guessable
+            # temporary name is never written through.
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(spec, sort_keys=True))
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        return spec
+
+    return functools.wraps(build)(cached)
+
+
+AXIS_GREY = "#6b6b6b"
+# Colour-blind-safe categorical palette (Okabe-Ito) for GPUs; models use tableau20.
+GPU_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
+
+CONFIG: Spec = {
+    "background": "transparent",
+    # Arial's metrics (Liberation Sans and Arimo share them): vl-convert measures text in
+    # Liberation Sans to lay a static SVG out, so the reader's browser draws the same widths
+    # and no label outgrows the space it was given.
+    "font": "Liberation Sans, Arial, Helvetica, Arimo, sans-serif",
+    "view": {"stroke": None},
+    "axis": {
+        "labelColor": AXIS_GREY,
+        "titleColor": AXIS_GREY,
+        "gridColor": "#8884",
+        "domainColor": AXIS_GREY,
+        "tickColor": AXIS_GREY,
+        "labelFontSize": 11,
+        "titleFontSize": 12,
+        "titleFontWeight": "normal",
+        "labelOverlap": True,
+        "labelSeparation": 4,
+    },
+    "legend": {
+        "labelColor": AXIS_GREY,
+        "titleColor": AXIS_GREY,
+        "labelFontSize": 11,
+        "titleFontSize": 12,
+        "titleFontWeight": "normal",
+        "labelLimit": 220,
+    },
+    "title": {"color": AXIS_GREY, "fontSize": 13, "fontWeight": "normal", "anchor": "start"},
+}
+
+
+WIDTH = 640  # the static SVG's width; the interactive view fits its container
+PER_MODEL = 0  # height placeholder: one 24 px band per model, set by bind()
+
+
+# Log axes: label and grid the decades and their 2x/5x steps only, not every minor tick.
+# Thousands and up read 1k, 20k, 100k; overlapping labels are dropped (labelOverlap).
+LOG_AXIS: Any = {
+    "labelExpr": "indexof(['1','2','5'], slice(format(datum.value, '.0e'), 0, 1)) "
+    ">= 0 ? (datum.value >= 1000 ? format(datum.value, '~s') : "
+    "format(datum.value, '~g')) : ''",
+    "gridOpacity": 0.6,
+    "labelOverlap": "greedy",
+    "labelSeparation": 6,
+}
+
+
+def _finish(chart: Any, height: int) -> Spec:
+    spec: Spec = chart.properties(width=WIDTH, height=height).to_dict()
+    spec.pop("config", None)
+    spec["config"] = copy.deepcopy(CONFIG)
+    # The static SVG grows around its plot so long labels are never clipped; the
+    # interactive view (site.js) fits its container instead.
+    spec["autosize"] = {"type": "pad"}
+    return spec
+
+
+@template
+def ranking_bar(value_title: str) -> Spec:
+    """Horizontal bars of tokens/J, one per model, in rank order; colour by GPU."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table")).encode(
+        y=alt.Y(
+            "model:N",
+            sort=alt.EncodingSortField("rank", op="min", order="ascending"),
+            title=None,
+            axis=alt.Axis(labelLimit=240),
+        ),
+        x=alt.X("value:Q", title=value_title),
+    )
+    bars = base.mark_bar(cornerRadiusEnd=2).encode(
+        color=alt.Color(
+            "gpu:N",
+            title="GPU",
+            scale=alt.Scale(range=GPU_COLORS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("gpu:N", title="GPU"),
+            alt.Tooltip("shown:N", title=value_title),
+        ],
+    )
+    # ``shown``: the figure as the tables print it (measure/formats.py), never re-rounded.
+    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(text="shown:N")
+    spec = _finish(alt.layer(bars, labels), PER_MODEL)
+    # Room for the longest bar's figure, which a fitted (phone) chart does not count.
+    spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 44}
+    return spec
+
+
+def _deadline_rule(alt: Any) -> Any:
+    return (
+        alt.Chart(alt.NamedData("deadline"))
+        .mark_rule(strokeDash=[6, 4], color="#c0392b", strokeWidth=1.5)
+        .encode(x="ms:Q")
+    )
+
+
+def _deadline_label(alt: Any) -> Any:
+    """The deadline's label, on the side of its rule with more room (``side``: see bind)."""
+    # Both layers draw every row (an empty layer makes Vega warn); the other side's is blank.
+    base = alt.Chart(alt.NamedData("deadline"))
+    return alt.layer(
+        *(
+            base.transform_calculate(shown=f"datum.side {op} 'right' ? datum.label : ''")
+            .mark_text(align=align, baseline="top", dx=dx, y=2, color="#c0392b")
+            .encode(x="ms:Q", text="shown:N")
+            for op, align, dx in (("!==", "left", 4), ("===", "right", -4))
+        )
+    )
+
+
+# A label's filter test on ``side``, its alignment and its offset from its point (px).
+LABEL_SIDES: tuple[tuple[str, Literal["left", "right"], int], ...] = (
+    ("!==", "left", 7),
+    ("===", "right", -7),
+)
+
+
+def side(value: float, values: list[float]) -> str:
+    """``right`` when ``value`` lies in the right half of ``values``' log range, so a label
+    beside it goes to its left and stays inside the chart; else ``left``."""
+    low, high = min([value, *values]), max([value, *values])
+    if low <= 0 or high <= low:
+        return "left"
+    return "right" if math.log(value / low) / math.log(high / low) > 0.5 else "left"
+
+
+@template
+def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
+    """Every configuration: energy per token vs latency (log-log), colour by model,
+    shape by GPU; each model's chosen configuration drawn large and outlined."""
+    import altair as alt
+
+    # A model picked in the legend (interactive view) stays coloured; the rest fade.
+    pick = alt.selection_point(fields=["model"], bind="legend", name="pick")
+    points = (
+        alt.Chart(alt.NamedData("table"))
+        .transform_calculate(shade="datum.chosen ? 1 : 0.35")
+        .mark_point(filled=True)
+        .encode(
+            x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
+            y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS),
+            color=alt.Color(
+                "model:N",
+                title="Model",
+                scale=alt.Scale(scheme="tableau20"),
+                legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40, symbolOpacity=1),
+            ),
+            shape=alt.Shape(
+                "gpu:N",
+                title="GPU",
+                legend=alt.Legend(orient="bottom", symbolOpacity=1, symbolFillColor=AXIS_GREY),
+            ),
+            size=alt.condition("datum.chosen", alt.value(150), alt.value(24)),
+            # The chosen configurations stand out: the others are small and faint.
+            opacity=alt.condition(
+                pick, alt.Opacity("shade:Q", scale=None, legend=None), alt.value(0.08)
+            ),
+            stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
+            tooltip=[
+                alt.Tooltip("model:N", title="Model"),
+                alt.Tooltip("config:N", title="Setup"),
+                alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+                alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
+            ],
+        )
+        .add_params(pick)
+    )
+    return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
+
+
+@template
+def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
+    """One model's configurations with its Pareto frontier drawn as a step line."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table"))
+    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS)
+    frontier = (
+        base.transform_filter("datum.frontier")
+        .mark_line(color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after")
+        .encode(x=x, y=y, order="latency:Q")
+    )
+    points = base.mark_point(filled=True, size=60).encode(
+        x=x,
+        y=y,
+        color=alt.Color(
+            "gpu:N",
+            title="GPU",
+            scale=alt.Scale(range=GPU_COLORS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        shape=alt.Shape(
+            "kind:N",
+            title="Configuration",
+            scale=alt.Scale(domain=["Pareto frontier", "other"], range=["diamond", "circle"]),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("config:N", title="Setup"),
+            alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+            alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
+        ],
+    )
+    return _finish(alt.layer(frontier, points, _deadline_rule(alt), _deadline_label(alt)), 300)
+
+
+@template
+def length_histogram() -> Spec:
+    """Output-length distribution: counts per length bin."""
+    import altair as alt
+
+    bars = (
+        alt.Chart(alt.NamedData("table"))
+        .mark_bar(color="#0072B2")
+        .encode(
+            x=alt.X("start:Q", title="Output length (tokens)", bin="binned"),
+            x2="end:Q",
+            y=alt.Y("count:Q", title="Responses"),
+            tooltip=[
+                alt.Tooltip("start:Q", title="From", format=",.0f"),
+                alt.Tooltip("end:Q", title="To", format=",.0f"),
+                alt.Tooltip("count:Q", title="Responses"),
+            ],
+        )
+    )
+    return _finish(bars, 180)
+
+
+@template
+def gpu_compare(value_title: str) -> Spec:
+    """Best tokens/J of each model on each GPU, as dots on a shared axis."""
+    import altair as alt
+
+    dots = (
+        alt.Chart(alt.NamedData("table"))
+        .mark_point(filled=True, size=90)
+        .encode(
+            y=alt.Y(
+                "model:N",
+                title=None,
+                sort=alt.EncodingSortField("order", order="ascending"),
+                axis=alt.Axis(labelLimit=240),
+            ),
+            x=alt.X("value:Q", title=value_title),
+            color=alt.Color(
+                "gpu:N",
+                title="GPU",
+                scale=alt.Scale(range=GPU_COLORS),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("model:N", title="Model"),
+                alt.Tooltip("gpu:N", title="GPU"),
+                alt.Tooltip("value:Q", title=value_title, format=".2f"),
+            ],
+        )
+    )
+    return _finish(dots, PER_MODEL)
+
+
+@template
+def compare_pareto(latency_title: str) -> Spec:
+    """Several models' configurations and Pareto frontiers on one chart (compare page)."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table"))
+    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)", axis=LOG_AXIS)
+    color = alt.Color(
+        "model:N",
+        title="Model",
+        scale=alt.Scale(range=GPU_COLORS),
+        legend=alt.Legend(orient="bottom", columns=2),
+    )
+    lines = (
+        base.transform_filter("datum.frontier")
+        .mark_line(strokeWidth=2, interpolate="step-after")
+        .encode(x=x, y=y, color=color, order="latency:Q", detail="model:N")
+    )
+    # Each model's configuration chosen at the deadline is drawn large and outlined.
+    points = base.mark_point(filled=True).encode(
+        x=x,
+        y=y,
+        color=color,
+        shape=alt.Shape(
+            "gpu:N",
+            title="GPU",
+            legend=alt.Legend(orient="bottom", symbolFillColor=AXIS_GREY, symbolOpacity=1),
+        ),
+        size=alt.condition("datum.chosen", alt.value(160), alt.value(40)),
+        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.5)),
+        stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
+        tooltip=[
+            alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("config:N", title="Setup"),
+            alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+            alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
+        ],
+    )
+    return _finish(alt.layer(lines, points, _deadline_rule(alt), _deadline_label(alt)), 340)
+
+
+@template
+def accuracy_energy() -> Spec:
+    """Accuracy against energy per response (log x), one point per model, with the Pareto
+    front of models that no other beats on both."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table"))
+    x = alt.X(
+        "energy:Q", scale=alt.Scale(type="log"), axis=LOG_AXIS, title="Energy per response (J, log)"
+    )
+    y = alt.Y("accuracy:Q", title="Accuracy (%, vendor-reported)", scale=alt.Scale(zero=False))
+    front = (
+        base.transform_filter("datum.frontier")
+        .mark_line(color=AXIS_GREY, strokeDash=[4, 3], interpolate="step-after")
+        .encode(x=x, y=y, order="energy:Q")
+    )
+    points = base.mark_point(filled=True, size=90).encode(
+        x=x,
+        y=y,
+        color=alt.Color(
+            "builder:N",
+            title="Builder",
+            scale=alt.Scale(range=GPU_COLORS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
+            alt.Tooltip("energy:Q", title="J/response", format=",.0f"),
+            alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f"),
+        ],
+    )
+    # Only the models on the front are named (the others' names would collide); each name
+    # sits on the side of its point with more room.
+    # Neighbours on the front alternate above and below their points (``below``).
+    labels = [
+        base.transform_calculate(
+            shown=(
+                f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below "
+                "? datum.model : ''"
+            )
+        )
+        .mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY)
+        .encode(x=x, y=y, text="shown:N")
+        for op, align, dx in LABEL_SIDES
+        for low in (False, True)
+    ]
+    return _finish(alt.layer(front, points, *labels), 380)
+
+
+@template
+def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
+    """Each model's best efficiency as the deadline loosens (a step line per model, log x):
+    where lines cross, the ranking changes; the default deadline is drawn."""
+    import altair as alt
+
+    x = alt.X("ms:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    lines = (
+        alt.Chart(alt.NamedData("table"))
+        .mark_line(interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18))
+        .encode(
+            x=x,
+            y=alt.Y("value:Q", title=value_title),
+            color=alt.Color(
+                "model:N",
+                title="Model",
+                scale=alt.Scale(scheme="tableau20"),
+                sort=alt.EncodingSortField("order", op="min"),
+                legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
+            ),
+            order="ms:Q",
+            tooltip=[
+                alt.Tooltip("model:N", title="Model"),
+                alt.Tooltip("ms:Q", title="Deadline from", format=",.4~g"),
+                alt.Tooltip("value:Q", title=value_title, format=",.3~g"),
+            ],
+        )
+    )
+    return _finish(alt.layer(lines, _deadline_rule(alt), _deadline_label(alt)), 300)
+
+
+PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page margins
+PHONE_AXIS_LABELS = 125  # px of an axis label on a phone (longer names end in an ellipsis)
+
+
+def static(spec: Spec) -> Spec:
+    """The spec a static SVG is rendered from: without Vega's per-mark ARIA labels. The page
+    shows the SVG as an image whose alt text describes it (the markup inside an image is
+    not read out), and the labels doubled its bytes and cost ~5 % of its render time; the
+    published spec, which vega-embed renders live, keeps them."""
+    return {**spec, "config": {**spec.get("config", {}), "aria": False}}
+
+
+def phone(spec: Spec) -> Spec:
+    """The phone render of a chart: its whole width fits a 390 px screen, so its text is
+    drawn at its own size (never under 10 px); legends take one column, long axis labels
+    end in an ellipsis, and the title is left to the page's caption. The data rows are
+    shared with ``spec``, not copied (they are most of its size, and nothing here changes
+    them)."""
+
+    def adapt(node: Any) -> Any:
+        if isinstance(node, list):
+            return [adapt(value) for value in node]
+        if not isinstance(node, dict):
+            return node
+        out = {key: value if key in _DATA_KEYS else adapt(value) for key, value in node.items()}
+        axis, legend = out.get("axis"), out.get("legend")
+        if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
+            axis["labelLimit"] = PHONE_AXIS_LABELS
+        if isinstance(legend, dict):
+            legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
+        return out
+
+    out: Spec = adapt(spec)
+    out["width"] = PHONE_WIDTH
+    out["autosize"] = {"type": "fit-x", "contains": "padding"}
+    out.pop("title", None)
+    return out
+
+
+_DATA_KEYS = frozenset({"datasets", "values"})  # where a spec keeps its data rows
+
+
+# Static SVGs follow the reader's colour scheme: the page shows them as images, and an SVG
+# image applies its own prefers-color-scheme rules, so one file serves light and dark.
+DARK_TEXT = "#c3c9d2"
+THEME_STYLE = (
+    "<style>@media (prefers-color-scheme: dark){"
+    f'[fill="{AXIS_GREY}"]{{fill:{DARK_TEXT}}}[stroke="{AXIS_GREY}"]{{stroke:{DARK_TEXT}}}'
+    '[stroke="#111"]{stroke:#f2f4f7}[stroke="#8884"]{stroke:#fff3}'
+    '[fill="#c0392b"]{fill:#ff8a7a}[stroke="#c0392b"]{stroke:#ff8a7a}}</style>'
+)
+
+
+def themed(svg: str) -> str:
+    """An SVG export with the dark-scheme rules inserted after its opening tag."""
+    head, sep, rest = svg.partition(">")
+    return head + sep + THEME_STYLE + rest if sep else svg
+
+
+MAX_POINTS = 2000  # points a scatter chart draws; beyond, it shows a sample (sample())
+P = TypeVar("P")
+
+
+def sample(
+    items: Sequence[P], keep: Callable[[P], bool], key: Callable[[P], str], limit: int = MAX_POINTS
+) -> list[P]:
+    """At most ``limit`` of ``items`` (all of them if there are no more), in their order:
+    every item ``keep`` marks (even past ``limit``), then the rest chosen by a SHA-256 of
+    their ``key``, so the same items give the same sample (no random state) and the sample
+    is spread evenly over the chart, not one end of it."""
+    if len(items) <= limit:
+        return list(items)
+    kept = [keep(i) for i in items]
+    room = max(limit - sum(kept), 0)
+    others = sorted(
+        (hashlib.sha256(key(i).encode()).hexdigest(), n) for n, i in enumerate(items) if not kept[n]
+    )
+    chosen = {n for _, n in others[:room]}
+    return [i for n, i in enumerate(items) if kept[n] or n in chosen]
+
+
+def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:
+    """A page's chart: the template with its data and title (the template is not changed)."""
+    spec = dict(template)
+    if "deadline" in datasets:
+        xs = [float(r.get("latency", r.get("ms", 0))) for r in datasets["table"]]
+        datasets = {
+            **datasets,
+            "deadline": [{**d, "side": side(d["ms"], xs)} for d in datasets["deadline"]],
+        }
+    spec["datasets"] = datasets
+    spec["title"] = title
+    if spec.get("height") == PER_MODEL:
+        spec["height"] = 24 * max(1, len({row["model"] for row in datasets["table"]}))
+    return spec

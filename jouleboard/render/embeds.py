@@ -1,0 +1,124 @@
+"""What a reader needs to reuse a chart: exports, the embed code, oEmbed, a citation."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from jouleboard.config.schema import SiteSettings
+from jouleboard.core.escape import csv_text, markup
+from jouleboard.core.urls import Urls
+from jouleboard.rank.tables import Table
+from jouleboard.render import citation
+
+EMBED_CHROME_PX = 110  # title, caption and credit around the chart on the embed page
+
+
+@dataclass(frozen=True)
+class ChartInfo:
+    width: int
+    height: int
+    svg_url: str
+    png_url: str  # "" when the build made no PNGs (build --png makes them)
+    spec_url: str
+    csv_url: str
+    embed_url: str
+    oembed_url: str
+    snippet: str  # the iframe HTML to paste
+    citation: str
+    bibtex: str
+    phone_url: str = ""  # the phone render (SVG), shown on narrow screens
+    phone_width: int = 0
+    phone_height: int = 0
+
+
+def chart_info(
+    chart: Any,
+    size: tuple[int, int],
+    urls: Urls,
+    site: SiteSettings,
+    phone: tuple[int, int] | None = None,
+    png: bool = True,
+) -> ChartInfo:
+    """``chart`` is a plan.views.ChartRef; ``phone``: the size of its phone render;
+    ``png``: whether the build rendered the chart's 2x PNG."""
+    embed_abs = urls.absolute(urls.embed(chart.id))
+    height = size[1] + EMBED_CHROME_PX
+    snippet = (
+        f'<iframe src="{markup(embed_abs)}" title="{markup(chart.title)}" '
+        f'width="100%" height="{height}" style="border:0;max-width:{size[0] + 40}px" '
+        'loading="lazy"></iframe>'
+    )
+    page_abs = urls.origin + chart.page_url
+    return ChartInfo(
+        width=size[0],
+        height=size[1],
+        svg_url=chart.export(urls, "svg"),
+        png_url=chart.export(urls, "png") if png else "",
+        spec_url=chart.export(urls, "vl.json"),
+        csv_url=chart.export(urls, "csv"),
+        embed_url=urls.url(urls.embed(chart.id)),
+        oembed_url=urls.url(urls.oembed(chart.id)),
+        snippet=snippet,
+        citation=citation.plain(chart.title, page_abs, site),
+        bibtex=citation.bibtex(f"jouleboard-{chart.id}", chart.title, page_abs, site),
+        **(
+            {}
+            if phone is None
+            else {
+                "phone_url": chart.export(urls, "phone.svg"),
+                "phone_width": phone[0],
+                "phone_height": phone[1],
+            }
+        ),
+    )
+
+
+def oembed(chart: Any, info: ChartInfo, urls: Urls, site: SiteSettings) -> dict[str, Any]:
+    """oEmbed 1.0 "rich" response for a chart (served as a static JSON file)."""
+    return {
+        "version": "1.0",
+        "type": "rich",
+        "provider_name": site.title,
+        "provider_url": urls.absolute(urls.home),
+        "title": chart.title,
+        "html": info.snippet,
+        "width": info.width + 40,
+        "height": info.height + EMBED_CHROME_PX,
+        **(
+            {
+                "thumbnail_url": urls.origin + info.png_url,
+                "thumbnail_width": info.width * 2,
+                "thumbnail_height": info.height * 2,
+            }
+            if info.png_url
+            else {}
+        ),
+        "cache_age": 86400,
+    }
+
+
+def chart_csv(spec: dict[str, Any]) -> str:
+    """The chart's main data set as CSV (columns sorted by name)."""
+    rows = spec.get("datasets", {}).get("table", [])
+    return csv_text(sorted({key for row in rows for key in row}), rows)
+
+
+def first_chart(body: Any) -> Any:
+    """The first ChartRef found in a page body (for its Open Graph image), or None."""
+    if hasattr(body, "spec") and hasattr(body, "page_url"):
+        return body
+    if isinstance(body, Table):  # tables hold no charts: skip their thousands of cells
+        return None
+    if dataclasses.is_dataclass(body) and not isinstance(body, type):
+        values = [getattr(body, f.name) for f in dataclasses.fields(body)]
+    elif isinstance(body, tuple | list):
+        values = list(body)
+    else:
+        return None
+    for value in values:
+        found = first_chart(value)
+        if found is not None:
+            return found
+    return None

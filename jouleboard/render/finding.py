@@ -1,0 +1,202 @@
+"""A task's finding, stated from its rankings: who leads, in which configuration, by how
+much, and what changes the answer (the deadline, the GPU, the precision).
+
+Pure functions over rankings already computed (rank.py): each ranking is a sequence of
+:class:`Standing` in rank order, with efficiency in the task's unit (tokens/J, images/kJ,
+videos/MJ; higher is better). Numbers print through measure/formats.py ``show``, so the
+sentence rounds as the tables and charts do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from jouleboard.measure.formats import show
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One model's row in a ranking."""
+
+    model: str  # display name
+    config: str  # "MXFP4, 1× B200"
+    efficiency: float  # outputs per J, kJ or MJ (the task's unit); higher is better
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """The ranking under changed settings, e.g. ``at 50 ms``, ``on H100 alone``."""
+
+    label: str
+    ranking: tuple[Standing, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    sentence: str  # the answer, one sentence
+    changes: tuple[str, ...]  # the "what changes it" strip, one short sentence each
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
+def ratio(a: float, b: float) -> str:
+    """How many times ``a`` is ``b``, one decimal: ``1.4×``."""
+    return f"{show('fixed1', a / b)}×"
+
+
+def headline(where: str, ranking: Sequence[Standing], unit: str, rule: str, top_n: int) -> str:
+    """``On <task>, with <deadline>, <leader> (<config>) does the most work per joule:
+    <value> <unit>, <r>× <second> and <r>× <last of the top n>.``"""
+    if not ranking:
+        return f"On {where}, no configuration qualifies."
+    lead = ranking[0]
+    text = (
+        f"On {where}, {lead.model} ({lead.config}) does the most work per joule: "
+        f"{show(rule, lead.efficiency)} {unit}"
+    )
+    others = [ranking[1]] if len(ranking) > 1 else []
+    last = ranking[min(top_n, len(ranking)) - 1]
+    if len(ranking) > 2 and last is not ranking[1]:
+        others.append(last)
+    if not others:
+        return f"{text}; it is the only model that qualifies."
+    return (
+        text
+        + ", "
+        + " and ".join(f"{ratio(lead.efficiency, o.efficiency)} {o.model}" for o in others)
+        + "."
+    )
+
+
+def same_order(a: Sequence[Standing], b: Sequence[Standing]) -> bool:
+    """Whether two rankings list the same models, in the same order, with the same figures."""
+    return [(s.model, s.efficiency) for s in a] == [(s.model, s.efficiency) for s in b]
+
+
+def biggest_move(
+    before: Sequence[Standing], after: Sequence[Standing]
+) -> tuple[str, int, int | None] | None:
+    """The model whose rank changes most (dropping out counts as the largest fall):
+    ``(model, rank before, rank after or None)``; ties go to the higher-ranked model."""
+    where = {s.model: i for i, s in enumerate(after, start=1)}
+    best: tuple[float, int, str, int | None] | None = None
+    for i, s in enumerate(before, start=1):
+        now = where.get(s.model)
+        shift = float("inf") if now is None else abs(now - i)
+        if shift > 0 and (best is None or shift > best[0]):
+            best = (shift, i, s.model, now)
+    return None if best is None else (best[2], best[1], best[3])
+
+
+def capital(text: str) -> str:
+    """The first letter in upper case, the rest unchanged (``on H100 alone``)."""
+    return text[:1].upper() + text[1:]
+
+
+def leader_clause(
+    ranking: Sequence[Standing], default: Sequence[Standing], unit: str, rule: str
+) -> str:
+    """Who leads a ranking, compared with the default's leader."""
+    if not ranking:
+        return "no model qualifies"
+    lead = ranking[0]
+    value = f"{show(rule, lead.efficiency)} {unit}"
+    if default and lead.model == default[0].model:
+        return f"{lead.model} still leads, with {value}"
+    return f"{lead.model} leads ({lead.config}), with {value}"
+
+
+def move_clause(
+    default: Sequence[Standing], other: Sequence[Standing], unit: str, rule: str
+) -> str:
+    """The biggest rank change from ``default`` to ``other``; with none, a model that only
+    ``other`` ranks, or else the biggest change of a figure (the order can hold while the
+    figures move)."""
+    move = biggest_move(default, other)
+    if move is None:
+        shown = {s.model for s in default}
+        joined = [(i, s.model) for i, s in enumerate(other, start=1) if s.model not in shown]
+        if joined:
+            rank, model = joined[0]
+            more = f" (and {len(joined) - 1} more)" if len(joined) > 1 else ""
+            return f"{model} joins at {ordinal(rank)}{more}"
+        # The leader's figure is in the leader clause already.
+        changed = [
+            (a, b)
+            for a, b in zip(default[1:], other[1:], strict=False)
+            if a.efficiency != b.efficiency
+        ]
+        if not changed:
+            return "the order is unchanged"
+        a, b = max(changed, key=lambda pair: abs(pair[1].efficiency / pair[0].efficiency - 1))
+        return (
+            f"the order holds, but {a.model} goes from {show(rule, a.efficiency)} to "
+            f"{show(rule, b.efficiency)} {unit}"
+        )
+    model, was, now = move
+    if now is None:
+        return f"{model} drops out"
+    way = "rises" if now < was else "falls"
+    return f"{model} {way} from {ordinal(was)} to {ordinal(now)}"
+
+
+def leader_text(s: Scenario, default: Sequence[Standing], unit: str, rule: str) -> str:
+    """``On H100 alone: GPT OSS 20B still leads, with 22.62 tokens/J.``"""
+    return f"{capital(s.label)}: {leader_clause(s.ranking, default, unit, rule)}."
+
+
+def tighter_text(s: Scenario, default: Sequence[Standing], unit: str, rule: str) -> str:
+    """The leader at a tighter deadline and the biggest rank change it causes."""
+    return (
+        f"{capital(s.label)}: {leader_clause(s.ranking, default, unit, rule)}; "
+        f"{move_clause(default, s.ranking, unit, rule)}."
+    )
+
+
+def binding_text(
+    deadline: str, unbounded: Sequence[Standing], default: Sequence[Standing], unit: str, rule: str
+) -> str:
+    """Whether the default deadline binds: the ranking with no deadline at all."""
+    if same_order(unbounded, default):
+        return (
+            f"The {deadline} deadline does not bind: with no deadline at all the "
+            "ranking is identical."
+        )
+    return (
+        f"The {deadline} deadline binds: with no deadline, "
+        f"{leader_clause(unbounded, default, unit, rule)}; "
+        f"{move_clause(default, unbounded, unit, rule)}."
+    )
+
+
+def finding(
+    where: str,
+    deadline: str,
+    default: Sequence[Standing],
+    unbounded: Sequence[Standing],
+    tighter: Scenario | None,
+    gpus: Sequence[Scenario],
+    precisions: Sequence[Scenario],
+    unit: str,
+    rule: str,
+    top_n: int,
+) -> Finding:
+    """A task's finding: the headline and the "what changes it" strip.
+
+    ``where``: "Chat, with median inter-token latency ≤ 300 ms"; ``deadline``: "300 ms";
+    ``unbounded``: the ranking with no deadline; ``tighter``: at a tighter deadline;
+    ``gpus``/``precisions``: one scenario per GPU alone and per precision alone (only
+    worth listing when there are two or more); ``unit``/``rule``: how efficiency prints."""
+    changes = [binding_text(deadline, unbounded, default, unit, rule)]
+    if tighter is not None:
+        changes.append(tighter_text(tighter, default, unit, rule))
+    for group in (gpus, precisions):
+        if len(group) > 1:
+            changes.extend(leader_text(s, default, unit, rule) for s in group)
+    return Finding(headline(where, default, unit, rule, top_n), tuple(changes))

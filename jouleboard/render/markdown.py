@@ -1,0 +1,77 @@
+"""Markdown from contributors -> sanitised HTML (rendered, then cleaned with nh3).
+
+Contributed text is checked against :mod:`jouleboard.core.markdown_limits` when it is read
+(registries by validate, content/about.md by build), so the renderer only sees text it
+handles in linear time; :func:`render_markdown` checks the per-paragraph limits again.
+"""
+
+from __future__ import annotations
+
+import markdown as md
+import nh3
+
+from jouleboard.core.markdown_limits import markdown_issues
+
+_TAGS = {
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "em",
+    "h2",
+    "h3",
+    "h4",
+    "hr",
+    "i",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+}
+_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "abbr": {"title"},
+    "td": {"align"},
+    "th": {"align"},
+    "h2": {"id"},
+    "h3": {"id"},
+    "h4": {"id"},
+}
+
+
+class MarkdownRefused(ValueError):
+    """Text that reached the renderer without the check its source must make (a bug)."""
+
+
+def render_markdown(text: str) -> str:
+    """Safe HTML for ``text``: no script, no event handlers, links only to http(s)/mailto/
+    relative targets, external links marked ``rel="noopener noreferrer nofollow"``.
+    Headings get ids from their text.
+
+    Raises :class:`MarkdownRefused` for text nested past the limits of
+    :mod:`jouleboard.core.markdown_limits` (checked per paragraph, so text joined from checked
+    parts, like the changelog, passes)."""
+    issues = markdown_issues(text, structure_only=True)
+    if issues:
+        raise MarkdownRefused("; ".join(f"{i.rule}: {i}" for i in issues))
+    # toc gives headings ids from their text, so sections can be linked to.
+    html = md.markdown(text, extensions=["tables", "toc"], output_format="html")
+    return nh3.clean(
+        html,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )
