@@ -342,3 +342,20 @@ def test_a_build_killed_while_deleting_a_stale_folder_leaves_it_recognisable(
     monkeypatch.setattr(write.shutil, "rmtree", real_rmtree)
     write._recover(out)  # the next build
     assert not stale.exists() and (out / MARKER).is_file()
+
+
+@pytest.mark.slow  # builds a site
+def test_an_up_to_date_build_still_cleans_up_after_a_killed_one(project: Path) -> None:
+    """A build killed while staging leaves a staging folder; the next build may find the
+    output up to date and write nothing, but it still removes what the killed one left
+    (before: only a build that wrote did, so kill -9 tests ended with an empty .site-new-*)."""
+    built(project)
+    empty = project / ".site-new-k1ll3d01"
+    marked = project / ".site-new-k1ll3d02"
+    empty.mkdir()
+    (marked / "about").mkdir(parents=True)
+    (marked / MARKER).write_text("site\n")
+    (marked / "about" / "index.html").write_text("half a site\n")
+    done = build(project)
+    assert done.returncode == 0 and "up to date" in done.stdout + done.stderr, done.stderr
+    assert not empty.exists() and not marked.exists()

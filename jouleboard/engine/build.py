@@ -25,7 +25,12 @@ from jouleboard.engine.reuse import LastFiles, file_key, page_key
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.output.folder import OutputFolder, output_folder
 from jouleboard.output.static import clashes, static_files
-from jouleboard.output.writer import SiteFiles, refuse_added_files, unchanged_build
+from jouleboard.output.writer import (
+    SiteFiles,
+    clean_up_after_killed_builds,
+    refuse_added_files,
+    unchanged_build,
+)
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.releases import ReleaseData, load_releases
 from jouleboard.plan.site import plan_site
@@ -149,6 +154,7 @@ def build_site(
     )
     record = unchanged_build(target.path, inputs) if inputs is not None else None
     if record is not None:
+        clean_up_after_killed_builds(target.path)
         return BuildSummary(
             Path(target.given),
             pages=record.pages,

@@ -536,3 +536,12 @@ def _staging_folders(out: Path) -> list[Path]:
             for e in entries
             if staging_name.fullmatch(e.name) and e.is_dir(follow_symlinks=False)
         ]
+
+
+def clean_up_after_killed_builds(out: Path) -> None:
+    """What :func:`_recover` does, for a build that writes nothing (its output is up to
+    date): only when a killed build left something, and under the output's lock."""
+    out = out.resolve()
+    if _own(_previous(out)) or _staging_folders(out):
+        with locked(out):
+            _recover(out)
