@@ -788,7 +788,7 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join([line, sep, *body])
 
 
-# The budgets of issue 19 (2 cores): (data set, build, what, limit, unit).
+# The performance budgets (README, Performance; 2 cores): (data set, build, what, limit, unit).
 BUDGETS = [
     ("default", "cold", "wall_seconds", 8.0, "s"),
     ("default", "noop", "wall_seconds", 1.0, "s"),
@@ -823,7 +823,7 @@ def budget_table(results: dict[str, Any]) -> str:
                 "met" if value <= limit else "MISSED",
             ]
         )
-    return "Budgets (issue 19; median of the runs)\n" + table(
+    return "Budgets (median of the runs)\n" + table(
         rows, ["data", "build", "budget", "median", "runs", "CPU s", "load before", ""]
     )
 
@@ -1016,17 +1016,7 @@ def main(argv: list[str] | None = None) -> int:
         a = p.parse_args(argv[1:])
         return child_build(a) if argv[0] == "_build" else child_charts(a)
 
-    if "--issue19" in argv:  # every budget of issue 19 in one run: see issue19.py
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import issue19
-
-        return issue19.main([a for a in argv if a != "--issue19"])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument(
-        "--issue19",
-        action="store_true",
-        help="report every budget of issue 19 (see issue19.py; its own options)",
-    )
     p.add_argument("--quick", action="store_true", help="default data + 1,000 only")
     p.add_argument(
         "--sizes",

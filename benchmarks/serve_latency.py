@@ -1,4 +1,4 @@
-"""Issue 19, budget 3: how soon ``jouleboard serve`` reloads the browser after an edit.
+"""Budget 3: how soon ``jouleboard serve`` reloads the browser after an edit.
 
 ``measure_serve`` copies a data folder and the packaged templates and content into a new site
 folder (serve watches <site>/templates, <site>/content and the data folder), starts

@@ -1,7 +1,7 @@
-"""Every budget of issue 19 in one run: ``python benchmarks/run.py --issue19``.
+"""Every performance budget (README, Performance) in one run: ``python benchmarks/budgets.py``.
 
-    python benchmarks/run.py --issue19 [--quick] [--repeat 3] [--with-100k] [--with-tests]
-                                       [--only 1,2,3,4,5,6,7] [--sizes default,10k]
+    python benchmarks/budgets.py [--quick] [--repeat 3] [--with-100k] [--with-tests]
+                                 [--only 1,2,3,4,5,6,7] [--sizes default,10k]
                                        [--budget 1800]
                                        [--no-lighthouse] [--workdir DIR]
 
@@ -26,7 +26,7 @@ Each measurement runs in its own process; the median of ``--repeat`` runs is rep
    ``python -m pytest`` (both with ``--durations=5`` for the profile).
 7. Hugo on the same page set (hugo_compare.py) against each size's median cold build.
 
-Writes benchmarks/results/issue19-<UTC time>.json and .md (and issue19-latest.*).
+Writes benchmarks/results/budgets-<UTC time>.json and .md (and budgets-latest.*).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import issue19_report
+import budgets_report
 import run
 import serve_latency
 
@@ -350,21 +350,21 @@ def measure(bench: Bench) -> None:
             default["serve"] = serve_latency.measure_serve(
                 bench.project, serve_source, bench.workdir, env, args.repeat
             )
-            print(f"[serve] {issue19_report.serve_line(default['serve'])}", flush=True)
-        run._save_as(res, "issue19")
+            print(f"[serve] {budgets_report.serve_line(default['serve'])}", flush=True)
+        run._save_as(res, "budgets")
     if 6 in only:
         res["tests"] = {"not_slow": bench.tests("not slow")}
         if args.with_tests:
             res["tests"]["all"] = bench.tests(None)
-        run._save_as(res, "issue19")
+        run._save_as(res, "budgets")
     if only & {4, 5, 7}:
         for label in (s for s in SIZES if s in args.sizes):
             res[label] = bench.scale(label)
-            run._save_as(res, "issue19")
+            run._save_as(res, "budgets")
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="run.py --issue19", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="budgets.py", description=__doc__.split("\n")[0])
     p.add_argument(
         "--quick",
         action="store_true",
@@ -424,11 +424,11 @@ def main(argv: list[str]) -> int:
     )
     measure(bench)
     bench.results["loadavg_after"] = os.getloadavg()
-    path = run._save_as(bench.results, "issue19")
-    markdown = issue19_report.markdown(bench.results)
+    path = run._save_as(bench.results, "budgets")
+    markdown = budgets_report.markdown(bench.results)
     md_path = path.with_suffix(".md")
     md_path.write_text(markdown, encoding="utf-8")
-    shutil.copyfile(md_path, run.RESULTS / "issue19-latest.md")
+    shutil.copyfile(md_path, run.RESULTS / "budgets-latest.md")
     print()
     print(markdown)
     print(f"saved {path.relative_to(run.REPO)} and {md_path.relative_to(run.REPO)}")

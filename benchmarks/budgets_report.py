@@ -1,4 +1,4 @@
-"""The issue-19 budget table (markdown) from the results of issue19.py.
+"""The budget table (markdown) from the results of budgets.py.
 
 One row per budget: budget | limit | measured (median of the runs) | met? | the stage
 profile behind it. A budget not measured in the run says so. kB are 1000 bytes.
@@ -294,7 +294,7 @@ def markdown(res: dict[str, Any]) -> str:
     before, after = res.get("loadavg_before") or (), res.get("loadavg_after") or ()
     repeat = res.get("args", {}).get("repeat", "?")
     head = (
-        f"Issue 19 budgets, {res.get('started')} (git {res.get('git_head', '')[:10]}"
+        f"Performance budgets, {res.get('started')} (git {res.get('git_head', '')[:10]}"
         f"{', working tree with uncommitted changes' if res.get('working_tree_dirty') else ''}"
         f"); median of {repeat} run(s), each in its own process.\n\n"
         f"Machine: {m.get('cores')} cores, {m.get('ram_gib')} GiB RAM, {m.get('cpu')}; "
