@@ -285,3 +285,21 @@ def test_a_failed_edit_publishes_nothing_and_keeps_the_site(site: LiveSite, proj
     assert problem.file.endswith("templates/model.html") and problem.rule == "template.syntax"
     assert problem.message.startswith("line 1: Expected an expression")
     assert published.files == [] and tree(site.target.path) == before
+
+
+def test_the_preview_publishes_static_files_as_build_does(
+    site: LiveSite, project: Path, tmp_path: Path
+) -> None:
+    """static/ (CNAME, .well-known/...) is in the preview, edits to it included, byte for
+    byte as a clean build (before: serve's own driver left it out)."""
+    static = project / "static"
+    (static / ".well-known").mkdir(parents=True)
+    (static / "CNAME").write_text("energy.example.org\n", encoding="utf-8")
+    (static / ".well-known" / "security.txt").write_text("Contact: x@example.org\n")
+    site.update(Changes(), lambda: [], Published())  # what an edit outside data/ does
+    clean = tmp_path / "clean"
+    assert tree(site.target.path) == clean_build(project, clean)
+    assert (site.target.path / "CNAME").read_text() == "energy.example.org\n"
+    (static / "CNAME").write_text("leaderboard.example.org\n", encoding="utf-8")
+    site.update(Changes(), lambda: [], Published())
+    assert (site.target.path / "CNAME").read_text() == "leaderboard.example.org\n"

@@ -1,5 +1,5 @@
-"""Local preview: build, serve on 127.0.0.1, update when data, templates or content change,
-and reload open pages.
+"""Local preview: build, serve on 127.0.0.1, update when data, templates, content or static
+files change, and reload open pages.
 
 Pages built for preview carry one extra script, /__jouleboard__/reload.js (same origin, so
 the Content-Security-Policy stays strict), which holds a request open until the site
@@ -495,7 +495,10 @@ def serve(
     project = find_project(data_dir)
     state = _State()
     server = listen(host, port, out, state)
-    roots: Sequence[Path] = [data_dir, project / "templates", project / "content"]
+    roots: Sequence[Path] = [
+        data_dir,
+        *(project / folder for folder in ("templates", "content", "static")),
+    ]
     watcher = watch(roots, out, interval_s)  # before the first build: an edit during it counts
     try:
         live = LiveSite(data_dir, out, project, DEFAULT_CACHE)

@@ -24,7 +24,7 @@ from jouleboard.engine.fingerprint import inputs_digest, render_digest
 from jouleboard.engine.reuse import LastFiles, file_key, page_key
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.output.folder import OutputFolder, output_folder
-from jouleboard.output.static import clashes, static_files
+from jouleboard.output.static import add_static
 from jouleboard.output.writer import (
     SiteFiles,
     clean_up_after_killed_builds,
@@ -406,7 +406,6 @@ def _build(
     summary = BuildSummary(Path(target.given))
     timer = StageTimer(summary, progress)
     sources = load_sources(data_dir, project, runs, require_prometheus, strict)
-    static = static_files(project)  # published as they are, after every generated file
     summary.warnings = sources.data.warnings
     timer.done("load+validate")
     settings = sources.data.registry.site
@@ -450,10 +449,7 @@ def _build(
     summary.rendered = last.made - made
     timer.done("render")
 
-    if clash := clashes(project, static, files):
-        raise ValidationFailed(clash)
-    for path, content in sorted(static.items()):
-        files.add(path, content)
+    add_static(files, project)  # published as they are, after every generated file
 
     # What the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again).

@@ -36,6 +36,7 @@ from jouleboard.engine.build import (
 from jouleboard.engine.live_memo import ChartMemo, DownloadMemo, Files, MeasurementMemo, PageMemo
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.folder import output_folder
+from jouleboard.output.static import add_static
 from jouleboard.output.writer import SiteFiles
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.site import about_page, home_page, site_view
@@ -202,6 +203,7 @@ class LiveSite:
             files.add(path, text)
         for path, html in self.pages.render(plan.pages, draft.env, draft.frame, infos).items():
             files.add(path, html)
+        add_static(files, self.project)  # as build does: static/ last, as it is
         timer.done("render")
         stats = files.commit(self.target)
         timer.done("write")

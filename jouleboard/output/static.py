@@ -115,3 +115,13 @@ def clashes(project: Path, static: dict[str, bytes], generated: SiteFiles) -> li
         for name in sorted(static)
         if name in generated
     ]
+
+
+def add_static(files: SiteFiles, project: Path) -> None:
+    """Publish ``project``/static/ as it is, after every generated file (ValidationFailed,
+    nothing added, when one is unsafe to read or takes a generated file's name)."""
+    static = static_files(project)
+    if clash := clashes(project, static, files):
+        raise ValidationFailed(clash)
+    for path, content in sorted(static.items()):
+        files.add(path, content)
