@@ -106,8 +106,8 @@ def test_serve_serves_rebuilds_and_stops(tmp_path: Path) -> None:
             sys.executable,
             "-c",
             "import sys; from pathlib import Path; "
-            "from jouleboard.commands.serve import serve; "
-            "import jouleboard.commands.serve as s; s.WAIT_S = 2; "
+            "from jouleboard.engine.serve import serve; "
+            "import jouleboard.engine.serve as s; s.WAIT_S = 2; "
             f"serve(Path({str(data)!r}), Path({str(out)!r}), port=0, interval_s=0.2, "
             "max_seconds=90)",
         ],

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from jouleboard.commands import serve
+from jouleboard.engine import serve
 
 SECRET = "secret outside the preview folder"
 

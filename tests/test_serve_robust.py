@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from jouleboard import cli
-from jouleboard.commands.serve import snapshot
 from jouleboard.engine.build import build_site
+from jouleboard.engine.serve import snapshot
 from tests.golden.tree import DATA, REPO
 
 
@@ -60,7 +60,7 @@ def test_ctrl_c_is_one_line_and_status_130(
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_build", interrupted)
+    monkeypatch.setattr(cli.COMMANDS["build"], "run", interrupted)
     try:
         status = cli.main(["build", "--data", str(DATA), "--out", str(tmp_path / "site")])
     except KeyboardInterrupt:  # caught here, or pytest would take it for the user's Ctrl-C

@@ -10,6 +10,7 @@ half-written; a non-empty DIR is refused, never overwritten.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import string
@@ -125,3 +126,37 @@ def _write_example(root: Path, name: str) -> None:
         destination = root / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, destination)
+
+
+HELP = (
+    "make a new leaderboard folder (registries, an example measurement, site.yaml, GitHub "
+    "workflows)"
+)
+
+
+def add_arguments(n: argparse.ArgumentParser) -> None:
+    from jouleboard.core.resources import EXAMPLES
+
+    n.add_argument("dir", type=Path, help="the new folder (must not exist or be empty)")
+    n.add_argument(
+        "--example",
+        choices=EXAMPLES,
+        default=None,
+        help="start from bundled data instead of the one example measurement",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from jouleboard.commands.common import UsageError
+
+    try:
+        written = init_site(args.dir, example=args.example)
+    except InitRefused as e:
+        raise UsageError(str(e)) from None
+    what = f"the {args.example} example" if args.example else "an example measurement"
+    print(
+        f"made {args.dir} ({len(written)} files, with {what}); next:\n"
+        f"  cd {args.dir}\n  jouleboard build     # the site, into site/\n"
+        f"  jouleboard serve     # preview at http://127.0.0.1:8000/"
+    )
+    return 0

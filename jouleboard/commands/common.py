@@ -1,0 +1,82 @@
+"""What several commands share: usage errors, the options every data-loading command takes,
+and how problems and warnings are printed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from jouleboard.core.escape import text_line
+from jouleboard.core.problems import Problem, ValidationFailed
+
+VERBOSITY = 1  # without -q or -v: stage lines and warnings
+
+
+class UsageError(Exception):
+    """A bad command-line value: printed as one line, exit status 2."""
+
+
+def kind_code_option(parser: argparse.ArgumentParser) -> None:
+    """The consent to run a site's kinds (code), on every command that loads a data folder."""
+    parser.add_argument(
+        "--allow-kind-code",
+        action="store_true",
+        help="run the Python files site.yaml lists under kinds (code: review "
+        "them first; without this they are refused)",
+    )
+
+
+def require_prometheus_option(parser: argparse.ArgumentParser) -> None:
+    """The one raw-run policy flag, the same on import-runs, validate and build."""
+    parser.add_argument(
+        "--require-prometheus",
+        action="store_true",
+        help="drop raw runs without prometheus.json (stricter than the "
+        "ML.ENERGY toolkit, which keeps them)",
+    )
+
+
+def warn(warnings: Sequence[Problem], strict: bool) -> None:
+    """Print warnings (dropped runs); in strict mode they fail like errors."""
+    if strict and warnings:
+        raise ValidationFailed(list(warnings))
+    for w in warnings:
+        print(f"warning: {text_line(w)}", file=sys.stderr)
+
+
+def problem_report(error: ValidationFailed) -> str:
+    """The text report, one line per problem: a file name or value with a newline in it
+    shows the newline as ``\\n`` instead of forging a line of its own."""
+    total = error.report().rsplit("\n", 1)[-1]  # "N problem(s) in M file(s)"
+    return "\n".join([*(text_line(p) for p in error.problems), total])
+
+
+def github_annotations(problems: Sequence[Problem]) -> list[str]:
+    """``::error`` workflow commands, so a pull request shows each problem on its file."""
+
+    def clean(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    lines = []
+    for p in problems:
+        line = _line_of(p)
+        where = f"file={clean(p.file).replace(',', '%2C')}" + (f",line={line}" if line else "")
+        lines.append(f"::error {where},title={clean(p.rule)}::{clean(str(p))}")
+    return lines
+
+
+def _line_of(problem: Problem) -> int | None:
+    """The line where the pointer's last key appears in the file (best effort)."""
+    key = problem.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+    if not key or key.isdigit():
+        return None
+    try:
+        text = Path(problem.file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if f'"{key}"' in line or line.lstrip().startswith(f"{key}:"):
+            return number
+    return None

@@ -1,0 +1,75 @@
+"""``jouleboard import-runs``: convert raw ML.ENERGY benchmark runs into measurement files."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jouleboard.commands.common import (
+    UsageError,
+    kind_code_option,
+    require_prometheus_option,
+    warn,
+)
+
+HELP = "convert raw ML.ENERGY benchmark runs into measurement files"
+
+
+def add_arguments(ir: argparse.ArgumentParser) -> None:
+    ir.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="run/ or any folder below it, down to one run directory",
+    )
+    ir.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data"),
+        help="data folder to add the files to (its registries are used)",
+    )
+    for name in ("dataset", "version", "date", "license", "citation"):
+        ir.add_argument(
+            f"--{name}",
+            default=None,
+            help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
+            "runs; date: the run's own; see docs/raw-runs.md)",
+        )
+    require_prometheus_option(ir)
+    ir.add_argument(
+        "--add-models",
+        action="store_true",
+        help="add models missing from models.yaml, from the runs' model_info.json",
+    )
+    ir.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    kind_code_option(ir)
+
+
+def run(args: argparse.Namespace) -> int:
+    from jouleboard.importers.contract import not_a_data_folder
+    from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, import_runs
+    from jouleboard.importers.run_provenance import FIELDS, latest_date, run_date, with_options
+
+    why = not_a_data_folder(args.out)
+    if why is not None:
+        raise UsageError(why)
+    if args.date is not None and run_date(args.date) != args.date:
+        raise UsageError(f"--date must be YYYY-MM-DD, got {args.date!r}")
+    if args.date is not None and args.date > latest_date().isoformat():
+        raise UsageError(f"--date {args.date} is in the future")
+    provenance, explicit = with_options({k: getattr(args, k) for k in FIELDS})
+    options = RunOptions(
+        provenance,
+        frozenset(explicit),
+        RunPolicy(require_prometheus=args.require_prometheus),
+        args.add_models,
+    )
+    summary = import_runs(args.runs, args.out, options, strict=args.strict)
+    warn(summary.warnings, strict=False)
+    if summary.added_models:
+        print(f"added to models.yaml: {', '.join(summary.added_models)}")
+    print(f"wrote {len(summary.written)} measurement files to {args.out / 'measurements'}")
+    if summary.report is not None:
+        print(summary.report.summary())
+    return 0

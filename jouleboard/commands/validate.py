@@ -1,0 +1,65 @@
+"""``jouleboard validate``: check measurement files, registries, raw runs and release refs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jouleboard.commands.common import kind_code_option, require_prometheus_option, warn
+from jouleboard.core.problems import Problem, ValidationFailed
+
+HELP = "check measurement files and registries"
+
+
+def add_arguments(v: argparse.ArgumentParser) -> None:
+    v.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="data folders, or measurement files/folders or raw ML.ENERGY run "
+        "trees checked against --data",
+    )
+    v.add_argument("--data", type=Path, default=Path("data"))
+    v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    require_prometheus_option(v)
+    v.add_argument(
+        "--format",
+        choices=("text", "github"),
+        default="text",
+        help="github: also print problems as GitHub Actions error annotations",
+    )
+    kind_code_option(v)
+
+
+def run(args: argparse.Namespace) -> int:
+    from jouleboard.importers.mlenergy_runs import is_run_tree
+    from jouleboard.loading.dataset import load_dataset
+    from jouleboard.plan.diff import Side
+    from jouleboard.plan.releases import load_releases
+
+    data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
+    others = [p for p in args.paths if not (p / "site.yaml").exists()]
+    runs = [p for p in others if is_run_tree(p)]
+    extra = [p for p in others if p not in runs]
+    problems = []
+    warnings: list[Problem] = []
+    total = 0
+    for data in data_dirs:
+        try:
+            dataset = load_dataset(data, extra, runs, require_prometheus=args.require_prometheus)
+            total += len(dataset.configurations)
+            warnings.extend(dataset.warnings)
+            # Each older release's ref must give its data/ (what build publishes from it).
+            load_releases(dataset, data, read=lambda _folder: Side(None))
+        except ValidationFailed as e:
+            problems.extend(e.problems)
+    if problems:
+        raise ValidationFailed(problems)
+    warn(warnings, args.strict)
+    dropped = (
+        f" ({len(warnings)} run{'s' * (len(warnings) != 1)} dropped: see the warnings)"
+        if warnings
+        else ""
+    )
+    print(f"ok: {total} configuration{'s' * (total != 1)} valid{dropped}")
+    return 0
