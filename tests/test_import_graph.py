@@ -11,10 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "jouleboard"
 # Function-level imports that close a circle, each with its reason. Adding one needs a reason.
-KNOWN_LATE = {
-    # import_runs writes into a data folder it must first load; dataset reads raw runs.
-    ("jouleboard.importers.mlenergy_runs", "jouleboard.loading.dataset"),
-}
+KNOWN_LATE: set[tuple[str, str]] = set()  # none today
 
 
 def module_name(path: Path) -> str:
@@ -94,8 +91,6 @@ STAGES = (
 # Imports that point up, each with its reason (function-level or for type checking only:
 # none runs at import time). Adding one needs a reason.
 KNOWN_UPWARD = {
-    # import_runs writes into a data folder it must first load (see KNOWN_LATE).
-    ("jouleboard.importers.mlenergy_runs", "jouleboard.loading.dataset"),
     # A type annotation (the Rankable protocol), under TYPE_CHECKING.
     ("jouleboard.measure.units", "jouleboard.rank.ranking"),
     # The version number init writes into requirements.txt.

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from jouleboard.commands.import_runs import import_runs
 from jouleboard.config.registry import Registry, load_registry
 from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.importers import itl as itl_module
@@ -28,7 +29,6 @@ from jouleboard.importers.mlenergy_runs import (
     RunsReport,
     RuntimeParamsError,
     find_run_dirs,
-    import_runs,
     is_run_tree,
     load_runs,
     parse_runtime_params,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import (
     UsageError,
@@ -11,6 +13,9 @@ from jouleboard.commands.common import (
     require_prometheus_option,
     warn,
 )
+
+if TYPE_CHECKING:
+    from jouleboard.importers.mlenergy_runs import ImportSummary, RunOptions
 
 HELP = "convert raw ML.ENERGY benchmark runs into measurement files"
 
@@ -48,7 +53,7 @@ def add_arguments(ir: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from jouleboard.importers.contract import not_a_data_folder
-    from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, import_runs
+    from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy
     from jouleboard.importers.run_provenance import FIELDS, latest_date, run_date, with_options
 
     why = not_a_data_folder(args.out)
@@ -73,3 +78,29 @@ def run(args: argparse.Namespace) -> int:
     if summary.report is not None:
         print(summary.report.summary())
     return 0
+
+
+def import_runs(
+    paths: Iterable[Path], data_dir: Path, options: RunOptions | None = None, strict: bool = False
+) -> ImportSummary:
+    """Write a measurement file per published run into ``data_dir``; on any error (or, with
+    ``strict``, any dropped run), none. The data folder is loaded first (its registries and
+    measurements are what the runs are checked against), so this sits above loading/."""
+    from jouleboard.core.problems import Problem, ValidationFailed, shown_path
+    from jouleboard.importers.contract import commit, not_a_data_folder
+    from jouleboard.importers.mlenergy_runs import ImportSummary, load_runs, plan_import
+    from jouleboard.loading.dataset import load_dataset
+
+    why = not_a_data_folder(data_dir)
+    if why is not None:
+        raise ValidationFailed([Problem(shown_path(data_dir), "", "import.not-a-data-folder", why)])
+    data = load_dataset(data_dir)
+    report = load_runs(paths, data.registry, options)
+    models = data_dir / "models.yaml"
+    plan, problems = plan_import(
+        report, data_dir, data.configurations, models.read_text(encoding="utf-8")
+    )
+    if report.errors or problems or (strict and report.warnings):
+        raise ValidationFailed([*report.errors, *problems, *(report.warnings if strict else ())])
+    done = commit(plan, data_dir)
+    return ImportSummary(done.written, report.warnings, report, tuple(sorted(report.new_models)))

@@ -30,8 +30,8 @@ from typing import Any
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import ModelInfo
 from jouleboard.core.jsonio import dumps_canonical
-from jouleboard.core.problems import Problem, ValidationFailed, shown_path
-from jouleboard.importers.contract import ImportPlan, commit, conflicts, not_a_data_folder
+from jouleboard.core.problems import Problem, shown_path
+from jouleboard.importers.contract import ImportPlan, conflicts
 from jouleboard.importers.diffusion_runs import (
     DiffusionResults,
     diffusion_document,
@@ -78,7 +78,6 @@ __all__ = [
     "RunsReport",
     "RuntimeParamsError",
     "find_run_dirs",
-    "import_runs",
     "is_run_tree",
     "load_runs",
     "parse_runtime_params",
@@ -386,25 +385,3 @@ def plan_import(
     problems = conflicts(plan, data_dir)
     problems.extend(check_duplicates([*others, *report.configurations], shown_of))
     return plan, problems
-
-
-def import_runs(
-    paths: Iterable[Path], data_dir: Path, options: RunOptions | None = None, strict: bool = False
-) -> ImportSummary:
-    """Write a measurement file per published run into ``data_dir``; on any error (or, with
-    ``strict``, any dropped run), none."""
-    from jouleboard.loading.dataset import load_dataset  # here: dataset imports this module
-
-    why = not_a_data_folder(data_dir)
-    if why is not None:
-        raise ValidationFailed([Problem(shown_path(data_dir), "", "import.not-a-data-folder", why)])
-    data = load_dataset(data_dir)
-    report = load_runs(paths, data.registry, options)
-    models = data_dir / "models.yaml"
-    plan, problems = plan_import(
-        report, data_dir, data.configurations, models.read_text(encoding="utf-8")
-    )
-    if report.errors or problems or (strict and report.warnings):
-        raise ValidationFailed([*report.errors, *problems, *(report.warnings if strict else ())])
-    done = commit(plan, data_dir)
-    return ImportSummary(done.written, report.warnings, report, tuple(sorted(report.new_models)))
