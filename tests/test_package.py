@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import site as sites
 import subprocess
 import sys
 import zipfile
@@ -101,10 +102,19 @@ def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
     wheel: Path, tmp_path: Path
 ) -> None:
     venv = tmp_path / "venv"
-    # System site-packages only to reuse the installed dependencies (no download); the
-    # jouleboard imported below must be the wheel's copy, checked by its path.
+    # The dependencies are reused from the environment running the tests (no download):
+    # the base interpreter's (--system-site-packages) or, when the tests run in a virtual
+    # environment, that environment's, named in a .pth file after the new venv's own
+    # site-packages. The jouleboard imported below must be the wheel's copy, checked by its
+    # path.
     run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=tmp_path)
     python, cli = venv / "bin" / "python", str(venv / "bin" / "jouleboard")
+    own = run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=tmp_path
+    ).stdout.strip()
+    (Path(own) / "_test_dependencies.pth").write_text(
+        "".join(f"{path}\n" for path in sites.getsitepackages()), encoding="utf-8"
+    )
     run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
         cwd=tmp_path,

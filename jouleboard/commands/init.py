@@ -119,8 +119,10 @@ def _write_example(root: Path, name: str) -> None:
 
     source = example_source(name)
     if source.is_file():
+        from jouleboard.core.safe_read import extract_tar
+
         with tarfile.open(source, "r:gz") as archive:
-            archive.extractall(root, filter="data")  # no links, no paths outside root
+            extract_tar(archive, root)  # no links, no paths outside root
         return
     for relative, path in example_members(source):
         destination = root / relative

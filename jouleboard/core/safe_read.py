@@ -13,9 +13,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 _OPEN_FLAGS = (
@@ -128,3 +129,21 @@ def read_capped(path: Path, cap: int) -> bytes:
     if len(data) > cap:  # it grew after the check
         raise _too_large(len(data), cap)
     return data
+
+
+def extract_tar(archive: tarfile.TarFile, target: Path) -> None:
+    """Unpack ``archive`` into ``target``: regular files and folders only, every one inside
+    ``target``. Python's "data" filter does it where the interpreter has it (3.11.4 and
+    later); before that, any other member (a link, a device, an absolute path, a ``..``)
+    is refused with ValueError and nothing is unpacked."""
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(target, filter="data")
+        return
+    members = archive.getmembers()
+    for member in members:
+        parts = PurePosixPath(member.name).parts
+        if not (member.isfile() or member.isdir()) or member.name.startswith("/") or ".." in parts:
+            raise ValueError(
+                f"the archive holds {member.name!r}, which is not a plain file or folder inside it"
+            )
+    archive.extractall(target, members=members)

@@ -23,6 +23,7 @@ from typing import Any
 
 from jouleboard.core.escape import markdown_text
 from jouleboard.core.problems import Problem, ValidationFailed
+from jouleboard.core.safe_read import extract_tar
 from jouleboard.kinds import kind_of
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.measure import metrics
@@ -111,7 +112,7 @@ def git_data(rev: str, data_dir: Path) -> Iterator[Path]:
         raise ValueError(f"commit {rev!r} has no {inside}/ folder") from None
     with TemporaryDirectory(prefix="jouleboard-base-") as tmp:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(tmp, filter="data")
+            extract_tar(tar, Path(tmp))
         yield Path(tmp) / inside
 
 
