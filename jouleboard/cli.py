@@ -6,9 +6,11 @@ runs, so ``jouleboard --help``, ``validate`` and ``rank`` start fast.
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from jouleboard.commands import (
     build,
@@ -55,7 +57,8 @@ ENVIRONMENT_HELP = """environment variables:
 start a new leaderboard with `jouleboard init DIR`, then `jouleboard build` in DIR."""
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command line's parser, and each command's own (for its usage and options)."""
     from jouleboard import __version__
 
     # -q/-v before or after the command (`python build.py -q` passes them after "build");
@@ -90,13 +93,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"jouleboard {__version__}")
     commands = p.add_subparsers(dest="command", required=True)
+    parsers = {}
     for name, module in COMMANDS.items():
-        module.add_arguments(commands.add_parser(name, help=module.HELP, parents=[talk]))
-    return p
+        parsers[name] = commands.add_parser(name, help=module.HELP, parents=[talk])
+        module.add_arguments(parsers[name])
+    return p, parsers
+
+
+def _unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str]) -> NoReturn:
+    """argparse's "unrecognized arguments" error, with the option each misspelt one is
+    closest to (``--output``: did you mean ``--out``?); exits with status 2."""
+    known = [s for action in parser._actions for s in action.option_strings]
+    hints = []
+    for word in extras:
+        name = word.split("=", 1)[0]
+        if name.startswith("-") and (close := difflib.get_close_matches(name, known, n=1)):
+            hints.append(f"did you mean {close[0]} for {name}?")
+    parser.error(f"unrecognized arguments: {' '.join(extras)}" + "".join(f"; {h}" for h in hints))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser, commands = _parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _unrecognized(commands[args.command], extras)
     if hasattr(args, "allow_kind_code"):  # a command that loads data: consent or not
         from jouleboard.kinds.site_kinds import allow_kind_code
 

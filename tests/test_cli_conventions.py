@@ -264,3 +264,31 @@ def test_quiet_and_verbose_also_follow_the_command(tmp_path: Path) -> None:
     assert "load+validate" not in after.stderr and "load+validate" not in before.stderr
     verbose = cli("validate", "--data", str(GOLDEN_DATA), "-v")
     assert verbose.returncode == 0, verbose.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (["build", "--output", "x"], "did you mean --out for --output?"),
+        (
+            ["rank", "--task", "gpqa", "--dedline-ms", "100", "--data", str(GOLDEN_DATA)],
+            "did you mean --deadline-ms for --dedline-ms?",
+        ),
+        (["validate", "--strcit"], "did you mean --strict for --strcit?"),
+    ],
+)
+def test_a_misspelt_option_names_the_one_it_is_closest_to(args: list[str], meant: str) -> None:
+    """argparse says only "unrecognized arguments"; the command's own option closest to a
+    misspelt one is named, from that command's options (usage line, then the error)."""
+    done = cli(*args)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    usage, error = done.stderr.strip().splitlines()[0], done.stderr.strip().splitlines()[-1]
+    assert usage.startswith(f"usage: jouleboard {args[0]} ")
+    assert error.startswith(f"jouleboard {args[0]}: error: unrecognized arguments: ")
+    assert error.endswith(meant), error
+
+
+def test_an_unknown_option_far_from_any_gets_no_guess() -> None:
+    done = cli("build", "--zzzzzz")
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("unrecognized arguments: --zzzzzz"), done.stderr
