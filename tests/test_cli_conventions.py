@@ -292,3 +292,32 @@ def test_an_unknown_option_far_from_any_gets_no_guess() -> None:
     done = cli("build", "--zzzzzz")
     assert done.returncode == 2
     assert done.stderr.strip().endswith("unrecognized arguments: --zzzzzz"), done.stderr
+
+
+def test_validate_notes_a_measured_gpu_the_rankings_leave_out(tmp_path: Path) -> None:
+    """A GPU with measurements but not in default_gpus is left out of the main rankings
+    without a word (issue 30): validate names it and counts its configurations, and the
+    note does not fail --strict."""
+    import json
+    import shutil
+
+    import yaml
+
+    data = tmp_path / "data"
+    shutil.copytree(GOLDEN_DATA, data)
+    site = yaml.safe_load((data / "site.yaml").read_text())
+    site["default_gpus"] = ["B200"]
+    (data / "site.yaml").write_text(yaml.safe_dump(site))
+    h100 = sum(
+        json.loads(p.read_text())["gpu_model"] == "H100"
+        for p in (data / "measurements").rglob("*.json")
+    )
+    assert h100 > 0
+    done = cli("validate", "--strict", "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"note: H100 has {h100} configurations but is not in site.yaml default_gpus, so the "
+        "main rankings leave it out (add it there to rank it; its GPU page and comparisons "
+        "show it either way)"
+    ]
+    assert cli("validate", "--data", str(GOLDEN_DATA)).stderr == ""

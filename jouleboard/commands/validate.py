@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from jouleboard.commands.common import kind_code_option, require_prometheus_option, warn
@@ -49,6 +50,13 @@ def run(args: argparse.Namespace) -> int:
             dataset = load_dataset(data, extra, runs, require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
             warnings.extend(dataset.warnings)
+            for gpu, n in dataset.outside_default_gpus().items():  # a note, not a warning
+                print(
+                    f"note: {gpu} has {n} configuration{'s' * (n != 1)} but is not in "
+                    f"site.yaml default_gpus, so the main rankings leave it out (add it there "
+                    "to rank it; its GPU page and comparisons show it either way)",
+                    file=sys.stderr,
+                )
             # Each older release's ref must give its data/ (what build publishes from it).
             load_releases(dataset, data, read=lambda _folder: Side(None))
         except ValidationFailed as e:

@@ -42,6 +42,16 @@ class Dataset:
         """A task's configurations (all of one kind: the task's)."""
         return [c for c in self.configurations if c.task == task]
 
+    def outside_default_gpus(self) -> dict[str, int]:
+        """GPUs with measurements that site.yaml's ``default_gpus`` leaves out of the main
+        rankings (they show on their GPU pages and in comparisons): GPU -> configurations."""
+        chosen = set(self.registry.site.default_gpus)
+        counts: dict[str, int] = {}
+        for c in self.configurations:
+            if c.gpu_model not in chosen:
+                counts[c.gpu_model] = counts.get(c.gpu_model, 0) + 1
+        return dict(sorted(counts.items()))
+
 
 def name_problem(path: Path) -> Problem | None:
     """File and folder names must be UTF-8 with no control or invisible characters: they
