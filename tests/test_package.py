@@ -4,6 +4,7 @@ rank). Also the init command itself, in-process (fast)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -218,3 +219,71 @@ def test_init_refuses_a_non_empty_folder_and_changes_nothing(tmp_path: Path) -> 
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "data/site.yaml" in init_site(empty)  # an empty folder is fine
+
+
+class _Installed:
+    """A stand-in for the installed distribution, holding ``direct_url.json``."""
+
+    def __init__(self, direct_url: dict[str, object] | None) -> None:
+        self.text = None if direct_url is None else json.dumps(direct_url)
+
+    def read_text(self, name: str) -> str | None:
+        return self.text if name == "direct_url.json" else None
+
+
+def _git(folder: Path, *args: str) -> str:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    return subprocess.run(
+        [*git, "-C", str(folder), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_init_requires_jouleboard_from_where_it_was_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """requirements.txt of an init'd site must install on its CI (issue 30: it said
+    jouleboard==0.1.0, which no package index has). PEP 610's direct_url.json says where the
+    running jouleboard came from; each case's line, and the note init prints when CI cannot
+    reach it."""
+    import importlib.metadata
+
+    from jouleboard.commands.init import requirement
+
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    _git(checkout, "init", "-q")
+    _git(checkout, "commit", "-q", "--allow-empty", "-m", "c")
+    commit = _git(checkout, "rev-parse", "HEAD")
+    cases = [
+        (None, f"jouleboard=={jouleboard.__version__}", None),
+        (
+            {
+                "url": "https://github.com/o/jouleboard",
+                "vcs_info": {"vcs": "git", "commit_id": "ab12"},
+            },
+            "jouleboard @ git+https://github.com/o/jouleboard@ab12",
+            None,
+        ),
+        (
+            {"url": "https://example.org/jouleboard-0.1.0-py3-none-any.whl", "archive_info": {}},
+            "jouleboard @ https://example.org/jouleboard-0.1.0-py3-none-any.whl",
+            None,
+        ),
+        (  # a local wheel or a checkout without an https remote: said, not guessed
+            {"url": f"file://{checkout}", "dir_info": {"editable": True}},
+            f"# jouleboard: say where CI installs it from (README.md)\n"
+            f"jouleboard=={jouleboard.__version__}",
+            f"jouleboard was installed from file://{checkout}, which the site's CI cannot reach",
+        ),
+    ]
+    for direct_url, line, note in cases:
+        monkeypatch.setattr(
+            importlib.metadata, "distribution", lambda _n, d=direct_url: _Installed(d)
+        )
+        got_line, got_note = requirement()
+        assert got_line == line
+        assert (got_note is None) if note is None else (note in (got_note or ""))
+    _git(checkout, "remote", "add", "origin", "https://github.com/o/jouleboard")
+    got_line, got_note = requirement()  # the checkout, now with an https remote
+    assert got_line == f"jouleboard @ git+https://github.com/o/jouleboard@{commit}"
+    assert got_note is not None and commit[:12] in got_note

@@ -14,8 +14,10 @@ import argparse
 import os
 import shutil
 import string
+import sys
 import tarfile
 import tempfile
+import urllib.parse
 from importlib.resources import files
 from pathlib import Path
 
@@ -88,8 +90,6 @@ def init_site(target: Path, example: str | None = None) -> list[str]:
 
 
 def _write_skeleton(root: Path, with_example_data: bool) -> None:
-    from jouleboard import __version__
-
     skeleton = skeleton_dir()
     for source in sorted(skeleton.rglob("*")):
         relative = source.relative_to(skeleton)
@@ -107,8 +107,8 @@ def _write_skeleton(root: Path, with_example_data: bool) -> None:
             text = string.Template(text).substitute(_README_NOTES[with_example_data])
         destination.write_text(text, encoding="utf-8")
     (root / "requirements.txt").write_text(
-        f"# What the workflows install; upgrade on purpose (charts change with vl-convert).\n"
-        f"jouleboard=={__version__}\n",
+        "# What the workflows install; upgrade on purpose (charts change with vl-convert).\n"
+        f"{requirement()[0]}\n",
         encoding="utf-8",
     )
 
@@ -128,6 +128,69 @@ def _write_example(root: Path, name: str) -> None:
         destination = root / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, destination)
+
+
+def requirement() -> tuple[str, str | None]:
+    """The requirements.txt line that installs this jouleboard where the new site's CI runs,
+    and what the user must do when there is no such line (None: nothing). From the installed
+    distribution's direct_url.json (PEP 610): none means it came from a package index (the
+    version, pinned); a git URL and commit pin that commit; a checkout pins its commit of
+    its https remote; a local folder or file cannot be reached from CI, which is said."""
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from jouleboard import __version__
+
+    pinned = f"jouleboard=={__version__}"
+    try:
+        text = distribution("jouleboard").read_text("direct_url.json")
+    except PackageNotFoundError:
+        text = None
+    if text is None:
+        return pinned, None
+    try:
+        source = json.loads(text)
+        url = str(source["url"])
+    except (ValueError, KeyError, TypeError):
+        return pinned, None
+    vcs = source.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("commit_id"):
+        return f"jouleboard @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}", None
+    if url.startswith(("https://", "http://")):
+        return f"jouleboard @ {url}", None
+    if url.startswith("file://") and "dir_info" in source:
+        remote = _git_remote_commit(Path(urllib.parse.unquote(url.removeprefix("file://"))))
+        if remote is not None:
+            return f"jouleboard @ git+{remote[0]}@{remote[1]}", (
+                f"requirements.txt pins jouleboard to commit {remote[1][:12]} of {remote[0]}, "
+                "the checkout it is installed from: push that commit there if it is not yet"
+            )
+    return f"# jouleboard: say where CI installs it from (README.md)\n{pinned}", (
+        f"requirements.txt: jouleboard was installed from {url}, which the site's CI cannot "
+        f"reach, and {pinned} is on no package index yet: replace that line with a source "
+        "CI can install, e.g. jouleboard @ git+https://github.com/<owner>/jouleboard@<commit> "
+        "or the URL of a wheel you publish"
+    )
+
+
+def _git_remote_commit(folder: Path) -> tuple[str, str] | None:
+    """(https URL of the remote 'origin', HEAD commit) of the git checkout ``folder``."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(folder), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.strip()
+
+    try:
+        remote, commit = git("remote", "get-url", "origin"), git("rev-parse", "HEAD")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (remote, commit) if remote.startswith("https://") else None
 
 
 HELP = (
@@ -156,6 +219,9 @@ def run(args: argparse.Namespace) -> int:
     except InitRefused as e:
         raise UsageError(str(e)) from None
     what = f"the {args.example} example" if args.example else "an example measurement"
+    note = requirement()[1]
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
     print(
         f"made {args.dir} ({len(written)} files, with {what}); next:\n"
         f"  cd {args.dir}\n  jouleboard build     # the site, into site/\n"
