@@ -21,3 +21,8 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     raise AttributeError(f"module 'jouleboard' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """What completion offers: the API, loaded on first use, as well as what is here."""
+    return sorted({*globals(), *__all__})

@@ -46,6 +46,30 @@ class Ranking:
         """The rows as plain dicts (copies), full precision, keys in ``columns`` order."""
         return [dict(r) for r in self.records]
 
+    def __repr__(self) -> str:
+        rows = f"{len(self.records)} model{'s' * (len(self.records) != 1)}"
+        return (
+            f"Ranking(task={self.task!r}, deadline_ms={self.deadline_ms:g}, "
+            f"percentile={self.percentile!r}, {rows})"
+        )
+
+    def _repr_html_(self, rows: int = 10) -> str:
+        """The first ``rows`` rows as an HTML table (notebooks show it), every value
+        escaped."""
+        from jouleboard.core.escape import markup
+
+        head = "".join(f"<th>{markup(c)}</th>" for c in self.columns)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{markup(_cell(r.get(c)))}</td>" for c in self.columns) + "</tr>"
+            for r in self.records[:rows]
+        )
+        more = len(self.records) - rows
+        caption = markup(repr(self)) + (f" (first {rows} shown)" if more > 0 else "")
+        return (
+            f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+        )
+
     def to_dataframe(self) -> pandas.DataFrame:
         """The rows as a pandas DataFrame (``pip install 'jouleboard[pandas]'``)."""
         try:
@@ -57,11 +81,24 @@ class Ranking:
         return pandas.DataFrame(self.records, columns=list(self.columns))
 
 
-@dataclass(frozen=True)
+def _cell(value: object) -> str:
+    return "" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True, repr=False)
 class Leaderboard:
     """A validated data folder."""
 
     dataset: Dataset
+
+    def __repr__(self) -> str:
+        reg = self.dataset.registry
+        configs = self.dataset.configurations
+        models = len({c.model_id for c in configs})
+        return (
+            f"Leaderboard({len(configs):,} configurations of {models} models; tasks "
+            f"{', '.join(reg.tasks)}; GPUs {', '.join(reg.gpus)})"
+        )
 
     @property
     def tasks(self) -> list[str]:
@@ -72,7 +109,7 @@ class Leaderboard:
         task: str,
         deadline_ms: float | None = None,
         percentile: str | None = None,
-        gpus: Sequence[str] | None = None,
+        gpus: str | Sequence[str] | None = None,
         top: int | None = None,
         energy_budget: float | None = None,
         by: str = "energy_per_token",
@@ -97,7 +134,7 @@ def rank_task(
     task_id: str,
     deadline_ms: float | None = None,
     percentile: str | None = None,
-    gpus: Sequence[str] | None = None,
+    gpus: str | Sequence[str] | None = None,
     top: int | None = None,
     energy_budget: float | None = None,
     by: str = "energy_per_token",
@@ -106,7 +143,8 @@ def rank_task(
 
     ``deadline_ms`` (default: the task's) bounds the latency the task's kind ranks by, at
     ``percentile`` (p50/p90/p95/p99, default the task's) where the kind has percentiles; ``gpus``
-    (default: site.yaml's default_gpus) are the allowed GPU ids; ``energy_budget`` drops
+    (default: site.yaml's default_gpus) are the allowed GPU ids (one id as a string, or a
+    list); ``energy_budget`` drops
     configurations above that many J per output (token, image...); ``by`` is what the
     choice and order minimise. Raises ValueError for an unknown task, GPU, percentile or a
     bad number."""
@@ -118,7 +156,7 @@ def rank_task(
     task = reg.tasks.get(task_id)
     if task is None:
         raise ValueError(f"unknown task {task_id!r}; valid: {', '.join(sorted(reg.tasks))}")
-    allowed = list(gpus or reg.site.default_gpus)
+    allowed = [gpus] if isinstance(gpus, str) else list(gpus or reg.site.default_gpus)
     unknown = [g for g in allowed if g not in reg.gpus]
     if unknown:
         raise ValueError(f"unknown GPU {unknown[0]!r}; valid: {', '.join(sorted(reg.gpus))}")

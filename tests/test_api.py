@@ -115,3 +115,35 @@ def test_pandas_and_heavy_libraries_are_imported_only_when_used() -> None:
 def test_a_missing_data_folder_says_how_to_make_one(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no data folder at .*jouleboard init"):
         jouleboard.load(tmp_path / "nowhere")
+
+
+def test_a_notebook_sees_short_reprs_and_an_html_table(board: jouleboard.Leaderboard) -> None:
+    """repr(board) was the whole data set (2.6 MB); a Ranking had no table for notebooks."""
+    text = repr(board)
+    assert len(text) < 400, len(text)
+    configs = len(board.dataset.configurations)
+    assert text.startswith(f"Leaderboard({configs:,} configurations of ")
+    ranking = board.rank("gpqa", deadline_ms=300, top=12)
+    assert repr(ranking) == "Ranking(task='gpqa', deadline_ms=300, percentile='p50', 12 models)"
+    html = ranking._repr_html_()
+    assert html.count("<tr>") == 1 + 10  # the header and the first ten rows
+    assert "<td>GPT OSS 20B</td>" in html and "(first 10 shown)" in html
+
+
+def test_the_html_table_escapes_what_the_data_holds() -> None:
+    from jouleboard.api import Ranking
+
+    hostile = '<img src=x onerror="alert(1)">'
+    html = Ranking("t", 300.0, "p50", ("nickname",), [{"nickname": hostile}])._repr_html_()
+    assert hostile not in html and "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in html
+
+
+def test_one_gpu_may_be_given_as_a_string(board: jouleboard.Leaderboard) -> None:
+    """gpus="B200" once failed with "unknown GPU 'B'" (the string read as a list)."""
+    alone = board.rank("gpqa", gpus="B200").to_records()
+    assert alone == board.rank("gpqa", gpus=["B200"]).to_records()
+    assert alone and {r["gpu_model"] for r in alone} == {"B200"}
+
+
+def test_completion_offers_the_api() -> None:
+    assert {"load", "Leaderboard", "Ranking", "rank_task"} <= set(dir(jouleboard))
