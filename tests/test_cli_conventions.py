@@ -321,3 +321,28 @@ def test_validate_notes_a_measured_gpu_the_rankings_leave_out(tmp_path: Path) ->
         "show it either way)"
     ]
     assert cli("validate", "--data", str(GOLDEN_DATA)).stderr == ""
+
+
+def test_an_accent_colour_error_says_how_to_write_one(tmp_path: Path) -> None:
+    """It printed the regular expression ('String should match pattern ...')."""
+    import shutil
+
+    import yaml
+
+    data = tmp_path / "data"
+    shutil.copytree(GOLDEN_DATA, data)
+    site = yaml.safe_load((data / "site.yaml").read_text())
+    site["accent_color"] = "red"
+    (data / "site.yaml").write_text(yaml.safe_dump(site))
+    line = cli("validate", "--data", str(data)).stderr.splitlines()[0]
+    assert line.startswith(f"{data / 'site.yaml'}: /accent_color: value.bad-identifier: ")
+    assert "'red' is not a colour written as #rrggbb" in line and "'#0a7d5a'" in line
+    assert "pattern" not in line
+
+
+def test_every_data_option_has_help_and_import_runs_says_each_default_once() -> None:
+    for command in ("build", "validate", "diff", "rank", "serve"):
+        text = " ".join(cli(command, "--help").stdout.split())
+        assert "--data DATA data folder (default: data)" in text, command
+    text = " ".join(cli("import-runs", "--help").stdout.split())
+    assert text.count("the run's own") == 1 and "--date DATE provenance date (default: the" in text

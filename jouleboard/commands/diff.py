@@ -16,7 +16,7 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
     d.add_argument(
         "--base", required=True, help="a git revision (e.g. origin/main), else a data folder"
     )
-    d.add_argument("--data", type=Path, default=Path("data"))
+    d.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     d.add_argument(
         "--threshold",
         type=float,

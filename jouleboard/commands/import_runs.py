@@ -35,11 +35,13 @@ def add_arguments(ir: argparse.ArgumentParser) -> None:
         help="data folder to add the files to (its registries are used)",
     )
     for name in ("dataset", "version", "date", "license", "citation"):
+        default = (
+            "the run's own date" if name == "date" else "jouleboard-provenance.yaml beside the runs"
+        )
         ir.add_argument(
             f"--{name}",
             default=None,
-            help=f"provenance {name} (default: jouleboard-provenance.yaml beside the "
-            "runs; date: the run's own; see docs/raw-runs.md)",
+            help=f"provenance {name} (default: {default}; see docs/raw-runs.md)",
         )
     require_prometheus_option(ir)
     ir.add_argument(

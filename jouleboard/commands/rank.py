@@ -59,7 +59,7 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
         help="columns to print, comma-separated (default: as many as fit the "
         "terminal for a table, all for csv/json)",
     )
-    r.add_argument("--data", type=Path, default=Path("data"))
+    r.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     kind_code_option(r)
 
 

@@ -23,7 +23,7 @@ def port_number(text: str) -> int:
 
 
 def add_arguments(sv: argparse.ArgumentParser) -> None:
-    sv.add_argument("--data", type=Path, default=Path("data"))
+    sv.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     sv.add_argument(
         "--out",
         type=Path,

@@ -20,7 +20,7 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
         help="data folders, or measurement files/folders or raw ML.ENERGY run "
         "trees checked against --data",
     )
-    v.add_argument("--data", type=Path, default=Path("data"))
+    v.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
     v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
     require_prometheus_option(v)
     v.add_argument(

@@ -102,6 +102,12 @@ def problems_from(
         elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
             hint = "give the full https:// address"
+        elif kind == "string_pattern_mismatch" and loc and loc[-1] == "accent_color":
+            message = f"{e.get('input')!r} is not a colour written as #rrggbb"
+            hint = (
+                "give '#' and six hex digits in quotes, e.g. accent_color: '#0a7d5a'; YAML "
+                "reads an unquoted # as a comment"
+            )
         elif kind.startswith("markdown."):  # a markdown_limits rule id, with its own hint
             rule, hint = kind, str(e.get("ctx", {}).get("hint", hint))
         elif kind == "hidden_character":
