@@ -346,3 +346,14 @@ def test_every_data_option_has_help_and_import_runs_says_each_default_once() -> 
         assert "--data DATA data folder (default: data)" in text, command
     text = " ".join(cli("import-runs", "--help").stdout.split())
     assert text.count("the run's own") == 1 and "--date DATE provenance date (default: the" in text
+
+
+def test_the_site_url_warning_is_not_repeated_for_an_up_to_date_site(tmp_path: Path) -> None:
+    """The warning belongs to the build that made the links; a build that finds the site up
+    to date writes nothing and says only that (it repeated the warning each time)."""
+    out = tmp_path / "site"
+    first = cli("build", "--data", str(GOLDEN_DATA), "--out", str(out))
+    assert first.returncode == 0 and "warning: site_url is empty" in first.stderr
+    again = cli("build", "--data", str(GOLDEN_DATA), "--out", str(out))
+    assert again.returncode == 0 and "up to date" in again.stdout + again.stderr
+    assert "site_url" not in again.stderr

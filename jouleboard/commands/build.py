@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         one_shot=True,
     )
     warn(summary.warnings, strict=False)
-    if not summary.site_url:
+    if not summary.site_url and not summary.unchanged:  # said when the site was built
         print(
             "warning: site_url is empty, so embed codes, citations, feeds and og:image "
             "links are relative to this site; set site_url in site.yaml or pass --site-url",
