@@ -51,8 +51,11 @@ def skeleton_dir() -> Path:
     return Path(str(files("jouleboard").joinpath("skeleton")))
 
 
-def init_site(target: Path, example: str | None = None) -> list[str]:
+def init_site(
+    target: Path, example: str | None = None, requirement_line: str | None = None
+) -> list[str]:
     """Make the leaderboard folder ``target``; return the files written (relative, sorted).
+    ``requirement_line``: requirements.txt's jouleboard line (default: :func:`requirement`'s).
 
     Raise :class:`InitRefused` if ``target`` exists and is not an empty folder; a symbolic
     link (even to an empty folder) is refused, not followed: the new folder would replace
@@ -73,7 +76,8 @@ def init_site(target: Path, example: str | None = None) -> list[str]:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.init-", dir=target.parent))
     try:
-        _write_skeleton(staging, with_example_data=example is None)
+        line = requirement()[0] if requirement_line is None else requirement_line
+        _write_skeleton(staging, line, with_example_data=example is None)
         if example is not None:
             _write_example(staging, example)
         written = sorted(
@@ -89,7 +93,7 @@ def init_site(target: Path, example: str | None = None) -> list[str]:
     return written
 
 
-def _write_skeleton(root: Path, with_example_data: bool) -> None:
+def _write_skeleton(root: Path, requirement_line: str, with_example_data: bool) -> None:
     skeleton = skeleton_dir()
     for source in sorted(skeleton.rglob("*")):
         relative = source.relative_to(skeleton)
@@ -108,7 +112,7 @@ def _write_skeleton(root: Path, with_example_data: bool) -> None:
         destination.write_text(text, encoding="utf-8")
     (root / "requirements.txt").write_text(
         "# What the workflows install; upgrade on purpose (charts change with vl-convert).\n"
-        f"{requirement()[0]}\n",
+        f"{requirement_line}\n",
         encoding="utf-8",
     )
 
@@ -214,12 +218,12 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from jouleboard.commands.common import UsageError
 
+    line, note = requirement()  # read once: it may ask git
     try:
-        written = init_site(args.dir, example=args.example)
+        written = init_site(args.dir, example=args.example, requirement_line=line)
     except InitRefused as e:
         raise UsageError(str(e)) from None
     what = f"the {args.example} example" if args.example else "an example measurement"
-    note = requirement()[1]
     if note is not None:
         print(f"note: {note}", file=sys.stderr)
     print(
