@@ -41,6 +41,7 @@ class Ranking:
     records: list[dict[str, Any]] = field(default_factory=list)
     unranked: tuple[str, ...] = ()  # models left out for lack of a published accuracy
     why_empty: str | None = None  # when no model qualifies: which condition left none
+    places_note: str = ""  # what the places mean: shared within measurement noise, or exact
 
     def to_records(self) -> list[dict[str, Any]]:
         """The rows as plain dicts (copies), full precision, keys in ``columns`` order."""
@@ -150,7 +151,9 @@ def rank_task(
     bad number."""
     from jouleboard.config.schema import PERCENTILES
     from jouleboard.kinds import kind_of
+    from jouleboard.rank.noise import table_note
     from jouleboard.rank.ranking import RANK_BY, Deadline, emptied_by, objective_for, rank
+    from jouleboard.rank.tables import noise_columns, with_noise
 
     reg = data.registry
     task = reg.tasks.get(task_id)
@@ -187,6 +190,7 @@ def rank_task(
         top=top,
         energy_budget_joules_per_token=energy_budget,
         objective=objective_for(by, accuracy),
+        noise=data.noise,
     )
     unranked = (
         tuple(sorted({c.model_id for c in data.for_task(task_id) if accuracy(c.model_id) is None}))
@@ -205,18 +209,24 @@ def rank_task(
         task_id,
         ms,
         deadline.percentile,
-        kind.rank_columns,
+        (*kind.rank_columns, *noise_columns(kind.interval_columns)),
         [
-            kind.rank_record(
-                r.rank,
-                r.config,
-                reg.models[r.config.model_id].nickname,
-                accuracy(r.config.model_id),
+            with_noise(
+                kind.rank_record(
+                    r.rank,
+                    r.config,
+                    reg.models[r.config.model_id].nickname,
+                    accuracy(r.config.model_id),
+                ),
+                r,
+                data.noise,
+                kind.interval_columns,
             )
             for r in rows
         ],
         unranked,
         why,
+        table_note(data.noise),
     )
 
 

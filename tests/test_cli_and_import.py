@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,19 @@ from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import measurement_schema_text
 from tests.test_rank import REFERENCE
 
-RANK_COLUMNS = TokenKind.rank_columns
+# The kind's columns, then the measurement-noise columns every ranking download appends
+# (issue 27: appended, so readers of the older columns keep working).
+NOISE_COLUMNS = (
+    "runs",
+    "relative_uncertainty",
+    "rank_best",
+    "rank_worst",
+    "energy_per_token_joules_low",
+    "energy_per_token_joules_high",
+    "tokens_per_joule_low",
+    "tokens_per_joule_high",
+)
+RANK_COLUMNS = (*TokenKind.rank_columns, *NOISE_COLUMNS)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -54,6 +67,7 @@ def test_rank_csv_prints_the_reference_table():
             "output_throughput_tokens_per_sec",
             "accuracy_percent",
             "energy_per_correct_answer_joules",
+            *NOISE_COLUMNS,
         )
         == RANK_COLUMNS
     )
@@ -70,6 +84,38 @@ def test_rank_csv_prints_the_reference_table():
     ]
     assert got == REFERENCE
     assert [int(r["rank"]) for r in rows] == list(range(1, 8))
+    # Places past the point order (shared where the noise allows): checked against the rule
+    # in test_rank_noise_columns_follow_the_documented_rule.
+    assert all(int(r["rank_best"]) <= int(r["rank"]) <= int(r["rank_worst"]) for r in rows)
+
+
+def test_rank_noise_columns_follow_the_documented_rule():
+    """Every model's interval and places, re-derived here from the rule
+    (docs/measurement-format.md, "Repeat runs and measurement noise") and the rows' own
+    figures: s = 8.37% per run (the bundled repeat pairs), z = 1.96 at 95%."""
+    rows = json.loads(run("rank", "--task", "gpqa", "--format", "json").stdout)
+    z = 1.959963984540054
+    u = [r["relative_uncertainty"] for r in rows]
+    e = [r["energy_per_token_joules"] for r in rows]
+    for r, ui, ei in zip(rows, u, e, strict=True):
+        assert ui == pytest.approx(0.08374 / math.sqrt(r["runs"]), abs=1e-5)
+        assert r["energy_per_token_joules_low"] == pytest.approx(ei * math.exp(-z * ui))
+        assert r["energy_per_token_joules_high"] == pytest.approx(ei * math.exp(z * ui))
+        assert r["tokens_per_joule_low"] == pytest.approx(math.exp(-z * ui) / ei)
+        assert r["tokens_per_joule_high"] == pytest.approx(math.exp(z * ui) / ei)
+
+    def surely(a: int, b: int) -> bool:  # model a surely uses less energy than model b
+        return math.log(e[b] / e[a]) > z * math.hypot(u[a], u[b])
+
+    n = len(rows)
+    others = [[j for j in range(n) if j != i] for i in range(n)]
+    assert [r["rank_best"] for r in rows] == [
+        1 + sum(surely(j, i) for j in others[i]) for i in range(n)
+    ]
+    assert [r["rank_worst"] for r in rows] == [
+        n - sum(surely(i, j) for j in others[i]) for i in range(n)
+    ]
+    assert any(r["rank_best"] != r["rank_worst"] for r in rows)  # the data shares places
 
 
 def test_rank_json_has_the_same_columns_in_order_at_full_precision():

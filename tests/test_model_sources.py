@@ -74,12 +74,16 @@ def test_each_data_set_is_cited_once_below_the_tables(site: Path) -> None:
     """A citation is long: every row names its data set, the page cites it once, with how
     many of the page's configurations it gives (counted here from the measurement files)."""
     cited: dict[str, dict[tuple[str, str], int]] = {}
+    files: dict[str, dict[tuple[str, str], int]] = {}
     for path in sorted((site / "data" / "measurements").rglob("*.json")):
         doc = json.loads(path.read_text())
         p = doc["provenance"]
-        per_page = cited.setdefault(model_slug(doc["model_id"]), {})
         key = (p["dataset"], p.get("citation", ""))
+        per_page = files.setdefault(model_slug(doc["model_id"]), {})
         per_page[key] = per_page.get(key, 0) + 1
+        # A repeat run (repeat > 1) is folded into its configuration's row.
+        per_page = cited.setdefault(model_slug(doc["model_id"]), {})
+        per_page[key] = per_page.get(key, 0) + (doc.get("repeat", 1) == 1)
     for slug, sources in cited.items():
         text = (site / "out" / "models" / slug / "index.html").read_text()
         section = re.search(r'<section class="data-sources".*?</section>', text, re.S)
@@ -88,9 +92,11 @@ def test_each_data_set_is_cited_once_below_the_tables(site: Path) -> None:
         assert len(items) == len(sources), slug
         for (dataset, citation), n in sources.items():
             plural = "" if n == 1 else "s"
+            runs = files[slug][(dataset, citation)]
+            measured = "" if runs == n else f" ({runs} measurements)"
             assert any(
                 f"<strong>{escape(dataset)}</strong>" in li
-                and f": {n} configuration{plural}." in li
+                and f": {n} configuration{plural}{measured}." in li
                 and (not citation or f"<cite>{escape(citation)}</cite>" in li)
                 for li in items
             ), (slug, dataset)

@@ -13,6 +13,7 @@ import pytest
 from jouleboard.kinds.diffusion import DiffusionConfiguration, DiffusionKind
 from jouleboard.kinds.token import TokenKind
 from jouleboard.kinds.token_records import Configuration
+from jouleboard.rank.noise import UNKNOWN, Noise
 from jouleboard.rank.ranking import Deadline, objective_for, rank
 
 CASES = json.loads((Path(__file__).parent / "ranking_cases.json").read_text())
@@ -49,6 +50,18 @@ def test_cases_cover_every_kind_objective_and_tie_breaks() -> None:
     assert kinds == {"token", "diffusion"}
     assert objectives == {"energy_per_token", "energy_per_response", "energy_per_correct_answer"}
     assert sum("tie" in c["name"] for c in CASES["cases"]) >= 4
+    assert sum("noise" in c for c in CASES["cases"]) >= 10
+
+
+def noise_of(case: dict[str, Any]) -> Noise:
+    """The case's noise as Python holds it: s and the confidence whose quantile is z."""
+    given = case.get("noise")
+    if given is None:
+        return UNKNOWN
+    confidence = {1.959963984540054: 0.95, 1.6448536269514722: 0.90}[given["z"]]
+    noise = Noise(given["s"], confidence)
+    assert noise.z == pytest.approx(given["z"], rel=1e-12)
+    return noise
 
 
 @pytest.mark.parametrize(("name", "kind"), [("token", TokenKind()), ("diffusion", DiffusionKind())])
@@ -69,6 +82,9 @@ def test_case(case: dict[str, Any]) -> None:
         energy_budget_joules_per_token=case.get("energy_budget"),
         precisions=case.get("precisions"),
         objective=objective_for(case.get("objective", "energy_per_token"), accuracy.get),
+        noise=noise_of(case),
     )
     assert [r.config.source for r in rows] == case["expected"]
+    exact = [[i, i] for i in range(1, len(rows) + 1)]
+    assert [[r.rank_best, r.rank_worst] for r in rows] == case.get("expected_ranges", exact)
     assert all(math.isfinite(r.config.energy_per_output_joules) for r in rows)

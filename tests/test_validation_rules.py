@@ -397,7 +397,7 @@ def test_file_unreadable_folder(data: Path, monkeypatch: pytest.MonkeyPatch) -> 
     # os.walk lists folders; a path over 4,096 bytes is the real case (tests/hostile).
     write_measurement(data, valid_measurement())
     hidden = write_measurement(data, changed(VALID, {"repeat": 2}), folder=Path("measurements/x"))
-    assert len(accepts(data).configurations) == 2
+    assert [c.runs for c in accepts(data).configurations] == [2]  # both files read
     real_scandir = os.scandir
 
     def scandir(path: Any = ".") -> Any:
@@ -1006,7 +1006,9 @@ def test_bounds_efficiency_above_ceiling_diffusion(tmp_path: Path) -> None:
 def test_dataset_duplicate_configuration(data: Path) -> None:
     first = write_measurement(data, valid_measurement(), name="a.json")
     second = write_measurement(data, changed(VALID, {"repeat": 2}), name="b.json")
-    assert len(accepts(data).configurations) == 2  # a repeat run is a distinct configuration
+    # A repeat run is a second run of the configuration, folded into one row with runs = 2.
+    (one,) = accepts(data).configurations
+    assert one.runs == 2 and len(set(one.run_sources)) == 2
     # Same settings with different metrics (and the default repeat spelled out) is a duplicate.
     dup = changed(with_power(600.0), {"repeat": 1})
     second.write_text(json.dumps(dup))

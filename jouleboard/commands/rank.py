@@ -88,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(
         format_rank(ranking.records, args.format, ranking.columns, getattr(args, "columns", None))
     )
+    if args.format == "table" and ranking.records:
+        sys.stdout.flush()  # the note follows the table, also where both share a terminal
+        print(ranking.places_note, file=sys.stderr)
     return 0
 
 
@@ -123,7 +126,10 @@ def format_rank(
     if fmt == "csv":
         return to_csv(columns, records)
     from jouleboard.measure.formats import format_value
+    from jouleboard.rank.noise import rank_text
 
     cells = {c: [text_line(format_value(c, r[c])) for r in records] for c in columns}
+    if "rank" in cells and all("rank_best" in r for r in records):  # the places: "2–4"
+        cells["rank"] = [rank_text(r["rank_best"], r["rank_worst"]) for r in records]  # type: ignore[arg-type]
     fit = None if picked is not None else (width or terminal_width())
     return text_table(records, columns, cells, fit)

@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.diff import Side
     from jouleboard.plan.releases import load_releases
+    from jouleboard.rank.ranking import runs_of
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
     others = [p for p in args.paths if not (p / "site.yaml").exists()]
@@ -44,11 +45,13 @@ def run(args: argparse.Namespace) -> int:
     extra = [p for p in others if p not in runs]
     problems = []
     warnings: list[Problem] = []
-    total = 0
+    total = measured = repeated = 0
     for data in data_dirs:
         try:
             dataset = load_dataset(data, extra, runs, require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
+            measured += sum(runs_of(c) for c in dataset.configurations)
+            repeated += sum(runs_of(c) > 1 for c in dataset.configurations)
             warnings.extend(dataset.warnings)
             for gpu, n in dataset.outside_default_gpus().items():  # a note, not a warning
                 print(
@@ -69,5 +72,11 @@ def run(args: argparse.Namespace) -> int:
         if warnings
         else ""
     )
-    print(f"ok: {total} configuration{'s' * (total != 1)} valid{dropped}")
+    if repeated:  # repeat runs are folded: say how many files made how many rows
+        print(
+            f"ok: {measured} measurements valid ({total} configurations, {repeated} of them "
+            f"measured more than once){dropped}"
+        )
+    else:
+        print(f"ok: {total} configuration{'s' * (total != 1)} valid{dropped}")
     return 0

@@ -221,6 +221,34 @@ class NavLink(Strict):
     )
 
 
+class Uncertainty(Strict):
+    """site.yaml ``uncertainty``: how precise one run's energy per output is
+    (jouleboard/rank/noise.py; docs/metrics.md, "Measurement noise and rank ranges")."""
+
+    relative: Annotated[float, Field(ge=0, le=1)] | None = Field(
+        default=None,
+        description="Relative standard uncertainty of one run's energy per output (0.05 = 5%), "
+        "on the log scale; leave out to estimate it from the data's repeat runs.",
+    )
+    confidence: Annotated[float, Field(ge=0.5, lt=1)] = Field(
+        default=0.95, description="Confidence level of intervals and rank ranges (0.95 = 95%)."
+    )
+    basis: Annotated[str, Field(max_length=500)] = Field(
+        default="",
+        description="Where a declared relative uncertainty comes from (shown on the method page).",
+    )
+
+    @field_validator("basis")
+    @classmethod
+    def _basis_with_relative(cls, value: str, info: ValidationInfo) -> str:
+        if value and info.data.get("relative") is None:
+            raise PydanticCustomError(
+                "basis_without_relative",
+                "basis explains a declared relative uncertainty; set relative too, or remove basis",
+            )
+        return value
+
+
 class SiteSettings(Strict):
     """data/site.yaml."""
 
@@ -267,6 +295,11 @@ class SiteSettings(Strict):
         default_factory=list,
         max_length=20,
         description="Main navigation, in order (default: all pages).",
+    )
+    uncertainty: Uncertainty = Field(
+        default_factory=Uncertainty,
+        description="Measurement noise: a declared per-run relative uncertainty, or none to "
+        "estimate it from repeat runs; the confidence of rank ranges.",
     )
     kinds: list[Annotated[str, Field(pattern=KIND_ENTRY_PATTERN)]] = Field(
         default_factory=list,

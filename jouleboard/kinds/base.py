@@ -171,6 +171,9 @@ class TaskKind(ABC):
         """Every column value of a configuration, by column key (tables and browser)."""
 
     rank_columns: ClassVar[tuple[str, ...]]  # ranking downloads (and `jouleboard rank`)
+    # Columns of rank_columns whose interval a ranking download gives (<key>_low, _high):
+    # the energy per output and the efficiency (rank/tables.py noise_columns).
+    interval_columns: ClassVar[tuple[str, ...]] = ()
     configuration_columns: ClassVar[tuple[str, ...]]  # full data set download
 
     @abstractmethod

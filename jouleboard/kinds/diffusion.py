@@ -113,6 +113,10 @@ class DiffusionConfiguration:
     num_frames: int | None = None
     fps: float | None = None
     provenance: Provenance | None = None  # where the measurement comes from (model pages)
+    # Repeat runs folded into this configuration (loading/repeats.py): how many, and the
+    # files behind it in repeat order (empty for a single run).
+    runs: int = 1
+    run_sources: tuple[str, ...] = ()
 
     @property
     def energy_per_response_joules(self) -> float:
@@ -296,6 +300,7 @@ class DiffusionKind(TaskKind):
         "source",
     )
     response_field = "energy_per_output_joules"
+    interval_columns = ("energy_per_output_joules", "outputs_per_joule")
     rank_columns = (
         "rank",
         "model_id",

@@ -74,6 +74,7 @@ class TokenKind(TaskKind):
         "source",
     )
     energy_field = "energy_per_token_joules"
+    interval_columns = ("energy_per_token_joules", "tokens_per_joule")
     rank_columns = (
         "rank",
         "model_id",

@@ -138,6 +138,10 @@ class Configuration:
     output_length_counts: tuple[int, ...] = ()
     provenance: Provenance | None = None  # where the measurement comes from (model pages)
     serving_notes: str = ""  # serving.notes, shown beside the parallelism on model pages
+    # Repeat runs folded into this configuration (loading/repeats.py): how many, and the
+    # files behind it in repeat order (empty for a single run).
+    runs: int = 1
+    run_sources: tuple[str, ...] = ()
 
     @property
     def tokens_per_joule(self) -> float:

@@ -23,7 +23,9 @@ from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.kinds import check_parsed, parse_measurement, register, task_kind_order
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.site_kinds import load_site_kinds
+from jouleboard.loading.repeats import fold_repeats
 from jouleboard.measure.checks import check_duplicates, read_json
+from jouleboard.rank.noise import UNKNOWN, Noise
 
 MEASUREMENTS_DIR = "measurements"
 # Every file of the data folder is checked against this before anything reads it (twice the
@@ -35,8 +37,11 @@ DATA_FILE_CAP = 4 * 1024 * 1024
 class Dataset:
     registry: Registry
     # Sorted by what a configuration is, not by file name: renaming files changes nothing.
+    # Repeat runs of one configuration are one record (loading/repeats.py).
     configurations: tuple[Record, ...]
     warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable: reported, not fatal
+    # How precise one run is (declared in site.yaml or estimated from the repeats).
+    noise: Noise = UNKNOWN
 
     def for_task(self, task: str) -> list[Record]:
         """A task's configurations (all of one kind: the task's)."""
@@ -299,8 +304,11 @@ def load_dataset(
     problems.extend(check_duplicates(configs, shown))
     if problems:
         raise ValidationFailed(problems)
+    folded, repeats = fold_repeats(sorted(configs, key=lambda c: (c.identity, c.source)))
+    declared = registry.site.uncertainty
     return Dataset(
         registry=registry,
-        configurations=tuple(sorted(configs, key=lambda c: (c.identity, c.source))),
+        configurations=tuple(folded),
         warnings=report.warnings,
+        noise=Noise.of(repeats, declared.relative, declared.confidence, declared.basis),
     )

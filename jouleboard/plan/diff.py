@@ -28,7 +28,8 @@ from jouleboard.kinds import kind_of
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.measure import metrics
 from jouleboard.measure.formats import show
-from jouleboard.rank.ranking import Deadline, RankedRow, rank
+from jouleboard.rank.noise import Noise
+from jouleboard.rank.ranking import Deadline, RankedRow, rank, runs_of
 
 MAX_LISTED = 30
 
@@ -164,7 +165,9 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
         d = info.default_deadline
         for ms in sorted({d.ms, *info.preset_deadlines_ms}):
             label = f"{markdown_text(info.name)} at {d.percentile} ≤ {ms:g} ms"
-            views[(task, label)] = rank(data.for_task(task), Deadline(ms, d.percentile), gpus=gpus)
+            views[(task, label)] = rank(
+                data.for_task(task), Deadline(ms, d.percentile), gpus=gpus, noise=data.noise
+            )
     return views
 
 
@@ -227,21 +230,33 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     new = {c.identity: c for c in head.data.configurations}
     added = sorted(new.keys() - old.keys())
     removed = sorted(old.keys() - new.keys())
-    changed = []
+    noise = head.data.noise
+    changed: list[str] = []
+    within: list[str] = []
     for key in sorted(old.keys() & new.keys()):
         a, b = old[key].energy_per_output_joules, new[key].energy_per_output_joules
         if metrics.relative_difference(a, b) > threshold:
-            changed.append(
+            line = (
                 f"{_config_text(head.data, new[key])}: J/output {a:.4g} → {b:.4g} "
                 f"({(b - a) / a:+.1%})"
             )
+            quiet = noise.within(a, b, noise.u(runs_of(new[key])))
+            (within if quiet else changed).append(line)
     old_models = {c.model_id for c in old.values()}
     new_models = {c.model_id for c in new.values()}
     out.append(
-        f"{len(added)} configuration(s) added, {len(removed)} removed, {len(changed)} "
-        f"changed by more than {threshold:.0%} in energy per output."
+        f"{len(added)} configuration(s) added, {len(removed)} removed, "
+        f"{len(changed) + len(within)} changed by more than {threshold:.0%} in energy per output"
+        + (f" ({len(within)} of them within measurement noise)." if within else ".")
     )
     out.append("")
+    if noise.known:
+        out += [
+            "A change is within measurement noise when it is smaller than two measurements of "
+            f"the same configuration differ at {noise.confidence:.0%} confidence "
+            f"(|ln ratio| ≤ z·u·√2, u = {noise.per_run:.3g}/√runs); places are rank ranges.",
+            "",
+        ]
     out += _listing(
         "New models",
         [f"{_name(head.data, m)} ({markdown_text(m)})" for m in sorted(new_models - old_models)],
@@ -250,46 +265,67 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     out += _listing("Added configurations", [_config_text(head.data, new[k]) for k in added])
     out += _listing("Removed configurations", [_config_text(base.data, old[k]) for k in removed])  # type: ignore[arg-type]
     out += _listing("Changed measurements", changed)
+    out += _listing("Changed within measurement noise", within)
 
     before = _views(base.data) if base.data else {}
     moved_any = False
     for view, rows in _views(head.data).items():
-        table = _rank_moves(before.get(view, []), rows, head.data, *_efficiency(head.data, view[0]))
-        if table:
+        beyond, inside = _rank_moves(
+            before.get(view, []), rows, head.data, *_efficiency(head.data, view[0])
+        )
+        if beyond or inside:
             moved_any = True
-            out += [f"### {view[1]}", "", *table, ""]
+            out += [f"### {view[1]}", "", *beyond, ""]
+            if inside:
+                out += ["Within measurement noise:", "", *inside, ""]
     if not moved_any:
         out += ["No ranking changes at the default or preset deadlines.", ""]
     return "\n".join(out)
 
 
+def _within_noise(o: RankedRow[Any], r: RankedRow[Any], noise: Noise) -> bool:
+    """A model's move that the measurement noise explains: its energy changed by no more
+    than two measurements of one configuration differ, and its new place lies in its old
+    range."""
+    return (
+        noise.within(o.value, r.value, r.u)
+        and o.rank_best <= r.rank <= o.rank_worst
+        and r.rank_best <= o.rank <= r.rank_worst
+    )
+
+
 def _rank_moves(
     before: list[RankedRow[Any]], after: list[RankedRow[Any]], data: Dataset, unit: str, eff: Any
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
+    """The table of moves beyond measurement noise, and the one of moves within it (each
+    empty when it has no row); places print as rank ranges ("2–4")."""
     old = {r.config.model_id: r for r in before}
     new = {r.config.model_id: r for r in after}
-    lines = []
+    real: list[str] = []
+    noisy: list[str] = []
     for r in after:
         o = old.get(r.config.model_id)
         if o is None:
-            lines.append(f"| {r.rank} | {_name(data, r.config.model_id)} | new | {eff(r.config)} |")
+            real.append(
+                f"| {r.places} | {_name(data, r.config.model_id)} | new | {eff(r.config)} |"
+            )
         elif (
             o.rank != r.rank
             or o.config.identity != r.config.identity
             or o.config.energy_per_output_joules != r.config.energy_per_output_joules
         ):
             move = "=" if o.rank == r.rank else ("↑" if r.rank < o.rank else "↓")
-            lines.append(
-                f"| {r.rank} | {_name(data, r.config.model_id)} | {move} from "
-                f"{o.rank} | {eff(o.config)} → "
+            line = (
+                f"| {r.places} | {_name(data, r.config.model_id)} | {move} from "
+                f"{o.places} | {eff(o.config)} → "
                 f"{eff(r.config)} |"
             )
+            (noisy if _within_noise(o, r, data.noise) else real).append(line)
     for model_id, o in old.items():
         if model_id not in new:
-            lines.append(
-                f"| – | {markdown_text(model_id)} | dropped out (was {o.rank}) | "
+            real.append(
+                f"| – | {markdown_text(model_id)} | dropped out (was {o.places}) | "
                 f"{eff(o.config)} → – |"
             )
-    if not lines:
-        return []
-    return [f"| rank | model | move | {unit} |", "|---:|---|---|---:|", *lines]
+    head = [f"| rank | model | move | {unit} |", "|---:|---|---|---:|"]
+    return ([*head, *real] if real else []), ([*head, *noisy] if noisy else [])

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from jouleboard.kinds import kind_of, kinds
 from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.views import Download
+from jouleboard.rank.ranking import runs_of
 from jouleboard.render.downloads import csv_chunks, json_chunks
 
 
@@ -19,7 +20,12 @@ def configuration_downloads(
     for kind in kinds():
         models = data.registry.models
         records = [
-            kind.configuration_record(c, models[c.model_id].nickname, models[c.model_id].builder)
+            {
+                **kind.configuration_record(
+                    c, models[c.model_id].nickname, models[c.model_id].builder
+                ),
+                "runs": runs_of(c),  # repeat runs folded into this row (loading/repeats.py)
+            }
             for c in data.configurations
             if kind_of(data.registry.tasks[c.task]) is kind
         ]
@@ -28,7 +34,7 @@ def configuration_downloads(
             out += [
                 Download(
                     path(ext, kind.download_name),
-                    kind.configuration_columns,
+                    (*kind.configuration_columns, "runs"),
                     records,
                     group,
                     f"{description} ({tasks})",

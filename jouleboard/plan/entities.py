@@ -30,6 +30,7 @@ from jouleboard.plan.views import (
     chart_ref,
 )
 from jouleboard.rank import ranking
+from jouleboard.rank.ranking import runs_of
 from jouleboard.rank.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
 from jouleboard.render import charts
 from jouleboard.render.labels import EnergyLabel, band, label_svg
@@ -37,9 +38,10 @@ from jouleboard.render.markdown import render_markdown
 
 
 def energy_label(
-    site: SiteView, t: TaskView, model_id: str, value: float, best: float
+    site: SiteView, t: TaskView, model_id: str, value: float, best: float, places: str = ""
 ) -> tuple[LabelRef, Part]:
-    """The A-G label of a model on a task (render/labels.py), as an SVG file."""
+    """The A-G label of a model on a task (render/labels.py), as an SVG file; ``places``:
+    its rank range on the task ("1–4")."""
     info = site.registry.models[model_id]
     unit = t.units.efficiency_unit
     energy = EnergyLabel(
@@ -51,11 +53,14 @@ def energy_label(
         t.info.name,
         f"data {site.registry.site.data_date}",
         t.kind.latency.short_text(t.deadline.ms, t.deadline.percentile),
+        places,
+        len(t.ranking),
     )
     path = site.urls.label(model_id, t.id)
+    place = f", place {places} of {len(t.ranking)}" if places else ""
     alt = (
         f"Energy label {energy.band} for {info.nickname} on {t.info.name}: "
-        f"{value:.2f} {unit}, best {best:.2f}, at {t.deadline_text()}"
+        f"{value:.2f} {unit}{place}, best {best:.2f}, at {t.deadline_text()}"
     )
     snippet = (
         f'<img src="{escape(site.urls.absolute(path))}" alt="{escape(alt)}" '
@@ -101,8 +106,9 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     mine = next((r for r in rows if r.config.model_id == model_id), None)
     if mine is not None:
         value = t.units.efficiency(mine.config.energy_per_output_joules)
+        within = " (within measurement noise)" if mine.shared else ""
         standing = (
-            f"Rank {mine.rank} of {len(rows)} at {t.deadline_text()}, with "
+            f"Rank {mine.places} of {len(rows)}{within} at {t.deadline_text()}, with "
             f"{kind.config_label(mine.config)}: {kind.standing_value(t.units, value)}."
         )
     else:
@@ -117,7 +123,16 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         marks = (["chosen"] if c.identity == chosen else []) + (
             ["Pareto"] if c.identity in frontier else []
         )
+        if runs_of(c) > 1:  # repeat runs folded into this row (listed below the table)
+            marks.append(f"{runs_of(c)} runs")
         return ", ".join(marks)
+
+    repeated = tuple(
+        f"{kind.config_label(c)}, {kind.setting_text(c)}: the geometric mean of "
+        f"{runs_of(c)} runs, from {' and '.join(c.run_sources)}."
+        for c in configs
+        if runs_of(c) > 1
+    )
 
     fields = kind.configuration_fields(t.info)
     configs_table = configurations_table(
@@ -142,12 +157,15 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         {
             "latency": kind.chart_latency(c, d.percentile),
             "energy": c.energy_per_output_joules,
+            "low": low,
+            "high": high,
             "gpu": c.gpu_model,
             "frontier": c.identity in frontier,
             "kind": "Pareto frontier" if c.identity in frontier else "other",
             "config": kind.config_label(c),
         }
         for c in configs
+        for low, high in (t.energy_interval(c),)
     ]
     spec = charts.bind(
         charts.pareto(kind.latency.axis_title(d.percentile), f"Energy per {t.units.output} (J)"),
@@ -177,6 +195,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
             model_id,
             t.units.efficiency(mine.config.energy_per_output_joules),
             t.units.efficiency(rows[0].config.energy_per_output_joules),
+            mine.places,
         )
         out += label_part
     score = site.registry.accuracy(t.id, model_id)
@@ -205,18 +224,23 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         lengths,
         label,
         quality,
+        repeated,
     ), out
 
 
 def data_sources(configs: Iterable[Any]) -> tuple[DataSource, ...]:
     """The distinct data sets of ``configs`` (a citation is long: cited once, not per row),
-    in the order of their names, each with how many configurations it gives."""
+    in the order of their names, each with how many configurations (and measurements: repeat
+    runs folded) it gives."""
     count: Counter[tuple[str, str, str, str, str]] = Counter()
+    runs: Counter[tuple[str, str, str, str, str]] = Counter()
     for c in configs:
         p = getattr(c, "provenance", None)
         if p is not None:
-            count[(p.dataset, p.version, p.date, p.license, p.citation)] += 1
-    return tuple(DataSource(*key, n) for key, n in sorted(count.items()))
+            key = (p.dataset, p.version, p.date, p.license, p.citation)
+            count[key] += 1
+            runs[key] += runs_of(c)
+    return tuple(DataSource(*key, n, runs[key]) for key, n in sorted(count.items()))
 
 
 def model_page(site: SiteView, model_id: str) -> Part:
@@ -348,7 +372,7 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
 def gpu_section(site: SiteView, t: TaskView, gpu: str) -> tuple[GpuTaskSection | None, Part]:
     if not any(c.gpu_model == gpu for c in t.configs):
         return None, Part()
-    rows = ranking.rank(t.configs, t.deadline, gpus={gpu})
+    rows = ranking.rank(t.configs, t.deadline, gpus={gpu}, noise=t.noise)
     table = task_table(
         site, t, f"ranking-{t.id}", f"{t.info.name} on {gpu} only, at {t.deadline_text()}", rows
     )

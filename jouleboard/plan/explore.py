@@ -10,6 +10,7 @@ from typing import Any
 from jouleboard.config.registry import Registry
 from jouleboard.measure.formats import PRECISION_LABELS
 from jouleboard.plan.views import TaskView
+from jouleboard.rank.ranking import runs_of
 
 IDENTITY = (
     "model_id",
@@ -38,6 +39,7 @@ def browser_row(t: TaskView, c: Any) -> dict[str, Any]:
         **values,
         "efficiency": t.units.efficiency(c.energy_per_output_joules),
         "config": t.kind.config_label(c),
+        "runs": runs_of(c),
     }
 
 
@@ -65,6 +67,8 @@ def explore_payload(
         # Keys whose values are floats: the browser writes 66.0 (not 66) as Python does.
         "floats": sorted({k for row in rows for k, v in row.items() if isinstance(v, float)}),
         "order": t.kind.browser_order(),
+        # Measurement noise for rank ranges ({s, z}; null: unknown): rank/noise.py.
+        "noise": t.noise.browser(),
         "latency": t.kind.latency.browser(),
         "units": {
             "output": units.output,

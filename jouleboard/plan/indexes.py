@@ -13,6 +13,7 @@ from jouleboard.plan.views import (
     Part,
     SiteView,
 )
+from jouleboard.rank.noise import UNKNOWN
 from jouleboard.rank.tables import Cell, Column, Table, model_cell, ranking_table
 from jouleboard.render import charts
 from jouleboard.render.footprint import FootprintInputs, footprint_table
@@ -44,6 +45,7 @@ def compare_page(site: SiteView) -> Part:
         lambda c: {},
         site.registry,
         urls,
+        noise=first.noise if first else UNKNOWN,
     )
     inputs = FootprintInputs()
     calculator = Calculator(

@@ -64,9 +64,10 @@ def task_view(data: Dataset, task: str) -> TaskView:
         kind.units(info),
         deadline,
         configs,
-        tuple(ranking.rank(configs, deadline, gpus=set(reg.site.default_gpus))),
+        tuple(ranking.rank(configs, deadline, gpus=set(reg.site.default_gpus), noise=data.noise)),
         ranking.best_per_model_and_gpu(configs, deadline),
         accuracy,
+        data.noise,
     )
 
 
@@ -232,7 +233,7 @@ def plan_site(
                 "prose.html",
                 "Glossary",
                 "What each term in the tables, charts and findings means.",
-                ProseBody(glossary_html()),
+                ProseBody(glossary_html(data.noise)),
             ),
         )
     )

@@ -30,7 +30,7 @@ from jouleboard.plan.views import (
     chart_ref,
 )
 from jouleboard.rank import ranking
-from jouleboard.rank.tables import Table, ranking_table
+from jouleboard.rank.tables import Table, noise_columns, ranking_table, with_noise
 from jouleboard.render import charts
 from jouleboard.render.finding import Finding, Scenario, Standing, finding
 from jouleboard.render.footprint import FootprintInputs, footprint_table
@@ -57,6 +57,7 @@ def task_table(
         site.registry,
         site.urls,
         ranked or t.kind.ranked_key,
+        t.noise,
     )
 
 
@@ -70,12 +71,19 @@ def ranking_downloads(
     by: str = "energy_per_token",
 ) -> tuple[tuple[Link, ...], Part]:
     """CSV and JSON of a ranking: the links, and the downloads to publish."""
+    interval = t.kind.interval_columns
+    columns = (*t.kind.rank_columns, *noise_columns(interval))
     records = [
-        t.kind.rank_record(
-            r.rank,
-            r.config,
-            site.registry.models[r.config.model_id].nickname,
-            t.accuracy.get(r.config.model_id),
+        with_noise(
+            t.kind.rank_record(
+                r.rank,
+                r.config,
+                site.registry.models[r.config.model_id].nickname,
+                t.accuracy.get(r.config.model_id),
+            ),
+            r,
+            t.noise,
+            interval,
         )
         for r in rows
     ]
@@ -85,11 +93,15 @@ def ranking_downloads(
     links, downloads = [], []
     for ext in ("csv", "json"):
         path = site.urls.ranking_download(t.id, slug, ext, gpu)
-        downloads.append(
-            Download(path, t.kind.rank_columns, records, f"Rankings: {t.info.name}", caption)
-        )
+        downloads.append(Download(path, columns, records, f"Rankings: {t.info.name}", caption))
         links.append(Link(ext.upper(), site.urls.url(path), caption))
     return tuple(links), Part(downloads=tuple(downloads))
+
+
+def bar_label(shown: str, places: str, shared: bool) -> str:
+    """A bar's figure, with the places it shares within measurement noise: ``18.26 (#1–4)``
+    (explore.js barLabel writes the same)."""
+    return f"{shown} (#{places})" if shared else shown
 
 
 def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
@@ -100,13 +112,20 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         {
             "model": site.registry.models[r.config.model_id].nickname,
             "rank": r.rank,
-            "value": t.units.efficiency(r.config.energy_per_output_joules),
-            "shown": show(
-                t.units.efficiency_show, t.units.efficiency(r.config.energy_per_output_joules)
-            ),
+            "places": r.places,
+            "value": value,
+            "low": low,
+            "high": high,
+            "shown": show(t.units.efficiency_show, value),
+            "label": bar_label(show(t.units.efficiency_show, value), r.places, r.shared),
+            "interval": "unknown"
+            if r.u is None
+            else "–".join(show(t.units.efficiency_show, v) for v in (low, high)),
             "gpu": r.config.gpu_model,
         }
         for r in top
+        for value in (t.units.efficiency(r.config.energy_per_output_joules),)
+        for low, high in (t.noise.interval(value, r.u),)
     ]
     words = t.units.efficiency_words
     spec = charts.bind(
@@ -120,7 +139,8 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         [t.id],
         spec["title"],
         f"Bar chart of {words} for the {len(top)} most efficient models at "
-        f"{t.deadline_text()}; the table shows the same figures.",
+        f"{t.deadline_text()}, each with the interval measurement noise allows; the table "
+        "shows the same figures.",
         spec,
         site.urls.task(t.id),
         f"at {t.deadline_text()}",
@@ -206,6 +226,9 @@ def standings(
             f"{PRECISION_LABELS.get(r.config.weight_precision, r.config.weight_precision)}, "
             f"{r.config.num_gpus}× {r.config.gpu_model}",
             t.units.efficiency(r.config.energy_per_output_joules),
+            r.rank_best,
+            r.rank_worst,
+            r.u,
         )
         for r in rows
     )
@@ -227,6 +250,7 @@ def task_finding(site: SiteView, t: TaskView) -> Finding:
                 ranking.Deadline(ms, d.percentile),
                 gpus=gpus if on is None else on,
                 precisions=precisions,
+                noise=t.noise,
             ),
         )
 
@@ -254,6 +278,7 @@ def task_finding(site: SiteView, t: TaskView) -> Finding:
         t.units.efficiency_unit_lower,
         t.units.efficiency_show,
         site.top_n,
+        t.noise,
     )
 
 
@@ -355,7 +380,9 @@ def task_page(site: SiteView, t: TaskView) -> Part:
     for ms in info.preset_deadlines_ms:
         if ms == d.ms:
             continue
-        rows = ranking.rank(t.configs, ranking.Deadline(ms, d.percentile), gpus=site.default_gpus)
+        rows = ranking.rank(
+            t.configs, ranking.Deadline(ms, d.percentile), gpus=site.default_gpus, noise=t.noise
+        )
         text = t.deadline_text(ms)
         preset = task_table(site, t, f"ranking-{t.id}-{ms:g}ms", f"{info.name}: at {text}", rows)
         links, files = ranking_downloads(site, t, rows, preset.caption, ms)
@@ -426,7 +453,9 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
     if quality is None:
         return None, Part()
     objective = ranking.objective_for("energy_per_correct_answer", t.accuracy.get)
-    rows = ranking.rank(t.configs, t.deadline, gpus=site.default_gpus, objective=objective)
+    rows = ranking.rank(
+        t.configs, t.deadline, gpus=site.default_gpus, objective=objective, noise=t.noise
+    )
     table = task_table(
         site,
         t,

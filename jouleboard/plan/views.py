@@ -13,7 +13,8 @@ from jouleboard.core.urls import Urls, chart_id
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.measure import metrics
 from jouleboard.measure.units import TaskUnits
-from jouleboard.rank.ranking import Deadline, RankedRow
+from jouleboard.rank.noise import UNKNOWN, Noise
+from jouleboard.rank.ranking import Deadline, RankedRow, runs_of
 from jouleboard.rank.tables import Table
 from jouleboard.render.finding import Finding
 from jouleboard.render.footprint import FootprintInputs
@@ -165,6 +166,8 @@ class ModelTaskSection:
     lengths: ChartRef | None
     label: LabelRef | None
     quality: QualitySource | None
+    # Configurations measured more than once: which runs each row is the mean of.
+    repeated: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,7 @@ class DataSource:
     license: str
     citation: str
     configurations: int
+    measurements: int = 0  # runs behind them (more than configurations where repeated)
 
 
 @dataclass(frozen=True)
@@ -396,6 +400,11 @@ class TaskView:
     ranking: tuple[RankedRow[Any], ...]
     best_by_gpu: dict[tuple[str, str], Any]
     accuracy: dict[str, float]  # model id -> published accuracy, %
+    noise: Noise = UNKNOWN  # how precise one run is: rank ranges (rank/noise.py)
+
+    def energy_interval(self, c: Any) -> tuple[float, float]:
+        """The interval of ``c``'s energy per output the measurement noise allows."""
+        return self.noise.interval(c.energy_per_output_joules, self.noise.u(runs_of(c)))
 
     def deadline_text(self, ms: float | None = None) -> str:
         return self.kind.latency.text(

@@ -6,6 +6,7 @@ a phone, where a hover title never shows."""
 from __future__ import annotations
 
 from jouleboard.core.escape import markup
+from jouleboard.rank.noise import UNKNOWN, Noise, describe
 
 # (anchor, term, definition); the definitions are plain text.
 TERMS: tuple[tuple[str, str, str], ...] = (
@@ -96,6 +97,16 @@ TERMS: tuple[tuple[str, str, str], ...] = (
         "and power conversion. It is at least 1. The calculator multiplies GPU energy by it.",
     ),
     (
+        "rank-range",
+        "Rank range (2–4)",
+        "The places a model could hold once measurement noise is counted: two models share "
+        "places when their energies differ by less than the noise of the two measurements "
+        "allows. The order within a range is by point value; a single number is a place the "
+        "noise cannot move. The whiskers on bar and Pareto charts show the interval a value "
+        "lies in at the same confidence. Repeat runs of one configuration are one row (their "
+        "geometric mean), with a narrower interval.",
+    ),
+    (
         "steady-state",
         "Steady state",
         "The part of a benchmark run when the server is full (as many requests running as the "
@@ -122,16 +133,32 @@ COLUMN_TERMS: dict[str, str] = {
     "parallel": "parallelism",
     "gpu": "gpu",
     "batch_latency_s": "batch-latency",
+    "rank": "rank-range",
 }
 
 
-def glossary_html() -> str:
-    """The glossary as HTML: a definition list with an anchor per term."""
+def noise_html(noise: Noise) -> str:
+    """The method page's section on measurement noise in this data (anchor ``noise``): s,
+    where it comes from, the confidence, and the repeat runs it was estimated from."""
+    rows = "".join(
+        f"<li>{markup(' and '.join(g.sources))}: {g.spread * 100:.1f}% apart</li>\n"
+        for g in noise.groups
+    )
+    runs = f"<p>Configurations measured more than once:</p>\n<ul>\n{rows}</ul>\n" if rows else ""
+    return (
+        '<h2 id="noise">Measurement noise and rank ranges</h2>\n'
+        f"<p>{markup(describe(noise))}</p>\n{runs}"
+    )
+
+
+def glossary_html(noise: Noise = UNKNOWN) -> str:
+    """The glossary as HTML: a definition list with an anchor per term, then what the
+    measurement noise of this data is (:func:`noise_html`)."""
     items = "".join(
         f'<div id="{markup(anchor)}"><dt>{markup(term)}</dt><dd>{markup(text)}</dd></div>\n'
         for anchor, term, text in TERMS
     )
     return (
         "<p>The terms the tables, charts and findings use. Column headers link here.</p>\n"
-        f'<dl class="glossary">\n{items}</dl>\n'
+        f'<dl class="glossary">\n{items}</dl>\n{noise_html(noise)}'
     )

@@ -26,6 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from jouleboard.config.schema import Percentile
 from jouleboard.measure import metrics
+from jouleboard.rank.noise import UNKNOWN, Noise, rank_ranges, rank_text
 
 
 class Rankable(Protocol):
@@ -58,6 +59,15 @@ class Rankable(Protocol):
 
 
 C = TypeVar("C", bound=Rankable)
+
+
+def runs_of(c: object) -> int:
+    """How many runs a configuration's figures are the geometric mean of (a record's
+    ``runs``; 1 for a kind whose records have none: loading/repeats.py folds repeats)."""
+    runs = getattr(c, "runs", 1)
+    return runs if isinstance(runs, int) and runs > 0 else 1
+
+
 Objective = Callable[[Any], float]
 
 
@@ -111,8 +121,26 @@ class Deadline:
 
 @dataclass(frozen=True, slots=True)
 class RankedRow(Generic[C]):
+    """A model's place: ``rank`` by point value; ``rank_best``..``rank_worst`` the places the
+    measurement noise allows (equal to ``rank`` when it is unknown); ``u`` the relative
+    standard uncertainty of its objective (None: unknown); ``value`` the objective."""
+
     rank: int
     config: C
+    rank_best: int = 0
+    rank_worst: int = 0
+    u: float | None = None
+    value: float = math.nan
+
+    @property
+    def shared(self) -> bool:
+        """The noise allows more than one place."""
+        return self.rank_best != self.rank_worst
+
+    @property
+    def places(self) -> str:
+        """``3`` or ``2–4``."""
+        return rank_text(self.rank_best or self.rank, self.rank_worst or self.rank)
 
 
 def sort_key(
@@ -173,8 +201,11 @@ def rank(
     energy_budget_joules_per_token: float | None = None,
     objective: Objective = energy_per_token,
     precisions: Collection[str] | None = None,
+    noise: Noise = UNKNOWN,
 ) -> list[RankedRow[C]]:
-    """One row per model: its energy-optimal configuration under ``deadline``, best first.
+    """One row per model: its energy-optimal configuration under ``deadline``, best first,
+    with the places ``noise`` allows it (rank/noise.py; ranges count every qualifying
+    model, also past ``top``).
 
     The browser's re-ranking (templates/assets/rank.js) implements the same rule; the
     shared cases in tests/ranking_cases.json keep the two in step."""
@@ -185,9 +216,15 @@ def rank(
     ]
     best = best_per_model(kept, deadline.percentile, objective)
     ordered = sorted(best.values(), key=lambda c: sort_key(c, deadline.percentile, objective))
-    if top is not None:
-        ordered = ordered[:top]
-    return [RankedRow(rank=i, config=c) for i, c in enumerate(ordered, start=1)]
+    values = [objective(c) for c in ordered]
+    us = [noise.u(runs_of(c)) for c in ordered]
+    rows = [
+        RankedRow(i, c, best, worst, u, v)
+        for i, (c, (best, worst), u, v) in enumerate(
+            zip(ordered, rank_ranges(values, us, noise), us, values, strict=True), start=1
+        )
+    ]
+    return rows if top is None else rows[:top]
 
 
 def emptied_by(

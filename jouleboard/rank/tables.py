@@ -11,7 +11,8 @@ from jouleboard.config.registry import Registry
 from jouleboard.core.urls import Urls
 from jouleboard.measure.formats import FORMATS, show
 from jouleboard.rank.glossary import COLUMN_TERMS
-from jouleboard.rank.ranking import RankedRow
+from jouleboard.rank.noise import UNKNOWN, Noise, table_note
+from jouleboard.rank.ranking import RankedRow, runs_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,10 @@ class Table:
     empty_text: str = "No configuration meets this deadline."
     ranked: str = ""  # the key of the column the rows are ranked by (marked in the header)
     glossary_url: str = ""  # where the headers' terms are defined (a link per header)
+    # Ranking tables: what their places mean (rank/noise.py table_note), and where the
+    # method page explains the noise.
+    rank_note: str = ""
+    rank_note_url: str = ""
 
     @property
     def cell_classes(self) -> tuple[str, ...]:
@@ -176,12 +181,14 @@ def ranking_table(
     registry: Registry,
     urls: Urls,
     ranked: str = "",
+    noise: Noise = UNKNOWN,
 ) -> Table:
-    """The leaderboard table: rank, model, then the kind's fields of the chosen
-    configuration; ``ranked``: the key of the column the order follows."""
+    """The leaderboard table: rank (the places the measurement noise allows, "2–4"), model,
+    then the kind's fields of the chosen configuration; ``ranked``: the key of the column
+    the order follows."""
     body = tuple(
         (
-            Cell(r.rank, show("int", r.rank)),
+            Cell(r.rank, r.places),
             model_cell(r.config.model_id, registry, urls),
             *(field_cell(f, r.config, v, urls) for f in fields),
         )
@@ -195,6 +202,8 @@ def ranking_table(
         body,
         ranked=ranked,
         glossary_url=urls.url(urls.glossary),
+        rank_note=table_note(noise),
+        rank_note_url=urls.url(urls.glossary) + "#noise",
     )
 
 
@@ -221,6 +230,36 @@ def configurations_table(
         tuple(body),
         glossary_url=urls.url(urls.glossary),
     )
+
+
+# Appended to every ranking download (CSV, JSON, `jouleboard rank`, the API) after the kind's
+# own columns, so readers of the older columns keep working; then ``<metric>_low`` and
+# ``<metric>_high`` for each of the kind's ``interval_columns``.
+NOISE_COLUMNS = ("runs", "relative_uncertainty", "rank_best", "rank_worst")
+
+
+def noise_columns(interval: Sequence[str]) -> tuple[str, ...]:
+    return (*NOISE_COLUMNS, *(f"{c}_{end}" for c in interval for end in ("low", "high")))
+
+
+def with_noise(
+    record: Mapping[str, Any], row: RankedRow[Any], noise: Noise, interval: Sequence[str]
+) -> dict[str, Any]:
+    """A ranking download row with the noise columns: how many runs, the relative standard
+    uncertainty of its energy (None: unknown), its places, and each interval metric's bounds
+    at the noise's confidence (equal to the value when the noise is unknown)."""
+    bounds: dict[str, Any] = {}
+    for key in interval:
+        low, high = noise.interval(record[key], row.u)
+        bounds[f"{key}_low"], bounds[f"{key}_high"] = low, high
+    return {
+        **record,
+        "runs": runs_of(row.config),
+        "relative_uncertainty": row.u,
+        "rank_best": row.rank_best,
+        "rank_worst": row.rank_worst,
+        **bounds,
+    }
 
 
 def num_cell(key: str, value: float | int) -> Cell:

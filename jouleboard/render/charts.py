@@ -142,15 +142,23 @@ def ranking_bar(value_title: str) -> Spec:
         ),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("places:N", title="Place"),
             alt.Tooltip("gpu:N", title="GPU"),
             alt.Tooltip("shown:N", title=value_title),
+            alt.Tooltip("interval:N", title="Within measurement noise"),
         ],
     )
-    # ``shown``: the figure as the tables print it (measure/formats.py), never re-rounded.
-    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(text="shown:N")
-    spec = _finish(alt.layer(bars, labels), PER_MODEL)
+    # The interval the measurement noise allows (low..high; a point when it is unknown).
+    whiskers = base.mark_errorbar(ticks={"size": 8}, color=AXIS_GREY, thickness=1.5).encode(
+        x=alt.X("low:Q", title=value_title), x2="high:Q"
+    )
+    # ``shown``: the figure as the tables print it (measure/formats.py), never re-rounded;
+    # past the interval's end, so the whisker never runs through it.
+    # ``label``: the figure, and the places where the noise lets the model share them.
+    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(x="high:Q", text="label:N")
+    spec = _finish(alt.layer(bars, whiskers, labels), PER_MODEL)
     # Room for the longest bar's figure, which a fitted (phone) chart does not count.
-    spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 44}
+    spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 84}
     return spec
 
 
@@ -236,6 +244,22 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
     return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
 
 
+def _energy_whiskers(alt: Any, which: str, latency_title: str, energy_title: str) -> Any:
+    """Vertical intervals (``low``..``high``) of energy on a log-log chart, for the points
+    ``which`` (a Vega expression) selects: the Pareto frontier, never empty where a chart
+    has a point."""
+    return (
+        alt.Chart(alt.NamedData("table"))
+        .transform_filter(which)
+        .mark_rule(strokeWidth=1.5)
+        .encode(
+            x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
+            y=alt.Y("low:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS),
+            y2="high:Q",
+        )
+    )
+
+
 @template
 def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
     """One model's configurations with its Pareto frontier drawn as a step line."""
@@ -270,7 +294,12 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
             alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
         ],
     )
-    return _finish(alt.layer(frontier, points, _deadline_rule(alt), _deadline_label(alt)), 300)
+    whiskers = _energy_whiskers(alt, "datum.frontier", latency_title, energy_title).encode(
+        color=alt.value(AXIS_GREY)
+    )
+    return _finish(
+        alt.layer(frontier, whiskers, points, _deadline_rule(alt), _deadline_label(alt)), 300
+    )
 
 
 @template
@@ -366,7 +395,14 @@ def compare_pareto(latency_title: str) -> Spec:
             alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
         ],
     )
-    return _finish(alt.layer(lines, points, _deadline_rule(alt), _deadline_label(alt)), 340)
+    # Each frontier point's interval (never an empty layer, which makes Vega warn: a model
+    # drawn has a frontier, while none of its points may meet the deadline).
+    whiskers = _energy_whiskers(
+        alt, "datum.frontier", latency_title, "Energy per token (J)"
+    ).encode(color=color)
+    return _finish(
+        alt.layer(lines, whiskers, points, _deadline_rule(alt), _deadline_label(alt)), 340
+    )
 
 
 @template

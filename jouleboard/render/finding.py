@@ -9,10 +9,12 @@ sentence rounds as the tables and charts do.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jouleboard.measure.formats import show
+from jouleboard.rank.noise import UNKNOWN, Noise, rank_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +24,15 @@ class Standing:
     model: str  # display name
     config: str  # "MXFP4, 1× B200"
     efficiency: float  # outputs per J, kJ or MJ (the task's unit); higher is better
+    # The places the measurement noise allows (rank/noise.py) and the relative uncertainty
+    # of its energy (None: unknown, the places are exact).
+    best: int = 0
+    worst: int = 0
+    u: float | None = None
+
+    @property
+    def tied(self) -> bool:
+        return self.best != self.worst
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,26 +61,68 @@ def ratio(a: float, b: float) -> str:
     return f"{show('fixed1', a / b)}×"
 
 
-def headline(where: str, ranking: Sequence[Standing], unit: str, rule: str, top_n: int) -> str:
+def ratio_with_interval(a: Standing, b: Standing, noise: Noise = UNKNOWN) -> str:
+    """``1.4× (1.2–1.6×)``: the ratio of two standings' efficiency and its interval at the
+    noise's confidence (u of a ratio: the two uncertainties in quadrature); ``1.4×`` when
+    the noise is unknown."""
+    if a.u is None or b.u is None or not noise.known:
+        return ratio(a.efficiency, b.efficiency)
+    low, high = noise.interval(a.efficiency / b.efficiency, math.hypot(a.u, b.u))
+    return f"{ratio(a.efficiency, b.efficiency)} ({show('fixed1', low)}–{show('fixed1', high)}×)"
+
+
+def names(models: Sequence[str], most: int = 3) -> str:
+    """``A``, ``A and B``, ``A, B and C``, ``A, B, C and 2 more``."""
+    shown = list(models[:most]) + ([f"{len(models) - most} more"] if len(models) > most else [])
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def headline(
+    where: str,
+    ranking: Sequence[Standing],
+    unit: str,
+    rule: str,
+    top_n: int,
+    noise: Noise = UNKNOWN,
+) -> str:
     """``On <task>, with <deadline>, <leader> (<config>) does the most work per joule:
-    <value> <unit>, <r>× <second> and <r>× <last of the top n>.``"""
+    <value> <unit>, <r>× (<low>–<high>×) <second> and ... <last of the top n>.`` A leader
+    the noise cannot separate from the next models is named with them as tied."""
     if not ranking:
         return f"On {where}, no configuration qualifies."
     lead = ranking[0]
-    text = (
-        f"On {where}, {lead.model} ({lead.config}) does the most work per joule: "
-        f"{show(rule, lead.efficiency)} {unit}"
-    )
-    others = [ranking[1]] if len(ranking) > 1 else []
+    value = f"{show(rule, lead.efficiency)} {unit}"
     last = ranking[min(top_n, len(ranking)) - 1]
+    if len(ranking) == 1:
+        return (
+            f"On {where}, {lead.model} ({lead.config}) does the most work per joule: {value}; "
+            "it is the only model that qualifies."
+        )
+    if lead.tied:
+        tied = [s for s in ranking[1:] if s.best == 1]
+        text = (
+            f"On {where}, {lead.model} ({lead.config}) does the most work per joule "
+            f"({value}), but {names([s.model for s in tied])} "
+            f"{'is' if len(tied) == 1 else 'are'} within measurement noise of it "
+            f"(places {rank_text(1, lead.worst)} shared)"
+        )
+        if last is lead or last in tied:
+            return f"{text}."
+        return (
+            f"{text}; it does {ratio_with_interval(lead, last, noise)} the work of {last.model} "
+            f"({ordinal(min(top_n, len(ranking)))})."
+        )
+    others = [ranking[1]]
     if len(ranking) > 2 and last is not ranking[1]:
         others.append(last)
-    if not others:
-        return f"{text}; it is the only model that qualifies."
+    beyond = ", beyond measurement noise" if lead.u is not None and noise.known else ""
     return (
-        text
-        + ", "
-        + " and ".join(f"{ratio(lead.efficiency, o.efficiency)} {o.model}" for o in others)
+        f"On {where}, {lead.model} ({lead.config}) does the most work per joule{beyond}: "
+        f"{value}, "
+        + " and ".join(
+            f"{ratio_with_interval(lead, o, noise)} {o.model} ({ordinal(i)})"
+            for o, i in zip(others, (2, min(top_n, len(ranking))), strict=False)
+        )
         + "."
     )
 
@@ -107,9 +160,11 @@ def leader_clause(
         return "no model qualifies"
     lead = ranking[0]
     value = f"{show(rule, lead.efficiency)} {unit}"
+    tied = [s.model for s in ranking[1:] if s.best == 1] if lead.tied else []
+    within = f", within measurement noise of {names(tied)}" if tied else ""
     if default and lead.model == default[0].model:
-        return f"{lead.model} still leads, with {value}"
-    return f"{lead.model} leads ({lead.config}), with {value}"
+        return f"{lead.model} still leads, with {value}{within}"
+    return f"{lead.model} leads ({lead.config}), with {value}{within}"
 
 
 def move_clause(
@@ -186,6 +241,7 @@ def finding(
     unit: str,
     rule: str,
     top_n: int,
+    noise: Noise = UNKNOWN,
 ) -> Finding:
     """A task's finding: the headline and the "what changes it" strip.
 
@@ -199,4 +255,4 @@ def finding(
     for group in (gpus, precisions):
         if len(group) > 1:
             changes.extend(leader_text(s, default, unit, rule) for s in group)
-    return Finding(headline(where, default, unit, rule, top_n), tuple(changes))
+    return Finding(headline(where, default, unit, rule, top_n, noise), tuple(changes))

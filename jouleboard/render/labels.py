@@ -36,6 +36,10 @@ class EnergyLabel:
     task: str
     data_date: str
     deadline: str
+    # The places the measurement noise allows it on the task ("1–4"; "" for none), and of
+    # how many ranked models.
+    places: str = ""
+    ranked: int = 0
 
 
 def band(value: float, best_value: float) -> str:
@@ -71,10 +75,17 @@ def label_svg(label: EnergyLabel) -> str:
         return markup(text if len(text) <= chars else text[: chars - 1].rstrip() + "…")
 
     model, task = markup(label.model[:38]), markup(label.task[:40])
+    # The place (range) on the task where ranked, else how it compares with the best.
+    standing = f"#{markup(label.places)}" if label.places else f"best {_figure(label.best_value)}"
+    where = (
+        f", place {markup(label.places)} of {label.ranked}, best {_figure(label.best_value)}"
+        if label.places
+        else ""
+    )
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
         f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
-        f'{_figure(label.value)} {markup(label.unit)}">'
+        f'{_figure(label.value)} {markup(label.unit)}{where}">'
         f"<title>{markup(label.model)}, {markup(label.task)}</title>"
         '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
         f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
@@ -84,7 +95,7 @@ def label_svg(label: EnergyLabel) -> str:
         f'<text x="8" y="20" font-size="13" font-weight="700">{_fit(label.model, 20)}</text>'
         f'<text x="8" y="36" font-size="11">{_fit(label.task, 26)}</text>'
         f'<text x="8" y="52" font-size="11">{_figure(label.value)} {markup(label.unit)} · '
-        f"best {_figure(label.best_value)}</text>"
+        f"{standing}</text>"
         f'<text x="8" y="91" font-size="9" fill="#5c6370">{markup(label.deadline)} · '
         f"{markup(label.data_date)}</text></g>{steps}</svg>\n"
     )

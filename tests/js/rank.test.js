@@ -24,7 +24,7 @@ function prepare(c) {
     deadlineMs: c.deadline_ms, percentile: c.percentile, gpus: c.gpus || null,
     precisions: c.precisions || null, energyBudget: c.energy_budget ?? null, top: c.top || null,
     order: CASES.orders[kind], objective: c.objective || "energy_per_token",
-    accuracy: c.accuracy || {},
+    accuracy: c.accuracy || {}, noise: c.noise || null,
   } };
 }
 
@@ -34,6 +34,8 @@ for (const c of CASES.cases) {
     const rows = R.rank(configs, options);
     assert.deepEqual(rows.map((r) => r.config.source), c.expected);
     assert.deepEqual(rows.map((r) => r.rank), c.expected.map((_, i) => i + 1));
+    const exact = c.expected.map((_, i) => [i + 1, i + 1]);
+    assert.deepEqual(rows.map((r) => [r.rankBest, r.rankWorst]), c.expected_ranges || exact);
   });
 }
 

@@ -157,13 +157,19 @@
     return floats.has(key) && Number.isInteger(value) ? value.toFixed(1) : String(value);
   }
 
+  // The places the noise allows a ranked row: "3" or "2–4" (RankedRow.places in Python).
+  function places(row) {
+    const best = row.rankBest ?? row.rank;
+    const worst = row.rankWorst ?? row.rank;
+    return best === worst ? String(best) : `${best}–${worst}`;
+  }
+
   // One leaderboard row from the task's column descriptors (TaskKind.ranking_fields).
   function rankingRow(row, data, percentile, columns = data.table, ranked = data.ranked_key) {
     const c = row.config;
     const floats = data.floatSet || (data.floatSet = new Set(data.floats || []));
     const tr = document.createElement("tr");
-    tr.append(cell(row.rank, String(row.rank), { numeric: true, key: "rank" }),
-      modelCell(c, data));
+    tr.append(cell(row.rank, places(row), { numeric: true, key: "rank" }), modelCell(c, data));
     for (const d of columns) {
       if (d.show === "gpu") {
         tr.append(cell(`${c.num_gpus}x ${c.gpu_model}`, `${c.num_gpus}× ${c.gpu_model}`,
@@ -566,7 +572,7 @@
       const options = {
         deadlineMs: state.deadline, percentile: state.pct, gpus: state.gpu,
         precisions: state.precision, energyBudget: state.budget === "" ? null : Number(state.budget),
-        order: data.order,
+        order: data.order, noise: data.noise,
       };
       const rows = R.rank(data.configs, options);
       const text = deadlineText(state.deadline, state.pct, data.latency);
@@ -617,10 +623,16 @@
       if (bar && rows.length) {
         const top = rows.slice(0, Number(d.top));
         S.embedChart(bar, (spec) => {
-          spec.datasets = { table: top.map((r) => ({
-            model: data.models[r.config.model_id].nickname, rank: r.rank,
-            value: r.config.efficiency, gpu: r.config.gpu_model,
-            shown: show(data.units.efficiency_show, r.config.efficiency) })) };
+          spec.datasets = { table: top.map((r) => {
+            const value = r.config.efficiency;
+            const [low, high] = R.interval(value, r.config.runs || 1, data.noise);
+            const fmt = (v) => show(data.units.efficiency_show, v);
+            const shared = (r.rankBest ?? r.rank) !== (r.rankWorst ?? r.rank);
+            return { model: data.models[r.config.model_id].nickname, rank: r.rank,
+              places: places(r), value, low, high, gpu: r.config.gpu_model, shown: fmt(value),
+              label: shared ? `${fmt(value)} (#${places(r)})` : fmt(value),
+              interval: data.noise ? `${fmt(low)}–${fmt(high)}` : "unknown" };
+          }) };
           spec.title = `${d.taskName}: top ${top.length} by ${data.units.efficiency_words} ` +
             `at ${text}`;
           const title = bar.querySelector(".chart-title");
@@ -736,7 +748,7 @@
       const table = out.querySelector("#compare-table");
       const best = R.rank(data.configs.filter((c) => chosen.includes(c.model_id)), {
         deadlineMs: state.deadline, percentile: state.pct, gpus: null, precisions: null,
-        energyBudget: null, order: data.order });
+        energyBudget: null, order: data.order, noise: data.noise });
       rankingHeader(table, data.table);
       fillBody(table, best.map((r) => rankingRow(r, data, state.pct)),
         chosen.length ? "None of these models meets the deadline." : "Pick two to six models.");
@@ -757,9 +769,10 @@
           const frontier = new Set(R.paretoFrontier(mine, state.pct, data.order)
             .map((c) => c.source));
           for (const c of mine) {
+            const [low, high] = R.interval(c.energy_per_output_joules, c.runs || 1, data.noise);
             points.push({ model: data.models[m].nickname, gpu: c.gpu_model,
               latency: chartLatency(c, state.pct, data), energy: c.energy_per_output_joules,
-              frontier: frontier.has(c.source), config: c.config,
+              low, high, frontier: frontier.has(c.source), config: c.config,
               chosen: best.some((r) => r.config.source === c.source) });
           }
         }
@@ -795,6 +808,16 @@
       list.replaceChildren(...boxes);
     }
 
+    // Whether two configurations' energy per output differ beyond the measurement noise.
+    function distinguishable(a, b, data) {
+      if (!data.noise) return "measurement noise unknown";
+      const e = data.order.energy;
+      const [low, high] = a[e] <= b[e] ? [a, b] : [b, a];
+      return R.surelyLower(low[e], low.runs || 1, high[e], high.runs || 1, data.noise)
+        ? "a real difference, beyond measurement noise"
+        : "within measurement noise: not distinguishable";
+    }
+
     function renderRatios(best, data, missing) {
       const ratios = out.querySelector(".ratios");
       const items = [];
@@ -808,7 +831,8 @@
             base.config.energy_per_output_joules;
           items.push(`${data.models[r.config.model_id].nickname} uses ${grouped(times, 1)}× the ` +
             `energy per response of ${data.models[base.config.model_id].nickname} at this ` +
-            `deadline (${grouped(perOutput, 1)}× per ${data.units.output}).`);
+            `deadline (${grouped(perOutput, 1)}× per ${data.units.output}; ` +
+            `${distinguishable(base.config, r.config, data)}).`);
         }
       }
       for (const m of missing) {

@@ -59,9 +59,43 @@
     return 0;
   }
 
-  // One row per model: its best configuration that meets the deadline and filters.
+  // The places measurement noise allows each of values (best first, lower is better), as
+  // rank/noise.py rank_ranges: with u = s / sqrt(runs), j is surely better than i when
+  // ln(E_i / E_j) > z sqrt(u_i^2 + u_j^2); best = 1 + #surely better, worst = N - #surely
+  // worse. noise: {s, z}, or null when unknown (the exact places).
+  function rankRanges(values, runs, noise) {
+    const n = values.length;
+    if (!noise) return values.map((_, i) => [i + 1, i + 1]);
+    return values.map((v, i) => {
+      let better = 0;
+      let worse = 0;
+      values.forEach((w, j) => {
+        if (j === i) return;
+        if (surelyLower(w, runs[j], v, runs[i], noise)) better += 1;
+        if (surelyLower(v, runs[i], w, runs[j], noise)) worse += 1;
+      });
+      return [1 + better, n - worse];
+    });
+  }
+
+  // [v exp(-z u), v exp(z u)] with u = s / sqrt(runs) (Noise.interval); [v, v] when unknown.
+  function interval(value, runs, noise) {
+    if (!noise) return [value, value];
+    const spread = Math.exp(noise.z * (noise.s / Math.sqrt(runs)));
+    return [value / spread, value * spread];
+  }
+
+  // a (measured runsA times) is lower than b beyond the noise (Noise.surely_lower).
+  function surelyLower(a, runsA, b, runsB, noise) {
+    const ua = noise.s / Math.sqrt(runsA);
+    const ub = noise.s / Math.sqrt(runsB);
+    return Math.log(b / a) > noise.z * Math.hypot(ua, ub);
+  }
+
+  // One row per model: its best configuration that meets the deadline and filters, with
+  // the places the noise allows it (rankBest..rankWorst, counted over every qualifying model).
   // options: {deadlineMs, percentile, gpus, precisions, energyBudget, top, order, objective,
-  // accuracy}; null = no filter.
+  // accuracy, noise}; null = no filter (noise null: unknown).
   function rank(configs, options) {
     const percentile = options.percentile || "p50";
     const ord = options.order || TOKEN_ORDER;
@@ -81,8 +115,11 @@
       if (!current || compareKeys(key, current.key) < 0) best.set(c.model_id, { c, key });
     }
     const rows = Array.from(best.values()).sort((a, b) => compareKeys(a.key, b.key));
-    const kept = options.top ? rows.slice(0, options.top) : rows;
-    return kept.map((entry, i) => ({ rank: i + 1, config: entry.c }));
+    const ranges = rankRanges(rows.map((entry) => entry.key[0]),
+      rows.map((entry) => entry.c.runs || 1), options.noise || null);
+    const ranked = rows.map((entry, i) => ({ rank: i + 1, config: entry.c,
+      rankBest: ranges[i][0], rankWorst: ranges[i][1] }));
+    return options.top ? ranked.slice(0, options.top) : ranked;
   }
 
   // A model's configurations that none of its others beats on energy and latency.
@@ -113,7 +150,7 @@
     });
   }
 
-  const api = { rank, paretoFrontier, footprint, records, latency, TOKEN_ORDER };
+  const api = { rank, rankRanges, surelyLower, interval, paretoFrontier, footprint, records, latency, TOKEN_ORDER };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.jouleboardRank = api;
 })(typeof self !== "undefined" ? self : this);

@@ -1,0 +1,104 @@
+"""Repeat runs of one configuration folded into one record (docs/metrics.md, "Repeat runs").
+
+Measurements of the same configuration that differ only in their repeat number are one
+configuration measured ``runs`` times: each measured figure (every float field of the record:
+energy, power, throughput, latencies) is the geometric mean of the runs' figures, which keeps
+ratios such as energy = power / throughput consistent. Settings and everything else come from
+the first run. The runs' energy per output feed the noise estimate (rank/noise.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+from jouleboard.rank.noise import RepeatGroup
+
+R = TypeVar("R")
+
+
+def _foldable(c: object) -> bool:
+    """Records with ``repeat``, ``runs`` and ``run_sources`` fields (the built-in kinds'); a
+    site kind's records without them stay one row per file."""
+    if not dataclasses.is_dataclass(c):
+        return False
+    names = {f.name for f in dataclasses.fields(c)}
+    return {"repeat", "runs", "run_sources"} <= names
+
+
+def configuration_key(c: Any) -> tuple[object, ...]:
+    """What a configuration is, whatever run measured it: its identity without the repeat."""
+    key: tuple[object, ...] = dataclasses.replace(c, repeat=0).identity
+    return key
+
+
+def geometric_mean(values: Sequence[float]) -> float:
+    """exp(mean(ln v)); the value itself when all runs agree (exp(ln v) may differ from v in
+    the last bit), the arithmetic mean where a value is not positive."""
+    if all(v == values[0] for v in values):
+        return values[0]
+    if min(values) <= 0:
+        return math.fsum(values) / len(values)
+    return math.exp(math.fsum(math.log(v) for v in values) / len(values))
+
+
+def _fold(runs: Sequence[Any]) -> Any:
+    first = runs[0]
+    means: dict[str, Any] = {}
+    names = [f.name for f in dataclasses.fields(first)]
+    for name in names:
+        values = [getattr(r, name) for r in runs]
+        if all(isinstance(v, float) for v in values) and len(set(values)) > 1:
+            means[name] = geometric_mean(values)
+        elif any(v is None for v in values) and any(isinstance(v, float) for v in values):
+            means[name] = None  # measured by some runs only (e.g. avg_batch_size)
+    # Histograms (``*_counts`` over bin edges every run shares): the runs' responses together.
+    same_edges = all(
+        len({getattr(r, n) for r in runs}) == 1
+        for n in names
+        if isinstance(getattr(first, n), tuple) and not n.endswith("_counts")
+    )
+    for name in (n for n in names if n.endswith("_counts")):
+        counts = [getattr(r, name) for r in runs]
+        if same_edges and all(isinstance(c, tuple) and len(c) == len(counts[0]) for c in counts):
+            means[name] = tuple(sum(column) for column in zip(*counts, strict=True))
+    return dataclasses.replace(
+        first, **means, runs=len(runs), run_sources=tuple(r.source for r in runs)
+    )
+
+
+def fold_repeats(configs: Iterable[R]) -> tuple[list[R], list[RepeatGroup]]:
+    """Configurations with their repeat runs folded (input order kept, each group at its first
+    run), and the groups of two or more runs."""
+    groups: dict[tuple[object, ...], list[Any]] = {}
+    order: list[tuple[object, ...] | int] = []
+    single: list[Any] = []
+    for c in configs:
+        if not _foldable(c):
+            order.append(len(single))
+            single.append(c)
+            continue
+        key = configuration_key(c)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(c)
+    folded: list[R] = []
+    repeats: list[RepeatGroup] = []
+    for entry in order:
+        if isinstance(entry, int):
+            folded.append(single[entry])
+            continue
+        runs = sorted(groups[entry], key=lambda c: (c.repeat, c.source))
+        if len(runs) == 1:
+            folded.append(runs[0])
+            continue
+        folded.append(_fold(runs))
+        repeats.append(
+            RepeatGroup(
+                tuple(r.source for r in runs), tuple(r.energy_per_output_joules for r in runs)
+            )
+        )
+    return folded, repeats

@@ -1,0 +1,166 @@
+"""Measurement noise: the pooled estimate, the fold of repeat runs and the rank-range rule,
+against hand-computed figures and properties (the shared cases in tests/ranking_cases.json
+run the rule through Python, Node and Chromium)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.loading.repeats import fold_repeats, geometric_mean
+from jouleboard.rank.noise import Noise, RepeatGroup, pooled_log_sd, rank_ranges, z_of
+from jouleboard.rank.ranking import Deadline, rank
+from tests.factories import config
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_z_is_the_two_sided_normal_quantile() -> None:
+    assert z_of(0.95) == pytest.approx(1.959964, abs=1e-6)
+    assert z_of(0.90) == pytest.approx(1.644854, abs=1e-6)
+    assert z_of(0.99) == pytest.approx(2.575829, abs=1e-6)
+
+
+def test_pooled_estimate_by_hand() -> None:
+    # One pair 1 and 4: logs 0 and ln 4, mean ln 2, (k-1) var = 2 (ln 2)^2 over 1 degree of
+    # freedom. Adding three equal runs adds 2 degrees of freedom and nothing to the squares.
+    assert pooled_log_sd([[1.0, 4.0]]) == pytest.approx(math.sqrt(2) * math.log(2))
+    assert pooled_log_sd([[1.0, 4.0], [3.0, 3.0, 3.0]]) == pytest.approx(
+        math.sqrt(2 * math.log(2) ** 2 / 3)
+    )
+    # Single runs carry no information about the noise.
+    assert pooled_log_sd([[1.0], [2.0]]) is None
+    assert pooled_log_sd([]) is None
+
+
+def test_pooled_estimate_of_the_bundled_repeats_by_hand() -> None:
+    # The three repeat pairs of the bundled data moved energy per token by 5.19%, 10.15% and
+    # 18.97% (docs/metrics.md): s^2 = (d1^2 + d2^2 + d3^2) / 6 with d = ln(1 + spread).
+    spreads = [0.05191361377276871, 0.10151310847398021, 0.18966971938918742]
+    hand = math.sqrt(sum(math.log1p(x) ** 2 for x in spreads) / 6)
+    assert hand == pytest.approx(0.08374, abs=1e-5)
+    groups = [RepeatGroup(("a", "b"), (1.0, 1.0 + x)) for x in spreads]
+    assert Noise.of(groups).per_run == pytest.approx(hand, rel=1e-12)
+
+
+def test_declared_noise_wins_over_the_estimate() -> None:
+    groups = [RepeatGroup(("a", "b"), (1.0, 2.0))]
+    noise = Noise.of(groups, relative=0.05, confidence=0.9, basis="vendor spec")
+    assert (noise.per_run, noise.confidence, noise.declared) == (0.05, 0.9, "vendor spec")
+    assert noise.u(4) == pytest.approx(0.025)
+    assert Noise.of([]).per_run is None
+
+
+def test_interval_by_hand() -> None:
+    noise = Noise(0.1)
+    low, high = noise.interval(10.0, 0.1)
+    assert low == pytest.approx(10 / math.exp(0.1959964), rel=1e-6)
+    assert high == pytest.approx(10 * math.exp(0.1959964), rel=1e-6)
+    assert Noise(None).interval(10.0, None) == (10.0, 10.0)
+
+
+def test_within_noise_of_a_change() -> None:
+    noise = Noise(0.1)  # threshold for two measurements: 1.96 x 0.1 x sqrt(2) = 0.2772
+    assert noise.within(1.0, math.exp(0.27), 0.1)
+    assert not noise.within(1.0, math.exp(0.28), 0.1)
+    assert not Noise(None).within(1.0, 1.0, None)
+
+
+def test_fold_takes_geometric_means_and_keeps_ratios() -> None:
+    a = config("org/a", ept=0.1, seqs=96)
+    b = dataclasses.replace(
+        config("org/a", ept=0.4, seqs=96, repeat=2),
+        avg_power_watts=800.0,
+        output_throughput_tokens_per_sec=2000.0,
+    )
+    other = config("org/b", ept=0.3)
+    folded, groups = fold_repeats([a, other, b])
+    assert [c.model_id for c in folded] == ["org/a", "org/b"]
+    one = folded[0]
+    assert one.runs == 2 and one.run_sources == (a.source, b.source)
+    assert one.energy_per_token_joules == pytest.approx(0.2)  # sqrt(0.1 x 0.4)
+    assert one.avg_power_watts == pytest.approx(math.sqrt(500 * 800))
+    assert one.output_throughput_tokens_per_sec == pytest.approx(math.sqrt(5000 * 2000))
+    # E = P / T holds for the means as for each run.
+    assert one.energy_per_token_joules == pytest.approx(
+        one.avg_power_watts / one.output_throughput_tokens_per_sec
+    )
+    assert one.median_itl_ms == a.median_itl_ms  # equal in both runs: kept exactly
+    assert groups == [RepeatGroup((a.source, b.source), (0.1, 0.4))]
+    assert folded[1] is other
+
+
+def test_fold_sums_histograms_over_shared_bins_only() -> None:
+    edges = (0.0, 100.0, 200.0)
+    a = dataclasses.replace(
+        config("org/a", ept=0.1), output_length_bin_edges_tokens=edges, output_length_counts=(1, 2)
+    )
+    b = dataclasses.replace(a, repeat=2, source="b.json", output_length_counts=(3, 4))
+    (one,), _ = fold_repeats([a, b])
+    assert one.output_length_counts == (4, 6)  # every response of both runs
+    other = dataclasses.replace(b, output_length_bin_edges_tokens=(0.0, 50.0, 200.0))
+    (one,), _ = fold_repeats([a, other])
+    assert one.output_length_counts == (1, 2)  # bins differ: the first run's histogram
+
+
+def test_geometric_mean_edges() -> None:
+    assert geometric_mean([0.1, 0.1, 0.1]) == 0.1
+    assert geometric_mean([2.0, 8.0]) == pytest.approx(4.0)
+    assert geometric_mean([0.0, 2.0]) == 1.0  # not positive: the arithmetic mean
+
+
+def test_bundled_repeats_fold_into_one_row_each(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(Path(__file__).parent.parent / "data", data)
+    dataset = load_dataset(data)
+    folded = [c for c in dataset.configurations if getattr(c, "runs", 1) > 1]
+    assert len(folded) == 3 and all(c.runs == 2 for c in folded)
+    assert all(c.run_sources[1].endswith("-r2.json") for c in folded)
+    assert len(dataset.configurations) == 1858 - 3
+    assert dataset.noise.per_run == pytest.approx(0.08374, abs=1e-5)
+    assert dataset.noise.declared is None
+
+
+# --- properties ------------------------------------------------------------------------
+
+energies = st.lists(st.floats(0.01, 10.0), min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(energies, st.floats(0.0, 0.5), st.floats(0.0, 0.5))
+def test_raising_s_never_narrows_a_range(values: list[float], s1: float, s2: float) -> None:
+    ordered = sorted(values)
+    low, high = sorted((s1, s2))
+    narrow = rank_ranges(ordered, [low] * len(ordered), Noise(low))
+    wide = rank_ranges(ordered, [high] * len(ordered), Noise(high))
+    for (b1, w1), (b2, w2) in zip(narrow, wide, strict=True):
+        assert b2 <= b1 and w2 >= w1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.01, 10.0), min_size=1, max_size=12, unique=True))
+def test_zero_noise_gives_exact_ranks_for_distinct_values(values: list[float]) -> None:
+    ordered = sorted(values)
+    assert rank_ranges(ordered, [0.0] * len(ordered), Noise(0.0)) == [
+        (i, i) for i in range(1, len(ordered) + 1)
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(energies, st.floats(0.0, 0.5))
+def test_every_range_holds_its_point_rank(values: list[float], s: float) -> None:
+    ordered = sorted(values)
+    for i, (best, worst) in enumerate(rank_ranges(ordered, [s] * len(ordered), Noise(s)), 1):
+        assert 1 <= best <= i <= worst <= len(ordered)
+
+
+def test_unknown_noise_keeps_exact_ranks() -> None:
+    rows = rank([config("org/a", ept=0.1), config("org/b", ept=0.1001)], Deadline(300))
+    assert [(r.rank_best, r.rank_worst, r.u) for r in rows] == [(1, 1, None), (2, 2, None)]
