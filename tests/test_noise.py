@@ -15,9 +15,24 @@ from hypothesis import strategies as st
 
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.loading.repeats import fold_repeats, geometric_mean
-from jouleboard.rank.noise import Noise, RepeatGroup, pooled_log_sd, rank_ranges, z_of
+from jouleboard.rank.glossary import glossary_html
+from jouleboard.rank.noise import (
+    Noise,
+    RepeatGroup,
+    pooled_log_sd,
+    rank_ranges,
+    table_note,
+    z_of,
+)
 from jouleboard.rank.ranking import Deadline, rank
 from tests.factories import config
+from tests.test_validation_rules import (
+    SITE_YAML,
+    make_data_dir,
+    only_problem,
+    valid_measurement,
+    write_measurement,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -164,3 +179,48 @@ def test_every_range_holds_its_point_rank(values: list[float], s: float) -> None
 def test_unknown_noise_keeps_exact_ranks() -> None:
     rows = rank([config("org/a", ept=0.1), config("org/b", ept=0.1001)], Deadline(300))
     assert [(r.rank_best, r.rank_worst, r.u) for r in rows] == [(1, 1, None), (2, 2, None)]
+
+
+# --- site.yaml `uncertainty` ----------------------------------------------------------
+
+
+def test_declared_uncertainty_in_site_yaml_is_used_and_shown(tmp_path: Path) -> None:
+    data = make_data_dir(
+        tmp_path,
+        site_yaml=SITE_YAML
+        + "uncertainty: {relative: 0.05, confidence: 0.9, basis: 'NVML counters, vendor note'}\n",
+    )
+    write_measurement(data, valid_measurement())
+    noise = load_dataset(data).noise
+    assert (noise.per_run, noise.confidence, noise.declared) == (
+        0.05,
+        0.9,
+        "NVML counters, vendor note",
+    )
+    html = glossary_html(noise)
+    assert "±5%" in html and "declared by the site (NVML counters, vendor note)" in html
+    assert "90% confidence (z = 1.64)" in html
+
+
+def test_uncertainty_basis_without_a_relative_value_is_located(tmp_path: Path) -> None:
+    data = make_data_dir(tmp_path, site_yaml=SITE_YAML + "uncertainty: {basis: 'a guess'}\n")
+    p = only_problem(data)
+    assert p.pointer == "/uncertainty/basis" and "set relative too" in p.message + p.hint
+
+
+@pytest.mark.parametrize("bad", ["relative: -0.1", "relative: 1.5", "confidence: 1.0"])
+def test_uncertainty_out_of_range_is_located(tmp_path: Path, bad: str) -> None:
+    data = make_data_dir(tmp_path, site_yaml=SITE_YAML + f"uncertainty: {{{bad}}}\n")
+    p = only_problem(data)
+    assert p.pointer == f"/uncertainty/{bad.split(':')[0]}"
+
+
+def test_no_repeats_and_nothing_declared_leaves_places_exact_and_says_so(
+    tmp_path: Path,
+) -> None:
+    data = make_data_dir(tmp_path)
+    write_measurement(data, valid_measurement())
+    noise = load_dataset(data).noise
+    assert noise.per_run is None and noise.browser() is None
+    assert table_note(noise) == "Measurement noise unknown: places are by point value."
+    assert "Measurement noise unknown" in glossary_html(noise)
