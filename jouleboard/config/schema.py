@@ -223,7 +223,8 @@ class NavLink(Strict):
 
 class Uncertainty(Strict):
     """site.yaml ``uncertainty``: how precise one run's energy per output is
-    (jouleboard/rank/noise.py; docs/metrics.md, "Measurement noise and rank ranges")."""
+    (jouleboard/rank/noise.py; docs/measurement-format.md, "Repeat runs and measurement
+    noise")."""
 
     relative: Annotated[float, Field(ge=0, le=1)] | None = Field(
         default=None,

@@ -1,4 +1,5 @@
-"""Repeat runs of one configuration folded into one record (docs/metrics.md, "Repeat runs").
+"""Repeat runs of one configuration folded into one record (docs/measurement-format.md,
+"Repeat runs and measurement noise").
 
 Measurements of the same configuration that differ only in their repeat number are one
 configuration measured ``runs`` times: each measured figure (every float field of the record:
