@@ -43,6 +43,7 @@ SLOW_MODULES = frozenset(
         "test_cli_and_import",
         "test_concurrent_builds",
         "test_content_files",
+        "test_own_pages",
         "test_diffusion",
         "test_embed",
         "test_export",

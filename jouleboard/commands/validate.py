@@ -33,6 +33,7 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jouleboard.engine.build import checked_pages, find_project
     from jouleboard.importers.mlenergy_runs import is_run_tree
     from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.diff import Side
@@ -62,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
                 )
             # Each older release's ref must give its data/ (what build publishes from it).
             load_releases(dataset, data, read=lambda _folder: Side(None))
+            # The site's own pages (content/<name>.md) and the nav targets naming them.
+            checked_pages(dataset, data, find_project(data))
         except ValidationFailed as e:
             problems.extend(e.problems)
     if problems:

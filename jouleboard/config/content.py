@@ -1,4 +1,5 @@
-"""The site folder's prose (content/about.md), read as carefully as the data.
+"""The site folder's prose (content/about.md and pages of its own, content/<name>.md), read
+as carefully as the data.
 
 A symbolic link could publish any file the builder can read (a link to /etc/passwd did,
 issue 14), so content files must be regular files reached without following links; they
@@ -8,13 +9,19 @@ problem, so the build stops with a clear line and writes nothing.
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from jouleboard.config.schema import NAV_PAGES, NavLink
 from jouleboard.core.markdown_limits import ABOUT_MAX_BYTES, markdown_problems
-from jouleboard.core.problems import Problem, ValidationFailed
+from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.resources import content_dir
+from jouleboard.core.urls import PAGE_NAME_PATTERN, RESERVED_PAGE_NAMES
 
 
 def about_markdown(project: Path) -> str | None:
@@ -120,3 +127,98 @@ def read_content(path: Path, max_bytes: int = ABOUT_MAX_BYTES) -> tuple[str, lis
             )
         ]
     return text, markdown_problems(text, shown, "")
+
+
+@dataclass(frozen=True)
+class OwnPage:
+    """A page of the site's own: content/<name>.md of the site folder, published at
+    ``<name>/``, titled by its first ``# `` heading."""
+
+    name: str
+    title: str
+    markdown: str  # the text after the title line
+
+
+def own_pages(project: Path) -> tuple[OwnPage, ...]:
+    """Every content/*.md of the site folder but about.md, as pages (sorted by name).
+
+    Raises :class:`ValidationFailed` listing every file that cannot be published: a name
+    that is not a page name or is one the site uses itself, no title, and what
+    :func:`read_content` refuses (links, size, UTF-8, markdown limits)."""
+    folder = project / "content"
+    if not folder.is_dir() or folder.is_symlink():
+        return ()
+    pages, problems = [], []
+    for path in sorted(folder.glob("*.md")):
+        name = path.name.removesuffix(".md")
+        if name == "about" or name.startswith("."):
+            continue
+        shown = shown_path(path)
+        if not re.match(PAGE_NAME_PATTERN, name):
+            problems.append(
+                Problem(
+                    shown,
+                    "",
+                    "content.bad-name",
+                    f"{path.name!r} cannot name a page: it becomes the page's address",
+                    "name it with lowercase letters, digits and hyphens, starting with a "
+                    "letter, up to 40 characters (team.md, how-we-measure.md)",
+                )
+            )
+            continue
+        if name in RESERVED_PAGE_NAMES:
+            problems.append(
+                Problem(
+                    shown,
+                    "",
+                    "content.reserved-name",
+                    f"{name!r} is a part of the site jouleboard makes itself",
+                    "choose another file name (the page's address is /<name>/)",
+                )
+            )
+            continue
+        text, read_problems = read_content(path)
+        if read_problems:
+            problems.extend(read_problems)
+            continue
+        first, _, rest = text.lstrip("\ufeff").partition("\n")
+        title = first[2:].strip() if first.startswith("# ") else ""
+        if not title:
+            problems.append(
+                Problem(
+                    shown,
+                    "",
+                    "content.no-title",
+                    "the first line is not a '# ' heading, the page's title",
+                    "start the file with a line such as '# Our team'",
+                )
+            )
+            continue
+        pages.append(OwnPage(name, title, rest))
+    if problems:
+        raise ValidationFailed(problems)
+    return tuple(pages)
+
+
+def nav_problems(nav: Sequence[NavLink], pages: Sequence[OwnPage], site_yaml: str) -> list[Problem]:
+    """site.yaml ``nav`` targets that name no page: neither a built-in page, nor an https
+    URL, nor a page of the site's own."""
+    known = sorted({*NAV_PAGES, *(p.name for p in pages)})
+    problems = []
+    for i, item in enumerate(nav):
+        if item.target in known or item.target.startswith("https://"):
+            continue
+        close = difflib.get_close_matches(item.target, known, n=1)
+        problems.append(
+            Problem(
+                site_yaml,
+                f"/nav/{i}/target",
+                "registry.unknown-nav-target",
+                f"no page named {item.target!r}: not a built-in page and no "
+                f"content/{item.target}.md",
+                (f"did you mean {close[0]!r}? " if close else "")
+                + f"a target is one of {', '.join(known)}, or an https:// URL; a page of "
+                "your own is a content/<name>.md file",
+            )
+        )
+    return problems

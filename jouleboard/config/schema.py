@@ -216,8 +216,9 @@ class NavLink(Strict):
 
     label: Annotated[str, Field(min_length=1, max_length=60)]
     target: str = Field(
-        pattern=rf"^({'|'.join(NAV_PAGES)}|https://[^\s\"'<>]{{1,500}})$",
-        description="A built-in page (" + ", ".join(NAV_PAGES) + ") or an https:// URL.",
+        pattern=rf"^({'|'.join(NAV_PAGES)}|[a-z][a-z0-9-]{{0,39}}|https://[^\s\"'<>]{{1,500}})$",
+        description="A built-in page (" + ", ".join(NAV_PAGES) + "), the name of a page of "
+        "the site's own (content/<name>.md), or an https:// URL.",
     )
 
 

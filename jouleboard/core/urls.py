@@ -71,6 +71,11 @@ class Urls:
     sitemap = "sitemap.xml"
 
     @staticmethod
+    def page(name: str) -> str:
+        """A page of the site's own (content/<name>.md): ``<name>/index.html``."""
+        return f"{name}/index.html"
+
+    @staticmethod
     def task(task: str) -> str:
         return f"tasks/{task_slug(task)}/index.html"
 
@@ -130,6 +135,35 @@ class Urls:
     def chart_template(kind: str) -> str:
         """A chart kind's Vega-Lite spec with empty data, for pages that bind data in JS."""
         return f"charts/templates/{kind}.vl.json"
+
+
+# Names a page of the site's own (content/<name>.md) may have, and the ones it may not: the
+# site's own top-level folders and pages, and the navigation's built-in targets.
+PAGE_NAME_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
+RESERVED_PAGE_NAMES = frozenset(
+    {
+        "about",
+        "assets",
+        "changelog",
+        "charts",
+        "compare",
+        "data",
+        "downloads",
+        "embed",
+        "explore",
+        "feed",
+        "glossary",
+        "gpus",
+        "index",
+        "labels",
+        "leaderboard",
+        "models",
+        "robots",
+        "sitemap",
+        "static",
+        "tasks",
+    }
+)
 
 
 def chart_id(kind: str, *parts: str) -> str:

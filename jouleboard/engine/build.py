@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jouleboard.config.content import about_markdown, logo_file
+from jouleboard.config.content import OwnPage, about_markdown, logo_file, nav_problems, own_pages
 from jouleboard.config.schema import SiteSettings
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
@@ -197,6 +197,7 @@ class Sources:
     themes: tuple[Path, ...]  # template folders, first match wins
     logo: bytes  # site.yaml's logo file ("" without one)
     releases: tuple[ReleaseData, ...]
+    pages: tuple[OwnPage, ...] = ()  # the site's own pages: content/<name>.md
 
 
 def load_sources(
@@ -211,11 +212,22 @@ def load_sources(
     signature); raise ValidationFailed on invalid data, or on any warning when ``strict``."""
     data = load(data_dir, runs=runs, require_prometheus=require_prometheus)
     about = about_markdown(project)  # a link, folder or bad text: a problem, early
-    sources = with_theme(Sources(data, about, (), b"", ()), data_dir, project)
+    pages = checked_pages(data, data_dir, project)
+    sources = with_theme(Sources(data, about, (), b"", (), pages), data_dir, project)
     if strict and data.warnings:
         raise ValidationFailed(list(data.warnings))
     releases = tuple(load_releases(data, data_dir)) if data.registry.releases else ()
     return dataclasses.replace(sources, releases=releases)
+
+
+def checked_pages(data: Dataset, data_dir: Path, project: Path) -> tuple[OwnPage, ...]:
+    """The site's own pages, and site.yaml's nav checked against them (a target naming no
+    page is a located problem)."""
+    pages = own_pages(project)
+    site_yaml = shown_path(data_dir / "site.yaml")
+    if problems := nav_problems(data.registry.site.nav, pages, site_yaml):
+        raise ValidationFailed(problems)
+    return pages
 
 
 def with_theme(sources: Sources, data_dir: Path, project: Path) -> Sources:
@@ -234,7 +246,7 @@ def site_urls(settings: SiteSettings, base_url: str | None, site_url: str | None
 
 
 def plan_of(sources: Sources, urls: Urls) -> Plan:
-    return plan_site(sources.data, urls, sources.releases, sources.about)
+    return plan_site(sources.data, urls, sources.releases, sources.about, sources.pages)
 
 
 def asset_files(

@@ -27,6 +27,7 @@ from jouleboard.engine.build import (
     Sources,
     StageTimer,
     asset_files,
+    checked_pages,
     load_sources,
     plan_of,
     site_context,
@@ -243,8 +244,12 @@ class LiveSite:
             self.measurements.forget_unseen()  # files deleted or renamed since the last load
             return sources
         sources = self.built.draft.sources
-        if changes.content:  # content/ holds about.md, nothing else a build reads
-            sources = dataclasses.replace(sources, about=about_markdown(self.project))
+        if changes.content:  # content/: about.md and the site's own pages
+            sources = dataclasses.replace(
+                sources,
+                about=about_markdown(self.project),
+                pages=checked_pages(sources.data, self.data_dir, self.project),
+            )
         if changes.templates:  # the logo is a template asset
             sources = with_theme(sources, self.data_dir, self.project)
         return sources

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Annotated, Any
 
+from jouleboard.config.content import OwnPage
 from jouleboard.core.escape import markup
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.urls import Urls
@@ -202,7 +203,11 @@ def release_part(releases: Sequence[ReleaseData], urls: Urls, title: str) -> Par
 
 
 def plan_site(
-    data: Dataset, urls: Urls, releases: Sequence[ReleaseData] = (), about_md: str | None = None
+    data: Dataset,
+    urls: Urls,
+    releases: Sequence[ReleaseData] = (),
+    about_md: str | None = None,
+    own: Sequence[OwnPage] = (),
 ) -> Plan:
     """Every output of the site as values (pure: the caller has read every input)."""
     site = site_view(data, urls)
@@ -239,7 +244,19 @@ def plan_site(
     )
     if about_md is not None:
         part += Part(pages=(about_page(urls, about_md),))
+    part += Part(pages=tuple(own_page(urls, page) for page in own))
     return finish(part, urls)
+
+
+def own_page(urls: Urls, page: OwnPage) -> Page:
+    """A page of the site's own (content/<name>.md), rendered as about.md is."""
+    return Page(
+        urls.page(page.name),
+        "prose.html",
+        page.title,
+        page.title,
+        ProseBody(render_markdown(page.markdown)),
+    )
 
 
 def about_page(urls: Urls, about_md: str) -> Page:

@@ -273,8 +273,9 @@ def template_problem(error: jinja2.TemplateError) -> Problem:
 
 
 def navigation(nav: Sequence[NavLink], urls: Urls, has_changelog: bool) -> tuple[Link, ...]:
-    """site.yaml's ``nav`` (default: every built-in page) as links; the changelog only
-    exists with releases, so a link to it is dropped without them."""
+    """site.yaml's ``nav`` (default: every built-in page) as links: a built-in page, a page
+    of the site's own by name, or an https URL; the changelog only exists with releases, so
+    a link to it is dropped without them."""
     pages = {
         "leaderboard": urls.home,
         "models": urls.models_index,
@@ -284,8 +285,16 @@ def navigation(nav: Sequence[NavLink], urls: Urls, has_changelog: bool) -> tuple
         "changelog": urls.changelog,
         "about": urls.about,
     }
+
+    def href(target: str) -> str:
+        if target in pages:
+            return urls.url(pages[target])
+        if target.startswith("https://"):
+            return target
+        return urls.url(urls.page(target))  # a page of the site's own (content/<name>.md)
+
     return tuple(
-        Link(item.label, urls.url(pages[item.target]) if item.target in pages else item.target)
+        Link(item.label, href(item.target))
         for item in (nav or _DEFAULT_NAV)
         if item.target != "changelog" or has_changelog
     )
