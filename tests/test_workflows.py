@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -146,3 +148,126 @@ def test_ci_and_workflows_install_from_the_lock_file() -> None:
     ]
     assert pins and all("==" in line for line in pins)
     assert any(line.startswith("vl-convert-python==") for line in pins)
+
+
+RELEASE = WORKFLOWS / "release.yml"
+BUILD_FRONTEND = re.compile(r"python -m build(?=\s|$)")
+
+
+def _builds_outside_the_checkout(step: dict) -> bool:
+    """`python -m build` at the checkout root imports the project's build.py (the site build)
+    instead of the build frontend: the step must leave the checkout before it runs."""
+    run = step.get("run", "")
+    match = BUILD_FRONTEND.search(run)
+    if match is None:
+        return True
+    workdir = str(step.get("working-directory", ""))
+    if workdir and workdir.rstrip("/") not in {".", "${{ github.workspace }}", "$GITHUB_WORKSPACE"}:
+        return True
+    before = run[: match.start()]
+    return 'cd "$RUNNER_TEMP"' in before
+
+
+def test_release_runs_only_on_version_tags() -> None:
+    release = load(RELEASE)
+    assert release["on"] == {"push": {"tags": ["v*"]}}
+    assert release["concurrency"]["cancel-in-progress"] is False
+
+
+def test_release_only_the_publish_job_may_mint_an_oidc_token() -> None:
+    release = load(RELEASE)
+    assert release["permissions"] == {"contents": "read"}
+    jobs = release["jobs"]
+    assert set(jobs) == {"build", "publish"}
+    publish = jobs["publish"]
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["environment"] == {"name": "release"}
+    assert publish["needs"] == "build"
+    for name, job in jobs.items():
+        assert "permissions" in job, name  # each job states what it may do
+        writes = {scope for scope, level in job["permissions"].items() if level == "write"}
+        assert writes == ({"id-token"} if name == "publish" else set()), name
+        if name != "publish":
+            assert "environment" not in job, name
+        assert job["timeout-minutes"] > 0, name
+
+
+def test_release_builds_outside_the_checkout() -> None:
+    steps = load(RELEASE)["jobs"]["build"]["steps"]
+    builds = [s for s in steps if BUILD_FRONTEND.search(s.get("run", ""))]
+    assert len(builds) == 1
+    build = builds[0]
+    assert _builds_outside_the_checkout(build)
+    assert '--sdist --wheel --outdir "$GITHUB_WORKSPACE/dist" "$GITHUB_WORKSPACE"' in build["run"]
+    assert build["env"]["PIP_CONSTRAINT"] == "${{ github.workspace }}/constraints.txt"
+    install = next(s for s in steps if "pip install build" in s.get("run", ""))
+    assert re.search(r"pip install build==\d+(\.\d+)+\b", install["run"]), install["run"]
+    assert steps.index(install) < steps.index(build)
+    checkout = next(s for s in steps if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"]["persist-credentials"] is False
+    # The check itself: the same command run from the checkout root is refused.
+    at_root = {"run": build["run"].replace('cd "$RUNNER_TEMP"\n', "")}
+    assert not _builds_outside_the_checkout(at_root)
+    in_workspace = {**at_root, "working-directory": "${{ github.workspace }}"}
+    assert not _builds_outside_the_checkout(in_workspace)
+    assert _builds_outside_the_checkout({**at_root, "working-directory": "${{ runner.temp }}"})
+
+
+def test_release_publishes_with_trusted_publishing_and_no_token() -> None:
+    release = load(RELEASE)
+    text = RELEASE.read_text()
+    for forbidden in ("secrets.", "github.token", "GITHUB_TOKEN", "password:", "api-token"):
+        assert forbidden not in text, forbidden
+    assert "env" not in release
+    publish = release["jobs"]["publish"]
+    assert "env" not in publish
+    steps = publish["steps"]
+    uses = [str(s.get("uses", "")).split("@", 1)[0] for s in steps]
+    assert uses == ["actions/download-artifact", "pypa/gh-action-pypi-publish"]
+    step = steps[1]
+    assert "env" not in step
+    assert set(step.get("with", {})) <= {"packages-dir", "print-hash", "verbose"}
+    # The artifact the build job uploads is the one the publish job downloads, into dist/.
+    upload = next(
+        s
+        for s in release["jobs"]["build"]["steps"]
+        if str(s.get("uses", "")).startswith("actions/upload-artifact@")
+    )
+    assert upload["with"]["name"] == steps[0]["with"]["name"]
+    assert upload["with"]["path"] == steps[0]["with"]["path"] == step["with"]["packages-dir"]
+
+
+@pytest.mark.parametrize(("tag", "ok"), [("v{version}", True), ("v{version}.1", False)])
+def test_release_refuses_a_tag_other_than_the_package_version(
+    tmp_path: Path, tag: str, ok: bool
+) -> None:
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    from jouleboard import __version__
+
+    steps = load(RELEASE)["jobs"]["build"]["steps"]
+    check = next(s for s in steps if "TAG" in s.get("env", {}))
+    assert check["env"]["TAG"] == "${{ github.ref_name }}"
+    workspace = tmp_path / "workspace"
+    (workspace / "dist").mkdir(parents=True)
+    (workspace / "dist" / f"jouleboard-{__version__}-py3-none-any.whl").write_bytes(b"")
+    (workspace / "dist" / f"jouleboard-{__version__}.tar.gz").write_bytes(b"")
+    (tmp_path / "temp").mkdir()
+    env = {
+        "PATH": os.environ["PATH"],
+        "GITHUB_WORKSPACE": str(workspace),
+        "RUNNER_TEMP": str(tmp_path / "temp"),
+        "TAG": tag.format(version=__version__),
+    }
+    # As GitHub runs a `run:` step with the default bash shell.
+    result = subprocess.run(
+        [bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", check["run"]],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert (result.returncode == 0) is ok, result.stdout + result.stderr
+    if not ok:
+        assert "does not match the package version" in result.stdout
