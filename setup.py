@@ -1,5 +1,5 @@
-"""Build hook: the wheel carries the repository's top-level templates/, content/ and schema/
-in jouleboard/_resources/, and the bundled ML.ENERGY v3 example as one archive.
+"""Build hook: the wheel carries the repository's top-level templates/, content/, schema/
+and docs/ in jouleboard/_resources/, and the bundled ML.ENERGY v3 example as one archive.
 
 The repository keeps its layout (templates/, data/, content/ at the top); jouleboard finds
 these files with importlib.resources when installed from a wheel and reads the checkout
@@ -21,7 +21,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-COPIED = ("templates", "content", "schema")
+COPIED = ("templates", "content", "schema", "docs")
 
 
 def _resources_module():  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from typing import NoReturn
 from jouleboard.commands import (
     build,
     diff,
+    docs,
     import_mlenergy,
     import_runs,
     init,
@@ -37,6 +38,7 @@ COMMANDS: dict[str, ModuleType] = {
     "rank": rank,
     "serve": serve,
     "schema": schema,
+    "docs": docs,
     "import-mlenergy": import_mlenergy,
     "import-runs": import_runs,
 }

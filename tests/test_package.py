@@ -90,6 +90,8 @@ def test_wheel_carries_templates_content_schema_example_and_licenses(wheel: Path
             assert f"jouleboard/_resources/{template.relative_to(REPO).as_posix()}" in names
     assert "jouleboard/_resources/content/about.md" in names
     assert "jouleboard/_resources/schema/measurement.schema.json" in names
+    for doc in (REPO / "docs").glob("*.md"):  # `jouleboard docs` prints them from the wheel
+        assert f"jouleboard/_resources/docs/{doc.name}" in names
     assert "jouleboard/_resources/examples/mlenergy-v3.tar.gz" in names
     assert "jouleboard/skeleton/github/workflows/deploy.yml" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
@@ -137,6 +139,8 @@ def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
     assert (site / "site" / "tasks" / "chat" / "index.html").is_file()
     assert "Example LLM 8B" in (site / "site" / "tasks" / "chat" / "index.html").read_text()
     assert run([cli, "validate"], cwd=site).stdout.startswith("ok: 1 configuration valid")
+    # The documentation a hint cites is there for a wheel user, outside any checkout.
+    assert run([cli, "docs", "howto", "Add a GPU"], cwd=site).stdout.startswith("## Add a GPU")
     ranked = run([cli, "rank", "--task", "chat", "--format", "csv"], cwd=site).stdout
     assert ranked.splitlines()[1].startswith("1,example-org/example-llm-8b,")
 

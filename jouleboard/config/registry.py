@@ -87,7 +87,7 @@ def _load_table(
                 "",
                 "schema.wrong-type",
                 f"expected a mapping of {kind} id to its facts",
-                "see docs/measurement-format.md#registries",
+                "see `jouleboard docs measurement-format Registries`",
             )
         ]
     table: dict[str, M] = {}

@@ -155,7 +155,7 @@ def _walk(value: Any, path: tuple[object, ...], depth: int) -> Iterator[JsonIssu
             pointer(*path),
             "json.too-deep",
             f"nesting deeper than {MAX_DEPTH}",
-            "measurement files are shallow objects; see docs/measurement-format.md",
+            "measurement files are shallow objects: `jouleboard docs measurement-format`",
         )
         return
     if isinstance(value, _Bad):

@@ -32,7 +32,7 @@ def checkout_root() -> Path:
 
 
 def resource_root() -> Path:
-    """The folder holding templates/, content/ and schema/ of this installation."""
+    """The folder holding templates/, content/, schema/ and docs/ of this installation."""
     return packaged_root() or checkout_root()
 
 
@@ -42,6 +42,11 @@ def templates_dir() -> Path:
 
 def content_dir() -> Path:
     return resource_root() / "content"
+
+
+def docs_dir() -> Path:
+    """The documentation (docs/*.md) of this installation: `jouleboard docs` prints it."""
+    return resource_root() / "docs"
 
 
 def example_source(name: str) -> Path:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from jouleboard.core.problems import Problem, pointer
 
-FORMAT_DOC = "docs/measurement-format.md"
+FORMAT_DOC = "`jouleboard docs measurement-format`"
 
 _RULES = {
     "missing": "schema.missing-field",
@@ -79,7 +79,7 @@ def problems_from(
         rule = _RULES.get(
             kind, "schema.wrong-type" if kind.endswith(("_type", "_parsing")) else "schema.invalid"
         )
-        hint = f"see {FORMAT_DOC}"
+        hint = f"the fields and their rules: {FORMAT_DOC}"
         message = e["msg"]
         if kind == "extra_forbidden":
             allowed = _fields_at(model, loc)

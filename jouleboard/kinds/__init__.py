@@ -88,7 +88,7 @@ def parse_measurement(value: Any, shown: str) -> tuple[tuple[TaskKind, Any] | No
                 "",
                 "schema.wrong-type",
                 "a measurement file holds one JSON object",
-                "see docs/measurement-format.md",
+                "the fields of a measurement file: `jouleboard docs measurement-format`",
             )
         ]
     name = value.get("kind")

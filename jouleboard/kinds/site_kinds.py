@@ -37,7 +37,7 @@ from jouleboard.core.text_rules import printable
 from jouleboard.core.yamlio import read_yaml
 from jouleboard.kinds.base import TaskKind
 
-HINT = 'see docs/architecture.md, "Adding a kind of task"'
+HINT = 'see `jouleboard docs architecture "Adding a kind of task"`'
 ALLOW_ENVIRONMENT = "JOULEBOARD_ALLOW_KIND_CODE"
 OPT_IN = f"--allow-kind-code or {ALLOW_ENVIRONMENT}=1"
 SOURCE_CAP = 1024 * 1024  # a kind module is a few hundred lines (the test example: 7 KB)
