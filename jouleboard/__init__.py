@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it)
-__all__ = ["Leaderboard", "Ranking", "__version__", "load", "rank_task"]
+__all__ = ["Configurations", "Leaderboard", "Ranking", "__version__", "load", "rank_task"]
 
 if TYPE_CHECKING:
-    from jouleboard.api import Leaderboard, Ranking, load, rank_task
+    from jouleboard.api import Configurations, Leaderboard, Ranking, load, rank_task
 
 
 def __getattr__(name: str) -> Any:
-    if name in {"Leaderboard", "Ranking", "load", "rank_task"}:
+    if name in {"Configurations", "Leaderboard", "Ranking", "load", "rank_task"}:
         from jouleboard import api
 
         return getattr(api, name)

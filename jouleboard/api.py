@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import errno
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jouleboard.loading.dataset import Dataset, data_folder_missing, load_dataset
+from jouleboard.rank.ranking import runs_of
 
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
@@ -30,29 +31,28 @@ if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     from jouleboard.rank.ranking import Deadline
 
 
-@dataclass(frozen=True)
-class Ranking:
-    """One task's ranking: a row per model (its best configuration), best first."""
+# How an argument is named where an error mentions it: the Python API's keyword names; the
+# command line passes its option names (commands/rank.py), so each caller reads its own terms.
+API_NAMES = {
+    "deadline_ms": "deadline_ms",
+    "top": "top",
+    "energy_budget": "energy_budget",
+    "gpus": "gpus",
+    "by": "by",
+    "percentile": "percentile",
+}
 
-    task: str
-    deadline_ms: float  # on the latency the task's kind ranks by (jouleboard/kinds/)
-    percentile: str
+
+class _Rows:
+    """Rows of one kind of record: ``columns`` and ``records`` (full precision, units in the
+    column names), as plain dicts, a pandas DataFrame or a notebook's HTML table."""
+
     columns: tuple[str, ...]
-    records: list[dict[str, Any]] = field(default_factory=list)
-    unranked: tuple[str, ...] = ()  # models left out for lack of a published accuracy
-    why_empty: str | None = None  # when no model qualifies: which condition left none
-    places_note: str = ""  # what the places mean: shared within measurement noise, or exact
+    records: list[dict[str, Any]]
 
     def to_records(self) -> list[dict[str, Any]]:
         """The rows as plain dicts (copies), full precision, keys in ``columns`` order."""
         return [dict(r) for r in self.records]
-
-    def __repr__(self) -> str:
-        rows = f"{len(self.records)} model{'s' * (len(self.records) != 1)}"
-        return (
-            f"Ranking(task={self.task!r}, deadline_ms={self.deadline_ms:g}, "
-            f"percentile={self.percentile!r}, {rows})"
-        )
 
     def _repr_html_(self, rows: int = 10) -> str:
         """The first ``rows`` rows as an HTML table (notebooks show it), every value
@@ -77,9 +77,45 @@ class Ranking:
             import pandas
         except ImportError as e:
             raise ImportError(
-                "Ranking.to_dataframe needs pandas: pip install 'jouleboard[pandas]'"
+                f"{type(self).__name__}.to_dataframe needs pandas: pip install 'jouleboard[pandas]'"
             ) from e
         return pandas.DataFrame(self.records, columns=list(self.columns))
+
+
+@dataclass(frozen=True, repr=False)
+class Ranking(_Rows):
+    """One task's ranking: a row per model (its best configuration), best first."""
+
+    task: str
+    deadline_ms: float  # on the latency the task's kind ranks by (jouleboard/kinds/)
+    percentile: str
+    columns: tuple[str, ...]
+    records: list[dict[str, Any]] = field(default_factory=list)
+    unranked: tuple[str, ...] = ()  # models left out for lack of a published accuracy
+    why_empty: str | None = None  # when no model qualifies: which condition left none
+    places_note: str = ""  # what the places mean: shared within measurement noise, or exact
+
+    def __repr__(self) -> str:
+        rows = f"{len(self.records)} model{'s' * (len(self.records) != 1)}"
+        return (
+            f"Ranking(task={self.task!r}, deadline_ms={self.deadline_ms:g}, "
+            f"percentile={self.percentile!r}, {rows})"
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class Configurations(_Rows):
+    """Every configuration of one kind of task (token or diffusion), one row each, in the
+    columns of the site's full data-set download; ``task``: only that task's."""
+
+    kind: str
+    task: str | None
+    columns: tuple[str, ...]
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        where = f"task={self.task!r}" if self.task else f"kind={self.kind!r}"
+        return f"Configurations({where}, {len(self.records):,} rows)"
 
 
 def _cell(value: object) -> str:
@@ -118,6 +154,33 @@ class Leaderboard:
         """Rank ``task`` (see :func:`rank_task`)."""
         return rank_task(self.dataset, task, deadline_ms, percentile, gpus, top, energy_budget, by)
 
+    def configurations(self, task: str | None = None, kind: str | None = None) -> Configurations:
+        """Every configuration (repeat runs folded, ``runs`` says how many), one row each,
+        in the full data-set download's columns: of ``task``, or of one kind of task
+        (``token`` by default, ``diffusion``); ``.to_dataframe()`` for pandas."""
+        from jouleboard.kinds import kind_of, kinds
+
+        reg = self.dataset.registry
+        if task is not None and task not in reg.tasks:
+            raise ValueError(f"unknown task {task!r}; valid: {', '.join(sorted(reg.tasks))}")
+        by_name = {k.name: k for k in kinds()}
+        chosen = kind_of(reg.tasks[task]) if task else by_name.get(kind or "token")
+        if chosen is None:
+            raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(sorted(by_name))}")
+        if task and kind and chosen.name != kind:
+            raise ValueError(f"task {task!r} is of kind {chosen.name!r}, not {kind!r}")
+        records = [
+            {
+                **chosen.configuration_record(
+                    c, reg.models[c.model_id].nickname, reg.models[c.model_id].builder
+                ),
+                "runs": runs_of(c),
+            }
+            for c in self.dataset.configurations
+            if (c.task == task if task else kind_of(reg.tasks[c.task]) is chosen)
+        ]
+        return Configurations(chosen.name, task, (*chosen.configuration_columns, "runs"), records)
+
 
 def load(data: str | Path = "data", allow_kind_code: bool = False) -> Leaderboard:
     """Read and validate a data folder; raises ValidationFailed listing every problem, or
@@ -139,6 +202,7 @@ def rank_task(
     top: int | None = None,
     energy_budget: float | None = None,
     by: str = "energy_per_token",
+    names: Mapping[str, str] = API_NAMES,
 ) -> Ranking:
     """Each model's best configuration on ``task_id`` that meets the deadline, best first.
 
@@ -148,7 +212,7 @@ def rank_task(
     list); ``energy_budget`` drops
     configurations above that many J per output (token, image...); ``by`` is what the
     choice and order minimise. Raises ValueError for an unknown task, GPU, percentile or a
-    bad number."""
+    bad number, naming each argument as ``names`` spells it (the command line: its options)."""
     from jouleboard.config.schema import PERCENTILES
     from jouleboard.kinds import kind_of
     from jouleboard.rank.noise import table_note
@@ -165,18 +229,18 @@ def rank_task(
         raise ValueError(f"unknown GPU {unknown[0]!r}; valid: {', '.join(sorted(reg.gpus))}")
     ms = task.default_deadline.ms if deadline_ms is None else deadline_ms
     if not (math.isfinite(ms) and ms > 0):
-        raise ValueError(f"--deadline-ms must be a positive number of ms, got {ms}")
+        raise ValueError(f"{names['deadline_ms']} must be a positive number of ms, got {ms}")
     if top is not None and top < 1:
-        raise ValueError(f"--top must be 1 or more, got {top}")
+        raise ValueError(f"{names['top']} must be 1 or more, got {top}")
     if energy_budget is not None and not (math.isfinite(energy_budget) and energy_budget > 0):
         raise ValueError(
-            f"--energy-budget must be a positive number of J per "
+            f"{names['energy_budget']} must be a positive number of J per "
             f"{task.output_unit}, got {energy_budget}"
         )
     if percentile is not None and percentile not in PERCENTILES:
-        raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}")
+        raise ValueError(f"{names['percentile']} must be one of {', '.join(PERCENTILES)}")
     if by not in RANK_BY:
-        raise ValueError(f"by must be one of {', '.join(RANK_BY)}")
+        raise ValueError(f"{names['by']} must be one of {', '.join(RANK_BY)}")
     deadline = Deadline(ms, percentile or task.default_deadline.percentile)
 
     def accuracy(model_id: str) -> float | None:
@@ -204,7 +268,9 @@ def rank_task(
         cause = emptied_by(
             configs, deadline, set(allowed), energy_budget, objective_for(by, accuracy)
         )
-        why = _why_empty(cause, task_id, configs, deadline, allowed, kind.latency, task.output_unit)
+        why = _why_empty(
+            cause, task_id, configs, deadline, allowed, kind.latency, task.output_unit, names
+        )
     return Ranking(
         task_id,
         ms,
@@ -238,6 +304,7 @@ def _why_empty(
     gpus: Sequence[str],
     latency: Latency,
     unit: str,
+    names: Mapping[str, str] = API_NAMES,
 ) -> str:
     """In words, why no model qualifies (``cause`` from :func:`jouleboard.rank.ranking.emptied_by`),
     with the figure that would let one in."""
@@ -249,11 +316,11 @@ def _why_empty(
         measured = ", ".join(sorted({c.gpu_model for c in configs}))
         return (
             f"no configuration of {task_id} runs on {', '.join(gpus)} (measured on {measured}; "
-            "choose GPUs with --gpu)"
+            f"choose GPUs with {names['gpus']})"
         )
     if cause == "deadline":
         fastest = min(c.latency_ms(deadline.percentile) for c in on_gpus)
-        in_ms = "" if latency.unit == "ms" else " (a deadline is given in ms)"
+        in_ms = "" if latency.unit == "ms" else f" ({names['deadline_ms']} is in ms)"
         return (
             f"no configuration meets {latency.text(deadline.ms, deadline.percentile)}; the "
             f"fastest takes {latency.value(float(f'{fastest:.3g}'))}{in_ms}"
@@ -267,6 +334,6 @@ def _why_empty(
     if cause == "objective":
         return (
             f"no model has a published accuracy for {task_id}, which "
-            "--by energy_per_correct_answer needs (data/quality/<task>.yaml)"
+            f"{names['by']} energy_per_correct_answer needs (data/quality/<task>.yaml)"
         )
     return "no configuration qualifies"

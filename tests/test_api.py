@@ -147,3 +147,69 @@ def test_one_gpu_may_be_given_as_a_string(board: jouleboard.Leaderboard) -> None
 
 def test_completion_offers_the_api() -> None:
     assert {"load", "Leaderboard", "Ranking", "rank_task"} <= set(dir(jouleboard))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "api_words", "cli_args", "cli_words"),
+    [
+        ({"deadline_ms": -1}, "deadline_ms must be", ["--deadline-ms", "-1"], "--deadline-ms"),
+        ({"top": 0}, "top must be", ["--top", "0"], "--top must be"),
+        ({"energy_budget": -2.0}, "energy_budget must be", ["--energy-budget", "-2"], "--energy"),
+    ],
+)
+def test_errors_name_arguments_as_the_caller_wrote_them(
+    board: jouleboard.Leaderboard,
+    kwargs: dict,
+    api_words: str,
+    cli_args: list[str],
+    cli_words: str,
+) -> None:
+    """A notebook user passed deadline_ms=-1 and read about a --deadline-ms flag (issue 30):
+    the API speaks of its keywords, the command line of its options."""
+    with pytest.raises(ValueError) as info:
+        board.rank("gpqa", **kwargs)
+    assert str(info.value).startswith(api_words) and "--" not in str(info.value)
+    done = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "rank", "--task", "gpqa", *cli_args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert done.returncode == 2 and cli_words in done.stderr
+
+
+def test_why_empty_names_api_arguments(board: jouleboard.Leaderboard) -> None:
+    why = board.rank("text-to-image", deadline_ms=30).why_empty or ""
+    assert "the fastest takes 0.645 s (deadline_ms is in ms)" in why
+
+
+def test_configurations_are_every_row_of_the_full_data_set_download(
+    board: jouleboard.Leaderboard,
+) -> None:
+    """The DataFrame of all configurations holds what the site's full data-set CSV holds,
+    row for row (the reviewed golden build of the sample data, not this API)."""
+    import csv
+
+    from tests.golden.tree import DATA, EXPECTED
+
+    sample = jouleboard.load(DATA)
+    for kind, name in (("token", "configurations"), ("diffusion", "configurations-diffusion")):
+        table = sample.configurations(kind=kind)
+        with (EXPECTED / "downloads" / f"{name}.csv").open(encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        assert list(rows[0]) == list(table.columns)
+        frame = table.to_dataframe()
+        assert len(frame) == len(rows) > 0
+        assert [r["source"] for r in rows] == list(frame["source"])
+        assert [int(r["runs"]) for r in rows] == list(frame["runs"])
+    gpqa = sample.configurations(task="gpqa")
+    assert {r["task"] for r in gpqa.records} == {"gpqa"}
+    assert sum(r["runs"] for r in gpqa.records) == len(
+        list((DATA / "measurements" / "gpqa").rglob("*.json"))
+    )
+    assert repr(gpqa).startswith("Configurations(task='gpqa', ")
+    with pytest.raises(ValueError, match="unknown kind 'speech'; valid: diffusion, token"):
+        sample.configurations(kind="speech")
+    with pytest.raises(ValueError, match="is of kind 'token', not 'diffusion'"):
+        sample.configurations(task="gpqa", kind="diffusion")

@@ -63,6 +63,17 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
     kind_code_option(r)
 
 
+# How errors name the arguments: this command's options (the API names its keywords).
+OPTION_NAMES = {
+    "deadline_ms": "--deadline-ms",
+    "top": "--top",
+    "energy_budget": "--energy-budget",
+    "gpus": "--gpu",
+    "by": "--by",
+    "percentile": "--percentile",
+}
+
+
 def run(args: argparse.Namespace) -> int:
     from jouleboard.api import rank_task
     from jouleboard.loading.dataset import load_dataset
@@ -78,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             args.top,
             args.energy_budget,
             args.by,
+            OPTION_NAMES,
         )
     except ValueError as e:
         raise UsageError(str(e)) from None
