@@ -358,3 +358,27 @@ def test_the_site_url_warning_is_not_repeated_for_an_up_to_date_site(tmp_path: P
     again = cli("build", "--data", str(GOLDEN_DATA), "--out", str(out))
     assert again.returncode == 0 and "up to date" in again.stdout + again.stderr
     assert "site_url" not in again.stderr
+
+
+def test_verbose_says_where_everything_is_and_each_stage_time(tmp_path: Path) -> None:
+    """-v promised where templates, data and the chart cache are, and printed nothing more
+    (issue 30): now every folder a build reads or writes, then the stage times."""
+    out = tmp_path / "site"
+    done = cli("-v", "build", "--data", str(GOLDEN_DATA), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    names = ("data", "site folder", "templates", "content", "chart cache", "output")
+    # Each location line is "<name padded to 14> <place>".
+    lines = {
+        line[:14].strip(): line[15:]
+        for line in done.stderr.splitlines()
+        if line[:14].strip() in names
+    }
+    assert set(lines) == set(names)
+    assert Path(lines["data"]) == GOLDEN_DATA.resolve()
+    assert lines["templates"].endswith("templates")
+    assert Path(lines["output"]) == out.resolve()
+    assert Path(lines["chart cache"]).is_dir()
+    stages = [ln.split()[0] for ln in done.stderr.splitlines() if ln.rstrip().endswith(" s")]
+    assert stages[:2] == ["load+validate", "rank+plan"] and "write" in stages
+    quiet = cli("build", "--data", str(GOLDEN_DATA), "--out", str(tmp_path / "b"))
+    assert "chart cache" not in quiet.stderr and "load+validate" in quiet.stderr

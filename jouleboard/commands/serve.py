@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from jouleboard.commands.common import kind_code_option
+from jouleboard.commands.common import VERBOSITY, kind_code_option
 
 HELP = "preview on 127.0.0.1, rebuilding on every change"
 
@@ -41,7 +41,12 @@ def add_arguments(sv: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jouleboard.core.console import Progress
+    from jouleboard.engine.build import find_project, where_things_are
+    from jouleboard.render.chart_files import DEFAULT_CACHE
     from jouleboard.engine.serve import serve
 
+    progress = Progress(getattr(args, "verbosity", VERBOSITY))
+    where_things_are(progress, args.data, find_project(args.data), DEFAULT_CACHE, args.out)
     serve(args.data, args.out, args.port, host=args.host, open_browser=args.open)
     return 0

@@ -138,6 +138,7 @@ def build_site(
     # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
     target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
     refuse_added_files(target.path, target.given)  # a CNAME put there by hand: not lost
+    where_things_are(progress, data_dir, project, cache, target.path, runs)
     started = time.perf_counter()
     inputs = inputs_digest(
         data_dir,
@@ -186,6 +187,34 @@ def build_site(
             pool,
             inputs,
         )
+
+
+def where_things_are(
+    progress: Progress,
+    data_dir: Path,
+    project: Path,
+    cache: Path,
+    out: Path,
+    runs: Sequence[Path] = (),
+) -> None:
+    """With -v: every folder a build reads or writes, in the order it looks in them."""
+    from jouleboard.core.resources import content_dir
+
+    own = project / "content"
+    rows = [
+        ("data", str(data_dir.resolve())),
+        *(("raw runs", str(Path(run).resolve())) for run in runs),
+        ("site folder", str(project.resolve())),
+        ("templates", " then ".join(str(p) for p in template_dirs(project))),
+        (
+            "content",
+            " then ".join(dict.fromkeys(str(p) for p in (own, content_dir()) if p.is_dir())),
+        ),
+        ("chart cache", str(cache)),
+        ("output", str(out)),
+    ]
+    for name, place in rows:
+        progress.detail(f"{name:<14} {place}")
 
 
 @dataclass(frozen=True)
