@@ -242,3 +242,21 @@ def test_a_site_from_before_the_marker_is_recognised_by_its_manifest(tmp_path: P
     (out / "a" / "mine.txt").write_text("user file")
     with pytest.raises(OutputRefused, match=r"no \.jouleboard-site marker"):
         OutputFolder(str(out), real_path(out)).check()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_unwritable_out_is_refused_before_any_work(workspace: Path) -> None:
+    """--out /proc/x was refused only when writing, after loading, planning, drawing and
+    rendering the whole site (issue 30): now before any of it, in one line."""
+    result = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "build", "--data", "data", "--out", "/proc/jb-x"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "jouleboard build: error: refusing to write into /proc/jb-x: cannot create files in "
+        "/proc (No such file or directory); choose an --out on a writable disk"
+    ]

@@ -43,8 +43,8 @@ def add_arguments(sv: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from jouleboard.core.console import Progress
     from jouleboard.engine.build import find_project, where_things_are
-    from jouleboard.render.chart_files import DEFAULT_CACHE
     from jouleboard.engine.serve import serve
+    from jouleboard.render.chart_files import DEFAULT_CACHE
 
     progress = Progress(getattr(args, "verbosity", VERBOSITY))
     where_things_are(progress, args.data, find_project(args.data), DEFAULT_CACHE, args.out)

@@ -16,6 +16,7 @@ import math
 import os
 import stat
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -172,8 +173,27 @@ def output_folder(
     }
     folder = OutputFolder(str(out), real_path(out), tuple(inputs), tuple(sorted(projects)))
     folder.check()
+    refuse_unwritable(folder.path, folder.given)
     lock_timeout()  # a bad $JOULEBOARD_LOCK_TIMEOUT is refused before any work, too
     return folder
+
+
+def refuse_unwritable(path: Path, given: str) -> None:
+    """Refuse, before any work, an output whose folder cannot be made or written (/proc/x,
+    a read-only disk): a file is made and removed where the build's first file (its lock,
+    beside the output) or folder would go, the nearest folder that exists."""
+    where = path.parent
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        fd, probe = tempfile.mkstemp(dir=where, prefix=".jouleboard-probe-")
+    except OSError as e:
+        raise OutputRefused(
+            f"refusing to write into {given}: cannot create files in {where} "
+            f"({e.strerror or e}); choose an --out on a writable disk"
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def lock_timeout() -> float:
