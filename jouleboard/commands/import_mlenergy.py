@@ -24,10 +24,15 @@ def run(args: argparse.Namespace) -> int:
     why = not_a_data_folder(args.out, may_create=True)
     if why is not None:
         raise UsageError(why)
-    counts = import_mlenergy(args.src, args.out)
-    for task, n in counts.items():
+    done = import_mlenergy(args.src, args.out)
+    for task, n in done.counts.items():
         print(f"{task}: {n} configurations")
-    total = sum(counts.values())
+    total = sum(done.counts.values())
     print(f"wrote {total} measurement files to {args.out / 'measurements'}")
+    # What the import did to the registries (comments, order and hand edits are kept).
+    for change in done.registry_changes:
+        print(change)
+    if not done.registry_changes:
+        print("registries unchanged")
     print(f"{total} configurations found, {total} published, 0 dropped")
     return 0

@@ -24,10 +24,10 @@ import re
 import stat
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from jouleboard.config.registry import load_registry
@@ -45,6 +45,7 @@ from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
 from jouleboard.core.yamlio import MAX_YAML_BYTES, read_yaml
 from jouleboard.importers.contract import ImportPlan, commit, conflicts, stale_files
+from jouleboard.importers.registry_yaml import RegistryMerge, dump_new, merge_registry
 from jouleboard.kinds import check_measurement
 from jouleboard.measure.checks import MAX_FILE_BYTES
 
@@ -466,7 +467,7 @@ def _measurement(
     }
 
 
-def _model_entry(model_id: str, info: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+def _model_entry(model_id: str, info: dict[str, Any]) -> dict[str, Any]:
     org = model_id.split("/")[0]
     entry = {
         "nickname": info["nickname"],
@@ -478,12 +479,10 @@ def _model_entry(model_id: str, info: dict[str, Any], old: dict[str, Any]) -> di
         "links": [{"label": "Hugging Face", "url": f"https://huggingface.co/{model_id}"}],
         "description_md": "",
     }
-    # Hand-edited fields win over the defaults above.
-    entry.update({k: v for k, v in old.items() if k in {"builder", "links", "description_md"}})
     return entry
 
 
-def _task_entry(task: str, display: str, kind: str, old: dict[str, Any]) -> dict[str, Any]:
+def _task_entry(task: str, display: str, kind: str) -> dict[str, Any]:
     curated = TASKS.get(task, {})
     entry = {
         "name": curated.get("name", display),
@@ -498,32 +497,16 @@ def _task_entry(task: str, display: str, kind: str, old: dict[str, Any]) -> dict
         ),
         "preset_deadlines_ms": list(curated.get("preset_deadlines_ms", PRESET_DEADLINES_MS)),
     }
-    entry.update(old)
     return entry
 
 
-def _dump_yaml(value: dict[str, Any], header: str) -> str:
-    """Top-level keys in the given order (the site follows it), nested keys sorted."""
-    ordered = {k: _sorted(v) for k, v in value.items()}
-    return header + yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100)
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
-
-
-def _old_yaml(path: Path) -> tuple[dict[str, Any], list[Problem]]:
-    """A registry of the data folder the import merges into (empty when it has none)."""
-    value, error, rule = read_yaml(path)
-    if rule == "file.missing":
-        return {}, []
-    if error:
-        return {}, [Problem(shown_path(path), "", rule, error, f"fix {shown_path(path)}")]
-    return (value if isinstance(value, dict) else {}), []
+def _registry_problems(path: Path) -> list[Problem]:
+    """Why a registry of the data folder the import merges into cannot be read (a link, too
+    large, not YAML, a duplicate key ...): checked before the round-trip parser reads it."""
+    _, error, rule = read_yaml(path)
+    if rule == "file.missing" or not error:
+        return []
+    return [Problem(shown_path(path), "", rule, error, f"fix {shown_path(path)}")]
 
 
 def _ours(text: str) -> bool:
@@ -569,8 +552,29 @@ def _validate(plan: ImportPlan, out: Path) -> list[Problem]:
     return problems
 
 
-def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
-    """Convert the site data in ``src`` into ``out`` (a data folder). Returns counts per task.
+# models.yaml fields an import-mlenergy sets on every import (the source's facts); the others
+# (builder, links, description_md) are the user's once the entry exists.
+MODEL_FIELDS_IMPORTED = (
+    "nickname",
+    "total_params_billions",
+    "active_params_billions",
+    "architecture",
+    "weight_precision",
+)
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import did: measurement files per task, and each change to the registries
+    (``models.yaml: added Qwen/Qwen3-8B``)."""
+
+    counts: dict[str, int]
+    registry_changes: tuple[str, ...]
+
+
+def import_mlenergy(src: Path, out: Path) -> Imported:
+    """Convert the site data in ``src`` into ``out`` (a data folder): files per task and the
+    registry changes.
 
     The importer contract (importers/contract.py): everything is converted and validated
     first; files in the way that this importer did not write stop the import; the files
@@ -645,10 +649,8 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
         problems += found
         if task_file is not None:
             displays[t] = task_file["task_display_name"]
-    old_models, found_models = _old_yaml(out / "models.yaml")
-    old_tasks, found_tasks = _old_yaml(out / "tasks.yaml")
-    old_gpus, found_gpus = _old_yaml(out / "gpus.yaml")
-    problems += found_models + found_tasks + found_gpus
+    for name in ("models.yaml", "tasks.yaml", "gpus.yaml"):
+        problems += _registry_problems(out / name)
     if problems:
         raise ValidationFailed(problems)
 
@@ -656,23 +658,31 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
         "# Imported from {} (Apache-2.0) by `jouleboard import-mlenergy`.\n"
         "# Hand-edited fields are kept on re-import: {}.\n"
     )
-    models = {
-        mid: _model_entry(mid, index["models"][mid], old_models.get(mid, {}))
-        for mid in sorted(used_models)
+    # Each registry merged into the user's (registry_yaml.py): new entries appended, only
+    # the fields this import owns updated, comments, order and hand edits kept.
+    merges = {
+        "models.yaml": merge_registry(
+            out / "models.yaml",
+            {mid: _model_entry(mid, index["models"][mid]) for mid in sorted(used_models)},
+            MODEL_FIELDS_IMPORTED,
+            header.format(DATASET, "builder, links, description_md"),
+        ),
+        "tasks.yaml": merge_registry(
+            out / "tasks.yaml",
+            {t: _task_entry(t, displays[t], kinds[t]) for t in kinds},
+            (),
+            header.format(DATASET, "every field"),
+        ),
+        "gpus.yaml": merge_registry(
+            out / "gpus.yaml",
+            dict(sorted(GPUS.items())),
+            (),
+            "# Accelerators; board_power_watts bounds validation.\n",
+        ),
     }
-    models.update({k: v for k, v in old_models.items() if k not in models})
-    plan.updates["models.yaml"] = _dump_yaml(
-        models, header.format(DATASET, "builder, links, description_md")
-    )
-
-    tasks = {t: _task_entry(t, displays[t], kinds[t], old_tasks.get(t, {})) for t in kinds}
-    tasks.update({k: v for k, v in old_tasks.items() if k not in tasks})
-    plan.updates["tasks.yaml"] = _dump_yaml(tasks, header.format(DATASET, "every field"))
-
-    gpus = dict(sorted({**GPUS, **old_gpus}.items()))
-    plan.updates["gpus.yaml"] = _dump_yaml(
-        gpus, "# Accelerators; board_power_watts bounds validation.\n"
-    )
+    for name, merge in merges.items():
+        if merge.text is not None:
+            plan.updates[name] = merge.text
 
     if not (out / "site.yaml").exists() and not (out / "site.yaml").is_symlink():
         site = {
@@ -688,9 +698,13 @@ def import_mlenergy(src: Path, out: Path) -> dict[str, int]:
                 f"published under the {LICENSE} license."
             ),
         }
-        plan.updates["site.yaml"] = _dump_yaml(site, "# Site settings.\n")
+        plan.updates["site.yaml"] = dump_new(site, "# Site settings.\n")
+        merges["site.yaml"] = RegistryMerge(plan.updates["site.yaml"], ("created",))
     problems = _validate(plan, out) + conflicts(plan, out)
     if problems:
         raise ValidationFailed(problems)
     commit(plan, out, stale_files(plan, out, _earlier_imports(out, kinds)))
-    return dict(sorted(counts.items()))
+    return Imported(
+        dict(sorted(counts.items())),
+        tuple(f"{name}: {change}" for name, m in merges.items() for change in m.changes),
+    )
