@@ -254,7 +254,7 @@ def rank_task(
         top=top,
         energy_budget_joules_per_token=energy_budget,
         objective=objective_for(by, accuracy),
-        noise=data.noise,
+        noise=data.noise_for(data.for_task(task_id)),
     )
     unranked = (
         tuple(sorted({c.model_id for c in data.for_task(task_id) if accuracy(c.model_id) is None}))
@@ -285,14 +285,14 @@ def rank_task(
                     accuracy(r.config.model_id),
                 ),
                 r,
-                data.noise,
+                data.noise_for(data.for_task(task_id)),
                 kind.interval_columns,
             )
             for r in rows
         ],
         unranked,
         why,
-        table_note(data.noise),
+        table_note(data.noise_for(data.for_task(task_id))),
     )
 
 

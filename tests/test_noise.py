@@ -5,6 +5,7 @@ run the rule through Python, Node and Chromium)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import shutil
 from pathlib import Path
@@ -224,3 +225,29 @@ def test_no_repeats_and_nothing_declared_leaves_places_exact_and_says_so(
     assert noise.per_run is None and noise.browser() is None
     assert table_note(noise) == "Measurement noise unknown: places are by point value."
     assert "Measurement noise unknown" in glossary_html(noise)
+
+
+def test_each_data_source_has_its_own_noise(tmp_path: Path) -> None:
+    """With two data sets, one set's repeats never stand for the other's noise: the sample's
+    repeat pair is in the ML.ENERGY set, so text-to-image, moved to a second set without
+    repeats, has unknown noise and exact places, while gpqa keeps s = 3.58%."""
+    from jouleboard.core.urls import Urls
+    from jouleboard.plan.site import site_view
+    from tests.golden.tree import DATA
+
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    for path in (data / "measurements" / "text-to-image").rglob("*.json"):
+        doc = json.loads(path.read_text())
+        doc["provenance"]["dataset"] = "Other Bench"
+        path.write_text(json.dumps(doc))
+    dataset = load_dataset(data)
+    assert len(dataset.datasets) == 2
+    site = site_view(dataset, Urls())
+    assert site.tasks["gpqa"].noise.per_run == pytest.approx(0.0358, abs=1e-4)
+    image = site.tasks["text-to-image"]
+    assert image.noise.per_run is None
+    assert all(r.rank_best == r.rank == r.rank_worst for r in image.ranking)
+    html = glossary_html(dataset.noise, dataset.datasets)
+    assert "<li>Other Bench: Measurement noise unknown" in html
+    assert "±3.6%" in html

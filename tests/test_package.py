@@ -35,6 +35,7 @@ SOURCE = (
     "templates",
     "content",
     "schema",
+    "docs",
     "data",
 )
 WHEEL_LIMIT_BYTES = 2_000_000  # small enough to keep in a CI cache

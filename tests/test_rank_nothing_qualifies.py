@@ -53,7 +53,7 @@ def test_a_diffusion_deadline_says_its_unit() -> None:
     why = reason(rank("--task", "text-to-image", "--deadline-ms", "30"))
     assert why.startswith("no configuration meets batch latency ≤ 0.03 s; the fastest takes ")
     assert f"{float(f'{fastest_s * 1000:.3g}') / 1000:g} s" in why
-    assert why.endswith("(a deadline is given in ms)")
+    assert why.endswith("(--deadline-ms is in ms)")
 
 
 def test_an_energy_budget_below_the_lowest_names_the_lowest() -> None:

@@ -23,7 +23,7 @@ from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.kinds import check_parsed, parse_measurement, register, task_kind_order
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.site_kinds import load_site_kinds
-from jouleboard.loading.repeats import fold_repeats
+from jouleboard.loading.repeats import dataset_of, fold_repeats
 from jouleboard.measure.checks import check_duplicates, read_json
 from jouleboard.rank.noise import UNKNOWN, Noise
 
@@ -46,6 +46,16 @@ class Dataset:
     def for_task(self, task: str) -> list[Record]:
         """A task's configurations (all of one kind: the task's)."""
         return [c for c in self.configurations if c.task == task]
+
+    def noise_for(self, configs: Iterable[Record]) -> Noise:
+        """The measurement noise of ``configs``: estimated from the repeats of the data sets
+        they come from (one estimate per data source), or the one site.yaml declares."""
+        return self.noise.for_datasets({dataset_of(c) for c in configs})
+
+    @property
+    def datasets(self) -> tuple[str, ...]:
+        """The data sets the measurements come from, by name ("" for none stated)."""
+        return tuple(sorted({dataset_of(c) for c in self.configurations}))
 
     def outside_default_gpus(self) -> dict[str, int]:
         """GPUs with measurements that site.yaml's ``default_gpus`` leaves out of the main

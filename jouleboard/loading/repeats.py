@@ -35,6 +35,12 @@ def configuration_key(c: Any) -> tuple[object, ...]:
     return key
 
 
+def dataset_of(c: Any) -> str:
+    """The data set a record's provenance names ("" when it states none)."""
+    provenance = getattr(c, "provenance", None)
+    return str(provenance.dataset) if provenance is not None else ""
+
+
 def geometric_mean(values: Sequence[float]) -> float:
     """exp(mean(ln v)); the value itself when all runs agree (exp(ln v) may differ from v in
     the last bit), the arithmetic mean where a value is not positive."""
@@ -99,7 +105,9 @@ def fold_repeats(configs: Iterable[R]) -> tuple[list[R], list[RepeatGroup]]:
         folded.append(_fold(runs))
         repeats.append(
             RepeatGroup(
-                tuple(r.source for r in runs), tuple(r.energy_per_output_joules for r in runs)
+                tuple(r.source for r in runs),
+                tuple(r.energy_per_output_joules for r in runs),
+                dataset_of(runs[0]),
             )
         )
     return folded, repeats

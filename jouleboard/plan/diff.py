@@ -26,6 +26,7 @@ from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.core.safe_read import extract_tar
 from jouleboard.kinds import kind_of
 from jouleboard.loading.dataset import Dataset, load_dataset
+from jouleboard.loading.repeats import dataset_of
 from jouleboard.measure import metrics
 from jouleboard.measure.formats import show
 from jouleboard.rank.noise import Noise
@@ -165,8 +166,9 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
         d = info.default_deadline
         for ms in sorted({d.ms, *info.preset_deadlines_ms}):
             label = f"{markdown_text(info.name)} at {d.percentile} ≤ {ms:g} ms"
+            configs = data.for_task(task)
             views[(task, label)] = rank(
-                data.for_task(task), Deadline(ms, d.percentile), gpus=gpus, noise=data.noise
+                configs, Deadline(ms, d.percentile), gpus=gpus, noise=data.noise_for(configs)
             )
     return views
 
@@ -240,7 +242,8 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
                 f"{_config_text(head.data, new[key])}: J/output {a:.4g} → {b:.4g} "
                 f"({(b - a) / a:+.1%})"
             )
-            quiet = noise.within(a, b, noise.u(runs_of(new[key])))
+            mine = noise.for_datasets({dataset_of(new[key])})
+            quiet = mine.within(a, b, mine.u(runs_of(new[key])))
             (within if quiet else changed).append(line)
     old_models = {c.model_id for c in old.values()}
     new_models = {c.model_id for c in new.values()}
@@ -320,7 +323,8 @@ def _rank_moves(
                 f"{o.places} | {eff(o.config)} → "
                 f"{eff(r.config)} |"
             )
-            (noisy if _within_noise(o, r, data.noise) else real).append(line)
+            noise = data.noise_for([r.config])
+            (noisy if _within_noise(o, r, noise) else real).append(line)
     for model_id, o in old.items():
         if model_id not in new:
             real.append(

@@ -53,6 +53,7 @@ def task_view(data: Dataset, task: str) -> TaskView:
     kind = kind_of(info)
     deadline = ranking.Deadline(info.default_deadline.ms, info.default_deadline.percentile)
     configs = tuple(data.for_task(task))
+    noise = data.noise_for(configs)
     accuracy = {
         m: s.accuracy_percent
         for m in sorted({c.model_id for c in configs})
@@ -65,10 +66,10 @@ def task_view(data: Dataset, task: str) -> TaskView:
         kind.units(info),
         deadline,
         configs,
-        tuple(ranking.rank(configs, deadline, gpus=set(reg.site.default_gpus), noise=data.noise)),
+        tuple(ranking.rank(configs, deadline, gpus=set(reg.site.default_gpus), noise=noise)),
         ranking.best_per_model_and_gpu(configs, deadline),
         accuracy,
-        data.noise,
+        noise,
     )
 
 
@@ -238,7 +239,7 @@ def plan_site(
                 "prose.html",
                 "Glossary",
                 "What each term in the tables, charts and findings means.",
-                ProseBody(glossary_html(data.noise)),
+                ProseBody(glossary_html(data.noise, data.datasets)),
             ),
         )
     )

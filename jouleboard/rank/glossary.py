@@ -5,6 +5,8 @@ a phone, where a hover title never shows."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from jouleboard.core.escape import markup
 from jouleboard.rank.noise import UNKNOWN, Noise, describe
 
@@ -137,21 +139,29 @@ COLUMN_TERMS: dict[str, str] = {
 }
 
 
-def noise_html(noise: Noise) -> str:
+def noise_html(noise: Noise, datasets: Sequence[str] = ()) -> str:
     """The method page's section on measurement noise in this data (anchor ``noise``): s,
-    where it comes from, the confidence, and the repeat runs it was estimated from."""
+    where it comes from, the confidence, and the repeat runs it was estimated from; with
+    more than one data set, each one's own estimate (a set's noise never stands for
+    another's)."""
     rows = "".join(
         f"<li>{markup(' and '.join(g.sources))}: {g.spread * 100:.1f}% apart</li>\n"
         for g in noise.groups
     )
     runs = f"<p>Configurations measured more than once:</p>\n<ul>\n{rows}</ul>\n" if rows else ""
-    return (
-        '<h2 id="noise">Measurement noise and rank ranges</h2>\n'
-        f"<p>{markup(describe(noise))}</p>\n{runs}"
-    )
+    if len(datasets) > 1 and noise.declared is None:
+        each = "".join(
+            f"<li>{markup(name or 'Measurements without a stated data set')}: "
+            f"{markup(describe(noise.for_datasets({name})))}</li>\n"
+            for name in datasets
+        )
+        body = f"<p>Each data set's noise is its own:</p>\n<ul>\n{each}</ul>\n"
+    else:
+        body = f"<p>{markup(describe(noise))}</p>\n"
+    return f'<h2 id="noise">Measurement noise and rank ranges</h2>\n{body}{runs}'
 
 
-def glossary_html(noise: Noise = UNKNOWN) -> str:
+def glossary_html(noise: Noise = UNKNOWN, datasets: Sequence[str] = ()) -> str:
     """The glossary as HTML: a definition list with an anchor per term, then what the
     measurement noise of this data is (:func:`noise_html`)."""
     items = "".join(
@@ -160,5 +170,5 @@ def glossary_html(noise: Noise = UNKNOWN) -> str:
     )
     return (
         "<p>The terms the tables, charts and findings use. Column headers link here.</p>\n"
-        f'<dl class="glossary">\n{items}</dl>\n{noise_html(noise)}'
+        f'<dl class="glossary">\n{items}</dl>\n{noise_html(noise, datasets)}'
     )

@@ -18,7 +18,7 @@ templates/assets/rank.js follows it, kept equal by tests/ranking_cases.json):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -37,6 +37,7 @@ class RepeatGroup:
 
     sources: tuple[str, ...]
     energy_per_output_joules: tuple[float, ...]
+    dataset: str = ""  # the data set (provenance) the runs come from; "" when not stated
 
     @property
     def spread(self) -> float:
@@ -83,6 +84,17 @@ class Noise:
             return cls(relative, confidence, basis or "declared in site.yaml", tuple(groups))
         estimate = pooled_log_sd([g.energy_per_output_joules for g in groups])
         return cls(estimate, confidence, None, tuple(groups))
+
+    def for_datasets(self, datasets: Collection[str]) -> Noise:
+        """The noise of measurements from ``datasets``: a declared figure holds for all; an
+        estimate comes from those data sets' own repeats (unknown when they have none), so
+        one data set's noise never stands for another's."""
+        if self.declared is not None:
+            return self
+        mine = [g for g in self.groups if g.dataset in datasets]
+        if len(mine) == len(self.groups):
+            return self
+        return Noise.of(mine, confidence=self.confidence)
 
     @property
     def z(self) -> float:
