@@ -65,9 +65,17 @@ def test_every_configuration_row_names_its_source(site: Path) -> None:
 
 
 def test_contributed_source_text_is_escaped(site: Path) -> None:
-    pages = [p.read_text() for p in (site / "out" / "models").rglob("index.html")]
-    assert sum(escape(HOSTILE) in p for p in pages) == 2
-    assert not any("<img src=x" in p for p in pages)
+    """The data-set names reach the model pages (their Data sources and each chart's
+    citation) and every embed page's credit, always escaped, never as markup."""
+    every = {p: p.read_text() for p in (site / "out").rglob("*.html")}
+    named = {
+        p.relative_to(site / "out").as_posix()
+        for p, text in every.items()
+        if escape(HOSTILE) in text
+    }
+    assert {f"models/{model_slug(m)}/index.html" for m in CHANGED.values()} <= named
+    assert any(p.startswith("embed/") for p in named)  # an embed's credit names it too
+    assert not any("<img src=x" in text for text in every.values())
 
 
 def test_each_data_set_is_cited_once_below_the_tables(site: Path) -> None:

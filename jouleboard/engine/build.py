@@ -37,6 +37,7 @@ from jouleboard.plan.site import plan_site
 from jouleboard.plan.views import ChartRef, Download, Link, Plan
 from jouleboard.render import charts as charts_present
 from jouleboard.render.chart_files import DEFAULT_CACHE, Pool, cold, render_charts, vega_bundle
+from jouleboard.render.citation import measured_by
 from jouleboard.render.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.render.markdown import render_markdown
 from jouleboard.render.pages import (
@@ -310,9 +311,11 @@ def chart_output(
     urls: Urls,
     settings: SiteSettings,
     png: bool,
+    sources: str = "",
 ) -> tuple[dict[str, str | bytes], ChartInfo]:
     """One chart's published files (SVG, phone SVG, PNG, spec, CSV, oEmbed) by output path,
-    and what pages need of it; ``exports`` holds its renders (see :func:`chart_specs`)."""
+    and what pages need of it; ``exports`` holds its renders (see :func:`chart_specs`);
+    ``sources``: the data sets its citation names."""
     cid = chart.id
     svg = charts_present.themed(exports[(cid, "svg")].decode("utf-8"))
     phone = charts_present.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
@@ -324,7 +327,7 @@ def chart_output(
         files[urls.chart(cid, "png")] = exports[(cid, "png")]
     files[urls.chart(cid, "vl.json")] = dumps_canonical(chart.spec)
     files[urls.chart(cid, "csv")] = chart_csv(chart.spec)
-    info = chart_info(chart, _svg_size(svg), urls, settings, _svg_size(phone), png)
+    info = chart_info(chart, _svg_size(svg), urls, settings, _svg_size(phone), png, sources)
     files[urls.oembed(cid)] = dumps_canonical(oembed(chart, info, urls, settings))
     return files, info
 
@@ -341,6 +344,7 @@ def add_charts(
     cache: Path,
     progress: Progress,
     pool: Pool,
+    sources: str = "",
 ) -> dict[str, ChartInfo]:
     """Render ``charts`` and add each one's files (see :func:`chart_output`) to ``files``,
     :data:`CHART_BATCH` charts at a time, so only one batch's renders are ever in memory;
@@ -364,7 +368,7 @@ def add_charts(
             pool=pool,
         )
         for cid, chart in batch.items():
-            chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png)
+            chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png, sources)
             for path, content in chart_files.items():
                 files.add(path, content)
     return infos
@@ -398,6 +402,7 @@ def site_context(
         return urls.url(urls.asset(names[name]))
 
     return SiteContext(
+        measured_by=measured_by(sources.data.configurations, full=False),
         title=settings.title,
         tagline=settings.tagline,
         data_version=settings.data_version,
@@ -458,7 +463,17 @@ def _build(
     files = SiteFiles()
     # Charts first: on a cold cache one worker is still making the Vega bundle, and the
     # others render meanwhile instead of waiting for it.
-    infos = add_charts(files, plan.charts, urls, settings, png, cache, progress, pool)
+    infos = add_charts(
+        files,
+        plan.charts,
+        urls,
+        settings,
+        png,
+        cache,
+        progress,
+        pool,
+        measured_by(sources.data.configurations),
+    )
     assets, names = asset_files(sources, vega_bundle(cache, pool), urls)
     for path, content in assets.items():
         files.add(path, content)

@@ -44,6 +44,7 @@ from jouleboard.plan.site import about_page, home_page, site_view
 from jouleboard.plan.task import task_page
 from jouleboard.plan.views import Part, Plan, SiteView
 from jouleboard.render.chart_files import render_charts, vega_bundle
+from jouleboard.render.citation import measured_by
 from jouleboard.render.embeds import ChartInfo
 from jouleboard.render.pages import SiteContext, environment
 
@@ -188,7 +189,9 @@ class LiveSite:
             plan_of(draft.sources, draft.urls) if replan or self.built is None else self.built.plan
         )
         timer.done("rank+plan")
-        chart_files, infos = self.charts.outputs(plan.charts, draft.urls, draft.settings)
+        chart_files, infos = self.charts.outputs(
+            plan.charts, draft.urls, draft.settings, measured_by(draft.sources.data.configurations)
+        )
         timer.done("charts")
         if not ahead:  # a waiting page not made alone (about, compare...): now it can be
             ahead = self._pages_ahead(waiting(), draft, plan, chart_files, infos)
@@ -274,7 +277,9 @@ class LiveSite:
             if part is None:
                 continue
             charts = {ref.id: ref for ref in part.charts}
-            chart_files, part_infos = self.charts.outputs(charts, draft.urls, draft.settings)
+            chart_files, part_infos = self.charts.outputs(
+                charts, draft.urls, draft.settings, measured_by(draft.sources.data.configurations)
+            )
             infos |= part_infos
             out |= chart_files | dict(part.files)
             out |= self.pages.render(part.pages, draft.env, draft.frame, infos, keep=False)

@@ -102,15 +102,20 @@ class ChartMemo:
     def __init__(self, cache: Path) -> None:
         self.cache = cache
         self._done: dict[str, tuple[ChartRef, Files, ChartInfo]] = {}
-        self._context: tuple[Urls, SiteSettings] | None = None
+        self._context: tuple[Urls, SiteSettings, str] | None = None
 
     def outputs(
-        self, charts: Mapping[str, ChartRef], urls: Urls, settings: SiteSettings
+        self,
+        charts: Mapping[str, ChartRef],
+        urls: Urls,
+        settings: SiteSettings,
+        sources: str = "",
     ) -> tuple[Files, dict[str, ChartInfo]]:
-        """The files and infos of ``charts`` (SVGs only: serve makes no PNGs)."""
-        if (urls, settings) != self._context:
+        """The files and infos of ``charts`` (SVGs only: serve makes no PNGs); ``sources``:
+        the data sets their citations name."""
+        if (urls, settings, sources) != self._context:
             self._done.clear()
-            self._context = (urls, settings)
+            self._context = (urls, settings, sources)
         new = {
             cid: ref
             for cid, ref in charts.items()
@@ -119,7 +124,7 @@ class ChartMemo:
         if new:
             exports = self._render(chart_specs(new), set(new))
             for cid, ref in new.items():
-                files, info = chart_output(ref, exports, urls, settings, png=False)
+                files, info = chart_output(ref, exports, urls, settings, False, sources)
                 self._done[cid] = (ref, files, info)
         out: Files = {}
         infos: dict[str, ChartInfo] = {}

@@ -1,17 +1,36 @@
-"""How to cite a chart: plain text and BibTeX, naming the leaderboard, data version and the
-ML.ENERGY Benchmark as the measurement source."""
+"""How to cite a chart: plain text and BibTeX, naming the leaderboard, its data version and
+the data sets the measurements come from (their provenance: a site of one's own cites its
+own measurements, never the bundled example's)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from jouleboard.config.schema import SiteSettings
 
-SOURCE = "The ML.ENERGY Benchmark v3 (Jae-Won Chung et al., NeurIPS 2025 Datasets and Benchmarks)"
+
+def measured_by(configs: Iterable[Any], full: bool = True) -> str:
+    """The data sets behind ``configs``, each once, by name and version; ``full`` adds each
+    one's citation: ``The ML.ENERGY Benchmark v3 (Jae-Won Chung et al., ...)``. "" when
+    none states its provenance."""
+    seen: dict[tuple[str, str, str], None] = {}
+    for c in configs:
+        p = getattr(c, "provenance", None)
+        if p is not None:
+            seen[(p.dataset, p.version, p.citation)] = None
+    return "; ".join(
+        (name if not version or name.endswith(f" {version}") else f"{name} {version}")
+        + (f" ({cite})" if full and cite else "")
+        for name, version, cite in sorted(seen)
+    )
 
 
-def plain(title: str, url: str, site: SiteSettings) -> str:
+def plain(title: str, url: str, site: SiteSettings, sources: str = "") -> str:
+    measured = f" Measurements: {sources}." if sources else ""
     return (
         f"{site.title}, “{title}”, data version {site.data_version} "
-        f"({site.data_date}), {url}. Measurements: {SOURCE}."
+        f"({site.data_date}), {url}.{measured}"
     )
 
 
@@ -22,12 +41,12 @@ def _bib(text: str) -> str:
     return text
 
 
-def bibtex(key: str, title: str, url: str, site: SiteSettings) -> str:
+def bibtex(key: str, title: str, url: str, site: SiteSettings, sources: str = "") -> str:
+    measured = f" Measurements: {_bib(sources)}" if sources else ""
     return (
         f"@misc{{{key},\n"
         f"  title = {{{_bib(site.title)}: {_bib(title)}}},\n"
         f"  year = {{{site.data_date[:4]}}},\n"
         f"  howpublished = {{\\url{{{url}}}}},\n"
-        f"  note = {{Data version {_bib(site.data_version)} ({site.data_date}). "
-        f"Measurements: {_bib(SOURCE)}}}\n}}"
+        f"  note = {{Data version {_bib(site.data_version)} ({site.data_date}).{measured}}}\n}}"
     )

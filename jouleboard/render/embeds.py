@@ -31,6 +31,9 @@ class ChartInfo:
     phone_url: str = ""  # the phone render (SVG), shown on narrow screens
     phone_width: int = 0
     phone_height: int = 0
+    # No site_url: the embed code and citation hold root-relative paths, which the page's
+    # script makes absolute from its own address (site.js) and a note asks for site_url.
+    relative: bool = False
 
 
 def chart_info(
@@ -40,9 +43,11 @@ def chart_info(
     site: SiteSettings,
     phone: tuple[int, int] | None = None,
     png: bool = True,
+    sources: str = "",
 ) -> ChartInfo:
     """``chart`` is a plan.views.ChartRef; ``phone``: the size of its phone render;
-    ``png``: whether the build rendered the chart's 2x PNG."""
+    ``png``: whether the build rendered the chart's 2x PNG; ``sources``: the data sets the
+    citation names (render/citation.py measured_by)."""
     embed_abs = urls.absolute(urls.embed(chart.id))
     height = size[1] + EMBED_CHROME_PX
     snippet = (
@@ -61,8 +66,9 @@ def chart_info(
         embed_url=urls.url(urls.embed(chart.id)),
         oembed_url=urls.url(urls.oembed(chart.id)),
         snippet=snippet,
-        citation=citation.plain(chart.title, page_abs, site),
-        bibtex=citation.bibtex(f"jouleboard-{chart.id}", chart.title, page_abs, site),
+        citation=citation.plain(chart.title, page_abs, site, sources),
+        bibtex=citation.bibtex(f"jouleboard-{chart.id}", chart.title, page_abs, site, sources),
+        relative=not urls.origin,
         **(
             {}
             if phone is None

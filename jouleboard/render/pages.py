@@ -72,6 +72,7 @@ class SiteContext:
     logo_url: str = ""  # site.yaml's logo, shown before the title
     accent_color: str = ""  # site.yaml's #rrggbb, overrides the theme's --accent
     glossary_url: str = ""  # every term defined (footer link)
+    measured_by: str = ""  # the data sets the measurements come from, by name and version
 
 
 TEMPLATE_MAX_BYTES = 1024 * 1024  # a template of a theme folder

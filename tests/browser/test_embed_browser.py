@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import watch
+from tests.browser.conftest import serve, watch
 
 EMBEDS = [
     "top--gpqa",
@@ -54,3 +55,46 @@ def test_embeds_render_in_an_iframe(pw_browser: Any, site_url: str, width: int) 
         context.close()
     assert rec.problems() == []
     assert rec.external_requests() == []
+
+
+@pytest.mark.browser
+def test_a_copied_embed_code_works_on_another_origin(
+    pw_browser: Any, site_url: str, tmp_path: Path
+) -> None:
+    """The shared site is built without site_url, so its embed codes held root-relative
+    paths that loaded the article site's own 404 once pasted (issue 29). The page makes them
+    absolute from its own address; the copy button puts exactly that on the clipboard, and
+    the code, pasted into a page of another origin, shows the chart."""
+    context = pw_browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
+    page = context.new_page()
+    rec = watch(context, page, site_url)
+    try:
+        rec.goto("/tasks/gpqa/")
+        box = page.locator("#chart-top--gpqa details.embed-box")
+        box.locator("summary").click()
+        code = box.locator("textarea.embed-code").input_value()
+        assert code.startswith(f'<iframe src="{site_url}/embed/top--gpqa/"'), code
+        assert f", {site_url}/tasks/gpqa/." in box.locator(".cite").inner_text()
+        assert f"\\url{{{site_url}/tasks/gpqa/}}" in box.locator(".bibtex").inner_text()
+        box.locator("button.copy").click()
+        page.wait_for_function("() => document.querySelector('.copied').textContent !== ''")
+        assert box.locator(".copied").inner_text() == "Copied"
+        assert page.evaluate("() => navigator.clipboard.readText()") == code
+
+        # Pasted into an article served from another origin (a second server, another port;
+        # a fulfilled route would count as a public page that may not frame a local one).
+        (tmp_path / "article.html").write_text(
+            f'<!doctype html><title>Article</title><link rel="icon" href="data:,">'
+            f"<h1>Article</h1>{code}",
+            encoding="utf-8",
+        )
+        with serve(tmp_path) as elsewhere:
+            assert elsewhere != site_url
+            page.goto(f"{elsewhere}/article.html")
+            frame = page.frame_locator("iframe")
+            frame.locator("figure.chart svg.marks").wait_for(timeout=20_000)
+            assert frame.locator("g.role-mark").count() > 0
+    finally:
+        context.close()
+    assert rec.problems() == []
