@@ -174,3 +174,41 @@ def test_with_png_every_chart_page_links_its_png(site: Path) -> None:
     og = re.search(r'<meta property="og:image" content="([^"]*)"', html)
     assert og is not None and og.group(1).endswith(".png")
     assert (site / og.group(1).lstrip("/")).is_file()
+
+
+def test_every_energy_label_prints_its_figure_as_the_task_table_does(site: Path) -> None:
+    """Labels rounded diffusion figures to two decimals (37.75 where every other view shows
+    37.7, issue 29): each label's figure is the ranked cell of its model on the task page."""
+    checked = 0
+    for label in sorted((site / "labels").glob("*.svg")):
+        slug, _, task = label.stem.rpartition("--")
+        page = (site / "tasks" / task / "index.html").read_text(encoding="utf-8")
+        model = (site / "models" / slug / "index.html").read_text(encoding="utf-8")
+        name = re.search(r"<h1>([^<]+)</h1>", model)
+        assert name is not None
+        row = re.search(
+            rf'<table[^>]*id="ranking-{re.escape(task)}".*?>{re.escape(name.group(1))}</a>'
+            r'.*?<td class="num col-[a-z_]+ ranked"[^>]*>([^<]+)<',
+            page,
+            re.S,
+        )
+        if row is None:  # ranked, but past the task page's first view
+            continue
+        text = " ".join(t.text or "" for t in ET.fromstring(label.read_bytes()).iter())
+        assert f"{row.group(1)} " in text, (label.name, row.group(1), text)
+        checked += 1
+    assert checked > 20
+
+
+def test_no_chart_data_names_a_field_ms_that_holds_seconds(site: Path) -> None:
+    """The deadline rule and the deadline chart called their x field `ms` also where it held
+    seconds (diffusion: "ms": 300.0 for 300 s): the field is `latency`, in the axis's unit."""
+    specs = list((site / "charts").glob("*.vl.json"))
+    assert specs
+    for spec_path in specs:
+        spec = json.loads(spec_path.read_text())
+        for rows in spec.get("datasets", {}).values():
+            assert all("ms" not in row for row in rows), spec_path.name
+    assert "ms" not in (site / "charts" / "deadlines--text-to-image.csv").read_text().split("\n")[
+        0
+    ].split(",")

@@ -62,6 +62,11 @@ def test_changelog_shows_each_release_and_its_diff(two_releases: Path) -> None:
         "1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per output."
     ) in html
     assert "Qwen 3 8B" in html  # the rank move the edit caused
+    # The first release's summary counts with thousands separators like every other page,
+    # and says how many measurements its folded configurations hold (counted here from the
+    # sample's files, one of them a repeat run).
+    files = len(list((DATA / "measurements").rglob("*.json")))
+    assert f"{files - 1:,} configurations ({files:,} measurements) of " in html
 
 
 def test_every_release_keeps_its_own_downloads(two_releases: Path) -> None:

@@ -55,12 +55,14 @@ def energy_label(
         t.kind.latency.short_text(t.deadline.ms, t.deadline.percentile),
         places,
         len(t.ranking),
+        show(t.units.efficiency_show, value),
+        show(t.units.efficiency_show, best),
     )
     path = site.urls.label(model_id, t.id)
     place = f", place {places} of {len(t.ranking)}" if places else ""
     alt = (
         f"Energy label {energy.band} for {info.nickname} on {t.info.name}: "
-        f"{value:.2f} {unit}{place}, best {best:.2f}, at {t.deadline_text()}"
+        f"{energy.shown} {unit}{place}, best {energy.best_shown}, at {t.deadline_text()}"
     )
     snippet = (
         f'<img src="{escape(site.urls.absolute(path))}" alt="{escape(alt)}" '

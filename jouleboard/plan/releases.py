@@ -15,6 +15,7 @@ from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.diff import RefRefused, Side, diff_markdown, load_side, release_data
 from jouleboard.plan.downloads import configuration_downloads
 from jouleboard.plan.views import Download, Link, Page, ProseBody
+from jouleboard.rank.ranking import runs_of
 from jouleboard.render.markdown import render_markdown
 
 
@@ -94,9 +95,11 @@ def _summary(r: ReleaseData, older: ReleaseData | None) -> str:
     if older is None:
         data = r.side.data
         models = len({c.model_id for c in data.configurations})
+        runs = sum(runs_of(c) for c in data.configurations)
+        measured = f" ({runs:,} measurements)" if runs != len(data.configurations) else ""
         return (
-            f"{len(data.configurations)} configurations of {models} models on "
-            f"{len(data.registry.tasks)} tasks."
+            f"{len(data.configurations):,} configurations{measured} of {models:,} models on "
+            f"{len(data.registry.tasks):,} tasks."
         )
     return diff_markdown(older.side, r.side).replace("## Leaderboard changes\n", "")
 

@@ -308,12 +308,12 @@ def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> l
                 rows.append(
                     {
                         "model": name,
-                        "ms": c.latency_ms(p) / scale,
+                        "latency": c.latency_ms(p) / scale,
                         "value": value,
                         "order": order.get(model, len(order) + 1),
                     }
                 )
-        rows.append({**rows[-1], "ms": end})
+        rows.append({**rows[-1], "latency": end})
     return rows
 
 

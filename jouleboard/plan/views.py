@@ -423,11 +423,12 @@ class TaskView:
         }
 
     def deadline_rows(self, ms: float | None = None) -> list[dict[str, Any]]:
-        """The deadline rule of a chart, in the chart's latency unit."""
+        """The deadline rule of a chart: ``latency`` in the chart's latency unit (s for a
+        diffusion task: never a field named ms holding seconds)."""
         ms = self.deadline.ms if ms is None else ms
         return [
             {
-                "ms": ms / self.kind.latency.scale_ms,
+                "latency": ms / self.kind.latency.scale_ms,
                 "label": f"deadline {self.kind.latency.value(ms)}",
             }
         ]

@@ -166,7 +166,7 @@ def _deadline_rule(alt: Any) -> Any:
     return (
         alt.Chart(alt.NamedData("deadline"))
         .mark_rule(strokeDash=[6, 4], color="#c0392b", strokeWidth=1.5)
-        .encode(x="ms:Q")
+        .encode(x="latency:Q")
     )
 
 
@@ -178,7 +178,7 @@ def _deadline_label(alt: Any) -> Any:
         *(
             base.transform_calculate(shown=f"datum.side {op} 'right' ? datum.label : ''")
             .mark_text(align=align, baseline="top", dx=dx, y=2, color="#c0392b")
-            .encode(x="ms:Q", text="shown:N")
+            .encode(x="latency:Q", text="shown:N")
             for op, align, dx in (("!==", "left", 4), ("===", "right", -4))
         )
     )
@@ -461,7 +461,7 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
     where lines cross, the ranking changes; the default deadline is drawn."""
     import altair as alt
 
-    x = alt.X("ms:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
+    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
     lines = (
         alt.Chart(alt.NamedData("table"))
         .mark_line(interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18))
@@ -475,10 +475,10 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
                 sort=alt.EncodingSortField("order", op="min"),
                 legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
             ),
-            order="ms:Q",
+            order="latency:Q",
             tooltip=[
                 alt.Tooltip("model:N", title="Model"),
-                alt.Tooltip("ms:Q", title="Deadline from", format=",.4~g"),
+                alt.Tooltip("latency:Q", title="Deadline from", format=",.4~g"),
                 alt.Tooltip("value:Q", title=value_title, format=",.3~g"),
             ],
         )
@@ -571,10 +571,10 @@ def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) 
     """A page's chart: the template with its data and title (the template is not changed)."""
     spec = dict(template)
     if "deadline" in datasets:
-        xs = [float(r.get("latency", r.get("ms", 0))) for r in datasets["table"]]
+        xs = [float(r.get("latency", 0)) for r in datasets["table"]]
         datasets = {
             **datasets,
-            "deadline": [{**d, "side": side(d["ms"], xs)} for d in datasets["deadline"]],
+            "deadline": [{**d, "side": side(d["latency"], xs)} for d in datasets["deadline"]],
         }
     spec["datasets"] = datasets
     spec["title"] = title

@@ -40,6 +40,10 @@ class EnergyLabel:
     # how many ranked models.
     places: str = ""
     ranked: int = 0
+    # The figures as every table of the task prints them (measure/formats.py, the task's
+    # efficiency rule): 37.7 videos/MJ, not 37.75; "" falls back to two decimals.
+    shown: str = ""
+    best_shown: str = ""
 
 
 def band(value: float, best_value: float) -> str:
@@ -51,8 +55,11 @@ def band(value: float, best_value: float) -> str:
     return BANDS[min(halvings, len(BANDS) - 1)]
 
 
-def _figure(value: float) -> str:
-    """Two decimals, as the tables show tokens/J; three significant digits when large."""
+def _figure(value: float, shown: str = "") -> str:
+    """``shown`` (the tables' figure) where given, else two decimals (the whole number past
+    100)."""
+    if shown:
+        return shown
     return f"{value:.2f}" if value < 100 else f"{value:,.0f}"
 
 
@@ -76,16 +83,21 @@ def label_svg(label: EnergyLabel) -> str:
 
     model, task = markup(label.model[:38]), markup(label.task[:40])
     # The place (range) on the task where ranked, else how it compares with the best.
-    standing = f"#{markup(label.places)}" if label.places else f"best {_figure(label.best_value)}"
+    standing = (
+        f"#{markup(label.places)}"
+        if label.places
+        else f"best {_figure(label.best_value, label.best_shown)}"
+    )
     where = (
-        f", place {markup(label.places)} of {label.ranked}, best {_figure(label.best_value)}"
+        f", place {markup(label.places)} of {label.ranked}, "
+        f"best {_figure(label.best_value, label.best_shown)}"
         if label.places
         else ""
     )
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
         f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
-        f'{_figure(label.value)} {markup(label.unit)}{where}">'
+        f'{_figure(label.value, label.shown)} {markup(label.unit)}{where}">'
         f"<title>{markup(label.model)}, {markup(label.task)}</title>"
         '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
         f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
@@ -94,8 +106,8 @@ def label_svg(label: EnergyLabel) -> str:
         '<g font-family="system-ui, sans-serif" fill="#1b1d21">'
         f'<text x="8" y="20" font-size="13" font-weight="700">{_fit(label.model, 20)}</text>'
         f'<text x="8" y="36" font-size="11">{_fit(label.task, 26)}</text>'
-        f'<text x="8" y="52" font-size="11">{_figure(label.value)} {markup(label.unit)} · '
-        f"{standing}</text>"
+        f'<text x="8" y="52" font-size="11">{_figure(label.value, label.shown)} '
+        f"{markup(label.unit)} · {standing}</text>"
         f'<text x="8" y="91" font-size="9" fill="#5c6370">{markup(label.deadline)} · '
         f"{markup(label.data_date)}</text></g>{steps}</svg>\n"
     )

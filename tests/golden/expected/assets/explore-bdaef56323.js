@@ -65,7 +65,7 @@
   function deadlineRule(ms, latency, points = []) {
     const shown = +(ms / latency.scale_ms).toPrecision(6);
     const x = ms / latency.scale_ms;
-    return [{ ms: x, label: `deadline ${shown} ${latency.unit}`,
+    return [{ latency: x, label: `deadline ${shown} ${latency.unit}`,
       side: side(x, points.map((p) => p.latency)) }];
   }
   function chartLatency(c, percentile, data) {
