@@ -56,6 +56,7 @@ def test_after_re_ranking_every_caption_and_download_names_the_settings(rec: Any
     default = view_state(rec)
     assert default["links"] and all("p50-300ms" in link for link in default["links"])
     assert not any(default["embedNotes"])
+    assert not rec.page.locator("main .finding .finding-view").is_visible()
     rec.goto("/tasks/gpqa/?deadline=50&pct=p90&gpu=H100")
     wait_ranked(rec, "50 ms")
     now = view_state(rec)
@@ -66,6 +67,13 @@ def test_after_re_ranking_every_caption_and_download_names_the_settings(rec: Any
         assert ("≤ 50 ms, on H100" in caption) or ("default view" in caption), caption
     assert any("≤ 50 ms, on H100" in c for c in now["figures"])
     assert now["links"] == ["gpqa-p90-50ms-h100.csv"]
+    # The finding (written for the default) says so, and the compare link carries the view.
+    note = rec.page.locator("main .finding .finding-view")
+    assert note.is_visible() and "default view (median inter-token latency ≤ 300 ms, on B200" in (
+        note.inner_text()
+    )
+    compare = rec.page.get_attribute("a.compare-link", "href") or ""
+    assert compare.endswith("compare/?task=gpqa&deadline=50&pct=p90"), compare
     assert all(now["embedNotes"])  # every embed code says it shows the default view
     assert now["wide"] <= SIZES["phone"]["width"] or rec.page.viewport_size["width"] > 390
     # The generated file holds the view: H100 rows only, GPT OSS 20B first at 22.62 tokens/J

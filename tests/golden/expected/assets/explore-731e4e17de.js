@@ -406,6 +406,22 @@
       const note = f.querySelector(".chart-note");
       if (note) note.dataset.default = note.textContent;
     }
+    // The finding is written for the default view: off it, a line says so. The compare link
+    // carries the page's deadline and percentile.
+    const finding = document.querySelector("main .finding");
+    const defaultView = `${document.querySelector(".deadline strong")?.textContent || ""}, on ` +
+      `${defaults.gpu.join(" and ")}`;
+    let findingNote = null;
+    if (finding) {
+      findingNote = document.createElement("p");
+      findingNote.className = "finding-view";
+      findingNote.hidden = true;
+      findingNote.textContent = `This finding is for the default view (${defaultView}); ` +
+        "the tables and charts below follow your settings.";
+      finding.prepend(findingNote);
+    }
+    const compareLink = form.querySelector("a.compare-link");
+    const compareBase = compareLink ? compareLink.getAttribute("href") : "";
     let viewUrl = null;
     // Tables cut on the first view (plan/first_view.py): "Show all", a search or a sort
     // ranks every model from the explore JSON in place, as any other view does.
@@ -483,6 +499,13 @@
     function followControls(data, rows, options, text) {
       const view = viewText(data, text);
       const plain = isDefault();
+      if (findingNote) findingNote.hidden = plain;
+      if (compareLink) {
+        const moved = state.deadline !== defaults.deadline || state.pct !== defaults.pct;
+        compareLink.href = moved
+          ? `${compareBase}&deadline=${state.deadline}&pct=${encodeURIComponent(state.pct)}`
+          : compareBase;
+      }
       if (correct) {
         const accuracy = {};
         for (const c of data.configs) {
