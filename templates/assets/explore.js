@@ -339,15 +339,19 @@
     calc.addEventListener("submit", (event) => event.preventDefault());
     for (const [id, key, low, rule] of CALCULATOR_FIELDS) {
       const input = calc.querySelector(id);
-      input.addEventListener("change", () => {
+      // As the reader types the figures follow (one history entry when the field is left);
+      // a value the page cannot use is said beside the field and the last good one is kept.
+      const take = (push) => {
         const value = Number(input.value);
-        const ok = input.value !== "" && Number.isFinite(value) && value >= low;
+        const ok = input.value.trim() !== "" && Number.isFinite(value) && value >= low;
         fieldError(input, ok ? "" : `${rule} The figures still use ${getState()[key]}.`);
-        if (ok) {
+        if (ok && (push || getState()[key] !== value)) {
           getState()[key] = value;
-          update(true);
+          update(push);
         }
-      });
+      };
+      input.addEventListener("input", () => take(false));
+      input.addEventListener("change", () => take(true));
     }
   }
 
@@ -708,7 +712,13 @@
     }));
     budget.addEventListener("change", () => {
       const value = Number(budget.value);
-      state.budget = budget.value !== "" && value > 0 ? budget.value : "";
+      const empty = budget.value.trim() === "";
+      const ok = empty || (Number.isFinite(value) && value > 0);
+      // 0 or less admits nothing: said beside the field, not silently read as "no budget".
+      fieldError(budget, ok ? "" : `An energy budget is more than 0 ${d.budgetUnit || "J"}; ` +
+        "leave it empty for none.");
+      if (!ok) return;
+      state.budget = empty ? "" : budget.value;
       update(true);
     });
     search.addEventListener("input", () => { state.q = search.value; update(false); });

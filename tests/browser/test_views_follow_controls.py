@@ -129,6 +129,33 @@ def test_calculator_rejects_bad_input_in_place(rec: Any) -> None:
     rec.page.fill("#pue", "1.5")
     rec.page.locator("#pue").dispatch_event("change")
     assert not error.is_visible()
+    # The figures follow as the reader types, before the field is left (issue 29: only on
+    # blur): kWh = GPU energy x PUE, so PUE 3 doubles the first row's kWh at PUE 1.5.
+    first = rec.page.locator("#footprint-gpqa tbody tr").first.locator("td").nth(1)
+    at_15 = float(first.get_attribute("data-value") or "nan")
+    rec.page.fill("#pue", "")
+    rec.page.locator("#pue").press_sequentially("3")
+    rec.page.wait_for_function(
+        "(v) => Number(document.querySelector('#footprint-gpqa tbody tr td:nth-child(2)')"
+        ".dataset.value) > v",
+        arg=at_15,
+    )
+    at_3 = float(first.get_attribute("data-value") or "nan")
+    assert at_3 == pytest.approx(at_15 * 2, rel=1e-9)
+
+
+def test_a_non_positive_energy_budget_is_refused_beside_the_field(rec: Any) -> None:
+    rec.goto("/tasks/gpqa/")
+    for bad in ("0", "-1"):
+        rec.page.fill("#budget", bad)
+        rec.page.locator("#budget").dispatch_event("change")
+        error = rec.page.locator("#budget-error")
+        assert error.is_visible() and "more than 0 J/token" in error.inner_text(), bad
+        assert "budget" not in rec.page.url  # not taken as a budget, nor silently dropped
+    rec.page.fill("#budget", "0.05")
+    rec.page.locator("#budget").dispatch_event("change")
+    assert not rec.page.locator("#budget-error").is_visible()
+    assert "budget=0.05" in rec.page.url
 
 
 def test_slider_offers_round_deadlines_including_1000_ms(rec: Any) -> None:
