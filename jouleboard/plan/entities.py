@@ -180,8 +180,9 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         [model_slug(model_id), t.id],
         spec["title"],
         f"Scatter plot of {len(points)} configurations, energy per {t.units.output} against "
-        f"{kind.latency.words[d.percentile]}, with the Pareto frontier ({len(frontier)} "
-        f"configurations, marked in the table) and the {kind.latency.value(d.ms)} deadline.",
+        f"{kind.latency.words[d.percentile]} (both on log scales), with the Pareto frontier "
+        f"drawn as a step line through {len(frontier)} of them (diamonds) and the "
+        f"{kind.latency.value(d.ms)} deadline as a dashed line.",
         spec,
         urls.model(model_id),
         f"deadline: {t.deadline_text()}",

@@ -139,8 +139,9 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         [t.id],
         spec["title"],
         f"Bar chart of {words} for the {len(top)} most efficient models at "
-        f"{t.deadline_text()}, each with the interval measurement noise allows; the table "
-        "shows the same figures.",
+        f"{t.deadline_text()}: "
+        + "; ".join(f"{row['model']} {row['label']}" for row in rows)
+        + ". Each bar carries the interval measurement noise allows.",
         spec,
         site.urls.task(t.id),
         f"at {t.deadline_text()}",

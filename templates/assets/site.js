@@ -115,7 +115,7 @@
   async function embedChart(figure, adjust) {
     const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
     if (adjust) adjust(spec);
-    if (figure.hasAttribute("data-auto")) spec.title = "";  // the embed page's h1 says it
+    if (figure.hasAttribute("data-embed")) spec.title = "";  // the embed page's h1 says it
     spec.width = "container";
     spec.autosize = { type: "fit-x", contains: "padding" };
     // A narrow screen gets the phone layout (render/charts.py phone): text at its own size.
@@ -152,10 +152,8 @@
     });
   }
 
-  // Embed pages render their chart straight away.
-  for (const figure of document.querySelectorAll("figure.chart[data-auto]")) {
-    embedChart(figure).catch(() => {});
-  }
+  // Embed pages show the static SVG first (an embed's first view stays small) and load the
+  // interactive chart on demand, with the button every page has (above).
 
   // Embed codes: select all on focus, so a click and a copy take the whole snippet.
   for (const code of document.querySelectorAll(".embed-code")) {

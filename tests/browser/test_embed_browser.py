@@ -42,6 +42,9 @@ def test_embeds_render_in_an_iframe(pw_browser: Any, site_url: str, width: int) 
         rec.goto("/article.html")
         for cid in EMBEDS:
             frame = page.frame_locator(f'iframe[title="{cid}"]')
+            # The static chart first; the interactive one on demand.
+            frame.locator("figure.chart img").wait_for(timeout=20_000)
+            frame.locator("button.interactive").click()
             frame.locator("svg.marks").wait_for(timeout=20_000)
             assert frame.locator("g.role-mark").count() > 0, cid
             # Fits the iframe: no horizontal scroll inside it.
@@ -93,8 +96,39 @@ def test_a_copied_embed_code_works_on_another_origin(
             assert elsewhere != site_url
             page.goto(f"{elsewhere}/article.html")
             frame = page.frame_locator("iframe")
+            frame.locator("figure.chart img").wait_for(timeout=20_000)
+            frame.locator("button.interactive").click()
             frame.locator("figure.chart svg.marks").wait_for(timeout=20_000)
             assert frame.locator("g.role-mark").count() > 0
     finally:
         context.close()
     assert rec.problems() == []
+
+
+@pytest.mark.browser
+def test_an_embeds_first_view_is_small_and_loads_vega_only_on_demand(
+    pw_browser: Any, site_url: str
+) -> None:
+    """Each embed loaded the ~900 KB Vega bundle at once (issue 29): its first view is now
+    the static SVG, under 150 KB in all, and Vega comes when the reader asks for it."""
+    context = pw_browser.new_context(viewport={"width": 800, "height": 700})
+    page = context.new_page()
+    sizes: dict[str, int] = {}
+
+    def on_response(response: Any) -> None:
+        body = response.body() if response.ok else b""
+        sizes[response.url] = len(body)
+
+    page.on("response", on_response)
+    try:
+        page.goto(f"{site_url}/embed/top--gpqa/")
+        page.locator("figure.chart img").evaluate("img => img.decode()")
+        page.wait_for_load_state("networkidle")
+        first = dict(sizes)
+        assert not any("/assets/vega-" in url for url in first), sorted(first)
+        assert sum(first.values()) < 150_000, first
+        page.locator("button.interactive").click()
+        page.locator("figure.chart svg.marks").wait_for(timeout=20_000)
+        assert any("/assets/vega-" in url for url in sizes)
+    finally:
+        context.close()
