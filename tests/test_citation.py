@@ -58,3 +58,11 @@ def test_no_provenance_cites_no_measurements() -> None:
     assert citation.measured_by([config()]) == ""
     assert "Measurements" not in citation.plain("Chart", "/x/", SITE, "")
     assert "Measurements" not in citation.bibtex("k", "Chart", "/x/", SITE, "")
+
+
+def test_bibtex_names_author_year_and_url() -> None:
+    """BibTeX lacked an author (issue 29): the site is a corporate author, in double braces
+    so BibTeX does not read 'Our board' as a first and a last name."""
+    bib = citation.bibtex("k", "Chart", "https://x.org/tasks/chat/", SITE, "Our lab runs v1")
+    assert "  author = {{Our board}},\n" in bib
+    assert "  year = {2026},\n" in bib and "\\url{https://x.org/tasks/chat/}" in bib

@@ -45,6 +45,8 @@ def bibtex(key: str, title: str, url: str, site: SiteSettings, sources: str = ""
     measured = f" Measurements: {_bib(sources)}" if sources else ""
     return (
         f"@misc{{{key},\n"
+        # The site as a corporate author: double braces keep BibTeX from splitting the name.
+        f"  author = {{{{{_bib(site.title)}}}}},\n"
         f"  title = {{{_bib(site.title)}: {_bib(title)}}},\n"
         f"  year = {{{site.data_date[:4]}}},\n"
         f"  howpublished = {{\\url{{{url}}}}},\n"
