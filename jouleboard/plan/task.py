@@ -46,8 +46,11 @@ def task_table(
     ranked: str = "",
 ) -> Table:
     """A leaderboard table of ``t`` in its kind's columns, ranked by its efficiency column
-    unless ``ranked`` names another."""
+    unless ``ranked`` names another; the ranked-by column comes first after the model, so it
+    is in view on any screen (explore.js rankedFirst orders the browser's rows alike)."""
+    key = ranked or t.kind.ranked_key
     fields = t.kind.ranking_fields(t.info, quality=t.id in site.registry.quality)
+    fields = tuple(sorted(fields, key=lambda f: f.column.key != key))  # stable: rest in order
     return ranking_table(
         table_id,
         caption,
@@ -56,7 +59,7 @@ def task_table(
         t.values,
         site.registry,
         site.urls,
-        ranked or t.kind.ranked_key,
+        key,
         t.noise,
     )
 

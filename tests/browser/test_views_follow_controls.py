@@ -166,3 +166,31 @@ def test_slider_offers_round_deadlines_including_1000_ms(rec: Any) -> None:
     ticks.nth(labels.index("1,000")).click()
     wait_ranked(rec, "≤ 1000 ms")
     assert rec.page.input_value("#deadline-ms") == "1000"
+
+
+def test_every_ranked_by_column_is_in_view_at_1280_px(pw_browser: Any, site_url: str) -> None:
+    """The correct-answer table's ranked-by column sat past the right edge at 1280 px (issue
+    29): the ranked-by column comes first after the model, in every ranking table, in the
+    server's rows and in the browser's re-ranked ones."""
+    ctx = pw_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    try:
+        for query in ("", "?deadline=50"):
+            page.goto(f"{site_url}/tasks/gpqa/{query}")
+            if query:
+                page.wait_for_function(
+                    "() => document.querySelector('#correct-gpqa caption')"
+                    ".textContent.includes('50 ms')"
+                )
+            edges = page.evaluate("""() => Array.from(document.querySelectorAll(
+                'main table.data')).filter((t) => t.querySelector('th.ranked')).map((t) => {
+                const th = t.querySelector('th.ranked');
+                const cell = t.tBodies[0].rows[0].cells[th.cellIndex];
+                return [t.id, th.cellIndex, cell.className,
+                        th.getBoundingClientRect().right <= window.innerWidth];
+            })""")
+            assert {e[0] for e in edges} >= {"ranking-gpqa", "correct-gpqa"}, edges
+            for table_id, index, cell_class, visible in edges:
+                assert index == 2 and "ranked" in cell_class and visible, (query, table_id)
+    finally:
+        ctx.close()

@@ -164,6 +164,11 @@
     return best === worst ? String(best) : `${best}–${worst}`;
   }
 
+  // The columns with the ranked-by one first, the rest in order (plan/task.py task_table).
+  function rankedFirst(columns, key) {
+    return [...columns.filter((c) => c.key === key), ...columns.filter((c) => c.key !== key)];
+  }
+
   // One leaderboard row from the task's column descriptors (TaskKind.ranking_fields).
   function rankingRow(row, data, percentile, columns = data.table, ranked = data.ranked_key) {
     const c = row.config;
@@ -519,8 +524,9 @@
         }
         const best = R.rank(data.configs,
           { ...options, objective: "energy_per_correct_answer", accuracy });
-        fillBody(correct, best.map((r) => rankingRow(r, data, state.pct, data.table,
-          "energy_per_correct_answer_joules")), emptyText(data));
+        const key = "energy_per_correct_answer_joules";
+        fillBody(correct, best.map((r) => rankingRow(r, data, state.pct,
+          rankedFirst(data.table, key), key)), emptyText(data));
         correct.caption.textContent = plain ? captions.get(correct) :
           `${d.taskName}: ranked by energy per correct answer at ${view}`;
       }
