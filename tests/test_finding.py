@@ -212,3 +212,23 @@ def test_a_binding_deadline_says_what_changes_when_the_order_holds() -> None:
         "with 30.00 u; the order holds, but B goes from 20.00 to "
         "25.00 u."
     )
+
+
+def test_a_finding_comparing_unlike_outputs_says_so() -> None:
+    """Images of different step counts (or videos of different size and length) are not the
+    same work per output (issue 29): the headline names each compared model's output."""
+    fast = Standing("A", "BF16, 1× H100", 3.0, output="1024×1024, 20 steps")
+    slow = Standing("B", "BF16, 1× H100", 1.5, output="1024×1024, 50 steps")
+    text = headline("T", (fast, slow), "images/kJ", "sig3", 7)
+    assert text.endswith(" Outputs differ: A at 1024×1024, 20 steps; B at 1024×1024, 50 steps.")
+    alike = Standing("C", "BF16, 1× H100", 1.0, output="1024×1024, 20 steps")
+    assert "Outputs differ" not in headline("T", (fast, alike), "images/kJ", "sig3", 7)
+    assert "Outputs differ" not in headline("T", (A, B, C), "tokens/J", "fixed2", 7)  # tokens
+
+
+def test_the_default_text_to_video_finding_names_the_videos_it_compares(site) -> None:  # type: ignore[no-untyped-def]
+    # From the measurement files: CogVideoX 2B makes 720×480 videos of 49 frames at 8 fps,
+    # HunyuanVideo 1280×720 of 129 frames at 15 fps (both 50 steps).
+    sentence = site.findings["text-to-video"].sentence
+    assert "CogVideoX 2B at 720×480, 49 frames at 8 fps, 50 steps" in sentence
+    assert "HunyuanVideo at 1280×720, 129 frames at 15 fps, 50 steps" in sentence

@@ -131,6 +131,12 @@ class TaskKind(ABC):
         """One configuration in a few words (chart tooltips)."""
         return f"{c.num_gpus}× {c.gpu_model}, {c.weight_precision}"
 
+    def output_text(self, c: Any) -> str:
+        """What one output of ``c`` is, where outputs of a task can differ (an image's size
+        and steps, a video's frames): findings say so when they compare unlike outputs.
+        "" where every output is alike (a token)."""
+        return ""
+
     @abstractmethod
     def setting_text(self, c: Any) -> str:
         """The serving setting in a change report, e.g. ``max_num_seqs 48``."""

@@ -339,6 +339,11 @@ class DiffusionKind(TaskKind):
     def setting_text(self, c: DiffusionConfiguration) -> str:
         return f"batch {c.batch_size}, {c.inference_steps} steps"
 
+    def output_text(self, c: DiffusionConfiguration) -> str:
+        """``1024×1024, 20 steps``; a video: ``720×480, 49 frames at 8 fps, 50 steps``."""
+        frames = f", {c.num_frames} frames at {c.fps:g} fps" if c.num_frames and c.fps else ""
+        return f"{c.width_px}×{c.height_px}{frames}, {c.inference_steps} steps"
+
     def model_sort_key(self, c: DiffusionConfiguration) -> tuple[Any, ...]:
         return (c.gpu_model, c.num_gpus, c.batch_size, c.ulysses_degree, c.ring_degree, c.repeat)
 

@@ -233,6 +233,7 @@ def standings(
             r.rank_best,
             r.rank_worst,
             r.u,
+            t.kind.output_text(r.config),
         )
         for r in rows
     )

@@ -29,6 +29,7 @@ class Standing:
     best: int = 0
     worst: int = 0
     u: float | None = None
+    output: str = ""  # what one output is where a task's outputs differ ("1024×1024, 20 steps")
 
     @property
     def tied(self) -> bool:
@@ -77,7 +78,34 @@ def names(models: Sequence[str], most: int = 3) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
+def unlike_outputs(compared: Sequence[Standing]) -> str:
+    """`` Outputs differ: A at 1024×1024, 20 steps; B at 1024×1024, 50 steps.`` when the
+    standings a sentence compares make different outputs (a figure per image is then not the
+    same work), else ""."""
+    if len({s.output for s in compared}) < 2:
+        return ""
+    return " Outputs differ: " + "; ".join(f"{s.model} at {s.output}" for s in compared) + "."
+
+
 def headline(
+    where: str,
+    ranking: Sequence[Standing],
+    unit: str,
+    rule: str,
+    top_n: int,
+    noise: Noise = UNKNOWN,
+) -> str:
+    """The headline (:func:`headline_text`), with a caveat where it compares unlike outputs."""
+    text = headline_text(where, ranking, unit, rule, top_n, noise)
+    if len(ranking) < 2:
+        return text
+    lead, last = ranking[0], ranking[min(top_n, len(ranking)) - 1]
+    named = [lead, *(s for s in ranking[1:] if s.best == 1 and lead.tied), ranking[1], last]
+    compared = list(dict.fromkeys(named))  # each once, in the order the sentence names them
+    return text + unlike_outputs(compared)
+
+
+def headline_text(
     where: str,
     ranking: Sequence[Standing],
     unit: str,
