@@ -40,6 +40,7 @@ def browser_row(t: TaskView, c: Any) -> dict[str, Any]:
         "efficiency": t.units.efficiency(c.energy_per_output_joules),
         "config": t.kind.config_label(c),
         "runs": runs_of(c),
+        "output": t.kind.output_text(c),  # what one output is ("" for tokens)
     }
 
 

@@ -127,3 +127,21 @@ def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None
     page.select_option("#compare-task", "gpqa")
     assert (unit.inner_text(), page.input_value("#compare-deadline")) == ("ms", "300")
     assert site_page.problems() == []
+
+
+@pytest.mark.browser
+def test_compare_says_when_outputs_differ(site_page: Recorder) -> None:
+    """Comparing an image of 20 steps with one of 50 is not the same work per image (issue
+    29): the compare page says so (steps from the measurement files: SANA 1.5 1.6B 20,
+    FLUX.1 Dev 50, both 1024x1024)."""
+    page = site_page.page
+    models = "Efficient-Large-Model/SANA1.5_1.6B_1024px_diffusers,black-forest-labs/FLUX.1-dev"
+    site_page.goto(f"/compare/?task=text-to-image&models={models}")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#compare-results ul.ratios li').length >= 2"
+    )
+    items = page.locator("#compare-results ul.ratios li").all_inner_texts()
+    assert (
+        "Outputs differ: SANA 1.5 1.6B at 1024×1024, 20 steps; FLUX.1 Dev at 1024×1024, 50 steps."
+    ) in items, items
+    assert site_page.problems() == []

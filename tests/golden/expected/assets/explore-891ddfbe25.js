@@ -874,6 +874,11 @@
             `${distinguishable(base.config, r.config, data)}).`);
         }
       }
+      // Unlike outputs (image steps, video size and length) are not the same work per output.
+      if (new Set(best.map((r) => r.config.output || "")).size > 1) {
+        items.push("Outputs differ: " + best.map((r) =>
+          `${data.models[r.config.model_id].nickname} at ${r.config.output}`).join("; ") + ".");
+      }
       for (const m of missing) {
         items.push(`${data.models[m].nickname} has no configuration that meets this deadline.`);
       }
