@@ -9,6 +9,7 @@ import pytest
 
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
+from jouleboard.measure.units import per_thousand
 from jouleboard.plan.site import site_view
 from jouleboard.plan.task import sensitivity_rows, task_finding
 from jouleboard.rank.noise import Noise
@@ -140,12 +141,13 @@ def test_gpqa_finding_matches_the_published_reference(site) -> None:  # type: ig
     # With s = 8.37% per run (three repeat pairs, docs/metrics.md) a ratio of two single
     # runs is uncertain by a factor exp(1.96 x 0.0837 x sqrt 2) = 1.261: 1.394 / 1.261 = 1.11,
     # 1.394 x 1.261 = 1.76; 6.41 / 1.261 = 5.08, 6.41 x 1.261 = 8.09. GPT OSS 20B is 1.39x
-    # its runner-up, beyond that factor: it leads beyond the noise.
+    # its runner-up, beyond that factor: it leads beyond the noise. Its 61.0 J per response
+    # (the reference table) is 61.0 x 1,000 / 3,600 = 16.9 Wh per 1,000 responses.
     f = task_finding(site, site.tasks["gpqa"])
     assert (
         "GPT OSS 20B (MXFP4, 1× B200) does the most work per joule, beyond measurement "
-        "noise: 35.15 tokens/J, 1.4× (1.1–1.8×) GPT OSS 120B (2nd) and 6.4× (5.1–8.1×) "
-        "Qwen 3 14B (7th)." in f.sentence
+        "noise: 35.15 tokens/J (17 Wh per 1,000 responses), 1.4× (1.1–1.8×) GPT OSS 120B "
+        "(2nd) and 6.4× (5.1–8.1×) Qwen 3 14B (7th)." in f.sentence
     )
     # From the issue that asked for the finding (measured with `jouleboard rank`): the
     # ranking at 1,000 ms (and with no deadline) is the one at 300 ms; at 50 ms GPT OSS 20B
@@ -232,3 +234,10 @@ def test_the_default_text_to_video_finding_names_the_videos_it_compares(site) ->
     sentence = site.findings["text-to-video"].sentence
     assert "CogVideoX 2B at 720×480, 49 frames at 8 fps, 50 steps" in sentence
     assert "HunyuanVideo at 1280×720, 129 frames at 15 fps, 50 steps" in sentence
+
+
+def test_per_thousand_by_hand() -> None:
+    """Energy a reader can relate to: J per response x 1,000 / 3,600 = Wh per 1,000."""
+    assert per_thousand(61.0, "response") == "17 Wh per 1,000 responses"  # 16.94
+    assert per_thousand(338.0, "image") == "94 Wh per 1,000 images"  # 93.9
+    assert per_thousand(26_500.0, "video") == "7.4 kWh per 1,000 videos"  # 7,361 Wh

@@ -14,6 +14,16 @@ if TYPE_CHECKING:
 _SCALE_WORDS = {1: "J", 1000: "kJ", 1_000_000: "MJ"}
 
 
+def per_thousand(joules_per_response: float, response: str) -> str:
+    """Energy a reader can relate to: ``17 Wh per 1,000 responses``, ``7.4 kWh per 1,000
+    videos`` (two significant digits; Wh below 1 kWh)."""
+    from jouleboard.measure.formats import significant
+
+    wh = joules_per_response * 1000 / 3600
+    amount = f"{significant(wh, 2)} Wh" if wh < 1000 else f"{significant(wh / 1000, 2)} kWh"
+    return f"{amount} per 1,000 {response}s"
+
+
 @dataclass(frozen=True)
 class TaskUnits:
     output: str  # token, image, video

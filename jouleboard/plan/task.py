@@ -9,7 +9,7 @@ from typing import Any
 
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.measure.formats import PRECISION_LABELS, show
-from jouleboard.measure.units import in_words, measured_gpus
+from jouleboard.measure.units import in_words, measured_gpus, per_thousand
 from jouleboard.plan.explore import explore_payload
 from jouleboard.plan.first_view import full_view_path, task_first_view, with_full_view
 from jouleboard.plan.views import (
@@ -234,6 +234,7 @@ def standings(
             r.rank_worst,
             r.u,
             t.kind.output_text(r.config),
+            per_thousand(r.config.energy_per_response_joules, t.units.response),
         )
         for r in rows
     )

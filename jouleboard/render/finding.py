@@ -30,6 +30,7 @@ class Standing:
     worst: int = 0
     u: float | None = None
     output: str = ""  # what one output is where a task's outputs differ ("1024×1024, 20 steps")
+    relatable: str = ""  # its energy in everyday terms: "17 Wh per 1,000 responses"
 
     @property
     def tied(self) -> bool:
@@ -119,7 +120,8 @@ def headline_text(
     if not ranking:
         return f"On {where}, no configuration qualifies."
     lead = ranking[0]
-    value = f"{show(rule, lead.efficiency)} {unit}"
+    figure = f"{show(rule, lead.efficiency)} {unit}"
+    value = f"{figure} ({lead.relatable})" if lead.relatable else figure
     last = ranking[min(top_n, len(ranking)) - 1]
     if len(ranking) == 1:
         return (
@@ -130,7 +132,8 @@ def headline_text(
         tied = [s for s in ranking[1:] if s.best == 1]
         text = (
             f"On {where}, {lead.model} ({lead.config}) does the most work per joule "
-            f"({value}), but {names([s.model for s in tied])} "
+            f"({', '.join(filter(None, (figure, lead.relatable)))}), "
+            f"but {names([s.model for s in tied])} "
             f"{'is' if len(tied) == 1 else 'are'} within measurement noise of it "
             f"(places {rank_text(1, lead.worst)} shared)"
         )
