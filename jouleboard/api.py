@@ -247,24 +247,25 @@ def rank_task(
         score = reg.accuracy(task_id, model_id)
         return score.accuracy_percent if score else None
 
+    configs = data.for_task(task_id)
+    noise = data.noise_for(configs)  # the task's data set's measurement noise
     rows = rank(
-        data.for_task(task_id),
+        configs,
         deadline,
         gpus=set(allowed),
         top=top,
         energy_budget_joules_per_token=energy_budget,
         objective=objective_for(by, accuracy),
-        noise=data.noise_for(data.for_task(task_id)),
+        noise=noise,
     )
     unranked = (
-        tuple(sorted({c.model_id for c in data.for_task(task_id) if accuracy(c.model_id) is None}))
+        tuple(sorted({c.model_id for c in configs if accuracy(c.model_id) is None}))
         if by == "energy_per_correct_answer"
         else ()
     )
     kind = kind_of(task)
     why = None
     if not rows:
-        configs = data.for_task(task_id)
         cause = emptied_by(
             configs, deadline, set(allowed), energy_budget, objective_for(by, accuracy)
         )
@@ -285,14 +286,14 @@ def rank_task(
                     accuracy(r.config.model_id),
                 ),
                 r,
-                data.noise_for(data.for_task(task_id)),
+                noise,
                 kind.interval_columns,
             )
             for r in rows
         ],
         unranked,
         why,
-        table_note(data.noise_for(data.for_task(task_id))),
+        table_note(noise),
     )
 
 
