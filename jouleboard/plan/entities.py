@@ -130,7 +130,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         return ", ".join(marks)
 
     repeated = tuple(
-        f"{kind.config_label(c)}, {kind.setting_text(c)}: the geometric mean of "
+        f"{kind.config_label(c)}: the geometric mean of "
         f"{runs_of(c)} runs, from {' and '.join(c.run_sources)}."
         for c in configs
         if runs_of(c) > 1
