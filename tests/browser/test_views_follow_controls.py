@@ -194,3 +194,27 @@ def test_every_ranked_by_column_is_in_view_at_1280_px(pw_browser: Any, site_url:
                 assert index == 2 and "ranked" in cell_class and visible, (query, table_id)
     finally:
         ctx.close()
+
+
+def test_the_task_row_shows_that_it_scrolls_on_a_phone(pw_browser: Any, site_url: str) -> None:
+    """At 390 px the row of task links was cut with no cue (issue 29): while tasks lie past
+    its right edge it fades there (.more), and at the end of the row it does not."""
+    ctx = pw_browser.new_context(viewport={"width": 390, "height": 844})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{site_url}/")
+        row = page.locator(".tasks-nav ul")
+        assert row.evaluate("r => r.scrollWidth > r.clientWidth")  # it does overflow
+        assert "more" in (row.get_attribute("class") or "")
+        assert row.evaluate("r => getComputedStyle(r).maskImage") != "none"
+        row.evaluate("r => { r.scrollLeft = r.scrollWidth; r.dispatchEvent(new Event('scroll')); }")
+        assert "more" not in (row.get_attribute("class") or "")
+    finally:
+        ctx.close()
+    wide = pw_browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = wide.new_page()
+        page.goto(f"{site_url}/")
+        assert "more" not in (page.locator(".tasks-nav ul").get_attribute("class") or "")
+    finally:
+        wide.close()

@@ -198,6 +198,16 @@
     });
   }
 
+  // A row of links that scrolls sideways (the tasks under the header on a phone) says so:
+  // .more while some of it lies past the right edge (style.css fades that edge).
+  for (const row of document.querySelectorAll(".tasks-nav ul")) {
+    const cue = () => row.classList.toggle("more",
+      row.scrollLeft + row.clientWidth < row.scrollWidth - 2);
+    cue();
+    row.addEventListener("scroll", cue, { passive: true });
+    window.addEventListener("resize", cue);
+  }
+
   // --- model search boxes: filter the rows of the table they name.
   for (const input of document.querySelectorAll("input[data-search-for]")) {
     const table = document.getElementById(input.dataset.searchFor);
