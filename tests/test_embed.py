@@ -212,3 +212,16 @@ def test_no_chart_data_names_a_field_ms_that_holds_seconds(site: Path) -> None:
     assert "ms" not in (site / "charts" / "deadlines--text-to-image.csv").read_text().split("\n")[
         0
     ].split(",")
+
+
+def test_no_phone_chart_shortens_two_names_alike(site: Path) -> None:
+    """Every axis of every phone render of the default site: its labels are distinct."""
+    ns = "{http://www.w3.org/2000/svg}"
+    axes = 0
+    for svg in sorted((site / "charts").glob("*.phone.svg")):
+        for group in ET.fromstring(svg.read_bytes()).iter(f"{ns}g"):
+            if "role-axis-label" in (group.get("class") or ""):
+                labels = [t.text for t in group.iter(f"{ns}text") if t.text]
+                assert len(labels) == len(set(labels)), (svg.name, labels)
+                axes += 1
+    assert axes > 100

@@ -15,7 +15,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -488,6 +488,22 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
 
 PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page margins
 PHONE_AXIS_LABELS = 125  # px of an axis label on a phone (longer names end in an ellipsis)
+PHONE_LABEL_CHARS = 20  # about PHONE_AXIS_LABELS px at the axis font
+
+
+def short_labels(names: Collection[str], room: int = PHONE_LABEL_CHARS) -> dict[str, str]:
+    """Labels of at most ``room`` characters for the names longer than that, all different
+    from each other and from the short names: each keeps a start and an end around an
+    ellipsis, the split chosen so that no two shorten alike ("NVIDIA Nemo…no 12B V2" and
+    "NVIDIA Nemo…ano 9B V2", not two "NVIDIA Nemotron Nan…")."""
+    long = sorted(n for n in set(names) if len(n) > room)
+    short = {n for n in names if len(n) <= room}
+    for head in range(room - 8, 2, -1):  # longer starts first: they read best
+        tail = room - 1 - head
+        labels = {n: f"{n[:head].rstrip()}…{n[-tail:].lstrip()}" for n in long}
+        if len(set(labels.values())) == len(long) and not set(labels.values()) & short:
+            return labels
+    return {}  # no split tells them apart: the axis's own ellipsis, as before
 
 
 def static(spec: Spec) -> Spec:
@@ -505,6 +521,14 @@ def phone(spec: Spec) -> Spec:
     shared with ``spec``, not copied (they are most of its size, and nothing here changes
     them)."""
 
+    names = {
+        row["model"]
+        for rows in spec.get("datasets", {}).values()
+        for row in rows
+        if isinstance(row.get("model"), str)
+    }
+    labels = short_labels(names)
+
     def adapt(node: Any) -> Any:
         if isinstance(node, list):
             return [adapt(value) for value in node]
@@ -514,6 +538,10 @@ def phone(spec: Spec) -> Spec:
         axis, legend = out.get("axis"), out.get("legend")
         if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
             axis["labelLimit"] = PHONE_AXIS_LABELS
+            if labels:  # the chart's long names, each shortened to a label of its own
+                axis["labelExpr"] = f"({json.dumps(labels, ensure_ascii=False)})[datum.label]" + (
+                    " || datum.label"
+                )
         if isinstance(legend, dict):
             legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
         return out
