@@ -127,8 +127,18 @@ class Strict(BaseModel):
 # --- parts of every measurement file ----------------------------------------------------
 
 
+# What an energy figure includes (docs/measurement-format.md, "Measurement boundary"): the
+# accelerators' own energy counters, or the whole system at the wall (power supplies, host
+# CPUs, memory, fans and the accelerators). Figures of two boundaries are never ranked together.
+Boundary = Literal["gpu", "system-ac"]
+BOUNDARIES: tuple[Boundary, ...] = ("gpu", "system-ac")
+# How the ML.ENERGY Benchmark and its raw runs measure: Zeus reads the GPUs' NVML counters.
+GPU_COUNTERS = "NVML energy counters (Zeus)"
+
+
 class Provenance(Strict):
-    """Where a measurement comes from; shown on model pages, the citation once per data set."""
+    """Where a measurement comes from and what its energy includes; shown on model pages,
+    the citation once per data set."""
 
     dataset: ShortText = Field(description="Name of the benchmark or data set.")
     version: ShortText = Field(description="Version of the data set.")
@@ -140,6 +150,18 @@ class Provenance(Strict):
         description="Where the data came from (repository, commit, file or run directory)."
     )
     citation: Annotated[str, Field(max_length=500)] = ""
+    boundary: Boundary = Field(
+        default="gpu",
+        description='What the energy figures include: "gpu" (the accelerators\' energy '
+        'counters: NVML, as the ML.ENERGY Benchmark reads them) or "system-ac" (the whole '
+        "system at the wall, measured by an external power analyzer, as MLPerf does). "
+        'Files written before this field existed measured "gpu".',
+    )
+    instrument: ShortText = Field(
+        default="",
+        description='How the energy was measured, e.g. "NVML energy counters (Zeus)" or '
+        '"SPEC PTDaemon power analyzer".',
+    )
 
 
 # --- registries ------------------------------------------------------------------------
@@ -208,7 +230,16 @@ KIND_ENTRY_PATTERN = (
     r"^([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}\.py(:[A-Za-z_][A-Za-z0-9_]{0,100})?"
     r"|[A-Za-z_][A-Za-z0-9_.]{0,200}:[A-Za-z_][A-Za-z0-9_]{0,100})$"
 )
-NAV_PAGES = ("leaderboard", "models", "gpus", "compare", "downloads", "changelog", "about")
+NAV_PAGES = (
+    "leaderboard",
+    "models",
+    "gpus",
+    "compare",
+    "mlperf",
+    "downloads",
+    "changelog",
+    "about",
+)
 
 
 class NavLink(Strict):

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from jouleboard.config.registry import load_registry
 from jouleboard.config.schema import (
+    GPU_COUNTERS,
     GPU_ID_PATTERN,
     MODEL_ID_PATTERN,
     SCHEMA_VERSION,
@@ -595,6 +596,8 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
         "license": LICENSE,
         "source": source_ref,
         "citation": CITATION,
+        "boundary": "gpu",
+        "instrument": GPU_COUNTERS,
     }
     problems += [p for p in map(_folder_problem, (src / "models", src / "tasks")) if p]
     if problems:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from jouleboard.config.schema import GPU_COUNTERS
 from jouleboard.core.problems import Problem, pointer, shown_path
 from jouleboard.core.yamlio import read_yaml
 
@@ -193,7 +194,8 @@ def resolve(
         date = given.date
     else:
         date = own_date or from_file.get("date") or UNKNOWN_DATE
-    return {**fields, "date": date}
+    # Raw runs are the ML.ENERGY toolkit's: GPU energy from NVML counters (through Zeus).
+    return {**fields, "date": date, "boundary": "gpu", "instrument": GPU_COUNTERS}
 
 
 def with_options(options: dict[str, str | None]) -> tuple[RunProvenance, set[str]]:

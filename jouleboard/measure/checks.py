@@ -239,3 +239,47 @@ def check_duplicates(configs: Sequence[Identified], shown: dict[str, str]) -> li
                 )
             )
     return problems
+
+
+class _Bounded(Identified, Protocol):
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def provenance(self) -> Any: ...
+
+
+def boundary_of(c: object) -> str:
+    """What a record's energy includes (provenance.boundary; "gpu" when not stated)."""
+    return str(getattr(getattr(c, "provenance", None), "boundary", "gpu"))
+
+
+def check_boundaries(configs: Sequence[_Bounded], shown: dict[str, str]) -> list[Problem]:
+    """A task ranks figures of one measurement boundary only: GPU energy and whole-system
+    wall energy are not comparable (docs/measurement-format.md, "Measurement boundary")."""
+    by_task: dict[str, dict[str, list[str]]] = {}
+    for c in sorted(configs, key=lambda c: c.source):
+        by_task.setdefault(c.task, {}).setdefault(boundary_of(c), []).append(c.source)
+    problems = []
+    for task, found in sorted(by_task.items()):
+        if len(found) < 2:
+            continue
+        # The boundary most files have sets the rule; the others are named.
+        usual = max(sorted(found), key=lambda b: len(found[b]))
+        for boundary, sources in sorted(found.items()):
+            if boundary == usual:
+                continue
+            for source in sources:
+                problems.append(
+                    Problem(
+                        shown[source],
+                        pointer("provenance", "boundary"),
+                        "dataset.mixed-boundary",
+                        f"task {task!r} mixes measurement boundaries: this file measured "
+                        f"{boundary!r}, {len(found[usual])} other(s) measured {usual!r} "
+                        f"(e.g. {shown[found[usual][0]]})",
+                        "energy at the GPUs and at the wall are not comparable: put these "
+                        "measurements under a task of their own",
+                    )
+                )
+    return problems
