@@ -17,6 +17,7 @@ from jouleboard.commands import (
     diff,
     docs,
     import_mlenergy,
+    import_mlperf,
     import_runs,
     init,
     rank,
@@ -41,6 +42,7 @@ COMMANDS: dict[str, ModuleType] = {
     "docs": docs,
     "import-mlenergy": import_mlenergy,
     "import-runs": import_runs,
+    "import-mlperf": import_mlperf,
 }
 # The commands that read --data, which must then be a folder.
 READS_DATA = frozenset({"build", "validate", "rank", "diff", "serve"})

@@ -46,13 +46,14 @@ def run(args: argparse.Namespace) -> int:
     extra = [p for p in others if p not in runs]
     problems = []
     warnings: list[Problem] = []
-    total = measured = repeated = 0
+    total = measured = repeated = mlperf = 0
     for data in data_dirs:
         try:
             dataset = load_dataset(data, extra, runs, require_prometheus=args.require_prometheus)
             total += len(dataset.configurations)
             measured += sum(runs_of(c) for c in dataset.configurations)
             repeated += sum(runs_of(c) > 1 for c in dataset.configurations)
+            mlperf += len(dataset.mlperf)
             warnings.extend(dataset.warnings)
             for gpu, n in dataset.outside_default_gpus().items():  # a note, not a warning
                 print(
@@ -82,4 +83,6 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print(f"ok: {total} configuration{'s' * (total != 1)} valid{dropped}")
+    if mlperf:
+        print(f"ok: {mlperf} MLPerf result{'s' * (mlperf != 1)} valid (whole system at the wall)")
     return 0

@@ -87,6 +87,13 @@ class Urls:
     def gpu(gpu: str) -> str:
         return f"gpus/{gpu_slug(gpu)}/index.html"
 
+    mlperf_index = "mlperf/index.html"
+
+    @staticmethod
+    def mlperf(benchmark: str) -> str:
+        """An MLPerf benchmark's page (names are [a-z0-9.-]: kinds/mlperf.py)."""
+        return f"mlperf/{benchmark}/index.html"
+
     # assets and data
     @staticmethod
     def asset(name: str) -> str:
@@ -157,6 +164,7 @@ RESERVED_PAGE_NAMES = frozenset(
         "index",
         "labels",
         "leaderboard",
+        "mlperf",
         "models",
         "robots",
         "sitemap",

@@ -409,7 +409,13 @@ def site_context(
         data_date=settings.data_date,
         attribution_html=render_markdown(settings.attribution_md),
         base_url=urls.base,
-        nav=navigation(settings.nav, urls, has_changelog=bool(sources.releases)),
+        nav=navigation(
+            settings.nav,
+            urls,
+            has_changelog=bool(sources.releases),
+            has_mlperf=bool(sources.data.mlperf),
+        ),
+        mlperf_url=urls.url(urls.mlperf_index) if sources.data.mlperf else "",
         tasks=tuple(
             Link(t.name, urls.url(urls.task(tid))) for tid, t in sources.data.registry.tasks.items()
         ),

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from jouleboard.config.registry import Registry, load_registry
 from jouleboard.core.problems import (
     Problem,
@@ -18,13 +20,16 @@ from jouleboard.core.problems import (
     shown_path,
 )
 from jouleboard.core.safe_read import refusal
+from jouleboard.core.schema_errors import problems_from
 from jouleboard.core.text_rules import hidden_characters
 from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.kinds import check_parsed, parse_measurement, register, task_kind_order
 from jouleboard.kinds.base import Record, TaskKind
+from jouleboard.kinds.mlperf import MLPERF_DIR, Result, SystemResult
+from jouleboard.kinds.mlperf import check as mlperf_check
 from jouleboard.kinds.site_kinds import load_site_kinds
 from jouleboard.loading.repeats import dataset_of, fold_repeats
-from jouleboard.measure.checks import check_duplicates, read_json
+from jouleboard.measure.checks import check_boundaries, check_duplicates, read_json
 from jouleboard.rank.noise import UNKNOWN, Noise
 
 MEASUREMENTS_DIR = "measurements"
@@ -42,6 +47,9 @@ class Dataset:
     warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable: reported, not fatal
     # How precise one run is (declared in site.yaml or estimated from the repeats).
     noise: Noise = UNKNOWN
+    # MLPerf Inference power results (data/mlperf/): systems ranked per benchmark, at the
+    # wall; never mixed with the configurations (kinds/mlperf.py).
+    mlperf: tuple[SystemResult, ...] = ()
 
     def for_task(self, task: str) -> list[Record]:
         """A task's configurations (all of one kind: the task's)."""
@@ -312,6 +320,10 @@ def load_dataset(
     shown.update(report.shown)
     problems.extend(report.errors)
     problems.extend(check_duplicates(configs, shown))
+    problems.extend(check_boundaries(configs, shown))
+    if problems:
+        raise ValidationFailed(problems)
+    results, problems = load_mlperf(data_dir, registry, data_root)
     if problems:
         raise ValidationFailed(problems)
     folded, repeats = fold_repeats(sorted(configs, key=lambda c: (c.identity, c.source)))
@@ -321,4 +333,46 @@ def load_dataset(
         configurations=tuple(folded),
         warnings=report.warnings,
         noise=Noise.of(repeats, declared.relative, declared.confidence, declared.basis),
+        mlperf=results,
     )
+
+
+def load_mlperf(
+    data_dir: Path, registry: Registry, data_root: Path
+) -> tuple[tuple[SystemResult, ...], list[Problem]]:
+    """The MLPerf results of the data folder's mlperf/ (none when it has none), checked."""
+    folder = data_dir / MLPERF_DIR
+    if not folder.exists():
+        return (), []
+    files, problems = measurement_files([folder])
+    results = []
+    for path in files:
+        name = shown_path(path)
+        value, found = read_json(path, name)
+        if not found:
+            try:
+                result = Result.model_validate(value)
+            except ValidationError as e:
+                found = problems_from(e, name, Result)
+            else:
+                found = mlperf_check(result, name, registry)
+        if found:
+            problems += found
+            continue
+        source = resolved_file(path).relative_to(data_root).as_posix()
+        results.append(SystemResult(source, result))
+    keys: dict[tuple[str, ...], str] = {}
+    for r in results:
+        key = (*r.system_key, r.result.benchmark, r.result.scenario)
+        if key in keys:
+            problems.append(
+                Problem(
+                    r.source,
+                    "",
+                    "dataset.duplicate-result",
+                    f"the same result as {keys[key]}",
+                    "keep one file per round, system, benchmark and scenario",
+                )
+            )
+        keys.setdefault(key, r.source)
+    return tuple(sorted(results, key=lambda r: r.source)), problems

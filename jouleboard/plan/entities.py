@@ -11,6 +11,7 @@ from markupsafe import escape
 from jouleboard.core.urls import model_slug
 from jouleboard.measure.formats import PRECISION_LABELS, show, significant
 from jouleboard.measure.units import efficiency_phrase
+from jouleboard.plan import mlperf
 from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full_view
 from jouleboard.plan.task import ranking_downloads, task_table
 from jouleboard.plan.views import (
@@ -274,6 +275,13 @@ def model_page(site: SiteView, model_id: str) -> Part:
         render_markdown(info.description_md),
         tuple(sections),
         data_sources(c for t in tasks for c in site.by_model[model_id][t.id]),
+        mlperf.section(
+            [r for r in site.mlperf if r.result.model_id == model_id],
+            site.urls,
+            site.registry,
+            f"{info.nickname} in MLPerf Inference (whole system at the wall)",
+            "mlperf-model",
+        ),
     )
     page = Page(
         site.urls.model(model_id),
@@ -417,7 +425,18 @@ def gpu_page(site: SiteView, gpu: str) -> Part:
         f"Models ranked by "
         f"{efficiency_phrase(t.units for t in site.tasks.values() if t.id in shown)} "
         f"on {info.name}.",
-        body := GpuBody(info.name, facts, tuple(sections)),
+        body := GpuBody(
+            info.name,
+            facts,
+            tuple(sections),
+            mlperf.section(
+                [r for r in site.mlperf if r.result.system.gpu_model == gpu],
+                site.urls,
+                site.registry,
+                f"Systems with {info.name} in MLPerf Inference (whole system at the wall)",
+                "mlperf-gpu",
+            ),
+        ),
     )
     first = gpu_first_view(
         body, site.urls.url(full_view_path(page.path)), site.table_rows, site.top_n

@@ -21,6 +21,7 @@ from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
 from jouleboard.plan.downloads import configuration_downloads, download_chunks
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
+from jouleboard.plan.mlperf import mlperf_part
 from jouleboard.plan.releases import (
     ReleaseData,
     atom_feed,
@@ -83,6 +84,7 @@ def site_view(data: Dataset, urls: Urls) -> SiteView:
         {t: task_view(data, t) for t in data.registry.tasks},
         by_model,
         dict(Counter(c.gpu_model for c in data.configurations)),
+        mlperf=data.mlperf,
     )
     return dataclasses.replace(
         site, findings={t.id: task_finding(site, t) for t in site.tasks.values()}
@@ -221,6 +223,7 @@ def plan_site(
     for gpu in sorted(site.registry.gpus):
         part += gpu_page(site, gpu)
     part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
+    part += mlperf_part(data.mlperf, urls, data.registry)
     part += Part(
         downloads=tuple(
             configuration_downloads(

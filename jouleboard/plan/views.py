@@ -11,6 +11,7 @@ from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Percentile, TaskInfo
 from jouleboard.core.urls import Urls, chart_id
 from jouleboard.kinds.base import Record, TaskKind
+from jouleboard.kinds.mlperf import SystemResult
 from jouleboard.measure import metrics
 from jouleboard.measure.units import TaskUnits
 from jouleboard.rank.noise import UNKNOWN, Noise
@@ -193,6 +194,7 @@ class ModelBody:
     description_html: str
     sections: tuple[ModelTaskSection, ...]
     sources: tuple[DataSource, ...] = ()
+    mlperf: MLPerfSection | None = None  # the model's MLPerf results, at the wall
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,7 @@ class GpuBody:
     name: str
     facts: tuple[tuple[str, str], ...]
     sections: tuple[GpuTaskSection, ...]
+    mlperf: MLPerfSection | None = None  # MLPerf systems with this GPU, at the wall
     # Tables cut on the first view, by table id (empty on a full view), and the full view.
     more: dict[str, MoreRows] = field(default_factory=dict)
     full_url: str = ""
@@ -283,6 +286,42 @@ class DownloadsBody:
     groups: tuple[tuple[str, tuple[DownloadItem, ...]], ...]
 
 
+@dataclass(frozen=True)
+class MLPerfScenario:
+    """One scenario of an MLPerf benchmark: what its results had to meet, and their ranking."""
+
+    scenario: str
+    constraint: str
+    table: Table
+
+
+@dataclass(frozen=True)
+class MLPerfBody:
+    """An MLPerf benchmark's page (``scenarios``), or the index of them (``leaders``)."""
+
+    name: str
+    benchmark: str
+    intro: str
+    boundary: str
+    scenarios: tuple[MLPerfScenario, ...]
+    model: str
+    model_url: str
+    downloads: tuple[Link, ...]
+    attribution: str
+    leaders: Table | None = None
+
+
+@dataclass(frozen=True)
+class MLPerfSection:
+    """A model's or a GPU's MLPerf results (whole system at the wall), apart from its
+    GPU-only rankings."""
+
+    heading: str
+    boundary: str
+    tables: tuple[Table, ...]
+    index_url: str
+
+
 Body = (
     HomeBody
     | TaskBody
@@ -293,6 +332,7 @@ Body = (
     | DownloadsBody
     | CompareBody
     | EmbedBody
+    | MLPerfBody
 )
 
 
@@ -446,6 +486,8 @@ class SiteView:
     # Each task's finding, computed once (it ranks the task about ten times) for the home
     # page and the task page.
     findings: dict[str, Finding] = field(default_factory=dict)
+    # MLPerf results (whole system at the wall): shown apart, never in a task's ranking.
+    mlperf: tuple[SystemResult, ...] = ()
 
     @property
     def default_gpus(self) -> set[str]:

@@ -161,6 +161,27 @@ def noise_html(noise: Noise, datasets: Sequence[str] = ()) -> str:
     return f'<h2 id="noise">Measurement noise and rank ranges</h2>\n{body}{runs}'
 
 
+BOUNDARY_HTML = """<h2 id="boundary">Measurement boundary: what an energy figure includes</h2>
+<p>Every energy figure on this site says what it includes, and figures with different
+boundaries are never ranked together.</p>
+<ul>
+<li><strong>GPU energy</strong> (boundary <code>gpu</code>): the energy the GPUs themselves
+report through their energy counters (NVML, read by Zeus in the ML.ENERGY Benchmark),
+summed over the GPUs that serve the model. It leaves out the host CPUs, memory, network,
+fans, power supplies and cooling. Every task leaderboard, model and GPU ranking measures
+this.</li>
+<li><strong>Whole system at the wall</strong> (boundary <code>system-ac</code>): the
+alternating-current power of the whole server (every power supply: host CPUs, memory,
+fans and all accelerators) measured by an external power analyzer through SPEC PTDaemon,
+as MLPerf Inference requires. It is larger than the GPU energy of the same work, by an
+amount that depends on the server, so the MLPerf pages rank systems among themselves only.</li>
+</ul>
+<p>Neither includes the data centre's cooling and power distribution (its PUE). A task
+whose measurements state two boundaries does not build (rule
+<code>dataset.mixed-boundary</code>).</p>
+"""
+
+
 def glossary_html(noise: Noise = UNKNOWN, datasets: Sequence[str] = ()) -> str:
     """The glossary as HTML: a definition list with an anchor per term, then what the
     measurement noise of this data is (:func:`noise_html`)."""
@@ -170,5 +191,5 @@ def glossary_html(noise: Noise = UNKNOWN, datasets: Sequence[str] = ()) -> str:
     )
     return (
         "<p>The terms the tables, charts and findings use. Column headers link here.</p>\n"
-        f'<dl class="glossary">\n{items}</dl>\n{noise_html(noise, datasets)}'
+        f'<dl class="glossary">\n{items}</dl>\n{noise_html(noise, datasets)}{BOUNDARY_HTML}'
     )

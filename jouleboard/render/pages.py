@@ -37,6 +37,7 @@ _DEFAULT_NAV = (
     NavLink(label="Models", target="models"),
     NavLink(label="GPUs", target="gpus"),
     NavLink(label="Compare", target="compare"),
+    NavLink(label="MLPerf", target="mlperf"),
     NavLink(label="Downloads", target="downloads"),
     NavLink(label="Changelog", target="changelog"),
     NavLink(label="About", target="about"),
@@ -73,6 +74,7 @@ class SiteContext:
     accent_color: str = ""  # site.yaml's #rrggbb, overrides the theme's --accent
     glossary_url: str = ""  # every term defined (footer link)
     measured_by: str = ""  # the data sets the measurements come from, by name and version
+    mlperf_url: str = ""  # the MLPerf pages (energy at the wall, not GPU-only); "": none
 
 
 TEMPLATE_MAX_BYTES = 1024 * 1024  # a template of a theme folder
@@ -273,10 +275,12 @@ def template_problem(error: jinja2.TemplateError) -> Problem:
     )
 
 
-def navigation(nav: Sequence[NavLink], urls: Urls, has_changelog: bool) -> tuple[Link, ...]:
+def navigation(
+    nav: Sequence[NavLink], urls: Urls, has_changelog: bool, has_mlperf: bool = False
+) -> tuple[Link, ...]:
     """site.yaml's ``nav`` (default: every built-in page) as links: a built-in page, a page
-    of the site's own by name, or an https URL; the changelog only exists with releases, so
-    a link to it is dropped without them."""
+    of the site's own by name, or an https URL; the changelog only exists with releases and
+    the MLPerf pages with MLPerf results, so a link to either is dropped without them."""
     pages = {
         "leaderboard": urls.home,
         "models": urls.models_index,
@@ -285,6 +289,7 @@ def navigation(nav: Sequence[NavLink], urls: Urls, has_changelog: bool) -> tuple
         "downloads": urls.downloads,
         "changelog": urls.changelog,
         "about": urls.about,
+        "mlperf": urls.mlperf_index,
     }
 
     def href(target: str) -> str:
@@ -297,7 +302,7 @@ def navigation(nav: Sequence[NavLink], urls: Urls, has_changelog: bool) -> tuple
     return tuple(
         Link(item.label, href(item.target))
         for item in (nav or _DEFAULT_NAV)
-        if item.target != "changelog" or has_changelog
+        if (item.target != "changelog" or has_changelog) and (item.target != "mlperf" or has_mlperf)
     )
 
 

@@ -1,0 +1,645 @@
+"""MLPerf Inference power results into a data folder (``jouleboard import-mlperf``).
+
+Sources, any mix of them:
+- the official results layout, ``inference_results_v<round>/<division>/<Submitter>/``
+  (``systems/<system>.json``, ``results/<system>/<benchmark>/<Scenario>/``), given as the
+  repository or any folder below it down to one result folder;
+- a round's ``summary_results.json`` (MLCommons' own table): its rows with power.
+
+From the logs (docs/mlperf.md, checked against the official figures):
+- throughput: the MLLOG key ``result_tokens_per_second`` / ``result_completed_tokens_per_second``
+  (token workloads, Offline / Server) or ``result_samples_per_second`` /
+  ``result_completed_samples_per_sec`` of mlperf_log_detail.txt;
+- average power: the mean ``Watts`` (the fourth field) of the spl.txt lines whose timestamp
+  lies in [power_begin, power_end] of the MLLOG lines, both ends included;
+- validity, p99 latencies and the Server constraints: mlperf_log_summary.txt;
+- accuracy: accuracy/accuracy.txt; the system: systems/<system>.json.
+
+A result that is not VALID, or has no power measurement, is skipped and the summary says
+why; a malformed file stops the import with a located problem and nothing is written
+(importers/contract.py). A result given both ways must agree (the summary adds its result ID).
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import SCHEMA_VERSION
+from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_path
+from jouleboard.core.safe_read import FileRefused, read_capped
+from jouleboard.core.schema_errors import problems_from
+from jouleboard.importers.contract import ImportPlan, commit, conflicts
+from jouleboard.kinds.mlperf import (
+    MLPERF_DIR,
+    SYSTEM_AC_INSTRUMENT,
+    WORKLOADS,
+    Result,
+    check,
+    workload_of,
+)
+
+IMPORTER = "import-mlperf"
+DATASET = "MLPerf Inference"
+LOG_CAP = 64 * 1024 * 1024  # spl.txt of a 40-minute run is ~600 kB; detail logs ~100 kB
+SMALL_CAP = 4 * 1024 * 1024  # summaries, system descriptions, accuracy scores
+SPL_TIME = "%m-%d-%Y %H:%M:%S.%f"  # 07-28-2025 04:17:29.622
+REPO = re.compile(r"^inference_results_(v[0-9]{1,2}\.[0-9]{1,2})$")
+# The licence each round's repository carries at its root (SPDX); NOASSERTION where it has none.
+ROUND_LICENSES = {"v4.0": "Apache-2.0", "v4.1": "Apache-2.0", "v5.0": "Apache-2.0"}
+RESULTS_URL = "https://github.com/mlcommons/inference_results_{round}/tree/main/{path}"
+MATCH_TOLERANCE = 1e-9  # relative: the summary and the logs give the same figures
+
+
+@dataclass(frozen=True)
+class Skipped:
+    where: str  # the result folder or summary row
+    why: str
+
+
+@dataclass
+class Imported:
+    written: tuple[str, ...] = ()
+    skipped: list[Skipped] = field(default_factory=list)
+    unchanged: int = 0
+
+
+# --- the raw layout --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a result folder sits in its results repository."""
+
+    folder: Path
+    round: str
+    division: str
+    submitter: str
+    system: str
+    benchmark: str
+    scenario: str
+
+    @property
+    def path(self) -> str:
+        """division/submitter/results/system/benchmark/scenario (MLCommons' "Location")."""
+        return "/".join(
+            (self.division, self.submitter, "results", self.system, self.benchmark, self.scenario)
+        )
+
+    @property
+    def submitter_dir(self) -> Path:
+        return self.folder.parents[3]
+
+
+def locate(folder: Path) -> Location | Problem:
+    """A result folder's place: .../inference_results_vX.Y/<division>/<Submitter>/results/
+    <system>/<benchmark>/<Scenario>."""
+    parts = folder.resolve().parts
+    if len(parts) >= 8 and parts[-4] == "results" and (m := REPO.match(parts[-7])):
+        return Location(folder, m.group(1), parts[-6], parts[-5], *parts[-3:])
+    return Problem(
+        shown_path(folder),
+        "",
+        "mlperf.not-in-results-layout",
+        "cannot tell this result's round, submitter and system: it is not inside "
+        "inference_results_vX.Y/<division>/<Submitter>/results/<system>/<benchmark>/<Scenario>",
+        "import from the results repository (or a folder below it) as MLCommons publishes it",
+    )
+
+
+def result_folders(root: Path) -> list[Path]:
+    """Every result folder below ``root`` (``root`` itself included): a folder with
+    performance/run_1/ (scenario folders of the official layout)."""
+    if (root / "performance" / "run_1").is_dir():
+        return [root]
+    found = [
+        p.parent.parent
+        for p in root.rglob("run_1")
+        if p.is_dir() and p.parent.name == "performance" and not p.is_symlink()
+    ]
+    return sorted(set(found))
+
+
+def _read_text(path: Path, cap: int) -> tuple[str | None, Problem | None]:
+    try:
+        return read_capped(path, cap).decode("utf-8", errors="replace"), None
+    except FileRefused as e:
+        return None, Problem(shown_path(path), "", e.rule, e.message, e.hint)
+
+
+def mllog(text: str, shown: str) -> tuple[dict[str, Any], list[Problem]]:
+    """The first value of each key of the ``:::MLLOG {...}`` lines."""
+    values: dict[str, Any] = {}
+    problems = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith(":::MLLOG "):
+            continue
+        try:
+            entry = json.loads(line[len(":::MLLOG ") :])
+            key, value = entry["key"], entry["value"]
+        except (ValueError, KeyError, TypeError):
+            problems.append(
+                Problem(
+                    shown,
+                    "",
+                    "mlperf.bad-log-line",
+                    f"line {n}: not an MLLOG entry with a key and a value",
+                    "restore the file as the benchmark wrote it",
+                )
+            )
+            continue
+        if isinstance(key, str):
+            values.setdefault(key, value)
+    return values, problems
+
+
+def summary_fields(text: str) -> dict[str, str]:
+    """``name : value`` lines of mlperf_log_summary.txt (first occurrence of each name)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.strip():
+            out.setdefault(" ".join(name.split()), value.strip())
+    return out
+
+
+def _timestamp(text: str) -> datetime.datetime | None:
+    try:
+        return datetime.datetime.strptime(text.strip(), SPL_TIME)
+    except ValueError:
+        return None
+
+
+def average_power(
+    spl: str, begin: datetime.datetime, end: datetime.datetime, shown: str
+) -> tuple[float, int] | Problem:
+    """Mean Watts of the spl.txt samples within [begin, end], and how many there are."""
+    total, n = 0.0, 0
+    for number, line in enumerate(spl.splitlines(), start=1):
+        fields = line.split(",")
+        if len(fields) < 4 or fields[0] != "Time":
+            if line.strip():
+                stamp = None
+            else:
+                continue
+        else:
+            stamp = _timestamp(fields[1])
+        if stamp is None:
+            return Problem(
+                shown,
+                "",
+                "mlperf.bad-power-line",
+                f"line {number}: not a power sample (Time,<timestamp>,Watts,<W>,...)",
+                "restore spl.txt as the power analyzer wrote it",
+            )
+        if not begin <= stamp <= end:
+            continue
+        try:
+            watts = float(fields[3]) if fields[2] == "Watts" else math.nan
+        except ValueError:
+            watts = math.nan
+        if not math.isfinite(watts) or watts < 0:
+            return Problem(
+                shown,
+                "",
+                "mlperf.bad-power-line",
+                f"line {number}: the power window holds a sample with no valid Watts value",
+                "restore spl.txt as the power analyzer wrote it",
+            )
+        total += watts
+        n += 1
+    if n == 0:
+        return Problem(
+            shown,
+            "",
+            "mlperf.empty-power-window",
+            f"no sample lies in the power window {begin:%Y-%m-%d %H:%M:%S} – {end:%H:%M:%S}",
+            "this spl.txt belongs to another run: restore the one recorded with the logs",
+        )
+    return total / n, n
+
+
+def _ns_to_ms(fields: dict[str, str], name: str) -> float | None:
+    value = fields.get(name)
+    try:
+        return int(value) / 1e6 if value is not None else None
+    except ValueError:
+        return None
+
+
+def server_latency(fields: dict[str, str]) -> dict[str, float]:
+    """The p99 latencies and the constraints of a Server run, ms (those the summary has)."""
+    got = {
+        "ttft_p99_ms": _ns_to_ms(fields, "99.00 percentile first token latency (ns)"),
+        "tpot_p99_ms": _ns_to_ms(fields, "99.00 percentile time to output token (ns)"),
+        "ttft_limit_ms": _ns_to_ms(fields, "ttft_latency (ns)"),
+        "tpot_limit_ms": _ns_to_ms(fields, "tpot_latency (ns)"),
+    }
+    if got["ttft_limit_ms"] is None:  # sample workloads: the whole query's latency
+        got["query_p99_ms"] = _ns_to_ms(fields, "99.00 percentile latency (ns)")
+        got["query_limit_ms"] = _ns_to_ms(fields, "target_latency (ns)")
+    return {k: v for k, v in got.items() if v is not None}
+
+
+def accuracy_text(text: str) -> str:
+    """The scores of accuracy.txt in a line: ``rouge1 44.563, rouge2 22.1578, ...``."""
+    for line in text.splitlines():
+        start = line.find("{")
+        if start < 0:
+            continue
+        try:
+            scores = ast.literal_eval(line[start : line.rindex("}") + 1])
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(scores, dict):
+            kept = [
+                f"{k} {v:g}"
+                for k, v in scores.items()
+                if isinstance(k, str)
+                and isinstance(v, (int, float))
+                and not k.startswith("gen_")
+                and k != "tokens_per_sample"
+            ]
+            return ", ".join(kept)[:200]
+    return ""
+
+
+def _throughput_key(output: str, scenario: str) -> str:
+    if output == "token":
+        return (
+            "result_tokens_per_second"
+            if scenario == "Offline"
+            else ("result_completed_tokens_per_second")
+        )
+    return (
+        "result_samples_per_second"
+        if scenario == "Offline"
+        else ("result_completed_samples_per_sec")
+    )
+
+
+def system_fields(doc: Any, gpus: Iterable[str]) -> dict[str, Any]:
+    """The system part of a result from systems/<system>.json."""
+    text = {k: str(v).strip() for k, v in doc.items() if isinstance(v, (str, int, float))}
+    accelerator = text.get("accelerator_model_name", "")
+    per_node = doc.get("accelerators_per_node")
+    nodes = doc.get("number_of_nodes") or 1
+    host = text.get("host_processor_model_name", "")
+    count = text.get("host_processors_per_node", "")
+    return {
+        "name": text.get("system_name", ""),
+        "accelerator": accelerator,
+        "gpu_model": gpu_id(accelerator, gpus),
+        "accelerators": int(per_node) * int(nodes) if isinstance(per_node, int) else 0,
+        "nodes": int(nodes) if isinstance(nodes, int) else 1,
+        "host": f"{count}x {host}" if host and count else host,
+        "software": text.get("framework", ""),
+        "power_settings": "; ".join(
+            v for v in (text.get("hw_notes", ""), text.get("power_management", "")) if v
+        ),
+        "cooling": text.get("cooling", ""),
+    }
+
+
+def gpu_id(accelerator: str, gpus: Iterable[str]) -> str | None:
+    """The gpus.yaml id an accelerator name contains as a word: B200 in
+    "NVIDIA B200-SXM-180GB" (None: not registered)."""
+    words = set(re.split(r"[\s_-]+", accelerator))
+    return next((g for g in sorted(gpus) if g in words), None)
+
+
+def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped | list[Problem]:
+    """One result folder as a result document, a reason to skip it, or its problems."""
+    run = loc.folder / "performance" / "run_1"
+    where = f"{loc.round} {loc.path}"
+    found = workload_of(loc.benchmark)
+    if found is None:
+        return Skipped(where, f"workload {loc.benchmark} is not one jouleboard ranks")
+    output = WORKLOADS[found[0]].output
+    summary_text, p1 = _read_text(run / "mlperf_log_summary.txt", SMALL_CAP)
+    detail_text, p2 = _read_text(run / "mlperf_log_detail.txt", LOG_CAP)
+    problems = [p for p in (p1, p2) if p]
+    if summary_text is None or detail_text is None:
+        return problems
+    fields = summary_fields(summary_text)
+    detail_shown = shown_path(run / "mlperf_log_detail.txt")
+    log, problems = mllog(detail_text, detail_shown)
+    if problems:
+        return problems
+    validity = log.get("result_validity") or fields.get("Result is", "")
+    if validity != "VALID":
+        return Skipped(where, f"the result is {validity or 'not marked VALID'}")
+    if "power_begin" not in log and not (run / "spl.txt").exists():
+        return Skipped(where, "no power measurement (a performance-only result)")
+    missing = [k for k in ("power_begin", "power_end") if k not in log]
+    key = _throughput_key(output, loc.scenario)
+    if not isinstance(log.get(key), (int, float)) or isinstance(log.get(key), bool):
+        missing.append(key)
+    if missing:
+        return [
+            Problem(
+                detail_shown,
+                "",
+                "mlperf.missing-log-key",
+                f"no MLLOG {' and no '.join(missing)}",
+                "restore the log the benchmark wrote (a result with power logs power_begin, "
+                "power_end and its throughput)",
+            )
+        ]
+    begin, end = _timestamp(str(log["power_begin"])), _timestamp(str(log["power_end"]))
+    if begin is None or end is None or end < begin:
+        return [
+            Problem(
+                detail_shown,
+                "",
+                "mlperf.bad-power-window",
+                f"power_begin {log['power_begin']!r} and power_end {log['power_end']!r} "
+                f"are not a window ({SPL_TIME.replace('%', '')})",
+                "restore the log the benchmark wrote",
+            )
+        ]
+    spl_text, refused = _read_text(run / "spl.txt", LOG_CAP)
+    if spl_text is None:
+        assert refused is not None
+        return [refused]
+    power = average_power(spl_text, begin, end, shown_path(run / "spl.txt"))
+    if isinstance(power, Problem):
+        return [power]
+    system_path = loc.submitter_dir / "systems" / f"{loc.system}.json"
+    system_text, refused = _read_text(system_path, SMALL_CAP)
+    try:
+        system_doc = json.loads(system_text) if system_text is not None else None
+    except ValueError:
+        system_doc = None
+    if not isinstance(system_doc, dict):
+        return [
+            refused
+            or Problem(
+                shown_path(system_path),
+                "",
+                "mlperf.bad-system",
+                "not a JSON object describing the system",
+                "restore systems/<system>.json as submitted",
+            )
+        ]
+    accuracy, _ = _read_text(loc.folder / "accuracy" / "accuracy.txt", SMALL_CAP)
+    doc: dict[str, Any] = {
+        "round": loc.round,
+        "division": loc.division,
+        "availability": str(system_doc.get("status", "")),
+        "submitter": loc.submitter,
+        "benchmark": loc.benchmark,
+        "scenario": loc.scenario,
+        "model_id": WORKLOADS[found[0]].model_id,
+        "system": {"id": loc.system, **system_fields(system_doc, gpus)},
+        "throughput_per_sec": float(log[key]),
+        "avg_power_watts": power[0],
+        "power_samples": power[1],
+        "accuracy": accuracy_text(accuracy or ""),
+        "result_url": RESULTS_URL.format(round=loc.round, path=loc.path),
+        "date": begin.date().isoformat(),
+        "source": f"inference_results_{loc.round}/{loc.path}",
+    }
+    if loc.scenario == "Server":
+        doc["latency"] = server_latency(fields)
+    return doc
+
+
+# --- summary_results.json ------------------------------------------------------------------
+
+
+def summary_rows(
+    path: Path, gpus: Iterable[str]
+) -> tuple[list[dict[str, Any]], list[Skipped], list[Problem]]:
+    """The result documents of a round's summary_results.json (rows with power)."""
+    shown = shown_path(path)
+    text, refused = _read_text(path, LOG_CAP)
+    if text is None:
+        assert refused is not None
+        return [], [], [refused]
+    try:
+        rows = json.loads(text)
+    except ValueError as e:
+        return [], [], [Problem(shown, "", "json.invalid", f"not valid JSON: {e}", "")]
+    if not isinstance(rows, list):
+        return [], [], [Problem(shown, "", "schema.wrong-type", "not a list of results", "")]
+    docs, skipped, problems = [], [], []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            problems.append(Problem(shown, pointer(i), "schema.wrong-type", "not an object", ""))
+            continue
+        where = f"{row.get('version', '?')} {row.get('Location', f'row {i}')}"
+        if not row.get("has_power") or row.get("Power_Result") in (None, ""):
+            skipped.append(Skipped(where, "no power measurement"))
+            continue
+        found = workload_of(str(row.get("Model", "")))
+        if found is None:
+            skipped.append(
+                Skipped(where, f"workload {row.get('Model')} is not one jouleboard ranks")
+            )
+            continue
+        if row.get("errors") or row.get("inferred"):
+            skipped.append(Skipped(where, "MLCommons marks the row with errors or inferred"))
+            continue
+        unit = str(row.get("Performance_Units", ""))
+        output = WORKLOADS[found[0]].output
+        if (output == "token") != (unit == "Tokens/s"):
+            problems.append(
+                Problem(
+                    shown,
+                    pointer(i, "Performance_Units"),
+                    "mlperf.wrong-unit",
+                    f"{row.get('Model')} counts {output}s, but the row gives {unit!r}",
+                    "check that the row is the workload's performance result",
+                )
+            )
+            continue
+        location = str(row.get("Location", ""))
+        host = str(row.get("Processor", ""))
+        count = row.get("host_processors_per_node")
+        docs.append(
+            {
+                "round": str(row.get("version", "")),
+                "division": str(row.get("Category", "")),
+                "availability": str(row.get("Availability", "")),
+                "submitter": str(row.get("Submitter", "")),
+                "result_id": str(row.get("ID", "")),
+                "benchmark": str(row.get("Model", "")),
+                "scenario": str(row.get("Scenario", "")),
+                "model_id": WORKLOADS[found[0]].model_id,
+                "system": {
+                    "id": str(row.get("Platform", "")),
+                    "name": str(row.get("System", "")),
+                    "accelerator": str(row.get("Accelerator", "")),
+                    "gpu_model": gpu_id(str(row.get("Accelerator", "")), gpus),
+                    "accelerators": row.get("a#", 0) * (row.get("Nodes") or 1)
+                    if isinstance(row.get("a#"), int)
+                    else 0,
+                    "nodes": row.get("Nodes") or 1,
+                    "host": f"{count}x {host}" if host and count else host,
+                    "software": str(row.get("Software", "")),
+                    "power_settings": str(row.get("Notes", "")),
+                },
+                "throughput_per_sec": row.get("Performance_Result"),
+                "avg_power_watts": row.get("Power_Result"),
+                "accuracy": str(row.get("Accuracy", ""))[:200],
+                "result_url": RESULTS_URL.format(round=row.get("version", ""), path=location),
+                "date": "unknown",
+                "source": f"{path.name}{pointer(i)}: {location}",
+                "_row": i,
+            }
+        )
+    return docs, skipped, problems
+
+
+# --- the import ------------------------------------------------------------------------------
+
+
+def _key(doc: dict[str, Any]) -> tuple[str, ...]:
+    return (doc["round"], doc["division"], doc["submitter"], doc["system"]["id"],
+            doc["benchmark"], doc["scenario"])  # fmt: skip
+
+
+def relative_path(doc: dict[str, Any]) -> str:
+    """mlperf/<round>/<submitter>/<system>/<benchmark>/<Scenario>.json"""
+    return "/".join((MLPERF_DIR, *_key(doc)[:1], *_key(doc)[2:])) + ".json"
+
+
+def _merge(raw: dict[str, Any], row: dict[str, Any], shown: str) -> list[Problem]:
+    """A result in both the logs and the summary: the figures must agree; the summary adds
+    the result ID."""
+    problems = []
+    for name, column in (("throughput_per_sec", "Performance_Result"),
+                         ("avg_power_watts", "Power_Result")):  # fmt: skip
+        a, b = raw[name], row[name]
+        if not isinstance(b, (int, float)) or abs(a - b) > MATCH_TOLERANCE * abs(a):
+            problems.append(
+                Problem(
+                    shown,
+                    pointer(row["_row"], column),
+                    "mlperf.summary-mismatch",
+                    f"{name} {b!r} differs from the logs' {a!r} ({raw['source']})",
+                    "import the logs and the summary of the same round and submission",
+                )
+            )
+    raw["result_id"] = row["result_id"]
+    return problems
+
+
+def _finish(doc: dict[str, Any]) -> dict[str, Any]:
+    """A result document with its fixed parts and provenance."""
+    body = {k: v for k, v in doc.items() if not k.startswith("_") and k not in ("date", "source")}
+    rnd = doc["round"]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "mlperf",
+        **body,
+        "provenance": {
+            "dataset": DATASET,
+            "version": rnd,
+            "date": doc["date"],
+            "license": ROUND_LICENSES.get(rnd, "NOASSERTION"),
+            "source": doc["source"],
+            "citation": f"MLCommons, MLPerf Inference {rnd} results "
+            f"(https://github.com/mlcommons/inference_results_{rnd}). MLPerf is a "
+            "trademark of MLCommons.",
+            "boundary": "system-ac",
+            "instrument": SYSTEM_AC_INSTRUMENT,
+        },
+    }
+
+
+def plan_import(paths: Sequence[Path], registry: Registry) -> tuple[ImportPlan, list[Skipped]]:
+    """Read and check everything ``paths`` hold; raise ValidationFailed with every problem."""
+    gpus = list(registry.gpus)
+    problems: list[Problem] = []
+    skipped: list[Skipped] = []
+    raw: dict[tuple[str, ...], dict[str, Any]] = {}
+    rows: list[tuple[dict[str, Any], str]] = []
+    for path in paths:
+        if path.is_file():
+            found_rows, skips, found = summary_rows(path, gpus)
+            rows += [(d, shown_path(path)) for d in found_rows]
+            skipped += skips
+            problems += found
+            continue
+        if not path.is_dir():
+            problems.append(
+                Problem(shown_path(path), "", "file.missing", "no such file or folder", "")
+            )
+            continue
+        folders = result_folders(path)
+        if not folders:
+            problems.append(
+                Problem(
+                    shown_path(path),
+                    "",
+                    "mlperf.no-results",
+                    "no result folder (<Scenario>/performance/run_1/) below this folder",
+                    "give an inference_results_vX.Y repository, a folder below it, or a "
+                    "round's summary_results.json",
+                )
+            )
+        for folder in folders:
+            loc = locate(folder)
+            if isinstance(loc, Problem):
+                problems.append(loc)
+                continue
+            got = raw_result(loc, gpus)
+            if isinstance(got, Skipped):
+                skipped.append(got)
+            elif isinstance(got, list):
+                problems += got
+            else:
+                raw[_key(got)] = got
+    docs = dict(raw)
+    for row, shown in rows:
+        if _key(row) in raw:
+            problems += _merge(raw[_key(row)], row, shown)
+        else:
+            docs[_key(row)] = row
+    plan = ImportPlan(IMPORTER)
+    for _, doc in sorted(docs.items()):
+        final = _finish(doc)
+        rel = relative_path(doc)
+        try:
+            result = Result.model_validate(final)
+        except ValidationError as e:
+            problems += problems_from(e, f"{doc['source']} (as {rel})", Result)
+            continue
+        problems += check(result, f"{doc['source']} (as {rel})", registry)
+        plan.files[rel] = dumps_canonical(final, indent=2) + "\n"
+    if problems:
+        raise ValidationFailed(problems)
+    return plan, skipped
+
+
+def import_mlperf(paths: Sequence[Path], out: Path, registry: Registry) -> Imported:
+    """Import every valid power result of ``paths`` into the data folder ``out``: all or
+    nothing (importers/contract.py)."""
+    plan, skipped = plan_import(paths, registry)
+    unchanged = {rel for rel, text in plan.files.items() if _same(out / rel, text)}
+    blocking = conflicts(plan, out)
+    if blocking:
+        raise ValidationFailed(blocking)
+    done = commit(plan, out)
+    return Imported(tuple(r for r in done.written if r not in unchanged), skipped, len(unchanged))
+
+
+def _same(path: Path, text: str) -> bool:
+    """``path`` already holds ``text`` (a link, pipe or huge file never does)."""
+    try:
+        return read_capped(path, SMALL_CAP) == text.encode()
+    except FileRefused:
+        return False
