@@ -74,7 +74,7 @@ class Latency:
 
     def axis_title(self, percentile: Percentile) -> str:
         word = self.words[percentile]
-        return f"{word[0].upper()}{word[1:]} ({self.unit}, log)"
+        return f"{word[0].upper()}{word[1:]} ({self.unit}, log scale)"
 
     def browser(self) -> dict[str, Any]:
         return {

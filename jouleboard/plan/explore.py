@@ -4,7 +4,7 @@ with the column descriptors, ranking order and wording of its kind, so the brows
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jouleboard.config.registry import Registry
@@ -45,11 +45,16 @@ def browser_row(t: TaskView, c: Any) -> dict[str, Any]:
 
 
 def explore_payload(
-    t: TaskView, registry: Registry, model_url: Callable[[str], str], gpu_url: Callable[[str], str]
+    t: TaskView,
+    registry: Registry,
+    model_url: Callable[[str], str],
+    gpu_url: Callable[[str], str],
+    colors: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """One task's configurations for the browser: columns + rows (compact), the table's
     column descriptors, the ranking order, the units and wording, and the model and GPU
-    names and links the re-ranked table shows."""
+    names and links the re-ranked table shows, with each model's chart colour (``colors``,
+    by model id: the compare chart draws each model in the colour every chart gives it)."""
     rows = [browser_row(t, c) for c in t.configs]
     columns = sorted({k for row in rows for k in row})
     models = sorted({c.model_id for c in t.configs})
@@ -75,7 +80,7 @@ def explore_payload(
             "output": units.output,
             "efficiency_words": units.efficiency_words,
             "efficiency_axis": units.efficiency_axis,
-            "energy_axis": f"Energy per {units.output} (J)",
+            "energy_axis": f"Energy per {units.output} (J, log scale)",
             "energy_label": units.energy_label,
             "efficiency_show": units.efficiency_show,
         },
@@ -88,6 +93,7 @@ def explore_payload(
                 "nickname": registry.models[m].nickname,
                 "builder": registry.models[m].builder,
                 "url": model_url(m),
+                **({"color": colors[m]} if colors and m in colors else {}),
             }
             for m in models
         },

@@ -101,6 +101,32 @@ def ranking_downloads(
     return tuple(links), Part(downloads=tuple(downloads))
 
 
+def model_colors(site: SiteView) -> dict[str, tuple[str, bool]]:
+    """Each model's colour on every chart of the site, and whether charts name it beside its
+    marks (charts.model_colors over the tasks: models of one task never share a colour)."""
+    return charts.model_colors(
+        sorted({c.model_id for c in t.configs}) for _, t in sorted(site.tasks.items())
+    )
+
+
+def chart_colors(
+    site: SiteView, model_ids: Sequence[str]
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """What charts.bind takes for a chart of ``model_ids`` (in legend order): each one's
+    colour by display name, and the names the chart labels directly."""
+    picks, models = model_colors(site), site.registry.models
+    colors = {models[m].nickname: picks[m][0] for m in model_ids}
+    return colors, tuple(models[m].nickname for m in model_ids if picks[m][1])
+
+
+def task_colors(site: SiteView, t: TaskView) -> tuple[dict[str, str], tuple[str, ...]]:
+    """chart_colors for every model of ``t``, in ranking order then by id: what the
+    browser may draw when it re-ranks the task under other settings."""
+    order = {r.config.model_id: r.rank for r in t.ranking}
+    models = sorted({c.model_id for c in t.configs}, key=lambda m: (order.get(m, 1e9), m))
+    return chart_colors(site, models)
+
+
 def bar_label(shown: str, places: str, shared: bool) -> str:
     """A bar's figure, with the places it shares within measurement noise: ``18.26 (#1–4)``
     (explore.js barLabel writes the same)."""
@@ -135,6 +161,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         charts.ranking_bar(f"{t.units.efficiency_axis} (higher is better)"),
         {"table": rows},
         f"{t.info.name}: top {len(top)} by {words}",
+        *task_colors(site, t),
     )
     return chart_ref(
         site.urls,
@@ -203,6 +230,7 @@ def scatter_chart(
         f"{t.info.name}: every configuration"
         if not note
         else f"{t.info.name}: {len(rows):,} of {len(t.configs):,} configurations",
+        *task_colors(site, t),
     )
     return chart_ref(
         site.urls,
@@ -288,6 +316,14 @@ def task_finding(site: SiteView, t: TaskView) -> Finding:
     )
 
 
+def sensitivity_models(site: SiteView, t: TaskView) -> list[str]:
+    """The models of the deadline chart (default GPUs), in its order: the default ranking,
+    then the rest by id."""
+    order = {r.config.model_id: r.rank for r in t.ranking}
+    models = {c.model_id for c in t.configs if c.gpu_model in site.default_gpus}
+    return sorted(models, key=lambda m: (order.get(m, 1e9), m))
+
+
 def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> list[dict[str, Any]]:
     """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
     time a looser deadline admits a better configuration, and one at the loosest latency so
@@ -300,8 +336,7 @@ def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> l
     end = max(c.latency_ms(p) for c in configs) / scale
     order = {r.config.model_id: r.rank for r in t.ranking}
     rows: list[dict[str, Any]] = []
-    models = sorted({c.model_id for c in configs}, key=lambda m: (order.get(m, 1e9), m))
-    for model in models[:limit]:
+    for model in sensitivity_models(site, t)[:limit]:
         best = None
         name = site.registry.models[model].nickname
         for c in sorted(
@@ -335,11 +370,12 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     which = "" if drawn == total else f" (the top {drawn} of {total:,} models)"
     spec = charts.bind(
         charts.deadline_sensitivity(
-            f"Deadline: {latency.words[p]} ({latency.unit}, log)",
+            f"Deadline: {latency.words[p]} ({latency.unit}, log scale)",
             f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}",
         ),
         {"table": rows, "deadline": t.deadline_rows()},
         f"{t.info.name}: best {units.efficiency_words} as the deadline loosens{which}",
+        *chart_colors(site, sensitivity_models(site, t)[: site.table_rows]),
     )
     return chart_ref(
         site.urls,
@@ -507,6 +543,7 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             charts.accuracy_energy(),
             {"table": points},
             f"{t.info.name}: accuracy vs energy per response",
+            chart_colors(site, [r.config.model_id for r in rows])[0],
         )
         chart = chart_ref(
             urls,
@@ -576,6 +613,10 @@ def explore_file(site: SiteView, t: TaskView) -> str:
     urls = site.urls
     return dumps_canonical(
         explore_payload(
-            t, site.registry, lambda m: urls.url(urls.model(m)), lambda g: urls.url(urls.gpu(g))
+            t,
+            site.registry,
+            lambda m: urls.url(urls.model(m)),
+            lambda g: urls.url(urls.gpu(g)),
+            {m: color for m, (color, _) in model_colors(site).items()},
         )
     )

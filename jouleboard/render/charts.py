@@ -11,11 +11,12 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import itertools
 import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -59,8 +60,68 @@ def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
 
 
 AXIS_GREY = "#6b6b6b"
-# Colour-blind-safe categorical palette (Okabe-Ito) for GPUs; models use tableau20.
+DEADLINE_RED = "#c0392b"
+# Colour-blind-safe categorical palette (Okabe-Ito) for GPUs.
 GPU_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
+# Models: 20 colours, each at least 3:1 against the light page (white) and the dark one
+# (#121417), so one SVG reads in both schemes (WCAG 1.4.11); picked by farthest-point
+# sampling in CIELAB, so each differs from the next by a Delta E of 50 or more, any two by
+# 23 or more, and none is close to the deadline's red. model_colors uses the first ones
+# first: a task with few models gets the most distinct.
+MODEL_COLORS = (
+    "#1f77b4",
+    "#cc7700",
+    "#00aa55",
+    "#cc1177",
+    "#bb77ee",
+    "#666622",
+    "#cc7777",
+    "#008877",
+    "#885588",
+    "#779900",
+    "#1177ee",
+    "#ff5577",
+    "#bb8855",
+    "#aa3399",
+    "#669955",
+    "#8888dd",
+    "#227700",
+    "#997700",
+    "#dd6699",
+    "#995511",
+)
+
+
+def model_colors(
+    groups: Iterable[Collection[str]], palette: Sequence[str] = MODEL_COLORS
+) -> dict[str, tuple[str, bool]]:
+    """Each model's colour on every chart of the site, and whether it must be named on the
+    chart: a greedy colouring of the models in the order of their ids, where models of one
+    group (a task: every chart that draws several models draws one task's) never share a
+    colour while the palette lasts. Past the palette, colours repeat and such a model is
+    labelled beside its marks (True). Same groups, same colours: no state, no hash."""
+    neighbours: dict[str, set[str]] = {}
+    for group in groups:
+        for model in group:
+            neighbours.setdefault(model, set()).update(m for m in group if m != model)
+    index: dict[str, int] = {}
+    for model in sorted(neighbours):
+        taken = {index[m] for m in neighbours[model] if m in index}
+        index[model] = next(i for i in itertools.count() if i not in taken)
+    return {m: (palette[i % len(palette)], i >= len(palette)) for m, i in index.items()}
+
+
+def log_title(title: str) -> str:
+    """An axis title that says its scale is logarithmic: ``Energy per token (J)`` ->
+    ``Energy per token (J, log scale)``; ``Latency`` -> ``Latency (log scale)``."""
+    if title.endswith("log scale)"):
+        return title
+    if title.endswith(", log)"):
+        return f"{title[: -len(', log)')]}, log scale)"
+    if title.endswith(")"):
+        return f"{title[:-1]}, log scale)"
+    return f"{title} (log scale)"
+
 
 CONFIG: Spec = {
     "background": "transparent",
@@ -81,6 +142,8 @@ CONFIG: Spec = {
         "labelOverlap": True,
         "labelSeparation": 4,
     },
+    # Linear axes: about five labelled values, not one every few pixels.
+    "axisQuantitative": {"tickCount": 5},
     "legend": {
         "labelColor": AXIS_GREY,
         "titleColor": AXIS_GREY,
@@ -97,13 +160,22 @@ WIDTH = 640  # the static SVG's width; the interactive view fits its container
 PER_MODEL = 0  # height placeholder: one 24 px band per model, set by bind()
 
 
-# Log axes: label and grid the decades and their 2x/5x steps only, not every minor tick.
-# Thousands and up read 1k, 20k, 100k; overlapping labels are dropped (labelOverlap).
+# Log axes: label the decades and their 2x/5x steps only; grid lines and tick marks at the
+# labelled values only, the decades stronger, so a log-log chart is not a mesh of minor
+# lines. Thousands and up read 1k, 20k, 100k; overlapping labels are dropped.
+_LEAD = "slice(format(datum.value, '.0e'), 0, 1)"
+_LABELLED = f"indexof(['1','2','5'], {_LEAD}) >= 0"
 LOG_AXIS: Any = {
-    "labelExpr": "indexof(['1','2','5'], slice(format(datum.value, '.0e'), 0, 1)) "
-    ">= 0 ? (datum.value >= 1000 ? format(datum.value, '~s') : "
+    "labelExpr": f"{_LABELLED} ? (datum.value >= 1000 ? format(datum.value, '~s') : "
     "format(datum.value, '~g')) : ''",
-    "gridOpacity": 0.6,
+    "gridOpacity": {
+        "condition": [
+            {"test": f"{_LEAD} === '1'", "value": 0.8},
+            {"test": _LABELLED, "value": 0.35},
+        ],
+        "value": 0,
+    },
+    "tickOpacity": {"condition": {"test": _LABELLED, "value": 1}, "value": 0},
     "labelOverlap": "greedy",
     "labelSeparation": 6,
 }
@@ -121,7 +193,8 @@ def _finish(chart: Any, height: int) -> Spec:
 
 @template
 def ranking_bar(value_title: str) -> Spec:
-    """Horizontal bars of tokens/J, one per model, in rank order; colour by GPU."""
+    """Horizontal bars of tokens/J, one per model, in rank order, each in its model's
+    colour (bind ``colors``); the axis names the models, so no legend."""
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table")).encode(
@@ -134,12 +207,7 @@ def ranking_bar(value_title: str) -> Spec:
         x=alt.X("value:Q", title=value_title),
     )
     bars = base.mark_bar(cornerRadiusEnd=2).encode(
-        color=alt.Color(
-            "gpu:N",
-            title="GPU",
-            scale=alt.Scale(range=GPU_COLORS),
-            legend=alt.Legend(orient="bottom"),
-        ),
+        color=alt.Color("model:N", title="Model", scale=_model_scale(alt), legend=None),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
             alt.Tooltip("places:N", title="Place"),
@@ -162,26 +230,61 @@ def ranking_bar(value_title: str) -> Spec:
     return spec
 
 
+def _model_scale(alt: Any) -> Any:
+    """A model colour scale until bind sets each model's own (``colors``)."""
+    return alt.Scale(range=list(MODEL_COLORS))
+
+
 def _deadline_rule(alt: Any) -> Any:
     return (
         alt.Chart(alt.NamedData("deadline"))
-        .mark_rule(strokeDash=[6, 4], color="#c0392b", strokeWidth=1.5)
+        .mark_rule(strokeDash=[6, 4], color=DEADLINE_RED, strokeWidth=1.5)
         .encode(x="latency:Q")
     )
 
 
+DEADLINE_LABEL_Y = -4  # px: the label's baseline, above the plot, where no line runs
+DEADLINE_LABEL_DX = 3  # px between the rule and the label's near end
+
+
 def _deadline_label(alt: Any) -> Any:
-    """The deadline's label, on the side of its rule with more room (``side``: see bind)."""
+    """The deadline's label, above the plot (clear of its own rule and of every data line)
+    and beside the rule on the side with more room (``side``: see bind)."""
     # Both layers draw every row (an empty layer makes Vega warn); the other side's is blank.
     base = alt.Chart(alt.NamedData("deadline"))
     return alt.layer(
         *(
             base.transform_calculate(shown=f"datum.side {op} 'right' ? datum.label : ''")
-            .mark_text(align=align, baseline="top", dx=dx, y=2, color="#c0392b")
+            .mark_text(
+                align=align, baseline="bottom", dx=dx, y=DEADLINE_LABEL_Y, color=DEADLINE_RED
+            )
             .encode(x="latency:Q", text="shown:N")
-            for op, align, dx in (("!==", "left", 4), ("===", "right", -4))
+            for op, align, dx in (
+                ("!==", "left", DEADLINE_LABEL_DX),
+                ("===", "right", -DEADLINE_LABEL_DX),
+            )
         )
     )
+
+
+DIRECT = "direct"  # the spec parameter bind fills with the models labelled on the chart
+
+
+def _direct_labels(alt: Any, base: Any, x: Any, y: Any, which: str) -> Any:
+    """The names of the models whose colour another model also has (model_colors ran out
+    of colours), beside the marks ``which`` (a Vega expression) selects."""
+    return (
+        base.transform_calculate(
+            named=f"indexof({DIRECT}, datum.model) >= 0 && ({which}) ? datum.model : ''"
+        )
+        .mark_text(align="left", dx=8, fontSize=11, color=AXIS_GREY)
+        .encode(x=x, y=y, text="named:N")
+    )
+
+
+def _with_direct(spec: Spec) -> Spec:
+    spec.setdefault("params", []).append({"name": DIRECT, "value": []})
+    return spec
 
 
 # A label's filter test on ``side``, its alignment and its offset from its point (px).
@@ -208,17 +311,18 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
 
     # A model picked in the legend (interactive view) stays coloured; the rest fade.
     pick = alt.selection_point(fields=["model"], bind="legend", name="pick")
+    x, y = _log_xy(alt, latency_title, energy_title)
+    base = alt.Chart(alt.NamedData("table"))
     points = (
-        alt.Chart(alt.NamedData("table"))
-        .transform_calculate(shade="datum.chosen ? 1 : 0.35")
+        base.transform_calculate(shade="datum.chosen ? 1 : 0.35")
         .mark_point(filled=True)
         .encode(
-            x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
-            y=alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS),
+            x=x,
+            y=y,
             color=alt.Color(
                 "model:N",
                 title="Model",
-                scale=alt.Scale(scheme="tableau20"),
+                scale=_model_scale(alt),
                 legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40, symbolOpacity=1),
             ),
             shape=alt.Shape(
@@ -241,7 +345,22 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
         )
         .add_params(pick)
     )
-    return _finish(alt.layer(points, _deadline_rule(alt), _deadline_label(alt)), 380)
+    direct = _direct_labels(alt, base, x, y, "datum.chosen")
+    return _with_direct(
+        _finish(alt.layer(points, direct, _deadline_rule(alt), _deadline_label(alt)), 380)
+    )
+
+
+def _log_xy(alt: Any, latency_title: str, energy_title: str) -> tuple[Any, Any]:
+    """Latency (x) and energy (y) on log scales, their titles saying so."""
+    return (
+        alt.X(
+            "latency:Q", scale=alt.Scale(type="log"), title=log_title(latency_title), axis=LOG_AXIS
+        ),
+        alt.Y(
+            "energy:Q", scale=alt.Scale(type="log"), title=log_title(energy_title), axis=LOG_AXIS
+        ),
+    )
 
 
 def _energy_whiskers(alt: Any, which: str, latency_title: str, energy_title: str) -> Any:
@@ -253,8 +372,15 @@ def _energy_whiskers(alt: Any, which: str, latency_title: str, energy_title: str
         .transform_filter(which)
         .mark_rule(strokeWidth=1.5)
         .encode(
-            x=alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS),
-            y=alt.Y("low:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS),
+            x=alt.X(
+                "latency:Q",
+                scale=alt.Scale(type="log"),
+                title=log_title(latency_title),
+                axis=LOG_AXIS,
+            ),
+            y=alt.Y(
+                "low:Q", scale=alt.Scale(type="log"), title=log_title(energy_title), axis=LOG_AXIS
+            ),
             y2="high:Q",
         )
     )
@@ -266,8 +392,7 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
-    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
-    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title=energy_title, axis=LOG_AXIS)
+    x, y = _log_xy(alt, latency_title, energy_title)
     frontier = (
         base.transform_filter("datum.frontier")
         .mark_line(color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after")
@@ -362,12 +487,12 @@ def compare_pareto(latency_title: str) -> Spec:
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
-    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
-    y = alt.Y("energy:Q", scale=alt.Scale(type="log"), title="Energy per token (J)", axis=LOG_AXIS)
+    x, y = _log_xy(alt, latency_title, "Energy per token (J)")
+    # explore.js sets each model's own colour (the explore data's ``color``).
     color = alt.Color(
         "model:N",
         title="Model",
-        scale=alt.Scale(range=GPU_COLORS),
+        scale=_model_scale(alt),
         legend=alt.Legend(orient="bottom", columns=2),
     )
     lines = (
@@ -413,7 +538,10 @@ def accuracy_energy() -> Spec:
 
     base = alt.Chart(alt.NamedData("table"))
     x = alt.X(
-        "energy:Q", scale=alt.Scale(type="log"), axis=LOG_AXIS, title="Energy per response (J, log)"
+        "energy:Q",
+        scale=alt.Scale(type="log"),
+        axis=LOG_AXIS,
+        title=log_title("Energy per response (J)"),
     )
     y = alt.Y("accuracy:Q", title="Accuracy (%, vendor-reported)", scale=alt.Scale(zero=False))
     front = (
@@ -425,13 +553,14 @@ def accuracy_energy() -> Spec:
         x=x,
         y=y,
         color=alt.Color(
-            "builder:N",
-            title="Builder",
-            scale=alt.Scale(range=GPU_COLORS),
-            legend=alt.Legend(orient="bottom"),
+            "model:N",
+            title="Model",
+            scale=_model_scale(alt),
+            legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
         ),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("builder:N", title="Builder"),
             alt.Tooltip("accuracy:Q", title="Accuracy (%)", format=".1f"),
             alt.Tooltip("energy:Q", title="J/response", format=",.0f"),
             alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f"),
@@ -461,29 +590,36 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
     where lines cross, the ranking changes; the default deadline is drawn."""
     import altair as alt
 
-    x = alt.X("latency:Q", scale=alt.Scale(type="log"), title=latency_title, axis=LOG_AXIS)
-    lines = (
-        alt.Chart(alt.NamedData("table"))
-        .mark_line(interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18))
-        .encode(
-            x=x,
-            y=alt.Y("value:Q", title=value_title),
-            color=alt.Color(
-                "model:N",
-                title="Model",
-                scale=alt.Scale(scheme="tableau20"),
-                sort=alt.EncodingSortField("order", op="min"),
-                legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
-            ),
-            order="latency:Q",
-            tooltip=[
-                alt.Tooltip("model:N", title="Model"),
-                alt.Tooltip("latency:Q", title="Deadline from", format=",.4~g"),
-                alt.Tooltip("value:Q", title=value_title, format=",.3~g"),
-            ],
-        )
+    x = alt.X(
+        "latency:Q", scale=alt.Scale(type="log"), title=log_title(latency_title), axis=LOG_AXIS
     )
-    return _finish(alt.layer(lines, _deadline_rule(alt), _deadline_label(alt)), 300)
+    y = alt.Y("value:Q", title=value_title)
+    base = alt.Chart(alt.NamedData("table"))
+    lines = base.mark_line(
+        interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18)
+    ).encode(
+        x=x,
+        y=y,
+        # The legend lists the models in rank order: bind's ``colors`` domain.
+        color=alt.Color(
+            "model:N",
+            title="Model",
+            scale=_model_scale(alt),
+            legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
+        ),
+        order="latency:Q",
+        tooltip=[
+            alt.Tooltip("model:N", title="Model"),
+            alt.Tooltip("latency:Q", title="Deadline from", format=",.4~g"),
+            alt.Tooltip("value:Q", title=value_title, format=",.3~g"),
+        ],
+    )
+    # A line's name at its right end, where it meets the chart's edge.
+    ends = base.transform_joinaggregate(end="max(latency)", groupby=["model"])
+    direct = _direct_labels(alt, ends, x, y, "datum.latency === datum.end")
+    return _with_direct(
+        _finish(alt.layer(lines, direct, _deadline_rule(alt), _deadline_label(alt)), 300)
+    )
 
 
 PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page margins
@@ -510,8 +646,11 @@ def static(spec: Spec) -> Spec:
     """The spec a static SVG is rendered from: without Vega's per-mark ARIA labels. The page
     shows the SVG as an image whose alt text describes it (the markup inside an image is
     not read out), and the labels doubled its bytes and cost ~5 % of its render time; the
-    published spec, which vega-embed renders live, keeps them."""
-    return {**spec, "config": {**spec.get("config", {}), "aria": False}}
+    published spec, which vega-embed renders live, keeps them. Without its title too: the
+    figure's caption (and an embed's heading) says it, and the image repeated it."""
+    out = {**spec, "config": {**spec.get("config", {}), "aria": False}}
+    out.pop("title", None)
+    return out
 
 
 def phone(spec: Spec) -> Spec:
@@ -595,9 +734,44 @@ def sample(
     return [i for n, i in enumerate(items) if kept[n] or n in chosen]
 
 
-def bind(template: Spec, datasets: dict[str, list[dict[str, Any]]], title: str) -> Spec:
-    """A page's chart: the template with its data and title (the template is not changed)."""
-    spec = dict(template)
+def with_model_colors(spec: Spec, colors: Mapping[str, str]) -> Spec:
+    """``spec`` with every colour-by-model encoding mapping each model of ``colors`` (its
+    display name, in legend order) to its colour; the data rows are shared, not copied."""
+
+    def adapt(node: Any) -> Any:
+        if isinstance(node, list):
+            return [adapt(value) for value in node]
+        if not isinstance(node, dict):
+            return node
+        out = {key: value if key in _DATA_KEYS else adapt(value) for key, value in node.items()}
+        color = out.get("color")
+        if isinstance(color, dict) and color.get("field") == "model" and "scale" in color:
+            out["color"] = {
+                **color,
+                "scale": {"domain": list(colors), "range": list(colors.values())},
+            }
+        return out
+
+    out: Spec = adapt(spec)
+    return out
+
+
+def bind(
+    template: Spec,
+    datasets: dict[str, list[dict[str, Any]]],
+    title: str,
+    colors: Mapping[str, str] | None = None,
+    direct: Collection[str] = (),
+) -> Spec:
+    """A page's chart: the template with its data and title (the template is not changed).
+    ``colors``: each model's colour (model_colors) by its display name, in legend order,
+    for every model the chart may draw; ``direct``: the names the chart labels."""
+    spec = with_model_colors(template, colors) if colors else dict(template)
+    if any(p.get("name") == DIRECT for p in spec.get("params", [])):
+        spec["params"] = [
+            {"name": DIRECT, "value": sorted(direct)} if p.get("name") == DIRECT else p
+            for p in spec["params"]
+        ]
     if "deadline" in datasets:
         xs = [float(r.get("latency", 0)) for r in datasets["table"]]
         datasets = {

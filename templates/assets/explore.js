@@ -52,7 +52,7 @@
     return `${text[0].toUpperCase()}${text.slice(1)}`;
   }
   function latencyTitle(percentile, latency) {
-    return `${capital(latency.words[percentile])} (${latency.unit}, log)`;
+    return `${capital(latency.words[percentile])} (${latency.unit}, log scale)`;
   }
   // charts.side: a label beside a value in the right half of the log range goes left.
   function side(value, values) {
@@ -240,6 +240,18 @@
     else if (node && typeof node === "object") {
       if (node.field === field && "title" in node) node.title = title;
       Object.values(node).forEach((n) => retitle(n, field, title));
+    }
+  }
+  // charts.with_model_colors: each model drawn in its own colour (the explore data's
+  // `color`), the same on every chart of the site.
+  function colorModels(node, colors) {
+    if (Array.isArray(node)) node.forEach((n) => colorModels(n, colors));
+    else if (node && typeof node === "object") {
+      const c = node.color;
+      if (c && typeof c === "object" && c.field === "model" && "scale" in c) {
+        c.scale = { domain: Object.keys(colors), range: Object.values(colors) };
+      }
+      Object.entries(node).forEach(([k, n]) => { if (k !== "datasets") colorModels(n, colors); });
     }
   }
   // --- URL state --------------------------------------------------------------------------
@@ -820,6 +832,11 @@
           spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
           retitle(spec, "latency", latencyTitle(state.pct, data.latency));
           retitle(spec, "energy", data.units.energy_axis);
+          const colors = {};
+          for (const m of chosen) {
+            if (data.models[m].color) colors[data.models[m].nickname] = data.models[m].color;
+          }
+          if (Object.keys(colors).length === chosen.length) colorModels(spec, colors);
         }).catch(() => {});
       } else {
         figure.hidden = true;

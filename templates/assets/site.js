@@ -115,7 +115,8 @@
   async function embedChart(figure, adjust) {
     const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
     if (adjust) adjust(spec);
-    if (figure.hasAttribute("data-embed")) spec.title = "";  // the embed page's h1 says it
+    // The figure's caption (an embed page's h1) says the title: the chart does not repeat it.
+    spec.title = "";
     spec.width = "container";
     spec.autosize = { type: "fit-x", contains: "padding" };
     // A narrow screen gets the phone layout (render/charts.py phone): text at its own size.
