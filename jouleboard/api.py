@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jouleboard.loading.dataset import Dataset, data_folder_missing, load_dataset
-from jouleboard.rank.ranking import runs_of
 
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
@@ -118,6 +117,19 @@ class Configurations(_Rows):
         return f"Configurations({where}, {len(self.records):,} rows)"
 
 
+@dataclass(frozen=True, repr=False)
+class MLPerfResults(_Rows):
+    """MLPerf Inference power results, one row each (``energy_boundary`` system-ac)."""
+
+    benchmark: str | None
+    columns: tuple[str, ...]
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        where = f"benchmark={self.benchmark!r}, " if self.benchmark else ""
+        return f"MLPerfResults({where}{len(self.records):,} rows)"
+
+
 def _cell(value: object) -> str:
     return "" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
 
@@ -169,17 +181,34 @@ class Leaderboard:
             raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(sorted(by_name))}")
         if task and kind and chosen.name != kind:
             raise ValueError(f"task {task!r} is of kind {chosen.name!r}, not {kind!r}")
+        from jouleboard.plan.downloads import APPENDED_COLUMNS, configuration_row
+
         records = [
-            {
-                **chosen.configuration_record(
-                    c, reg.models[c.model_id].nickname, reg.models[c.model_id].builder
-                ),
-                "runs": runs_of(c),
-            }
+            configuration_row(chosen, c, reg)
             for c in self.dataset.configurations
             if (c.task == task if task else kind_of(reg.tasks[c.task]) is chosen)
         ]
-        return Configurations(chosen.name, task, (*chosen.configuration_columns, "runs"), records)
+        columns = (*chosen.configuration_columns, *APPENDED_COLUMNS)
+        return Configurations(chosen.name, task, columns, records)
+
+    def mlperf(self, benchmark: str | None = None) -> MLPerfResults:
+        """Every MLPerf Inference power result (whole system at the wall: never comparable
+        with the GPU-only configurations), one row each, in the site's download columns:
+        measured throughput and power, the derived figures and the result they come from;
+        ``benchmark``: only that one (e.g. ``llama2-70b-99``)."""
+        from jouleboard.plan.mlperf import DOWNLOAD_COLUMNS, record
+
+        known = sorted({r.result.benchmark for r in self.dataset.mlperf})
+        if benchmark is not None and benchmark not in known:
+            raise ValueError(
+                f"unknown benchmark {benchmark!r}; valid: {', '.join(known) or 'none (no results)'}"
+            )
+        rows = [
+            record(r)
+            for r in self.dataset.mlperf
+            if benchmark is None or r.result.benchmark == benchmark
+        ]
+        return MLPerfResults(benchmark, DOWNLOAD_COLUMNS, rows)
 
 
 def load(data: str | Path = "data", allow_kind_code: bool = False) -> Leaderboard:

@@ -69,6 +69,7 @@ SLOW_MODULES = frozenset(
         "test_live_serve",
         "test_override_safety",
         "test_style",
+        "test_mlperf_site",
     }
 )
 _ALWAYS_SLOW = ("browser", "package")

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import SCHEMA_VERSION
-from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.jsonio import dumps_canonical, parse_strict
 from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
@@ -378,10 +378,7 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped |
         return [power]
     system_path = loc.submitter_dir / "systems" / f"{loc.system}.json"
     system_text, refused = _read_text(system_path, SMALL_CAP)
-    try:
-        system_doc = json.loads(system_text) if system_text is not None else None
-    except ValueError:
-        system_doc = None
+    system_doc = parse_strict(system_text)[0] if system_text is not None else None
     if not isinstance(system_doc, dict):
         return [
             refused
@@ -428,10 +425,9 @@ def summary_rows(
     if text is None:
         assert refused is not None
         return [], [], [refused]
-    try:
-        rows = json.loads(text)
-    except ValueError as e:
-        return [], [], [Problem(shown, "", "json.invalid", f"not valid JSON: {e}", "")]
+    rows, issues = parse_strict(text)
+    if issues:
+        return [], [], [Problem(shown, i.pointer, i.rule, i.message, i.hint) for i in issues]
     if not isinstance(rows, list):
         return [], [], [Problem(shown, "", "schema.wrong-type", "not a list of results", "")]
     docs, skipped, problems = [], [], []

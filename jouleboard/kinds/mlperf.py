@@ -272,13 +272,6 @@ def check(r: Result, shown: str, registry: Registry) -> list[Problem]:
             "give the average wall power of the whole system in watts",
         )
     lat = r.latency
-    if r.scenario == "Server" and lat is None:
-        problem(
-            ("latency",),
-            "mlperf.server-latency",
-            "a Server result states the latency constraints it met",
-            "give latency (the p99 latencies and their limits from mlperf_log_summary.txt)",
-        )
     if r.scenario == "Offline" and lat is not None:
         problem(
             ("latency",),

@@ -12,6 +12,15 @@ if TYPE_CHECKING:
     from jouleboard.rank.ranking import Rankable as Record
 
 _SCALE_WORDS = {1: "J", 1000: "kJ", 1_000_000: "MJ"}
+# What an energy figure includes (config/schema.py Boundary), as tables, labels, charts and
+# embeds state it; the glossary's #boundary section explains both.
+BOUNDARY_WORDS = {"gpu": "GPU energy only", "system-ac": "whole system at the wall"}
+BOUNDARY_SHORT = {"gpu": "GPU energy", "system-ac": "wall energy"}
+
+
+def boundary_words(boundary: str, short: bool = False) -> str:
+    """``GPU energy only`` / ``whole system at the wall`` (``short``: for badges)."""
+    return (BOUNDARY_SHORT if short else BOUNDARY_WORDS).get(boundary, boundary)
 
 
 def per_thousand(joules_per_response: float, response: str) -> str:

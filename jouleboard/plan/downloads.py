@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
+from jouleboard.config.registry import Registry
 from jouleboard.kinds import kind_of, kinds
+from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.loading.dataset import Dataset
+from jouleboard.measure.checks import boundary_of
 from jouleboard.plan.views import Download
 from jouleboard.rank.ranking import runs_of
 from jouleboard.render.downloads import csv_chunks, json_chunks
+
+# Appended to a kind's configuration columns in the full data set (downloads and the API).
+APPENDED_COLUMNS = ("runs", "energy_boundary")
+
+
+def configuration_row(kind: TaskKind, c: Record, registry: Registry) -> dict[str, Any]:
+    """A full-data-set row: the kind's columns, the repeat runs folded into it
+    (loading/repeats.py) and what its energy includes (gpu or system-ac)."""
+    info = registry.models[c.model_id]
+    return {
+        **kind.configuration_record(c, info.nickname, info.builder),
+        "runs": runs_of(c),
+        "energy_boundary": boundary_of(c),
+    }
 
 
 def configuration_downloads(
@@ -18,14 +36,8 @@ def configuration_downloads(
     name)`` places them."""
     out = []
     for kind in kinds():
-        models = data.registry.models
         records = [
-            {
-                **kind.configuration_record(
-                    c, models[c.model_id].nickname, models[c.model_id].builder
-                ),
-                "runs": runs_of(c),  # repeat runs folded into this row (loading/repeats.py)
-            }
+            configuration_row(kind, c, data.registry)
             for c in data.configurations
             if kind_of(data.registry.tasks[c.task]) is kind
         ]
@@ -34,7 +46,7 @@ def configuration_downloads(
             out += [
                 Download(
                     path(ext, kind.download_name),
-                    (*kind.configuration_columns, "runs"),
+                    (*kind.configuration_columns, *APPENDED_COLUMNS),
                     records,
                     group,
                     f"{description} ({tasks})",

@@ -10,7 +10,7 @@ from markupsafe import escape
 
 from jouleboard.core.urls import model_slug
 from jouleboard.measure.formats import PRECISION_LABELS, show, significant
-from jouleboard.measure.units import efficiency_phrase
+from jouleboard.measure.units import boundary_words, efficiency_phrase
 from jouleboard.plan import mlperf
 from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full_view
 from jouleboard.plan.task import ranking_downloads, task_table
@@ -58,6 +58,7 @@ def energy_label(
         len(t.ranking),
         show(t.units.efficiency_show, value),
         show(t.units.efficiency_show, best),
+        boundary_words(t.boundary, short=True),
     )
     path = site.urls.label(model_id, t.id)
     place = f", place {places} of {len(t.ranking)}" if places else ""

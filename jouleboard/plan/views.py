@@ -13,6 +13,7 @@ from jouleboard.core.urls import Urls, chart_id
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import SystemResult
 from jouleboard.measure import metrics
+from jouleboard.measure.checks import boundary_of
 from jouleboard.measure.units import TaskUnits
 from jouleboard.rank.noise import UNKNOWN, Noise
 from jouleboard.rank.ranking import Deadline, RankedRow, runs_of
@@ -441,6 +442,12 @@ class TaskView:
     best_by_gpu: dict[tuple[str, str], Any]
     accuracy: dict[str, float]  # model id -> published accuracy, %
     noise: Noise = UNKNOWN  # how precise one run is: rank ranges (rank/noise.py)
+
+    @property
+    def boundary(self) -> str:
+        """What the task's energy figures include ("gpu", "system-ac"): one per task
+        (measure/checks.py check_boundaries)."""
+        return boundary_of(self.configs[0]) if self.configs else "gpu"
 
     def energy_interval(self, c: Any) -> tuple[float, float]:
         """The interval of ``c``'s energy per output the measurement noise allows."""

@@ -9,7 +9,9 @@ from typing import Any
 
 from jouleboard.config.registry import Registry
 from jouleboard.core.urls import Urls
+from jouleboard.measure.checks import boundary_of
 from jouleboard.measure.formats import FORMATS, show
+from jouleboard.measure.units import boundary_words
 from jouleboard.rank.glossary import COLUMN_TERMS
 from jouleboard.rank.noise import UNKNOWN, Noise, table_note
 from jouleboard.rank.ranking import RankedRow, runs_of
@@ -50,6 +52,9 @@ class Table:
     # method page explains the noise.
     rank_note: str = ""
     rank_note_url: str = ""
+    # What the energy figures include ("GPU energy only", measure/units.py), after the
+    # caption; "" for tables without energy.
+    boundary: str = ""
 
     @property
     def cell_classes(self) -> tuple[str, ...]:
@@ -204,6 +209,7 @@ def ranking_table(
         glossary_url=urls.url(urls.glossary),
         rank_note=table_note(noise),
         rank_note_url=urls.url(urls.glossary) + "#noise",
+        boundary=boundary_words(boundary_of(rows[0].config)) if rows else "",
     )
 
 
@@ -220,6 +226,7 @@ def configurations_table(
     """Configurations one per row (model pages): the kind's fields, then a note, then
     (``sourced``) where each measurement comes from."""
     body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
+    configs = list(configs)
     for c in configs:
         v = {**values(c), "note": marked(c) if marked else ""}
         body.append(tuple(field_cell(f, c, v, urls) for f in shown))
@@ -229,6 +236,7 @@ def configurations_table(
         tuple(f.column for f in shown),
         tuple(body),
         glossary_url=urls.url(urls.glossary),
+        boundary=boundary_words(boundary_of(configs[0])) if configs else "",
     )
 
 
@@ -239,7 +247,13 @@ NOISE_COLUMNS = ("runs", "relative_uncertainty", "rank_best", "rank_worst")
 
 
 def noise_columns(interval: Sequence[str]) -> tuple[str, ...]:
-    return (*NOISE_COLUMNS, *(f"{c}_{end}" for c in interval for end in ("low", "high")))
+    """The columns :func:`with_noise` appends: the noise ones, each interval's bounds, and
+    what the energy includes (``energy_boundary``: gpu or system-ac)."""
+    return (
+        *NOISE_COLUMNS,
+        *(f"{c}_{end}" for c in interval for end in ("low", "high")),
+        "energy_boundary",
+    )
 
 
 def with_noise(
@@ -259,6 +273,7 @@ def with_noise(
         "rank_best": row.rank_best,
         "rank_worst": row.rank_worst,
         **bounds,
+        "energy_boundary": boundary_of(row.config),
     }
 
 

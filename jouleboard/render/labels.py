@@ -44,6 +44,7 @@ class EnergyLabel:
     # efficiency rule): 37.7 videos/MJ, not 37.75; "" falls back to two decimals.
     shown: str = ""
     best_shown: str = ""
+    boundary: str = ""  # what the energy includes, shortly: "GPU energy" (measure/units.py)
 
 
 def band(value: float, best_value: float) -> str:
@@ -97,7 +98,8 @@ def label_svg(label: EnergyLabel) -> str:
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
         f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
-        f'{_figure(label.value, label.shown)} {markup(label.unit)}{where}">'
+        f"{_figure(label.value, label.shown)} {markup(label.unit)}"
+        f'{", " + markup(label.boundary) if label.boundary else ""}{where}">'
         f"<title>{markup(label.model)}, {markup(label.task)}</title>"
         '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
         f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
@@ -108,6 +110,7 @@ def label_svg(label: EnergyLabel) -> str:
         f'<text x="8" y="36" font-size="11">{_fit(label.task, 26)}</text>'
         f'<text x="8" y="52" font-size="11">{_figure(label.value, label.shown)} '
         f"{markup(label.unit)} · {standing}</text>"
-        f'<text x="8" y="91" font-size="9" fill="#5c6370">{markup(label.deadline)} · '
+        f'<text x="8" y="91" font-size="9" fill="#5c6370">'
+        f"{markup(label.boundary) + ' · ' if label.boundary else ''}{markup(label.deadline)} · "
         f"{markup(label.data_date)}</text></g>{steps}</svg>\n"
     )
