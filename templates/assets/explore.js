@@ -42,7 +42,39 @@
     throw new Error(`unknown display rule ${rule}`);
   }
   const fmt = { sig: (v) => significant(v, 3) };
+  // render/footprint.py scaled, energy_text, number_text: the calculator's figures in the
+  // largest step they reach (350 Wh, 1.23 MWh; 1.23k, 45.6M, 7.89B), never 1,000,000,000.
+  const ENERGY_STEPS = [["Wh", 1e-3], ["kWh", 1], ["MWh", 1e3], ["GWh", 1e6], ["TWh", 1e9]];
+  const NUMBER_STEPS = [["", 1], ["k", 1e3], ["M", 1e6], ["B", 1e9], ["T", 1e12]];
+  function scaled(value, steps) {
+    let i = 0;
+    if (value !== 0 && Number.isFinite(value)) {
+      steps.forEach(([, size], n) => { if (Math.abs(value) >= size) i = n; });
+    }
+    let text = significant(value / steps[i][1], 3);
+    if (i + 1 < steps.length && Math.abs(Number(text.replaceAll(",", ""))) >= 1000) {
+      i += 1;
+      text = significant(value / steps[i][1], 3);
+    }
+    return [text, steps[i][0]];
+  }
+  function energyText(kwh) {
+    const [text, unit] = scaled(kwh, ENERGY_STEPS);
+    return `${text} ${unit}`;
+  }
+  function numberText(value) {
+    const [text, suffix] = scaled(value, NUMBER_STEPS);
+    return `${text}${suffix}`;
+  }
 
+  // The status line: how many models meet the view and, while the search box holds a query,
+  // how many of them match it (it follows the search as it changes).
+  function statusText(meet, view, empty, query, shown) {
+    if (!meet) return empty;
+    const line = `${meet} model${meet === 1 ? "" : "s"} meet ${view}.`;
+    const q = query.trim();
+    return q ? `${line} ${shown} of them match${shown === 1 ? "es" : ""} “${q}”.` : line;
+  }
   // A kind's deadline wording (TaskKind.latency): "median inter-token latency ≤ 300 ms".
   function deadlineText(ms, percentile, latency) {
     return `${latency.words[percentile]} ≤ ${+(ms / latency.scale_ms).toPrecision(6)} ` +
@@ -190,13 +222,14 @@
   }
 
   function footprintRow(c, data, inputs) {
-    const values = [];
+    const cells = [];
     for (const scale of data.footprint) {
       const f = R.footprint(c[scale.energy] * scale.amount, inputs);
-      values.push(f.kwh, f.cost, f.gramsCo2e / 1000);
+      cells.push([f.kwh, energyText(f.kwh)], [f.cost, numberText(f.cost)],
+        [f.gramsCo2e / 1000, numberText(f.gramsCo2e / 1000)]);
     }
     const tr = document.createElement("tr");
-    tr.append(modelCell(c, data), ...values.map((v) => cell(v, fmt.sig(v), { numeric: true })));
+    tr.append(modelCell(c, data), ...cells.map(([v, text]) => cell(v, text, { numeric: true })));
     return tr;
   }
 
@@ -228,7 +261,7 @@
   function footprintHeader(table, data) {
     const labels = [["Model", "", false, "model"]];
     for (const s of data.footprint) {
-      labels.push(["kWh", s.per, true], ["Cost", `USD ${s.per}`, true],
+      labels.push(["Electricity", s.per, true], ["Cost", `USD ${s.per}`, true],
         ["CO₂e", `kg ${s.per}`, true]);
     }
     headerCells(table, labels);
@@ -606,7 +639,9 @@
 
     async function render() {
       S.filterRows(table, state.q);
-      const wantAll = !everyRow && (state.q !== "" || state.sort !== "");
+      // A search re-renders from the data even when every row is shown, so that the status
+      // line can say how many match.
+      const wantAll = state.q !== "" || (!everyRow && state.sort !== "");
       if (!interactive && isDefault() && !wantAll) {
         applySort();
         return; // the server-rendered page already shows this view
@@ -632,9 +667,8 @@
         label.firstChild.textContent = `${capital(data.latency.short[state.pct])} `;
       });
       document.querySelectorAll(".deadline strong").forEach((el) => { el.textContent = text; });
-      status.textContent = rows.length ? `${rows.length} model${rows.length === 1 ? "" : "s"} ` +
-        `meet ${viewText(data, text)}.` : empty;
-      S.filterRows(table, state.q);
+      const shown = S.filterRows(table, state.q);
+      status.textContent = statusText(rows.length, viewText(data, text), empty, state.q, shown);
       applySort();
       renderFootprint(data, rows, empty);
       renderCharts(data, rows, text);
@@ -931,7 +965,8 @@
     render();
   }
 
-  const api = { significant, show, deadlineText, ownKey, taskState, compareState,
+  const api = { significant, show, energyText, numberText, statusText, deadlineText, ownKey, taskState,
+    compareState,
     deadlineSlug, csvField, rankingCsv, sliderTicks, side };
   if (typeof module === "object" && module.exports) {
     module.exports = api;

@@ -217,6 +217,7 @@
     input.addEventListener("input", () => filterRows(table, input.value));
   }
 
+  // Hide the rows that do not mention `query`; returns how many stay shown.
   function filterRows(table, query) {
     const needle = query.trim().toLowerCase();
     const body = table.tBodies[0];
@@ -245,6 +246,7 @@
     } else if (note) {
       note.remove();
     }
+    return shown;
   }
 
   window.jouleboardSite = { sortTable, makeSortable, embedChart, filterRows, loadVega };
