@@ -87,8 +87,8 @@ def per_joule_label(r: SystemResult) -> tuple[str, str]:
     """The ranked figure's column label and unit: tokens per joule for token workloads,
     joules per sample (per image) otherwise."""
     if r.output == "token":
-        return "Tokens per joule", "tokens/J"
-    return f"Joules per {r.output}", f"J/{r.output}"
+        return "Tokens/J", "tokens/J"
+    return f"J/{r.output}", f"J/{r.output}"
 
 
 def rate_unit(r: SystemResult) -> str:
@@ -178,7 +178,7 @@ def scenario_table(
     ordered = order(results)
     if with_benchmark:
         ordered = sorted(ordered, key=lambda r: (r.result.benchmark, r.result.scenario))
-    label, unit = per_joule_label(ordered[0]) if ordered else ("Tokens per joule", "tokens/J")
+    label = per_joule_label(ordered[0])[0] if ordered else "Tokens/J"
     throughput_unit = rate_unit(ordered[0]) if ordered else "tokens/s"
     scenario = ordered[0].result.scenario if ordered else "Server"
     server = with_benchmark or scenario == "Server"
@@ -192,9 +192,13 @@ def scenario_table(
         Column(
             "per_joule",
             f"{label} (derived)",
-            unit,
             numeric=True,
-            title=f"= throughput / average wall power; derived from the result, {NOT_VERIFIED}",
+            title=(
+                "= throughput / average wall power"
+                if label == "Tokens/J"
+                else "= average wall power / throughput"
+            )
+            + f"; derived from the result, {NOT_VERIFIED}",
         ),
         Column(
             "throughput",
@@ -205,7 +209,7 @@ def scenario_table(
         ),
         Column(
             "power",
-            "Average wall power (measured)",
+            "Wall power (measured)",
             "W",
             numeric=True,
             title="Whole system at the wall, mean over the run's power window",
@@ -351,7 +355,7 @@ def benchmark_page(
                 constraint_text(mine, scenario),
                 scenario_table(
                     f"mlperf-{scenario.lower()}",
-                    f"{title(benchmark)}, {scenario}: systems by {label.lower()}",
+                    f"{title(benchmark)}, {scenario}: systems by {label}",
                     mine,
                     urls,
                     registry,
@@ -395,6 +399,21 @@ def attribution(results: Iterable[SystemResult]) -> str:
         f"results as MLCommons publishes them; tokens, samples and images per joule are "
         f"derived from them by jouleboard and are {NOT_VERIFIED}. MLPerf is a trademark of "
         "MLCommons."
+    )
+
+
+def mlperf_link(results: Sequence[SystemResult], urls: Urls) -> Link | None:
+    """The home page's pointer to the MLPerf pages: how many benchmarks and systems."""
+    if not results:
+        return None
+    benchmarks = len({r.result.benchmark for r in results})
+    systems = len({r.system_key for r in results})
+    return Link(
+        f"MLPerf Inference: {benchmarks} benchmarks, {systems} systems",
+        urls.url(urls.mlperf_index),
+        "Power-measured MLPerf Inference results rank the submitted systems of each "
+        "benchmark (the model is fixed) by energy of the whole system at the wall: a "
+        "different boundary from the GPU energy above, so they are not ranked with it.",
     )
 
 
@@ -486,7 +505,7 @@ def section(
             tables.append(
                 scenario_table(
                     f"{table_id}-{output}",
-                    f"{heading}: {per_joule_label(mine[0])[0].lower()}",
+                    f"{heading}: {per_joule_label(mine[0])[0]}",
                     mine,
                     urls,
                     registry,

@@ -21,7 +21,7 @@ from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
 from jouleboard.plan.downloads import configuration_downloads, download_chunks
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
-from jouleboard.plan.mlperf import mlperf_part
+from jouleboard.plan.mlperf import mlperf_link, mlperf_part
 from jouleboard.plan.releases import (
     ReleaseData,
     atom_feed,
@@ -114,7 +114,11 @@ def home_page(site: SiteView) -> Part:
                 "home.html",
                 settings.title,
                 settings.tagline or "GPU energy-efficiency leaderboard",
-                HomeBody(intro, tuple(sections)),
+                HomeBody(
+                    intro,
+                    tuple(sections),
+                    mlperf_link(site.mlperf, site.urls),
+                ),
             ),
         )
     )

@@ -62,6 +62,8 @@ class TaskSection:
 class HomeBody:
     intro: str
     sections: tuple[TaskSection, ...]
+    # The MLPerf pages, at the wall (plan/mlperf.py): a closing section links them.
+    mlperf: Link | None = None
 
 
 @dataclass(frozen=True)
