@@ -142,6 +142,22 @@ def test_mlperf_results_never_enter_a_gpu_energy_ranking(default_site: Path) -> 
     assert 'id="mlperf"' in b200 and "ThinkSystem SR680a" in b200.split('id="mlperf"', 1)[1]
 
 
+def test_charts_and_embeds_state_the_boundary(default_site: Path) -> None:
+    """Every energy chart's caption, and every embed's credit, says what the energy includes
+    (the output-length histograms show no energy and say nothing)."""
+    page = (default_site / "tasks" / "gpqa" / "index.html").read_text(encoding="utf-8")
+    figures = re.findall(r'<figure class="chart" id="chart-([^"]+)".*?</figcaption>', page, re.S)
+    captions = re.findall(r'<figure class="chart".*?</figcaption>', page, re.S)
+    assert len(figures) >= 2
+    assert all('<span class="chart-boundary">GPU energy only.</span>' in c for c in captions)
+    embeds = sorted((default_site / "embed").glob("*/index.html"))
+    assert embeds
+    for embed in embeds:
+        credit = re.search(r'<p class="credit">(.*?)</p>', embed.read_text(encoding="utf-8"), re.S)
+        assert credit is not None
+        assert ("GPU energy only" in credit.group(1)) != embed.parent.name.startswith("lengths")
+
+
 def test_downloads_and_labels_state_the_boundary(default_site: Path) -> None:
     with (default_site / "downloads" / "mlperf.csv").open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

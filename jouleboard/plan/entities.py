@@ -189,6 +189,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         urls.model(model_id),
         f"deadline: {t.deadline_text()}",
         table_id=f"configs-{t.id}",
+        boundary=boundary_words(t.boundary),
     )
     lengths = _lengths_chart(site, t, model_id, configs)
     out = Part(charts=(pareto, *((lengths,) if lengths else ())))
@@ -378,6 +379,7 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
         spec,
         site.urls.gpu(gpu),
         f"at {t.deadline_text()}",
+        boundary=boundary_words(t.boundary),
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.measure.formats import PRECISION_LABELS, show
-from jouleboard.measure.units import in_words, measured_gpus, per_thousand
+from jouleboard.measure.units import boundary_words, in_words, measured_gpus, per_thousand
 from jouleboard.plan.explore import explore_payload
 from jouleboard.plan.first_view import full_view_path, task_first_view, with_full_view
 from jouleboard.plan.views import (
@@ -176,6 +176,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         site.urls.task(t.id),
         f"at {t.deadline_text()}",
         table_id=f"ranking-{t.id}",
+        boundary=boundary_words(t.boundary),
     )
 
 
@@ -245,6 +246,7 @@ def scatter_chart(
         site.urls.task(t.id),
         f"deadline: {t.deadline_text()}",
         table_id=f"ranking-{t.id}",
+        boundary=boundary_words(t.boundary),
     ), note
 
 
@@ -390,6 +392,7 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         site.urls.task(t.id),
         f"default deadline {latency.value(t.deadline.ms)} drawn",
         table_id=f"ranking-{t.id}",
+        boundary=boundary_words(t.boundary),
     )
 
 
@@ -558,6 +561,7 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             urls.task(t.id),
             f"at {t.deadline_text()}",
             table_id=f"correct-{t.id}",
+            boundary=boundary_words(t.boundary),
         )
         out += Part(charts=(chart,))
     sources = tuple(

@@ -40,6 +40,7 @@ class ChartRef:
     page_url: str  # the page that shows the chart in full context
     note: str  # what the chart depends on besides the data, e.g. the deadline
     table_id: str = ""
+    boundary: str = ""  # what its energy includes ("GPU energy only"), "" for none
 
     def export(self, urls: Urls, ext: str) -> str:
         """URL of an export: svg, png, vl.json or csv."""
@@ -423,9 +424,13 @@ def chart_ref(
     page: str,
     note: str = "",
     table_id: str = "",
+    boundary: str = "",
 ) -> ChartRef:
-    """A chart of a page; its id names it (see urls.chart_id)."""
-    return ChartRef(chart_id(kind, *parts), title, alt, spec, urls.url(page), note, table_id)
+    """A chart of a page; its id names it (see urls.chart_id); ``boundary``: what its
+    energy figures include ("GPU energy only": measure/units.py), "" for none."""
+    return ChartRef(
+        chart_id(kind, *parts), title, alt, spec, urls.url(page), note, table_id, boundary
+    )
 
 
 @dataclass(frozen=True)
