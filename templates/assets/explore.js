@@ -299,12 +299,28 @@
     const kept = given.filter((v) => allowed.includes(v));
     return given.length && !kept.length ? fallback : kept;
   }
-  function writeUrl(state, defaults, push) {
+  // ?deadline= in the unit of the page's deadline box: a bare number on ms pages (300), the
+  // number and its unit where the box shows seconds (60s). Links from before seconds were
+  // written this way held ms as a bare number; a bare number still reads as ms, so they
+  // keep their view (deadlineParam).
+  function deadlineValue(ms, latency) {
+    if (!latency || latency.scale === 1) return String(ms);
+    return `${+(ms / latency.scale).toPrecision(12)}${latency.unit}`;
+  }
+  // A ?deadline= value in ms: "300" and "300ms" are ms, "60s" seconds; null if it is none.
+  function deadlineParam(text) {
+    const found = /^\s*(\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+)\s*(ms|s)?\s*$/i.exec(text || "");
+    if (!found) return null;
+    const ms = Number(found[1]) * (found[2] && found[2].toLowerCase() === "s" ? 1000 : 1);
+    return Number.isFinite(ms) && ms > 0 ? ms : null;
+  }
+  function writeUrl(state, defaults, push, latency) {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(state)) {
-      const text = Array.isArray(value) ? value.join(",") : String(value ?? "");
+      const shown = (v) => (key === "deadline" ? deadlineValue(v, latency) : v);
+      const text = Array.isArray(value) ? value.join(",") : String(shown(value) ?? "");
       const fallback = defaults[key];
-      const base = Array.isArray(fallback) ? fallback.join(",") : String(fallback ?? "");
+      const base = Array.isArray(fallback) ? fallback.join(",") : String(shown(fallback) ?? "");
       if (text !== base) params.set(key, text);
     }
     const query = params.toString();
@@ -320,7 +336,7 @@
     const p = new URLSearchParams(search);
     const sort = p.get("sort") || "";
     return {
-      deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
+      deadline: deadlineParam(p.get("deadline")) ?? defaults.deadline,
       pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : defaults.pct,
       gpu: listParam(p, "gpu", choices.gpus, defaults.gpu),
       precision: listParam(p, "precision", choices.precisions, defaults.precision),
@@ -338,7 +354,7 @@
     return {
       task,
       models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
-      deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
+      deadline: deadlineParam(p.get("deadline")) ?? tasks[task].deadline,
       pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : tasks[task].pct,
       ...(defaults.price !== undefined ? calculatorState(p, defaults) : {}),
     };
@@ -433,6 +449,7 @@
     };
     // The deadline box shows the kind's unit (ms or s); state and URL keep ms.
     const scale = Number(d.scale || 1);
+    const latencyUnit = { scale, unit: d.unit || "ms" };
     const range = form.querySelector("#deadline-range");
     const number = form.querySelector("#deadline-ms");
     const percentile = form.querySelector("#percentile");
@@ -557,7 +574,8 @@
       if (compareLink) {
         const moved = state.deadline !== defaults.deadline || state.pct !== defaults.pct;
         compareLink.href = moved
-          ? `${compareBase}&deadline=${state.deadline}&pct=${encodeURIComponent(state.pct)}`
+          ? `${compareBase}&deadline=${deadlineValue(state.deadline, latencyUnit)}` +
+            `&pct=${encodeURIComponent(state.pct)}`
           : compareBase;
       }
       if (correct) {
@@ -734,7 +752,7 @@
     }
 
     function update(push) {
-      writeUrl(state, defaults, push);
+      writeUrl(state, defaults, push, latencyUnit);
       render();
     }
 
@@ -776,7 +794,7 @@
     search.addEventListener("input", () => { state.q = search.value; update(false); });
     table.addEventListener("jb:sorted", (event) => {
       const sort = `${event.detail.index}.${event.detail.direction}`;
-      if (sort !== state.sort) { state.sort = sort; writeUrl(state, defaults, true); }
+      if (sort !== state.sort) { state.sort = sort; writeUrl(state, defaults, true, latencyUnit); }
       if (!everyRow) render();  // sort every model, not only the first view's rows
     });
     form.addEventListener("submit", (event) => event.preventDefault());
@@ -941,7 +959,7 @@
     }
 
     function update(push) {
-      writeUrl(state, defaults, push);
+      writeUrl(state, defaults, push, tasks[state.task]);
       render();
     }
 
@@ -965,7 +983,8 @@
     render();
   }
 
-  const api = { significant, show, energyText, numberText, statusText, deadlineText, ownKey, taskState,
+  const api = { significant, show, energyText, numberText, statusText, deadlineText,
+    deadlineParam, deadlineValue, ownKey, taskState,
     compareState,
     deadlineSlug, csvField, rankingCsv, sliderTicks, side };
   if (typeof module === "object" && module.exports) {

@@ -88,7 +88,8 @@ def test_diffusion_reranks_like_the_cli(
     expected = cli_ranking(task, deadline_ms, gpus)
     assert expected, "the case must rank someone"
     page = site_page.page
-    site_page.goto(f"/tasks/{task}/?deadline={deadline_ms:g}&gpu={','.join(gpus)}")
+    # The URL speaks the deadline box's unit, seconds (issue 29 item 9).
+    site_page.goto(f"/tasks/{task}/?deadline={deadline_ms / 1000:g}s&gpu={','.join(gpus)}")
     status = page.locator("form.explore .status")
     status.filter(has_text="meet").wait_for()
     assert f"{deadline_ms / 1000:g} s" in status.inner_text()
@@ -114,7 +115,8 @@ def test_diffusion_reranks_like_the_cli(
 @pytest.mark.browser
 def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None:
     """Image tasks' deadlines are batch latencies in seconds: the compare page's box shows
-    30 s (not 30000 ms), and typing 60 there means 60,000 ms in the URL and the ranking."""
+    30 s (not 30000 ms), and typing 60 there means 60 s in the URL (``deadline=60s``, the
+    box's unit: issue 29 item 9) and 60,000 ms in the ranking."""
     page = site_page.page
     site_page.goto("/compare/?task=text-to-image")
     page.wait_for_selector("#compare-results", state="visible")
@@ -122,7 +124,7 @@ def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None
     assert (unit.inner_text(), page.input_value("#compare-deadline")) == ("s", "30")
     page.fill("#compare-deadline", "60")
     page.locator("#compare-deadline").dispatch_event("change")
-    page.wait_for_function("() => location.search.includes('deadline=60000')")
+    page.wait_for_function("() => location.search.includes('deadline=60s')")
     assert "batch latency ≤ 60 s" in page.locator(".compare-deadline").inner_text()
     page.select_option("#compare-task", "gpqa")
     assert (unit.inner_text(), page.input_value("#compare-deadline")) == ("ms", "300")
@@ -144,4 +146,23 @@ def test_compare_says_when_outputs_differ(site_page: Recorder) -> None:
     assert (
         "Outputs differ: SANA 1.5 1.6B at 1024×1024, 20 steps; FLUX.1 Dev at 1024×1024, 50 steps."
     ) in items, items
+    assert site_page.problems() == []
+
+
+@pytest.mark.browser
+def test_task_url_deadline_in_seconds_and_old_ms_links(site_page: Recorder) -> None:
+    """On a diffusion page the deadline box shows seconds and so does ?deadline= (60s); a
+    link written before, with the deadline as a bare number of ms, opens the same view."""
+    page = site_page.page
+    for query in ("?deadline=60s", "?deadline=60000"):
+        site_page.goto(f"/tasks/text-to-image/{query}")
+        page.locator("form.explore .status").filter(has_text="meet").wait_for()
+        assert page.input_value("#deadline-ms") == "60", query
+        assert "batch latency ≤ 60 s" in page.locator("form.explore .status").inner_text()
+    # Moving the control writes the box's unit into the URL.
+    page.fill("#deadline-ms", "90")
+    page.locator("#deadline-ms").dispatch_event("change")
+    page.wait_for_function("() => location.search.includes('deadline=90s')")
+    compare = page.locator("a.compare-link").get_attribute("href") or ""
+    assert "deadline=90s" in compare, compare
     assert site_page.problems() == []

@@ -72,3 +72,23 @@ test("show prints numbers by the display rules of measure/formats.py", () => {
   assert.equal(E.show("precision", "mxfp4", { mxfp4: "MXFP4" }), "MXFP4");
   assert.equal(E.show("sig3", null), "–");
 });
+
+// ?deadline= speaks the deadline box's unit (issue 29 item 9): seconds on diffusion pages.
+test("deadline URL values: unit suffix, bare ms for old links, junk refused", () => {
+  assert.equal(E.deadlineParam("60s"), 60000);
+  assert.equal(E.deadlineParam("1.5s"), 1500);
+  assert.equal(E.deadlineParam("300ms"), 300);
+  assert.equal(E.deadlineParam("300"), 300); // every link written before: ms
+  assert.equal(E.deadlineParam("30000"), 30000);
+  for (const bad of ["", "s", "-5s", "0", "0s", "abc", "60 min", "1e999", null]) {
+    assert.equal(E.deadlineParam(bad), null, String(bad));
+  }
+  const seconds = { scale: 1000, unit: "s" };
+  assert.equal(E.deadlineValue(60000, seconds), "60s");
+  assert.equal(E.deadlineValue(1500, seconds), "1.5s");
+  assert.equal(E.deadlineValue(300, { scale: 1, unit: "ms" }), "300");
+  assert.equal(E.deadlineValue(300), "300");
+  assert.equal(E.taskState("?deadline=60s", DEFAULTS, CHOICES).deadline, 60000);
+  assert.equal(E.taskState("?deadline=-1", DEFAULTS, CHOICES).deadline, 300);
+  assert.equal(E.compareState("?task=gpqa&deadline=2s", TASKS, "gpqa", {}, 6).deadline, 2000);
+});
