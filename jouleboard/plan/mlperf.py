@@ -151,9 +151,9 @@ def source_cell(r: SystemResult) -> Cell:
     """Which result a row comes from, linked, with the words MLCommons asks for."""
     return Cell(
         r.result.result_id or r.result.unique_id,
-        f"MLPerf Inference {r.result.round} {r.reference}",
+        f"Derived from MLPerf Inference {r.result.round} {r.reference}",
         r.result.result_url,
-        f"Derived figures {NOT_VERIFIED}.",
+        f"{NOT_VERIFIED[:1].upper()}{NOT_VERIFIED[1:]}.",
     )
 
 
@@ -241,7 +241,12 @@ def scenario_table(
                     if with_benchmark
                     else (Cell(place, str(place)),)
                 ),
-                Cell(res.system.name, res.system.name, None, f"{res.submitter}, {res.round}"),
+                Cell(
+                    res.system.name,
+                    res.system.name,
+                    None,
+                    f"{res.submitter}, {res.round}, {res.division}",
+                ),
                 Cell(value, significant(value, 4)),
                 Cell(res.throughput_per_sec, f"{res.throughput_per_sec:,.6g}"),
                 Cell(res.avg_power_watts, f"{res.avg_power_watts:,.0f}"),
@@ -475,7 +480,12 @@ def _leaders_table(leaders: Sequence[tuple[SystemResult, int]], urls: Urls) -> T
             (
                 Cell(res.benchmark, title(res.benchmark), urls.url(urls.mlperf(res.benchmark))),
                 Cell(res.scenario, res.scenario),
-                Cell(res.system.name, res.system.name, None, f"{res.submitter}, {res.round}"),
+                Cell(
+                    res.system.name,
+                    res.system.name,
+                    None,
+                    f"{res.submitter}, {res.round}, {res.division}",
+                ),
                 Cell(value, f"{significant(value, 4)} {unit}"),
                 Cell(res.throughput_per_sec, f"{res.throughput_per_sec:,.6g} {rate_unit(r)}"),
                 Cell(res.avg_power_watts, f"{res.avg_power_watts:,.0f}"),
