@@ -29,7 +29,8 @@ NOISE_COLUMNS = (
     "tokens_per_joule_low",
     "tokens_per_joule_high",
 )
-RANK_COLUMNS = (*TokenKind.rank_columns, *NOISE_COLUMNS)
+# Then what the energy includes (issue 28: gpu, or system-ac for wall power).
+RANK_COLUMNS = (*TokenKind.rank_columns, *NOISE_COLUMNS, "energy_boundary")
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -68,6 +69,7 @@ def test_rank_csv_prints_the_reference_table():
             "accuracy_percent",
             "energy_per_correct_answer_joules",
             *NOISE_COLUMNS,
+            "energy_boundary",
         )
         == RANK_COLUMNS
     )

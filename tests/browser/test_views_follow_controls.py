@@ -119,6 +119,9 @@ def test_calculator_rejects_bad_input_in_place(rec: Any) -> None:
     rec.goto("/tasks/gpqa/")
     rec.page.wait_for_selector("form.calculator:not([hidden])")
     before = rec.page.inner_text("#footprint-gpqa tbody")
+    cell = "#footprint-gpqa tbody tr:first-child td:nth-child(2)"
+    pue0 = float(rec.page.input_value("#pue"))
+    at_default = float(rec.page.get_attribute(cell, "data-value") or "nan")
     rec.page.fill("#pue", "0.5")
     rec.page.press("#pue", "Enter")
     rec.page.locator("#pue").dispatch_event("change")
@@ -131,7 +134,12 @@ def test_calculator_rejects_bad_input_in_place(rec: Any) -> None:
     assert not error.is_visible()
     # The figures follow as the reader types, before the field is left (issue 29: only on
     # blur): kWh = GPU energy x PUE, so PUE 3 doubles the first row's kWh at PUE 1.5.
-    first = rec.page.locator("#footprint-gpqa tbody tr").first.locator("td").nth(1)
+    # kWh = GPU energy x PUE: the first row at PUE 1.5 is its default value x 1.5 / default.
+    rec.page.wait_for_function(
+        "([sel, v]) => Math.abs(Number(document.querySelector(sel).dataset.value) - v) <= 1e-9 * v",
+        arg=[cell, at_default * 1.5 / pue0],
+    )
+    first = rec.page.locator(cell)
     at_15 = float(first.get_attribute("data-value") or "nan")
     rec.page.fill("#pue", "")
     rec.page.locator("#pue").press_sequentially("3")

@@ -115,7 +115,8 @@
   async function embedChart(figure, adjust) {
     const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
     if (adjust) adjust(spec);
-    if (figure.hasAttribute("data-embed")) spec.title = "";  // the embed page's h1 says it
+    // The figure's caption (an embed page's h1) says the title: the chart does not repeat it.
+    spec.title = "";
     spec.width = "container";
     spec.autosize = { type: "fit-x", contains: "padding" };
     // A narrow screen gets the phone layout (render/charts.py phone): text at its own size.
@@ -216,6 +217,7 @@
     input.addEventListener("input", () => filterRows(table, input.value));
   }
 
+  // Hide the rows that do not mention `query`; returns how many stay shown.
   function filterRows(table, query) {
     const needle = query.trim().toLowerCase();
     const body = table.tBodies[0];
@@ -244,6 +246,7 @@
     } else if (note) {
       note.remove();
     }
+    return shown;
   }
 
   window.jouleboardSite = { sortTable, makeSortable, embedChart, filterRows, loadVega };

@@ -42,7 +42,39 @@
     throw new Error(`unknown display rule ${rule}`);
   }
   const fmt = { sig: (v) => significant(v, 3) };
+  // render/footprint.py scaled, energy_text, number_text: the calculator's figures in the
+  // largest step they reach (350 Wh, 1.23 MWh; 1.23k, 45.6M, 7.89B), never 1,000,000,000.
+  const ENERGY_STEPS = [["Wh", 1e-3], ["kWh", 1], ["MWh", 1e3], ["GWh", 1e6], ["TWh", 1e9]];
+  const NUMBER_STEPS = [["", 1], ["k", 1e3], ["M", 1e6], ["B", 1e9], ["T", 1e12]];
+  function scaled(value, steps) {
+    let i = 0;
+    if (value !== 0 && Number.isFinite(value)) {
+      steps.forEach(([, size], n) => { if (Math.abs(value) >= size) i = n; });
+    }
+    let text = significant(value / steps[i][1], 3);
+    if (i + 1 < steps.length && Math.abs(Number(text.replaceAll(",", ""))) >= 1000) {
+      i += 1;
+      text = significant(value / steps[i][1], 3);
+    }
+    return [text, steps[i][0]];
+  }
+  function energyText(kwh) {
+    const [text, unit] = scaled(kwh, ENERGY_STEPS);
+    return `${text} ${unit}`;
+  }
+  function numberText(value) {
+    const [text, suffix] = scaled(value, NUMBER_STEPS);
+    return `${text}${suffix}`;
+  }
 
+  // The status line: how many models meet the view and, while the search box holds a query,
+  // how many of them match it (it follows the search as it changes).
+  function statusText(meet, view, empty, query, shown) {
+    if (!meet) return empty;
+    const line = `${meet} model${meet === 1 ? "" : "s"} meet ${view}.`;
+    const q = query.trim();
+    return q ? `${line} ${shown} of them match${shown === 1 ? "es" : ""} “${q}”.` : line;
+  }
   // A kind's deadline wording (TaskKind.latency): "median inter-token latency ≤ 300 ms".
   function deadlineText(ms, percentile, latency) {
     return `${latency.words[percentile]} ≤ ${+(ms / latency.scale_ms).toPrecision(6)} ` +
@@ -52,7 +84,7 @@
     return `${text[0].toUpperCase()}${text.slice(1)}`;
   }
   function latencyTitle(percentile, latency) {
-    return `${capital(latency.words[percentile])} (${latency.unit}, log)`;
+    return `${capital(latency.words[percentile])} (${latency.unit}, log scale)`;
   }
   // charts.side: a label beside a value in the right half of the log range goes left.
   function side(value, values) {
@@ -190,13 +222,14 @@
   }
 
   function footprintRow(c, data, inputs) {
-    const values = [];
+    const cells = [];
     for (const scale of data.footprint) {
       const f = R.footprint(c[scale.energy] * scale.amount, inputs);
-      values.push(f.kwh, f.cost, f.gramsCo2e / 1000);
+      cells.push([f.kwh, energyText(f.kwh)], [f.cost, numberText(f.cost)],
+        [f.gramsCo2e / 1000, numberText(f.gramsCo2e / 1000)]);
     }
     const tr = document.createElement("tr");
-    tr.append(modelCell(c, data), ...values.map((v) => cell(v, fmt.sig(v), { numeric: true })));
+    tr.append(modelCell(c, data), ...cells.map(([v, text]) => cell(v, text, { numeric: true })));
     return tr;
   }
 
@@ -228,7 +261,7 @@
   function footprintHeader(table, data) {
     const labels = [["Model", "", false, "model"]];
     for (const s of data.footprint) {
-      labels.push(["kWh", s.per, true], ["Cost", `USD ${s.per}`, true],
+      labels.push(["Electricity", s.per, true], ["Cost", `USD ${s.per}`, true],
         ["CO₂e", `kg ${s.per}`, true]);
     }
     headerCells(table, labels);
@@ -240,6 +273,18 @@
     else if (node && typeof node === "object") {
       if (node.field === field && "title" in node) node.title = title;
       Object.values(node).forEach((n) => retitle(n, field, title));
+    }
+  }
+  // charts.with_model_colors: each model drawn in its own colour (the explore data's
+  // `color`), the same on every chart of the site.
+  function colorModels(node, colors) {
+    if (Array.isArray(node)) node.forEach((n) => colorModels(n, colors));
+    else if (node && typeof node === "object") {
+      const c = node.color;
+      if (c && typeof c === "object" && c.field === "model" && "scale" in c) {
+        c.scale = { domain: Object.keys(colors), range: Object.values(colors) };
+      }
+      Object.entries(node).forEach(([k, n]) => { if (k !== "datasets") colorModels(n, colors); });
     }
   }
   // --- URL state --------------------------------------------------------------------------
@@ -254,12 +299,28 @@
     const kept = given.filter((v) => allowed.includes(v));
     return given.length && !kept.length ? fallback : kept;
   }
-  function writeUrl(state, defaults, push) {
+  // ?deadline= in the unit of the page's deadline box: a bare number on ms pages (300), the
+  // number and its unit where the box shows seconds (60s). Links from before seconds were
+  // written this way held ms as a bare number; a bare number still reads as ms, so they
+  // keep their view (deadlineParam).
+  function deadlineValue(ms, latency) {
+    if (!latency || latency.scale === 1) return String(ms);
+    return `${+(ms / latency.scale).toPrecision(12)}${latency.unit}`;
+  }
+  // A ?deadline= value in ms: "300" and "300ms" are ms, "60s" seconds; null if it is none.
+  function deadlineParam(text) {
+    const found = /^\s*(\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+)\s*(ms|s)?\s*$/i.exec(text || "");
+    if (!found) return null;
+    const ms = Number(found[1]) * (found[2] && found[2].toLowerCase() === "s" ? 1000 : 1);
+    return Number.isFinite(ms) && ms > 0 ? ms : null;
+  }
+  function writeUrl(state, defaults, push, latency) {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(state)) {
-      const text = Array.isArray(value) ? value.join(",") : String(value ?? "");
+      const shown = (v) => (key === "deadline" ? deadlineValue(v, latency) : v);
+      const text = Array.isArray(value) ? value.join(",") : String(shown(value) ?? "");
       const fallback = defaults[key];
-      const base = Array.isArray(fallback) ? fallback.join(",") : String(fallback ?? "");
+      const base = Array.isArray(fallback) ? fallback.join(",") : String(shown(fallback) ?? "");
       if (text !== base) params.set(key, text);
     }
     const query = params.toString();
@@ -275,7 +336,7 @@
     const p = new URLSearchParams(search);
     const sort = p.get("sort") || "";
     return {
-      deadline: numberParam(p, "deadline", defaults.deadline, (v) => v > 0),
+      deadline: deadlineParam(p.get("deadline")) ?? defaults.deadline,
       pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : defaults.pct,
       gpu: listParam(p, "gpu", choices.gpus, defaults.gpu),
       precision: listParam(p, "precision", choices.precisions, defaults.precision),
@@ -293,7 +354,7 @@
     return {
       task,
       models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
-      deadline: numberParam(p, "deadline", tasks[task].deadline, (v) => v > 0),
+      deadline: deadlineParam(p.get("deadline")) ?? tasks[task].deadline,
       pct: ownKey(PERCENTILE_KEYS, p.get("pct")) ? p.get("pct") : tasks[task].pct,
       ...(defaults.price !== undefined ? calculatorState(p, defaults) : {}),
     };
@@ -388,6 +449,7 @@
     };
     // The deadline box shows the kind's unit (ms or s); state and URL keep ms.
     const scale = Number(d.scale || 1);
+    const latencyUnit = { scale, unit: d.unit || "ms" };
     const range = form.querySelector("#deadline-range");
     const number = form.querySelector("#deadline-ms");
     const percentile = form.querySelector("#percentile");
@@ -512,7 +574,8 @@
       if (compareLink) {
         const moved = state.deadline !== defaults.deadline || state.pct !== defaults.pct;
         compareLink.href = moved
-          ? `${compareBase}&deadline=${state.deadline}&pct=${encodeURIComponent(state.pct)}`
+          ? `${compareBase}&deadline=${deadlineValue(state.deadline, latencyUnit)}` +
+            `&pct=${encodeURIComponent(state.pct)}`
           : compareBase;
       }
       if (correct) {
@@ -594,7 +657,9 @@
 
     async function render() {
       S.filterRows(table, state.q);
-      const wantAll = !everyRow && (state.q !== "" || state.sort !== "");
+      // A search re-renders from the data even when every row is shown, so that the status
+      // line can say how many match.
+      const wantAll = state.q !== "" || (!everyRow && state.sort !== "");
       if (!interactive && isDefault() && !wantAll) {
         applySort();
         return; // the server-rendered page already shows this view
@@ -620,9 +685,8 @@
         label.firstChild.textContent = `${capital(data.latency.short[state.pct])} `;
       });
       document.querySelectorAll(".deadline strong").forEach((el) => { el.textContent = text; });
-      status.textContent = rows.length ? `${rows.length} model${rows.length === 1 ? "" : "s"} ` +
-        `meet ${viewText(data, text)}.` : empty;
-      S.filterRows(table, state.q);
+      const shown = S.filterRows(table, state.q);
+      status.textContent = statusText(rows.length, viewText(data, text), empty, state.q, shown);
       applySort();
       renderFootprint(data, rows, empty);
       renderCharts(data, rows, text);
@@ -688,7 +752,7 @@
     }
 
     function update(push) {
-      writeUrl(state, defaults, push);
+      writeUrl(state, defaults, push, latencyUnit);
       render();
     }
 
@@ -730,7 +794,7 @@
     search.addEventListener("input", () => { state.q = search.value; update(false); });
     table.addEventListener("jb:sorted", (event) => {
       const sort = `${event.detail.index}.${event.detail.direction}`;
-      if (sort !== state.sort) { state.sort = sort; writeUrl(state, defaults, true); }
+      if (sort !== state.sort) { state.sort = sort; writeUrl(state, defaults, true, latencyUnit); }
       if (!everyRow) render();  // sort every model, not only the first view's rows
     });
     form.addEventListener("submit", (event) => event.preventDefault());
@@ -820,6 +884,11 @@
           spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
           retitle(spec, "latency", latencyTitle(state.pct, data.latency));
           retitle(spec, "energy", data.units.energy_axis);
+          const colors = {};
+          for (const m of chosen) {
+            if (data.models[m].color) colors[data.models[m].nickname] = data.models[m].color;
+          }
+          if (Object.keys(colors).length === chosen.length) colorModels(spec, colors);
         }).catch(() => {});
       } else {
         figure.hidden = true;
@@ -890,7 +959,7 @@
     }
 
     function update(push) {
-      writeUrl(state, defaults, push);
+      writeUrl(state, defaults, push, tasks[state.task]);
       render();
     }
 
@@ -914,7 +983,9 @@
     render();
   }
 
-  const api = { significant, show, deadlineText, ownKey, taskState, compareState,
+  const api = { significant, show, energyText, numberText, statusText, deadlineText,
+    deadlineParam, deadlineValue, ownKey, taskState,
+    compareState,
     deadlineSlug, csvField, rankingCsv, sliderTicks, side };
   if (typeof module === "object" && module.exports) {
     module.exports = api;
