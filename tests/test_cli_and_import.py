@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -330,3 +331,26 @@ def test_an_out_folder_that_is_not_a_data_folder_says_how_to_make_one(
         "folder"
     ) in result.stderr
     assert "Traceback" not in result.stderr and _files(out) == {"notes.txt": b"not data"}
+
+
+def test_rank_table_prints_diffusion_units_as_the_site_does() -> None:
+    """text-to-image reads in images per kJ and kJ per image on the site; the CLI table says
+    the same, re-derived here from the CSV's joules (full precision, per joule)."""
+
+    def rank(fmt: str) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "jouleboard", "rank", "--task", "text-to-image", "--top",
+             "3", "--format", fmt],
+            capture_output=True, text=True, check=True, env={**os.environ, "COLUMNS": "200"},
+        )  # fmt: skip
+        return out.stdout
+
+    rows = list(csv.DictReader(io.StringIO(rank("csv"))))
+    lines = rank("table").splitlines()
+    header = lines[0].split()
+    assert "Images/kJ" in header and "kJ/image" in header and "images/s" in header
+    assert "outputs/J" not in header and "J/output" not in header
+    for row, line in zip(rows, lines[1:], strict=True):
+        joules = float(row["energy_per_output_joules"])
+        assert f"{1000 / joules:.3g}" in line.split()
+        assert f"{joules / 1000:.3g}" in line.split()

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import UsageError, kind_code_option
 from jouleboard.config.schema import PERCENTILES
@@ -14,6 +15,10 @@ from jouleboard.rank.ranking import RANK_BY
 from jouleboard.render.downloads import to_csv, to_json
 
 HELP = "print a task's ranking under a latency deadline"
+
+
+if TYPE_CHECKING:
+    from jouleboard.measure.units import TaskUnits
 
 
 def add_arguments(r: argparse.ArgumentParser) -> None:
@@ -97,8 +102,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}", file=sys.stderr)
     if ranking.why_empty is not None:  # stdout stays what its format is: an empty table
         print(f"nothing to rank: {ranking.why_empty}", file=sys.stderr)
+    from jouleboard.kinds import kind_of
+
+    info = data.registry.tasks[args.task]
     sys.stdout.write(
-        format_rank(ranking.records, args.format, ranking.columns, getattr(args, "columns", None))
+        format_rank(
+            ranking.records,
+            args.format,
+            ranking.columns,
+            getattr(args, "columns", None),
+            units=kind_of(info).units(info),
+        )
     )
     if args.format == "table" and ranking.records:
         sys.stdout.flush()  # the note follows the table, also where both share a terminal
@@ -112,9 +126,12 @@ def format_rank(
     columns: Sequence[str],
     picked: str | None = None,
     width: int | None = None,
+    units: TaskUnits | None = None,
 ) -> str:
     """The ranking as JSON, CSV or a text table. ``picked`` (``--columns``) chooses and
-    orders the columns; otherwise a table keeps what fits in ``width`` characters."""
+    orders the columns; otherwise a table keeps what fits in ``width`` characters. A table
+    reads as the site does (``units``: images per kJ and kJ per image, videos per MJ);
+    JSON and CSV keep the columns' own units (per joule, joules), at full precision."""
     from jouleboard.core.console import terminal_width, text_table
 
     if picked is not None:
@@ -141,7 +158,33 @@ def format_rank(
     from jouleboard.rank.noise import rank_text
 
     cells = {c: [text_line(format_value(c, r[c])) for r in records] for c in columns}
+    headers = scaled_columns(units, records, cells) if units is not None else {}
     if "rank" in cells and all("rank_best" in r for r in records):  # the places: "2–4"
         cells["rank"] = [rank_text(r["rank_best"], r["rank_worst"]) for r in records]  # type: ignore[arg-type]
     fit = None if picked is not None else (width or terminal_width())
-    return text_table(records, columns, cells, fit)
+    return text_table(records, columns, cells, fit, headers)
+
+
+def scaled_columns(
+    units: TaskUnits, records: Sequence[dict[str, object]], cells: dict[str, list[str]]
+) -> dict[str, str]:
+    """Rewrite ``cells`` of a diffusion ranking's per-joule columns in the task's scale, as the
+    site's tables print them (Images/kJ 2.96, kJ/image 0.338), and return their headers; a
+    task counted per joule (tokens) keeps its columns."""
+    from jouleboard.measure.formats import show
+
+    if units.scale_joules == 1:
+        return {}
+    headers = {"throughput_outputs_per_sec": f"{units.output}s/s"}
+    for key, label, factor, rule in (
+        ("outputs_per_joule", units.efficiency_label, units.scale_joules, units.efficiency_show),
+        ("energy_per_output_joules", units.energy_scaled_label, 1 / units.scale_joules, "sig3"),
+    ):
+        for column in (key, f"{key}_low", f"{key}_high"):
+            if column in cells:
+                cells[column] = [
+                    show(rule, float(v) * factor) if isinstance(v, (int, float)) else "–"
+                    for v in (r[column] for r in records)
+                ]
+                headers[column] = label + column[len(key) :].replace("_", " ")
+    return headers

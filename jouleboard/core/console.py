@@ -153,8 +153,10 @@ def text_table(
     columns: Sequence[str],
     cell: dict[str, list[str]],
     width: int | None,
+    headers: dict[str, str] | None = None,
 ) -> str:
-    """Aligned table of ``records``; ``cell[column]`` holds each row's display text.
+    """Aligned table of ``records``; ``cell[column]`` holds each row's display text;
+    ``headers`` overrides a column's header (default: :data:`HEADERS`).
 
     With a ``width``, columns are put in TABLE_PRIORITY order, columns empty in every row
     are left out, and the least important ones are dropped until the table fits."""
@@ -169,7 +171,8 @@ def text_table(
             ),
             key=lambda c: order.get(c, len(order)),
         )
-    sizes = {c: max([len(HEADERS.get(c, c)), *(len(v) for v in cell[c])]) for c in shown}
+    names = {**HEADERS, **(headers or {})}
+    sizes = {c: max([len(names.get(c, c)), *(len(v) for v in cell[c])]) for c in shown}
     if width is not None:
         shown = fit_columns(shown, sizes, width, keep=_ALWAYS)
 
@@ -182,6 +185,6 @@ def text_table(
             for c, v in zip(shown, values, strict=True)
         ).rstrip()
 
-    lines = [line([HEADERS.get(c, c) for c in shown])]
+    lines = [line([names.get(c, c) for c in shown])]
     lines += [line([cell[c][i] for c in shown]) for i in range(len(records))]
     return "\n".join(lines) + "\n"
