@@ -70,6 +70,7 @@ SLOW_MODULES = frozenset(
         "test_override_safety",
         "test_style",
         "test_mlperf_site",
+        "test_model_groups",
     }
 )
 _ALWAYS_SLOW = ("browser", "package")

@@ -148,6 +148,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         urls,
         note,
         sourced=True,
+        grouped=lambda c: f"{c.num_gpus}× {c.gpu_model}",
     )
     gpu_table = configurations_table(
         f"gpus-{t.id}",

@@ -40,6 +40,15 @@ class Cell:
 
 
 @dataclass(frozen=True, slots=True)
+class RowGroup:
+    """Rows of a table that belong together (a model's configurations on one GPU count):
+    a header row before row ``start`` says what they share."""
+
+    start: int
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     id: str
     caption: str
@@ -55,6 +64,19 @@ class Table:
     # What the energy figures include ("GPU energy only", measure/units.py), after the
     # caption; "" for tables without energy.
     boundary: str = ""
+    # Row groups, in row order (each a <tbody> with a header row); () for one plain body.
+    groups: tuple[RowGroup, ...] = ()
+
+    @property
+    def bodies(self) -> tuple[tuple[str, tuple[tuple[Cell, ...], ...]], ...]:
+        """The rows as the template writes them: (group label, rows) per <tbody>; one
+        unlabelled body without groups."""
+        if not self.groups:
+            return (("", self.rows),)
+        ends = [g.start for g in self.groups[1:]] + [len(self.rows)]
+        return tuple(
+            (g.label, self.rows[g.start : end]) for g, end in zip(self.groups, ends, strict=True)
+        )
 
     @property
     def cell_classes(self) -> tuple[str, ...]:
@@ -222,11 +244,24 @@ def configurations_table(
     urls: Urls,
     marked: Callable[[Any], str] | None = None,
     sourced: bool = False,
+    grouped: Callable[[Any], str] | None = None,
 ) -> Table:
     """Configurations one per row (model pages): the kind's fields, then a note, then
-    (``sourced``) where each measurement comes from."""
+    (``sourced``) where each measurement comes from. ``grouped(c)`` names each row's group
+    (e.g. "1× B200"): the rows then come group by group, the group with the least energy
+    per output first and each group's rows best first, under a header row."""
     body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
     configs = list(configs)
+    groups: list[RowGroup] = []
+    if grouped is not None:
+        members: dict[str, list[Any]] = {}
+        for c in sorted(configs, key=lambda c: c.energy_per_output_joules):
+            members.setdefault(grouped(c), []).append(c)
+        configs = []
+        for label, same in members.items():  # in the order of each group's best
+            n = len(same)
+            groups.append(RowGroup(len(configs), f"{label}: {n} configuration{'s' * (n != 1)}"))
+            configs += same
     for c in configs:
         v = {**values(c), "note": marked(c) if marked else ""}
         body.append(tuple(field_cell(f, c, v, urls) for f in shown))
@@ -237,6 +272,7 @@ def configurations_table(
         tuple(body),
         glossary_url=urls.url(urls.glossary),
         boundary=boundary_words(boundary_of(configs[0])) if configs else "",
+        groups=tuple(groups),
     )
 
 
