@@ -32,6 +32,7 @@ def compare_page(site: SiteView) -> Part:
             t.deadline.percentile,
             t.kind.latency.unit,
             t.kind.latency.scale_ms,
+            tuple(t.kind.percentiles),
         )
         for t in tasks
     )

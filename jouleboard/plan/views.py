@@ -231,6 +231,7 @@ class CompareTask:
     percentile: Percentile
     deadline_unit: str = "ms"  # the deadline box's unit: the kind's (ms, s...)
     deadline_scale_ms: float = 1.0  # ms per unit of the box
+    percentiles: tuple[str, ...] = ("p50",)  # the latency percentiles a deadline can use
 
     @property
     def deadline_shown(self) -> str:

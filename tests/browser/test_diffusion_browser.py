@@ -132,6 +132,22 @@ def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None
 
 
 @pytest.mark.browser
+def test_compare_offers_a_percentile_only_where_the_kind_has_one(site_page: Recorder) -> None:
+    """Image and video tasks have one batch latency per configuration: the compare page
+    shows no ITL percentile choice for them (issue 29, item 8), and does for token tasks."""
+    page = site_page.page
+    site_page.goto("/compare/?task=text-to-video")
+    page.wait_for_selector("#compare-results", state="visible")
+    assert not page.locator("#compare-percentile").is_visible()
+    page.select_option("#compare-task", "gpqa")
+    page.wait_for_selector("#compare-percentile", state="visible")  # fails after 15 s if not
+    page.select_option("#compare-task", "text-to-image")
+    page.wait_for_function("() => location.search.includes('task=text-to-image')")
+    page.wait_for_selector("#compare-percentile", state="hidden")
+    assert site_page.problems() == []
+
+
+@pytest.mark.browser
 def test_compare_says_when_outputs_differ(site_page: Recorder) -> None:
     """Comparing an image of 20 steps with one of 50 is not the same work per image (issue
     29): the compare page says so (steps from the measurement files: SANA 1.5 1.6B 20,
