@@ -55,13 +55,36 @@ def test_every_configuration_row_names_its_source(site: Path) -> None:
         page = site / "out" / "models" / model_slug(doc["model_id"]) / "index.html"
         text = page.read_text()
         rows = _rows(text, f"configs-{doc['task']}")
-        assert ">Source<" in text
         p = doc["provenance"]
-        expected = (
-            f'{escape(p["dataset"])}<span class="note">'
-            f"{p['version']}, {p['date']}, {p['license']}</span>"
-        )
-        assert any(expected in row for row in rows), path
+        table = re.search(rf'<table[^>]*id="configs-{doc["task"]}".*?</table>', text, re.S)
+        assert table is not None
+        if ">Source<" in table.group(0):  # sources differ: each row names its own
+            expected = (
+                f'{escape(p["dataset"])}<span class="note">'
+                f"{p['version']}, {p['date']}, {p['license']}</span>"
+            )
+            assert any(expected in row for row in rows), path
+        else:  # one source for every row: the caption names it once (issue 29, item 3)
+            caption = re.search(r"<caption[^>]*>(.*?)</caption>", table.group(0), re.S)
+            assert caption is not None
+            named = f"from {escape(p['dataset'])} ({p['version']}, {p['date']}, {p['license']})"
+            assert named in caption.group(1), path
+
+
+def test_a_source_column_only_where_sources_differ(site: Path) -> None:
+    """A model's table of a task has a Source column where its files name more than one
+    data set (the files changed above); otherwise its caption names the one source."""
+    sources: dict[tuple[str, str], set[str]] = {}
+    for path in (site / "data" / "measurements").rglob("*.json"):
+        doc = json.loads(path.read_text())
+        sources.setdefault((doc["model_id"], doc["task"]), set()).add(doc["provenance"]["dataset"])
+    assert any(len(v) > 1 for v in sources.values()) and any(len(v) == 1 for v in sources.values())
+    for (model, task), names in sources.items():
+        page = (site / "out" / "models" / model_slug(model) / "index.html").read_text()
+        table = re.search(rf'<table[^>]*id="configs-{task}".*?</table>', page, re.S)
+        assert table is not None
+        assert (">Source<" in table.group(0)) == (len(names) > 1), (model, task)
+        assert (", from " in table.group(0)) == (len(names) == 1), (model, task)
 
 
 def test_contributed_source_text_is_escaped(site: Path) -> None:

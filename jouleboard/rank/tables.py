@@ -181,6 +181,12 @@ def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
     )
 
 
+def source_text(c: Any) -> str:
+    """``The ML.ENERGY Benchmark v3 (v3, 2026-02-16, Apache-2.0)``; "" when not known."""
+    p = getattr(c, "provenance", None)
+    return "" if p is None else f"{p.dataset} ({p.version}, {p.date}, {p.license})"
+
+
 def provenance_cell(c: Any) -> Cell:
     """Data set, then version, date and licence, of a record's provenance (– when unknown;
     the page cites each data set once, below its tables)."""
@@ -250,8 +256,12 @@ def configurations_table(
     (``sourced``) where each measurement comes from. ``grouped(c)`` names each row's group
     (e.g. "1× B200"): the rows then come group by group, the group with the least energy
     per output first and each group's rows best first, under a header row."""
-    body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
     configs = list(configs)
+    # One source for every row is said once, in the caption, not repeated in a column.
+    sources = {source_text(c) for c in configs}
+    if sourced and len(sources) == 1 and "" not in sources:
+        caption, sourced = f"{caption}, from {sources.pop()}", False
+    body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
     groups: list[RowGroup] = []
     if grouped is not None:
         members: dict[str, list[Any]] = {}
