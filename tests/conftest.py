@@ -50,6 +50,7 @@ SLOW_MODULES = frozenset(
         "test_golden",
         "test_hostile_corpus",
         "test_html_valid",
+        "test_html_validate",
         "test_incremental_and_serve",
         "test_links",
         "test_out_safety",
@@ -71,6 +72,7 @@ SLOW_MODULES = frozenset(
         "test_style",
         "test_mlperf_site",
         "test_model_groups",
+        "test_fixed_views_labelled",
     }
 )
 _ALWAYS_SLOW = ("browser", "package")

@@ -429,7 +429,11 @@ def task_page(site: SiteView, t: TaskView) -> Part:
             t.configs, ranking.Deadline(ms, d.percentile), gpus=site.default_gpus, noise=t.noise
         )
         text = t.deadline_text(ms)
-        preset = task_table(site, t, f"ranking-{t.id}-{ms:g}ms", f"{info.name}: at {text}", rows)
+        # Fixed views, whatever the controls say: each caption names its deadline and GPUs.
+        on = " and ".join(site.registry.site.default_gpus)
+        preset = task_table(
+            site, t, f"ranking-{t.id}-{ms:g}ms", f"{info.name}: at {text}, on {on}", rows
+        )
         links, files = ranking_downloads(site, t, rows, preset.caption, ms)
         presets.append(PresetRanking(text, preset, links))
         out += files
