@@ -34,6 +34,15 @@ BOUNDARY = (
 )
 NOT_VERIFIED = "not verified by MLCommons"
 DOWNLOAD_NAME = "mlperf"
+# A Server result's p99 latencies and their limits, ms (None where a result has none).
+LATENCY_COLUMNS = (
+    "ttft_p99_ms",
+    "ttft_limit_ms",
+    "tpot_p99_ms",
+    "tpot_limit_ms",
+    "query_p99_ms",
+    "query_limit_ms",
+)
 DOWNLOAD_COLUMNS = (
     "round",
     "submitter",
@@ -60,12 +69,7 @@ DOWNLOAD_COLUMNS = (
     "outputs_per_joule",
     "joules_per_output",
     "output_unit",
-    "ttft_p99_ms",
-    "ttft_limit_ms",
-    "tpot_p99_ms",
-    "tpot_limit_ms",
-    "query_p99_ms",
-    "query_limit_ms",
+    *LATENCY_COLUMNS,
     "accuracy",
     "energy_boundary",
     "energy_instrument",
@@ -300,17 +304,7 @@ def record(r: SystemResult) -> dict[str, Any]:
         "outputs_per_joule": r.per_joule,
         "joules_per_output": r.joules_per_output,
         "output_unit": r.output,
-        **{
-            k: getattr(lat, k) if lat is not None else None
-            for k in (
-                "ttft_p99_ms",
-                "ttft_limit_ms",
-                "tpot_p99_ms",
-                "tpot_limit_ms",
-                "query_p99_ms",
-                "query_limit_ms",
-            )
-        },
+        **{k: getattr(lat, k) if lat is not None else None for k in LATENCY_COLUMNS},
         "accuracy": res.accuracy,
         "energy_boundary": res.provenance.boundary,
         "energy_instrument": res.provenance.instrument,

@@ -230,6 +230,17 @@ def ranking_bar(value_title: str) -> Spec:
     return spec
 
 
+def _model_legend(alt: Any) -> Any:
+    """Colour by model (one colour per model site-wide: :func:`_model_scale`), with the
+    legend under the chart in two columns."""
+    return alt.Color(
+        "model:N",
+        title="Model",
+        scale=_model_scale(alt),
+        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
+    )
+
+
 def _model_scale(alt: Any) -> Any:
     """A model colour scale until bind sets each model's own (``colors``)."""
     return alt.Scale(range=list(MODEL_COLORS))
@@ -552,12 +563,7 @@ def accuracy_energy() -> Spec:
     points = base.mark_point(filled=True, size=90).encode(
         x=x,
         y=y,
-        color=alt.Color(
-            "model:N",
-            title="Model",
-            scale=_model_scale(alt),
-            legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
-        ),
+        color=_model_legend(alt),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
             alt.Tooltip("builder:N", title="Builder"),
@@ -601,12 +607,7 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
         x=x,
         y=y,
         # The legend lists the models in rank order: bind's ``colors`` domain.
-        color=alt.Color(
-            "model:N",
-            title="Model",
-            scale=_model_scale(alt),
-            legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
-        ),
+        color=_model_legend(alt),
         order="latency:Q",
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
