@@ -152,7 +152,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     )
     gpu_table = configurations_table(
         f"gpus-{t.id}",
-        f"Best configuration on each GPU at {t.deadline_text()}",
+        f"{t.info.name}: best configuration on each GPU at {t.deadline_text()}",
         fields,
         ranking.best_per_model_and_gpu(configs, d).values(),
         t.values,
@@ -330,7 +330,8 @@ def _comparison(site: SiteView, t: TaskView, gpu: str, other: str) -> Table | No
         )
     return Table(
         f"compare-{t.id}-{other.lower()}",
-        f"Best {units.efficiency_unit_lower} on {gpu} vs {other} at {t.deadline_text()}",
+        f"{t.info.name}: best {units.efficiency_unit_lower} on {gpu} vs {other} "
+        f"at {t.deadline_text()}",
         columns,
         tuple(rows),
         empty_text="No model was measured on both GPUs.",

@@ -144,6 +144,9 @@
       actions: { export: true, source: false, compiled: false, editor: false },
     });
     figure.jbView = result.view;
+    // vega-embed's actions menu opens from an icon alone: its summary needs a name.
+    const actions = holder.querySelector("details > summary");
+    if (actions) actions.setAttribute("aria-label", "Chart actions: save as SVG or PNG");
     const button = figure.querySelector("button.interactive");
     if (button) button.remove();
     return result;
