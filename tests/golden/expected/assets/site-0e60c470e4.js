@@ -9,6 +9,12 @@
     th.setAttribute("aria-sort", direction);
     const numeric = th.classList.contains("num");
     const body = table.tBodies[0];
+    // Grouped rows (a model's configurations per GPU count) give way to the chosen order.
+    for (const extra of Array.from(table.tBodies).slice(1)) {
+      body.append(...Array.from(extra.rows));
+      extra.remove();
+    }
+    for (const group of Array.from(body.querySelectorAll("tr.group"))) group.remove();
     const rows = Array.from(body.rows).filter((row) => row.cells.length > index &&
       !row.classList.contains("no-match"));
     rows.sort((a, b) => {
@@ -138,6 +144,9 @@
       actions: { export: true, source: false, compiled: false, editor: false },
     });
     figure.jbView = result.view;
+    // vega-embed's actions menu opens from an icon alone: its summary needs a name.
+    const actions = holder.querySelector("details > summary");
+    if (actions) actions.setAttribute("aria-label", "Chart actions: save as SVG or PNG");
     const button = figure.querySelector("button.interactive");
     if (button) button.remove();
     return result;

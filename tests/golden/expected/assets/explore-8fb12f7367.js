@@ -824,7 +824,10 @@
     const calc = document.querySelector("form.calculator");
     const tasks = Object.fromEntries(Array.from(taskSelect.options).map((o) =>
       [o.value, { url: o.dataset.data, deadline: Number(o.dataset.deadline), pct: o.dataset.percentile,
-        unit: o.dataset.unit || "ms", scale: Number(o.dataset.scale) || 1 }]));
+        unit: o.dataset.unit || "ms", scale: Number(o.dataset.scale) || 1,
+        percentiles: (o.dataset.percentiles || "p50").split(" ") }]));
+    // A kind with one latency (image and video tasks' batch latency) has no percentile choice.
+    const percentileControl = form.querySelector("#compare-percentile-control");
     // The deadline box shows the task's kind's unit (ms or s); state and URL keep ms.
     const unitLabel = form.querySelector("label[for=compare-deadline] .unit");
     const first = taskSelect.options[0].value;
@@ -841,6 +844,7 @@
       number.value = String(state.deadline / tasks[state.task].scale);
       if (unitLabel) unitLabel.textContent = tasks[state.task].unit;
       percentile.value = state.pct;
+      if (percentileControl) percentileControl.hidden = tasks[state.task].percentiles.length < 2;
       if (calc) showCalculator(calc, state);
       const data = await loadData(tasks[state.task].url);
       state.models = state.models.filter((m) => ownKey(data.models, m));
