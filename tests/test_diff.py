@@ -45,7 +45,9 @@ def test_diff_reports_the_known_changes(tmp_path: Path) -> None:
     assert "gpqa: nvidia/NVIDIA-Nemotron-Nano-9B-v2 on 1x B200, bfloat16, max_num_seqs 48" in report
     assert "gpqa: openai/gpt-oss-20b on 1x B200, mxfp4, max_num_seqs 4096" in report
     assert "J/output 0.1732 → 0.1 (-42.3%)" in report
-    section = report.split("### Problem Solving with Reasoning at p50 ≤ 300 ms")[1]
+    section = report.split(
+        "### Problem Solving with Reasoning at median inter-token latency ≤ 300 ms"
+    )[1]
     section = section.split("###")[0]
     # Qwen 3 8B (now 10 tokens/J) passes Nemotron Nano 9B (7.56); GPT OSS 20B stays first
     # but falls from 35.15 to its next-best configuration.
@@ -131,7 +133,7 @@ def test_diff_reports_image_rank_moves(tmp_path: Path) -> None:
     (head / IMAGE).write_text(json.dumps(doc))
     report = diff_markdown(load_side(DATA), load_side(head))
     assert "1 changed by more than 1%" in report
-    section = report.split("### Text to Image at p50 ≤ 30000 ms")[1].split("###")[0]
+    section = report.split("### Text to Image at batch latency ≤ 30 s")[1].split("###")[0]
     # In the tables' unit and digits: 1000 / 1581.3 J = 0.632 images/kJ -> 1000 / 330 = 3.03.
     assert "| rank | model | move | Images/kJ |" in section
     # 3.03 / 2.96 = 1.02: the two now share places 1–2 (the sample's noise, s = 3.58%, lets
@@ -165,7 +167,9 @@ def test_diff_separates_changes_within_measurement_noise(tmp_path: Path) -> None
     )
     assert "**Changed within measurement noise** (1)" in report
     assert "**Changed measurements**" not in report
-    section = report.split("### Problem Solving with Reasoning at p50 ≤ 300 ms")[1].split("###")[0]
+    section = report.split(
+        "### Problem Solving with Reasoning at median inter-token latency ≤ 300 ms"
+    )[1].split("###")[0]
     noisy = section.split("Within measurement noise:")[1]
     assert "| Qwen 3 8B | = from " in noisy  # its place holds; its figure moved within noise
 

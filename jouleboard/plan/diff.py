@@ -163,9 +163,11 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
     views = {}
     gpus = set(data.registry.site.default_gpus)
     for task, info in data.registry.tasks.items():
-        d = info.default_deadline
+        d, latency = info.default_deadline, kind_of(info).latency
         for ms in sorted({d.ms, *info.preset_deadlines_ms}):
-            label = f"{markdown_text(info.name)} at {d.percentile} ≤ {ms:g} ms"
+            # In the kind's words and unit: "median inter-token latency ≤ 300 ms" (tokens),
+            # "batch latency ≤ 30 s" (images and videos).
+            label = f"{markdown_text(info.name)} at {latency.text(ms, d.percentile)}"
             configs = data.for_task(task)
             views[(task, label)] = rank(
                 configs, Deadline(ms, d.percentile), gpus=gpus, noise=data.noise_for(configs)
