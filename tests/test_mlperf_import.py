@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -285,3 +286,33 @@ def test_every_result_folder_of_the_fixture_is_found(results: Path) -> None:
         from jouleboard.importers.mlperf import plan_import
 
         plan_import([results / "nothing-here"], registry)
+
+
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+def test_a_log_that_is_a_link_or_a_pipe_is_refused_not_followed(
+    results: Path, data: Path, tmp_path: Path, planted: str
+) -> None:
+    """A link (to a file outside the results) or a pipe in place of spl.txt is never opened:
+    a located file.not-regular, no hang, nothing written."""
+    import os
+
+    folder = one_result(results, tmp_path)
+    spl = folder / "performance" / "run_1" / "spl.txt"
+    spl.unlink()
+    if planted == "link":
+        outside = tmp_path / "secret.txt"
+        outside.write_text("Time,07-28-2025 04:30:00.000,Watts,1.0\n")
+        spl.symlink_to(outside)
+    else:
+        os.mkfifo(spl)
+    before = tree_digest(data)
+    done = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "import-mlperf", str(folder.parents[4]), "--out",
+         str(data)],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert re.search(
+        r"llama2-70b-99/Server/performance/run_1/spl\.txt: /: file\.not-regular", done.stderr
+    ), done.stderr
+    assert tree_digest(data) == before
