@@ -316,3 +316,21 @@ def test_a_log_that_is_a_link_or_a_pipe_is_refused_not_followed(
         r"llama2-70b-99/Server/performance/run_1/spl\.txt: /: file\.not-regular", done.stderr
     ), done.stderr
     assert tree_digest(data) == before
+
+
+def test_importing_dot_from_inside_a_result_folder_works(results: Path, data: Path) -> None:
+    """`jouleboard import-mlperf .` run inside a Scenario folder: its place in the layout is
+    read from the resolved path (a traceback before: "." has no parents)."""
+    folder = results / "inference_results_v5.1/closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT"
+    done = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "import-mlperf", ".", "--out", str(data)],
+        cwd=folder / "llama2-70b-99" / "Server",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = data / "mlperf/v5.1/Lenovo/SR680a_V3_B200SXMx8_TRT/llama2-70b-99/Server.json"
+    doc = json.loads(written.read_text())
+    assert doc["system"]["host"] == "2x Intel(R) Xeon(R) Platinum 8568Y+"  # systems/*.json
+    assert doc["avg_power_watts"] == pytest.approx(10442.2597402597, rel=1e-12)  # official

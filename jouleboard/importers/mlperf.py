@@ -105,9 +105,10 @@ class Location:
 def locate(folder: Path) -> Location | Problem:
     """A result folder's place: .../inference_results_vX.Y/<division>/<Submitter>/results/
     <system>/<benchmark>/<Scenario>."""
-    parts = folder.resolve().parts
+    resolved = folder.resolve()  # "." inside a result folder has no parents to read
+    parts = resolved.parts
     if len(parts) >= 8 and parts[-4] == "results" and (m := REPO.match(parts[-7])):
-        return Location(folder, m.group(1), parts[-6], parts[-5], *parts[-3:])
+        return Location(resolved, m.group(1), parts[-6], parts[-5], *parts[-3:])
     return Problem(
         shown_path(folder),
         "",
@@ -289,6 +290,11 @@ def _throughput_key(output: str, scenario: str) -> str:
     )
 
 
+def host_text(cpu: str, count: object) -> str:
+    """``2x Intel(R) Xeon(R) Platinum 8568Y+``; the CPU alone when the count is not given."""
+    return f"{count}x {cpu}" if cpu and count else cpu
+
+
 def system_fields(doc: Any, gpus: Iterable[str]) -> dict[str, Any]:
     """The system part of a result from systems/<system>.json."""
     text = {k: str(v).strip() for k, v in doc.items() if isinstance(v, (str, int, float))}
@@ -303,7 +309,7 @@ def system_fields(doc: Any, gpus: Iterable[str]) -> dict[str, Any]:
         "gpu_model": gpu_id(accelerator, gpus),
         "accelerators": int(per_node) * int(nodes) if isinstance(per_node, int) else 0,
         "nodes": int(nodes) if isinstance(nodes, int) else 1,
-        "host": f"{count}x {host}" if host and count else host,
+        "host": host_text(host, count),
         "software": text.get("framework", ""),
         "power_settings": "; ".join(
             v for v in (text.get("hw_notes", ""), text.get("power_management", "")) if v
@@ -483,7 +489,7 @@ def summary_rows(
                     if isinstance(row.get("a#"), int)
                     else 0,
                     "nodes": row.get("Nodes") or 1,
-                    "host": f"{count}x {host}" if host and count else host,
+                    "host": host_text(host, count),
                     "software": str(row.get("Software", "")),
                     "power_settings": str(row.get("Notes", "")),
                 },
