@@ -52,6 +52,7 @@ SLOW_MODULES = frozenset(
         "test_html_valid",
         "test_html_validate",
         "test_incremental_and_serve",
+        "test_one_engine",
         "test_links",
         "test_out_safety",
         "test_package",

@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from jouleboard.core.problems import ValidationFailed
-from jouleboard.engine import live, live_memo
+from jouleboard.engine import build as engine
+from jouleboard.engine import state as engine_state
 from jouleboard.engine.build import build_site
 from jouleboard.engine.live import Changes, LiveSite, output_path
 from jouleboard.render.chart_files import DEFAULT_CACHE
@@ -185,11 +186,12 @@ def test_a_content_edit_serves_the_waiting_page_ahead(
     def no_load(*args: object, **kwargs: object) -> None:
         raise AssertionError("a content edit loaded the data folder")
 
-    monkeypatch.setattr(live, "load_sources", no_load)
+    monkeypatch.setattr(engine, "load_sources", no_load)
     about = project / "content" / "about.md"
     about.write_text(about.read_text(encoding="utf-8") + "\nEdited about page.\n", encoding="utf-8")
     published = Published()
     site.update(Changes(data=False, content=True, templates=False), lambda: [page], published)
+    monkeypatch.undo()  # the clean build goes through the same engine: it loads
     clean = tmp_path / "clean"
     clean_build(project, clean)
     assert len(published.files) == 1
@@ -226,13 +228,13 @@ def test_an_edited_measurement_is_read_again_alone(
     site: LiveSite, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[str] = []
-    original = live_memo.read_measurement
+    original = engine_state.read_measurement
 
-    def counted(path: Path, root: Path) -> live_memo.MeasurementFile:
+    def counted(path: Path, root: Path) -> engine_state.MeasurementFile:
         read.append(path.relative_to(root).as_posix())
         return original(path, root)
 
-    monkeypatch.setattr(live_memo, "read_measurement", counted)
+    monkeypatch.setattr(engine_state, "read_measurement", counted)
     edit_template(project, 1)  # an update that loads nothing forgets nothing
     site.update(Changes(data=False, content=False, templates=True), lambda: [], Published())
     edit_measurement(project, 1)
@@ -248,7 +250,7 @@ def test_a_template_edit_renders_pages_without_a_new_plan(
     site: LiveSite, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     planned: list[object] = []
-    monkeypatch.setattr(live, "plan_of", lambda *args: planned.append(args))
+    monkeypatch.setattr(engine, "plan_site", lambda *args: planned.append(args))
     mark = edit_template(project, 1)
     published = Published()
     site.update(
@@ -258,6 +260,7 @@ def test_a_template_edit_renders_pages_without_a_new_plan(
     )
     assert planned == []
     assert mark.encode() in published.files[0][output_path(MODEL_PAGE)]
+    monkeypatch.undo()  # the clean build goes through the same engine: it plans
     assert tree(site.target.path) == clean_build(project, tmp_path / "clean")
 
 

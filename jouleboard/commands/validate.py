@@ -33,7 +33,8 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jouleboard.engine.build import checked_pages, find_project
+    from jouleboard.engine.build import find_project
+    from jouleboard.engine.sources import checked_pages
     from jouleboard.importers.mlenergy_runs import is_run_tree
     from jouleboard.loading.dataset import load_dataset
     from jouleboard.plan.diff import Side

@@ -1,28 +1,45 @@
-"""Orchestration only: load -> validate -> plan -> charts -> render -> write.
+"""The one build engine: ``build(inputs, out, state) -> (summary, state)`` is the only
+path from inputs to an output folder. A cold build, a rebuild by the command line (whose
+state is what the output folder's manifest records), ``jouleboard serve`` (whose state
+stays in memory from edit to edit) and the tests' builds all go through it.
 
-Every page and file is planned (jouleboard/plan/); this module renders the charts and the
-pages of the plan and hands every byte to the one writer."""
+Stages: read (sources) -> plan (jouleboard/plan/) -> charts, downloads, pages
+(jouleboard/engine/outputs.py, each product taken from the last build while its key is
+the same: jouleboard/engine/fresh.py) -> commit (jouleboard/output/writer.py, the one
+writer). Nothing is written before every input has been read and checked.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
 
-from jouleboard.config.content import OwnPage, about_markdown, logo_file, nav_problems, own_pages
-from jouleboard.config.schema import SiteSettings
+from jouleboard.config.content import about_markdown
 from jouleboard.core.console import SILENT, Progress
-from jouleboard.core.jsonio import dumps_canonical
-from jouleboard.core.problems import Problem, ValidationFailed, shown_path
+from jouleboard.core.problems import Problem
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fingerprint import inputs_digest, render_digest
-from jouleboard.engine.reuse import LastFiles, file_key, page_key
-from jouleboard.loading.dataset import Dataset, load_dataset
+from jouleboard.engine.fresh import Content, chart_ids, key_of
+from jouleboard.engine.outputs import (
+    add_charts,
+    asset_files,
+    download_text,
+    site_context,
+)
+from jouleboard.engine.sources import (
+    Sources,
+    checked_pages,
+    load_sources,
+    site_urls,
+    with_theme,
+)
+from jouleboard.engine.state import EVERYTHING, NOTHING, Built, Changes, State
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.folder import OutputFolder, output_folder
 from jouleboard.output.static import add_static
 from jouleboard.output.writer import (
@@ -32,24 +49,41 @@ from jouleboard.output.writer import (
     unchanged_build,
 )
 from jouleboard.plan.downloads import download_chunks
-from jouleboard.plan.releases import ReleaseData, load_releases
-from jouleboard.plan.site import plan_site
-from jouleboard.plan.views import ChartRef, Download, Link, Plan
-from jouleboard.render import charts as charts_present
-from jouleboard.render.chart_files import DEFAULT_CACHE, Pool, cold, render_charts, vega_bundle
+from jouleboard.plan.site import part_for, plan_site, site_view
+from jouleboard.plan.views import ChartRef, Page, Part, Plan
+from jouleboard.render.chart_files import DEFAULT_CACHE, Pool, cold, vega_bundle
 from jouleboard.render.citation import measured_by
-from jouleboard.render.embeds import ChartInfo, chart_csv, chart_info, oembed
-from jouleboard.render.markdown import render_markdown
-from jouleboard.render.pages import (
-    SiteContext,
-    environment,
-    navigation,
-    read_asset,
-    render_page,
-    template_dirs,
-)
+from jouleboard.render.embeds import ChartInfo
+from jouleboard.render.pages import SiteContext, environment, render_page, template_dirs
 
-_SVG_SIZE = re.compile(r'<svg[^>]*?width="(\d+)"[^>]*?height="(\d+)"')
+Publish = Callable[[dict[str, bytes]], None]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a build reads, and the options that shape its output."""
+
+    data: Path
+    project: Path  # the site folder: its templates/ and content/ override the packaged ones
+    runs: tuple[Path, ...] = ()  # raw ML.ENERGY run trees published with the data
+    cache: Path = DEFAULT_CACHE  # the chart cache
+    base_url: str | None = None  # over site.yaml's
+    site_url: str | None = None  # over site.yaml's
+    preview: bool = False  # serve's live-reload script on every page
+    strict: bool = False  # any warning fails the build
+    require_prometheus: bool = False  # raw runs without prometheus.json are dropped
+    png: bool = False  # also a 2x PNG of every chart
+
+    def options(self) -> dict[str, object]:
+        """The options, as the inputs digest records them."""
+        return {
+            "base_url": self.base_url,
+            "site_url": self.site_url,
+            "preview": self.preview,
+            "strict": self.strict,
+            "require_prometheus": self.require_prometheus,
+            "png": self.png,
+        }
 
 
 @dataclass
@@ -93,103 +127,6 @@ class StageTimer:
         self.last = now
 
 
-PHONE = "~phone"  # the render id of a chart's phone render
-
-
-def _svg_size(svg: str) -> tuple[int, int]:
-    match = _SVG_SIZE.search(svg)
-    return (int(match.group(1)), int(match.group(2))) if match else (640, 400)
-
-
-def _hashed(name: str, content: str) -> str:
-    import hashlib
-
-    stem, _, ext = name.rpartition(".")
-    return f"{stem}-{hashlib.sha256(content.encode()).hexdigest()[:10]}.{ext}"
-
-
-def build_site(
-    data_dir: Path,
-    out: Path,
-    base_url: str | None = None,
-    project: Path | None = None,
-    cache: Path = DEFAULT_CACHE,
-    preview: bool = False,
-    runs: Sequence[Path] = (),
-    strict: bool = False,
-    site_url: str | None = None,
-    progress: Progress = SILENT,
-    require_prometheus: bool = False,
-    png: bool = False,
-    one_shot: bool = False,
-) -> BuildSummary:
-    """Build the site from ``data_dir`` (and raw ML.ENERGY run trees ``runs``) into ``out``;
-    on invalid data, or any warning when ``strict``, nothing is written.
-
-    ``project`` is the site folder whose templates/ and content/ override the packaged
-    ones file by file (default: see :func:`find_project`). ``site_url`` (an origin such as
-    https://example.org) replaces site.yaml's; ``progress`` receives stage and chart events;
-    ``require_prometheus`` drops raw runs without prometheus.json (a warning each); ``png``
-    also renders every chart as a 2x PNG (og:image, oEmbed thumbnails, "PNG (2×)" links);
-    ``one_shot``: the process ends after this build (the command line), so a chart worker
-    starts while the data loads instead of vl-convert starting here, after planning, for
-    the next build in this process to reuse.
-    """
-    project = project or find_project(data_dir)
-    # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
-    target = output_folder(out, data=data_dir, project=project, cache=cache, runs=runs)
-    refuse_added_files(target.path, target.given)  # a CNAME put there by hand: not lost
-    where_things_are(progress, data_dir, project, cache, target.path, runs)
-    started = time.perf_counter()
-    inputs = inputs_digest(
-        data_dir,
-        project,
-        runs,
-        {
-            "base_url": base_url,
-            "site_url": site_url,
-            "preview": preview,
-            "strict": strict,
-            "require_prometheus": require_prometheus,
-            "png": png,
-        },
-    )
-    record = unchanged_build(target.path, inputs) if inputs is not None else None
-    if record is not None:
-        clean_up_after_killed_builds(target.path)
-        return BuildSummary(
-            Path(target.given),
-            pages=record.pages,
-            files=record.files,
-            bytes=record.bytes,
-            linked=record.files,
-            site_url=record.site_url,
-            unchanged=True,
-            timings={"check": time.perf_counter() - started},
-        )
-    with Pool() as pool:
-        if cold(cache):  # every chart will be rendered: start the workers while loading
-            pool.start(cache)
-        elif one_shot:  # a chart or two may change: ready a worker meanwhile
-            pool.start(cache, workers=1)
-        return _build(
-            data_dir,
-            target,
-            base_url,
-            project,
-            cache,
-            preview,
-            runs,
-            strict,
-            site_url,
-            progress,
-            require_prometheus,
-            png,
-            pool,
-            inputs,
-        )
-
-
 def where_things_are(
     progress: Progress,
     data_dir: Path,
@@ -218,313 +155,305 @@ def where_things_are(
         progress.detail(f"{name:<14} {place}")
 
 
-@dataclass(frozen=True)
-class Sources:
-    """Everything a build reads from the data and site folders, checked."""
+def build(
+    inputs: Inputs,
+    out: Path,
+    state: State | None = None,
+    *,
+    changes: Changes = EVERYTHING,
+    waiting: Callable[[], Sequence[str]] = lambda: (),
+    publish: Publish | None = None,
+    progress: Progress = SILENT,
+    one_shot: bool = False,
+) -> tuple[BuildSummary, State]:
+    """Build ``inputs`` into ``out`` and return the summary and the state the next build
+    starts from (``state`` itself, updated). On invalid data, or any warning when
+    ``inputs.strict``, nothing is written and the exception propagates; the state then
+    remembers ``changes`` for the next build.
 
-    data: Dataset
-    about: str | None  # content/about.md, if any
-    themes: tuple[Path, ...]  # template folders, first match wins
-    logo: bytes  # site.yaml's logo file ("" without one)
-    releases: tuple[ReleaseData, ...]
-    pages: tuple[OwnPage, ...] = ()  # the site's own pages: content/<name>.md
-
-
-def load_sources(
-    data_dir: Path,
-    project: Path,
-    runs: Sequence[Path] = (),
-    require_prometheus: bool = False,
-    strict: bool = False,
-    load: Callable[..., Dataset] = load_dataset,
-) -> Sources:
-    """Read and check every input (``load``: :func:`load_dataset` or a memoised one with its
-    signature); raise ValidationFailed on invalid data, or on any warning when ``strict``."""
-    data = load(data_dir, runs=runs, require_prometheus=require_prometheus)
-    about = about_markdown(project)  # a link, folder or bad text: a problem, early
-    pages = checked_pages(data, data_dir, project)
-    sources = with_theme(Sources(data, about, (), b"", (), pages), data_dir, project)
-    if strict and data.warnings:
-        raise ValidationFailed(list(data.warnings))
-    releases = tuple(load_releases(data, data_dir)) if data.registry.releases else ()
-    return dataclasses.replace(sources, releases=releases)
-
-
-def checked_pages(data: Dataset, data_dir: Path, project: Path) -> tuple[OwnPage, ...]:
-    """The site's own pages, and site.yaml's nav checked against them (a target naming no
-    page is a located problem)."""
-    pages = own_pages(project)
-    site_yaml = shown_path(data_dir / "site.yaml")
-    if problems := nav_problems(data.registry.site.nav, pages, site_yaml):
-        raise ValidationFailed(problems)
-    return pages
-
-
-def with_theme(sources: Sources, data_dir: Path, project: Path) -> Sources:
-    """``sources`` with the template folders and site.yaml's logo read (again)."""
-    themes = tuple(template_dirs(project))
-    logo_name = sources.data.registry.site.logo
-    logo = (
-        logo_file(logo_name, list(themes), shown_path(data_dir / "site.yaml")) if logo_name else b""
+    ``state``: what the last build left (None: a new one; the output folder's manifest
+    then says which products are still fresh). ``changes``: which inputs changed since
+    that build (serve knows; anything else: everything). ``waiting``: output paths a
+    browser waits for; they are rendered first and given to ``publish`` with the files
+    they use, before the whole site is committed. ``one_shot``: the process ends after
+    this build (the command line), so a chart worker starts while the data loads.
+    """
+    state = state if state is not None else State()
+    target = output_folder(
+        out, data=inputs.data, project=inputs.project, cache=inputs.cache, runs=inputs.runs
     )
-    return dataclasses.replace(sources, themes=themes, logo=logo)
-
-
-def site_urls(settings: SiteSettings, base_url: str | None, site_url: str | None) -> Urls:
-    """The site's URLs: ``base_url`` and ``site_url`` (command line) over site.yaml's."""
-    return Urls(base_url or settings.base_url, settings.site_url if site_url is None else site_url)
-
-
-def plan_of(sources: Sources, urls: Urls) -> Plan:
-    return plan_site(sources.data, urls, sources.releases, sources.about, sources.pages)
-
-
-def asset_files(
-    sources: Sources, bundle: str, urls: Urls
-) -> tuple[dict[str, str | bytes], dict[str, str]]:
-    """The site's assets by output path (names carry a content hash), and each asset's
-    hashed name by its plain one (``vega`` for the Vega bundle)."""
-    names = {"vega": _hashed("vega.js", bundle)}
-    files: dict[str, str | bytes] = {urls.asset(names["vega"]): bundle}
-    for name in ("style.css", "site.js", "rank.js", "explore.js"):
-        text = read_asset(name, sources.themes)
-        names[name] = _hashed(name, text)
-        files[urls.asset(names[name])] = text
-    files["favicon.svg"] = read_asset("favicon.svg", sources.themes)
-    logo = sources.data.registry.site.logo
-    if logo:
-        files[urls.asset(logo)] = sources.logo
-    return files, names
-
-
-def chart_specs(charts: Mapping[str, ChartRef]) -> dict[str, dict[str, Any]]:
-    """What to render for ``charts``: each chart's static spec, and its phone render under
-    ``<id>~phone``."""
-    images = {cid: charts_present.static(ref.spec) for cid, ref in charts.items()}
-    phones = {f"{cid}{PHONE}": charts_present.phone(spec) for cid, spec in images.items()}
-    return images | phones
-
-
-def chart_output(
-    chart: ChartRef,
-    exports: Mapping[tuple[str, str], bytes],
-    urls: Urls,
-    settings: SiteSettings,
-    png: bool,
-    sources: str = "",
-) -> tuple[dict[str, str | bytes], ChartInfo]:
-    """One chart's published files (SVG, phone SVG, PNG, spec, CSV, oEmbed) by output path,
-    and what pages need of it; ``exports`` holds its renders (see :func:`chart_specs`);
-    ``sources``: the data sets its citation names."""
-    cid = chart.id
-    svg = charts_present.themed(exports[(cid, "svg")].decode("utf-8"))
-    phone = charts_present.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
-    files: dict[str, str | bytes] = {
-        urls.chart(cid, "svg"): svg,
-        urls.chart(cid, "phone.svg"): phone,
-    }
-    if png:
-        files[urls.chart(cid, "png")] = exports[(cid, "png")]
-    files[urls.chart(cid, "vl.json")] = dumps_canonical(chart.spec)
-    files[urls.chart(cid, "csv")] = chart_csv(chart.spec)
-    info = chart_info(chart, _svg_size(svg), urls, settings, _svg_size(phone), png, sources)
-    files[urls.oembed(cid)] = dumps_canonical(oembed(chart, info, urls, settings))
-    return files, info
-
-
-CHART_BATCH = 500  # charts rendered, then written, at a time (their renders are in memory)
-
-
-def add_charts(
-    files: SiteFiles,
-    charts: Mapping[str, ChartRef],
-    urls: Urls,
-    settings: SiteSettings,
-    png: bool,
-    cache: Path,
-    progress: Progress,
-    pool: Pool,
-    sources: str = "",
-) -> dict[str, ChartInfo]:
-    """Render ``charts`` and add each one's files (see :func:`chart_output`) to ``files``,
-    :data:`CHART_BATCH` charts at a time, so only one batch's renders are ever in memory;
-    returns what pages need of each chart, by id."""
-    infos: dict[str, ChartInfo] = {}
-    ids = sorted(charts)
-    batches = range(0, len(ids), CHART_BATCH)
-    for number, start in enumerate(batches, 1):
-        batch = {cid: charts[cid] for cid in ids[start : start + CHART_BATCH]}
-        shown = (
-            progress
-            if len(batches) == 1
-            else _Labelled(progress, f"batch {number} of {len(batches)}")
-        )
-        exports = render_charts(
-            chart_specs(batch),
-            ("svg", "png") if png else ("svg",),
-            cache,
-            shown,
-            svg_only=frozenset(f"{cid}{PHONE}" for cid in batch),
-            pool=pool,
-        )
-        for cid, chart in batch.items():
-            chart_files, infos[cid] = chart_output(chart, exports, urls, settings, png, sources)
-            for path, content in chart_files.items():
-                files.add(path, content)
-    return infos
-
-
-class _Labelled(Progress):
-    """``progress`` with ``label`` after what it counts ("rendering charts (batch 2 of 13)")."""
-
-    def __init__(self, progress: Progress, label: str) -> None:
-        super().__init__(progress.level, progress.stream)
-        self.inner, self.label = progress, label
-
-    def start(self, what: str, total: int) -> None:
-        self.inner.start(f"{what} ({self.label})", total)
-
-    def advance(self, count: int = 1) -> None:
-        self.inner.advance(count)
-
-
-def download_text(download: Download) -> str:
-    return "".join(download_chunks(download))
-
-
-def site_context(
-    sources: Sources, urls: Urls, names: Mapping[str, str], preview: bool
-) -> SiteContext:
-    """What every page's frame shows; ``names``: the hashed asset names."""
-    settings = sources.data.registry.site
-
-    def asset(name: str) -> str:
-        return urls.url(urls.asset(names[name]))
-
-    return SiteContext(
-        measured_by=measured_by(sources.data.configurations, full=False),
-        title=settings.title,
-        tagline=settings.tagline,
-        data_version=settings.data_version,
-        data_date=settings.data_date,
-        attribution_html=render_markdown(settings.attribution_md),
-        base_url=urls.base,
-        nav=navigation(
-            settings.nav,
-            urls,
-            has_changelog=bool(sources.releases),
-            has_mlperf=bool(sources.data.mlperf),
-        ),
-        mlperf_url=urls.url(urls.mlperf_index) if sources.data.mlperf else "",
-        tasks=tuple(
-            Link(t.name, urls.url(urls.task(tid))) for tid, t in sources.data.registry.tasks.items()
-        ),
-        css_url=asset("style.css"),
-        js_url=asset("site.js"),
-        rank_js_url=asset("rank.js"),
-        explore_js_url=asset("explore.js"),
-        compare_url=urls.url(urls.compare),
-        models_url=urls.url(urls.models_index),
-        downloads_url=urls.url(urls.downloads),
-        about_url=urls.url(urls.about),
-        atom_url=urls.url(urls.atom_feed) if sources.releases else "",
-        reload_js_url="/__jouleboard__/reload.js" if preview else "",
-        vega_url=asset("vega"),
-        favicon_url=urls.url("favicon.svg"),
-        origin=urls.origin,
-        home_url=urls.url(urls.home),
-        logo_url=urls.url(urls.asset(settings.logo)) if settings.logo else "",
-        accent_color=settings.accent_color,
-        glossary_url=urls.url(urls.glossary),
-    )
+    # Refuse an unsafe --out before any work (and again, under its lock, at commit time).
+    refuse_added_files(target.path, target.given)  # a CNAME put there by hand: not lost
+    where_things_are(progress, inputs.data, inputs.project, inputs.cache, target.path, inputs.runs)
+    started = time.perf_counter()
+    if state.built is None or state.built.inputs != inputs:
+        changes = EVERYTHING
+    changes |= state.pending
+    state.pending = changes
+    digest = None
+    if changes == EVERYTHING and not state.resident:  # serve knows what changed
+        digest = inputs_digest(inputs.data, inputs.project, inputs.runs, inputs.options())
+        last = unchanged_build(target.path, digest) if digest is not None else None
+        if last is not None:
+            clean_up_after_killed_builds(target.path)
+            state.pending = NOTHING
+            summary = BuildSummary(
+                Path(target.given),
+                pages=last.pages,
+                files=last.files,
+                bytes=last.bytes,
+                linked=last.files,
+                site_url=last.site_url,
+                unchanged=True,
+                timings={"check": time.perf_counter() - started},
+            )
+            return summary, state
+    with Pool() as pool:
+        if cold(inputs.cache):  # every chart will be rendered: start the workers while loading
+            pool.start(inputs.cache)
+        elif one_shot:  # a chart or two may change: ready a worker meanwhile
+            pool.start(inputs.cache, workers=1)
+        summary = _build(inputs, target, state, changes, digest, waiting, publish, progress, pool)
+    state.pending = NOTHING
+    return summary, state
 
 
 def _build(
-    data_dir: Path,
+    inputs: Inputs,
     target: OutputFolder,
-    base_url: str | None,
-    project: Path,
-    cache: Path,
-    preview: bool,
-    runs: Sequence[Path],
-    strict: bool,
-    site_url: str | None,
+    state: State,
+    changes: Changes,
+    digest: str | None,
+    waiting: Callable[[], Sequence[str]],
+    publish: Publish | None,
     progress: Progress,
-    require_prometheus: bool,
-    png: bool,
     pool: Pool,
-    inputs: str | None,
 ) -> BuildSummary:
     summary = BuildSummary(Path(target.given))
     timer = StageTimer(summary, progress)
-    sources = load_sources(data_dir, project, runs, require_prometheus, strict)
+    last = state.built
+    sources = _sources(inputs, state, changes)
     summary.warnings = sources.data.warnings
     timer.done("load+validate")
     settings = sources.data.registry.site
-    urls = site_urls(settings, base_url, site_url)
+    urls = site_urls(settings, inputs.base_url, inputs.site_url)
     summary.site_url = urls.origin
-    plan = plan_of(sources, urls)
+    replan = last is None or changes.data or changes.content
+    env = (
+        last.env
+        if last is not None and not changes.templates
+        else environment(list(sources.themes))
+    )
+    basis = render_digest(sources.themes)
+    products = state.products
+    products.begin(target.path)
+    cited = measured_by(sources.data.configurations)
+
+    def render_charts_of(
+        charts: Mapping[str, ChartRef], add: Callable[[str, Content], None]
+    ) -> dict[str, ChartInfo]:
+        return add_charts(
+            add,
+            charts,
+            urls,
+            settings,
+            inputs.png,
+            products,
+            basis,
+            inputs.cache,
+            pool,
+            progress,
+            cited,
+        )
+
+    @functools.cache
+    def page_frame() -> tuple[dict[str, Content], SiteContext]:
+        """The assets and every page's frame (on a cold cache, after the charts: a worker
+        is still making the Vega bundle while the others render)."""
+        if not state.bundle:
+            state.bundle = vega_bundle(inputs.cache, pool)
+        assets, names = asset_files(sources, state.bundle, urls)
+        return dict(assets), site_context(sources, urls, names, inputs.preview)
+
+    ahead = publish is not None and last is not None and bool(waiting())
+    if ahead:  # the waiting pages each made alone, where they can be, before the plan
+        early: dict[str, Content] = {}
+        parts = _parts_ahead(waiting(), sources, urls, last if not replan else None)
+        infos = dict(last.infos) if last is not None else {}
+        for part in parts:
+            infos |= render_charts_of({c.id: c for c in part.charts}, early.__setitem__)
+            early |= dict(part.files)
+            frame = page_frame()[1]
+            early |= {p.path: render_page(env, p, frame, infos) for p in part.pages}
+        if early:
+            assert publish is not None
+            publish(_as_bytes(page_frame()[0] | early))
+            ahead = False
+            timer.done("first page")
+    plan = (
+        plan_site(sources.data, urls, sources.releases, sources.about, sources.pages)
+        if replan or last is None
+        else last.plan
+    )
     timer.done("rank+plan")
 
     files = SiteFiles()
     # Charts first: on a cold cache one worker is still making the Vega bundle, and the
     # others render meanwhile instead of waiting for it.
-    infos = add_charts(
-        files,
-        plan.charts,
-        urls,
-        settings,
-        png,
-        cache,
-        progress,
-        pool,
-        measured_by(sources.data.configurations),
-    )
-    assets, names = asset_files(sources, vega_bundle(cache, pool), urls)
+    infos = render_charts_of(plan.charts, files.add)
+    assets, frame = page_frame()
     for path, content in assets.items():
         files.add(path, content)
     # Every chart is rendered: the workers (~250 MB each at 100k) go while the pages are
     # rendered, not after the write.
     pool.release()
     timer.done("charts")
+    if ahead:  # a waiting page not made alone (compare, downloads...): from the whole plan
+        wanted = set(waiting())
+        pages = {p.path: render_page(env, p, frame, infos) for p in plan.pages if p.path in wanted}
+        if pages:
+            assert publish is not None
+            chart_files = {
+                path: files.content(path) for path in _chart_paths(plan, urls, inputs.png)
+            }
+            publish(_as_bytes(assets | chart_files | plan.files | pages))
+            timer.done("first page")
 
-    last, basis = LastFiles(target.path), render_digest(sources.themes)
     for download in plan.downloads:
-        chunks = last.get(
-            download.path, file_key(download, basis), functools.partial(download_chunks, download)
-        )
-        files.add_chunks(download.path, (chunks,) if isinstance(chunks, bytes) else chunks)
+        key = key_of(download, basis)
+        if products.resident:  # held in memory for the next build, whole
+            files.add(
+                download.path, products.get(download.path, key, partial(download_text, download))
+            )
+            continue
+        chunks = products.get(download.path, key, partial(download_chunks, download))
+        files.add_chunks(download.path, (chunks,) if isinstance(chunks, str | bytes) else chunks)
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
-    site = site_context(sources, urls, names, preview)
-    env = environment(list(sources.themes))
-    made = last.made
+    made = products.made
     for page in plan.pages:
         files.add(
             page.path,
-            last.get(
+            products.get(
                 page.path,
-                page_key(page, site, infos, basis),
-                functools.partial(render_page, env, page, site, infos),
+                page_key(page, frame, infos, basis),
+                functools.partial(render_page, env, page, frame, infos),
             ),
         )
-    summary.rendered = last.made - made
+    summary.rendered = products.made - made
     timer.done("render")
 
-    add_static(files, project)  # published as they are, after every generated file
+    add_static(files, inputs.project)  # published as they are, after every generated file
 
     # What the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again).
     record = (
-        {"inputs": inputs, "pages": len(plan.pages), "site_url": urls.origin, "keys": last.keys}
-        if inputs is not None and not sources.data.warnings
+        {
+            "inputs": digest or "",
+            "pages": len(plan.pages),
+            "site_url": urls.origin,
+            "keys": products.keys,
+        }
+        if not sources.data.warnings
         else None
     )
     stats = files.commit(target, record)
+    products.end()
+    state.built = Built(inputs, sources, plan, infos, env)
     summary.written, summary.linked = stats.written, stats.linked
     timer.done("write")
     summary.pages, summary.files, summary.bytes = len(plan.pages), len(files), files.total_bytes()
     return summary
+
+
+def page_key(page: Page, frame: SiteContext, infos: Mapping[str, ChartInfo], basis: str) -> str:
+    """The key of a page: its view, the frame, the entries of the charts it shows, and
+    ``basis`` (templates and code)."""
+    return key_of((page, frame, {cid: infos[cid] for cid in sorted(chart_ids(page.body))}), basis)
+
+
+def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:
+    """The inputs read again where ``changes`` touched them (measurement files through the
+    state's memo: an unchanged file is not parsed or checked again)."""
+    last = state.built
+    if changes.data or last is None:
+        memo = state.measurements
+        load = functools.partial(load_dataset, read=memo.read, check=memo.check)
+        sources = load_sources(
+            inputs.data, inputs.project, inputs.runs, inputs.require_prometheus, inputs.strict, load
+        )
+        memo.forget_unseen()  # files deleted or renamed since the last load
+        return sources
+    sources = last.sources
+    if changes.content:  # content/: about.md and the site's own pages
+        sources = dataclasses.replace(
+            sources,
+            about=about_markdown(inputs.project),
+            pages=checked_pages(sources.data, inputs.data, inputs.project),
+        )
+    if changes.templates:  # the logo is a template asset
+        sources = with_theme(sources, inputs.data, inputs.project)
+    return sources
+
+
+def _parts_ahead(
+    paths: Sequence[str], sources: Sources, urls: Urls, last: Built | None
+) -> list[Part]:
+    """The parts that make the waiting ``paths`` alone: the last plan's page when the plan
+    stays (``last``), else the page's part of a new plan (jouleboard/plan/site.py's
+    :func:`part_for`); none for a page that is not one part's."""
+    if last is not None:
+        old = {p.path: p for p in last.plan.pages}
+        return [Part(pages=(old[path],)) for path in dict.fromkeys(paths) if path in old]
+    site = site_view(sources.data, urls)
+    parts = (part_for(site, path, sources.about) for path in dict.fromkeys(paths))
+    return [part for part in parts if part is not None]
+
+
+def _chart_paths(plan: Plan, urls: Urls, png: bool) -> list[str]:
+    from jouleboard.engine.outputs import chart_paths
+
+    return [path for chart in plan.charts.values() for path in chart_paths(chart, urls, png)]
+
+
+def _as_bytes(files: Mapping[str, Content]) -> dict[str, bytes]:
+    return {
+        path: content.encode("utf-8") if isinstance(content, str) else content
+        for path, content in files.items()
+    }
+
+
+def build_site(
+    data_dir: Path,
+    out: Path,
+    base_url: str | None = None,
+    project: Path | None = None,
+    cache: Path = DEFAULT_CACHE,
+    preview: bool = False,
+    runs: Sequence[Path] = (),
+    strict: bool = False,
+    site_url: str | None = None,
+    progress: Progress = SILENT,
+    require_prometheus: bool = False,
+    png: bool = False,
+    one_shot: bool = False,
+) -> BuildSummary:
+    """:func:`build` with a new state, the options as keywords: the site from ``data_dir``
+    (and raw ML.ENERGY run trees ``runs``) into ``out``. ``project`` is the site folder
+    (default: see :func:`find_project`)."""
+    inputs = Inputs(
+        data_dir,
+        project or find_project(data_dir),
+        tuple(runs),
+        cache,
+        base_url,
+        site_url,
+        preview,
+        strict,
+        require_prometheus,
+        png,
+    )
+    return build(inputs, out, progress=progress, one_shot=one_shot)[0]
 
 
 def find_project(data_dir: Path) -> Path:

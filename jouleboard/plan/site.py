@@ -8,7 +8,7 @@ import dataclasses
 import functools
 import operator
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from jouleboard.config.content import OwnPage
@@ -219,13 +219,9 @@ def plan_site(
     """Every output of the site as values (pure: the caller has read every input)."""
     site = site_view(data, urls)
     model_ids = sorted(site.by_model)
-    part = home_page(site)
-    for t in site.tasks.values():
-        part += task_page(site, t)
-    for model_id in model_ids:
-        part += model_page(site, model_id)
-    for gpu in sorted(site.registry.gpus):
-        part += gpu_page(site, gpu)
+    part = Part()
+    for _, make in page_routes(site):
+        part += make()
     part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
     part += mlperf_part(data.mlperf, urls, data.registry)
     part += Part(
@@ -254,6 +250,36 @@ def plan_site(
         part += Part(pages=(about_page(urls, about_md),))
     part += Part(pages=tuple(own_page(urls, page) for page in own))
     return finish(part, urls)
+
+
+def page_routes(site: SiteView) -> list[tuple[str, Callable[[], Part]]]:
+    """The parts made one per page (home, task, model and GPU pages), in plan order, each
+    with the output path it makes (a task's: the folder of its pages)."""
+    urls = site.urls
+    routes: list[tuple[str, Callable[[], Part]]] = [(urls.home, functools.partial(home_page, site))]
+    routes += [
+        (urls.task(t.id).removesuffix("index.html"), functools.partial(task_page, site, t))
+        for t in site.tasks.values()
+    ]
+    routes += [
+        (urls.model(m), functools.partial(model_page, site, m)) for m in sorted(site.by_model)
+    ]
+    routes += [
+        (urls.gpu(g), functools.partial(gpu_page, site, g)) for g in sorted(site.registry.gpus)
+    ]
+    return routes
+
+
+def part_for(site: SiteView, path: str, about_md: str | None = None) -> Part | None:
+    """The part of the plan that makes the page at output ``path`` alone, as
+    :func:`plan_site` makes it: a home, task, model, GPU or about page; None for any other
+    page (those come from the whole plan)."""
+    if path == site.urls.about and about_md is not None:
+        return Part(pages=(about_page(site.urls, about_md),))
+    for route, make in page_routes(site):
+        if path == route or (route.endswith("/") and path.startswith(route)):
+            return make()
+    return None
 
 
 def own_page(urls: Urls, page: OwnPage) -> Page:

@@ -1,0 +1,262 @@
+"""The products of a plan: assets, charts (rendered through the disk cache of
+:mod:`jouleboard.render.chart_files`), downloads and the page frame. Whether a product is
+made again is :mod:`jouleboard.engine.fresh`'s to say."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from jouleboard.config.schema import SiteSettings
+from jouleboard.core.console import SILENT, Progress
+from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.urls import Urls
+from jouleboard.engine.fresh import Content, Products, key_of
+from jouleboard.engine.sources import Sources
+from jouleboard.plan.downloads import download_chunks
+from jouleboard.plan.views import ChartRef, Download, Link
+from jouleboard.render import charts as charts_present
+from jouleboard.render.chart_files import Pool, render_charts
+from jouleboard.render.citation import measured_by
+from jouleboard.render.embeds import ChartInfo, chart_csv, chart_info, oembed
+from jouleboard.render.markdown import render_markdown
+from jouleboard.render.pages import SiteContext, navigation, read_asset
+
+_SVG_SIZE = re.compile(r'<svg[^>]*?width="(\d+)"[^>]*?height="(\d+)"')
+
+
+PHONE = "~phone"  # the render id of a chart's phone render
+
+
+def _svg_size(svg: str) -> tuple[int, int]:
+    match = _SVG_SIZE.search(svg)
+    return (int(match.group(1)), int(match.group(2))) if match else (640, 400)
+
+
+def _hashed(name: str, content: str) -> str:
+    import hashlib
+
+    stem, _, ext = name.rpartition(".")
+    return f"{stem}-{hashlib.sha256(content.encode()).hexdigest()[:10]}.{ext}"
+
+
+def asset_files(
+    sources: Sources, bundle: str, urls: Urls
+) -> tuple[dict[str, str | bytes], dict[str, str]]:
+    """The site's assets by output path (names carry a content hash), and each asset's
+    hashed name by its plain one (``vega`` for the Vega bundle)."""
+    names = {"vega": _hashed("vega.js", bundle)}
+    files: dict[str, str | bytes] = {urls.asset(names["vega"]): bundle}
+    for name in ("style.css", "site.js", "rank.js", "explore.js"):
+        text = read_asset(name, sources.themes)
+        names[name] = _hashed(name, text)
+        files[urls.asset(names[name])] = text
+    files["favicon.svg"] = read_asset("favicon.svg", sources.themes)
+    logo = sources.data.registry.site.logo
+    if logo:
+        files[urls.asset(logo)] = sources.logo
+    return files, names
+
+
+def chart_specs(charts: Mapping[str, ChartRef]) -> dict[str, dict[str, Any]]:
+    """What to render for ``charts``: each chart's static spec, and its phone render under
+    ``<id>~phone``."""
+    images = {cid: charts_present.static(ref.spec) for cid, ref in charts.items()}
+    phones = {f"{cid}{PHONE}": charts_present.phone(spec) for cid, spec in images.items()}
+    return images | phones
+
+
+def chart_output(
+    chart: ChartRef,
+    exports: Mapping[tuple[str, str], bytes],
+    urls: Urls,
+    settings: SiteSettings,
+    png: bool,
+    sources: str = "",
+) -> tuple[dict[str, str | bytes], ChartInfo]:
+    """One chart's published files (SVG, phone SVG, PNG, spec, CSV, oEmbed) by output path,
+    and what pages need of it; ``exports`` holds its renders (see :func:`chart_specs`);
+    ``sources``: the data sets its citation names."""
+    cid = chart.id
+    svg = charts_present.themed(exports[(cid, "svg")].decode("utf-8"))
+    phone = charts_present.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
+    files: dict[str, str | bytes] = {
+        urls.chart(cid, "svg"): svg,
+        urls.chart(cid, "phone.svg"): phone,
+    }
+    if png:
+        files[urls.chart(cid, "png")] = exports[(cid, "png")]
+    files[urls.chart(cid, "vl.json")] = dumps_canonical(chart.spec)
+    files[urls.chart(cid, "csv")] = chart_csv(chart.spec)
+    info = chart_info(chart, _svg_size(svg), urls, settings, _svg_size(phone), png, sources)
+    files[urls.oembed(cid)] = dumps_canonical(oembed(chart, info, urls, settings))
+    return files, info
+
+
+CHART_BATCH = 500  # charts rendered, then added, at a time (their renders are in memory)
+IN_PROCESS_BATCH = 7  # render_charts renders fewer than 8 uncached specs in this process
+MANY_RENDERS = 40  # more specs than this: worker processes are worth starting
+
+Add = Callable[[str, Content], None]
+
+
+def chart_paths(chart: ChartRef, urls: Urls, png: bool) -> tuple[str, ...]:
+    """The output paths of one chart's files (see :func:`chart_output`)."""
+    cid = chart.id
+    exts = ("svg", "phone.svg", *(("png",) if png else ()), "vl.json", "csv")
+    return (*(urls.chart(cid, ext) for ext in exts), urls.oembed(cid))
+
+
+def chart_key(
+    chart: ChartRef, urls: Urls, settings: SiteSettings, png: bool, sources: str, basis: str
+) -> str:
+    """The key of one chart's files: its view, what its embed and citation show, and the
+    chart renderer's version (``basis`` holds the code that themes and wraps the render)."""
+    from importlib.metadata import version
+
+    context = (urls, settings.model_dump_json(), png, sources, version("vl-convert-python"))
+    return key_of((chart, context), basis)
+
+
+def add_charts(
+    add: Add,
+    charts: Mapping[str, ChartRef],
+    urls: Urls,
+    settings: SiteSettings,
+    png: bool,
+    products: Products,
+    basis: str,
+    cache: Path,
+    pool: Pool,
+    progress: Progress = SILENT,
+    sources: str = "",
+) -> dict[str, ChartInfo]:
+    """Pass every file of ``charts`` to ``add`` (the last build's where its key is the
+    same, else rendered, :data:`CHART_BATCH` charts at a time so only one batch's renders
+    are in memory); returns what pages need of each chart, by id."""
+    infos: dict[str, ChartInfo] = {}
+    stale: list[tuple[ChartRef, str]] = []
+    for cid in sorted(charts):
+        chart = charts[cid]
+        key = chart_key(chart, urls, settings, png, sources, basis)
+        paths = chart_paths(chart, urls, png)
+        taken = [products.take(path, key) for path in paths]
+        if any(content is None for content in taken):
+            stale.append((chart, key))
+            continue
+        fresh = [content for content in taken if content is not None]
+        for path, content in zip(paths, fresh, strict=True):
+            add(path, content)
+        svg, phone = _text(fresh[0]), _text(fresh[1])
+        infos[cid] = chart_info(
+            chart, _svg_size(svg), urls, settings, _svg_size(phone), png, sources
+        )
+    batches = range(0, len(stale), CHART_BATCH)
+    for number, start in enumerate(batches, 1):
+        batch = stale[start : start + CHART_BATCH]
+        shown = (
+            progress
+            if len(batches) == 1
+            else _Labelled(progress, f"batch {number} of {len(batches)}")
+        )
+        exports = _render({chart.id: chart for chart, _ in batch}, png, cache, shown, pool)
+        for chart, key in batch:
+            files, infos[chart.id] = chart_output(chart, exports, urls, settings, png, sources)
+            for path, content in files.items():
+                products.made_now(path, key, content)
+                add(path, content)
+    return infos
+
+
+def _render(
+    charts: Mapping[str, ChartRef], png: bool, cache: Path, progress: Progress, pool: Pool
+) -> dict[tuple[str, str], bytes]:
+    """The renders of ``charts`` (see :func:`chart_specs`). Without running workers, a few
+    go in batches that render_charts renders in this process, whose renderer is warm (a
+    worker costs ~0.5 s to start: an edit in serve); many go to render_charts whole, which
+    spreads them over worker processes."""
+    items = sorted(chart_specs(charts).items())
+    size = IN_PROCESS_BATCH if not pool.started and len(items) <= MANY_RENDERS else len(items) or 1
+    exports: dict[tuple[str, str], bytes] = {}
+    for start in range(0, len(items), size):
+        batch = dict(items[start : start + size])
+        exports |= render_charts(
+            batch,
+            ("svg", "png") if png else ("svg",),
+            cache,
+            progress,
+            svg_only=frozenset(cid for cid in batch if cid.endswith(PHONE)),
+            pool=pool,
+        )
+    return exports
+
+
+def _text(content: Content) -> str:
+    return content.decode("utf-8") if isinstance(content, bytes) else content
+
+
+class _Labelled(Progress):
+    """``progress`` with ``label`` after what it counts ("rendering charts (batch 2 of 13)")."""
+
+    def __init__(self, progress: Progress, label: str) -> None:
+        super().__init__(progress.level, progress.stream)
+        self.inner, self.label = progress, label
+
+    def start(self, what: str, total: int) -> None:
+        self.inner.start(f"{what} ({self.label})", total)
+
+    def advance(self, count: int = 1) -> None:
+        self.inner.advance(count)
+
+
+def download_text(download: Download) -> str:
+    return "".join(download_chunks(download))
+
+
+def site_context(
+    sources: Sources, urls: Urls, names: Mapping[str, str], preview: bool
+) -> SiteContext:
+    """What every page's frame shows; ``names``: the hashed asset names."""
+    settings = sources.data.registry.site
+
+    def asset(name: str) -> str:
+        return urls.url(urls.asset(names[name]))
+
+    return SiteContext(
+        measured_by=measured_by(sources.data.configurations, full=False),
+        title=settings.title,
+        tagline=settings.tagline,
+        data_version=settings.data_version,
+        data_date=settings.data_date,
+        attribution_html=render_markdown(settings.attribution_md),
+        base_url=urls.base,
+        nav=navigation(
+            settings.nav,
+            urls,
+            has_changelog=bool(sources.releases),
+            has_mlperf=bool(sources.data.mlperf),
+        ),
+        mlperf_url=urls.url(urls.mlperf_index) if sources.data.mlperf else "",
+        tasks=tuple(
+            Link(t.name, urls.url(urls.task(tid))) for tid, t in sources.data.registry.tasks.items()
+        ),
+        css_url=asset("style.css"),
+        js_url=asset("site.js"),
+        rank_js_url=asset("rank.js"),
+        explore_js_url=asset("explore.js"),
+        compare_url=urls.url(urls.compare),
+        models_url=urls.url(urls.models_index),
+        downloads_url=urls.url(urls.downloads),
+        about_url=urls.url(urls.about),
+        atom_url=urls.url(urls.atom_feed) if sources.releases else "",
+        reload_js_url="/__jouleboard__/reload.js" if preview else "",
+        vega_url=asset("vega"),
+        favicon_url=urls.url("favicon.svg"),
+        origin=urls.origin,
+        home_url=urls.url(urls.home),
+        logo_url=urls.url(urls.asset(settings.logo)) if settings.logo else "",
+        accent_color=settings.accent_color,
+        glossary_url=urls.url(urls.glossary),
+    )

@@ -1,0 +1,160 @@
+"""What one build leaves for the next: the state :func:`jouleboard.engine.build.build`
+takes and returns.
+
+A state is a value the caller holds: ``jouleboard serve`` keeps one in memory from edit to
+edit (the measurements read and checked, the plan, the products made), the command line
+starts each process with a new one, whose products are then those the output folder's
+manifest records (see :mod:`jouleboard.engine.fresh`). Every memo here is keyed by what its
+result is computed from (a file's status, the registries), never by time, so a memoised
+result is the one a clean build computes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from jouleboard.config.registry import Registry
+from jouleboard.core.problems import Problem
+from jouleboard.engine.fresh import Products
+from jouleboard.engine.sources import Sources
+from jouleboard.kinds import kinds
+from jouleboard.kinds.base import Record
+from jouleboard.loading.dataset import MeasurementFile, check_file, read_measurement
+from jouleboard.plan.views import Plan
+from jouleboard.render.embeds import ChartInfo
+
+RECENT_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Which inputs an edit touched."""
+
+    data: bool = True
+    content: bool = True
+    templates: bool = True
+
+    def __or__(self, other: Changes) -> Changes:
+        return Changes(
+            self.data or other.data,
+            self.content or other.content,
+            self.templates or other.templates,
+        )
+
+    @classmethod
+    def of(cls, paths: Iterable[str], data_dir: Path, project: Path) -> Changes:
+        """Sorted by the folder each path is in (a path outside all three: everything)."""
+        found = {"data": False, "content": False, "templates": False}
+        roots = {
+            "data": data_dir,
+            "content": project / "content",
+            "templates": project / "templates",
+        }
+        for path in paths:
+            where = [k for k, root in roots.items() if _inside(path, root)]
+            for key in where or found:
+                found[key] = True
+        return cls(**found)
+
+
+def _inside(path: str, root: Path) -> bool:
+    top = os.path.abspath(root)
+    return path == top or path.startswith(top + os.sep)
+
+
+class MeasurementMemo:
+    """Each measurement file read and parsed, by its status (an edited file is read again,
+    alone), and checked against the registries while they stay the same. Pass
+    :meth:`read` and :meth:`check` to :func:`~jouleboard.loading.dataset.load_dataset`."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[str, str], tuple[tuple[object, ...], MeasurementFile]] = {}
+        self._checked: dict[int, tuple[MeasurementFile, Record | None, list[Problem]]] = {}
+        self._registry: Registry | None = None
+        self._seen: set[tuple[str, str]] = set()
+
+    def read(self, path: Path, data_root: Path) -> MeasurementFile:
+        try:
+            st = os.lstat(path)
+        except OSError:  # gone or unreadable: read_measurement says so
+            return read_measurement(path, data_root)
+        key = (str(path), str(data_root))
+        # What the result depends on: the file's bytes (status as a proxy: an editor's save
+        # changes its inode or times), the working folder (names in messages) and the kinds.
+        status = (
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_size,
+            st.st_ino,
+            st.st_mode,
+            os.getcwd(),
+            tuple(kinds()),
+        )
+        self._seen.add(key)
+        known = self._read.get(key)
+        # A file written in the last seconds is read again: two saves within one tick of
+        # the file system's clock (a few ms) can leave the same status.
+        settled = time.time_ns() - st.st_mtime_ns > RECENT_NS
+        if known is not None and known[0] == status and settled:
+            return known[1]
+        file = read_measurement(path, data_root)
+        self._read[key] = (status, file)
+        return file
+
+    def check(
+        self, file: MeasurementFile, registry: Registry
+    ) -> tuple[Record | None, list[Problem]]:
+        if registry is not self._registry:  # compared once per load, not once per file
+            if registry != self._registry:
+                self._checked.clear()
+            self._registry = registry
+        known = self._checked.get(id(file))
+        if known is not None and known[0] is file:
+            return known[1], list(known[2])
+        record, problems = check_file(file, registry)
+        self._checked[id(file)] = (file, record, problems)
+        return record, list(problems)
+
+    def forget_unseen(self) -> None:
+        """Drop files not read since the last call (deleted or renamed)."""
+        self._read = {k: v for k, v in self._read.items() if k in self._seen}
+        live = {id(v[1]) for v in self._read.values()}
+        self._checked = {k: v for k, v in self._checked.items() if k in live}
+        self._seen = set()
+
+
+EVERYTHING = Changes()
+NOTHING = Changes(False, False, False)
+
+
+@dataclass(frozen=True)
+class Built:
+    """What the last successful build read and planned, as the next one starts from it."""
+
+    inputs: object  # the build's Inputs (compared, never looked into here)
+    sources: Sources
+    plan: Plan
+    infos: dict[str, ChartInfo]
+    env: jinja2.Environment
+
+
+@dataclass
+class State:
+    """What a build leaves for the next; ``resident``: kept in memory (serve), so the next
+    build takes its products from memory, not from the output folder."""
+
+    resident: bool = False
+    measurements: MeasurementMemo = field(default_factory=MeasurementMemo)
+    products: Products = field(default_factory=Products)
+    built: Built | None = None
+    pending: Changes = NOTHING  # what builds that failed since the last success touched
+    bundle: str = ""  # the Vega bundle, once read
+
+    def __post_init__(self) -> None:
+        self.products.resident = self.resident
