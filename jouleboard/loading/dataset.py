@@ -287,7 +287,7 @@ def load_dataset(
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem. ``read`` and ``check`` do each file's
-    two halves (a long-running process passes memoised ones: jouleboard/engine/live_memo.py).
+    two halves (a long-running process passes memoised ones: jouleboard/engine/state.py).
     The kinds site.yaml declares are code: they run only with ``allow_kind_code`` or the
     process's consent (jouleboard/kinds/site_kinds.py), else each is a located problem."""
     forget_resolved_folders()

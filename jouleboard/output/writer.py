@@ -380,7 +380,7 @@ def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
 
 
 def last_files(out: Path) -> dict[str, tuple[str, str]]:
-    """The file keys the last build into ``out`` recorded (jouleboard/engine/reuse.py), with each
+    """The file keys the last build into ``out`` recorded (jouleboard/engine/fresh.py), with each
     file's content digest, for the files still exactly as that build wrote them."""
     doc = _intact(manifest_path(out), out)
     record = doc.get("build") if doc is not None else None
