@@ -244,7 +244,8 @@ def _build(
         if last is not None and not changes.templates
         else environment(list(sources.themes))
     )
-    basis = render_digest(sources.themes)
+    basis = render_digest(sources.themes)  # pages and downloads
+    chart_basis = render_digest(())  # charts: the code only (no template draws them)
     products = state.products
     products.begin(target.path)
     cited = measured_by(sources.data.configurations)
@@ -259,7 +260,7 @@ def _build(
             settings,
             inputs.png,
             products,
-            basis,
+            chart_basis,
             inputs.cache,
             pool,
             progress,
@@ -346,15 +347,17 @@ def _build(
     add_static(files, inputs.project)  # published as they are, after every generated file
 
     # What the next build needs to know it has nothing to do, and which files it need not
-    # make again (never after warnings: they are worth seeing again).
+    # make again (never after warnings: they are worth seeing again; never without a
+    # digest: inputs it cannot see, such as kinds imported by name, or serve, whose state
+    # is in memory).
     record = (
         {
-            "inputs": digest or "",
+            "inputs": digest,
             "pages": len(plan.pages),
             "site_url": urls.origin,
             "keys": products.keys,
         }
-        if not sources.data.warnings
+        if digest is not None and not sources.data.warnings
         else None
     )
     stats = files.commit(target, record)
