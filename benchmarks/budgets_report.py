@@ -105,6 +105,9 @@ def serve_line(s: dict[str, Any]) -> str:
     )
 
 
+SERVE_LIMIT_S = 0.3  # an edit saved -> the browser told to reload
+
+
 def serve_rows(s: dict[str, Any] | None) -> list[Row]:
     rows = []
     for kind in ("template", "description", "measurement"):
@@ -112,7 +115,9 @@ def serve_rows(s: dict[str, Any] | None) -> list[Row]:
         runs = (s or {}).get("edits", {}).get(kind) or []
         value = (s or {}).get(f"{kind}_median_seconds")
         if not runs:
-            rows.append([name, "<= 0.5 s", (s or {}).get("error", "not measured"), "–", ""])
+            rows.append(
+                [name, f"<= {SERVE_LIMIT_S} s", (s or {}).get("error", "not measured"), "–", ""]
+            )
             continue
         ok = [r for r in runs if r["reload_seconds"] is not None]
         mid = sorted(ok, key=lambda r: r["reload_seconds"])[(len(ok) - 1) // 2] if ok else {}
@@ -125,9 +130,9 @@ def serve_rows(s: dict[str, Any] | None) -> list[Row]:
         rows.append(
             [
                 name,
-                "<= 0.5 s",
+                f"<= {SERVE_LIMIT_S} s",
                 _s(value) + (f" (runs {runs_text})" if len(runs) > 1 else ""),
-                _met(value, 0.5),
+                _met(value, SERVE_LIMIT_S),
                 f"{_stages(mid.get('stages'))}; rebuild ended "
                 f"{_s(mid.get('rebuild_end_seconds'))} after the write; {checks}; "
                 f"{s.get('signal')}",
@@ -241,11 +246,13 @@ def budget_rows(res: dict[str, Any]) -> list[Row]:
     d = res.get("default") or {}
     rb = d.get("rebuilds") or {}
     rows = [
-        build_row("1. cold default build", d.get("cold"), 8.0),
+        # The limits of issue #26 [engine]: one engine must not slow a cold build (7.9 s
+        # before it), and make rebuilds and serve's edits cheap.
+        build_row("1. cold default build", d.get("cold"), 7.9),
         build_row("1. cold default build with --png (not a budget)", d.get("cold_png"), None),
-        build_row("2. rebuild, nothing changed", rb.get("noop"), 1.0),
-        build_row("2. rebuild, one new measurement", rb.get("add-one"), 1.5),
-        build_row("2. rebuild, one edited measurement", rb.get("edit-one"), 1.5),
+        build_row("2. rebuild, nothing changed", rb.get("noop"), 0.5),
+        build_row("2. rebuild, one new measurement", rb.get("add-one"), 1.0),
+        build_row("2. rebuild, one edited measurement", rb.get("edit-one"), 1.0),
     ]
     same = rb.get("same_as_clean")
     rows.append(

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "jouleboard"
 # Function-level imports that close a circle, each with its reason. Adding one needs a reason.
@@ -121,6 +123,7 @@ def test_imports_point_down_the_stages() -> None:
     assert upward == KNOWN_UPWARD
 
 
+@pytest.mark.slow  # one interpreter per module: ~100 starts, about 18 s of the unit subset
 def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
     names = sorted(
         module_name(p) for p in PACKAGE.rglob("*.py") if p.name != "__main__.py"

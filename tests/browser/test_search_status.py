@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.browser.conftest import Recorder
 from tests.browser.test_explore import TABLE, eventually, open_task, snapshot, status
+
+pytestmark = pytest.mark.browser
 
 
 def test_status_line_follows_the_search(site_page: Recorder) -> None:
