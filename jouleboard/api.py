@@ -170,13 +170,13 @@ class Leaderboard:
         """Every configuration (repeat runs folded, ``runs`` says how many), one row each,
         in the full data-set download's columns: of ``task``, or of one kind of task
         (``token`` by default, ``diffusion``); ``.to_dataframe()`` for pandas."""
-        from jouleboard.kinds import kind_of, kinds
 
         reg = self.dataset.registry
         if task is not None and task not in reg.tasks:
             raise ValueError(f"unknown task {task!r}; valid: {', '.join(sorted(reg.tasks))}")
-        by_name = {k.name: k for k in kinds()}
-        chosen = kind_of(reg.tasks[task]) if task else by_name.get(kind or "token")
+        known = self.dataset.kinds
+        by_name = {k.name: k for k in known.all()}
+        chosen = known.of(reg.tasks[task]) if task else by_name.get(kind or "token")
         if chosen is None:
             raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(sorted(by_name))}")
         if task and kind and chosen.name != kind:
@@ -186,7 +186,7 @@ class Leaderboard:
         records = [
             configuration_row(chosen, c, reg)
             for c in self.dataset.configurations
-            if (c.task == task if task else kind_of(reg.tasks[c.task]) is chosen)
+            if (c.task == task if task else known.of(reg.tasks[c.task]) is chosen)
         ]
         columns = (*chosen.configuration_columns, *APPENDED_COLUMNS)
         return Configurations(chosen.name, task, columns, records)
@@ -243,7 +243,6 @@ def rank_task(
     choice and order minimise. Raises ValueError for an unknown task, GPU, percentile or a
     bad number, naming each argument as ``names`` spells it (the command line: its options)."""
     from jouleboard.config.schema import PERCENTILES
-    from jouleboard.kinds import kind_of
     from jouleboard.rank.noise import table_note
     from jouleboard.rank.ranking import RANK_BY, Deadline, emptied_by, objective_for, rank
     from jouleboard.rank.tables import noise_columns, with_noise
@@ -292,7 +291,7 @@ def rank_task(
         if by == "energy_per_correct_answer"
         else ()
     )
-    kind = kind_of(task)
+    kind = data.kinds.of(task)
     why = None
     if not rows:
         cause = emptied_by(

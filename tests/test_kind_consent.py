@@ -256,3 +256,33 @@ def test_a_kind_file_that_is_a_link_is_refused(tmp_path: Path) -> None:
     first = problem_lines(done)[0]
     assert first.startswith("speech/kinds/speech.py: /: file.not-regular: "), first
     assert "symbolic link" in first, first
+
+
+def test_a_site_kind_serves_its_data_set_only(tmp_path: Path) -> None:
+    """Loading a data folder with a site.yaml kind leaves the process's kinds as they were:
+    the kind is in that data set's ``kinds`` value, not in the registry other data sets
+    (or a second data folder loaded by the same process) start from."""
+    data = site_with_kinds(tmp_path, ["kinds/speech.py"], SPEECH)
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from jouleboard import kinds\n"
+        "from jouleboard.loading.dataset import load_dataset\n"
+        "before = kinds.task_kind_order()\n"
+        f"data = load_dataset(Path({json.dumps(str(data))}), allow_kind_code=True)\n"
+        "print(json.dumps([before, kinds.task_kind_order(), data.kinds.order()]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != CONSENT}
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    before, after, of_data = json.loads(done.stdout)
+    assert after == before and "asr" not in before
+    assert of_data == [*before, "asr"]

@@ -230,9 +230,9 @@ def test_an_edited_measurement_is_read_again_alone(
     read: list[str] = []
     original = engine_state.read_measurement
 
-    def counted(path: Path, root: Path) -> engine_state.MeasurementFile:
+    def counted(path: Path, root: Path, known: engine_state.Kinds) -> engine_state.MeasurementFile:
         read.append(path.relative_to(root).as_posix())
-        return original(path, root)
+        return original(path, root, known)
 
     monkeypatch.setattr(engine_state, "read_measurement", counted)
     edit_template(project, 1)  # an update that loads nothing forgets nothing

@@ -102,7 +102,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"not ranked (no published accuracy): {', '.join(ranking.unranked)}", file=sys.stderr)
     if ranking.why_empty is not None:  # stdout stays what its format is: an empty table
         print(f"nothing to rank: {ranking.why_empty}", file=sys.stderr)
-    from jouleboard.kinds import kind_of
 
     info = data.registry.tasks[args.task]
     sys.stdout.write(
@@ -111,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             args.format,
             ranking.columns,
             getattr(args, "columns", None),
-            units=kind_of(info).units(info),
+            units=data.kinds.of(info).units(info),
         )
     )
     if args.format == "table" and ranking.records:

@@ -14,9 +14,10 @@ def add_arguments(s: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jouleboard.kinds import registered
     from jouleboard.plan.site import measurement_schema_text
 
-    text = measurement_schema_text()
+    text = measurement_schema_text(registered())
     if args.out is None:
         sys.stdout.write(text)
     else:

@@ -23,7 +23,7 @@ from jouleboard.config.registry import Registry
 from jouleboard.core.problems import Problem
 from jouleboard.engine.fresh import Products
 from jouleboard.engine.sources import Sources
-from jouleboard.kinds import kinds
+from jouleboard.kinds import Kinds
 from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import MeasurementFile, check_file, read_measurement
 from jouleboard.plan.views import Plan
@@ -79,11 +79,11 @@ class MeasurementMemo:
         self._registry: Registry | None = None
         self._seen: set[tuple[str, str]] = set()
 
-    def read(self, path: Path, data_root: Path) -> MeasurementFile:
+    def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         try:
             st = os.lstat(path)
         except OSError:  # gone or unreadable: read_measurement says so
-            return read_measurement(path, data_root)
+            return read_measurement(path, data_root, known)
         key = (str(path), str(data_root))
         # What the result depends on: the file's bytes (status as a proxy: an editor's save
         # changes its inode or times), the working folder (names in messages) and the kinds.
@@ -94,16 +94,16 @@ class MeasurementMemo:
             st.st_ino,
             st.st_mode,
             os.getcwd(),
-            tuple(kinds()),
+            tuple(known.all()),
         )
         self._seen.add(key)
-        known = self._read.get(key)
+        last = self._read.get(key)
         # A file written in the last seconds is read again: two saves within one tick of
         # the file system's clock (a few ms) can leave the same status.
         settled = time.time_ns() - st.st_mtime_ns > RECENT_NS
-        if known is not None and known[0] == status and settled:
-            return known[1]
-        file = read_measurement(path, data_root)
+        if last is not None and last[0] == status and settled:
+            return last[1]
+        file = read_measurement(path, data_root, known)
         self._read[key] = (status, file)
         return file
 

@@ -7,6 +7,8 @@ test) registers itself with :func:`register` before the data is loaded.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -21,64 +23,90 @@ from jouleboard.kinds.token import TokenKind
 from jouleboard.measure.checks import check_references
 
 __all__ = [
+    "Kinds",
     "Record",
     "TaskKind",
     "check_measurement",
     "check_parsed",
-    "kind_of",
     "kinds",
     "parse_measurement",
     "register",
+    "registered",
     "task_kind_order",
     "unregister",
 ]
 
-_BY_TASK_KIND: dict[str, TaskKind] = {}
+
+@dataclass(frozen=True)
+class Kinds:
+    """Which :class:`~jouleboard.kinds.base.TaskKind` serves each tasks.yaml ``kind``: a
+    value, made when a data folder is loaded (the package's kinds, those registered from
+    Python, then site.yaml's) and passed down with the data (``Dataset.kinds``)."""
+
+    by_task_kind: Mapping[str, TaskKind] = field(default_factory=dict)
+
+    def with_kind(self, kind: TaskKind) -> Kinds:
+        """These kinds and ``kind``, which serves every name in ``kind.task_kinds`` (over
+        an earlier kind of the same name)."""
+        return Kinds({**self.by_task_kind, **dict.fromkeys(kind.task_kinds, kind)})
+
+    def all(self) -> list[TaskKind]:
+        """Every kind once, in the order they were added."""
+        return list({id(kind): kind for kind in self.by_task_kind.values()}.values())
+
+    def order(self) -> list[str]:
+        """tasks.yaml kinds in the order the home page lists them."""
+        return list(self.by_task_kind)
+
+    def of(self, task: TaskInfo) -> TaskKind:
+        """The kind that serves ``task`` (the data loader has checked that there is one)."""
+        return self.by_task_kind[task.kind]
+
+
+_REGISTERED = Kinds()  # the package's kinds and those registered from Python
 
 
 def register(kind: TaskKind) -> None:
-    """Serve every tasks.yaml ``kind`` in ``kind.task_kinds`` with ``kind`` (a later
-    registration of the same name replaces the earlier one)."""
-    for task_kind in kind.task_kinds:
-        _BY_TASK_KIND[task_kind] = kind
+    """Serve every tasks.yaml ``kind`` in ``kind.task_kinds`` with ``kind`` in every data
+    folder loaded from now on (a later registration of the same name replaces the earlier
+    one): the Python extension point; site.yaml's kinds go to their data set only."""
+    global _REGISTERED
+    _REGISTERED = _REGISTERED.with_kind(kind)
 
 
 def unregister(kind: TaskKind) -> None:
-    for task_kind in kind.task_kinds:
-        if _BY_TASK_KIND.get(task_kind) is kind:
-            del _BY_TASK_KIND[task_kind]
+    global _REGISTERED
+    _REGISTERED = Kinds({name: k for name, k in _REGISTERED.by_task_kind.items() if k is not kind})
+
+
+def registered() -> Kinds:
+    """The kinds every data folder starts from (see :func:`register`)."""
+    return _REGISTERED
 
 
 def kinds() -> list[TaskKind]:
     """Every registered kind once, in registration order."""
-    out: list[TaskKind] = []
-    for kind in _BY_TASK_KIND.values():
-        if kind not in out:
-            out.append(kind)
-    return out
+    return _REGISTERED.all()
 
 
 def task_kind_order() -> list[str]:
-    """tasks.yaml kinds in the order the home page lists them."""
-    return list(_BY_TASK_KIND)
-
-
-def kind_of(task: TaskInfo) -> TaskKind:
-    """The kind that serves ``task`` (the data loader has checked that there is one)."""
-    return _BY_TASK_KIND[task.kind]
+    """The registered tasks.yaml kinds, in the order the home page lists them."""
+    return _REGISTERED.order()
 
 
 def check_measurement(
-    value: Any, shown: str, source: str, registry: Registry
+    value: Any, shown: str, source: str, registry: Registry, known: Kinds | None = None
 ) -> tuple[Any, list[Problem]]:
     """Validate one parsed measurement document by the kind it names (a document naming
     no known kind is checked against the first kind's schema, which reports the field).
     Returns the kind's record (a :class:`~jouleboard.kinds.base.Record`) or None."""
-    parsed, problems = parse_measurement(value, shown)
+    parsed, problems = parse_measurement(value, shown, known)
     return (None, problems) if parsed is None else check_parsed(parsed, shown, source, registry)
 
 
-def parse_measurement(value: Any, shown: str) -> tuple[tuple[TaskKind, Any] | None, list[Problem]]:
+def parse_measurement(
+    value: Any, shown: str, known: Kinds | None = None
+) -> tuple[tuple[TaskKind, Any] | None, list[Problem]]:
     """The first half of :func:`check_measurement`, which needs no registry: the document's
     kind and the document as that kind's measurement model, or None and the problems."""
     if not isinstance(value, dict):
@@ -91,9 +119,10 @@ def parse_measurement(value: Any, shown: str) -> tuple[tuple[TaskKind, Any] | No
                 "the fields of a measurement file: `jouleboard docs measurement-format`",
             )
         ]
+    by_name = (known or _REGISTERED).by_task_kind
     name = value.get("kind")
-    kind = _BY_TASK_KIND.get(name) if isinstance(name, str) else None
-    kind = kind or next(iter(_BY_TASK_KIND.values()))
+    kind = by_name.get(name) if isinstance(name, str) else None
+    kind = kind or next(iter(by_name.values()))
     try:
         m: Any = kind.measurement.model_validate(value)
     except ValidationError as e:

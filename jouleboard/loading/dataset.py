@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from jouleboard.core.safe_read import refusal
 from jouleboard.core.schema_errors import problems_from
 from jouleboard.core.text_rules import hidden_characters
 from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
-from jouleboard.kinds import check_parsed, parse_measurement, register, task_kind_order
+from jouleboard.kinds import Kinds, check_parsed, parse_measurement, registered
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import MLPERF_DIR, Result, SystemResult
 from jouleboard.kinds.mlperf import check as mlperf_check
@@ -50,6 +50,8 @@ class Dataset:
     # MLPerf Inference power results (data/mlperf/): systems ranked per benchmark, at the
     # wall; never mixed with the configurations (kinds/mlperf.py).
     mlperf: tuple[SystemResult, ...] = ()
+    # Which kind serves each task: the registered kinds and site.yaml's (kinds/__init__.py).
+    kinds: Kinds = field(default_factory=registered)
 
     def for_task(self, task: str) -> list[Record]:
         """A task's configurations (all of one kind: the task's)."""
@@ -253,8 +255,9 @@ class MeasurementFile:
     problems: tuple[Problem, ...]
 
 
-def read_measurement(path: Path, data_root: Path) -> MeasurementFile:
-    """Read and parse one measurement file (what needs no registry)."""
+def read_measurement(path: Path, data_root: Path, known: Kinds | None = None) -> MeasurementFile:
+    """Read and parse one measurement file (what needs no registry) as one of ``known``
+    (default: the registered kinds)."""
     name = shown_path(path)
     try:
         source = resolved_file(path).relative_to(data_root).as_posix()
@@ -263,7 +266,7 @@ def read_measurement(path: Path, data_root: Path) -> MeasurementFile:
     value, problems = read_json(path, name)
     parsed = None
     if not problems:
-        parsed, problems = parse_measurement(value, name)
+        parsed, problems = parse_measurement(value, name, known)
     return MeasurementFile(name, source, parsed, tuple(problems))
 
 
@@ -280,7 +283,7 @@ def load_dataset(
     extra: Iterable[Path] = (),
     runs: Iterable[Path] = (),
     require_prometheus: bool = False,
-    read: Callable[[Path, Path], MeasurementFile] = read_measurement,
+    read: Callable[[Path, Path, Kinds], MeasurementFile] = read_measurement,
     check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]] = check_file,
     allow_kind_code: bool = False,
 ) -> Dataset:
@@ -293,12 +296,12 @@ def load_dataset(
     forget_resolved_folders()
     if unsafe := data_folder_problems(data_dir):  # before any file of the folder is read
         raise ValidationFailed(unsafe)
-    kind_problems = load_site_kinds(
-        data_dir,
-        register,  # before tasks name their kinds
-        allowed=allow_kind_code,
-    )
-    registry, problems = load_registry(data_dir, task_kind_order())
+    site_kinds: list[TaskKind] = []  # before tasks name their kinds
+    kind_problems = load_site_kinds(data_dir, site_kinds.append, allowed=allow_kind_code)
+    known = registered()
+    for kind in site_kinds:
+        known = known.with_kind(kind)
+    registry, problems = load_registry(data_dir, known.order())
     if registry is None or kind_problems:
         raise ValidationFailed(kind_problems + problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
@@ -307,7 +310,7 @@ def load_dataset(
     shown: dict[str, str] = {}
     data_root = resolved(data_dir)
     for path in files:
-        file = read(path, data_root)
+        file = read(path, data_root, known)
         shown[file.source] = file.name
         config, file_problems = check(file, registry)
         if config is not None:
@@ -334,6 +337,7 @@ def load_dataset(
         warnings=report.warnings,
         noise=Noise.of(repeats, declared.relative, declared.confidence, declared.basis),
         mlperf=results,
+        kinds=known,
     )
 
 

@@ -24,7 +24,6 @@ from typing import Any
 from jouleboard.core.escape import markdown_text
 from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.core.safe_read import extract_tar
-from jouleboard.kinds import kind_of
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.loading.repeats import dataset_of
 from jouleboard.measure import metrics
@@ -163,7 +162,7 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
     views = {}
     gpus = set(data.registry.site.default_gpus)
     for task, info in data.registry.tasks.items():
-        d, latency = info.default_deadline, kind_of(info).latency
+        d, latency = info.default_deadline, data.kinds.of(info).latency
         for ms in sorted({d.ms, *info.preset_deadlines_ms}):
             # In the kind's words and unit: "median inter-token latency ≤ 300 ms" (tokens),
             # "batch latency ≤ 30 s" (images and videos).
@@ -179,7 +178,7 @@ def _efficiency(data: Dataset, task: str) -> tuple[str, Any]:
     """The figure a task's tables show (tokens/J, images/kJ, ...): its label, and a function
     printing it for a configuration as the tables do."""
     info = data.registry.tasks[task]
-    units = kind_of(info).units(info)
+    units = data.kinds.of(info).units(info)
     return units.efficiency_unit, lambda c: show(
         units.efficiency_show, units.efficiency(c.energy_per_output_joules)
     )
@@ -192,7 +191,7 @@ def _name(data: Dataset, model_id: str) -> str:
 
 
 def _config_text(data: Dataset, c: Any) -> str:
-    setting = kind_of(data.registry.tasks[c.task]).setting_text(c)
+    setting = data.kinds.of(data.registry.tasks[c.task]).setting_text(c)
     task, model, gpu, precision = (
         markdown_text(v) for v in (c.task, c.model_id, c.gpu_model, c.weight_precision)
     )

@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from jouleboard.config.registry import Registry
-from jouleboard.kinds import kind_of, kinds
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.loading.dataset import Dataset
 from jouleboard.measure.checks import boundary_of
@@ -35,11 +34,11 @@ def configuration_downloads(
     """CSV and JSON of every configuration, one pair per kind that has any; ``path(ext,
     name)`` places them."""
     out = []
-    for kind in kinds():
+    for kind in data.kinds.all():
         records = [
             configuration_row(kind, c, data.registry)
             for c in data.configurations
-            if kind_of(data.registry.tasks[c.task]) is kind
+            if data.kinds.of(data.registry.tasks[c.task]) is kind
         ]
         if records:
             tasks = " and ".join(sorted(set(kind.task_kinds.values()))).lower()

@@ -15,7 +15,7 @@ from jouleboard.config.content import OwnPage
 from jouleboard.core.escape import markup
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.urls import Urls
-from jouleboard.kinds import kind_of, kinds, task_kind_order
+from jouleboard.kinds import Kinds
 from jouleboard.loading.dataset import Dataset
 from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
 from jouleboard.plan.downloads import configuration_downloads, download_chunks
@@ -51,7 +51,7 @@ from jouleboard.render.markdown import render_markdown
 def task_view(data: Dataset, task: str) -> TaskView:
     """One task's public view: kind, units, default deadline and ranking, computed once."""
     reg, info = data.registry, data.registry.tasks[task]
-    kind = kind_of(info)
+    kind = data.kinds.of(info)
     deadline = ranking.Deadline(info.default_deadline.ms, info.default_deadline.percentile)
     configs = tuple(data.for_task(task))
     noise = data.noise_for(configs)
@@ -85,6 +85,7 @@ def site_view(data: Dataset, urls: Urls) -> SiteView:
         by_model,
         dict(Counter(c.gpu_model for c in data.configurations)),
         mlperf=data.mlperf,
+        kinds=data.kinds,
     )
     return dataclasses.replace(
         site, findings={t.id: task_finding(site, t) for t in site.tasks.values()}
@@ -92,7 +93,7 @@ def site_view(data: Dataset, urls: Urls) -> SiteView:
 
 
 def home_page(site: SiteView) -> Part:
-    order = {k: i for i, k in enumerate(task_kind_order())}
+    order = {k: i for i, k in enumerate(site.kinds.order())}
     sections, out = [], Part()
     for t in sorted(site.tasks.values(), key=lambda t: order[t.info.kind]):
         section, part = home_section(site, t)
@@ -168,13 +169,13 @@ def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
     )
 
 
-def measurement_schema_text() -> str:
-    """The published JSON Schema of a measurement file (any registered kind)."""
+def measurement_schema_text(kinds: Kinds) -> str:
+    """The published JSON Schema of a measurement file (any of ``kinds``)."""
     from pydantic import Field, TypeAdapter
 
     either: TypeAdapter[Any] = TypeAdapter(
         Annotated[
-            functools.reduce(operator.or_, (k.measurement for k in kinds())),
+            functools.reduce(operator.or_, (k.measurement for k in kinds.all())),
             Field(discriminator="kind"),
         ]
     )
@@ -249,7 +250,7 @@ def plan_site(
     if about_md is not None:
         part += Part(pages=(about_page(urls, about_md),))
     part += Part(pages=tuple(own_page(urls, page) for page in own))
-    return finish(part, urls)
+    return finish(part, urls, data.kinds)
 
 
 def page_routes(site: SiteView) -> list[tuple[str, Callable[[], Part]]]:
@@ -304,7 +305,7 @@ def about_page(urls: Urls, about_md: str) -> Page:
     )
 
 
-def finish(part: Part, urls: Urls) -> Plan:
+def finish(part: Part, urls: Urls, kinds: Kinds) -> Plan:
     """The outputs every site has whatever its pages: embeds, downloads page, 404, sitemap,
     robots.txt and the schema."""
     draft = Plan.of(part)
@@ -341,7 +342,7 @@ def finish(part: Part, urls: Urls) -> Plan:
             files=(
                 (urls.sitemap, sitemap(urls, pages)),
                 ("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}"),
-                (urls.schema_download, measurement_schema_text()),
+                (urls.schema_download, measurement_schema_text(kinds)),
             ),
         )
     )

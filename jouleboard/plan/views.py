@@ -10,6 +10,7 @@ from typing import Any
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Percentile, TaskInfo
 from jouleboard.core.urls import Urls, chart_id
+from jouleboard.kinds import Kinds, registered
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import SystemResult
 from jouleboard.measure import metrics
@@ -503,6 +504,7 @@ class SiteView:
     findings: dict[str, Finding] = field(default_factory=dict)
     # MLPerf results (whole system at the wall): shown apart, never in a task's ranking.
     mlperf: tuple[SystemResult, ...] = ()
+    kinds: Kinds = field(default_factory=registered)  # which kind serves each task
 
     @property
     def default_gpus(self) -> set[str]:
