@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from jouleboard.engine import build
+from jouleboard.engine import outputs
 from jouleboard.engine.build import build_site
 from jouleboard.output import writer as write
 from jouleboard.output.writer import DuplicatePath, SiteFiles
@@ -101,16 +101,16 @@ def test_charts_rendered_in_batches_make_the_same_site(
 ) -> None:
     # Batches of 3 charts (the golden data has dozens), every file spooled: the site a
     # 100k build makes this way equals the one made in one go, in memory.
-    monkeypatch.setattr(build, "CHART_BATCH", 3, raising=False)
+    monkeypatch.setattr(outputs, "CHART_BATCH", 3)
     monkeypatch.setattr(write, "_MEMORY_LIMIT", 0)
     batches: list[int] = []
-    render_charts = build.render_charts
+    render_charts = outputs.render_charts
 
     def counted(specs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         batches.append(len(specs))
         return render_charts(specs, *args, **kwargs)
 
-    monkeypatch.setattr(build, "render_charts", counted)
+    monkeypatch.setattr(outputs, "render_charts", counted)
     build_site(GOLDEN_DATA, tmp_path / "batched", project=REPO)
     assert _tree(tmp_path / "batched") == _tree(golden_site)
     assert len(batches) > 1 and max(batches) <= 2 * 3  # each chart and its phone render
