@@ -20,7 +20,7 @@
    render_page calls alone, and of its model + task pages alone (the page kinds the Hugo
    site has), next to Hugo's, and the ratios.
 
-``compare(data, cold_result, workdir)`` is what run.py --hugo calls with the cold build it
+``compare(data, cold_result, workdir)`` is what budgets.py calls with the cold build it
 already measured.
 """
 

@@ -1,7 +1,7 @@
 """Build benchmarks of jouleboard at scale: cold and incremental builds, memory, stages.
 
     python benchmarks/run.py [--quick] [--sizes 1000,10000,100000] [--budget 900]
-                             [--charts auto|real|stub] [--ref REF] [--hugo] [--profile]
+                             [--charts auto|real|stub] [--ref REF] [--profile]
                              [--no-default] [--seed 0] [--workdir DIR]
 
 For the default data (data/, copied: nothing in the repository is touched) and for each
@@ -31,8 +31,8 @@ would not fit in the budget: one real chart per chart kind is rendered and its b
 for every chart of that kind, so output bytes, memory and the write stage stay realistic;
 the stubbed cold build then reports an extrapolated chart time.
 
---hugo adds hugo_compare per size (after the builds), --profile a cProfile'd warm-cache
-build per size (last), both within the budget.
+--profile adds a cProfile'd warm-cache build per size (last), within the budget. The
+comparison with Hugo is hugo_compare.py's (budgets.py runs it beside these builds).
 
 Results: a table on stdout and JSON in benchmarks/results/run-<UTC time>.json (and
 latest.json). --quick: the default data and 1,000 configurations only.
@@ -686,17 +686,6 @@ def bench_dataset(
                 shutil.rmtree(out2)
             build("warm-clean", ["--out", str(out2)])  # argparse: the last --out wins
             shutil.rmtree(out2, ignore_errors=True)
-    if args.hugo and cold is not None and remaining() > 30:
-        import hugo_compare
-
-        try:
-            res["hugo"] = hugo_compare.compare(
-                data, cold, runner.workdir / f"hugo-{label}", project=runner.project, env=runner.env
-            )
-            print(f"[{label}] hugo: {hugo_compare.one_line(res['hugo'])}", flush=True)
-        except Exception as e:  # hugo missing and not installable: report, go on
-            res["hugo"] = {"error": repr(e)}
-            print(f"[{label}] hugo: {e!r}", flush=True)
     if args.profile and cold is not None and remaining() > 30:
         prof = RESULTS / f"profile-{label}.prof"
         out3 = runner.workdir / f"site-{label}-prof"
@@ -946,10 +935,6 @@ def report(results: dict[str, Any]) -> str:
                 f"{d['label']}: {d['seconds_per_render'] * 1000:.0f} ms per chart "
                 "render (SVG or PNG, cold, all cores)"
             )
-        if d.get("hugo") and "error" not in d["hugo"]:
-            import hugo_compare
-
-            extra.append(f"{d['label']}: hugo {hugo_compare.one_line(d['hugo'])}")
     cb = results.get("chart_microbench")
     if cb:
         rows = [
@@ -1036,7 +1021,6 @@ def main(argv: list[str] | None = None) -> int:
         default="cold,noop,add-one,edit-desc,warm-clean",
         help="which builds (cold always runs; add-one needs noop, edit-desc add-one)",
     )
-    p.add_argument("--hugo", action="store_true", help="also run hugo_compare per size")
     p.add_argument(
         "--profile",
         action="store_true",
