@@ -114,6 +114,21 @@ def test_the_api_refuses_a_kind_without_consent(
     )
 
 
+def python_without_consent(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter in ``cwd`` that imports this checkout, with no
+    consent in its environment."""
+    env = {k: v for k, v in os.environ.items() if k != CONSENT}
+    env["PYTHONPATH"] = str(REPO)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def test_the_api_runs_a_kind_with_allow_kind_code(tmp_path: Path) -> None:
     data = site_with_kinds(tmp_path, ["kinds/speech.py"], SPEECH)
     code = (
@@ -121,16 +136,7 @@ def test_the_api_runs_a_kind_with_allow_kind_code(tmp_path: Path) -> None:
         f"board = jouleboard.load({json.dumps(str(data))}, allow_kind_code=True)\n"
         "print(board.tasks)\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != CONSENT}
-    env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = python_without_consent(code, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "asr" in done.stdout
     assert done.stderr.splitlines() == [f"running kind code: {data / 'kinds' / 'speech.py'}"]
@@ -272,16 +278,7 @@ def test_a_site_kind_serves_its_data_set_only(tmp_path: Path) -> None:
         f"data = load_dataset(Path({json.dumps(str(data))}), allow_kind_code=True)\n"
         "print(json.dumps([before, kinds.task_kind_order(), data.kinds.order()]))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != CONSENT}
-    env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = python_without_consent(code, tmp_path)
     assert done.returncode == 0, done.stderr
     before, after, of_data = json.loads(done.stdout)
     assert after == before and "asr" not in before

@@ -122,8 +122,7 @@ class Products:
         known = self.take(path, key)
         if known is not None:
             return known
-        content = make()
-        self.keys[path] = key
+        content = make()  # (take has recorded the key)
         self.made += 1
         if isinstance(content, str | bytes):
             self._keep(path, key, content)
