@@ -82,17 +82,16 @@ def chart_output(
     cid = chart.id
     svg = charts_present.themed(exports[(cid, "svg")].decode("utf-8"))
     phone = charts_present.themed(exports[(f"{cid}{PHONE}", "svg")].decode("utf-8"))
-    files: dict[str, str | bytes] = {
-        urls.chart(cid, "svg"): svg,
-        urls.chart(cid, "phone.svg"): phone,
-    }
-    if png:
-        files[urls.chart(cid, "png")] = exports[(cid, "png")]
-    files[urls.chart(cid, "vl.json")] = dumps_canonical(chart.spec)
-    files[urls.chart(cid, "csv")] = chart_csv(chart.spec)
     info = chart_info(chart, _svg_size(svg), urls, settings, _svg_size(phone), png, sources)
-    files[urls.oembed(cid)] = dumps_canonical(oembed(chart, info, urls, settings))
-    return files, info
+    contents: list[str | bytes] = [
+        svg,
+        phone,
+        *((exports[(cid, "png")],) if png else ()),
+        dumps_canonical(chart.spec),
+        chart_csv(chart.spec),
+        dumps_canonical(oembed(chart, info, urls, settings)),
+    ]
+    return dict(zip(chart_paths(chart, urls, png), contents, strict=True)), info
 
 
 CHART_BATCH = 500  # charts rendered, then added, at a time (their renders are in memory)
@@ -103,20 +102,24 @@ Add = Callable[[str, Content], None]
 
 
 def chart_paths(chart: ChartRef, urls: Urls, png: bool) -> tuple[str, ...]:
-    """The output paths of one chart's files (see :func:`chart_output`)."""
+    """The output paths of one chart's files, in the order :func:`chart_output` makes them
+    (the SVG and phone SVG first)."""
     cid = chart.id
     exts = ("svg", "phone.svg", *(("png",) if png else ()), "vl.json", "csv")
     return (*(urls.chart(cid, ext) for ext in exts), urls.oembed(cid))
 
 
-def chart_key(
-    chart: ChartRef, urls: Urls, settings: SiteSettings, png: bool, sources: str, basis: str
-) -> str:
-    """The key of one chart's files: its view, what its embed and citation show, and the
-    chart renderer's version (``basis`` holds the code that themes and wraps the render)."""
+def chart_context(urls: Urls, settings: SiteSettings, png: bool, sources: str) -> object:
+    """What every chart's files depend on besides the chart: what its embed and citation
+    show and the chart renderer's version (computed once per build, not per chart)."""
     from importlib.metadata import version
 
-    context = (urls, settings.model_dump_json(), png, sources, version("vl-convert-python"))
+    return (urls, settings.model_dump_json(), png, sources, version("vl-convert-python"))
+
+
+def chart_key(chart: ChartRef, context: object, basis: str) -> str:
+    """The key of one chart's files: its view, ``context`` (see :func:`chart_context`) and
+    ``basis`` (the code that themes and wraps the render)."""
     return key_of((chart, context), basis)
 
 
@@ -138,9 +141,10 @@ def add_charts(
     are in memory); returns what pages need of each chart, by id."""
     infos: dict[str, ChartInfo] = {}
     stale: list[tuple[ChartRef, str]] = []
+    context = chart_context(urls, settings, png, sources)
     for cid in sorted(charts):
         chart = charts[cid]
-        key = chart_key(chart, urls, settings, png, sources, basis)
+        key = chart_key(chart, context, basis)
         paths = chart_paths(chart, urls, png)
         taken = [products.take(path, key) for path in paths]
         if any(content is None for content in taken):
