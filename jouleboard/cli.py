@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extras:
         _unrecognized(commands[args.command], extras)
     if hasattr(args, "allow_kind_code"):  # a command that loads data: consent or not
-        from jouleboard.kinds.site_kinds import allow_kind_code
+        from jouleboard.core.consent import allow_kind_code
 
         allow_kind_code(args.allow_kind_code)
     try:

@@ -17,10 +17,12 @@ import pytest
 import yaml
 
 from jouleboard.core.problems import ValidationFailed
-from jouleboard.engine import build as engine
-from jouleboard.engine import state as engine_state
+from jouleboard.engine import assemble as engine
 from jouleboard.engine.build import build_site
 from jouleboard.engine.live import Changes, LiveSite, output_path
+from jouleboard.kinds import Kinds
+from jouleboard.loading import dataset as loading
+from jouleboard.loading.dataset import MeasurementFile
 from jouleboard.render.chart_files import DEFAULT_CACHE
 from tests.test_serve_robust import site_folder, start_serve, stop, tree
 
@@ -228,13 +230,13 @@ def test_an_edited_measurement_is_read_again_alone(
     site: LiveSite, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[str] = []
-    original = engine_state.read_measurement
+    original = loading.read_measurement
 
-    def counted(path: Path, root: Path, known: engine_state.Kinds) -> engine_state.MeasurementFile:
+    def counted(path: Path, root: Path, known: Kinds) -> MeasurementFile:
         read.append(path.relative_to(root).as_posix())
         return original(path, root, known)
 
-    monkeypatch.setattr(engine_state, "read_measurement", counted)
+    monkeypatch.setattr(loading, "read_measurement", counted)
     edit_template(project, 1)  # an update that loads nothing forgets nothing
     site.update(Changes(data=False, content=False, templates=True), lambda: [], Published())
     edit_measurement(project, 1)

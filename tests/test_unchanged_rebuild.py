@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -152,3 +154,30 @@ def test_a_damaged_manifest_builds(project: Path) -> None:
     doc["build"]["pages"] += 1  # the checksum no longer matches
     manifest.write_text(json.dumps(doc))
     assert not build_site(project / "data", project / "site", project=project).unchanged
+
+
+def test_nothing_to_do_imports_no_pipeline(project: Path) -> None:
+    """`jouleboard build` with nothing to do reads the digest, not the data: in a fresh
+    interpreter it imports neither the schema (pydantic), the kinds, the plan nor the
+    templates (the no-op stays fast because none of them loads)."""
+    code = (
+        "import sys\n"
+        "from jouleboard.cli import main\n"
+        f"status = main(['build', '-q', '--data', {str(project / 'data')!r}, "
+        f"'--out', {str(project / 'site')!r}])\n"
+        "heavy = ['pydantic', 'jinja2', 'jouleboard.kinds', 'jouleboard.plan.views',\n"
+        "         'jouleboard.loading.dataset', 'jouleboard.engine.assemble']\n"
+        "print(status, [m for m in heavy if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
+    )
+    assert "up to date" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 []"
+    # The same interpreter after an edit builds, and then the pipeline is imported.
+    touch_measurement(project)
+    again = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
+    )
+    assert "built" in again.stdout
+    assert "'jouleboard.engine.assemble'" in again.stdout.splitlines()[-1]

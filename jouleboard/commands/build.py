@@ -56,7 +56,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import re
 
-    from jouleboard.config.schema import BASE_URL_PATTERN, SITE_URL_PATTERN
+    from jouleboard.config.fields import BASE_URL_PATTERN, SITE_URL_PATTERN
     from jouleboard.core.console import Progress
     from jouleboard.engine.build import build_site
 

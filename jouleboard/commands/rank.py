@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import UsageError, kind_code_option
-from jouleboard.config.schema import PERCENTILES
+from jouleboard.config.fields import PERCENTILES
 from jouleboard.core.escape import text_line
 from jouleboard.rank.ranking import RANK_BY
-from jouleboard.render.downloads import to_csv, to_json
 
 HELP = "print a task's ranking under a latency deadline"
 
@@ -150,8 +149,12 @@ def format_rank(
         columns = chosen
         records = [{c: r[c] for c in columns} for r in records]
     if fmt == "json":
+        from jouleboard.render.downloads import to_json
+
         return to_json(records)
     if fmt == "csv":
+        from jouleboard.render.downloads import to_csv
+
         return to_csv(columns, records)
     from jouleboard.measure.formats import format_value
     from jouleboard.rank.noise import rank_text

@@ -23,6 +23,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from jouleboard.config.fields import BASE_URL_PATTERN, KIND_ENTRY_PATTERN, SITE_URL_PATTERN
+
+# Re-exported: kinds and the API name them with the rest of the schema.
+from jouleboard.config.fields import PERCENTILES as PERCENTILES
+from jouleboard.config.fields import Percentile as Percentile
 from jouleboard.core.markdown_limits import markdown_issues
 from jouleboard.core.text_rules import hidden_characters
 
@@ -35,8 +40,6 @@ GPU_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$"
 TASK_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,47}$"
 
 Precision = Literal["bfloat16", "float16", "float32", "fp8", "mxfp4", "nvfp4", "int8", "int4"]
-Percentile = Literal["p50", "p90", "p95", "p99"]
-PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
 
 
 def _real_date(value: str) -> str:
@@ -222,14 +225,6 @@ class TaskInfo(Strict):
 
 # A URL path: /, or /a/b/ (site.yaml, --base-url); no segment of dots only, since a browser
 # resolves /../ and /./ away and the links would leave the path the site is served under.
-BASE_URL_PATTERN = r"^/(\.*[A-Za-z0-9_~-][A-Za-z0-9._~-]*/)*$"
-SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty
-# site.yaml ``kinds`` entries: a .py file of the data folder (optionally ``:Name``), or
-# ``package.module:Name`` (jouleboard/kinds/site_kinds.py loads them).
-KIND_ENTRY_PATTERN = (
-    r"^([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}\.py(:[A-Za-z_][A-Za-z0-9_]{0,100})?"
-    r"|[A-Za-z_][A-Za-z0-9_.]{0,200}:[A-Za-z_][A-Za-z0-9_]{0,100})$"
-)
 NAV_PAGES = (
     "leaderboard",
     "models",

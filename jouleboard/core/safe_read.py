@@ -19,6 +19,12 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+# Every file of a data folder is checked against this before anything reads it (twice the
+# largest cap of a reader of the data folder: registries 2 MiB, measurement files 1 MiB).
+DATA_FILE_CAP = 4 * 1024 * 1024
+# A file of a site's static/ folder: a CNAME is a line; an image or PDF fits well under this.
+STATIC_FILE_CAP = 16 * 1024 * 1024
+
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)

@@ -3,7 +3,10 @@ path from inputs to an output folder. A cold build, a rebuild by the command lin
 state is what the output folder's manifest records), ``jouleboard serve`` (whose state
 stays in memory from edit to edit) and the tests' builds all go through it.
 
-Stages: read (sources) -> plan (jouleboard/plan/) -> charts, downloads, pages
+First the inputs digest (jouleboard/engine/fingerprint.py): when it is the output's last
+build's, there is nothing to do, and nothing of the pipeline is imported (this module
+imports only what that check needs). Otherwise jouleboard/engine/assemble.py runs the
+stages: read (sources) -> plan (jouleboard/plan/) -> charts, downloads, pages
 (jouleboard/engine/outputs.py, each product taken from the last build while its key is
 the same: jouleboard/engine/fresh.py) -> commit (jouleboard/output/writer.py, the one
 writer). Nothing is written before every input has been read and checked.
@@ -11,120 +14,30 @@ writer). Nothing is written before every input has been read and checked.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import partial
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from jouleboard.config.content import about_markdown
-from jouleboard.core.console import SILENT, Progress
-from jouleboard.core.problems import Problem
-from jouleboard.core.urls import Urls
-from jouleboard.engine.fingerprint import inputs_digest, render_digest
-from jouleboard.engine.fresh import Content, chart_ids, key_of
-from jouleboard.engine.outputs import (
-    add_charts,
-    asset_files,
-    download_text,
-    site_context,
+from jouleboard.core.console import SILENT, VERBOSE, Progress
+from jouleboard.engine.fingerprint import inputs_digest
+from jouleboard.engine.state import (
+    EVERYTHING,
+    NOTHING,
+    BuildSummary,
+    Changes,
+    Inputs,
+    Publish,
+    State,
 )
-from jouleboard.engine.sources import (
-    Sources,
-    checked_pages,
-    load_sources,
-    site_urls,
-    with_theme,
-)
-from jouleboard.engine.state import EVERYTHING, NOTHING, Built, Changes, State
-from jouleboard.loading.dataset import load_dataset
-from jouleboard.output.folder import OutputFolder, output_folder
-from jouleboard.output.static import add_static
+from jouleboard.output.folder import output_folder
 from jouleboard.output.writer import (
-    SiteFiles,
     clean_up_after_killed_builds,
     refuse_added_files,
     unchanged_build,
 )
-from jouleboard.plan.downloads import download_chunks
-from jouleboard.plan.site import part_for, plan_site, site_view
-from jouleboard.plan.views import ChartRef, Page, Part, Plan
-from jouleboard.render.chart_files import DEFAULT_CACHE, Pool, cold, vega_bundle
-from jouleboard.render.citation import measured_by
-from jouleboard.render.embeds import ChartInfo
-from jouleboard.render.pages import SiteContext, environment, render_page, template_dirs
+from jouleboard.render.chart_files import DEFAULT_CACHE
 
-Publish = Callable[[dict[str, bytes]], None]
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """Everything a build reads, and the options that shape its output."""
-
-    data: Path
-    project: Path  # the site folder: its templates/ and content/ override the packaged ones
-    runs: tuple[Path, ...] = ()  # raw ML.ENERGY run trees published with the data
-    cache: Path = DEFAULT_CACHE  # the chart cache
-    base_url: str | None = None  # over site.yaml's
-    site_url: str | None = None  # over site.yaml's
-    preview: bool = False  # serve's live-reload script on every page
-    strict: bool = False  # any warning fails the build
-    require_prometheus: bool = False  # raw runs without prometheus.json are dropped
-    png: bool = False  # also a 2x PNG of every chart
-
-    def options(self) -> dict[str, object]:
-        """The options, as the inputs digest records them."""
-        return {
-            "base_url": self.base_url,
-            "site_url": self.site_url,
-            "preview": self.preview,
-            "strict": self.strict,
-            "require_prometheus": self.require_prometheus,
-            "png": self.png,
-        }
-
-
-@dataclass
-class BuildSummary:
-    out: Path
-    pages: int = 0
-    files: int = 0
-    bytes: int = 0
-    written: int = 0
-    linked: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-    warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable
-    site_url: str = ""  # the origin links were made absolute with ("" = root-relative)
-    unchanged: bool = False  # the inputs are those of the last build, whose output is intact
-    rendered: int = 0  # pages rendered (the others were the last build's, unchanged)
-
-    def __str__(self) -> str:
-        stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
-        if self.unchanged:
-            return (
-                f"{self.out} is up to date: nothing changed since its last build "
-                f"({self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB; "
-                f"{stages})"
-            )
-        return (
-            f"built {self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB "
-            f"into {self.out}; {self.written} written, {self.linked} unchanged ({stages})"
-        )
-
-
-class StageTimer:
-    """Seconds per stage into the summary (and to ``progress``)."""
-
-    def __init__(self, summary: BuildSummary, progress: Progress = SILENT) -> None:
-        self.summary, self.progress, self.last = summary, progress, time.perf_counter()
-
-    def done(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.summary.timings[stage] = now - self.last
-        self.progress.stage(stage, now - self.last)
-        self.last = now
+__all__ = ["BuildSummary", "Inputs", "Publish", "build", "build_site", "find_project"]
 
 
 def where_things_are(
@@ -136,7 +49,10 @@ def where_things_are(
     runs: Sequence[Path] = (),
 ) -> None:
     """With -v: every folder a build reads or writes, in the order it looks in them."""
+    if progress.level < VERBOSE:
+        return
     from jouleboard.core.resources import content_dir
+    from jouleboard.render.pages import template_dirs
 
     own = project / "content"
     rows = [
@@ -208,222 +124,18 @@ def build(
                 timings={"check": time.perf_counter() - started},
             )
             return summary, state
+    # Something to do: only now the pipeline (data, plan, charts, templates) is imported.
+    from jouleboard.engine.assemble import assemble
+    from jouleboard.render.chart_files import Pool, cold
+
     with Pool() as pool:
         if cold(inputs.cache):  # every chart will be rendered: start the workers while loading
             pool.start(inputs.cache)
         elif one_shot:  # a chart or two may change: ready a worker meanwhile
             pool.start(inputs.cache, workers=1)
-        summary = _build(inputs, target, state, changes, digest, waiting, publish, progress, pool)
+        summary = assemble(inputs, target, state, changes, digest, waiting, publish, progress, pool)
     state.pending = NOTHING
     return summary, state
-
-
-def _build(
-    inputs: Inputs,
-    target: OutputFolder,
-    state: State,
-    changes: Changes,
-    digest: str | None,
-    waiting: Callable[[], Sequence[str]],
-    publish: Publish | None,
-    progress: Progress,
-    pool: Pool,
-) -> BuildSummary:
-    summary = BuildSummary(Path(target.given))
-    timer = StageTimer(summary, progress)
-    last = state.built
-    sources = _sources(inputs, state, changes)
-    summary.warnings = sources.data.warnings
-    timer.done("load+validate")
-    settings = sources.data.registry.site
-    urls = site_urls(settings, inputs.base_url, inputs.site_url)
-    summary.site_url = urls.origin
-    replan = last is None or changes.data or changes.content
-    env = (
-        last.env
-        if last is not None and not changes.templates
-        else environment(list(sources.themes))
-    )
-    basis = render_digest(sources.themes)  # pages and downloads
-    chart_basis = render_digest(())  # charts: the code only (no template draws them)
-    products = state.products
-    products.begin(target.path)
-    cited = measured_by(sources.data.configurations)
-
-    def render_charts_of(
-        charts: Mapping[str, ChartRef], add: Callable[[str, Content], None]
-    ) -> dict[str, ChartInfo]:
-        return add_charts(
-            add,
-            charts,
-            urls,
-            settings,
-            inputs.png,
-            products,
-            chart_basis,
-            inputs.cache,
-            pool,
-            progress,
-            cited,
-        )
-
-    @functools.cache
-    def page_frame() -> tuple[dict[str, Content], SiteContext]:
-        """The assets and every page's frame (on a cold cache, after the charts: a worker
-        is still making the Vega bundle while the others render)."""
-        if not state.bundle:
-            state.bundle = vega_bundle(inputs.cache, pool)
-        assets, names = asset_files(sources, state.bundle, urls)
-        return dict(assets), site_context(sources, urls, names, inputs.preview)
-
-    ahead = publish is not None and last is not None and bool(waiting())
-    if ahead:  # the waiting pages each made alone, where they can be, before the plan
-        early: dict[str, Content] = {}
-        parts = _parts_ahead(waiting(), sources, urls, last if not replan else None)
-        infos = dict(last.infos) if last is not None else {}
-        for part in parts:
-            infos |= render_charts_of({c.id: c for c in part.charts}, early.__setitem__)
-            early |= dict(part.files)
-            frame = page_frame()[1]
-            early |= {p.path: render_page(env, p, frame, infos) for p in part.pages}
-        if early:
-            assert publish is not None
-            publish(_as_bytes(page_frame()[0] | early))
-            ahead = False
-            timer.done("first page")
-    plan = (
-        plan_site(sources.data, urls, sources.releases, sources.about, sources.pages)
-        if replan or last is None
-        else last.plan
-    )
-    timer.done("rank+plan")
-
-    files = SiteFiles()
-    # Charts first: on a cold cache one worker is still making the Vega bundle, and the
-    # others render meanwhile instead of waiting for it.
-    infos = render_charts_of(plan.charts, files.add)
-    assets, frame = page_frame()
-    for path, content in assets.items():
-        files.add(path, content)
-    # Every chart is rendered: the workers (~250 MB each at 100k) go while the pages are
-    # rendered, not after the write.
-    pool.release()
-    timer.done("charts")
-    if ahead:  # a waiting page not made alone (compare, downloads...): from the whole plan
-        wanted = set(waiting())
-        pages = {p.path: render_page(env, p, frame, infos) for p in plan.pages if p.path in wanted}
-        if pages:
-            assert publish is not None
-            chart_files = {
-                path: files.content(path) for path in _chart_paths(plan, urls, inputs.png)
-            }
-            publish(_as_bytes(assets | chart_files | plan.files | pages))
-            timer.done("first page")
-
-    for download in plan.downloads:
-        key = key_of(download, basis)
-        if products.resident:  # held in memory for the next build, whole
-            files.add(
-                download.path, products.get(download.path, key, partial(download_text, download))
-            )
-            continue
-        chunks = products.get(download.path, key, partial(download_chunks, download))
-        files.add_chunks(download.path, (chunks,) if isinstance(chunks, str | bytes) else chunks)
-    for path, text in sorted(plan.files.items()):
-        files.add(path, text)
-    made = products.made
-    for page in plan.pages:
-        files.add(
-            page.path,
-            products.get(
-                page.path,
-                page_key(page, frame, infos, basis),
-                functools.partial(render_page, env, page, frame, infos),
-            ),
-        )
-    summary.rendered = products.made - made
-    timer.done("render")
-
-    add_static(files, inputs.project)  # published as they are, after every generated file
-
-    # What the next build needs to know it has nothing to do, and which files it need not
-    # make again (never after warnings: they are worth seeing again; never without a
-    # digest: inputs it cannot see, such as kinds imported by name, or serve, whose state
-    # is in memory).
-    record = (
-        {
-            "inputs": digest,
-            "pages": len(plan.pages),
-            "site_url": urls.origin,
-            "keys": products.keys,
-        }
-        if digest is not None and not sources.data.warnings
-        else None
-    )
-    stats = files.commit(target, record)
-    products.end()
-    state.built = Built(inputs, sources, plan, infos, env)
-    summary.written, summary.linked = stats.written, stats.linked
-    timer.done("write")
-    summary.pages, summary.files, summary.bytes = len(plan.pages), len(files), files.total_bytes()
-    return summary
-
-
-def page_key(page: Page, frame: SiteContext, infos: Mapping[str, ChartInfo], basis: str) -> str:
-    """The key of a page: its view, the frame, the entries of the charts it shows, and
-    ``basis`` (templates and code)."""
-    return key_of((page, frame, {cid: infos[cid] for cid in sorted(chart_ids(page.body))}), basis)
-
-
-def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:
-    """The inputs read again where ``changes`` touched them (measurement files through the
-    state's memo: an unchanged file is not parsed or checked again)."""
-    last = state.built
-    if changes.data or last is None:
-        memo = state.measurements
-        load = functools.partial(load_dataset, read=memo.read, check=memo.check)
-        sources = load_sources(
-            inputs.data, inputs.project, inputs.runs, inputs.require_prometheus, inputs.strict, load
-        )
-        memo.forget_unseen()  # files deleted or renamed since the last load
-        return sources
-    sources = last.sources
-    if changes.content:  # content/: about.md and the site's own pages
-        sources = dataclasses.replace(
-            sources,
-            about=about_markdown(inputs.project),
-            pages=checked_pages(sources.data, inputs.data, inputs.project),
-        )
-    if changes.templates:  # the logo is a template asset
-        sources = with_theme(sources, inputs.data, inputs.project)
-    return sources
-
-
-def _parts_ahead(
-    paths: Sequence[str], sources: Sources, urls: Urls, last: Built | None
-) -> list[Part]:
-    """The parts that make the waiting ``paths`` alone: the last plan's page when the plan
-    stays (``last``), else the page's part of a new plan (jouleboard/plan/site.py's
-    :func:`part_for`); none for a page that is not one part's."""
-    if last is not None:
-        old = {p.path: p for p in last.plan.pages}
-        return [Part(pages=(old[path],)) for path in dict.fromkeys(paths) if path in old]
-    site = site_view(sources.data, urls)
-    parts = (part_for(site, path, sources.about) for path in dict.fromkeys(paths))
-    return [part for part in parts if part is not None]
-
-
-def _chart_paths(plan: Plan, urls: Urls, png: bool) -> list[str]:
-    from jouleboard.engine.outputs import chart_paths
-
-    return [path for chart in plan.charts.values() for path in chart_paths(chart, urls, png)]
-
-
-def _as_bytes(files: Mapping[str, Content]) -> dict[str, bytes]:
-    return {
-        path: content.encode("utf-8") if isinstance(content, str) else content
-        for path, content in files.items()
-    }
 
 
 def build_site(

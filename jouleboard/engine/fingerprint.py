@@ -23,11 +23,13 @@ import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jouleboard.core.resources import content_dir, templates_dir
-from jouleboard.core.safe_read import refusal
-from jouleboard.loading.dataset import DATA_FILE_CAP
-from jouleboard.output.static import STATIC_FILE_CAP
+from jouleboard.core.safe_read import DATA_FILE_CAP, STATIC_FILE_CAP, refusal
+
+if TYPE_CHECKING:
+    from jouleboard.kinds.base import TaskKind
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # jouleboard/, from jouleboard/engine/
 
@@ -128,8 +130,6 @@ def inputs_digest(
 ) -> str | None:
     """The hex digest of a build's inputs, or None when they cannot all be seen (then the
     build always runs). ``options``: every build option that shapes the output."""
-    from jouleboard.kinds import kinds
-
     if _imports_kinds_by_name(data_dir):
         return None
     digest = hashlib.sha256()
@@ -154,7 +154,7 @@ def inputs_digest(
             _add_tree(digest, label, root)
         for run in runs:
             _add_tree(digest, "runs", run, by_content=False)
-        for kind in kinds():
+        for kind in registered_elsewhere():
             source = inspect.getsourcefile(type(kind))
             digest.update(f"\0kind {type(kind).__module__}.{type(kind).__qualname__}\0".encode())
             if source is not None:
@@ -162,6 +162,21 @@ def inputs_digest(
     except (OSError, TypeError, RuntimeError, _Unseen):  # unreadable or refused input, a link
         return None  # loop: the build runs and says what is wrong
     return digest.hexdigest()
+
+
+def registered_elsewhere() -> list[TaskKind]:
+    """The kinds registered in this process from outside the package (whose own kinds are
+    in its code, hashed with it). None without jouleboard.kinds imported: ``register()``
+    lives there, so nothing was registered, and a build with nothing to do need not
+    import the kinds."""
+    module = sys.modules.get("jouleboard.kinds")
+    if module is None:
+        return []
+    return [k for k in module.kinds() if not _in_package(inspect.getsourcefile(type(k)))]
+
+
+def _in_package(source: str | None) -> bool:
+    return source is not None and Path(source).resolve().is_relative_to(_PACKAGE)
 
 
 def render_digest(themes: Sequence[Path]) -> str:

@@ -1,5 +1,6 @@
-"""What one build leaves for the next: the state :func:`jouleboard.engine.build.build`
-takes and returns.
+"""The engine's values: what a build reads (:class:`Inputs`), what it reports
+(:class:`BuildSummary`) and what it leaves for the next (:class:`State`), which
+:func:`jouleboard.engine.build.build` takes and returns.
 
 A state is a value the caller holds: ``jouleboard serve`` keeps one in memory from edit to
 edit (the measurements read and checked, the plan, the products made), the command line
@@ -13,23 +14,86 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
-
-from jouleboard.config.registry import Registry
-from jouleboard.core.problems import Problem
 from jouleboard.engine.fresh import Products
-from jouleboard.engine.sources import Sources
-from jouleboard.kinds import Kinds
-from jouleboard.kinds.base import Record
-from jouleboard.loading.dataset import MeasurementFile, check_file, read_measurement
-from jouleboard.plan.views import Plan
-from jouleboard.render.embeds import ChartInfo
+from jouleboard.render.chart_files import DEFAULT_CACHE
+
+# Only the annotations name these: a build that has nothing to do (the inputs digest is
+# that of the output's last build) never imports the pipeline behind them.
+if TYPE_CHECKING:
+    import jinja2
+
+    from jouleboard.config.registry import Registry
+    from jouleboard.core.problems import Problem
+    from jouleboard.engine.sources import Sources
+    from jouleboard.kinds import Kinds
+    from jouleboard.kinds.base import Record
+    from jouleboard.loading.dataset import MeasurementFile
+    from jouleboard.plan.views import Plan
+    from jouleboard.render.embeds import ChartInfo
 
 RECENT_NS = 2_000_000_000
+# Given what a browser waits for, before the whole site is committed (serve).
+Publish = Callable[[dict[str, bytes]], None]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a build reads, and the options that shape its output."""
+
+    data: Path
+    project: Path  # the site folder: its templates/ and content/ override the packaged ones
+    runs: tuple[Path, ...] = ()  # raw ML.ENERGY run trees published with the data
+    cache: Path = DEFAULT_CACHE  # the chart cache
+    base_url: str | None = None  # over site.yaml's
+    site_url: str | None = None  # over site.yaml's
+    preview: bool = False  # serve's live-reload script on every page
+    strict: bool = False  # any warning fails the build
+    require_prometheus: bool = False  # raw runs without prometheus.json are dropped
+    png: bool = False  # also a 2x PNG of every chart
+
+    def options(self) -> dict[str, object]:
+        """The options, as the inputs digest records them."""
+        return {
+            "base_url": self.base_url,
+            "site_url": self.site_url,
+            "preview": self.preview,
+            "strict": self.strict,
+            "require_prometheus": self.require_prometheus,
+            "png": self.png,
+        }
+
+
+@dataclass
+class BuildSummary:
+    out: Path
+    pages: int = 0
+    files: int = 0
+    bytes: int = 0
+    written: int = 0
+    linked: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable
+    site_url: str = ""  # the origin links were made absolute with ("" = root-relative)
+    unchanged: bool = False  # the inputs are those of the last build, whose output is intact
+    rendered: int = 0  # pages rendered (the others were the last build's, unchanged)
+
+    def __str__(self) -> str:
+        stages = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
+        if self.unchanged:
+            return (
+                f"{self.out} is up to date: nothing changed since its last build "
+                f"({self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB; "
+                f"{stages})"
+            )
+        return (
+            f"built {self.pages} pages, {self.files} files, {self.bytes / 1e6:.1f} MB "
+            f"into {self.out}; {self.written} written, {self.linked} unchanged ({stages})"
+        )
 
 
 @dataclass(frozen=True)
@@ -80,6 +144,8 @@ class MeasurementMemo:
         self._seen: set[tuple[str, str]] = set()
 
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
+        from jouleboard.loading.dataset import read_measurement
+
         try:
             st = os.lstat(path)
         except OSError:  # gone or unreadable: read_measurement says so
@@ -110,6 +176,8 @@ class MeasurementMemo:
     def check(
         self, file: MeasurementFile, registry: Registry
     ) -> tuple[Record | None, list[Problem]]:
+        from jouleboard.loading.dataset import check_file
+
         if registry is not self._registry:  # compared once per load, not once per file
             if registry != self._registry:
                 self._checked.clear()

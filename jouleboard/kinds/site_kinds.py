@@ -19,7 +19,6 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
-import os
 import re
 import stat
 import sys
@@ -30,7 +29,8 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 
-from jouleboard.config.schema import KIND_ENTRY_PATTERN
+from jouleboard.config.fields import KIND_ENTRY_PATTERN
+from jouleboard.core.consent import ALLOW_ENVIRONMENT, kind_code_allowed
 from jouleboard.core.problems import Problem, pointer
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.text_rules import printable
@@ -38,24 +38,10 @@ from jouleboard.core.yamlio import read_yaml
 from jouleboard.kinds.base import TaskKind
 
 HINT = 'see `jouleboard docs architecture "Adding a kind of task"`'
-ALLOW_ENVIRONMENT = "JOULEBOARD_ALLOW_KIND_CODE"
 OPT_IN = f"--allow-kind-code or {ALLOW_ENVIRONMENT}=1"
 SOURCE_CAP = 1024 * 1024  # a kind module is a few hundred lines (the test example: 7 KB)
 
 Found = tuple[ModuleType | None, tuple[str, str, str] | None]
-
-_consent = {"given": False}  # by the command line's --allow-kind-code (allow_kind_code)
-
-
-def allow_kind_code(allowed: bool = True) -> None:
-    """The person running this process consents to running the kinds sites declare (the
-    command line's ``--allow-kind-code``), for every data folder it loads."""
-    _consent["given"] = allowed
-
-
-def kind_code_allowed() -> bool:
-    """Whether this process may run a site's kind code without being asked per call."""
-    return _consent["given"] or os.environ.get(ALLOW_ENVIRONMENT) == "1"
 
 
 def declared(data_dir: Path) -> list[str]:

@@ -19,7 +19,7 @@ from jouleboard.core.problems import (
     resolved_file,
     shown_path,
 )
-from jouleboard.core.safe_read import refusal
+from jouleboard.core.safe_read import DATA_FILE_CAP, refusal
 from jouleboard.core.schema_errors import problems_from
 from jouleboard.core.text_rules import hidden_characters
 from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
@@ -33,9 +33,6 @@ from jouleboard.measure.checks import check_boundaries, check_duplicates, read_j
 from jouleboard.rank.noise import UNKNOWN, Noise
 
 MEASUREMENTS_DIR = "measurements"
-# Every file of the data folder is checked against this before anything reads it (twice the
-# largest cap of a reader of the data folder: registries 2 MiB, measurement files 1 MiB).
-DATA_FILE_CAP = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)

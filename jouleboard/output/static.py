@@ -14,13 +14,12 @@ import os
 from pathlib import Path
 
 from jouleboard.core.problems import Problem, ValidationFailed, shown_path
-from jouleboard.core.safe_read import FileRefused, read_capped
+from jouleboard.core.safe_read import STATIC_FILE_CAP, FileRefused, read_capped
 from jouleboard.loading.dataset import name_problem
 from jouleboard.output.folder import MARKER
 from jouleboard.output.writer import SiteFiles
 
 STATIC_DIR = "static"
-STATIC_FILE_CAP = 16 * 1024 * 1024  # a CNAME is a line; an image or PDF fits well under this
 
 
 def _symlinked_folder(path: Path) -> Problem:

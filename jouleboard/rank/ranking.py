@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from jouleboard.config.schema import Percentile
+from jouleboard.config.fields import Percentile
 from jouleboard.measure import metrics
 from jouleboard.rank.noise import UNKNOWN, Noise, rank_ranges, rank_text
 
