@@ -6,7 +6,7 @@ jouleboard.api); the API is imported on first use, so the command line starts fa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it)
 __all__ = ["Configurations", "Leaderboard", "Ranking", "__version__", "load", "rank_task"]
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from jouleboard.api import Configurations, Leaderboard, Ranking, load, rank_task
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
+    """The API's names (typed by the import above for checkers), imported on first use."""
     if name in {"Configurations", "Leaderboard", "Ranking", "load", "rank_task"}:
         from jouleboard import api
 

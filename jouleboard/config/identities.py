@@ -8,16 +8,19 @@ at the later entry, naming the earlier one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING
 
 from jouleboard.core.problems import Problem, pointer
 from jouleboard.core.text_rules import same_name_key
 from jouleboard.core.urls import deadline_slug, gpu_slug, model_slug, task_slug
 
+if TYPE_CHECKING:  # schema.py imports nothing of this module; the import is for types only
+    from jouleboard.config.schema import GpuInfo, ModelInfo, TaskInfo
+
 
 def _first_seen(
-    entries: Mapping[str, Any],
+    entries: Collection[str],
     key: Callable[[str], str],
     display: str,
     where: Callable[[str], str],
@@ -35,7 +38,7 @@ def _first_seen(
 
 
 def slug_clashes(
-    kind: str, entries: Mapping[str, Any], display: str, slug: Callable[[str], str]
+    kind: str, entries: Collection[str], display: str, slug: Callable[[str], str]
 ) -> list[Problem]:
     """Ids of one registry that differ but share a slug (case, or where ``--`` falls)."""
 
@@ -53,7 +56,7 @@ def slug_clashes(
     return _first_seen(entries, lambda i: slug(i).casefold(), display, pointer, problem)
 
 
-def nickname_clashes(models: Mapping[str, Any], display: str) -> list[Problem]:
+def nickname_clashes(models: Mapping[str, ModelInfo], display: str) -> list[Problem]:
     """Two models may not share a nickname (ignoring case, width and runs of spaces)."""
 
     def problem(entry_id: str, earlier: str, at: str) -> Problem:
@@ -74,7 +77,7 @@ def nickname_clashes(models: Mapping[str, Any], display: str) -> list[Problem]:
     )
 
 
-def deadline_clashes(tasks: Mapping[str, Any], display: str) -> list[Problem]:
+def deadline_clashes(tasks: Mapping[str, TaskInfo], display: str) -> list[Problem]:
     """A task's preset deadlines name download files (``p50-100ms``, 6 significant digits):
     two that print alike would claim one file. A preset equal to the default is skipped by
     the site, so it is allowed."""
@@ -101,9 +104,9 @@ def deadline_clashes(tasks: Mapping[str, Any], display: str) -> list[Problem]:
 
 
 def registry_clashes(
-    models: Mapping[str, Any],
-    gpus: Mapping[str, Any],
-    tasks: Mapping[str, Any],
+    models: Mapping[str, ModelInfo],
+    gpus: Mapping[str, GpuInfo],
+    tasks: Mapping[str, TaskInfo],
     shown: Callable[[str], str],
 ) -> list[Problem]:
     """Every identity clash of the three keyed registries."""

@@ -6,7 +6,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -299,7 +299,6 @@ def _load_releases(
 
 
 def _load_site(path: Path, display: str, problems: list[Problem]) -> SiteSettings | None:
-    value: Any
     value, error, rule = read_yaml(path)
     if error:
         problems.append(Problem(display, "", rule, error, f"fix {display}"))

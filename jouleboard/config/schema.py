@@ -10,7 +10,8 @@ frozen record live with the kind in jouleboard/kinds/.
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, Any, Literal
+from collections.abc import Iterable
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -52,7 +53,8 @@ def _real_date(value: str) -> str:
     return value
 
 
-def exactly_int(value: Any) -> Any:
+def exactly_int(value: object) -> int:
+    """A "before" validator: ``value`` is the input as given, of any type."""
     # Literal[1] matches by equality, so true and 1.0 would pass; an int field must not.
     if type(value) is not int:
         raise PydanticCustomError("int_type", "Input should be a valid integer")
@@ -68,14 +70,14 @@ ShortText = Annotated[str, Field(max_length=200)]
 HTTPS_URL_PATTERN = r"^https://[^\s\"'<>]{1,500}$"
 
 
-def _hidden_text(value: Any, multiline: bool) -> tuple[str, list[str]] | None:
+def _hidden_text(value: object, multiline: bool) -> tuple[str, list[str]] | None:
     """Where in ``value`` (a string, or a list or mapping of them) a hidden character is,
     and which: ``("", [...])`` for the string itself, ``("item 2", [...])`` inside a list."""
     if isinstance(value, str):
         hidden = hidden_characters(value, multiline)
         return ("", hidden) if hidden else None
     if isinstance(value, (list, tuple)):
-        items: Any = enumerate(value)
+        items: Iterable[tuple[object, object]] = enumerate(value)
     elif isinstance(value, dict):
         items = [(repr(k), k) for k in value] + [(repr(k), v) for k, v in value.items()]
     else:
@@ -105,6 +107,9 @@ VisibleText = Annotated[str, Field(max_length=200)]
 LinkUrl = Annotated[str, Field(pattern=HTTPS_URL_PATTERN)]
 
 
+_Field = TypeVar("_Field")  # a field's value, returned by its validator as it is
+
+
 class Strict(BaseModel):
     """A record as contributors write it: strict types, no unknown fields, and one text rule
     for every string field, whatever its type says (so a new field cannot miss it): no
@@ -115,7 +120,7 @@ class Strict(BaseModel):
 
     @field_validator("*", mode="after")
     @classmethod
-    def _no_hidden_characters(cls, value: Any, info: ValidationInfo) -> Any:
+    def _no_hidden_characters(cls, value: _Field, info: ValidationInfo) -> _Field:
         found = _hidden_text(value, multiline=str(info.field_name).endswith("_md"))
         if found:
             where, hidden = found

@@ -20,9 +20,10 @@ import csv
 import io
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from markupsafe import escape as _markupsafe_escape
+
+from jouleboard.core.shapes import Scalar
 
 # Characters XML 1.0 does not allow in a document (section 2.2): C0 controls except tab,
 # newline and carriage return, lone surrogates, U+FFFE and U+FFFF.
@@ -55,7 +56,7 @@ def json_in_html(json_text: str) -> str:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value: Any) -> Any:
+def csv_cell(value: Scalar) -> Scalar:
     """A CSV cell: numbers (and None, written empty) unchanged; text that a spreadsheet
     would run as a formula gets a leading ``'``."""
     if not isinstance(value, str):
@@ -65,7 +66,7 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
-def csv_text(columns: Sequence[str], records: Sequence[Mapping[str, Any]]) -> str:
+def csv_text(columns: Sequence[str], records: Sequence[Mapping[str, Scalar]]) -> str:
     """CSV with a header row, ``\\n`` line ends, every text cell through :func:`csv_cell`."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,22 +28,23 @@ _RULES = {
 
 def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     """Names of the fields allowed at the object that holds ``loc``'s last key."""
-    current: Any = model
+    current = model
     for part in loc[:-1]:
         if isinstance(part, int):
             continue
-        field = getattr(current, "model_fields", {}).get(part)
+        field = current.model_fields.get(part)
         if field is None:
             return []
         annotation = field.annotation
         args = getattr(annotation, "__args__", ())
         candidates = [annotation, *args]
-        current = next(
+        inner = next(
             (c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None
         )
-        if current is None:
+        if inner is None:
             return []
-    return list(getattr(current, "model_fields", {}))
+        current = inner
+    return list(current.model_fields)
 
 
 def _without_union_tags(loc: tuple[int | str, ...], kind: str) -> tuple[int | str, ...]:

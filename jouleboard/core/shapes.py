@@ -5,13 +5,27 @@
 - :data:`JsonObject`: a JSON object, e.g. a Vega-Lite spec or an API record.
 - :data:`Scalar` and :data:`Row`: one flat row of a table, a download (CSV and JSON) or a
   chart's data, by column name; units are in the column names (``energy_per_token_joules``).
+- :data:`JsonLike`: what may be written out as JSON (``core/jsonio.dumps_canonical``):
+  read-only, so a ``dict[str, str]`` or a tuple is one; nothing is narrowed from it.
+- :data:`YamlValue`: a YAML document as parsed (``core/yamlio.read_yaml``): JSON's values,
+  and the dates, bytes and sets YAML also writes; keys are scalars (never lists or mappings).
 """
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Mapping, Sequence
 from typing import TypeAlias
 
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 JsonObject: TypeAlias = "dict[str, JsonValue]"
 Scalar: TypeAlias = "str | int | float | bool | None"
 Row: TypeAlias = "dict[str, Scalar]"
+JsonLike: TypeAlias = (
+    "bool | int | float | str | Sequence[JsonLike] | Mapping[str, JsonLike] | None"
+)
+YamlScalar: TypeAlias = "bool | int | float | str | bytes | datetime.date | None"
+YamlValue: TypeAlias = (
+    "YamlScalar | list[YamlValue] | tuple[YamlValue, ...] | set[YamlScalar] "
+    "| dict[YamlScalar, YamlValue]"
+)

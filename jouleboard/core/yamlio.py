@@ -4,10 +4,13 @@ are lists or mappings, and merge keys, each with its line."""
 from __future__ import annotations
 
 import stat
+from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import yaml
+
+from jouleboard.core.shapes import YamlValue
 
 MAX_YAML_BYTES = 2 * 1024 * 1024
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -22,12 +25,17 @@ class _RefusedKey(yaml.constructor.ConstructorError):
 
 
 # libyaml's parser when PyYAML has it (several times faster); the checks below are ours either way.
-_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:  # CSafeLoader has SafeLoader's methods; it exists only with libyaml
+    _SafeLoader = yaml.SafeLoader
+else:
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _StrictLoader(_SafeLoader):  # type: ignore[valid-type,misc]
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
+class _StrictLoader(_SafeLoader):
+    def construct_mapping(
+        self, node: yaml.MappingNode, deep: bool = False
+    ) -> dict[Hashable, YamlValue]:
+        seen: set[Hashable] = set()
         for key_node, _ in node.value:
             if key_node.tag == _MERGE_TAG:
                 raise _RefusedKey(
@@ -45,7 +53,7 @@ class _StrictLoader(_SafeLoader):  # type: ignore[valid-type,misc]
                     "yaml.duplicate-key", f"duplicate key {key!r}", key_node.start_mark
                 )
             seen.add(key)
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        mapping: dict[Hashable, YamlValue] = super().construct_mapping(node, deep=deep)
         return mapping
 
 
@@ -70,7 +78,7 @@ def _read_text(path: Path) -> tuple[str | None, str, str]:
         return None, f"not UTF-8 text ({e.reason} at byte {e.start})", "file.not-utf8"
 
 
-def read_yaml(path: Path) -> tuple[Any, str | None, str]:
+def read_yaml(path: Path) -> tuple[YamlValue, str | None, str]:
     """Return (value, error message or None, rule id of the error)."""
     text, error, rule = _read_text(path)
     if text is None:

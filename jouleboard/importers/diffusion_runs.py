@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeGuard
 
 from jouleboard.core.jsonio import parse_strict
 from jouleboard.core.problems import Problem, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
+from jouleboard.core.shapes import JsonObject, JsonValue
 from jouleboard.importers.run_layout import RESULTS_JSON, RunLocation
 from jouleboard.importers.run_provenance import date_problem
 
@@ -82,7 +84,11 @@ def parse_config_folder(name: str) -> tuple[dict[str, str], str | None]:
     return pairs, None
 
 
-def _positive_int(value: Any) -> int | None:
+def _finite_number(value: JsonValue) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _positive_int(value: JsonValue) -> int | None:
     if isinstance(value, str) and value.isascii() and value.isdigit():
         value = int(value)
     if (
@@ -109,7 +115,7 @@ class _Reader:
             Problem(self.file if in_file else self.folder, where, rule, message, hint)
         )
 
-    def setting(self, pairs: dict[str, str], key: str, doc: dict[str, Any]) -> int:
+    def setting(self, pairs: dict[str, str], key: str, doc: JsonObject) -> int:
         """A whole-number setting from the folder name, else results.json (the toolkit's
         order); both given and different is an error."""
         field = _PARAM_KEYS[key]
@@ -150,7 +156,7 @@ class _Reader:
             return 1
         return value
 
-    def size(self, pairs: dict[str, str], doc: dict[str, Any]) -> tuple[int, int]:
+    def size(self, pairs: dict[str, str], doc: JsonObject) -> tuple[int, int]:
         raw = pairs.pop("size", None)
         if raw is not None:
             h, _, w = raw.partition("x")
@@ -177,7 +183,7 @@ class _Reader:
         )
         return 1, 1
 
-    def iterations(self, doc: dict[str, Any]) -> tuple[list[float], list[float], int]:
+    def iterations(self, doc: JsonObject) -> tuple[list[float], list[float], int]:
         """Summed energies (J) and times (s) of the timed iterations; skipped count."""
         items = doc.get("iteration_energy_measurements")
         if not isinstance(items, list):
@@ -192,13 +198,16 @@ class _Reader:
         for i, item in enumerate(items):
             energy = item.get("gpu_energy") if isinstance(item, dict) else None
             t = item.get("time") if isinstance(item, dict) else None
+            seconds = t if isinstance(t, int | float) and not isinstance(t, bool) else None
+            joules = (
+                [v for v in energy.values() if _finite_number(v)]
+                if isinstance(energy, dict)
+                else []
+            )
             if (
                 not isinstance(energy, dict)
-                or any(
-                    not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v)
-                    for v in energy.values()
-                )
-                or (t is not None and (not isinstance(t, int | float) or isinstance(t, bool)))
+                or len(joules) != len(energy)  # one of them is not a finite number
+                or (t is not None and seconds is None)
             ):
                 self.add(
                     pointer("iteration_energy_measurements", i),
@@ -207,11 +216,11 @@ class _Reader:
                     "use the results.json the benchmark wrote",
                 )
                 continue
-            if t is None or t <= 0:  # the toolkit skips untimed iterations
+            if seconds is None or seconds <= 0:  # the toolkit skips untimed iterations
                 skipped += 1
                 continue
-            energies.append(math.fsum(float(v) for v in energy.values()))
-            times.append(float(t))
+            energies.append(math.fsum(float(v) for v in joules))
+            times.append(float(seconds))
         return energies, times, skipped
 
 
@@ -297,7 +306,8 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
             "num_frames and fps must be positive numbers",
             "leave them out for images",
         )
-    gpu = loc.gpu_model or (doc.get("gpu_model") if isinstance(doc.get("gpu_model"), str) else None)
+    named = doc.get("gpu_model")
+    gpu = loc.gpu_model or (named if isinstance(named, str) else None)
     if gpu is None:
         r.add(
             "",
@@ -336,7 +346,7 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
         height_px=height,
         width_px=width,
         num_frames=_positive_int(frames),
-        fps=float(fps) if fps is not None else None,
+        fps=float(fps) if isinstance(fps, int | float) else None,  # else None: checked above
         extra=pairs,
         batch_latency_s=math.fsum(times) / n if n else 0.0,
         batch_energy_joules=math.fsum(energies) / n if n else 0.0,
@@ -347,10 +357,14 @@ def read_diffusion(loc: RunLocation) -> tuple[DiffusionResults | None, list[Prob
 
 
 def diffusion_document(
-    loc: RunLocation, r: DiffusionResults, precision: str, repeat: int, provenance: dict[str, str]
-) -> dict[str, Any]:
+    loc: RunLocation,
+    r: DiffusionResults,
+    precision: str,
+    repeat: int,
+    provenance: Mapping[str, str],
+) -> JsonObject:
     """The measurement-file document of a diffusion run (not yet validated)."""
-    output: dict[str, Any] = {
+    output: JsonObject = {
         "width_px": r.width_px,
         "height_px": r.height_px,
         "inference_steps": r.inference_steps,

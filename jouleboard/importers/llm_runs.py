@@ -16,12 +16,12 @@ utilisation and is kept; :attr:`RunPolicy.require_prometheus` drops it instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from jouleboard.config.schema import SCHEMA_VERSION
 from jouleboard.core.problems import Problem, pointer, shown_path
+from jouleboard.core.shapes import JsonObject
 from jouleboard.importers.run_configs import ModelFacts, model_facts, parallelism
 from jouleboard.importers.run_layout import PROMETHEUS_JSON, RESULTS_JSON, RunLocation
 from jouleboard.importers.run_results import (
@@ -343,15 +343,15 @@ def stability_filter(
 
 
 def llm_document(
-    run: RawRun, precision: str, repeat: int, provenance: dict[str, str]
-) -> dict[str, Any]:
+    run: RawRun, precision: str, repeat: int, provenance: Mapping[str, str]
+) -> JsonObject:
     """The measurement-file document of a stable run (not yet validated)."""
     loc, p, r = run.location, run.params, run.results
     assert r.itl is not None
     energy_per_token = r.energy_per_token_joules
     avg_output_len = r.total_output_tokens / r.completed
     duration_s, energy_joules = r.steady_state_duration_s, r.steady_state_energy_joules
-    token_metrics: dict[str, Any] = {
+    token_metrics: dict[str, float] = {
         "energy_per_token_joules": energy_per_token,
         "avg_power_watts": metrics.average_power(energy_joules, duration_s),
         "output_throughput_tokens_per_sec": metrics.output_throughput(

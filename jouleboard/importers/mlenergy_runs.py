@@ -25,12 +25,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import ModelInfo
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, shown_path
+from jouleboard.core.shapes import JsonObject
 from jouleboard.importers.contract import ImportPlan, conflicts
 from jouleboard.importers.diffusion_runs import (
     DiffusionResults,
@@ -46,7 +46,7 @@ from jouleboard.importers.llm_runs import (
     read_run,
     stability_filter,
 )
-from jouleboard.importers.mlenergy_site import BUILDERS, measurement_path
+from jouleboard.importers.mlenergy_site import BUILDERS, json_object, measurement_path
 from jouleboard.importers.run_configs import (
     ModelFacts,
     entry_yaml,
@@ -115,7 +115,7 @@ class PublishedRun:
     """A published run: its measurement document (as import-runs writes it) and record."""
 
     run: AnyRun
-    measurement: dict[str, Any]
+    measurement: JsonObject
     configuration: Record
 
 
@@ -125,7 +125,7 @@ class RunsReport:
     errors: tuple[Problem, ...]  # sorted; any error fails validation
     warnings: tuple[Problem, ...]  # sorted; dropped runs
     found: int = 0  # run directories found
-    new_models: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # --add-models
+    new_models: Mapping[str, JsonObject] = field(default_factory=dict)  # --add-models
 
     @property
     def configurations(self) -> tuple[Record, ...]:
@@ -207,7 +207,7 @@ def _identity(run: AnyRun, precision: str) -> tuple[object, ...]:
     )
 
 
-def _unknown_model(run: AnyRun, registry: Registry) -> tuple[dict[str, Any], Problem]:
+def _unknown_model(run: AnyRun, registry: Registry) -> tuple[JsonObject, Problem]:
     model_id, diffusion = run.location.model_id, isinstance(run, DiffusionRawRun)
     entry = models_yaml_entry(
         model_id,
@@ -232,9 +232,9 @@ def _unknown_model(run: AnyRun, registry: Registry) -> tuple[dict[str, Any], Pro
 
 def _models(
     runs: list[AnyRun], registry: Registry, add: bool
-) -> tuple[Registry, dict[str, dict[str, Any]], list[Problem]]:
+) -> tuple[Registry, dict[str, JsonObject], list[Problem]]:
     """The registry with --add-models entries, those entries, and unknown-model errors."""
-    new: dict[str, dict[str, Any]] = {}
+    new: dict[str, JsonObject] = {}
     problems: list[Problem] = []
     reported: set[str] = set()  # one error per model, at its first run
     for run in sorted(runs, key=lambda r: r.source):
@@ -326,22 +326,33 @@ class ImportSummary:
     added_models: tuple[str, ...] = ()
 
 
-def measurement_file(doc: dict[str, Any]) -> str:
+def _text(doc: JsonObject, name: str) -> str:
+    """A text field of a measurement document built here (llm_document, ...)."""
+    value = doc[name]
+    if not isinstance(value, str):
+        raise TypeError(f"{name} of a measurement document is {value!r}, not text")
+    return value
+
+
+def measurement_file(doc: JsonObject) -> str:
     """Where import-runs writes a measurement document, relative to the data folder."""
-    s = doc["serving"]
+    s = json_object(doc["serving"], "serving")
+    repeat = doc["repeat"]
+    if not isinstance(repeat, int):
+        raise TypeError(f"repeat of a measurement document is {repeat!r}, not a whole number")
     if doc["kind"] == "diffusion":
-        o = doc["output"]
+        o = json_object(doc["output"], "output")
         name = (
             f"{doc['gpu_model']}-x{doc['num_gpus']}-{doc['weight_precision']}"
             f"-bs{s['batch_size']}-ulysses{s['ulysses_degree']}-ring{s['ring_degree']}"
             f"-steps{o['inference_steps']}-{o['width_px']}x{o['height_px']}"
             + (f"-f{o['num_frames']}" if "num_frames" in o else "")
-            + (f"-r{doc['repeat']}" if doc["repeat"] > 1 else "")
+            + (f"-r{repeat}" if repeat > 1 else "")
         )
         return f"measurements/{doc['task']}/{doc['model_id']}/{name}.json"
     return measurement_path(
-        doc["task"],
-        doc["model_id"],
+        _text(doc, "task"),
+        _text(doc, "model_id"),
         {
             "gpu_model": doc["gpu_model"],
             "num_gpus": doc["num_gpus"],
@@ -350,8 +361,8 @@ def measurement_file(doc: dict[str, Any]) -> str:
                 k: s[k] for k in ("tensor_parallel", "expert_parallel", "data_parallel")
             },
         },
-        doc["weight_precision"],
-        doc["repeat"],
+        _text(doc, "weight_precision"),
+        repeat,
     )
 
 

@@ -23,12 +23,13 @@ import json
 import re
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import JsonValue as PydanticJsonValue
 
 from jouleboard.config.registry import load_registry
 from jouleboard.config.schema import (
@@ -44,6 +45,7 @@ from jouleboard.core.jsonio import dumps_canonical, parse_strict
 from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
+from jouleboard.core.shapes import JsonLike, JsonObject, JsonValue
 from jouleboard.core.yamlio import MAX_YAML_BYTES, read_yaml
 from jouleboard.importers.contract import ImportPlan, commit, conflicts, stale_files
 from jouleboard.importers.registry_yaml import RegistryMerge, dump_new, merge_registry
@@ -71,7 +73,7 @@ BUILDERS = {
     "Wan-AI": "Alibaba Wan",
 }
 
-GPUS = {
+GPUS: dict[str, dict[str, str | float]] = {
     "B200": {
         "name": "NVIDIA B200",
         "vendor": "NVIDIA",
@@ -88,7 +90,25 @@ GPUS = {
     },
 }
 
-TASKS: dict[str, dict[str, Any]] = {
+
+class _Deadline(TypedDict):
+    percentile: str
+    ms: float
+
+
+class _CuratedTask(TypedDict, total=False):
+    """tasks.yaml fields chosen here for a task of the source (the rest: its defaults)."""
+
+    name: str
+    description_md: str
+    output_unit: str
+    response_unit: str
+    efficiency_scale_joules: int
+    default_deadline: _Deadline
+    preset_deadlines_ms: list[float]
+
+
+TASKS: dict[str, _CuratedTask] = {
     "gpqa": {
         "name": "Problem Solving with Reasoning",
         "description_md": (
@@ -166,6 +186,10 @@ class _Source(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
 
 
+_S = TypeVar("_S", bound=_Source)
+_Input = TypeVar("_Input")  # what a "before" validator is given, returned as it is
+
+
 class SourceIndexModel(_Source):
     nickname: str
     total_params_billions: float
@@ -194,7 +218,7 @@ class SourceModel(_Source):
     model_id: ModelId
     task: str
     weight_precision: Precision
-    configurations: list[dict[str, Any]]
+    configurations: list[dict[str, PydanticJsonValue]]  # used as parsed, not as validated
 
 
 class _Histogram(_Source):
@@ -228,7 +252,7 @@ class SourceTokenConfiguration(_Source):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_batch_size(cls, data: Any) -> Any:
+    def _no_batch_size(cls, data: _Input) -> _Input:
         """measurement_path takes a configuration with a batch size for a diffusion one."""
         if isinstance(data, dict) and "batch_size" in data:
             raise ValueError(
@@ -269,7 +293,7 @@ class SourceVideoConfiguration(_SourceDiffusionConfiguration):
     fps: float
 
 
-def _configuration_shape(kind: str, c: dict[str, Any]) -> type[_Source]:
+def _configuration_shape(kind: str, c: JsonObject) -> type[_Source]:
     """The model a configuration of a task of ``kind`` must fit (image or video: as
     :func:`_diffusion_measurement` tells them apart)."""
     if kind != "diffusion":
@@ -278,7 +302,7 @@ def _configuration_shape(kind: str, c: dict[str, Any]) -> type[_Source]:
 
 
 def _shape_problems(
-    shape: type[_Source], value: Any, path: Path, prefix: tuple[object, ...] = ()
+    shape: type[_Source], value: JsonValue, path: Path, prefix: tuple[object, ...] = ()
 ) -> list[Problem]:
     try:
         shape.model_validate(value)
@@ -307,9 +331,9 @@ def _read_bytes(path: Path, cap: int) -> tuple[str | None, list[Problem]]:
         ]
 
 
-def _read(path: Path, shape: type[_Source]) -> tuple[Any, list[Problem]]:
-    """A source JSON file, parsed strictly and checked against ``shape``: (value, problems);
-    the value is None when there is any problem."""
+def _read(path: Path, shape: type[_S]) -> tuple[tuple[_S, JsonObject] | None, list[Problem]]:
+    """A source JSON file, parsed strictly and checked against ``shape``: ((the checked
+    model, the object as parsed), problems); None when there is any problem."""
     text, problems = _read_bytes(path, SOURCE_CAP)
     if text is None:
         return None, problems
@@ -318,8 +342,26 @@ def _read(path: Path, shape: type[_Source]) -> tuple[Any, list[Problem]]:
         return None, [
             Problem(shown_path(path), i.pointer, i.rule, i.message, i.hint) for i in issues
         ]
-    problems = _shape_problems(shape, value, path)
-    return (None if problems else value), problems
+    try:
+        checked = shape.model_validate(value)
+    except ValidationError as e:
+        return None, problems_from(e, shown_path(path), shape)
+    if not isinstance(value, dict):  # the shape is an object's
+        raise TypeError(f"{shape.__name__} accepted {type(value).__name__}, not an object")
+    return (checked, value), []
+
+
+def _list(value: JsonValue, what: str) -> list[JsonValue]:
+    if not isinstance(value, list):
+        raise TypeError(f"{what} is {type(value).__name__}, not a list")
+    return value
+
+
+def json_object(value: JsonValue, what: str) -> JsonObject:
+    """An object of a configuration checked (or built) before: its parallelization, ..."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} is {type(value).__name__}, not an object")
+    return value
 
 
 def _source_ref(src: Path) -> tuple[str, list[Problem]]:
@@ -367,11 +409,9 @@ def _folder_problem(folder: Path) -> Problem | None:
     return None
 
 
-def measurement_path(
-    task: str, model_id: str, c: dict[str, Any], precision: str, repeat: int
-) -> str:
+def measurement_path(task: str, model_id: str, c: JsonObject, precision: str, repeat: int) -> str:
     """Where the importer puts a configuration, relative to data/."""
-    par = c["parallelization"]
+    par = json_object(c["parallelization"], "parallelization")
     if "batch_size" in c:  # diffusion
         name = (
             f"{c['gpu_model']}-x{c['num_gpus']}-{precision}-bs{c['batch_size']}"
@@ -388,11 +428,11 @@ def measurement_path(
 
 
 def _diffusion_measurement(
-    task: str, model: dict[str, Any], c: dict[str, Any], repeat: int, provenance: dict[str, str]
-) -> dict[str, Any]:
-    par = c["parallelization"]
+    task: str, model: SourceModel, c: JsonObject, repeat: int, provenance: Mapping[str, str]
+) -> JsonObject:
+    par = json_object(c["parallelization"], "parallelization")
     unit = "video" if "energy_per_video_joules" in c else "image"
-    output: dict[str, Any] = {
+    output: JsonObject = {
         "width_px": c[f"{unit}_width"],
         "height_px": c[f"{unit}_height"],
         "inference_steps": c["inference_steps"],
@@ -403,10 +443,10 @@ def _diffusion_measurement(
         "schema_version": SCHEMA_VERSION,
         "kind": "diffusion",
         "task": task,
-        "model_id": model["model_id"],
+        "model_id": model.model_id,
         "gpu_model": c["gpu_model"],
         "num_gpus": c["num_gpus"],
-        "weight_precision": model["weight_precision"],
+        "weight_precision": model.weight_precision,
         "serving": {
             "batch_size": c["batch_size"],
             "ulysses_degree": par["ulysses_degree"],
@@ -420,29 +460,30 @@ def _diffusion_measurement(
             "throughput_outputs_per_sec": c[f"throughput_{unit}s_per_sec"],
             "batch_latency_s": c["batch_latency_s"],
         },
-        "provenance": provenance,
+        "provenance": dict(provenance),
     }
 
 
 def _measurement(
     task: str,
     kind: str,
-    model: dict[str, Any],
-    c: dict[str, Any],
+    model: SourceModel,
+    c: JsonObject,
     repeat: int,
-    provenance: dict[str, str],
-) -> dict[str, Any]:
+    provenance: Mapping[str, str],
+) -> JsonObject:
     if kind == "diffusion":
         return _diffusion_measurement(task, model, c, repeat, provenance)
-    par, hist = c["parallelization"], c["output_length_distribution"]
+    par = json_object(c["parallelization"], "parallelization")
+    hist = json_object(c["output_length_distribution"], "output_length_distribution")
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": kind,
         "task": task,
-        "model_id": model["model_id"],
+        "model_id": model.model_id,
         "gpu_model": c["gpu_model"],
         "num_gpus": c["num_gpus"],
-        "weight_precision": model["weight_precision"],
+        "weight_precision": model.weight_precision,
         "serving": {
             "max_num_seqs": c["max_num_seqs"],
             "tensor_parallel": par["tensor_parallel"],
@@ -464,28 +505,31 @@ def _measurement(
             "p99_itl_ms": c["p99_itl_ms"],
         },
         "output_length_distribution": {"bin_edges_tokens": hist["bins"], "counts": hist["counts"]},
-        "provenance": provenance,
+        "provenance": dict(provenance),
     }
 
 
-def _model_entry(model_id: str, info: dict[str, Any]) -> dict[str, Any]:
+def _model_entry(model_id: str, info: SourceIndexModel) -> JsonObject:
     org = model_id.split("/")[0]
-    entry = {
-        "nickname": info["nickname"],
+    entry: JsonObject = {
+        "nickname": info.nickname,
         "builder": BUILDERS.get(org, org),
-        "total_params_billions": float(info["total_params_billions"]),
-        "active_params_billions": float(info["activated_params_billions"]),
-        "architecture": info.get("architecture", ""),
-        "weight_precision": info["weight_precision"],
+        "total_params_billions": float(info.total_params_billions),
+        "active_params_billions": float(info.activated_params_billions),
+        "architecture": info.architecture,
+        "weight_precision": info.weight_precision,
         "links": [{"label": "Hugging Face", "url": f"https://huggingface.co/{model_id}"}],
         "description_md": "",
     }
     return entry
 
 
-def _task_entry(task: str, display: str, kind: str) -> dict[str, Any]:
-    curated = TASKS.get(task, {})
-    entry = {
+def _task_entry(task: str, display: str, kind: str) -> JsonObject:
+    curated = TASKS.get(task, _CuratedTask())
+    deadline = curated.get("default_deadline") or _Deadline(
+        percentile="p50", ms=DEFAULT_DEADLINE_MS
+    )
+    entry: JsonObject = {
         "name": curated.get("name", display),
         "benchmark": display,
         "kind": kind,
@@ -493,9 +537,7 @@ def _task_entry(task: str, display: str, kind: str) -> dict[str, Any]:
         "output_unit": curated.get("output_unit", "token"),
         "response_unit": curated.get("response_unit", "response"),
         "efficiency_scale_joules": curated.get("efficiency_scale_joules", 1),
-        "default_deadline": dict(
-            curated.get("default_deadline", {"percentile": "p50", "ms": DEFAULT_DEADLINE_MS})
-        ),
+        "default_deadline": {"percentile": deadline["percentile"], "ms": deadline["ms"]},
         "preset_deadlines_ms": list(curated.get("preset_deadlines_ms", PRESET_DEADLINES_MS)),
     }
     return entry
@@ -583,16 +625,17 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
     files an earlier import-mlenergy wrote that the source no longer has.
     """
     plan = ImportPlan(IMPORTER, replace_previous=True, owns=lambda old, new: _ours(old))
-    index, problems = _read(src / "index.json", SourceIndex)
-    if index is None:
+    read, problems = _read(src / "index.json", SourceIndex)
+    if read is None:
         raise ValidationFailed(problems)
+    index = read[0]
     # Text tasks first, then multimodal: the order of the home page.
-    kinds = {task: kind for kind in KINDS for task in index["architectures"].get(kind, [])}
+    kinds = {task: kind for kind in KINDS for task in index.architectures.get(kind, [])}
     source_ref, problems = _source_ref(src)
     provenance = {
         "dataset": DATASET,
         "version": "v3",
-        "date": index["last_updated"],
+        "date": index.last_updated,
         "license": LICENSE,
         "source": source_ref,
         "citation": CITATION,
@@ -606,22 +649,26 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
     counts: dict[str, int] = {}
     used_models: set[str] = set()
     for path in sorted((src / "models").glob("*.json")):
-        model, found = _read(path, SourceModel)
-        if model is None or model["task"] not in kinds:
+        read_model, found = _read(path, SourceModel)
+        if read_model is None or read_model[0].task not in kinds:
             problems += found
             continue
-        task = model["task"]
-        if model["model_id"] not in index["models"]:
+        model, parsed = read_model
+        configurations = [
+            c for c in _list(parsed["configurations"], "configurations") if isinstance(c, dict)
+        ]  # (each one: SourceModel checked that it is an object)
+        task = model.task
+        if model.model_id not in index.models:
             found.append(
                 Problem(
                     shown_path(path),
                     pointer("model_id"),
                     "mlenergy.model-not-in-index",
-                    f"model {model['model_id']!r} is not in index.json's models",
+                    f"model {model.model_id!r} is not in index.json's models",
                     "add it to index.json's models, or remove this file",
                 )
             )
-        for i, c in enumerate(model["configurations"]):
+        for i, c in enumerate(configurations):
             found += _shape_problems(
                 _configuration_shape(kinds[task], c), c, path, ("configurations", i)
             )
@@ -630,8 +677,8 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
             continue
         # The source publishes some configurations twice (repeat runs): number them.
         seen: dict[str, int] = {}
-        for c in model["configurations"]:
-            key = measurement_path(task, model["model_id"], c, model["weight_precision"], 1)
+        for c in configurations:
+            key = measurement_path(task, model.model_id, c, model.weight_precision, 1)
             repeat = seen[key] = seen.get(key, 0) + 1
             doc = _measurement(
                 task,
@@ -641,17 +688,17 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
                 repeat,
                 {**provenance, "source": f"{provenance['source']}/models/{path.name}"},
             )
-            rel = measurement_path(task, model["model_id"], c, model["weight_precision"], repeat)
+            rel = measurement_path(task, model.model_id, c, model.weight_precision, repeat)
             plan.files[rel] = dumps_canonical(doc, indent=2)
             counts[task] = counts.get(task, 0) + 1
-        used_models.add(model["model_id"])
+        used_models.add(model.model_id)
 
     displays: dict[str, str] = {}
     for t in kinds:
         task_file, found = _read(src / "tasks" / f"{t}.json", SourceTask)
         problems += found
         if task_file is not None:
-            displays[t] = task_file["task_display_name"]
+            displays[t] = task_file[0].task_display_name
     for name in ("models.yaml", "tasks.yaml", "gpus.yaml"):
         problems += _registry_problems(out / name)
     if problems:
@@ -666,7 +713,7 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
     merges = {
         "models.yaml": merge_registry(
             out / "models.yaml",
-            {mid: _model_entry(mid, index["models"][mid]) for mid in sorted(used_models)},
+            {mid: _model_entry(mid, index.models[mid]) for mid in sorted(used_models)},
             MODEL_FIELDS_IMPORTED,
             header.format(DATASET, "builder, links, description_md"),
         ),
@@ -688,13 +735,13 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
             plan.updates[name] = merge.text
 
     if not (out / "site.yaml").exists() and not (out / "site.yaml").is_symlink():
-        site = {
+        site: dict[str, JsonLike] = {
             "title": "jouleboard",
             "tagline": "Which AI model does the most work per joule of GPU energy?",
             "top_n": 7,
             "default_gpus": sorted(GPUS),
             "data_version": "v3",
-            "data_date": index["last_updated"],
+            "data_date": index.last_updated,
             "base_url": "/",
             "attribution_md": (
                 f"Measurements: [{DATASET}](https://ml.energy/leaderboard) ({CITATION}), "

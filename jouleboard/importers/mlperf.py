@@ -30,7 +30,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -40,6 +39,7 @@ from jouleboard.core.jsonio import dumps_canonical, parse_strict
 from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
+from jouleboard.core.shapes import JsonObject, JsonValue
 from jouleboard.importers.contract import ImportPlan, commit, conflicts
 from jouleboard.kinds.mlperf import (
     MLPERF_DIR,
@@ -139,17 +139,18 @@ def _read_text(path: Path, cap: int) -> tuple[str | None, Problem | None]:
         return None, Problem(shown_path(path), "", e.rule, e.message, e.hint)
 
 
-def mllog(text: str, shown: str) -> tuple[dict[str, Any], list[Problem]]:
+def mllog(text: str, shown: str) -> tuple[JsonObject, list[Problem]]:
     """The first value of each key of the ``:::MLLOG {...}`` lines."""
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     problems = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.startswith(":::MLLOG "):
             continue
         try:
-            entry = json.loads(line[len(":::MLLOG ") :])
-            key, value = entry["key"], entry["value"]
-        except (ValueError, KeyError, TypeError):
+            entry: JsonValue = json.loads(line[len(":::MLLOG ") :])
+        except ValueError:
+            entry = None
+        if not isinstance(entry, dict) or "key" not in entry or "value" not in entry:
             problems.append(
                 Problem(
                     shown,
@@ -160,6 +161,7 @@ def mllog(text: str, shown: str) -> tuple[dict[str, Any], list[Problem]]:
                 )
             )
             continue
+        key, value = entry["key"], entry["value"]
         if isinstance(key, str):
             values.setdefault(key, value)
     return values, problems
@@ -295,7 +297,17 @@ def host_text(cpu: str, count: object) -> str:
     return f"{count}x {cpu}" if cpu and count else cpu
 
 
-def system_fields(doc: Any, gpus: Iterable[str]) -> dict[str, Any]:
+def _int(value: JsonValue) -> int:
+    """``int(value)``, with its errors, for a value of a JSON file."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(
+        "int() argument must be a string, a bytes-like object or a real number, "
+        f"not {type(value).__name__!r}"
+    )
+
+
+def system_fields(doc: JsonObject, gpus: Iterable[str]) -> JsonObject:
     """The system part of a result from systems/<system>.json."""
     text = {k: str(v).strip() for k, v in doc.items() if isinstance(v, (str, int, float))}
     accelerator = text.get("accelerator_model_name", "")
@@ -307,7 +319,7 @@ def system_fields(doc: Any, gpus: Iterable[str]) -> dict[str, Any]:
         "name": text.get("system_name", ""),
         "accelerator": accelerator,
         "gpu_model": gpu_id(accelerator, gpus),
-        "accelerators": int(per_node) * int(nodes) if isinstance(per_node, int) else 0,
+        "accelerators": per_node * _int(nodes) if isinstance(per_node, int) else 0,
         "nodes": int(nodes) if isinstance(nodes, int) else 1,
         "host": host_text(host, count),
         "software": text.get("framework", ""),
@@ -325,7 +337,7 @@ def gpu_id(accelerator: str, gpus: Iterable[str]) -> str | None:
     return next((g for g in sorted(gpus) if g in words), None)
 
 
-def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped | list[Problem]:
+def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | list[Problem]:
     """One result folder as a result document, a reason to skip it, or its problems."""
     run = loc.folder / "performance" / "run_1"
     where = f"{loc.round} {loc.path}"
@@ -350,9 +362,11 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped |
         return Skipped(where, "no power measurement (a performance-only result)")
     missing = [k for k in ("power_begin", "power_end") if k not in log]
     key = _throughput_key(output, loc.scenario)
-    if not isinstance(log.get(key), (int, float)) or isinstance(log.get(key), bool):
+    logged = log.get(key)
+    throughput = None if isinstance(logged, bool) or not isinstance(logged, int | float) else logged
+    if throughput is None:
         missing.append(key)
-    if missing:
+    if missing or throughput is None:
         return [
             Problem(
                 detail_shown,
@@ -397,7 +411,7 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped |
             )
         ]
     accuracy, _ = _read_text(loc.folder / "accuracy" / "accuracy.txt", SMALL_CAP)
-    doc: dict[str, Any] = {
+    doc: JsonObject = {
         "round": loc.round,
         "division": loc.division,
         "availability": str(system_doc.get("status", "")),
@@ -406,7 +420,7 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped |
         "scenario": loc.scenario,
         "model_id": WORKLOADS[found[0]].model_id,
         "system": {"id": loc.system, **system_fields(system_doc, gpus)},
-        "throughput_per_sec": float(log[key]),
+        "throughput_per_sec": float(throughput),
         "avg_power_watts": power[0],
         "power_samples": power[1],
         "accuracy": accuracy_text(accuracy or ""),
@@ -415,7 +429,7 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped |
         "source": f"inference_results_{loc.round}/{loc.path}",
     }
     if loc.scenario == "Server":
-        doc["latency"] = server_latency(fields)
+        doc["latency"] = dict(server_latency(fields))
     return doc
 
 
@@ -424,7 +438,7 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> dict[str, Any] | Skipped |
 
 def summary_rows(
     path: Path, gpus: Iterable[str]
-) -> tuple[list[dict[str, Any]], list[Skipped], list[Problem]]:
+) -> tuple[list[JsonObject], list[Skipped], list[Problem]]:
     """The result documents of a round's summary_results.json (rows with power)."""
     shown = shown_path(path)
     text, refused = _read_text(path, LOG_CAP)
@@ -436,7 +450,9 @@ def summary_rows(
         return [], [], [Problem(shown, i.pointer, i.rule, i.message, i.hint) for i in issues]
     if not isinstance(rows, list):
         return [], [], [Problem(shown, "", "schema.wrong-type", "not a list of results", "")]
-    docs, skipped, problems = [], [], []
+    docs: list[JsonObject] = []
+    skipped: list[Skipped] = []
+    problems: list[Problem] = []
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             problems.append(Problem(shown, pointer(i), "schema.wrong-type", "not an object", ""))
@@ -470,6 +486,7 @@ def summary_rows(
         location = str(row.get("Location", ""))
         host = str(row.get("Processor", ""))
         count = row.get("host_processors_per_node")
+        per_node, nodes = row.get("a#"), row.get("Nodes") or 1
         docs.append(
             {
                 "round": str(row.get("version", "")),
@@ -485,10 +502,11 @@ def summary_rows(
                     "name": str(row.get("System", "")),
                     "accelerator": str(row.get("Accelerator", "")),
                     "gpu_model": gpu_id(str(row.get("Accelerator", "")), gpus),
-                    "accelerators": row.get("a#", 0) * (row.get("Nodes") or 1)
-                    if isinstance(row.get("a#"), int)
+                    # (a Nodes that is no number is reported at nodes, by Result)
+                    "accelerators": per_node * nodes
+                    if isinstance(per_node, int) and not isinstance(nodes, dict)
                     else 0,
-                    "nodes": row.get("Nodes") or 1,
+                    "nodes": nodes,
                     "host": host_text(host, count),
                     "software": str(row.get("Software", "")),
                     "power_settings": str(row.get("Notes", "")),
@@ -508,23 +526,40 @@ def summary_rows(
 # --- the import ------------------------------------------------------------------------------
 
 
-def _key(doc: dict[str, Any]) -> tuple[str, ...]:
-    return (doc["round"], doc["division"], doc["submitter"], doc["system"]["id"],
-            doc["benchmark"], doc["scenario"])  # fmt: skip
+def _text(doc: JsonObject, name: str) -> str:
+    """A text field of a result document built here (raw_result, summary_rows: always text)."""
+    value = doc[name]
+    if not isinstance(value, str):
+        raise TypeError(f"{name} of a result document is {value!r}, not text")
+    return value
 
 
-def relative_path(doc: dict[str, Any]) -> str:
+def _system_id(doc: JsonObject) -> str:
+    system = doc["system"]
+    if not isinstance(system, dict):
+        raise TypeError(f"system of a result document is {system!r}, not an object")
+    return _text(system, "id")
+
+
+def _key(doc: JsonObject) -> tuple[str, ...]:
+    return (_text(doc, "round"), _text(doc, "division"), _text(doc, "submitter"),
+            _system_id(doc), _text(doc, "benchmark"), _text(doc, "scenario"))  # fmt: skip
+
+
+def relative_path(doc: JsonObject) -> str:
     """mlperf/<round>/<submitter>/<system>/<benchmark>/<Scenario>.json"""
     return "/".join((MLPERF_DIR, *_key(doc)[:1], *_key(doc)[2:])) + ".json"
 
 
-def _merge(raw: dict[str, Any], row: dict[str, Any], shown: str) -> list[Problem]:
+def _merge(raw: JsonObject, row: JsonObject, shown: str) -> list[Problem]:
     """A result in both the logs and the summary: the figures must agree; the summary adds
     the result ID."""
     problems = []
     for name, column in (("throughput_per_sec", "Performance_Result"),
                          ("avg_power_watts", "Power_Result")):  # fmt: skip
         a, b = raw[name], row[name]
+        if not isinstance(a, float):  # raw_result's figures are floats
+            raise TypeError(f"{name} of a result from the logs is {a!r}, not a number")
         if not isinstance(b, (int, float)) or abs(a - b) > MATCH_TOLERANCE * abs(a):
             problems.append(
                 Problem(
@@ -539,10 +574,10 @@ def _merge(raw: dict[str, Any], row: dict[str, Any], shown: str) -> list[Problem
     return problems
 
 
-def _finish(doc: dict[str, Any]) -> dict[str, Any]:
+def _finish(doc: JsonObject) -> JsonObject:
     """A result document with its fixed parts and provenance."""
     body = {k: v for k, v in doc.items() if not k.startswith("_") and k not in ("date", "source")}
-    rnd = doc["round"]
+    rnd = _text(doc, "round")
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": "mlperf",
@@ -567,8 +602,8 @@ def plan_import(paths: Sequence[Path], registry: Registry) -> tuple[ImportPlan, 
     gpus = list(registry.gpus)
     problems: list[Problem] = []
     skipped: list[Skipped] = []
-    raw: dict[tuple[str, ...], dict[str, Any]] = {}
-    rows: list[tuple[dict[str, Any], str]] = []
+    raw: dict[tuple[str, ...], JsonObject] = {}
+    rows: list[tuple[JsonObject, str]] = []
     for path in paths:
         if path.is_file():
             found_rows, skips, found = summary_rows(path, gpus)

@@ -15,9 +15,10 @@ import io
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
+
+from jouleboard.core.shapes import JsonLike
 
 WIDTH = 100  # as the files jouleboard writes
 
@@ -31,7 +32,7 @@ class RegistryMerge:
     changes: tuple[str, ...]
 
 
-def sorted_value(value: Any) -> Any:
+def sorted_value(value: JsonLike) -> JsonLike:
     """Nested keys sorted (a new entry reads the same whoever wrote its dict)."""
     if isinstance(value, dict):
         return {k: sorted_value(value[k]) for k in sorted(value)}
@@ -40,14 +41,14 @@ def sorted_value(value: Any) -> Any:
     return value
 
 
-def dump_new(entries: Mapping[str, Any], header: str) -> str:
+def dump_new(entries: Mapping[str, JsonLike], header: str) -> str:
     """A registry written whole: top-level keys in the given order, nested keys sorted."""
     ordered = {k: sorted_value(v) for k, v in entries.items()}
     return header + yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=WIDTH)
 
 
 def merge_registry(
-    path: Path, entries: Mapping[str, Mapping[str, Any]], owned: Collection[str], header: str
+    path: Path, entries: Mapping[str, Mapping[str, JsonLike]], owned: Collection[str], header: str
 ) -> RegistryMerge:
     """``entries`` merged into the registry at ``path`` (already read and checked by the
     caller): new ids appended, the ``owned`` fields of known ids set where they differ,

@@ -16,13 +16,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from jouleboard.core.jsonio import parse_strict
 from jouleboard.core.problems import Problem, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped, refusal
+from jouleboard.core.shapes import JsonObject, YamlValue
 from jouleboard.core.yamlio import read_yaml
 from jouleboard.importers.run_layout import RunLocation, configs_dir
 
@@ -43,12 +43,12 @@ class ModelFacts:
     file: str  # as shown in problems
 
 
-def _number(info: dict[str, Any], key: str) -> float | None:
+def _number(info: JsonObject, key: str) -> float | None:
     value = info.get(key)
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _text(info: dict[str, Any], key: str) -> str | None:
+def _text(info: JsonObject, key: str) -> str | None:
     value = info.get(key)
     return value if isinstance(value, str) and value else None
 
@@ -159,12 +159,12 @@ def parallelism(
         ]
     try:
         ep = (
-            int(raw.get("expert-parallel-size", num_gpus))
+            _int(raw.get("expert-parallel-size", num_gpus))
             if bool(raw.get("enable-expert-parallel", False))
             else 1
         )
-        tp = int(raw.get("tensor-parallel-size", 1 if ep > 1 else num_gpus))
-        dp = int(raw.get("data-parallel-size", 1)) or num_gpus
+        tp = _int(raw.get("tensor-parallel-size", 1 if ep > 1 else num_gpus))
+        dp = _int(raw.get("data-parallel-size", 1)) or num_gpus
     except (TypeError, ValueError) as e:
         return None, [
             Problem(
@@ -189,6 +189,16 @@ def parallelism(
     return (tp, ep, dp), []
 
 
+def _int(value: YamlValue) -> int:
+    """``int(value)``, with its errors, for a value of a YAML file."""
+    if isinstance(value, int | float | str | bytes):
+        return int(value)
+    raise TypeError(
+        "int() argument must be a string, a bytes-like object or a real number, "
+        f"not {type(value).__name__!r}"
+    )
+
+
 def inferred_precision(model_id: str, diffusion: bool) -> str:
     """The toolkit's weight precision when model_info.json does not give one."""
     if not diffusion and (
@@ -200,7 +210,7 @@ def inferred_precision(model_id: str, diffusion: bool) -> str:
 
 def models_yaml_entry(
     model_id: str, facts: ModelFacts | None, fallback_precision: str, builder: str
-) -> dict[str, Any]:
+) -> JsonObject:
     """The models.yaml entry of a model the registry lacks, from its model_info.json.
     Without one the facts are left for a person to fill in (0 fails validation on purpose)."""
     f = facts
@@ -211,7 +221,7 @@ def models_yaml_entry(
         if f and f.architecture
         else (("MoE" if total != active else "Dense") if f and total else "")
     )
-    entry: dict[str, Any] = {
+    entry: JsonObject = {
         "nickname": f.nickname if f and f.nickname else model_id.split("/", 1)[1],
         "builder": builder,
         "total_params_billions": total,
@@ -223,6 +233,6 @@ def models_yaml_entry(
     return entry
 
 
-def entry_yaml(model_id: str, entry: dict[str, Any]) -> str:
+def entry_yaml(model_id: str, entry: JsonObject) -> str:
     """``entry`` as the YAML lines to paste into models.yaml."""
     return yaml.safe_dump({model_id: entry}, sort_keys=False, allow_unicode=True, width=100)

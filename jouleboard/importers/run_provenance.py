@@ -22,10 +22,10 @@ import datetime
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from jouleboard.config.schema import GPU_COUNTERS
 from jouleboard.core.problems import Problem, pointer, shown_path
+from jouleboard.core.shapes import YamlValue
 from jouleboard.core.yamlio import read_yaml
 
 PROVENANCE_FILE = "jouleboard-provenance.yaml"
@@ -89,7 +89,7 @@ def date_problem(value: str, shown: str, where: str) -> Problem | None:
     return None
 
 
-def _check(doc: Any, where: str) -> tuple[dict[str, str], list[Problem]]:
+def _check(doc: YamlValue, where: str) -> tuple[dict[str, str], list[Problem]]:
     if not isinstance(doc, dict):
         return {}, [
             Problem(
@@ -103,7 +103,7 @@ def _check(doc: Any, where: str) -> tuple[dict[str, str], list[Problem]]:
     values: dict[str, str] = {}
     problems = []
     for key, value in doc.items():
-        if key not in FIELDS:
+        if not isinstance(key, str) or key not in FIELDS:
             problems.append(
                 Problem(
                     where,

@@ -18,16 +18,17 @@ measurement files refuses it (readers disagree on which value wins).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import ijson  # type: ignore[import-untyped]
 
 from jouleboard.core import jsonio
 from jouleboard.core.problems import Problem, pointer
 from jouleboard.core.safe_read import FileRefused, open_regular
+from jouleboard.core.shapes import Scalar
 from jouleboard.importers.itl import ItlStats, itl_stats, smooth_itl
 from jouleboard.importers.run_provenance import date_problem
 from jouleboard.measure import metrics
@@ -72,7 +73,7 @@ class _Chunks:
 
 def raw_events(
     f: BinaryIO, numbers: tuple[str, Callable[[float], object]] | None = None
-) -> Iterator[tuple[str, str, Any]]:
+) -> Iterator[tuple[str, str, Scalar]]:
     """ijson.parse's ``(prefix, event, value)`` events (map keys left out) of a raw JSON
     file, refusing (:class:`RawJsonError`) nesting deeper than :data:`MAX_DEPTH`, a key
     twice in one object, a value of :data:`MAX_VALUE_BYTES` or more, and invalid JSON.
@@ -268,11 +269,11 @@ class _Requests:
 
 
 def _stream(
-    events: Iterable[tuple[str, str, Any]], requests: _Requests
-) -> tuple[dict[str, tuple[str, Any]], str | None]:
+    events: Iterable[tuple[str, str, Scalar]], requests: _Requests
+) -> tuple[dict[str, tuple[str, Scalar]], str | None]:
     """One pass over results.json events: top-level fields (first event of each wanted key)
     and the event that opened ``results``; requests are tallied as they pass."""
-    top: dict[str, tuple[str, Any]] = {}
+    top: dict[str, tuple[str, Scalar]] = {}
     results_event: str | None = None
     for prefix, event, value in events:
         if prefix == _ITL_ITEM:  # numbers went to requests.itl_s: anything else is wrong
@@ -296,7 +297,7 @@ def _stream(
                     "results holds one object per request",
                 )
         elif prefix == _SUCCESS:
-            if event == "boolean":
+            if event == "boolean" and isinstance(value, bool):
                 requests.success = value
             else:
                 requests.problem(
@@ -322,9 +323,10 @@ def _stream(
 
 
 def _top_value(
-    top: dict[str, tuple[str, Any]], name: str, shown: str, problems: list[Problem]
-) -> Any:
-    """The value of top-level field ``name`` of its declared type, else None + a problem."""
+    top: dict[str, tuple[str, Scalar]], name: str, shown: str, problems: list[Problem]
+) -> Scalar:
+    """The value of top-level field ``name`` of its declared type (a string, a float, an int),
+    else None + a problem."""
     want = _TOP_FIELDS[name]
     if name not in top:
         problems.append(
@@ -341,10 +343,11 @@ def _top_value(
     event, value = top[name]
     if want == "string" and event == "string":
         return value
-    if want == "number" and event == "number":
-        return float(value)
-    if want == "integer" and event == "number" and float(value).is_integer():
-        return int(value)
+    number = value if event == "number" and isinstance(value, int | float) else None
+    if want == "number" and number is not None:
+        return float(number)
+    if want == "integer" and number is not None and float(number).is_integer():
+        return int(number)
     problems.append(
         Problem(
             shown,
@@ -355,6 +358,27 @@ def _top_value(
         )
     )
     return None
+
+
+def _top_text(
+    top: dict[str, tuple[str, Scalar]], name: str, shown: str, problems: list[Problem]
+) -> str | None:
+    value = _top_value(top, name, shown, problems)
+    return value if isinstance(value, str) else None
+
+
+def _top_number(
+    top: dict[str, tuple[str, Scalar]], name: str, shown: str, problems: list[Problem]
+) -> float | None:
+    value = _top_value(top, name, shown, problems)
+    return value if isinstance(value, float) else None
+
+
+def _top_int(
+    top: dict[str, tuple[str, Scalar]], name: str, shown: str, problems: list[Problem]
+) -> int | None:
+    value = _top_value(top, name, shown, problems)
+    return value if isinstance(value, int) else None
 
 
 def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Problem]]:
@@ -405,27 +429,52 @@ def read_results(path: Path, shown: str) -> tuple[RunResults | None, list[Proble
                 "results lists one object per request",
             )
         )
-    values = {name: _top_value(top, name, shown, problems) for name in _REQUIRED}
-    problems.extend(_out_of_range(values, shown))
-    energy_per_token = _energy_per_token(top, values["steady_state_energy"], shown, problems)
+    # In _REQUIRED's order, as each adds its problem.
+    model_id = _top_text(top, "model_id", shown, problems)
+    gpu_model = _top_text(top, "gpu_model", shown, problems)
+    num_gpus = _top_int(top, "num_gpus", shown, problems)
+    max_num_seqs = _top_int(top, "max_num_seqs", shown, problems)
+    completed = _top_int(top, "completed", shown, problems)
+    total_output_tokens = _top_number(top, "total_output_tokens", shown, problems)
+    duration_s = _top_number(top, "steady_state_duration", shown, problems)
+    energy_joules = _top_number(top, "steady_state_energy", shown, problems)
+    counts = {
+        "num_gpus": num_gpus,
+        "max_num_seqs": max_num_seqs,
+        "completed": completed,
+        "total_output_tokens": total_output_tokens,
+        "steady_state_duration": duration_s,
+    }
+    problems.extend(_out_of_range(counts, shown))
+    energy_per_token = _energy_per_token(top, energy_joules, shown, problems)
     date: str | None = None
     if "date" in top:
-        date = _top_value(top, "date", shown, problems)
+        date = _top_text(top, "date", shown, problems)
         wrong = date_problem(date, shown, "/date") if date is not None else None
         if wrong is not None:
             problems.append(wrong)
-    if problems:
+    if (
+        problems  # else every value is there (a missing one is a problem)
+        or model_id is None
+        or gpu_model is None
+        or num_gpus is None
+        or max_num_seqs is None
+        or completed is None
+        or total_output_tokens is None
+        or duration_s is None
+        or energy_joules is None
+    ):
         return None, problems
     gaps_s = requests.gaps_s
     return RunResults(
-        model_id=values["model_id"],
-        gpu_model=values["gpu_model"],
-        num_gpus=values["num_gpus"],
-        max_num_seqs=values["max_num_seqs"],
-        completed=values["completed"],
-        total_output_tokens=values["total_output_tokens"],
-        steady_state_duration_s=values["steady_state_duration"],
-        steady_state_energy_joules=values["steady_state_energy"],
+        model_id=model_id,
+        gpu_model=gpu_model,
+        num_gpus=num_gpus,
+        max_num_seqs=max_num_seqs,
+        completed=completed,
+        total_output_tokens=total_output_tokens,
+        steady_state_duration_s=duration_s,
+        steady_state_energy_joules=energy_joules,
         energy_per_token_joules=energy_per_token,
         successful_requests=requests.successful,
         failed_requests=requests.failed,
@@ -443,7 +492,7 @@ _AT_LEAST = {
 }
 
 
-def _out_of_range(values: dict[str, Any], shown: str) -> list[Problem]:
+def _out_of_range(values: Mapping[str, float | None], shown: str) -> list[Problem]:
     """Counts and durations below what they can be (``completed: -5`` is not "no request
     succeeded", it is a broken file)."""
     return [
@@ -451,16 +500,16 @@ def _out_of_range(values: dict[str, Any], shown: str) -> list[Problem]:
             shown,
             pointer(name),
             "run.bad-value",
-            f"{name} is {values[name]:g}, below {least}",
+            f"{name} is {value:g}, below {least}",
             "use the results.json the benchmark wrote; counts and durations are never negative",
         )
         for name, least in _AT_LEAST.items()
-        if values.get(name) is not None and values[name] < least
+        if (value := values.get(name)) is not None and value < least
     ]
 
 
 def _energy_per_token(
-    top: dict[str, tuple[str, Any]],
+    top: dict[str, tuple[str, Scalar]],
     energy_joules: float | None,
     shown: str,
     problems: list[Problem],
@@ -468,9 +517,9 @@ def _energy_per_token(
     """steady_state_energy_per_token, else steady-state energy / steady-state output tokens.
     (total_output_tokens counts the whole benchmark, not the steady window: not usable.)"""
     if "steady_state_energy_per_token" in top or "steady_state_output_tokens" not in top:
-        value = _top_value(top, "steady_state_energy_per_token", shown, problems)
-        return 0.0 if value is None else float(value)
-    tokens = _top_value(top, "steady_state_output_tokens", shown, problems)
+        value = _top_number(top, "steady_state_energy_per_token", shown, problems)
+        return 0.0 if value is None else value
+    tokens = _top_number(top, "steady_state_output_tokens", shown, problems)
     if tokens is None or energy_joules is None or tokens <= 0:
         return 0.0  # a problem is reported, or the run is unstable (no energy per token)
     return metrics.energy_per_token(energy_joules, tokens)
@@ -483,7 +532,7 @@ def read_avg_batch_size(path: Path, shown: str) -> tuple[float | None, list[Prob
         f"steady_state_stats.{BATCH_METRIC}",
         pointer("steady_state_stats", BATCH_METRIC),
     )
-    found: tuple[str, Any] | None = None
+    found: tuple[str, Scalar] | None = None
     try:
         with open_regular(path, MAX_PROMETHEUS_BYTES) as f:
             for prefix, event, value in raw_events(f):
@@ -506,7 +555,7 @@ def read_avg_batch_size(path: Path, shown: str) -> tuple[float | None, list[Prob
     if found is None:
         return None, []  # as the toolkit: no average batch size, utilisation is not checked
     event, value = found
-    if event == "number" and value >= 0:
+    if event == "number" and isinstance(value, int | float) and value >= 0:
         return float(value), []
     return None, [
         Problem(

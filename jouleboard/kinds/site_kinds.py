@@ -49,11 +49,10 @@ def declared(data_dir: Path) -> list[str]:
     reported by the registry check of site.yaml)."""
     value, error, _ = read_yaml(data_dir / "site.yaml")
     entries = value.get("kinds") if isinstance(value, dict) and not error else None
-    if not isinstance(entries, list) or not all(
-        isinstance(e, str) and re.fullmatch(KIND_ENTRY_PATTERN, e) for e in entries
-    ):
+    if not isinstance(entries, list):
         return []
-    return entries
+    names = [e for e in entries if isinstance(e, str) and re.fullmatch(KIND_ENTRY_PATTERN, e)]
+    return names if len(names) == len(entries) else []
 
 
 def _say_on_stderr(line: str) -> None:
