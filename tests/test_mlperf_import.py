@@ -334,3 +334,22 @@ def test_importing_dot_from_inside_a_result_folder_works(results: Path, data: Pa
     doc = json.loads(written.read_text())
     assert doc["system"]["host"] == "2x Intel(R) Xeon(R) Platinum 8568Y+"  # systems/*.json
     assert doc["avg_power_watts"] == pytest.approx(10442.2597402597, rel=1e-12)  # official
+
+
+@pytest.mark.parametrize("nodes", [[1], {"n": 1}, "one", 1.5, True])
+def test_a_system_whose_node_count_is_no_number_is_located(
+    results: Path, data: Path, tmp_path: Path, nodes: object
+) -> None:
+    """systems/<system>.json's number_of_nodes multiplies the accelerators: a list, an
+    object, text, a fraction or a boolean there is one located problem, not a traceback."""
+    folder = one_result(results, tmp_path)
+    system = folder.parents[3] / "systems" / "SR680a_V3_B200SXMx8_TRT.json"
+    doc = json.loads(system.read_text())
+    doc["number_of_nodes"] = nodes
+    system.write_text(json.dumps(doc))
+    done = run_cli(folder.parents[4], "--out", data)
+    assert done.returncode != 0 and "Traceback" not in done.stderr + done.stdout
+    assert "systems/SR680a_V3_B200SXMx8_TRT.json: /number_of_nodes: mlperf.bad-system: " in (
+        done.stderr
+    )
+    assert not (data / "mlperf").exists()

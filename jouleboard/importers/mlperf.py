@@ -307,6 +307,16 @@ def _int(value: JsonValue) -> int:
     )
 
 
+def _whole_number(value: JsonValue) -> bool:
+    """A count as a submitter writes it: 2, 2.0 or "2" (not a list, a fraction or text)."""
+    if isinstance(value, str):
+        value = value.strip()
+        return value.isdigit()
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def system_fields(doc: JsonObject, gpus: Iterable[str]) -> JsonObject:
     """The system part of a result from systems/<system>.json."""
     text = {k: str(v).strip() for k, v in doc.items() if isinstance(v, (str, int, float))}
@@ -407,6 +417,17 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | lis
                 "",
                 "mlperf.bad-system",
                 "not a JSON object describing the system",
+                "restore systems/<system>.json as submitted",
+            )
+        ]
+    nodes = system_doc.get("number_of_nodes")
+    if nodes is not None and not _whole_number(nodes):
+        return [
+            Problem(
+                shown_path(system_path),
+                "/number_of_nodes",
+                "mlperf.bad-system",
+                f"number_of_nodes is {nodes!r}, not a whole number of nodes",
                 "restore systems/<system>.json as submitted",
             )
         ]
