@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import UnionType
@@ -19,6 +20,8 @@ from typing import Any, Union, get_args, get_origin
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from jouleboard.config.registry import load_registry
@@ -290,3 +293,23 @@ def test_a_nul_in_the_tagline_is_refused_by_validate_with_its_location(tmp_path:
         in result.stdout + result.stderr
     )
     assert "Traceback" not in result.stderr
+
+
+@given(st.text(alphabet=st.characters(codec=None), max_size=40), st.booleans())
+def test_hidden_characters_are_each_character_of_a_hidden_category(
+    text: str, multiline: bool
+) -> None:
+    """The rule's definition, character by character (its fast path for printable text
+    must agree): Unicode categories Cc, Cf, Cs, Co, Zl, Zp, bar line breaks and tabs in a
+    multiline field."""
+    from jouleboard.core.text_rules import hidden_characters
+
+    expected = {
+        f"U+{ord(ch):04X}"
+        for ch in text
+        if unicodedata.category(ch) in {"Cc", "Cf", "Cs", "Co", "Zl", "Zp"}
+        and not (multiline and ch in "\n\r\t")
+    }
+    found = hidden_characters(text, multiline)
+    assert {d.split(" ")[0] for d in found} == expected
+    assert len(found) == len(expected)

@@ -35,6 +35,8 @@ def hidden_characters(text: str, multiline: bool = False) -> list[str]:
     """Each distinct hidden character of ``text``, described as ``U+202E (RIGHT-TO-LEFT
     OVERRIDE)``, in order of first appearance; empty when the text is clean.
     ``multiline``: newline, carriage return and tab are allowed (markdown fields)."""
+    if text.isprintable():  # no Other or Separator but the space: none of them (fast)
+        return []
     found: list[str] = []
     for ch in text:
         if unicodedata.category(ch) in _HIDDEN_CATEGORIES and not (
