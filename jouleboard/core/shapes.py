@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-JsonValue: TypeAlias = "None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]"
+JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 JsonObject: TypeAlias = "dict[str, JsonValue]"
 Scalar: TypeAlias = "str | int | float | bool | None"
 Row: TypeAlias = "dict[str, Scalar]"
