@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.shapes import Row
+from jouleboard.kinds.base import Record
 from jouleboard.measure.formats import PRECISION_LABELS, show
 from jouleboard.measure.units import boundary_words, in_words, measured_gpus, per_thousand
 from jouleboard.plan.explore import explore_payload
@@ -42,7 +43,7 @@ def task_table(
     t: TaskView,
     table_id: str,
     caption: str,
-    rows: Sequence[ranking.RankedRow[Any]],
+    rows: Sequence[ranking.RankedRow[Record]],
     ranked: str = "",
 ) -> Table:
     """A leaderboard table of ``t`` in its kind's columns, ranked by its efficiency column
@@ -67,7 +68,7 @@ def task_table(
 def ranking_downloads(
     site: SiteView,
     t: TaskView,
-    rows: Sequence[ranking.RankedRow[Any]],
+    rows: Sequence[ranking.RankedRow[Record]],
     caption: str,
     ms: float,
     gpu: str | None = None,
@@ -180,7 +181,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     )
 
 
-def scatter_configs(t: TaskView, limit: int = charts.MAX_POINTS) -> tuple[list[Any], str]:
+def scatter_configs(t: TaskView, limit: int = charts.MAX_POINTS) -> tuple[list[Record], str]:
     """The configurations the configurations chart draws: all of them, or past
     charts.MAX_POINTS a sample that keeps every chosen one and the Pareto front; and a
     sentence saying so ("" when all are drawn)."""
@@ -251,7 +252,7 @@ def scatter_chart(
 
 
 def standings(
-    site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]]
+    site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Record]]
 ) -> tuple[Standing, ...]:
     """A ranking as the finding reads it: name, configuration, efficiency in task units."""
     return tuple(
@@ -326,7 +327,7 @@ def sensitivity_models(site: SiteView, t: TaskView) -> list[str]:
     return sorted(models, key=lambda m: (order.get(m, 1e9), m))
 
 
-def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> list[dict[str, Any]]:
+def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> list[Row]:
     """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
     time a looser deadline admits a better configuration, and one at the loosest latency so
     every line runs to the right edge. Order: the default ranking, then the rest; the first
@@ -337,7 +338,7 @@ def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> l
         return []
     end = max(c.latency_ms(p) for c in configs) / scale
     order = {r.config.model_id: r.rank for r in t.ranking}
-    rows: list[dict[str, Any]] = []
+    rows: list[Row] = []
     for model in sensitivity_models(site, t)[:limit]:
         best = None
         name = site.registry.models[model].nickname

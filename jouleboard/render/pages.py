@@ -223,7 +223,7 @@ class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
         super().__init__(**options)
         self._safe: dict[tuple[type, str], bool] = {}
 
-    def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+    def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
         key = (type(obj), attr)
         safe = self._safe.get(key)
         if safe is None:
