@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from markupsafe import escape
 
+from jouleboard.core.shapes import Row
 from jouleboard.core.urls import model_slug
 from jouleboard.kinds.base import Record
 from jouleboard.measure.formats import PRECISION_LABELS, show, significant
@@ -92,7 +93,7 @@ def _lengths_chart(
         site.urls,
         "lengths",
         [model_slug(model_id), t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Histogram of the output length of {sum(counts):,} responses over all "
         f"configurations, from {edges[0]:,.0f} to {edges[-1]:,.0f} tokens.",
         spec,
@@ -181,7 +182,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         urls,
         "pareto",
         [model_slug(model_id), t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Scatter plot of {len(points)} configurations, energy per {t.units.output} against "
         f"{kind.latency.words[d.percentile]} (both on log scales), with the Pareto frontier "
         f"drawn as a step line through {len(frontier)} of them (diamonds) and the "
@@ -354,7 +355,7 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
     # A 24 px band per model: past the first view's table rows, the best on this GPU only.
     ranked = sorted(compared, key=lambda m: (-value[(m, gpu)], m))[: site.table_rows]
     order = {m: i for i, m in enumerate(ranked)}
-    points = [
+    points: list[Row] = [
         {
             "model": site.registry.models[m].nickname,
             "gpu": g,
@@ -381,7 +382,7 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
         site.urls,
         "gpu-compare",
         [gpu, t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Dot plot of each model's best {units.efficiency_words} on each GPU at "
         f"{t.deadline_text()}, for {which} measured on more than one GPU; "
         "the comparison table gives the same figures.",

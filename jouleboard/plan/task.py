@@ -138,7 +138,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     top = t.ranking[: site.top_n]
     if not top:
         return None
-    rows = [
+    rows: list[Row] = [
         {
             "model": site.registry.models[r.config.model_id].nickname,
             "rank": r.rank,
@@ -168,7 +168,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         site.urls,
         "top",
         [t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Bar chart of {words} for the {len(top)} most efficient models at "
         f"{t.deadline_text()}: "
         + "; ".join(f"{row['model']} {row['label']}" for row in rows)
@@ -209,7 +209,7 @@ def scatter_chart(
     p, latency = t.deadline.percentile, t.kind.latency
     chosen = {r.config.identity for r in t.ranking}
     configs, note = scatter_configs(t, limit)
-    rows = [
+    rows: list[Row] = [
         {
             "model": site.registry.models[c.model_id].nickname,
             "gpu": c.gpu_model,
@@ -238,7 +238,7 @@ def scatter_chart(
         site.urls,
         "configurations",
         [t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Scatter plot of energy per {t.units.output} against {latency.words[p]} for {what}, "
         f"with the {latency.value(t.deadline.ms)} deadline drawn "
         "and each model's chosen configuration enlarged; the ranking table lists the chosen "
@@ -384,7 +384,7 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         site.urls,
         "deadlines",
         [t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Step lines, one per model{which}, of each model's best {units.efficiency_words} at "
         f"every deadline on {latency.words[p]}, on {gpus}; the "
         f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
@@ -525,7 +525,8 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
     )
     chart = None
     if rows:
-        points, front_best, fronts = [], -1.0, 0
+        points: list[Row] = []
+        front_best, fronts = -1.0, 0
         for r in sorted(rows, key=lambda r: r.config.energy_per_response_joules):
             acc = t.accuracy.get(r.config.model_id) or 0.0
             on_front = acc > front_best
@@ -557,7 +558,7 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             urls,
             "accuracy",
             [t.id],
-            spec["title"],
+            charts.title_of(spec),
             f"Scatter plot of {quality.benchmark} accuracy against energy per response for "
             f"{len(points)} models at {t.deadline_text()}; the dashed line joins the models no "
             "other beats on both. The table ranked by energy per correct answer lists the "
