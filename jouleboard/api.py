@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jouleboard.core.shapes import Row
 from jouleboard.loading.dataset import Dataset, data_folder_missing, load_dataset
 
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
 
     from jouleboard.kinds.base import Latency
-    from jouleboard.rank.ranking import Deadline
+    from jouleboard.rank.ranking import Deadline, Rankable
 
 
 # How an argument is named where an error mentions it: the Python API's keyword names; the
@@ -47,9 +48,9 @@ class _Rows:
     column names), as plain dicts, a pandas DataFrame or a notebook's HTML table."""
 
     columns: tuple[str, ...]
-    records: list[dict[str, Any]]
+    records: list[Row]
 
-    def to_records(self) -> list[dict[str, Any]]:
+    def to_records(self) -> list[Row]:
         """The rows as plain dicts (copies), full precision, keys in ``columns`` order."""
         return [dict(r) for r in self.records]
 
@@ -89,6 +90,8 @@ class Ranking(_Rows):
     deadline_ms: float  # on the latency the task's kind ranks by (jouleboard/kinds/)
     percentile: str
     columns: tuple[str, ...]
+    # Any, not Row, while commands/rank.py's format_rank takes list[dict[str, object]]
+    # (a dict of Scalar values is not one of object values: dict is invariant).
     records: list[dict[str, Any]] = field(default_factory=list)
     unranked: tuple[str, ...] = ()  # models left out for lack of a published accuracy
     why_empty: str | None = None  # when no model qualifies: which condition left none
@@ -110,7 +113,7 @@ class Configurations(_Rows):
     kind: str
     task: str | None
     columns: tuple[str, ...]
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[Row] = field(default_factory=list)
 
     def __repr__(self) -> str:
         where = f"task={self.task!r}" if self.task else f"kind={self.kind!r}"
@@ -123,7 +126,7 @@ class MLPerfResults(_Rows):
 
     benchmark: str | None
     columns: tuple[str, ...]
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[Row] = field(default_factory=list)
 
     def __repr__(self) -> str:
         where = f"benchmark={self.benchmark!r}, " if self.benchmark else ""
@@ -328,7 +331,7 @@ def rank_task(
 def _why_empty(
     cause: str | None,
     task_id: str,
-    configs: Sequence[Any],
+    configs: Sequence[Rankable],
     deadline: Deadline,
     gpus: Sequence[str],
     latency: Latency,

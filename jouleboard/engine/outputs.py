@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from jouleboard.config.schema import SiteSettings
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.shapes import JsonObject
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fresh import Content, Products, key_of
 from jouleboard.engine.sources import Sources
@@ -60,7 +60,7 @@ def asset_files(
     return files, names
 
 
-def chart_specs(charts: Mapping[str, ChartRef]) -> dict[str, dict[str, Any]]:
+def chart_specs(charts: Mapping[str, ChartRef]) -> dict[str, JsonObject]:
     """What to render for ``charts``: each chart's static spec, and its phone render under
     ``<id>~phone``."""
     images = {cid: charts_present.static(ref.spec) for cid, ref in charts.items()}

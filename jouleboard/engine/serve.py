@@ -31,6 +31,7 @@ import posixpath
 import queue
 import re
 import socket
+import socketserver
 import stat
 import sys
 import threading
@@ -39,7 +40,7 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import find_project
@@ -48,7 +49,15 @@ from jouleboard.engine.watch import snapshot, watch
 from jouleboard.output.folder import OutputRefused
 from jouleboard.render.chart_files import DEFAULT_CACHE
 
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+
 __all__ = ["serve", "snapshot"]
+
+# A connection as socketserver hands it on (a TCP server's is its socket), and the client's
+# address: (host, port), or (host, port, flow, scope) over IPv6.
+Request: TypeAlias = "socket.socket | tuple[bytes, socket.socket]"
+Address: TypeAlias = "tuple[str | int, ...]"
 
 RELOAD_JS = """// jouleboard serve: reload as soon as the site is rebuilt.
 (() => {
@@ -204,7 +213,7 @@ class _DeadlineReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: Any) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         wait = self.timeout
         if self.deadline is not None:
             wait = min(wait, self.deadline - time.monotonic())
@@ -223,8 +232,10 @@ def _handler(
     class Handler(http.server.SimpleHTTPRequestHandler):
         timeout = timeout_s  # set on each connection's socket (StreamRequestHandler.setup)
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(out), **kwargs)
+        def __init__(
+            self, request: Request, client_address: Address, server: socketserver.BaseServer
+        ) -> None:
+            super().__init__(request, client_address, server, directory=str(out))
 
         def setup(self) -> None:
             super().setup()
@@ -282,7 +293,7 @@ def _handler(
             else:
                 self._send(content, self.guess_type(wanted))
 
-        def send_head(self) -> Any:
+        def send_head(self) -> BinaryIO | None:
             """The file the path names in the preview folder, opened: a folder's
             index.html (no listing: a folder without one is 404), never through a link."""
             url_path = urllib.parse.urlsplit(self.path).path
@@ -302,7 +313,8 @@ def _handler(
                         raise OSError(errno.ENOENT, "index.html is a folder")
                     if not url_path.endswith("/"):  # /models/a -> /models/a/, as a browser
                         os.close(fd)  # resolves the page's relative links
-                        return self._redirect(url_path + "/")
+                        self._redirect(url_path + "/")
+                        return None
             except (OSError, ValueError):
                 self.send_error(404, "File not found")
                 return None
@@ -313,7 +325,7 @@ def _handler(
                 file.close()
                 raise
 
-        def _file_head(self, file: Any, name: str) -> Any:
+        def _file_head(self, file: BinaryIO, name: str) -> BinaryIO | None:
             """Headers for an open file (304 when the browser's copy is current), as the
             standard library's send_head sends them."""
             status = os.fstat(file.fileno())
@@ -352,7 +364,7 @@ def _handler(
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     return Handler
@@ -404,17 +416,21 @@ class _Server(http.server.HTTPServer):
     request_queue_size = 128  # the listen backlog (5 dropped connections of a busy page)
 
     def __init__(
-        self, address: tuple[str, int], handler: Any, workers: int = WORKERS, queued: int = QUEUED
+        self,
+        address: tuple[str, int],
+        handler: type[http.server.BaseHTTPRequestHandler],
+        workers: int = WORKERS,
+        queued: int = QUEUED,
     ) -> None:
         # Before binding: a failed bind calls server_close, which needs them.
         self.workers = workers
         self._slots = threading.Semaphore(workers + queued)
-        self._connections: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
+        self._connections: queue.SimpleQueue[tuple[Request, Address] | None] = queue.SimpleQueue()
         super().__init__(address, handler)
         for n in range(workers):
             threading.Thread(target=self._work, name=f"jouleboard-serve-{n}", daemon=True).start()
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(self, request: Request, client_address: Address) -> None:
         if self._slots.acquire(blocking=False):
             self._connections.put((request, client_address))
         else:
@@ -436,7 +452,7 @@ class _Server(http.server.HTTPServer):
         for _ in range(self.workers):  # each ends after the connections queued before
             self._connections.put(None)
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: Request, client_address: Address) -> None:
         """A client that went away or stalled (or any request that failed): one line, no
         traceback."""
         error = sys.exc_info()[1]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -17,13 +16,15 @@ from jouleboard.config.registry import Registry
 from jouleboard.config.schema import TaskInfo
 from jouleboard.core.problems import Problem
 from jouleboard.core.schema_errors import problems_from
+from jouleboard.core.shapes import JsonValue
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.diffusion import DiffusionKind
 from jouleboard.kinds.token import TokenKind
-from jouleboard.measure.checks import check_references
+from jouleboard.measure.checks import MeasurementHead, check_references
 
 __all__ = [
     "Kinds",
+    "Parsed",
     "Record",
     "TaskKind",
     "check_measurement",
@@ -94,9 +95,12 @@ def task_kind_order() -> list[str]:
     return _REGISTERED.order()
 
 
+Parsed = tuple[TaskKind, MeasurementHead]  # a measurement file's kind and its document
+
+
 def check_measurement(
-    value: Any, shown: str, source: str, registry: Registry, known: Kinds | None = None
-) -> tuple[Any, list[Problem]]:
+    value: JsonValue, shown: str, source: str, registry: Registry, known: Kinds | None = None
+) -> tuple[Record | None, list[Problem]]:
     """Validate one parsed measurement document by the kind it names (a document naming
     no known kind is checked against the first kind's schema, which reports the field).
     Returns the kind's record (a :class:`~jouleboard.kinds.base.Record`) or None."""
@@ -105,8 +109,8 @@ def check_measurement(
 
 
 def parse_measurement(
-    value: Any, shown: str, known: Kinds | None = None
-) -> tuple[tuple[TaskKind, Any] | None, list[Problem]]:
+    value: JsonValue, shown: str, known: Kinds | None = None
+) -> tuple[Parsed | None, list[Problem]]:
     """The first half of :func:`check_measurement`, which needs no registry: the document's
     kind and the document as that kind's measurement model, or None and the problems."""
     if not isinstance(value, dict):
@@ -124,15 +128,17 @@ def parse_measurement(
     kind = by_name.get(name) if isinstance(name, str) else None
     kind = kind or next(iter(by_name.values()))
     try:
-        m: Any = kind.measurement.model_validate(value)
+        m = kind.measurement.model_validate(value)
     except ValidationError as e:
         return None, problems_from(e, shown, kind.measurement)
+    if not isinstance(m, MeasurementHead):  # a kind's model lacks the fields every kind has
+        raise TypeError(f"{type(m).__name__} lacks the fields every measurement has")
     return (kind, m), []
 
 
 def check_parsed(
-    parsed: tuple[TaskKind, Any], shown: str, source: str, registry: Registry
-) -> tuple[Any, list[Problem]]:
+    parsed: Parsed, shown: str, source: str, registry: Registry
+) -> tuple[Record | None, list[Problem]]:
     """The second half of :func:`check_measurement`: a parsed measurement checked against
     the registries, as its kind's record or None and the problems."""
     kind, m = parsed

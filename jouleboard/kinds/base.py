@@ -17,22 +17,23 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from jouleboard.config.registry import Registry
-from jouleboard.config.schema import Percentile, Provenance, TaskInfo
+from jouleboard.config.schema import Percentile, TaskInfo
 from jouleboard.core.problems import Problem
+from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import deadline_slug
+from jouleboard.measure.checks import MeasurementHead
 from jouleboard.measure.units import TaskUnits
-from jouleboard.rank.ranking import Rankable
-from jouleboard.rank.tables import Column, Field
+from jouleboard.rank.tables import Column, Field, Tabled
 
 
-class Record(Rankable, Protocol):
-    """The fields every kind's flat record has (rank.py reads the :class:`Rankable` part;
-    the plan reads these too)."""
+class Record(Tabled, Protocol):
+    """The fields every kind's flat record has (rank.py reads the :class:`Rankable` part,
+    rank/tables.py the :class:`~jouleboard.rank.tables.Tabled` one; the plan reads these too)."""
 
     @property
     def task(self) -> str: ...
@@ -46,9 +47,25 @@ class Record(Rankable, Protocol):
     @property
     def identity(self) -> tuple[object, ...]: ...
 
-    @property
-    def provenance(self) -> Provenance | None:
-        """Where the measurement comes from (None: not known)."""
+
+T = TypeVar("T")
+
+
+def own(value: object, cls: type[T]) -> T:
+    """``value`` as a kind's own class: each kind is handed only its own measurements and
+    records (the dispatch is by the measurement's ``kind``, then by the record's task), so
+    anything else is a bug, raised here rather than read as the wrong fields."""
+    if not isinstance(value, cls):
+        raise TypeError(f"expected a {cls.__name__}, got a {type(value).__name__}")
+    return value
+
+
+def field_value(c: object, key: str) -> Scalar:
+    """A record's field ``key`` as a download or table cell holds it (one flat value)."""
+    value = getattr(c, key)
+    if value is None or isinstance(value, str | int | float):
+        return value
+    raise TypeError(f"{type(c).__name__}.{key} is not a flat value: {type(value).__name__}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +93,7 @@ class Latency:
         word = self.words[percentile]
         return f"{word[0].upper()}{word[1:]} ({self.unit}, log scale)"
 
-    def browser(self) -> dict[str, Any]:
+    def browser(self) -> JsonObject:
         return {
             "words": dict(self.words),
             "short": dict(self.short),
@@ -103,6 +120,8 @@ class TaskKind(ABC):
     ranked_key: ClassVar[str] = "efficiency"  # the column a leaderboard is ranked by
     response_field: ClassVar[str] = "energy_per_response_joules"
 
+    # Any: plan/explore.py unpacks the latency pairs as (field, factor) and reads the fields
+    # by name; a JSON-typed value would not let it, and the lists must stay lists (JSON).
     def browser_order(self) -> dict[str, Any]:
         return {
             "latency": {p: list(f) for p, f in self.latency_fields.items()},
@@ -114,12 +133,12 @@ class TaskKind(ABC):
     # --- measurements -------------------------------------------------------------------
 
     @abstractmethod
-    def check(self, m: Any, shown: str, registry: Registry) -> list[Problem]:
+    def check(self, m: MeasurementHead, shown: str, registry: Registry) -> list[Problem]:
         """Physical and consistency checks of a schema-valid measurement (rules documented
         in docs/measurement-format.md)."""
 
     @abstractmethod
-    def to_record(self, m: Any, source: str) -> Record:
+    def to_record(self, m: MeasurementHead, source: str) -> Record:
         """The flat record of a valid measurement."""
 
     # --- units and wording --------------------------------------------------------------
@@ -127,25 +146,25 @@ class TaskKind(ABC):
     def units(self, task: TaskInfo) -> TaskUnits:
         return TaskUnits.of(task)
 
-    def config_label(self, c: Any) -> str:
+    def config_label(self, c: Record) -> str:
         """One configuration in a few words (chart tooltips)."""
         return f"{c.num_gpus}× {c.gpu_model}, {c.weight_precision}"
 
-    def output_text(self, c: Any) -> str:
+    def output_text(self, c: Record) -> str:
         """What one output of ``c`` is, where outputs of a task can differ (an image's size
         and steps, a video's frames): findings say so when they compare unlike outputs.
         "" where every output is alike (a token)."""
         return ""
 
     @abstractmethod
-    def setting_text(self, c: Any) -> str:
+    def setting_text(self, c: Record) -> str:
         """The serving setting in a change report, e.g. ``max_num_seqs 48``."""
 
-    def model_sort_key(self, c: Any) -> tuple[Any, ...]:
+    def model_sort_key(self, c: Record) -> tuple[int | str, ...]:
         """The order of a model's configurations in its tables."""
         return (c.gpu_model, c.num_gpus, c.weight_precision, *c.tie_break())
 
-    def chart_latency(self, c: Any, percentile: Percentile) -> float:
+    def chart_latency(self, c: Record, percentile: Percentile) -> float:
         """The latency a chart plots, in ``latency.unit``."""
         return float(c.latency_ms(percentile)) / self.latency.scale_ms
 
@@ -157,7 +176,9 @@ class TaskKind(ABC):
         """The deadline in a download's file name, e.g. ``p50-300ms``."""
         return deadline_slug(ms, percentile)
 
-    def output_lengths(self, configs: Sequence[Any]) -> tuple[tuple[float, ...], list[int]] | None:
+    def output_lengths(
+        self, configs: Sequence[Record]
+    ) -> tuple[tuple[float, ...], list[int]] | None:
         """The output-length histogram of a model's configurations, where a kind has one."""
         return None
 
@@ -173,7 +194,7 @@ class TaskKind(ABC):
         """Columns of a model page's table of configurations (after GPU, before Note)."""
 
     @abstractmethod
-    def values(self, c: Any, units: TaskUnits) -> dict[str, Any]:
+    def values(self, c: Record, units: TaskUnits) -> Row:
         """Every column value of a configuration, by column key (tables and browser)."""
 
     rank_columns: ClassVar[tuple[str, ...]]  # ranking downloads (and `jouleboard rank`)
@@ -184,12 +205,12 @@ class TaskKind(ABC):
 
     @abstractmethod
     def rank_record(
-        self, rank: int, c: Any, nickname: str, accuracy_percent: float | None
-    ) -> dict[str, Any]:
+        self, rank: int, c: Record, nickname: str, accuracy_percent: float | None
+    ) -> Row:
         """A ranking download row with exactly ``rank_columns``, at full precision."""
 
     @abstractmethod
-    def configuration_record(self, c: Any, nickname: str, builder: str) -> dict[str, Any]:
+    def configuration_record(self, c: Record, nickname: str, builder: str) -> Row:
         """A full-data-set row with exactly ``configuration_columns``."""
 
     def efficiency_column(self, units: TaskUnits, key: str, label: str) -> Column:

@@ -4,7 +4,7 @@ batch-latency deadline (one latency per configuration: no percentiles)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field as Schema
 
@@ -24,11 +24,13 @@ from jouleboard.config.schema import (
     TaskInfo,
 )
 from jouleboard.core.problems import Problem
+from jouleboard.core.shapes import Row
 from jouleboard.core.urls import deadline_slug
-from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.kinds.base import Latency, Record, TaskKind, field_value, own
 from jouleboard.measure import metrics
 from jouleboard.measure.checks import (
     CONSISTENCY_TOLERANCE,
+    MeasurementHead,
     ceiling_problem,
     inconsistent,
     power_problems,
@@ -324,31 +326,35 @@ class DiffusionKind(TaskKind):
     )
     configuration_columns = ("task", *rank_columns[1:], "repeat", "source")
 
-    def check(self, m: DiffusionMeasurement, shown: str, registry: Registry) -> list[Problem]:
-        return check_diffusion(m, shown, registry)
+    def check(self, m: MeasurementHead, shown: str, registry: Registry) -> list[Problem]:
+        return check_diffusion(own(m, DiffusionMeasurement), shown, registry)
 
-    def to_record(self, m: DiffusionMeasurement, source: str) -> DiffusionConfiguration:
-        return DiffusionConfiguration.from_measurement(m, source)
+    def to_record(self, m: MeasurementHead, source: str) -> DiffusionConfiguration:
+        return DiffusionConfiguration.from_measurement(own(m, DiffusionMeasurement), source)
 
-    def config_label(self, c: DiffusionConfiguration) -> str:
+    def config_label(self, record: Record) -> str:
+        c = own(record, DiffusionConfiguration)
         return (
             f"{c.num_gpus}× {c.gpu_model}, batch {c.batch_size}, "
             f"Ulysses {c.ulysses_degree} ring {c.ring_degree}"
         )
 
-    def setting_text(self, c: DiffusionConfiguration) -> str:
+    def setting_text(self, record: Record) -> str:
+        c = own(record, DiffusionConfiguration)
         return f"batch {c.batch_size}, {c.inference_steps} steps"
 
-    def output_text(self, c: DiffusionConfiguration) -> str:
+    def output_text(self, record: Record) -> str:
         """``1024×1024, 20 steps``; a video: ``720×480, 49 frames at 8 fps, 50 steps``."""
+        c = own(record, DiffusionConfiguration)
         frames = f", {c.num_frames} frames at {c.fps:g} fps" if c.num_frames and c.fps else ""
         return f"{c.width_px}×{c.height_px}{frames}, {c.inference_steps} steps"
 
-    def model_sort_key(self, c: DiffusionConfiguration) -> tuple[Any, ...]:
+    def model_sort_key(self, record: Record) -> tuple[int | str, ...]:
+        c = own(record, DiffusionConfiguration)
         return (c.gpu_model, c.num_gpus, c.batch_size, c.ulysses_degree, c.ring_degree, c.repeat)
 
-    def chart_latency(self, c: DiffusionConfiguration, percentile: Percentile) -> float:
-        return c.batch_latency_s
+    def chart_latency(self, record: Record, percentile: Percentile) -> float:
+        return own(record, DiffusionConfiguration).batch_latency_s
 
     def download_slug(self, ms: float, percentile: Percentile) -> str:
         return deadline_slug(ms, "batch")
@@ -389,7 +395,8 @@ class DiffusionKind(TaskKind):
             POWER,
         )
 
-    def values(self, c: DiffusionConfiguration, units: TaskUnits) -> dict[str, Any]:
+    def values(self, record: Record, units: TaskUnits) -> Row:
+        c = own(record, DiffusionConfiguration)
         return {
             "weight_precision": c.weight_precision,
             "parallel": f"Ulysses {c.ulysses_degree}, ring {c.ring_degree}",
@@ -397,7 +404,7 @@ class DiffusionKind(TaskKind):
             "energy_per_output_scaled": units.energy_scaled(c.energy_per_output_joules),
             "resolution": _output_text(c),
             **{
-                k: getattr(c, k)
+                k: field_value(c, k)
                 for k in (
                     "energy_per_output_joules",
                     "batch_latency_s",
@@ -409,18 +416,17 @@ class DiffusionKind(TaskKind):
         }
 
     def rank_record(
-        self, rank: int, c: DiffusionConfiguration, nickname: str, accuracy_percent: float | None
-    ) -> dict[str, Any]:
-        values: dict[str, Any] = {
+        self, rank: int, record: Record, nickname: str, accuracy_percent: float | None
+    ) -> Row:
+        c = own(record, DiffusionConfiguration)
+        values: Row = {
             "rank": rank,
             "nickname": nickname,
             "outputs_per_joule": 1.0 / c.energy_per_output_joules,
         }
-        return {k: values[k] if k in values else getattr(c, k) for k in self.rank_columns}
+        return {k: values[k] if k in values else field_value(c, k) for k in self.rank_columns}
 
-    def configuration_record(
-        self, c: DiffusionConfiguration, nickname: str, builder: str
-    ) -> dict[str, Any]:
+    def configuration_record(self, c: Record, nickname: str, builder: str) -> Row:
         record = self.rank_record(0, c, nickname, None)
         del record["rank"]
         return {"task": c.task, **record, "repeat": c.repeat, "source": c.source}

@@ -4,14 +4,16 @@ latency deadline at a percentile."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import PERCENTILES, TaskInfo
 from jouleboard.core.problems import Problem
-from jouleboard.kinds.base import Latency, TaskKind
+from jouleboard.core.shapes import Row
+from jouleboard.kinds.base import Latency, Record, TaskKind, field_value, own
 from jouleboard.kinds.token_records import Configuration, Measurement, check_physics
 from jouleboard.measure import metrics
+from jouleboard.measure.checks import MeasurementHead
 from jouleboard.measure.formats import PRECISION_LABELS
 from jouleboard.measure.units import TaskUnits
 from jouleboard.rank.tables import (
@@ -119,11 +121,11 @@ class TokenKind(TaskKind):
         "source",
     )
 
-    def check(self, m: Measurement, shown: str, registry: Registry) -> list[Problem]:
-        return check_physics(m, shown, registry)
+    def check(self, m: MeasurementHead, shown: str, registry: Registry) -> list[Problem]:
+        return check_physics(own(m, Measurement), shown, registry)
 
-    def to_record(self, m: Measurement, source: str) -> Configuration:
-        return Configuration.from_measurement(m, source)
+    def to_record(self, m: MeasurementHead, source: str) -> Configuration:
+        return Configuration.from_measurement(own(m, Measurement), source)
 
     def units(self, task: TaskInfo) -> TaskUnits:
         return TaskUnits(
@@ -136,22 +138,24 @@ class TokenKind(TaskKind):
     def standing_value(self, units: TaskUnits, value: float) -> str:
         return f"{value:.2f} {units.efficiency_unit}"
 
-    def config_label(self, c: Configuration) -> str:
+    def config_label(self, record: Record) -> str:
+        c = own(record, Configuration)
         precision = PRECISION_LABELS.get(c.weight_precision, c.weight_precision)
         return f"{c.num_gpus}× {c.gpu_model}, {precision}, batch cap {c.max_num_seqs}"
 
-    def setting_text(self, c: Configuration) -> str:
-        return f"max_num_seqs {c.max_num_seqs}"
+    def setting_text(self, record: Record) -> str:
+        return f"max_num_seqs {own(record, Configuration).max_num_seqs}"
 
-    def model_sort_key(self, c: Configuration) -> tuple[Any, ...]:
+    def model_sort_key(self, record: Record) -> tuple[int | str, ...]:
+        c = own(record, Configuration)
         return (c.gpu_model, c.num_gpus, c.weight_precision, c.max_num_seqs, c.repeat)
 
     def output_lengths(
-        self, configs: Sequence[Configuration]
+        self, configs: Sequence[Record]
     ) -> tuple[tuple[float, ...], list[int]] | None:
         """Output-length histogram of all configurations together (when their bins agree;
         else the first one's)."""
-        with_hist = [c for c in configs if c.output_length_counts]
+        with_hist = [c for c in (own(r, Configuration) for r in configs) if c.output_length_counts]
         if not with_hist:
             return None
         edges = with_hist[0].output_length_bin_edges_tokens
@@ -188,14 +192,15 @@ class TokenKind(TaskKind):
             THROUGHPUT,
         )
 
-    def values(self, c: Configuration, units: TaskUnits) -> dict[str, Any]:
+    def values(self, record: Record, units: TaskUnits) -> Row:
+        c = own(record, Configuration)
         return {
             "weight_precision": c.weight_precision,
             "parallel": f"TP{c.tensor_parallel} EP{c.expert_parallel} DP{c.data_parallel}"
             + (f" ({c.serving_notes})" if c.serving_notes else ""),
             "tokens_per_joule": c.tokens_per_joule,
             **{
-                k: getattr(c, k)
+                k: field_value(c, k)
                 for k in (
                     "energy_per_token_joules",
                     "energy_per_response_joules",
@@ -211,24 +216,28 @@ class TokenKind(TaskKind):
         }
 
     def rank_record(
-        self, rank: int, c: Configuration, nickname: str, accuracy_percent: float | None
-    ) -> dict[str, Any]:
+        self, rank: int, record: Record, nickname: str, accuracy_percent: float | None
+    ) -> Row:
+        c = own(record, Configuration)
         per_correct = (
             None
             if accuracy_percent is None
             else metrics.energy_per_correct_answer(c.energy_per_response_joules, accuracy_percent)
         )
-        values: dict[str, Any] = {
+        values: Row = {
             "rank": rank,
             "nickname": nickname,
             "accuracy_percent": accuracy_percent,
             "energy_per_correct_answer_joules": per_correct,
         }
-        return {k: values[k] if k in values else getattr(c, k) for k in self.rank_columns}
+        return {k: values[k] if k in values else field_value(c, k) for k in self.rank_columns}
 
-    def configuration_record(self, c: Configuration, nickname: str, builder: str) -> dict[str, Any]:
-        values: dict[str, Any] = {"nickname": nickname, "builder": builder}
-        return {k: values[k] if k in values else getattr(c, k) for k in self.configuration_columns}
+    def configuration_record(self, record: Record, nickname: str, builder: str) -> Row:
+        c = own(record, Configuration)
+        values: Row = {"nickname": nickname, "builder": builder}
+        return {
+            k: values[k] if k in values else field_value(c, k) for k in self.configuration_columns
+        }
 
     def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
         # Amounts whose cost reads in dollars, not fractions of a cent (0.000948 USD).

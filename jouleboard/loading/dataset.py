@@ -6,7 +6,6 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -23,7 +22,7 @@ from jouleboard.core.safe_read import DATA_FILE_CAP, refusal
 from jouleboard.core.schema_errors import problems_from
 from jouleboard.core.text_rules import hidden_characters
 from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
-from jouleboard.kinds import Kinds, check_parsed, parse_measurement, registered
+from jouleboard.kinds import Kinds, Parsed, check_parsed, parse_measurement, registered
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import MLPERF_DIR, Result, SystemResult
 from jouleboard.kinds.mlperf import check as mlperf_check
@@ -248,7 +247,7 @@ class MeasurementFile:
 
     name: str  # as messages show it
     source: str  # its path relative to the data folder
-    parsed: tuple[TaskKind, Any] | None  # its kind and measurement model, if it parsed
+    parsed: Parsed | None  # its kind and measurement model, if it parsed
     problems: tuple[Problem, ...]
 
 

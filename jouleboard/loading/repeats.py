@@ -13,14 +13,45 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from jouleboard.config.schema import Provenance
 from jouleboard.rank.noise import RepeatGroup
 
-R = TypeVar("R")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+    from typing_extensions import TypeIs
 
 
-def _foldable(c: object) -> bool:
+class Repeated(Protocol):
+    """What folding reads of a record (every kind's record has it: kinds/base.py Record)."""
+
+    @property
+    def repeat(self) -> int: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def energy_per_output_joules(self) -> float: ...
+
+    @property
+    def identity(self) -> tuple[object, ...]: ...
+
+    @property
+    def provenance(self) -> Provenance | None: ...
+
+
+if TYPE_CHECKING:
+
+    class Foldable(DataclassInstance, Repeated, Protocol):
+        """A record folding can copy with new figures: a dataclass (see :func:`_foldable`)."""
+
+
+R = TypeVar("R", bound=Repeated)
+
+
+def _foldable(c: Repeated) -> TypeIs[Foldable]:
     """Records with ``repeat``, ``runs`` and ``run_sources`` fields (the built-in kinds'); a
     site kind's records without them stay one row per file."""
     if not dataclasses.is_dataclass(c):
@@ -29,15 +60,14 @@ def _foldable(c: object) -> bool:
     return {"repeat", "runs", "run_sources"} <= names
 
 
-def configuration_key(c: Any) -> tuple[object, ...]:
+def configuration_key(c: Foldable) -> tuple[object, ...]:
     """What a configuration is, whatever run measured it: its identity without the repeat."""
-    key: tuple[object, ...] = dataclasses.replace(c, repeat=0).identity
-    return key
+    return dataclasses.replace(c, repeat=0).identity
 
 
-def dataset_of(c: Any) -> str:
+def dataset_of(c: Repeated) -> str:
     """The data set a record's provenance names ("" when it states none)."""
-    provenance = getattr(c, "provenance", None)
+    provenance = c.provenance
     return str(provenance.dataset) if provenance is not None else ""
 
 
@@ -51,9 +81,11 @@ def geometric_mean(values: Sequence[float]) -> float:
     return math.exp(math.fsum(math.log(v) for v in values) / len(values))
 
 
-def _fold(runs: Sequence[Any]) -> Any:
+def _fold(runs: Sequence[R]) -> R:
     first = runs[0]
-    means: dict[str, Any] = {}
+    if not _foldable(first):  # fold_repeats groups foldable records only
+        raise TypeError(f"{type(first).__name__} records are not folded")
+    means: dict[str, float | tuple[int, ...] | None] = {}
     names = [f.name for f in dataclasses.fields(first)]
     for name in names:
         values = [getattr(r, name) for r in runs]
@@ -79,9 +111,9 @@ def _fold(runs: Sequence[Any]) -> Any:
 def fold_repeats(configs: Iterable[R]) -> tuple[list[R], list[RepeatGroup]]:
     """Configurations with their repeat runs folded (input order kept, each group at its first
     run), and the groups of two or more runs."""
-    groups: dict[tuple[object, ...], list[Any]] = {}
+    groups: dict[tuple[object, ...], list[R]] = {}
     order: list[tuple[object, ...] | int] = []
-    single: list[Any] = []
+    single: list[R] = []
     for c in configs:
         if not _foldable(c):
             order.append(len(single))

@@ -13,12 +13,14 @@ import contextlib
 import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol, runtime_checkable
 
 from jouleboard.config.registry import Registry
+from jouleboard.config.schema import Provenance
 from jouleboard.core.jsonio import parse_strict
 from jouleboard.core.problems import Problem, pointer
 from jouleboard.core.safe_read import FileRefused, read_capped
+from jouleboard.core.shapes import JsonValue
 from jouleboard.core.urls import model_slug, task_slug
 from jouleboard.measure import metrics
 
@@ -36,8 +38,10 @@ class _Power(Protocol):
     def avg_power_watts(self) -> float: ...
 
 
+@runtime_checkable
 class MeasurementHead(Protocol):
-    """What the shared checks read of a measurement of any kind."""
+    """What the shared checks read of a measurement of any kind (every kind's measurement
+    model has these fields: kinds/__init__.py checks so when it parses a file)."""
 
     @property
     def kind(self) -> str: ...
@@ -68,7 +72,7 @@ class Identified(Protocol):
     def identity(self) -> tuple[object, ...]: ...
 
 
-def read_json(path: Path, shown: str) -> tuple[Any, list[Problem]]:
+def read_json(path: Path, shown: str) -> tuple[JsonValue, list[Problem]]:
     """Read one JSON file with a size cap and strict parsing: a link, pipe or device is
     refused before it is opened (jouleboard/core/safe_read.py), and so is a file over the cap."""
     try:
@@ -246,7 +250,7 @@ class _Bounded(Identified, Protocol):
     def task(self) -> str: ...
 
     @property
-    def provenance(self) -> Any: ...
+    def provenance(self) -> Provenance | None: ...
 
 
 def boundary_of(c: object) -> str:

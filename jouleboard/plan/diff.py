@@ -14,16 +14,16 @@ import io
 import re
 import subprocess
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import Any
 
 from jouleboard.core.escape import markdown_text
 from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.core.safe_read import extract_tar
+from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.loading.repeats import dataset_of
 from jouleboard.measure import metrics
@@ -157,7 +157,7 @@ def base_data(base: str, data_dir: Path) -> Iterator[Path]:
         yield folder
 
 
-def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
+def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Record]]]:
     """Every ranking the site publishes: per task, default and preset deadlines."""
     views = {}
     gpus = set(data.registry.site.default_gpus)
@@ -174,7 +174,7 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Any]]]:
     return views
 
 
-def _efficiency(data: Dataset, task: str) -> tuple[str, Any]:
+def _efficiency(data: Dataset, task: str) -> tuple[str, Callable[[Record], str]]:
     """The figure a task's tables show (tokens/J, images/kJ, ...): its label, and a function
     printing it for a configuration as the tables do."""
     info = data.registry.tasks[task]
@@ -190,7 +190,7 @@ def _name(data: Dataset, model_id: str) -> str:
     return markdown_text(info.nickname if info else model_id)
 
 
-def _config_text(data: Dataset, c: Any) -> str:
+def _config_text(data: Dataset, c: Record) -> str:
     setting = data.kinds.of(data.registry.tasks[c.task]).setting_text(c)
     task, model, gpu, precision = (
         markdown_text(v) for v in (c.task, c.model_id, c.gpu_model, c.weight_precision)
@@ -267,7 +267,10 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     )
     out += _listing("Removed models", [markdown_text(m) for m in sorted(old_models - new_models)])
     out += _listing("Added configurations", [_config_text(head.data, new[k]) for k in added])
-    out += _listing("Removed configurations", [_config_text(base.data, old[k]) for k in removed])  # type: ignore[arg-type]
+    out += _listing(
+        "Removed configurations",
+        [_config_text(base.data, old[k]) for k in removed] if base.data else [],
+    )
     out += _listing("Changed measurements", changed)
     out += _listing("Changed within measurement noise", within)
 
@@ -287,7 +290,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     return "\n".join(out)
 
 
-def _within_noise(o: RankedRow[Any], r: RankedRow[Any], noise: Noise) -> bool:
+def _within_noise(o: RankedRow[Record], r: RankedRow[Record], noise: Noise) -> bool:
     """A model's move that the measurement noise explains: its energy changed by no more
     than two measurements of one configuration differ, and its new place lies in its old
     range."""
@@ -299,7 +302,11 @@ def _within_noise(o: RankedRow[Any], r: RankedRow[Any], noise: Noise) -> bool:
 
 
 def _rank_moves(
-    before: list[RankedRow[Any]], after: list[RankedRow[Any]], data: Dataset, unit: str, eff: Any
+    before: list[RankedRow[Record]],
+    after: list[RankedRow[Record]],
+    data: Dataset,
+    unit: str,
+    eff: Callable[[Record], str],
 ) -> tuple[list[str], list[str]]:
     """The table of moves beyond measurement noise, and the one of moves within it (each
     empty when it has no row); places print as rank ranges ("2–4")."""

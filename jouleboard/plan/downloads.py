@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from jouleboard.config.registry import Registry
+from jouleboard.core.shapes import Row
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.loading.dataset import Dataset
 from jouleboard.measure.checks import boundary_of
@@ -17,7 +17,7 @@ from jouleboard.render.downloads import csv_chunks, json_chunks
 APPENDED_COLUMNS = ("runs", "energy_boundary")
 
 
-def configuration_row(kind: TaskKind, c: Record, registry: Registry) -> dict[str, Any]:
+def configuration_row(kind: TaskKind, c: Record, registry: Registry) -> Row:
     """A full-data-set row: the kind's columns, the repeat runs folded into it
     (loading/repeats.py) and what its energy includes (gpu or system-ac)."""
     info = registry.models[c.model_id]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
 
 from markupsafe import escape
 
+from jouleboard.core.shapes import Row
 from jouleboard.core.urls import model_slug
+from jouleboard.kinds.base import Record
 from jouleboard.measure.formats import PRECISION_LABELS, show, significant
 from jouleboard.measure.units import boundary_words, efficiency_phrase
 from jouleboard.plan import mlperf
@@ -77,7 +78,7 @@ def energy_label(
 
 
 def _lengths_chart(
-    site: SiteView, t: TaskView, model_id: str, configs: list[Any]
+    site: SiteView, t: TaskView, model_id: str, configs: list[Record]
 ) -> ChartRef | None:
     hist = t.kind.output_lengths(configs)
     if hist is None:
@@ -92,7 +93,7 @@ def _lengths_chart(
         site.urls,
         "lengths",
         [model_slug(model_id), t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Histogram of the output length of {sum(counts):,} responses over all "
         f"configurations, from {edges[0]:,.0f} to {edges[-1]:,.0f} tokens.",
         spec,
@@ -123,7 +124,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     frontier = {c.identity for c in ranking.pareto_frontier(configs, d.percentile)}
     chosen = mine.config.identity if mine else None
 
-    def note(c: Any) -> str:
+    def note(c: Record) -> str:
         marks = (["chosen"] if c.identity == chosen else []) + (
             ["Pareto"] if c.identity in frontier else []
         )
@@ -133,7 +134,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
 
     repeated = tuple(
         f"{kind.config_label(c)}: the geometric mean of "
-        f"{runs_of(c)} runs, from {' and '.join(c.run_sources)}."
+        f"{runs_of(c)} runs, from {' and '.join(run_sources(c))}."
         for c in configs
         if runs_of(c) > 1
     )
@@ -181,7 +182,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         urls,
         "pareto",
         [model_slug(model_id), t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Scatter plot of {len(points)} configurations, energy per {t.units.output} against "
         f"{kind.latency.words[d.percentile]} (both on log scales), with the Pareto frontier "
         f"drawn as a step line through {len(frontier)} of them (diamonds) and the "
@@ -235,14 +236,21 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     ), out
 
 
-def data_sources(configs: Iterable[Any]) -> tuple[DataSource, ...]:
+def run_sources(c: Record) -> tuple[str, ...]:
+    """The files the runs folded into ``c`` come from (loading/repeats.py); () for a record
+    of a kind that folds none."""
+    sources = getattr(c, "run_sources", ())
+    return tuple(s for s in sources if isinstance(s, str)) if isinstance(sources, tuple) else ()
+
+
+def data_sources(configs: Iterable[Record]) -> tuple[DataSource, ...]:
     """The distinct data sets of ``configs`` (a citation is long: cited once, not per row),
     in the order of their names, each with how many configurations (and measurements: repeat
     runs folded) it gives."""
     count: Counter[tuple[str, str, str, str, str]] = Counter()
     runs: Counter[tuple[str, str, str, str, str]] = Counter()
     for c in configs:
-        p = getattr(c, "provenance", None)
+        p = c.provenance
         if p is not None:
             key = (p.dataset, p.version, p.date, p.license, p.citation)
             count[key] += 1
@@ -347,7 +355,7 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
     # A 24 px band per model: past the first view's table rows, the best on this GPU only.
     ranked = sorted(compared, key=lambda m: (-value[(m, gpu)], m))[: site.table_rows]
     order = {m: i for i, m in enumerate(ranked)}
-    points = [
+    points: list[Row] = [
         {
             "model": site.registry.models[m].nickname,
             "gpu": g,
@@ -374,7 +382,7 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
         site.urls,
         "gpu-compare",
         [gpu, t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Dot plot of each model's best {units.efficiency_words} on each GPU at "
         f"{t.deadline_text()}, for {which} measured on more than one GPU; "
         "the comparison table gives the same figures.",

@@ -9,9 +9,9 @@ Pure: values in, values out (the engine renders and writes them).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from jouleboard.config.registry import Registry
+from jouleboard.core.shapes import Row
 from jouleboard.core.urls import Urls
 from jouleboard.kinds.mlperf import SCENARIOS, WORKLOADS, SystemResult, workload_of
 from jouleboard.measure.formats import significant
@@ -274,7 +274,7 @@ def scenario_table(
     )
 
 
-def record(r: SystemResult) -> dict[str, Any]:
+def record(r: SystemResult) -> Row:
     """A download row: the measured figures, the derived ones and where they come from."""
     res, s = r.result, r.result.system
     lat = res.latency

@@ -9,13 +9,14 @@ import functools
 import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
 from jouleboard.config.content import OwnPage
 from jouleboard.core.escape import markup
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.urls import Urls
 from jouleboard.kinds import Kinds
+from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset
 from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
 from jouleboard.plan.downloads import configuration_downloads, download_chunks
@@ -31,6 +32,7 @@ from jouleboard.plan.releases import (
 )
 from jouleboard.plan.task import home_section, task_finding, task_page
 from jouleboard.plan.views import (
+    Download,
     DownloadItem,
     DownloadsBody,
     EmbedBody,
@@ -75,7 +77,7 @@ def task_view(data: Dataset, task: str) -> TaskView:
 
 
 def site_view(data: Dataset, urls: Urls) -> SiteView:
-    by_model: dict[str, dict[str, list[Any]]] = {}
+    by_model: dict[str, dict[str, list[Record]]] = {}
     for c in data.configurations:
         by_model.setdefault(c.model_id, {}).setdefault(c.task, []).append(c)
     site = SiteView(
@@ -133,10 +135,10 @@ def size_text(size: int) -> str:
     return f"{size} B"
 
 
-def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
+def downloads_page(urls: Urls, downloads: Sequence[Download]) -> Page:
     """Every published file, grouped as planned (the full data set, each release, each
     task's rankings), one line per file with its formats, row count and sizes."""
-    items: dict[str, dict[str, list[Any]]] = {}
+    items: dict[str, dict[str, list[Download]]] = {}
     for d in downloads:
         items.setdefault(d.group, {}).setdefault(d.path.rsplit(".", 1)[0], []).append(d)
     groups = []
@@ -171,9 +173,9 @@ def downloads_page(urls: Urls, downloads: Sequence[Any]) -> Page:
 
 def measurement_schema_text(kinds: Kinds) -> str:
     """The published JSON Schema of a measurement file (any of ``kinds``)."""
-    from pydantic import Field, TypeAdapter
+    from pydantic import BaseModel, Field, TypeAdapter
 
-    either: TypeAdapter[Any] = TypeAdapter(
+    either: TypeAdapter[BaseModel] = TypeAdapter(
         Annotated[
             functools.reduce(operator.or_, (k.measurement for k in kinds.all())),
             Field(discriminator="kind"),

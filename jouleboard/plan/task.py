@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.shapes import Row
+from jouleboard.kinds.base import Record
 from jouleboard.measure.formats import PRECISION_LABELS, show
 from jouleboard.measure.units import boundary_words, in_words, measured_gpus, per_thousand
 from jouleboard.plan.explore import explore_payload
@@ -42,7 +43,7 @@ def task_table(
     t: TaskView,
     table_id: str,
     caption: str,
-    rows: Sequence[ranking.RankedRow[Any]],
+    rows: Sequence[ranking.RankedRow[Record]],
     ranked: str = "",
 ) -> Table:
     """A leaderboard table of ``t`` in its kind's columns, ranked by its efficiency column
@@ -67,7 +68,7 @@ def task_table(
 def ranking_downloads(
     site: SiteView,
     t: TaskView,
-    rows: Sequence[ranking.RankedRow[Any]],
+    rows: Sequence[ranking.RankedRow[Record]],
     caption: str,
     ms: float,
     gpu: str | None = None,
@@ -137,7 +138,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     top = t.ranking[: site.top_n]
     if not top:
         return None
-    rows = [
+    rows: list[Row] = [
         {
             "model": site.registry.models[r.config.model_id].nickname,
             "rank": r.rank,
@@ -167,7 +168,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         site.urls,
         "top",
         [t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Bar chart of {words} for the {len(top)} most efficient models at "
         f"{t.deadline_text()}: "
         + "; ".join(f"{row['model']} {row['label']}" for row in rows)
@@ -180,7 +181,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
     )
 
 
-def scatter_configs(t: TaskView, limit: int = charts.MAX_POINTS) -> tuple[list[Any], str]:
+def scatter_configs(t: TaskView, limit: int = charts.MAX_POINTS) -> tuple[list[Record], str]:
     """The configurations the configurations chart draws: all of them, or past
     charts.MAX_POINTS a sample that keeps every chosen one and the Pareto front; and a
     sentence saying so ("" when all are drawn)."""
@@ -208,7 +209,7 @@ def scatter_chart(
     p, latency = t.deadline.percentile, t.kind.latency
     chosen = {r.config.identity for r in t.ranking}
     configs, note = scatter_configs(t, limit)
-    rows = [
+    rows: list[Row] = [
         {
             "model": site.registry.models[c.model_id].nickname,
             "gpu": c.gpu_model,
@@ -237,7 +238,7 @@ def scatter_chart(
         site.urls,
         "configurations",
         [t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Scatter plot of energy per {t.units.output} against {latency.words[p]} for {what}, "
         f"with the {latency.value(t.deadline.ms)} deadline drawn "
         "and each model's chosen configuration enlarged; the ranking table lists the chosen "
@@ -251,7 +252,7 @@ def scatter_chart(
 
 
 def standings(
-    site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Any]]
+    site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Record]]
 ) -> tuple[Standing, ...]:
     """A ranking as the finding reads it: name, configuration, efficiency in task units."""
     return tuple(
@@ -326,7 +327,7 @@ def sensitivity_models(site: SiteView, t: TaskView) -> list[str]:
     return sorted(models, key=lambda m: (order.get(m, 1e9), m))
 
 
-def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> list[dict[str, Any]]:
+def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> list[Row]:
     """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
     time a looser deadline admits a better configuration, and one at the loosest latency so
     every line runs to the right edge. Order: the default ranking, then the rest; the first
@@ -337,7 +338,7 @@ def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> l
         return []
     end = max(c.latency_ms(p) for c in configs) / scale
     order = {r.config.model_id: r.rank for r in t.ranking}
-    rows: list[dict[str, Any]] = []
+    rows: list[Row] = []
     for model in sensitivity_models(site, t)[:limit]:
         best = None
         name = site.registry.models[model].nickname
@@ -383,7 +384,7 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         site.urls,
         "deadlines",
         [t.id],
-        spec["title"],
+        charts.title_of(spec),
         f"Step lines, one per model{which}, of each model's best {units.efficiency_words} at "
         f"every deadline on {latency.words[p]}, on {gpus}; the "
         f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
@@ -524,7 +525,8 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
     )
     chart = None
     if rows:
-        points, front_best, fronts = [], -1.0, 0
+        points: list[Row] = []
+        front_best, fronts = -1.0, 0
         for r in sorted(rows, key=lambda r: r.config.energy_per_response_joules):
             acc = t.accuracy.get(r.config.model_id) or 0.0
             on_front = acc > front_best
@@ -556,7 +558,7 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             urls,
             "accuracy",
             [t.id],
-            spec["title"],
+            charts.title_of(spec),
             f"Scatter plot of {quality.benchmark} accuracy against energy per response for "
             f"{len(points)} models at {t.deadline_text()}; the dashed line joins the models no "
             "other beats on both. The table ranked by energy per correct answer lists the "

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Percentile, TaskInfo
+from jouleboard.core.shapes import JsonObject, Row
 from jouleboard.core.urls import Urls, chart_id
 from jouleboard.kinds import Kinds, registered
 from jouleboard.kinds.base import Record, TaskKind
@@ -37,7 +37,7 @@ class ChartRef:
     id: str
     title: str
     alt: str  # the text alternative; the table it visualises is linked too
-    spec: dict[str, Any]
+    spec: JsonObject
     page_url: str  # the page that shows the chart in full context
     note: str  # what the chart depends on besides the data, e.g. the deadline
     table_id: str = ""
@@ -358,7 +358,7 @@ class Download:
 
     path: str
     columns: tuple[str, ...]
-    records: list[dict[str, Any]]
+    records: list[Row]
     group: str = "Rankings"  # its section of the downloads page
     description: str = ""
 
@@ -422,7 +422,7 @@ def chart_ref(
     parts: Sequence[str],
     title: str,
     alt: str,
-    spec: dict[str, Any],
+    spec: JsonObject,
     page: str,
     note: str = "",
     table_id: str = "",
@@ -447,8 +447,8 @@ class TaskView:
     units: TaskUnits
     deadline: Deadline
     configs: tuple[Record, ...]
-    ranking: tuple[RankedRow[Any], ...]
-    best_by_gpu: dict[tuple[str, str], Any]
+    ranking: tuple[RankedRow[Record], ...]
+    best_by_gpu: dict[tuple[str, str], Record]
     accuracy: dict[str, float]  # model id -> published accuracy, %
     noise: Noise = UNKNOWN  # how precise one run is: rank ranges (rank/noise.py)
 
@@ -458,7 +458,7 @@ class TaskView:
         (measure/checks.py check_boundaries)."""
         return boundary_of(self.configs[0]) if self.configs else "gpu"
 
-    def energy_interval(self, c: Any) -> tuple[float, float]:
+    def energy_interval(self, c: Record) -> tuple[float, float]:
         """The interval of ``c``'s energy per output the measurement noise allows."""
         return self.noise.interval(c.energy_per_output_joules, self.noise.u(runs_of(c)))
 
@@ -467,7 +467,7 @@ class TaskView:
             self.deadline.ms if ms is None else ms, self.deadline.percentile
         )
 
-    def values(self, c: Any) -> dict[str, Any]:
+    def values(self, c: Record) -> Row:
         """Every column value of ``c`` (the kind's, and accuracy where published)."""
         acc = self.accuracy.get(c.model_id)
         return {
@@ -478,7 +478,7 @@ class TaskView:
             else metrics.energy_per_correct_answer(c.energy_per_response_joules, acc),
         }
 
-    def deadline_rows(self, ms: float | None = None) -> list[dict[str, Any]]:
+    def deadline_rows(self, ms: float | None = None) -> list[Row]:
         """The deadline rule of a chart: ``latency`` in the chart's latency unit (s for a
         diffusion task: never a field named ms holding seconds)."""
         ms = self.deadline.ms if ms is None else ms
@@ -497,7 +497,7 @@ class SiteView:
     registry: Registry
     urls: Urls
     tasks: dict[str, TaskView]
-    by_model: dict[str, dict[str, list[Any]]]  # model -> task -> configurations
+    by_model: dict[str, dict[str, list[Record]]]  # model -> task -> configurations
     gpu_counts: dict[str, int]
     # Each task's finding, computed once (it ranks the task about ten times) for the home
     # page and the task page.

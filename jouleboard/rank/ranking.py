@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from jouleboard.config.fields import Percentile
 from jouleboard.measure import metrics
@@ -68,7 +68,7 @@ def runs_of(c: object) -> int:
     return runs if isinstance(runs, int) and runs > 0 else 1
 
 
-Objective = Callable[[Any], float]
+Objective = Callable[[Rankable], float]
 
 
 def energy_per_output(c: Rankable) -> float:

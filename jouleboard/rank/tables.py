@@ -5,16 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypeVar
 
 from jouleboard.config.registry import Registry
+from jouleboard.config.schema import Provenance
+from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import Urls
 from jouleboard.measure.checks import boundary_of
 from jouleboard.measure.formats import FORMATS, show
 from jouleboard.measure.units import boundary_words
 from jouleboard.rank.glossary import COLUMN_TERMS
 from jouleboard.rank.noise import UNKNOWN, Noise, table_note
-from jouleboard.rank.ranking import RankedRow, runs_of
+from jouleboard.rank.ranking import Rankable, RankedRow, runs_of
+
+
+class Tabled(Rankable, Protocol):
+    """What a table reads of a record besides the :class:`Rankable` part: where its
+    measurement comes from (every kind's record has it; jouleboard/kinds/base.py Record)."""
+
+    @property
+    def provenance(self) -> Provenance | None:
+        """Where the measurement comes from (None: not known)."""
+
+
+R = TypeVar("R", bound=Tabled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +101,7 @@ class Table:
             for c in self.columns
         )
 
-    def records(self) -> list[dict[str, object]]:
+    def records(self) -> list[Row]:
         """Rows as plain records (column key -> value) for CSV and JSON downloads."""
         return [
             {c.key: cell.value for c, cell in zip(self.columns, row, strict=True)}
@@ -107,7 +121,7 @@ class Field:
     # The latency column follows the deadline's percentile in the browser: key per percentile.
     by_percentile: Mapping[str, str] | None = None
 
-    def browser(self) -> dict[str, Any]:
+    def browser(self) -> JsonObject:
         c = self.column
         return {
             "key": c.key,
@@ -166,7 +180,7 @@ PER_CORRECT = number(
 QUALITY_FIELDS = (ACCURACY, PER_CORRECT)  # tasks with published accuracy (data/quality/)
 
 
-def gpu_cell(c: Any, urls: Urls) -> Cell:
+def gpu_cell(c: Rankable, urls: Urls) -> Cell:
     return Cell(
         f"{c.num_gpus}x {c.gpu_model}",
         f"{c.num_gpus}× {c.gpu_model}",
@@ -181,22 +195,22 @@ def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
     )
 
 
-def source_text(c: Any) -> str:
+def source_text(c: Tabled) -> str:
     """``The ML.ENERGY Benchmark v3 (v3, 2026-02-16, Apache-2.0)``; "" when not known."""
-    p = getattr(c, "provenance", None)
+    p = c.provenance
     return "" if p is None else f"{p.dataset} ({p.version}, {p.date}, {p.license})"
 
 
-def provenance_cell(c: Any) -> Cell:
+def provenance_cell(c: Tabled) -> Cell:
     """Data set, then version, date and licence, of a record's provenance (– when unknown;
     the page cites each data set once, below its tables)."""
-    p = getattr(c, "provenance", None)
+    p = c.provenance
     if p is None:
         return Cell(None, "–")
     return Cell(p.dataset, p.dataset, note=f"{p.version}, {p.date}, {p.license}")
 
 
-def field_cell(f: Field, c: Any, values: Mapping[str, Any], urls: Urls) -> Cell:
+def field_cell(f: Field, c: Tabled, values: Mapping[str, Scalar], urls: Urls) -> Cell:
     if f.show == "gpu":
         return gpu_cell(c, urls)
     if f.show == "provenance":
@@ -209,8 +223,8 @@ def ranking_table(
     table_id: str,
     caption: str,
     fields: Sequence[Field],
-    rows: Sequence[RankedRow[Any]],
-    values: Callable[[Any], Mapping[str, Any]],
+    rows: Sequence[RankedRow[R]],
+    values: Callable[[R], Mapping[str, Scalar]],
     registry: Registry,
     urls: Urls,
     ranked: str = "",
@@ -245,12 +259,12 @@ def configurations_table(
     table_id: str,
     caption: str,
     fields: Sequence[Field],
-    configs: Iterable[Any],
-    values: Callable[[Any], Mapping[str, Any]],
+    configs: Iterable[R],
+    values: Callable[[R], Mapping[str, Scalar]],
     urls: Urls,
-    marked: Callable[[Any], str] | None = None,
+    marked: Callable[[R], str] | None = None,
     sourced: bool = False,
-    grouped: Callable[[Any], str] | None = None,
+    grouped: Callable[[R], str] | None = None,
 ) -> Table:
     """Configurations one per row (model pages): the kind's fields, then a note, then
     (``sourced``) where each measurement comes from. ``grouped(c)`` names each row's group
@@ -264,7 +278,7 @@ def configurations_table(
     body, shown = [], (*fields, NOTE, *((SOURCE,) if sourced else ()))
     groups: list[RowGroup] = []
     if grouped is not None:
-        members: dict[str, list[Any]] = {}
+        members: dict[str, list[R]] = {}
         for c in sorted(configs, key=lambda c: c.energy_per_output_joules):
             members.setdefault(grouped(c), []).append(c)
         configs = []
@@ -303,14 +317,17 @@ def noise_columns(interval: Sequence[str]) -> tuple[str, ...]:
 
 
 def with_noise(
-    record: Mapping[str, Any], row: RankedRow[Any], noise: Noise, interval: Sequence[str]
-) -> dict[str, Any]:
+    record: Mapping[str, Scalar], row: RankedRow[R], noise: Noise, interval: Sequence[str]
+) -> Row:
     """A ranking download row with the noise columns: how many runs, the relative standard
     uncertainty of its energy (None: unknown), its places, and each interval metric's bounds
     at the noise's confidence (equal to the value when the noise is unknown)."""
-    bounds: dict[str, Any] = {}
+    bounds: Row = {}
     for key in interval:
-        low, high = noise.interval(record[key], row.u)
+        value = record[key]
+        if not isinstance(value, int | float):
+            raise TypeError(f"{key} has no interval: {value!r} is not a number")
+        low, high = noise.interval(value, row.u)
         bounds[f"{key}_low"], bounds[f"{key}_high"] = low, high
     return {
         **record,

@@ -26,16 +26,16 @@ import tempfile
 import threading
 import time
 import xml.parsers.expat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import escape
 
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
+from jouleboard.core.shapes import JsonObject
 
 
 def _default_cache() -> Path:
@@ -549,7 +549,7 @@ def _run(
 
 
 def render_charts(
-    specs: dict[str, dict[str, Any]],
+    specs: Mapping[str, JsonObject],
     formats: tuple[str, ...] = ("svg", "png"),
     cache: Path = DEFAULT_CACHE,
     progress: Progress = SILENT,

@@ -18,9 +18,14 @@ import os
 import tempfile
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 
-Spec = dict[str, Any]
+from jouleboard.core.shapes import JsonObject, JsonValue, Scalar
+
+if TYPE_CHECKING:  # imported where a chart is built (first use only)
+    import altair as alt
+
+Spec: TypeAlias = "JsonObject"  # a Vega-Lite spec
 _TEMPLATE_CAP = 4 * 1024 * 1024  # bytes; a cached chart template is a few kB
 
 
@@ -165,7 +170,7 @@ PER_MODEL = 0  # height placeholder: one 24 px band per model, set by bind()
 # lines. Thousands and up read 1k, 20k, 100k; overlapping labels are dropped.
 _LEAD = "slice(format(datum.value, '.0e'), 0, 1)"
 _LABELLED = f"indexof(['1','2','5'], {_LEAD}) >= 0"
-LOG_AXIS: Any = {
+LOG_AXIS: JsonObject = {
     "labelExpr": f"{_LABELLED} ? (datum.value >= 1000 ? format(datum.value, '~s') : "
     "format(datum.value, '~g')) : ''",
     "gridOpacity": {
@@ -181,7 +186,8 @@ LOG_AXIS: Any = {
 }
 
 
-def _finish(chart: Any, height: int) -> Spec:
+def _finish(chart: alt.Chart | alt.LayerChart | alt.FacetChart, height: int) -> Spec:
+    # altair types to_dict() loosely: from here on the spec is checked as plain JSON.
     spec: Spec = chart.properties(width=WIDTH, height=height).to_dict()
     spec.pop("config", None)
     spec["config"] = copy.deepcopy(CONFIG)
@@ -207,7 +213,7 @@ def ranking_bar(value_title: str) -> Spec:
         x=alt.X("value:Q", title=value_title),
     )
     bars = base.mark_bar(cornerRadiusEnd=2).encode(
-        color=alt.Color("model:N", title="Model", scale=_model_scale(alt), legend=None),
+        color=alt.Color("model:N", title="Model", scale=_model_scale(), legend=None),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
             alt.Tooltip("places:N", title="Place"),
@@ -230,37 +236,51 @@ def ranking_bar(value_title: str) -> Spec:
     return spec
 
 
-def _model_legend(alt: Any) -> Any:
+def _model_legend() -> alt.Color:
     """Colour by model (one colour per model site-wide: :func:`_model_scale`), with the
     legend under the chart in two columns."""
+    import altair as alt
+
     return alt.Color(
         "model:N",
         title="Model",
-        scale=_model_scale(alt),
+        scale=_model_scale(),
         legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
     )
 
 
-def _model_scale(alt: Any) -> Any:
+def _model_scale() -> alt.Scale:
     """A model colour scale until bind sets each model's own (``colors``)."""
+    import altair as alt
+
     return alt.Scale(range=list(MODEL_COLORS))
 
 
-def _deadline_rule(alt: Any) -> Any:
-    return (
+def _deadline_rule() -> alt.Chart:
+    import altair as alt
+
+    rule: alt.Chart = (
         alt.Chart(alt.NamedData("deadline"))
         .mark_rule(strokeDash=[6, 4], color=DEADLINE_RED, strokeWidth=1.5)
         .encode(x="latency:Q")
     )
+    return rule
 
 
 DEADLINE_LABEL_Y = -4  # px: the label's baseline, above the plot, where no line runs
 DEADLINE_LABEL_DX = 3  # px between the rule and the label's near end
+# The label's test on ``side``, its alignment and its offset from the rule (px).
+DEADLINE_SIDES: tuple[tuple[str, Literal["left", "right"], int], ...] = (
+    ("!==", "left", DEADLINE_LABEL_DX),
+    ("===", "right", -DEADLINE_LABEL_DX),
+)
 
 
-def _deadline_label(alt: Any) -> Any:
+def _deadline_label() -> alt.LayerChart | alt.FacetChart:
     """The deadline's label, above the plot (clear of its own rule and of every data line)
     and beside the rule on the side with more room (``side``: see bind)."""
+    import altair as alt
+
     # Both layers draw every row (an empty layer makes Vega warn); the other side's is blank.
     base = alt.Chart(alt.NamedData("deadline"))
     return alt.layer(
@@ -270,10 +290,7 @@ def _deadline_label(alt: Any) -> Any:
                 align=align, baseline="bottom", dx=dx, y=DEADLINE_LABEL_Y, color=DEADLINE_RED
             )
             .encode(x="latency:Q", text="shown:N")
-            for op, align, dx in (
-                ("!==", "left", DEADLINE_LABEL_DX),
-                ("===", "right", -DEADLINE_LABEL_DX),
-            )
+            for op, align, dx in DEADLINE_SIDES
         )
     )
 
@@ -281,20 +298,24 @@ def _deadline_label(alt: Any) -> Any:
 DIRECT = "direct"  # the spec parameter bind fills with the models labelled on the chart
 
 
-def _direct_labels(alt: Any, base: Any, x: Any, y: Any, which: str) -> Any:
+def _direct_labels(base: alt.Chart, x: alt.X, y: alt.Y, which: str) -> alt.Chart:
     """The names of the models whose colour another model also has (model_colors ran out
     of colours), beside the marks ``which`` (a Vega expression) selects."""
-    return (
+    labels: alt.Chart = (
         base.transform_calculate(
             named=f"indexof({DIRECT}, datum.model) >= 0 && ({which}) ? datum.model : ''"
         )
         .mark_text(align="left", dx=8, fontSize=11, color=AXIS_GREY)
         .encode(x=x, y=y, text="named:N")
     )
+    return labels
 
 
 def _with_direct(spec: Spec) -> Spec:
-    spec.setdefault("params", []).append({"name": DIRECT, "value": []})
+    params = spec.setdefault("params", [])
+    if not isinstance(params, list):
+        raise TypeError(f"a spec's params are a list, not {params!r}")
+    params.append({"name": DIRECT, "value": []})
     return spec
 
 
@@ -322,7 +343,7 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
 
     # A model picked in the legend (interactive view) stays coloured; the rest fade.
     pick = alt.selection_point(fields=["model"], bind="legend", name="pick")
-    x, y = _log_xy(alt, latency_title, energy_title)
+    x, y = _log_xy(latency_title, energy_title)
     base = alt.Chart(alt.NamedData("table"))
     points = (
         base.transform_calculate(shade="datum.chosen ? 1 : 0.35")
@@ -333,7 +354,7 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
             color=alt.Color(
                 "model:N",
                 title="Model",
-                scale=_model_scale(alt),
+                scale=_model_scale(),
                 legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40, symbolOpacity=1),
             ),
             shape=alt.Shape(
@@ -356,14 +377,16 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
         )
         .add_params(pick)
     )
-    direct = _direct_labels(alt, base, x, y, "datum.chosen")
+    direct = _direct_labels(base, x, y, "datum.chosen")
     return _with_direct(
-        _finish(alt.layer(points, direct, _deadline_rule(alt), _deadline_label(alt)), 380)
+        _finish(alt.layer(points, direct, _deadline_rule(), _deadline_label()), 380)
     )
 
 
-def _log_xy(alt: Any, latency_title: str, energy_title: str) -> tuple[Any, Any]:
+def _log_xy(latency_title: str, energy_title: str) -> tuple[alt.X, alt.Y]:
     """Latency (x) and energy (y) on log scales, their titles saying so."""
+    import altair as alt
+
     return (
         alt.X(
             "latency:Q", scale=alt.Scale(type="log"), title=log_title(latency_title), axis=LOG_AXIS
@@ -374,11 +397,13 @@ def _log_xy(alt: Any, latency_title: str, energy_title: str) -> tuple[Any, Any]:
     )
 
 
-def _energy_whiskers(alt: Any, which: str, latency_title: str, energy_title: str) -> Any:
+def _energy_whiskers(which: str, latency_title: str, energy_title: str) -> alt.Chart:
     """Vertical intervals (``low``..``high``) of energy on a log-log chart, for the points
     ``which`` (a Vega expression) selects: the Pareto frontier, never empty where a chart
     has a point."""
-    return (
+    import altair as alt
+
+    whiskers: alt.Chart = (
         alt.Chart(alt.NamedData("table"))
         .transform_filter(which)
         .mark_rule(strokeWidth=1.5)
@@ -395,6 +420,7 @@ def _energy_whiskers(alt: Any, which: str, latency_title: str, energy_title: str
             y2="high:Q",
         )
     )
+    return whiskers
 
 
 @template
@@ -403,7 +429,7 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
-    x, y = _log_xy(alt, latency_title, energy_title)
+    x, y = _log_xy(latency_title, energy_title)
     frontier = (
         base.transform_filter("datum.frontier")
         .mark_line(color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after")
@@ -430,12 +456,10 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
             alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
         ],
     )
-    whiskers = _energy_whiskers(alt, "datum.frontier", latency_title, energy_title).encode(
+    whiskers = _energy_whiskers("datum.frontier", latency_title, energy_title).encode(
         color=alt.value(AXIS_GREY)
     )
-    return _finish(
-        alt.layer(frontier, whiskers, points, _deadline_rule(alt), _deadline_label(alt)), 300
-    )
+    return _finish(alt.layer(frontier, whiskers, points, _deadline_rule(), _deadline_label()), 300)
 
 
 @template
@@ -498,12 +522,12 @@ def compare_pareto(latency_title: str) -> Spec:
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
-    x, y = _log_xy(alt, latency_title, "Energy per token (J)")
+    x, y = _log_xy(latency_title, "Energy per token (J)")
     # explore.js sets each model's own colour (the explore data's ``color``).
     color = alt.Color(
         "model:N",
         title="Model",
-        scale=_model_scale(alt),
+        scale=_model_scale(),
         legend=alt.Legend(orient="bottom", columns=2),
     )
     lines = (
@@ -533,12 +557,10 @@ def compare_pareto(latency_title: str) -> Spec:
     )
     # Each frontier point's interval (never an empty layer, which makes Vega warn: a model
     # drawn has a frontier, while none of its points may meet the deadline).
-    whiskers = _energy_whiskers(
-        alt, "datum.frontier", latency_title, "Energy per token (J)"
-    ).encode(color=color)
-    return _finish(
-        alt.layer(lines, whiskers, points, _deadline_rule(alt), _deadline_label(alt)), 340
+    whiskers = _energy_whiskers("datum.frontier", latency_title, "Energy per token (J)").encode(
+        color=color
     )
+    return _finish(alt.layer(lines, whiskers, points, _deadline_rule(), _deadline_label()), 340)
 
 
 @template
@@ -563,7 +585,7 @@ def accuracy_energy() -> Spec:
     points = base.mark_point(filled=True, size=90).encode(
         x=x,
         y=y,
-        color=_model_legend(alt),
+        color=_model_legend(),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
             alt.Tooltip("builder:N", title="Builder"),
@@ -607,7 +629,7 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
         x=x,
         y=y,
         # The legend lists the models in rank order: bind's ``colors`` domain.
-        color=_model_legend(alt),
+        color=_model_legend(),
         order="latency:Q",
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
@@ -617,10 +639,8 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
     )
     # A line's name at its right end, where it meets the chart's edge.
     ends = base.transform_joinaggregate(end="max(latency)", groupby=["model"])
-    direct = _direct_labels(alt, ends, x, y, "datum.latency === datum.end")
-    return _with_direct(
-        _finish(alt.layer(lines, direct, _deadline_rule(alt), _deadline_label(alt)), 300)
-    )
+    direct = _direct_labels(ends, x, y, "datum.latency === datum.end")
+    return _with_direct(_finish(alt.layer(lines, direct, _deadline_rule(), _deadline_label()), 300))
 
 
 PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page margins
@@ -649,7 +669,8 @@ def static(spec: Spec) -> Spec:
     not read out), and the labels doubled its bytes and cost ~5 % of its render time; the
     published spec, which vega-embed renders live, keeps them. Without its title too: the
     figure's caption (and an embed's heading) says it, and the image repeated it."""
-    out = {**spec, "config": {**spec.get("config", {}), "aria": False}}
+    config = spec.get("config", {})
+    out = {**spec, "config": {**(config if isinstance(config, dict) else {}), "aria": False}}
     out.pop("title", None)
     return out
 
@@ -661,22 +682,22 @@ def phone(spec: Spec) -> Spec:
     shared with ``spec``, not copied (they are most of its size, and nothing here changes
     them)."""
 
+    datasets = spec.get("datasets", {})
     names = {
-        row["model"]
-        for rows in spec.get("datasets", {}).values()
+        model
+        for rows in (datasets.values() if isinstance(datasets, dict) else ())
+        if isinstance(rows, list)
         for row in rows
-        if isinstance(row.get("model"), str)
+        if isinstance(row, dict) and isinstance(model := row.get("model"), str)
     }
     labels = short_labels(names)
 
-    def adapt(node: Any) -> Any:
-        if isinstance(node, list):
-            return [adapt(value) for value in node]
-        if not isinstance(node, dict):
-            return node
-        out = {key: value if key in _DATA_KEYS else adapt(value) for key, value in node.items()}
+    def adapt(node: JsonObject) -> JsonObject:
+        out = {
+            key: value if key in _DATA_KEYS else _each(adapt, value) for key, value in node.items()
+        }
         axis, legend = out.get("axis"), out.get("legend")
-        if isinstance(axis, dict) and axis.get("labelLimit", 0) > PHONE_AXIS_LABELS:
+        if isinstance(axis, dict) and _number(axis.get("labelLimit", 0)) > PHONE_AXIS_LABELS:
             axis["labelLimit"] = PHONE_AXIS_LABELS
             if labels:  # the chart's long names, each shortened to a label of its own
                 axis["labelExpr"] = f"({json.dumps(labels, ensure_ascii=False)})[datum.label]" + (
@@ -686,7 +707,7 @@ def phone(spec: Spec) -> Spec:
             legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
         return out
 
-    out: Spec = adapt(spec)
+    out = adapt(spec)
     out["width"] = PHONE_WIDTH
     out["autosize"] = {"type": "fit-x", "contains": "padding"}
     out.pop("title", None)
@@ -694,6 +715,20 @@ def phone(spec: Spec) -> Spec:
 
 
 _DATA_KEYS = frozenset({"datasets", "values"})  # where a spec keeps its data rows
+
+
+def _each(adapt: Callable[[JsonObject], JsonObject], node: JsonValue) -> JsonValue:
+    """``node`` with ``adapt`` applied to every object in it (lists walked, the rest kept)."""
+    if isinstance(node, list):
+        return [_each(adapt, value) for value in node]
+    return adapt(node) if isinstance(node, dict) else node
+
+
+def _number(value: JsonValue) -> float:
+    """A number of a spec (a label limit, a latency), as float() reads it."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
 
 
 # Static SVGs follow the reader's colour scheme: the page shows them as images, and an SVG
@@ -739,27 +774,36 @@ def with_model_colors(spec: Spec, colors: Mapping[str, str]) -> Spec:
     """``spec`` with every colour-by-model encoding mapping each model of ``colors`` (its
     display name, in legend order) to its colour; the data rows are shared, not copied."""
 
-    def adapt(node: Any) -> Any:
-        if isinstance(node, list):
-            return [adapt(value) for value in node]
-        if not isinstance(node, dict):
-            return node
-        out = {key: value if key in _DATA_KEYS else adapt(value) for key, value in node.items()}
+    def adapt(node: JsonObject) -> JsonObject:
+        out = {
+            key: value if key in _DATA_KEYS else _each(adapt, value) for key, value in node.items()
+        }
         color = out.get("color")
         if isinstance(color, dict) and color.get("field") == "model" and "scale" in color:
             out["color"] = {
                 **color,
-                "scale": {"domain": list(colors), "range": list(colors.values())},
+                "scale": {"domain": [*colors], "range": [*colors.values()]},
             }
         return out
 
-    out: Spec = adapt(spec)
-    return out
+    return adapt(spec)
+
+
+def _is_direct(param: JsonValue) -> bool:
+    return isinstance(param, dict) and param.get("name") == DIRECT
+
+
+def title_of(spec: Spec) -> str:
+    """The title :func:`bind` gave a chart."""
+    title = spec["title"]
+    if not isinstance(title, str):
+        raise TypeError(f"a chart's title is text, not {title!r}")
+    return title
 
 
 def bind(
     template: Spec,
-    datasets: dict[str, list[dict[str, Any]]],
+    datasets: Mapping[str, Sequence[Mapping[str, Scalar]]],
     title: str,
     colors: Mapping[str, str] | None = None,
     direct: Collection[str] = (),
@@ -768,18 +812,21 @@ def bind(
     ``colors``: each model's colour (model_colors) by its display name, in legend order,
     for every model the chart may draw; ``direct``: the names the chart labels."""
     spec = with_model_colors(template, colors) if colors else dict(template)
-    if any(p.get("name") == DIRECT for p in spec.get("params", [])):
+    params = spec.get("params", [])
+    if isinstance(params, list) and any(_is_direct(p) for p in params):
         spec["params"] = [
-            {"name": DIRECT, "value": sorted(direct)} if p.get("name") == DIRECT else p
-            for p in spec["params"]
+            {"name": DIRECT, "value": [*sorted(direct)]} if _is_direct(p) else p for p in params
         ]
     if "deadline" in datasets:
-        xs = [float(r.get("latency", 0)) for r in datasets["table"]]
+        xs = [_number(r.get("latency", 0)) for r in datasets["table"]]
         datasets = {
             **datasets,
-            "deadline": [{**d, "side": side(d["latency"], xs)} for d in datasets["deadline"]],
+            "deadline": [
+                {**d, "side": side(_number(d["latency"]), xs)} for d in datasets["deadline"]
+            ],
         }
-    spec["datasets"] = datasets
+    # The rows as JSON objects (dict is invariant: a row of scalars is not typed as one).
+    spec["datasets"] = {name: [{**row} for row in rows] for name, rows in datasets.items()}
     spec["title"] = title
     if spec.get("height") == PER_MODEL:
         spec["height"] = 24 * max(1, len({row["model"] for row in datasets["table"]}))

@@ -5,18 +5,18 @@ own measurements, never the bundled example's)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from jouleboard.config.schema import SiteSettings
+from jouleboard.rank.tables import Tabled
 
 
-def measured_by(configs: Iterable[Any], full: bool = True) -> str:
+def measured_by(configs: Iterable[Tabled], full: bool = True) -> str:
     """The data sets behind ``configs``, each once, by name and version; ``full`` adds each
     one's citation: ``The ML.ENERGY Benchmark v3 (Jae-Won Chung et al., ...)``. "" when
     none states its provenance."""
     seen: dict[tuple[str, str, str], None] = {}
     for c in configs:
-        p = getattr(c, "provenance", None)
+        p = c.provenance
         if p is not None:
             seen[(p.dataset, p.version, p.citation)] = None
     return "; ".join(

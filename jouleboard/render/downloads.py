@@ -1,4 +1,6 @@
 """CSV and JSON files from flat records (each kind defines its records: jouleboard/kinds/).
+A record's values are JSON's scalars (a :data:`~jouleboard.core.shapes.Row`) on the fast
+path; any other value json.dumps takes goes the slow way.
 
 Each format comes whole (:func:`to_csv`, :func:`to_json`) or in chunks of
 :data:`RECORDS_PER_CHUNK` records (:func:`csv_chunks`, :func:`json_chunks`), whose text
@@ -8,21 +10,20 @@ whole in memory."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
 
 from jouleboard.core.escape import csv_text
 
 RECORDS_PER_CHUNK = 2000  # ~1 MB of JSON text for a configuration download
 
 
-def to_csv(columns: Sequence[str], records: Sequence[dict[str, Any]]) -> str:
+def to_csv(columns: Sequence[str], records: Sequence[Mapping[str, object]]) -> str:
     """CSV download: text cells a spreadsheet would run as formulas are neutralised."""
     return "".join(csv_chunks(columns, records))
 
 
 def csv_chunks(
-    columns: Sequence[str], records: Sequence[dict[str, Any]], size: int = RECORDS_PER_CHUNK
+    columns: Sequence[str], records: Sequence[Mapping[str, object]], size: int = RECORDS_PER_CHUNK
 ) -> Iterator[str]:
     """:func:`to_csv`'s text in pieces: the header with the first ``size`` records, then
     ``size`` records at a time."""
@@ -32,7 +33,7 @@ def csv_chunks(
         yield csv_text(columns, records[start : start + size]).removeprefix(header)
 
 
-def to_json(records: Sequence[dict[str, Any]]) -> str:
+def to_json(records: Sequence[Mapping[str, object]]) -> str:
     """Records in column order (not sorted), strict JSON, indented by two spaces.
 
     The text is json.dumps(records, indent=2)'s, made ~5x faster for flat records: Python's
@@ -41,7 +42,9 @@ def to_json(records: Sequence[dict[str, Any]]) -> str:
     return "".join(json_chunks(records))
 
 
-def json_chunks(records: Sequence[dict[str, Any]], size: int = RECORDS_PER_CHUNK) -> Iterator[str]:
+def json_chunks(
+    records: Sequence[Mapping[str, object]], size: int = RECORDS_PER_CHUNK
+) -> Iterator[str]:
     """:func:`to_json`'s text in pieces of ``size`` records (the last closes the list)."""
     if not all(isinstance(v, _SCALARS) for record in records for v in record.values()):
         yield json.dumps(list(records), indent=2, allow_nan=False, ensure_ascii=False) + "\n"

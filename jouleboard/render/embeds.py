@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from jouleboard.config.schema import SiteSettings
 from jouleboard.core.escape import csv_text, markup
+from jouleboard.core.shapes import JsonObject
 from jouleboard.core.urls import Urls
+from jouleboard.plan.views import ChartRef
 from jouleboard.rank.tables import Table
 from jouleboard.render import citation
 
@@ -37,7 +38,7 @@ class ChartInfo:
 
 
 def chart_info(
-    chart: Any,
+    chart: ChartRef,
     size: tuple[int, int],
     urls: Urls,
     site: SiteSettings,
@@ -45,7 +46,7 @@ def chart_info(
     png: bool = True,
     sources: str = "",
 ) -> ChartInfo:
-    """``chart`` is a plan.views.ChartRef; ``phone``: the size of its phone render;
+    """``phone``: the size of its phone render;
     ``png``: whether the build rendered the chart's 2x PNG; ``sources``: the data sets the
     citation names (render/citation.py measured_by)."""
     embed_abs = urls.absolute(urls.embed(chart.id))
@@ -68,20 +69,15 @@ def chart_info(
         snippet=snippet,
         citation=citation.plain(chart.title, page_abs, site, sources),
         bibtex=citation.bibtex(f"jouleboard-{chart.id}", chart.title, page_abs, site, sources),
+        # No phone render: ChartInfo's defaults ("", 0, 0).
+        phone_url="" if phone is None else chart.export(urls, "phone.svg"),
+        phone_width=0 if phone is None else phone[0],
+        phone_height=0 if phone is None else phone[1],
         relative=not urls.origin,
-        **(
-            {}
-            if phone is None
-            else {
-                "phone_url": chart.export(urls, "phone.svg"),
-                "phone_width": phone[0],
-                "phone_height": phone[1],
-            }
-        ),
     )
 
 
-def oembed(chart: Any, info: ChartInfo, urls: Urls, site: SiteSettings) -> dict[str, Any]:
+def oembed(chart: ChartRef, info: ChartInfo, urls: Urls, site: SiteSettings) -> JsonObject:
     """oEmbed 1.0 "rich" response for a chart (served as a static JSON file)."""
     return {
         "version": "1.0",
@@ -105,15 +101,17 @@ def oembed(chart: Any, info: ChartInfo, urls: Urls, site: SiteSettings) -> dict[
     }
 
 
-def chart_csv(spec: dict[str, Any]) -> str:
+def chart_csv(spec: JsonObject) -> str:
     """The chart's main data set as CSV (columns sorted by name)."""
-    rows = spec.get("datasets", {}).get("table", [])
+    datasets = spec.get("datasets", {})
+    table = datasets.get("table", []) if isinstance(datasets, dict) else []
+    rows = [row for row in table if isinstance(row, dict)] if isinstance(table, list) else []
     return csv_text(sorted({key for row in rows for key in row}), rows)
 
 
-def first_chart(body: Any) -> Any:
+def first_chart(body: object) -> ChartRef | None:
     """The first ChartRef found in a page body (for its Open Graph image), or None."""
-    if hasattr(body, "spec") and hasattr(body, "page_url"):
+    if isinstance(body, ChartRef):
         return body
     if isinstance(body, Table):  # tables hold no charts: skip their thousands of cells
         return None

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from jouleboard.config.registry import Registry
 from jouleboard.core.urls import Urls
 from jouleboard.measure.formats import significant
-from jouleboard.rank.ranking import RankedRow
+from jouleboard.rank.ranking import Rankable, RankedRow
 from jouleboard.rank.tables import Cell, Column, Table, model_cell
 
 JOULES_PER_KWH = 3.6e6
@@ -91,10 +91,13 @@ def footprint_columns(scales: Sequence[Scale]) -> tuple[Column, ...]:
     )
 
 
+C = TypeVar("C", bound=Rankable)
+
+
 def footprint_table(
     table_id: str,
     caption: str,
-    rows: Sequence[RankedRow[Any]],
+    rows: Sequence[RankedRow[C]],
     registry: Registry,
     urls: Urls,
     inputs: FootprintInputs,

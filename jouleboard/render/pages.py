@@ -18,7 +18,6 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import jinja2
 import jinja2.exceptions
@@ -219,11 +218,15 @@ class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
     look only at the object's type and the attribute's name, and asking them again for each
     of the ~200,000 attribute reads of the default site's pages tripled its render time."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(
+        self, loader: jinja2.BaseLoader, undefined: type[jinja2.Undefined], **flags: bool
+    ) -> None:
+        """Jinja's options: the loader, the undefined type, and on/off flags
+        (``autoescape``, ``trim_blocks``...)."""
+        super().__init__(loader=loader, undefined=undefined, **flags)
         self._safe: dict[tuple[type, str], bool] = {}
 
-    def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+    def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
         key = (type(obj), attr)
         safe = self._safe.get(key)
         if safe is None:
