@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jouleboard.core.shapes import Row
 from jouleboard.loading.dataset import Dataset, data_folder_missing, load_dataset
@@ -90,9 +90,7 @@ class Ranking(_Rows):
     deadline_ms: float  # on the latency the task's kind ranks by (jouleboard/kinds/)
     percentile: str
     columns: tuple[str, ...]
-    # Any, not Row, while commands/rank.py's format_rank takes list[dict[str, object]]
-    # (a dict of Scalar values is not one of object values: dict is invariant).
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[Row] = field(default_factory=list)
     unranked: tuple[str, ...] = ()  # models left out for lack of a published accuracy
     why_empty: str | None = None  # when no model qualifies: which condition left none
     places_note: str = ""  # what the places mean: shared within measurement noise, or exact

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import UsageError, kind_code_option
 from jouleboard.config.fields import PERCENTILES
 from jouleboard.core.escape import text_line
+from jouleboard.core.shapes import Scalar
 from jouleboard.rank.ranking import RANK_BY
 
 HELP = "print a task's ranking under a latency deadline"
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def format_rank(
-    records: list[dict[str, object]],
+    records: Sequence[Mapping[str, Scalar]],
     fmt: str,
     columns: Sequence[str],
     picked: str | None = None,
@@ -157,18 +158,26 @@ def format_rank(
 
         return to_csv(columns, records)
     from jouleboard.measure.formats import format_value
-    from jouleboard.rank.noise import rank_text
 
     cells = {c: [text_line(format_value(c, r[c])) for r in records] for c in columns}
     headers = scaled_columns(units, records, cells) if units is not None else {}
     if "rank" in cells and all("rank_best" in r for r in records):  # the places: "2–4"
-        cells["rank"] = [rank_text(r["rank_best"], r["rank_worst"]) for r in records]  # type: ignore[arg-type]
+        cells["rank"] = [_places(r["rank_best"], r["rank_worst"]) for r in records]
     fit = None if picked is not None else (width or terminal_width())
     return text_table(records, columns, cells, fit, headers)
 
 
+def _places(best: Scalar, worst: Scalar) -> str:
+    """A row's places (``2–4``), from the whole numbers its record holds."""
+    from jouleboard.rank.noise import rank_text
+
+    if not (isinstance(best, int) and isinstance(worst, int)):
+        raise TypeError(f"rank_best and rank_worst are {best!r} and {worst!r}, not places")
+    return rank_text(best, worst)
+
+
 def scaled_columns(
-    units: TaskUnits, records: Sequence[dict[str, object]], cells: dict[str, list[str]]
+    units: TaskUnits, records: Sequence[Mapping[str, Scalar]], cells: dict[str, list[str]]
 ) -> dict[str, str]:
     """Rewrite ``cells`` of a diffusion ranking's per-joule columns in the task's scale, as the
     site's tables print them (Images/kJ 2.96, kJ/image 0.338), and return their headers; a

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
@@ -149,7 +149,7 @@ _ALWAYS = ("rank", "nickname")
 
 
 def text_table(
-    records: Sequence[dict[str, object]],
+    records: Sequence[Mapping[str, object]],
     columns: Sequence[str],
     cell: dict[str, list[str]],
     width: int | None,

@@ -13,17 +13,18 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 
 from jouleboard.core.escape import csv_text
+from jouleboard.core.shapes import Scalar
 
 RECORDS_PER_CHUNK = 2000  # ~1 MB of JSON text for a configuration download
 
 
-def to_csv(columns: Sequence[str], records: Sequence[Mapping[str, object]]) -> str:
+def to_csv(columns: Sequence[str], records: Sequence[Mapping[str, Scalar]]) -> str:
     """CSV download: text cells a spreadsheet would run as formulas are neutralised."""
     return "".join(csv_chunks(columns, records))
 
 
 def csv_chunks(
-    columns: Sequence[str], records: Sequence[Mapping[str, object]], size: int = RECORDS_PER_CHUNK
+    columns: Sequence[str], records: Sequence[Mapping[str, Scalar]], size: int = RECORDS_PER_CHUNK
 ) -> Iterator[str]:
     """:func:`to_csv`'s text in pieces: the header with the first ``size`` records, then
     ``size`` records at a time."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from jouleboard.config.schema import SiteSettings
 from jouleboard.core.escape import csv_text, markup
-from jouleboard.core.shapes import JsonObject
+from jouleboard.core.shapes import JsonObject, JsonValue, Scalar
 from jouleboard.core.urls import Urls
 from jouleboard.plan.views import ChartRef
 from jouleboard.rank.tables import Table
@@ -106,7 +106,13 @@ def chart_csv(spec: JsonObject) -> str:
     datasets = spec.get("datasets", {})
     table = datasets.get("table", []) if isinstance(datasets, dict) else []
     rows = [row for row in table if isinstance(row, dict)] if isinstance(table, list) else []
-    return csv_text(sorted({key for row in rows for key in row}), rows)
+    flat = [{k: _cell(v) for k, v in row.items()} for row in rows]
+    return csv_text(sorted({key for row in rows for key in row}), flat)
+
+
+def _cell(value: JsonValue) -> Scalar:
+    """A chart's data value as a CSV cell: a list or an object as the csv module writes it."""
+    return str(value) if isinstance(value, list | dict) else value
 
 
 def first_chart(body: object) -> ChartRef | None:
