@@ -1,11 +1,11 @@
 """Issue 29 item 8: the calculator scales its figures (Wh to GWh; k, M, B) instead of
 printing 1,000,000,000,000, the same in Python (render/footprint.py, the page as built) and
-in the browser (explore.js, the page as the reader changes it); and the status line follows
-the search box."""
+in the browser (templates/assets/js/formats.js, the page as the reader changes it); and the
+status line follows the search box."""
 
 from __future__ import annotations
 
-from jouleboard.render.footprint import energy_text, number_text
+from jouleboard.render.footprint import ENERGY_STEPS, NUMBER_STEPS, energy_text, number_text
 from tests.test_format_parity import node_call
 
 # Hand-worked: kWh in, the largest step reached, 3 significant digits.
@@ -44,13 +44,16 @@ def test_numbers_scale_by_hand() -> None:
 
 def test_browser_scales_alike() -> None:
     values = [v for v, _ in ENERGY + NUMBERS] + [
-        # No decimal ties (2.345): formats.significant and explore.js round those apart.
+        # No decimal ties (2.345): formats.significant and formats.js round those apart.
         m * 10.0**e
         for e in range(-6, 16)
         for m in (1.0, 1.5, 2.3456, 9.994, 9.996)
     ]
-    assert node_call("energyText", [[v] for v in values]) == [energy_text(v) for v in values]
-    assert node_call("numberText", [[v] for v in values]) == [number_text(v) for v in values]
+    # The page passes the steps as the explore JSON carries them (plan/explore.py).
+    energy = [[v, ENERGY_STEPS] for v in values]
+    numbers = [[v, NUMBER_STEPS] for v in values]
+    assert node_call("formats.js", "energyText", energy) == [energy_text(v) for v in values]
+    assert node_call("formats.js", "numberText", numbers) == [number_text(v) for v in values]
 
 
 def test_status_line_follows_the_search() -> None:
@@ -63,7 +66,7 @@ def test_status_line_follows_the_search() -> None:
         [12, view, empty, "zzz", 0],
         [0, view, empty, "qwen", 0],
     ]
-    assert node_call("statusText", cases) == [
+    assert node_call("wording.js", "statusText", cases) == [
         f"12 models meet {view}.",
         f"12 models meet {view}.",
         f"12 models meet {view}. 3 of them match “qwen”.",

@@ -1,6 +1,7 @@
-"""Python (measure/formats.py, ``show``) and the browser (templates/assets/explore.js,
+"""Python (measure/formats.py, ``show``) and the browser (templates/assets/js/formats.js,
 ``show``) print the same number the same way, for every display rule: hand-picked edge cases
-and every value of the committed golden site's explore data, by its column's own rule."""
+and every value of the committed golden site's explore data, by its column's own rule; and
+the browser's deadline wording and file names are Python's."""
 
 from __future__ import annotations
 
@@ -49,27 +50,8 @@ EDGES = (
 
 
 def node_show(cases: list[tuple[str, Any]], precisions: dict[str, str]) -> list[str]:
-    node = shutil.which("node")
-    if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but node is not installed")
-        pytest.skip("node is not installed")
-    script = (
-        "const E = require(process.argv[1]);\n"
-        "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-        "process.stdout.write(JSON.stringify(input.cases.map(([rule, v]) =>\n"
-        "  E.show(rule, v, input.precisions))));\n"
-    )
-    out = subprocess.run(
-        [node, "-e", script, str(REPO / "templates/assets/explore.js")],
-        input=json.dumps({"cases": cases, "precisions": precisions}),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    result: list[str] = json.loads(out.stdout)
-    return result
+    """formats.js ``show`` of each (rule, value) of ``cases``."""
+    return node_call("formats.js", "show", [[rule, v, precisions] for rule, v in cases])
 
 
 def test_edge_cases_print_alike() -> None:
@@ -95,20 +77,25 @@ def test_every_explore_value_prints_alike() -> None:
     assert node_show(cases, precisions) == [show(rule, v) for rule, v in cases]
 
 
-def node_call(function: str, cases: list[list[Any]]) -> list[Any]:
-    """``explore.js``'s exported ``function`` applied to each argument list of ``cases``."""
+MODULES = REPO / "templates" / "assets" / "js"
+
+
+def node_call(module: str, function: str, cases: list[list[Any]]) -> list[Any]:
+    """``function`` of the browser module ``module`` (templates/assets/js/) applied to each
+    argument list of ``cases``."""
     node = shutil.which("node")
     if node is None:
         if os.environ.get("CI"):
             pytest.fail("CI is set but node is not installed")
         pytest.skip("node is not installed")
     script = (
-        "const E = require(process.argv[1]);\n"
+        "const { pathToFileURL } = require('node:url');\n"
         "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-        f"process.stdout.write(JSON.stringify(cases.map((a) => E.{function}(...a))));\n"
+        "import(pathToFileURL(process.argv[1]).href).then((M) => process.stdout.write(\n"
+        f"  JSON.stringify(cases.map((a) => M.{function}(...a)))));\n"
     )
     out = subprocess.run(
-        [node, "-e", script, str(REPO / "templates/assets/explore.js")],
+        [node, "-e", script, str(MODULES / module)],
         input=json.dumps(cases),
         capture_output=True,
         text=True,
@@ -130,7 +117,9 @@ def test_view_download_names_and_label_sides_match_python() -> None:
         for ms in (300.0, 50.0, 2.5, 1000.0, 1500.0, 30000.0, 1800000.0, 0.125)
         for p in ("p50", "batch")
     ]
-    assert node_call("deadlineSlug", deadlines) == [deadline_slug(ms, p) for ms, p in deadlines]
+    assert node_call("downloads.js", "deadlineSlug", deadlines) == [
+        deadline_slug(ms, p) for ms, p in deadlines
+    ]
     sides = [
         [300.0, [3.8, 250.0]],
         [5.0, [3.8, 250.0]],
@@ -139,4 +128,21 @@ def test_view_download_names_and_label_sides_match_python() -> None:
         [10.0, []],
         [10.0, [10.0]],
     ]
-    assert node_call("side", sides) == [side(v, values) for v, values in sides]
+    assert node_call("charts.js", "side", sides) == [side(v, values) for v, values in sides]
+
+
+def test_deadline_wording_matches_python() -> None:
+    """The browser words a deadline as Latency.text does, and labels a chart's deadline rule
+    as plan/views.py does, for each kind's wording (as the explore JSON carries it)."""
+    from jouleboard.config.schema import Percentile
+    from jouleboard.kinds.diffusion import DiffusionKind
+    from jouleboard.kinds.token import TokenKind
+
+    for latency in (TokenKind.latency, DiffusionKind.latency):
+        browser = latency.browser()
+        percentiles: tuple[Percentile, ...] = ("p50", "p90")
+        cases = [(ms, p) for ms in (300.0, 50.0, 2.5, 1500.0, 30000.0, 0.125) for p in percentiles]
+        texts = node_call("wording.js", "deadlineText", [[ms, p, browser] for ms, p in cases])
+        assert texts == [latency.text(ms, p) for ms, p in cases]
+        labels = node_call("wording.js", "deadlineLabel", [[ms, browser] for ms, _ in cases])
+        assert labels == [f"deadline {latency.value(ms)}" for ms, _ in cases]

@@ -5,7 +5,7 @@ made again is :mod:`jouleboard.engine.fresh`'s to say."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from jouleboard.config.schema import SiteSettings
@@ -35,24 +35,55 @@ def _svg_size(svg: str) -> tuple[int, int]:
     return (int(match.group(1)), int(match.group(2))) if match else (640, 400)
 
 
-def _hashed(name: str, content: str) -> str:
+def _digest(content: str) -> str:
     import hashlib
 
+    return hashlib.sha256(content.encode()).hexdigest()[:10]
+
+
+def _hashed(name: str, content: str) -> str:
     stem, _, ext = name.rpartition(".")
-    return f"{stem}-{hashlib.sha256(content.encode()).hexdigest()[:10]}.{ext}"
+    return f"{stem}-{_digest(content)}.{ext}"
+
+
+SCRIPTS = "js"  # templates/assets/js/: the browser code, ES modules importing each other
+ENTRY_MODULES = ("site.js", "task.js", "compare.js")  # the modules pages load
+
+
+def script_modules(themes: Sequence[Path]) -> dict[str, str]:
+    """Each module of templates/assets/js/ by name, sorted: the built-in folder lists them,
+    and a theme's file of the same name replaces one (its package.json, which tells Node the
+    folder holds ES modules, is not published)."""
+    from jouleboard.core.resources import templates_dir
+
+    names = sorted(p.name for p in (templates_dir() / "assets" / SCRIPTS).glob("*.js"))
+    return {name: read_asset(f"{SCRIPTS}/{name}", themes) for name in names}
+
+
+def _module_folder(modules: Mapping[str, str]) -> str:
+    """The published folder of the modules: one hash of them all in its name, so a module's
+    relative imports (./table.js) hold under any hash and a change to any one of them
+    gives the folder a new name."""
+    listing = "".join(f"{name}\0{len(text)}\0{text}" for name, text in sorted(modules.items()))
+    return f"{SCRIPTS}-{_digest(listing)}"
 
 
 def asset_files(
     sources: Sources, bundle: str, urls: Urls
 ) -> tuple[dict[str, str | bytes], dict[str, str]]:
     """The site's assets by output path (names carry a content hash), and each asset's
-    hashed name by its plain one (``vega`` for the Vega bundle)."""
+    hashed name by its plain one (``vega`` for the Vega bundle; ``site.js``, ``task.js``
+    and ``compare.js`` for the entry modules)."""
     names = {"vega": _hashed("vega.js", bundle)}
     files: dict[str, str | bytes] = {urls.asset(names["vega"]): bundle}
-    for name in ("style.css", "site.js", "rank.js", "explore.js"):
-        text = read_asset(name, sources.themes)
-        names[name] = _hashed(name, text)
-        files[urls.asset(names[name])] = text
+    text = read_asset("style.css", sources.themes)
+    names["style.css"] = _hashed("style.css", text)
+    files[urls.asset(names["style.css"])] = text
+    modules = script_modules(sources.themes)
+    folder = _module_folder(modules)
+    for name, text in modules.items():
+        files[urls.asset(f"{folder}/{name}")] = text
+    names |= {name: f"{folder}/{name}" for name in ENTRY_MODULES}
     files["favicon.svg"] = read_asset("favicon.svg", sources.themes)
     logo = sources.data.registry.site.logo
     if logo:
@@ -248,8 +279,8 @@ def site_context(
         ),
         css_url=asset("style.css"),
         js_url=asset("site.js"),
-        rank_js_url=asset("rank.js"),
-        explore_js_url=asset("explore.js"),
+        task_js_url=asset("task.js"),
+        compare_js_url=asset("compare.js"),
         compare_url=urls.url(urls.compare),
         models_url=urls.url(urls.models_index),
         downloads_url=urls.url(urls.downloads),

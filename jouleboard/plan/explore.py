@@ -1,6 +1,7 @@
 """The data a task page's script re-ranks: every configuration of a task as compact rows,
 with the column descriptors, ranking order and wording of its kind, so the browser
-(templates/assets/explore.js, rank.js) needs no knowledge of any kind."""
+(the modules of templates/assets/js/) needs no knowledge of any kind, and writes no
+format, wording or column the Python side also owns."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from jouleboard.config.registry import Registry
 from jouleboard.measure.formats import PRECISION_LABELS
 from jouleboard.plan.views import TaskView
 from jouleboard.rank.ranking import runs_of
+from jouleboard.rank.tables import MODEL
+from jouleboard.render.footprint import ENERGY_STEPS, NUMBER_STEPS, footprint_columns
 
 IDENTITY = (
     "model_id",
@@ -60,6 +63,7 @@ def explore_payload(
     models = sorted({c.model_id for c in t.configs})
     fields = t.kind.ranking_fields(t.info, quality=t.id in registry.quality)
     units = t.units
+    scales = t.kind.footprint_scales(units)
     return {
         "kind": t.kind.name,
         "columns": columns,
@@ -75,7 +79,11 @@ def explore_payload(
         "order": t.kind.browser_order(),
         # Measurement noise for rank ranges ({s, z}; null: unknown): rank/noise.py.
         "noise": t.noise.browser(),
-        "latency": t.kind.latency.browser(),
+        "latency": {
+            **t.kind.latency.browser(),
+            # The latency axis title at each percentile (the charts follow the percentile).
+            "axis": {p: t.kind.latency.axis_title(p) for p in t.kind.percentiles},
+        },
         "units": {
             "output": units.output,
             "efficiency_words": units.efficiency_words,
@@ -86,8 +94,18 @@ def explore_payload(
         },
         "footprint": [
             {"key": key, "per": per, "amount": amount, "energy": energy}
-            for key, per, amount, energy in t.kind.footprint_scales(units)
+            for key, per, amount, energy in scales
         ],
+        # The calculator table's header, and the steps its figures scale by (Wh to TWh;
+        # k, M, B, T), as the server-rendered calculator has them.
+        "footprint_columns": [
+            {"key": c.key, "label": c.label, "unit": c.unit, "numeric": c.numeric}
+            for c in (MODEL, *footprint_columns(scales))
+        ],
+        "footprint_steps": {
+            "energy": [list(step) for step in ENERGY_STEPS],
+            "number": [list(step) for step in NUMBER_STEPS],
+        },
         "models": {
             m: {
                 "nickname": registry.models[m].nickname,

@@ -56,9 +56,9 @@ class SiteContext:
     nav: tuple[Link, ...]
     tasks: tuple[Link, ...]
     css_url: str
-    js_url: str
-    rank_js_url: str
-    explore_js_url: str
+    js_url: str  # the entry module of every page (site.js); the task and compare pages'
+    task_js_url: str
+    compare_js_url: str
     compare_url: str
     models_url: str
     downloads_url: str
@@ -77,7 +77,7 @@ class SiteContext:
 
 
 TEMPLATE_MAX_BYTES = 1024 * 1024  # a template of a theme folder
-ASSET_MAX_BYTES = 4 * 1024 * 1024  # style.css, site.js, rank.js, explore.js, favicon.svg
+ASSET_MAX_BYTES = 4 * 1024 * 1024  # style.css, each module of js/, favicon.svg
 
 
 def template_dirs(site_dir: Path | None) -> list[Path]:
@@ -204,10 +204,11 @@ class ThemeLoader(jinja2.BaseLoader):
 
 
 def read_asset(name: str, dirs: Sequence[Path]) -> str:
-    """The text of templates/assets/``name`` from the first of ``dirs`` that has it, read
-    as :func:`_theme_file` reads a template (cap :data:`ASSET_MAX_BYTES`)."""
+    """The text of templates/assets/``name`` (``js/site.js``: a file in a folder) from the
+    first of ``dirs`` that has it, read as :func:`_theme_file` reads a template (cap
+    :data:`ASSET_MAX_BYTES`)."""
     for d in dirs:
-        found = _theme_file(d, ("assets", name), ASSET_MAX_BYTES)
+        found = _theme_file(d, ("assets", *name.split("/")), ASSET_MAX_BYTES)
         if found is not None:
             return _utf8(found[0], d / "assets" / name)
     raise FileNotFoundError(f"no assets/{name} in {', '.join(map(str, dirs))}")

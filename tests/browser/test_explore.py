@@ -1,6 +1,6 @@
 """The task pages' explorer, calculator and the compare page in a real Chromium.
 
-Every re-ranking done by templates/assets/rank.js and explore.js is checked against the Python
+Every re-ranking done by the modules of templates/assets/js/ is checked against the Python
 ranking (jouleboard.rank.ranking.rank on the committed data/), the URL state against a fresh page,
 Back/Forward against pushState, and the calculator against hand-computed values. Every test ends
 with no console error or warning, no page error and no request to another host (conftest.watch).
@@ -206,7 +206,7 @@ def open_task(rec: Recorder) -> Any:
 
 
 def slider_ms(page: Any, position: int) -> float:
-    """The deadline a slider position stands for (explore.js's log mapping and rounding)."""
+    """The deadline a slider position stands for (slider.js's log mapping and rounding)."""
     form = page.locator("form.explore")
     low = math.log(float(form.get_attribute("data-min")))
     high = math.log(float(form.get_attribute("data-max")))
@@ -276,8 +276,13 @@ def test_shared_ranking_cases_in_browser(site_page: Recorder) -> None:
     cases = [_browser_case(case) for case in CASES["cases"]]
     assert len(cases) >= 10
     results = page.evaluate(
-        """(cases) => cases.map((c) => window.jouleboardRank.rank(c.configs, c.options)
-            .map((row) => [row.rank, row.config.source, [row.rankBest, row.rankWorst]]))""",
+        """async (cases) => {
+            // rank.js beside the page's entry module: the page's own ranking code
+            const entry = document.querySelector('script[type=module][src$="/task.js"]').src;
+            const { rank } = await import(new URL("rank.js", entry).href);
+            return cases.map((c) => rank(c.configs, c.options)
+                .map((row) => [row.rank, row.config.source, [row.rankBest, row.rankWorst]]));
+        }""",
         cases,
     )
     for case, result in zip(CASES["cases"], results, strict=True):
@@ -826,8 +831,8 @@ def test_compare_page(site_page: Recorder) -> None:
     assert_clean(site_page)
 
 
-def test_helpers_agree_with_explore_js(site_page: Recorder) -> None:
-    """The slider mapping used above is explore.js's own: check a few positions in the page."""
+def test_helpers_agree_with_slider_js(site_page: Recorder) -> None:
+    """The slider mapping used above is slider.js's own: check a few positions in the page."""
     page = open_task(site_page)
     for position in (250, 500, 854, 999, 1000):
         page.locator("#deadline-range").evaluate(

@@ -1,19 +1,27 @@
-// URL parameters of templates/assets/explore.js and rank.js select own keys only: a name
-// every object inherits ("constructor", "__proto__", "toString") falls back to the default.
+// URL parameters of the page modules (templates/assets/js/url-state.js, rank.js) select own
+// keys only: a name every object inherits ("constructor", "__proto__", "toString") falls
+// back to the default.
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("node:path");
+const { modules } = require("./modules.js");
 
-const ASSETS = path.join(__dirname, "..", "..", "templates", "assets");
-const E = require(path.join(ASSETS, "explore.js"));
-const R = require(path.join(ASSETS, "rank.js"));
+let E;
+let R;
+test.before(async () => {
+  E = await modules("url-state.js", "wording.js", "formats.js");
+  R = await modules("rank.js");
+});
 
 const INHERITED = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
 const DEFAULTS = { deadline: 300, pct: "p50", gpu: ["B200"], precision: ["bfloat16", "fp8"],
   budget: "", q: "", sort: "" };
-const CHOICES = { gpus: ["B200", "H100"], precisions: ["bfloat16", "fp8"], calculator: false };
-const TASKS = { gpqa: { deadline: 300, pct: "p50" }, "image-chat": { deadline: 200, pct: "p90" } };
+// The percentiles, GPUs and precisions the page offers (its controls).
+const PERCENTILES = ["p50", "p90", "p95", "p99"];
+const CHOICES = { percentiles: PERCENTILES, gpus: ["B200", "H100"], precisions: ["bfloat16", "fp8"],
+  calculator: false };
+const TASKS = { gpqa: { deadline: 300, pct: "p50", percentiles: PERCENTILES },
+  "image-chat": { deadline: 200, pct: "p90", percentiles: PERCENTILES } };
 
 for (const name of INHERITED) {
   test(`task page: ?pct=${name} and ?gpu=${name} fall back to the defaults`, () => {

@@ -1,11 +1,13 @@
-// Unit tests of templates/assets/rank.js under Node's test runner (node --test tests/js/).
+// Unit tests of templates/assets/js/rank.js under Node's test runner (node --test tests/js/).
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
 const path = require("node:path");
 const fs = require("node:fs");
+const { modules } = require("./modules.js");
 
-const R = require(path.join(__dirname, "..", "..", "templates", "assets", "rank.js"));
+let R;
+test.before(async () => { R = await modules("rank.js"); });
 const CASES = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "ranking_cases.json")));
 
 // The configurations and options of a shared case, as the page passes them to rank.js.

@@ -1,10 +1,12 @@
-// The current view as a file and the slider's round deadlines (templates/assets/explore.js).
+// The current view as a file and the slider's round deadlines (templates/assets/js/
+// downloads.js, slider.js).
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("node:path");
+const { modules } = require("./modules.js");
 
-const E = require(path.join(__dirname, "..", "..", "templates", "assets", "explore.js"));
+let E;
+test.before(async () => { E = await modules("downloads.js", "slider.js"); });
 
 test("CSV fields: quoted when needed, formulas defused, missing values empty", () => {
   assert.equal(E.csvField("plain"), "plain");

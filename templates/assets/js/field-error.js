@@ -1,0 +1,17 @@
+// A message under an input that holds a value the page cannot use (none: clear it).
+export function fieldError(input, message) {
+  let note = document.getElementById(`${input.id}-error`);
+  if (!note) {
+    note = document.createElement("span");
+    note.id = `${input.id}-error`;
+    note.className = "field-error";
+    note.setAttribute("role", "alert");
+    input.after(note);
+    input.setAttribute("aria-describedby",
+      `${input.getAttribute("aria-describedby") || ""} ${note.id}`.trim());
+  }
+  note.textContent = message;
+  note.hidden = !message;
+  if (message) input.setAttribute("aria-invalid", "true");
+  else input.removeAttribute("aria-invalid");
+}

@@ -1,0 +1,105 @@
+// Live charts: a figure shows its static SVG until a reader asks for the interactive chart
+// (or the task page redraws it); the shared Vega bundle loads only then.
+
+let vega = null;
+function loadVega() {
+  if (!vega) {
+    vega = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = document.body.dataset.vega;
+      script.onload = () => resolve(window.vegaEmbed);
+      script.onerror = reject;
+      document.head.append(script);
+    });
+  }
+  return vega;
+}
+
+const specs = new Map();
+function fetchSpec(url) {
+  if (!specs.has(url)) specs.set(url, fetch(url).then((response) => response.json()));
+  return specs.get(url).then((spec) => JSON.parse(JSON.stringify(spec)));
+}
+
+// charts.phone: one-column legends, shorter axis labels, the caption holds the title.
+function phoneLayout(spec, width) {
+  delete spec.title;
+  (function visit(node) {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === "object") {
+      if (node.axis && typeof node.axis === "object" && node.axis.labelLimit > 125) {
+        node.axis.labelLimit = 125;
+      }
+      if (node.legend && typeof node.legend === "object") {
+        node.legend.columns = 1;
+        node.legend.labelLimit = Math.max(width - 40, 120);
+      }
+      Object.values(node).forEach(visit);
+    }
+  })(spec);
+}
+
+// charts.THEME_STYLE for live charts: the chart grey turns light on a dark page.
+function themed(spec) {
+  if (!window.matchMedia("(prefers-color-scheme: dark)").matches) return spec;
+  const data = spec.datasets;
+  delete spec.datasets;
+  const out = JSON.parse(JSON.stringify(spec).replaceAll("#6b6b6b", "#c3c9d2")
+    .replaceAll('"#111"', '"#f2f4f7"'));
+  if (data) out.datasets = data;
+  return out;
+}
+
+// The element a live chart draws into: where the static image was.
+function holderOf(figure) {
+  let holder = figure.querySelector(".vega");
+  if (!holder) {
+    holder = document.createElement("div");
+    holder.className = "vega";
+    const image = figure.querySelector("picture") || figure.querySelector("img");
+    if (image) image.replaceWith(holder);
+    else figure.prepend(holder);
+  }
+  return holder;
+}
+
+// Render a figure's chart with vega-embed; `adjust` may rebind the spec's data first.
+export async function embedChart(figure, adjust) {
+  const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
+  if (adjust) adjust(spec);
+  // The figure's caption (an embed page's h1) says the title: the chart does not repeat it.
+  spec.title = "";
+  spec.width = "container";
+  spec.autosize = { type: "fit-x", contains: "padding" };
+  // A narrow screen gets the phone layout (render/charts.py phone): text at its own size.
+  if (figure.clientWidth < 480) phoneLayout(spec, figure.clientWidth);
+  const holder = holderOf(figure);
+  if (figure.jbView) figure.jbView.finalize();
+  // ast: true makes Vega interpret expressions instead of compiling them: no eval, so the
+  // page's Content-Security-Policy needs no 'unsafe-eval'.
+  const result = await embed(holder, themed(spec), {
+    ast: true,
+    renderer: "svg",
+    actions: { export: true, source: false, compiled: false, editor: false },
+  });
+  figure.jbView = result.view;
+  // vega-embed's actions menu opens from an icon alone: its summary needs a name.
+  const actions = holder.querySelector("details > summary");
+  if (actions) actions.setAttribute("aria-label", "Chart actions: save as SVG or PNG");
+  const button = figure.querySelector("button.interactive");
+  if (button) button.remove();
+  return result;
+}
+
+// Each figure's "interactive" button (every page has it, embed pages too) loads its chart.
+export function wireChartButtons() {
+  for (const figure of document.querySelectorAll("figure.chart[data-spec]")) {
+    const button = figure.querySelector("button.interactive");
+    if (!button) continue;
+    button.hidden = false;
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      embedChart(figure).catch(() => { button.disabled = false; });
+    });
+  }
+}

@@ -1,0 +1,114 @@
+// The task page's controls (templates/explore.html): what they offer and their defaults,
+// the state shown in them, and their changes into the state.
+import { calculatorDefaults, showCalculator, wireCalculator } from "./calculator.js";
+import { fieldError } from "./field-error.js";
+import { addTicks, logScale } from "./slider.js";
+
+const values = (boxes) => boxes.map((b) => b.value);
+
+// The controls of `form`, with the page's defaults and choices as its markup states them.
+export function readControls(form) {
+  const d = form.dataset;
+  const gpuBoxes = Array.from(form.querySelectorAll("input[name=gpu]"));
+  const precisionBoxes = Array.from(form.querySelectorAll("input[name=precision]"));
+  const percentile = form.querySelector("#percentile");
+  const calc = document.querySelector("form.calculator");
+  // The deadline box shows the kind's unit (ms or s); state and URL keep ms.
+  const scale = Number(d.scale || 1);
+  return {
+    d, calc, gpuBoxes, precisionBoxes, percentile, scale,
+    unit: { scale, unit: d.unit || "ms" },
+    range: form.querySelector("#deadline-range"),
+    number: form.querySelector("#deadline-ms"),
+    budget: form.querySelector("#budget"),
+    search: form.querySelector("#model-search"),
+    status: form.querySelector(".status"),
+    slider: logScale(Number(d.min), Number(d.max)),
+    defaults: {
+      deadline: Number(d.deadline), pct: d.percentile,
+      gpu: values(gpuBoxes.filter((b) => b.defaultChecked)),
+      precision: values(precisionBoxes), budget: "", q: "", sort: "",
+      ...(calc ? calculatorDefaults(calc) : {}),
+    },
+    choices: {
+      // A select offers the kind's percentiles; a kind with one has a hidden input.
+      percentiles: percentile.options ? values(Array.from(percentile.options)) : [percentile.value],
+      gpus: values(gpuBoxes), precisions: values(precisionBoxes), calculator: Boolean(calc),
+    },
+  };
+}
+
+export function showState(controls, state) {
+  const c = controls;
+  c.number.value = String(state.deadline / c.scale);
+  c.range.value = String(c.slider.toSlider(state.deadline));
+  c.percentile.value = state.pct;
+  c.gpuBoxes.forEach((b) => { b.checked = state.gpu.includes(b.value); });
+  c.precisionBoxes.forEach((b) => { b.checked = state.precision.includes(b.value); });
+  c.budget.value = state.budget;
+  c.search.value = state.q;
+  if (c.calc) showCalculator(c.calc, state);
+}
+
+// The deadline controls: the slider's drag (the view follows, one history entry when let
+// go), the number box and the round-deadline ticks.
+function wireDeadline(c, page) {
+  c.range.addEventListener("input", () => {
+    page.state.deadline = c.slider.fromSlider(Number(c.range.value));
+    c.number.value = String(page.state.deadline / c.scale);
+    page.render();
+  });
+  c.range.addEventListener("change", () => page.update(true));
+  c.number.addEventListener("change", () => {
+    const value = Number(c.number.value) * c.scale;
+    const ok = Number.isFinite(value) && value > 0;
+    fieldError(c.number, ok ? "" :
+      `Enter a deadline above 0. The ranking still uses ${page.state.deadline / c.scale}.`);
+    if (!ok) return;
+    page.state.deadline = value;
+    c.range.value = String(c.slider.toSlider(value));
+    page.update(true);
+  });
+  addTicks(c.range, Number(c.d.min), Number(c.d.max), c.unit.unit, c.scale, (ms) => {
+    page.state.deadline = ms;
+    fieldError(c.number, "");
+    showState(c, page.state);
+    page.update(true);
+  });
+}
+
+function wireBudget(c, page) {
+  c.budget.addEventListener("change", () => {
+    const value = Number(c.budget.value);
+    const empty = c.budget.value.trim() === "";
+    const ok = empty || (Number.isFinite(value) && value > 0);
+    // 0 or less admits nothing: said beside the field, not silently read as "no budget".
+    fieldError(c.budget, ok ? "" : `An energy budget is more than 0 ${c.d.budgetUnit || "J"}; ` +
+      "leave it empty for none.");
+    if (!ok) return;
+    page.state.budget = empty ? "" : c.budget.value;
+    page.update(true);
+  });
+}
+
+// Controls -> page.state -> page.update (URL and view); Reset -> page.reset.
+export function wireControls(form, c, page) {
+  wireDeadline(c, page);
+  c.percentile.addEventListener("change", () => {
+    page.state.pct = c.percentile.value;
+    page.update(true);
+  });
+  c.gpuBoxes.concat(c.precisionBoxes).forEach((box) => box.addEventListener("change", () => {
+    page.state.gpu = values(c.gpuBoxes.filter((b) => b.checked));
+    page.state.precision = values(c.precisionBoxes.filter((b) => b.checked));
+    page.update(true);
+  }));
+  wireBudget(c, page);
+  c.search.addEventListener("input", () => { page.state.q = c.search.value; page.update(false); });
+  form.addEventListener("submit", (event) => event.preventDefault());
+  form.querySelector("button[type=reset]").addEventListener("click", (event) => {
+    event.preventDefault();
+    page.reset();
+  });
+  if (c.calc) wireCalculator(c.calc, () => page.state, page.update);
+}

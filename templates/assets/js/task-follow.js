@@ -1,0 +1,106 @@
+// What follows the task page's controls besides its main table: the energy-per-correct-
+// answer table, the captions, the finding's note, the compare link, the figures' notes and
+// the ranking downloads. Each shows its server-rendered text on the default view.
+import { offerDownloads } from "./downloads.js";
+import { rank } from "./rank.js";
+import { fillBody, rankedFirst, rankingRow } from "./table.js";
+import { deadlineValue } from "./url-state.js";
+import { emptyText, viewText } from "./view-text.js";
+
+// The finding is written for the default view: off it, a line says so.
+function findingNote(defaults) {
+  const finding = document.querySelector("main .finding");
+  if (!finding) return null;
+  const deadline = document.querySelector(".deadline strong")?.textContent || "";
+  const note = document.createElement("p");
+  note.className = "finding-view";
+  note.hidden = true;
+  note.textContent = `This finding is for the default view (${deadline}, on ` +
+    `${defaults.gpu.join(" and ")}); the tables and charts below follow your settings.`;
+  finding.prepend(note);
+  return note;
+}
+
+// The models' accuracy, by model id, as the explore rows carry it.
+function accuracies(data) {
+  const accuracy = {};
+  for (const c of data.configs) {
+    if (c.accuracy_percent !== null && c.accuracy_percent !== undefined) {
+      accuracy[c.model_id] = c.accuracy_percent;
+    }
+  }
+  return accuracy;
+}
+
+// The followers of a task page: `captions` holds each table's default caption (by table).
+export function viewFollowers(form, controls, table) {
+  const d = controls.d;
+  const correct = document.getElementById(`correct-${d.task}`);
+  const costTable = controls.calc ? document.getElementById(controls.calc.dataset.table) : null;
+  const downloads = document.getElementById("ranking-downloads");
+  const figures = Array.from(document.querySelectorAll("main figure.chart"));
+  const captions = new Map([table, correct, costTable].filter(Boolean)
+    .map((t) => [t, t.caption.textContent]));
+  for (const f of figures) {
+    const note = f.querySelector(".chart-note");
+    if (note) note.dataset.default = note.textContent;
+  }
+  const finding = findingNote(controls.defaults);
+  // The compare link carries the page's deadline and percentile.
+  const compareLink = form.querySelector("a.compare-link");
+  const compareBase = compareLink ? compareLink.getAttribute("href") : "";
+
+  function followCompareLink(state) {
+    const { defaults } = controls;
+    const moved = state.deadline !== defaults.deadline || state.pct !== defaults.pct;
+    compareLink.href = moved
+      ? `${compareBase}&deadline=${deadlineValue(state.deadline, controls.unit)}` +
+        `&pct=${encodeURIComponent(state.pct)}`
+      : compareBase;
+  }
+
+  function rankByCorrectAnswer(page, options, view, plain) {
+    const { state, data } = page;
+    const best = rank(data.configs,
+      { ...options, objective: "energy_per_correct_answer", accuracy: accuracies(data) });
+    const key = "energy_per_correct_answer_joules";
+    fillBody(correct, best.map((r) => rankingRow(r, data, state.pct,
+      rankedFirst(data.table, key), key)), emptyText(state, data, controls.scale));
+    correct.caption.textContent = plain ? captions.get(correct) :
+      `${d.taskName}: ranked by energy per correct answer at ${view}`;
+  }
+
+  function followFigures(view, plain) {
+    for (const f of figures) {
+      const note = f.querySelector(".chart-note");
+      const follows = f.id === d.scatter || f.id === d.bar;
+      if (note) {
+        note.textContent = plain ? note.dataset.default : follows ? view :
+          `default view, ${note.dataset.default}; the controls above do not change it`;
+      }
+      const embedNote = f.querySelector(".default-view");
+      if (embedNote) embedNote.hidden = plain;
+    }
+  }
+
+  // `page`: {state, data, rows} of the view drawn; `plain`: it is the default view.
+  function follow(page, options, text, plain) {
+    const { state, data, rows } = page;
+    const view = viewText(state, data, text, controls.choices.precisions);
+    if (finding) finding.hidden = plain;
+    if (compareLink) followCompareLink(state);
+    if (correct) rankByCorrectAnswer(page, options, view, plain);
+    if (costTable) {
+      costTable.caption.textContent = plain ? captions.get(costTable) :
+        `Electricity, cost and emissions of ${rows.length ? `the top ` +
+          `${Math.min(rows.length, Number(d.top))} ` : "the models "}at ${view}`;
+    }
+    followFigures(view, plain);
+    if (downloads) {
+      offerDownloads(downloads, view, plain,
+        { ...page, task: d.task, allPrecisions: controls.choices.precisions });
+    }
+  }
+
+  return { captions, follow };
+}
