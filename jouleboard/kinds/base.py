@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -120,11 +120,12 @@ class TaskKind(ABC):
     ranked_key: ClassVar[str] = "efficiency"  # the column a leaderboard is ranked by
     response_field: ClassVar[str] = "energy_per_response_joules"
 
-    # Any: plan/explore.py unpacks the latency pairs as (field, factor) and reads the fields
-    # by name; a JSON-typed value would not let it, and the lists must stay lists (JSON).
-    def browser_order(self) -> dict[str, Any]:
+    def browser_order(self) -> JsonObject:
+        """The ranking order for the page script (templates/assets/js/rank.js): each
+        percentile's latency field and its factor to ms, the tie-break and the energy
+        fields."""
         return {
-            "latency": {p: list(f) for p, f in self.latency_fields.items()},
+            "latency": {p: [field, factor] for p, (field, factor) in self.latency_fields.items()},
             "tie": list(self.tie_fields),
             "energy": self.energy_field,
             "response": self.response_field,

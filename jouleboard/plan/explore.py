@@ -6,9 +6,10 @@ format, wording or column the Python side also owns."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from jouleboard.config.registry import Registry
+from jouleboard.core.shapes import JsonLike, Row
+from jouleboard.kinds.base import Record, field_value
 from jouleboard.measure.formats import PRECISION_LABELS
 from jouleboard.plan.views import TaskView
 from jouleboard.rank.ranking import runs_of
@@ -26,19 +27,19 @@ IDENTITY = (
 )
 
 
-def browser_row(t: TaskView, c: Any) -> dict[str, Any]:
+def browser_row(t: TaskView, c: Record) -> Row:
     """One configuration: the fields the ranking order reads, and every table value."""
-    order = t.kind.browser_order()
+    kind = t.kind
     fields = {
         *IDENTITY,
-        *order["tie"],
-        order["energy"],
-        order["response"],
-        *(f for f, _ in order["latency"].values()),
+        *kind.tie_fields,
+        kind.energy_field,
+        kind.response_field,
+        *(f for f, _ in kind.latency_fields.values()),
     }
     values = t.values(c)
     return {
-        **{k: getattr(c, k) for k in sorted(fields)},
+        **{k: field_value(c, k) for k in sorted(fields)},
         **values,
         "efficiency": t.units.efficiency(c.energy_per_output_joules),
         "config": t.kind.config_label(c),
@@ -53,7 +54,7 @@ def explore_payload(
     model_url: Callable[[str], str],
     gpu_url: Callable[[str], str],
     colors: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, JsonLike]:
     """One task's configurations for the browser: columns + rows (compact), the table's
     column descriptors, the ranking order, the units and wording, and the model and GPU
     names and links the re-ranked table shows, with each model's chart colour (``colors``,
