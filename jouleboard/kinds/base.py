@@ -111,7 +111,7 @@ class TaskKind(ABC):
     percentiles: ClassVar[tuple[Percentile, ...]]  # latency percentiles a deadline can use
     latency: ClassVar[Latency]
     download_name: ClassVar[str]  # downloads/<name>.csv: every configuration of this kind
-    # The ranking order as the browser computes it (templates/assets/rank.js): the record
+    # The ranking order as the browser computes it (templates/assets/js/rank.js): the record
     # field and factor giving latency_ms(percentile), the fields of tie_break() (a missing
     # value counts as 0), the energy per output and per response fields.
     latency_fields: ClassVar[Mapping[str, tuple[str, float]]]

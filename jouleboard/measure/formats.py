@@ -87,7 +87,7 @@ def format_value(column: str, value: object) -> str:
 def show(rule: str, value: object) -> str:
     """Display string of ``value`` by a display rule: ``int`` (grouped), ``fixedN`` (N
     decimals, grouped), ``sigN`` (N significant digits), ``precision`` (BF16, FP8, ...),
-    ``text``. templates/assets/explore.js implements the same rules (``show``); a test
+    ``text``. templates/assets/js/formats.js implements the same rules (``show``); a test
     prints the same numbers through both."""
     if value is None:
         return "–"

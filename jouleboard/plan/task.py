@@ -48,7 +48,7 @@ def task_table(
 ) -> Table:
     """A leaderboard table of ``t`` in its kind's columns, ranked by its efficiency column
     unless ``ranked`` names another; the ranked-by column comes first after the model, so it
-    is in view on any screen (explore.js rankedFirst orders the browser's rows alike)."""
+    is in view on any screen (js/table.js rankedFirst orders the browser's rows alike)."""
     key = ranked or t.kind.ranked_key
     fields = t.kind.ranking_fields(t.info, quality=t.id in site.registry.quality)
     fields = tuple(sorted(fields, key=lambda f: f.column.key != key))  # stable: rest in order
@@ -130,7 +130,7 @@ def task_colors(site: SiteView, t: TaskView) -> tuple[dict[str, str], tuple[str,
 
 def bar_label(shown: str, places: str, shared: bool) -> str:
     """A bar's figure, with the places it shares within measurement noise: ``18.26 (#1–4)``
-    (explore.js barLabel writes the same)."""
+    (the page script writes the same: js/task-follow.js)."""
     return f"{shown} (#{places})" if shared else shown
 
 

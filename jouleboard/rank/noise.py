@@ -1,7 +1,7 @@
 """Measurement noise: how precise an energy figure is, and the ranks it can support.
 
 The rule (docs/measurement-format.md, "Repeat runs and measurement noise"; the browser's
-templates/assets/rank.js follows it, kept equal by tests/ranking_cases.json):
+templates/assets/js/rank.js follows it, kept equal by tests/ranking_cases.json):
 
 - One run's energy per output has a relative standard uncertainty ``s`` on the log scale:
   declared in site.yaml (``uncertainty.relative``), or estimated from the data's own repeat

@@ -207,7 +207,7 @@ def rank(
     with the places ``noise`` allows it (rank/noise.py; ranges count every qualifying
     model, also past ``top``).
 
-    The browser's re-ranking (templates/assets/rank.js) implements the same rule; the
+    The browser's re-ranking (templates/assets/js/rank.js) implements the same rule; the
     shared cases in tests/ranking_cases.json keep the two in step."""
     kept = [
         c

@@ -523,7 +523,7 @@ def compare_pareto(latency_title: str) -> Spec:
 
     base = alt.Chart(alt.NamedData("table"))
     x, y = _log_xy(latency_title, "Energy per token (J)")
-    # explore.js sets each model's own colour (the explore data's ``color``).
+    # js/charts.js sets each model's own colour (the explore data's ``color``).
     color = alt.Color(
         "model:N",
         title="Model",

@@ -1,6 +1,6 @@
 """Electricity, cost and emissions of GPU energy: the calculator's formula and defaults.
 
-The browser recomputes the same figures (templates/assets/rank.js, ``footprint``) when a
+The browser recomputes the same figures (templates/assets/js/rank.js, ``footprint``) when a
 reader changes the inputs; the defaults are written into the page for it.
 """
 
@@ -51,7 +51,7 @@ NUMBER_STEPS = (("", 1.0), ("k", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12))
 def scaled(value: float, steps: Sequence[tuple[str, float]]) -> tuple[str, str]:
     """``value`` in the largest step it reaches (the first when it reaches none), to 3
     significant digits, and that step's suffix; a figure that rounds to 1,000 of a step
-    reads 1.00 of the next. explore.js ``scaled`` is the same."""
+    reads 1.00 of the next. js/formats.js ``scaled`` is the same."""
     i = 0
     if value != 0 and math.isfinite(value):
         i = max((n for n, (_, size) in enumerate(steps) if abs(value) >= size), default=0)
