@@ -32,8 +32,9 @@ FILE_SUFFIXES = {
     "csv",
     "png",
 }
-# Dotted strings that are not rule ids: Vega-Lite field paths and an ijson item prefix.
-NOT_RULES = {"datum", "results"}
+# Dotted strings that are not rule ids: Vega-Lite field paths, an ijson item prefix and the
+# package's own module names (engine/fingerprint.py looks "jouleboard.kinds" up).
+NOT_RULES = {"datum", "results", "jouleboard"}
 
 
 def rule_ids_in_code() -> set[str]:
