@@ -97,8 +97,16 @@ def child_build(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     import jouleboard.engine.build as B
 
+    # Where the stages live: engine/assemble.py (renders pages), engine/outputs.py (charts);
+    # a ref before #26's split (--ref) holds them in engine/build.py.
+    try:
+        import jouleboard.engine.assemble as stages
+        import jouleboard.engine.outputs as outputs
+    except ImportError:
+        stages = outputs = B
+
     progress: list[dict[str, Any]] = []
-    timer = getattr(B, "StageTimer", None) or B._Timer  # _Timer: refs before the rename
+    timer = getattr(stages, "StageTimer", None) or stages._Timer  # _Timer: refs before the rename
     original_done = timer.done
 
     def done(self: Any, stage: str) -> None:
@@ -116,7 +124,7 @@ def child_build(args: argparse.Namespace) -> int:
     timer.done = done
 
     per_template: dict[str, list[float]] = {}
-    original_render_page = B.render_page
+    original_render_page = stages.render_page
 
     def render_page(env: Any, page: Any, *rest: Any, **kw: Any) -> str:
         t = time.perf_counter()
@@ -127,11 +135,11 @@ def child_build(args: argparse.Namespace) -> int:
         stat[2] += len(html.encode("utf-8"))
         return html
 
-    B.render_page = render_page
+    stages.render_page = render_page
 
     stub_info: dict[str, Any] = {}
     if args.stub_charts:
-        original_render_charts = B.render_charts
+        original_render_charts = outputs.render_charts
 
         def render_charts(
             specs: dict[str, Any],
@@ -163,7 +171,7 @@ def child_build(args: argparse.Namespace) -> int:
             )
             return stub  # a copy per chart, as real renders are: memory stays realistic
 
-        B.render_charts = render_charts
+        outputs.render_charts = render_charts
 
     if not args.cache:  # Path("") would be the working directory: the repository
         raise SystemExit("run.py _build needs --cache DIR")
