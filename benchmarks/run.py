@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
 import json
 import os
 import platform
@@ -54,6 +55,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -99,11 +101,13 @@ def child_build(args: argparse.Namespace) -> int:
 
     # Where the stages live: engine/assemble.py (renders pages), engine/outputs.py (charts);
     # a ref before #26's split (--ref) holds them in engine/build.py.
-    try:
-        import jouleboard.engine.assemble as stages
-        import jouleboard.engine.outputs as outputs
-    except ImportError:
-        stages = outputs = B
+    def engine_module(name: str) -> ModuleType:
+        try:
+            return importlib.import_module(f"jouleboard.engine.{name}")
+        except ImportError:
+            return B
+
+    stages, outputs = engine_module("assemble"), engine_module("outputs")
 
     progress: list[dict[str, Any]] = []
     timer = getattr(stages, "StageTimer", None) or stages._Timer  # _Timer: refs before the rename
