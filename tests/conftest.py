@@ -2,10 +2,12 @@
 
 Selection: ``python -m pytest -m "not slow"`` runs the fast unit tests. A test is ``slow``
 when it builds a site, renders charts with vl-convert, drives a browser or builds the
-wheel: the modules below do (each builds at least one site or calls vl-convert), and so
-does everything marked ``browser`` or ``package``; a module may also say so itself with
-``pytestmark = pytest.mark.slow``. A test outside them that leaves a built site in its
-``tmp_path`` fails, naming the list to add its module to.
+wheel, or runs jouleboard end to end in new processes (its exit status, output and no
+traceback, for hostile inputs) or measures how time grows: the modules below do (each
+builds at least one site, calls vl-convert or starts jouleboard processes), and so does
+everything marked ``browser`` or ``package`` or reading a shared site (below); a module or
+a test may also say so itself with ``pytest.mark.slow``. A test outside them that leaves a
+built site in its ``tmp_path`` fails, naming the list to add its module to.
 
 Chart cache: every build of the run, in-process or a ``jouleboard build`` subprocess,
 renders into one fresh folder (``$JOULEBOARD_CACHE``, set here before any test module
@@ -74,6 +76,16 @@ SLOW_MODULES = frozenset(
         "test_mlperf_site",
         "test_model_groups",
         "test_fixed_views_labelled",
+        # jouleboard's command line (or serve) in new processes, test after test:
+        "test_raw_hostile",
+        "test_mlenergy_import_hostile",
+        "test_kind_consent",
+        "test_folder_safety",
+        "test_serve_hardening",
+        "test_mlperf_import",
+        "test_live_watch",
+        "test_rank_nothing_qualifies",
+        "test_diff",
     }
 )
 _ALWAYS_SLOW = ("browser", "package")
@@ -107,7 +119,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         module = Path(str(item.fspath)).stem
-        if module in SLOW_MODULES or any(item.get_closest_marker(m) for m in _ALWAYS_SLOW):
+        shared_site = bool(_sites_used(item))  # built for the run: a build like any other
+        if (
+            module in SLOW_MODULES
+            or shared_site
+            or any(item.get_closest_marker(m) for m in _ALWAYS_SLOW)
+        ):
             item.add_marker(pytest.mark.slow)
     # Modules that use a shared site go last (a stable sort keeps every module together):
     # by the time a worker reaches them, the background build has made the sites. The one

@@ -97,6 +97,7 @@ def test_invalid_data_raises_with_every_problem(tmp_path: Path) -> None:
         jouleboard.load(tmp_path)
 
 
+@pytest.mark.slow  # imports in a new interpreter
 def test_pandas_and_heavy_libraries_are_imported_only_when_used() -> None:
     code = (
         "import sys, jouleboard; b = jouleboard.load(sys.argv[1]); b.rank('gpqa');"
@@ -149,6 +150,7 @@ def test_completion_offers_the_api() -> None:
     assert {"load", "Leaderboard", "Ranking", "rank_task"} <= set(dir(jouleboard))
 
 
+@pytest.mark.slow  # compares with jouleboard rank in a new process
 @pytest.mark.parametrize(
     ("kwargs", "api_words", "cli_args", "cli_words"),
     [

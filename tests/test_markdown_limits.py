@@ -96,6 +96,7 @@ def linear_ratio(make: Callable[[int], str], n: int, work: Callable[[str], objec
     return ratio
 
 
+@pytest.mark.slow  # times inputs of growing size
 @pytest.mark.parametrize("case", list(ADVERSARIAL))
 def test_adversarial_markdown_costs_linear_time(case: str) -> None:
     # Before the limits these took 4x-10x when doubled (20,000 '[' took 52 s).
@@ -122,6 +123,7 @@ AT_THE_LIMITS: dict[str, Callable[[int], str]] = {
 }
 
 
+@pytest.mark.slow  # times inputs of growing size
 @pytest.mark.parametrize("case", list(AT_THE_LIMITS))
 def test_markdown_at_the_limits_renders_in_linear_time(case: str) -> None:
     make = AT_THE_LIMITS[case]
@@ -222,6 +224,7 @@ def test_validate_locates_over_limit_markdown_in_every_registry(data: Path) -> N
     assert all(p.hint and "docs/" not in p.hint for p in problems)
 
 
+@pytest.mark.slow  # runs jouleboard validate in a new process
 def test_validate_command_reports_the_reported_case_quickly(data: Path) -> None:
     set_field(data / "models.yaml", (first_model(data), "description_md"), "[" * 20_000)
     result = subprocess.run(

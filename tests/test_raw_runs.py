@@ -417,6 +417,7 @@ def test_energy_per_token_from_steady_output_tokens_when_not_given(
     assert m["output_throughput_tokens_per_sec"] == pytest.approx(250_000 / 60.0, rel=1e-12)
 
 
+@pytest.mark.slow  # measures memory on large inputs
 def test_large_text_and_large_arrays_stream_in_little_memory(runs: Path) -> None:
     run_dir = write_run(
         runs,

@@ -75,6 +75,7 @@ def test_a_ref_that_is_a_folder_path_is_refused(
     assert "git tag" in problem.hint and "a folder is never read" in problem.hint
 
 
+@pytest.mark.slow  # starts a build of a git checkout's data
 def test_build_refuses_a_folder_ref_before_writing(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -103,6 +103,7 @@ def _feed_html(site: Path) -> list[str]:
     return entries + [item["content_html"] for item in items]
 
 
+@pytest.mark.slow  # builds a site through the command line
 def test_bracketed_nicknames_validate_build_and_are_plain_text_in_feeds(site: Path) -> None:
     htmls = _feed_html(site)
     assert len(htmls) == 2
@@ -115,6 +116,7 @@ def test_bracketed_nicknames_validate_build_and_are_plain_text_in_feeds(site: Pa
         assert "<a" not in listed
 
 
+@pytest.mark.slow  # builds a site through the command line
 def test_a_nickname_makes_no_link_anywhere_in_the_site(site: Path) -> None:
     files = [p for p in site.rglob("*") if p.is_file()]
     assert any(p.name == "feed.xml" for p in files) and any(p.name == "feed.json" for p in files)
@@ -129,6 +131,7 @@ def test_a_nickname_makes_no_link_anywhere_in_the_site(site: Path) -> None:
     assert linked == []
 
 
+@pytest.mark.slow  # builds a site through the command line
 def test_serving_notes_and_citation_are_published_escaped(site: Path) -> None:
     html = next(
         p.read_text()

@@ -1377,6 +1377,7 @@ def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # runs jouleboard validate in a new process
 def test_cli_validate_reports_every_problem_without_traceback(tmp_path: Path) -> None:
     data, broken = broken_folder(tmp_path)
     result = run_cli("validate", str(data))
@@ -1390,6 +1391,7 @@ def test_cli_validate_reports_every_problem_without_traceback(tmp_path: Path) ->
     assert "validation failed" in result.stderr
 
 
+@pytest.mark.slow  # runs jouleboard validate in a new process
 def test_cli_validate_names_files_relative_to_the_working_folder(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path)
     write_measurement(data, with_power(0.5))
@@ -1401,6 +1403,7 @@ def test_cli_validate_names_files_relative_to_the_working_folder(tmp_path: Path)
     ), result.stderr
 
 
+@pytest.mark.slow  # runs jouleboard validate in a new process
 def test_cli_validate_ok(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path)
     write_measurement(data, valid_measurement())
