@@ -9,6 +9,9 @@
   read-only, so a ``dict[str, str]`` or a tuple is one; nothing is narrowed from it.
 - :data:`YamlValue`: a YAML document as parsed (``core/yamlio.read_yaml``): JSON's values,
   and the dates, bytes and sets YAML also writes; keys are scalars (never lists or mappings).
+
+:func:`json_object` and :func:`text_field` narrow a value the code itself made or checked
+(an importer's own documents); a user's input is checked with a located problem instead.
 """
 
 from __future__ import annotations
@@ -29,3 +32,19 @@ YamlValue: TypeAlias = (
     "YamlScalar | list[YamlValue] | tuple[YamlValue, ...] | set[YamlScalar] "
     "| dict[YamlScalar, YamlValue]"
 )
+
+
+def json_object(value: JsonValue, what: str) -> JsonObject:
+    """``value`` as a JSON object, where the code made or checked it so: a TypeError here is
+    a bug (``what`` names the value in it), never a user's mistake."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} is {type(value).__name__}, not an object")
+    return value
+
+
+def text_field(doc: JsonObject, name: str, what: str) -> str:
+    """``doc[name]`` as text, where the code made or checked it so (see :func:`json_object`)."""
+    value = doc[name]
+    if not isinstance(value, str):
+        raise TypeError(f"{name} of {what} is {value!r}, not text")
+    return value

@@ -30,7 +30,7 @@ from jouleboard.config.registry import Registry
 from jouleboard.config.schema import ModelInfo
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, shown_path
-from jouleboard.core.shapes import JsonObject
+from jouleboard.core.shapes import JsonObject, json_object, text_field
 from jouleboard.importers.contract import ImportPlan, conflicts
 from jouleboard.importers.diffusion_runs import (
     DiffusionResults,
@@ -46,7 +46,7 @@ from jouleboard.importers.llm_runs import (
     read_run,
     stability_filter,
 )
-from jouleboard.importers.mlenergy_site import BUILDERS, json_object, measurement_path
+from jouleboard.importers.mlenergy_site import BUILDERS, measurement_path
 from jouleboard.importers.run_configs import (
     ModelFacts,
     entry_yaml,
@@ -326,12 +326,7 @@ class ImportSummary:
     added_models: tuple[str, ...] = ()
 
 
-def _text(doc: JsonObject, name: str) -> str:
-    """A text field of a measurement document built here (llm_document, ...)."""
-    value = doc[name]
-    if not isinstance(value, str):
-        raise TypeError(f"{name} of a measurement document is {value!r}, not text")
-    return value
+DOCUMENT = "a measurement document built here (llm_document, ...)"
 
 
 def measurement_file(doc: JsonObject) -> str:
@@ -351,8 +346,8 @@ def measurement_file(doc: JsonObject) -> str:
         )
         return f"measurements/{doc['task']}/{doc['model_id']}/{name}.json"
     return measurement_path(
-        _text(doc, "task"),
-        _text(doc, "model_id"),
+        text_field(doc, "task", DOCUMENT),
+        text_field(doc, "model_id", DOCUMENT),
         {
             "gpu_model": doc["gpu_model"],
             "num_gpus": doc["num_gpus"],
@@ -361,7 +356,7 @@ def measurement_file(doc: JsonObject) -> str:
                 k: s[k] for k in ("tensor_parallel", "expert_parallel", "data_parallel")
             },
         },
-        _text(doc, "weight_precision"),
+        text_field(doc, "weight_precision", DOCUMENT),
         repeat,
     )
 

@@ -45,7 +45,7 @@ from jouleboard.core.jsonio import dumps_canonical, parse_strict
 from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
-from jouleboard.core.shapes import JsonLike, JsonObject, JsonValue
+from jouleboard.core.shapes import JsonLike, JsonObject, JsonValue, json_object
 from jouleboard.core.yamlio import MAX_YAML_BYTES, read_yaml
 from jouleboard.importers.contract import ImportPlan, commit, conflicts, stale_files
 from jouleboard.importers.registry_yaml import RegistryMerge, dump_new, merge_registry
@@ -354,13 +354,6 @@ def _read(path: Path, shape: type[_S]) -> tuple[tuple[_S, JsonObject] | None, li
 def _list(value: JsonValue, what: str) -> list[JsonValue]:
     if not isinstance(value, list):
         raise TypeError(f"{what} is {type(value).__name__}, not a list")
-    return value
-
-
-def json_object(value: JsonValue, what: str) -> JsonObject:
-    """An object of a configuration checked (or built) before: its parallelization, ..."""
-    if not isinstance(value, dict):
-        raise TypeError(f"{what} is {type(value).__name__}, not an object")
     return value
 
 

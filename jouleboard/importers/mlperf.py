@@ -39,7 +39,7 @@ from jouleboard.core.jsonio import dumps_canonical, parse_strict
 from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
-from jouleboard.core.shapes import JsonObject, JsonValue
+from jouleboard.core.shapes import JsonObject, JsonValue, json_object, text_field
 from jouleboard.importers.contract import ImportPlan, commit, conflicts
 from jouleboard.kinds.mlperf import (
     MLPERF_DIR,
@@ -547,24 +547,18 @@ def summary_rows(
 # --- the import ------------------------------------------------------------------------------
 
 
-def _text(doc: JsonObject, name: str) -> str:
-    """A text field of a result document built here (raw_result, summary_rows: always text)."""
-    value = doc[name]
-    if not isinstance(value, str):
-        raise TypeError(f"{name} of a result document is {value!r}, not text")
-    return value
+DOCUMENT = "a result document built here (raw_result, summary_rows)"
 
 
 def _system_id(doc: JsonObject) -> str:
-    system = doc["system"]
-    if not isinstance(system, dict):
-        raise TypeError(f"system of a result document is {system!r}, not an object")
-    return _text(system, "id")
+    return text_field(json_object(doc["system"], "system of a result document"), "id", "system")
 
 
 def _key(doc: JsonObject) -> tuple[str, ...]:
-    return (_text(doc, "round"), _text(doc, "division"), _text(doc, "submitter"),
-            _system_id(doc), _text(doc, "benchmark"), _text(doc, "scenario"))  # fmt: skip
+    """Round, division, submitter, system, benchmark and scenario: what a result is."""
+    head = [text_field(doc, name, DOCUMENT) for name in ("round", "division", "submitter")]
+    tail = [text_field(doc, name, DOCUMENT) for name in ("benchmark", "scenario")]
+    return (*head, _system_id(doc), *tail)
 
 
 def relative_path(doc: JsonObject) -> str:
@@ -598,7 +592,7 @@ def _merge(raw: JsonObject, row: JsonObject, shown: str) -> list[Problem]:
 def _finish(doc: JsonObject) -> JsonObject:
     """A result document with its fixed parts and provenance."""
     body = {k: v for k, v in doc.items() if not k.startswith("_") and k not in ("date", "source")}
-    rnd = _text(doc, "round")
+    rnd = text_field(doc, "round", DOCUMENT)
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": "mlperf",
