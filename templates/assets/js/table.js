@@ -93,12 +93,9 @@ export function rankingRow(row, data, percentile, columns = data.table, ranked =
   return tr;
 }
 
-// A header row of [label, unit, numeric, key] (the compare page follows the chosen task);
-// left as it is when it already says the same.
+// A header row of [label, unit, numeric, key] (the compare page follows the chosen task).
 export function headerCells(table, labels) {
   const row = table.tHead.rows[0];
-  const now = Array.from(row.cells).map((th) => th.textContent.trim());
-  if (now.join("|") === labels.map((l) => l.join(" ").trim()).join("|")) return;
   row.replaceChildren(...labels.map(([label, unit, numeric, key]) => {
     const th = document.createElement("th");
     th.scope = "col";
