@@ -26,6 +26,10 @@ NOISE_COLUMNS = (
     "relative_uncertainty",
     "rank_best",
     "rank_worst",
+    # issue 37: the critical value the places and intervals used, and the degrees of freedom
+    # of s behind it.
+    "critical_value",
+    "degrees_of_freedom",
     "energy_per_token_joules_low",
     "energy_per_token_joules_high",
     "tokens_per_joule_low",
@@ -96,9 +100,14 @@ def test_rank_csv_prints_the_reference_table():
 def test_rank_noise_columns_follow_the_documented_rule():
     """Every model's interval and places, re-derived here from the rule
     (docs/measurement-format.md, "Repeat runs and measurement noise") and the rows' own
-    figures: s = 8.37% per run (the bundled repeat pairs), z = 1.96 at 95%."""
+    figures: s = 8.37% per run from the bundled repeat pairs, 3 degrees of freedom, so the
+    critical value is Student's t(0.975, 3) (SciPy: 3.1824), not the normal 1.96."""
+    from scipy import stats
+
     rows = json.loads(run("rank", "--task", "gpqa", "--format", "json").stdout)
-    z = 1.959963984540054
+    z = stats.t.ppf(0.975, 3)
+    assert all(r["critical_value"] == pytest.approx(z, rel=1e-12) for r in rows)
+    assert all(r["degrees_of_freedom"] == 3 for r in rows)
     u = [r["relative_uncertainty"] for r in rows]
     e = [r["energy_per_token_joules"] for r in rows]
     for r, ui, ei in zip(rows, u, e, strict=True):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.loading.repeats import fold_repeats, geometric_mean
-from jouleboard.rank.glossary import glossary_html
+from jouleboard.rank.glossary import NoiseScope, glossary_html
 from jouleboard.rank.noise import (
     Noise,
     RepeatGroup,
@@ -109,7 +109,10 @@ def test_fold_takes_geometric_means_and_keeps_ratios() -> None:
         one.avg_power_watts / one.output_throughput_tokens_per_sec
     )
     assert one.median_itl_ms == a.median_itl_ms  # equal in both runs: kept exactly
-    assert groups == [RepeatGroup((a.source, b.source), (0.1, 0.4))]
+    assert [(g.sources, g.energy_per_output_joules) for g in groups] == [
+        ((a.source, b.source), (0.1, 0.4))
+    ]
+    assert (groups[0].task, groups[0].model, groups[0].gpu) == (a.task, "org/a", a.gpu_model)
     assert folded[1] is other
 
 
@@ -198,9 +201,11 @@ def test_declared_uncertainty_in_site_yaml_is_used_and_shown(tmp_path: Path) -> 
         0.9,
         "NVML counters, vendor note",
     )
-    html = glossary_html(noise)
-    assert "±5%" in html and "declared by the site (NVML counters, vendor note)" in html
-    assert "90% confidence (z = 1.64)" in html
+    html = glossary_html([NoiseScope(noise, {"t": "T"}, frozenset({"H100"}))])
+    assert "s = 5%" in html and "declared by the site (NVML counters, vendor note)" in html
+    # Declared without degrees of freedom: taken as exact, the normal quantile (1.645 at 90%).
+    assert noise.freedom is None and noise.critical == pytest.approx(1.644854, abs=1e-6)
+    assert "the normal quantile, c = 1.64, s taken as exact" in html
 
 
 def test_uncertainty_basis_without_a_relative_value_is_located(tmp_path: Path) -> None:
@@ -224,7 +229,8 @@ def test_no_repeats_and_nothing_declared_leaves_places_exact_and_says_so(
     noise = load_dataset(data).noise
     assert noise.per_run is None and noise.browser() is None
     assert table_note(noise) == "Measurement noise unknown: places are by point value."
-    assert "Measurement noise unknown" in glossary_html(noise)
+    scope = NoiseScope(noise, {"t": "Task T"}, frozenset({"H100"}))
+    assert "<strong>Task T</strong>: measurement noise unknown" in glossary_html([scope])
 
 
 def test_each_data_source_has_its_own_noise(tmp_path: Path) -> None:
@@ -232,7 +238,7 @@ def test_each_data_source_has_its_own_noise(tmp_path: Path) -> None:
     repeat pair is in the ML.ENERGY set, so text-to-image, moved to a second set without
     repeats, has unknown noise and exact places, while gpqa keeps s = 3.58%."""
     from jouleboard.core.urls import Urls
-    from jouleboard.plan.site import site_view
+    from jouleboard.plan.site import noise_scopes, site_view
     from tests.golden.tree import DATA
 
     data = tmp_path / "data"
@@ -248,6 +254,99 @@ def test_each_data_source_has_its_own_noise(tmp_path: Path) -> None:
     image = site.tasks["text-to-image"]
     assert image.noise.per_run is None
     assert all(r.rank_best == r.rank == r.rank_worst for r in image.ranking)
-    html = glossary_html(dataset.noise, dataset.datasets)
-    assert "<li>Other Bench: Measurement noise unknown" in html
-    assert "±3.6%" in html
+    html = glossary_html(noise_scopes(site))
+    assert f"<strong>{image.info.name}</strong>: measurement noise unknown" in html
+    assert "s = 3.6%" in html
+
+
+# --- the critical value follows how s is known (issue 37) -------------------------------
+
+T_0975_3 = 3.182446305284263  # Student's t(0.975, 3), printed tables: 3.182
+
+
+def test_an_estimate_has_the_repeats_degrees_of_freedom() -> None:
+    """nu = sum over groups of (k - 1): a pair gives 1, three runs give 2."""
+    groups = [RepeatGroup(("a", "b"), (1.0, 1.1)), RepeatGroup(("c", "d", "e"), (1.0, 1.2, 0.9))]
+    noise = Noise.of(groups)
+    assert noise.freedom == 3
+    assert noise.critical == pytest.approx(T_0975_3, rel=1e-12)
+    # u = s for one run: the interval is [v e^(-c s), v e^(c s)] with c = t, not 1.96.
+    low, high = noise.interval(1.0, noise.per_run)
+    assert high == pytest.approx(math.exp(T_0975_3 * noise.per_run), rel=1e-12)
+    assert low * high == pytest.approx(1.0)
+
+
+def test_a_declared_s_is_exact_unless_its_degrees_of_freedom_are_given() -> None:
+    exact = Noise.of([], relative=0.05)
+    assert exact.freedom is None and exact.critical == pytest.approx(1.959963984540054)
+    assert exact.s_interval() is None
+    estimated = Noise.of([], relative=0.05, freedom=3)
+    assert estimated.critical == pytest.approx(T_0975_3, rel=1e-12)
+    # Declared figures ignore the data's repeats, and so do their degrees of freedom.
+    repeats = [RepeatGroup(("a", "b"), (1.0, 2.0))]
+    assert Noise.of(repeats, relative=0.05).freedom is None
+
+
+def test_the_interval_of_s_by_hand() -> None:
+    """s = 8.37% from 3 degrees of freedom: chi2(0.975, 3) = 9.348 and chi2(0.025, 3) =
+    0.2158 (printed tables) give s sqrt(3 / 9.348) = 4.74% and s sqrt(3 / 0.2158) = 31.2%."""
+    low, high = Noise(0.0837, freedom=3).s_interval() or (0.0, 0.0)
+    assert low == pytest.approx(0.0837 * math.sqrt(3 / 9.348), rel=1e-3)
+    assert high == pytest.approx(0.0837 * math.sqrt(3 / 0.2158), rel=1e-3)
+
+
+def test_more_repeats_narrow_the_range_of_places() -> None:
+    """Property: with s held, more degrees of freedom lower c, so ranges only narrow."""
+    values = [0.1, 0.12, 0.14, 0.2, 0.3]
+    widths = []
+    for nu in (1, 3, 10, 30, None):
+        noise = Noise(0.1, freedom=nu)
+        ranges = rank_ranges(values, [0.1] * 5, noise)
+        widths.append(sum(w - b for b, w in ranges))
+    assert widths == sorted(widths, reverse=True) and widths[0] > widths[-1]
+
+
+def test_table_note_states_the_interval_the_whiskers_draw() -> None:
+    """Not s beside "95% confidence": the one-run interval exp(-c s) .. exp(c s), here
+    exp(-3.182 x 0.0837) = 0.766 (-23%) and exp(0.2664) = 1.305 (+31%)."""
+    note = table_note(Noise(0.0837, freedom=3))
+    assert "−23% to +31%" in note and "95% confidence" in note and "±" not in note
+    assert "−15% to +18%" in table_note(Noise(0.0837))  # exp(-+1.96 x 0.0837): 0.849, 1.178
+
+
+def test_runs_to_separate_by_hand() -> None:
+    """GPT OSS 20B and 120B stand 1.394 apart; with s = 8.37% and c = 3.182 they would
+    separate at n > 2 (0.2664 / ln 1.394)^2 = 1.32: two runs of each."""
+    noise = Noise(0.0837, freedom=3)
+    assert noise.runs_to_separate(35.15 / 25.21) == 2
+    assert noise.runs_to_separate(1.0) is None and Noise(None).runs_to_separate(2.0) is None
+
+
+@pytest.mark.parametrize(
+    ("bad", "pointer"),
+    [
+        ("{degrees_of_freedom: 3}", "/uncertainty/degrees_of_freedom"),
+        ("{relative: 0.05, degrees_of_freedom: 0}", "/uncertainty/degrees_of_freedom"),
+        # Rounds to 1 in (1 + c) / 2: no quantile (issue 41's traceback at build).
+        ("{relative: 0.05, confidence: 0.9999999999999999}", "/uncertainty/confidence"),
+        ("{confidence: 0.9999999}", "/uncertainty/confidence"),
+    ],
+)
+def test_uncertainty_settings_without_a_quantile_are_located(
+    tmp_path: Path, bad: str, pointer: str
+) -> None:
+    data = make_data_dir(tmp_path, site_yaml=SITE_YAML + f"uncertainty: {bad}\n")
+    assert only_problem(data).pointer == pointer
+
+
+def test_the_highest_confidence_allowed_still_ranks(tmp_path: Path) -> None:
+    data = make_data_dir(
+        tmp_path,
+        site_yaml=SITE_YAML + "uncertainty: {relative: 0.05, confidence: 0.999999, "
+        "degrees_of_freedom: 2}\n",
+    )
+    write_measurement(data, valid_measurement())
+    noise = load_dataset(data).noise
+    p = (1 + 0.999999) / 2  # t with 2 degrees: (2p - 1) sqrt(2 / (4 p (1 - p))) = 999.9992
+    assert noise.critical == pytest.approx((2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p))))
+    assert rank([config("org/a", ept=0.1)], Deadline(300), noise=noise)[0].rank_best == 1

@@ -54,14 +54,31 @@ def test_cases_cover_every_kind_objective_and_tie_breaks() -> None:
 
 
 def noise_of(case: dict[str, Any]) -> Noise:
-    """The case's noise as Python holds it: s and the confidence whose quantile is z."""
+    """The case's noise as Python holds it: s, the confidence and the degrees of freedom,
+    whose critical value must be the case's c (taken from a printed table, not from the
+    code under test)."""
     given = case.get("noise")
     if given is None:
         return UNKNOWN
-    confidence = {1.959963984540054: 0.95, 1.6448536269514722: 0.90}[given["z"]]
-    noise = Noise(given["s"], confidence)
-    assert noise.z == pytest.approx(given["z"], rel=1e-12)
+    noise = Noise(given["s"], given["confidence"], freedom=given["freedom"])
+    assert noise.critical == pytest.approx(given["c"], rel=1e-12)
     return noise
+
+
+def test_noise_cases_cover_t_with_few_and_many_degrees_and_the_normal() -> None:
+    freedoms = {c["noise"]["freedom"] for c in CASES["cases"] if "noise" in c}
+    assert {None, 1, 3, 30} <= freedoms
+
+
+@pytest.mark.parametrize("case", CASES["separation"], ids=lambda c: f"ratio {c['ratio']}")
+def test_runs_to_separate(case: dict[str, Any]) -> None:
+    """The runs of each that would separate two configurations at a ratio, worked by hand
+    in the case ("why"); Node checks the browser's copy against the same cases."""
+    noise = Noise(case["s"], 0.95)
+    assert noise.critical == pytest.approx(1.959963984540054)  # the cases give c directly:
+    forced = Noise(case["s"], 0.95, freedom=None if case["c"] < 2 else 3)
+    assert forced.critical == pytest.approx(case["c"], rel=1e-12)
+    assert forced.runs_to_separate(case["ratio"]) == case["runs"]
 
 
 @pytest.mark.parametrize(("name", "kind"), [("token", TokenKind()), ("diffusion", DiffusionKind())])

@@ -8,6 +8,9 @@ from typing import Literal
 
 Percentile = Literal["p50", "p90", "p95", "p99"]
 PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
+# site.yaml ``uncertainty.confidence`` at most: a confidence nearer 1 has a quantile (of
+# (1 + confidence) / 2) that a float can no longer tell from 1, and no interval worth printing.
+MAX_CONFIDENCE = 0.999999
 
 BASE_URL_PATTERN = r"^/(\.*[A-Za-z0-9_~-][A-Za-z0-9._~-]*/)*$"
 SITE_URL_PATTERN = r"^(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)?$"  # an origin, or empty

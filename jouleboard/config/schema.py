@@ -24,7 +24,12 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from jouleboard.config.fields import BASE_URL_PATTERN, KIND_ENTRY_PATTERN, SITE_URL_PATTERN
+from jouleboard.config.fields import (
+    BASE_URL_PATTERN,
+    KIND_ENTRY_PATTERN,
+    MAX_CONFIDENCE,
+    SITE_URL_PATTERN,
+)
 
 # Re-exported: kinds and the API name them with the rest of the schema.
 from jouleboard.config.fields import PERCENTILES as PERCENTILES
@@ -263,21 +268,33 @@ class Uncertainty(Strict):
         description="Relative standard uncertainty of one run's energy per output (0.05 = 5%), "
         "on the log scale; leave out to estimate it from the data's repeat runs.",
     )
-    confidence: Annotated[float, Field(ge=0.5, lt=1)] = Field(
-        default=0.95, description="Confidence level of intervals and rank ranges (0.95 = 95%)."
+    confidence: Annotated[float, Field(ge=0.5, le=MAX_CONFIDENCE)] = Field(
+        default=0.95,
+        description="Confidence level of intervals and rank ranges (0.95 = 95%), from 0.5 to "
+        f"{MAX_CONFIDENCE}.",
     )
     basis: Annotated[str, Field(max_length=500)] = Field(
         default="",
-        description="Where a declared relative uncertainty comes from (shown on the method page).",
+        description="Where a declared relative uncertainty comes from (shown on the glossary "
+        "page).",
+    )
+    degrees_of_freedom: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
+        default=None,
+        description="Degrees of freedom of a declared relative uncertainty that was itself "
+        "estimated (for repeat runs: the number of runs minus the number of configurations "
+        "repeated): intervals and rank ranges then use Student's t quantile. Leave out to take "
+        "the declared figure as exact (the normal quantile).",
     )
 
-    @field_validator("basis")
+    @field_validator("basis", "degrees_of_freedom")
     @classmethod
-    def _basis_with_relative(cls, value: str, info: ValidationInfo) -> str:
+    def _with_relative(cls, value: object, info: ValidationInfo) -> object:
         if value and info.data.get("relative") is None:
             raise PydanticCustomError(
-                "basis_without_relative",
-                "basis explains a declared relative uncertainty; set relative too, or remove basis",
+                "needs_relative",
+                "{field} describes a declared relative uncertainty; set relative too, or "
+                "remove {field}",
+                {"field": info.field_name},
             )
         return value
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -29,7 +29,7 @@ from jouleboard.kinds.mlperf import check as mlperf_check
 from jouleboard.kinds.site_kinds import load_site_kinds
 from jouleboard.loading.repeats import dataset_of, fold_repeats
 from jouleboard.measure.checks import check_boundaries, check_duplicates, read_json
-from jouleboard.rank.noise import UNKNOWN, Noise
+from jouleboard.rank.noise import UNKNOWN, Noise, RepeatGroup
 
 MEASUREMENTS_DIR = "measurements"
 
@@ -55,8 +55,13 @@ class Dataset:
 
     def noise_for(self, configs: Iterable[Record]) -> Noise:
         """The measurement noise of ``configs``: estimated from the repeats of the data sets
-        they come from (one estimate per data source), or the one site.yaml declares."""
-        return self.noise.for_datasets({dataset_of(c) for c in configs})
+        and task kinds they come from (one estimate per data source and kind: an image
+        model's noise is not a language model's), or the one site.yaml declares."""
+        datasets, kinds = set(), set()
+        for c in configs:
+            datasets.add(dataset_of(c))
+            kinds.add(self.kinds.of(self.registry.tasks[c.task]).name)
+        return self.noise.scoped(datasets, kinds)
 
     @property
     def datasets(self) -> tuple[str, ...]:
@@ -327,14 +332,29 @@ def load_dataset(
         raise ValidationFailed(problems)
     folded, repeats = fold_repeats(sorted(configs, key=lambda c: (c.identity, c.source)))
     declared = registry.site.uncertainty
+    noise = Noise.of(
+        [placed(g, registry, known) for g in repeats],
+        declared.relative,
+        declared.confidence,
+        declared.basis,
+        declared.degrees_of_freedom,
+    )
     return Dataset(
         registry=registry,
         configurations=tuple(folded),
         warnings=report.warnings,
-        noise=Noise.of(repeats, declared.relative, declared.confidence, declared.basis),
+        noise=noise,
         mlperf=results,
         kinds=known,
     )
+
+
+def placed(group: RepeatGroup, registry: Registry, known: Kinds) -> RepeatGroup:
+    """A repeat group with the task kind it estimates noise for and its words."""
+    task = registry.tasks[group.task]
+    model = registry.models[group.model].nickname
+    label = f"{model} on {task.name}, {group.num_gpus}× {group.gpu}"
+    return replace(group, kind=known.of(task).name, label=label)
 
 
 def load_mlperf(

@@ -17,29 +17,28 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from jouleboard.config.schema import Provenance
 from jouleboard.rank.noise import RepeatGroup
+from jouleboard.rank.ranking import Rankable
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
     from typing_extensions import TypeIs
 
 
-class Repeated(Protocol):
-    """What folding reads of a record (every kind's record has it: kinds/base.py Record)."""
+class Repeated(Rankable, Protocol):
+    """What folding reads of a record (every kind's record has it: kinds/base.py Record):
+    what ranking reads, and which run of which configuration of which task it is."""
 
     @property
     def repeat(self) -> int: ...
-
-    @property
-    def source(self) -> str: ...
-
-    @property
-    def energy_per_output_joules(self) -> float: ...
 
     @property
     def identity(self) -> tuple[object, ...]: ...
 
     @property
     def provenance(self) -> Provenance | None: ...
+
+    @property
+    def task(self) -> str: ...
 
 
 if TYPE_CHECKING:
@@ -135,11 +134,16 @@ def fold_repeats(configs: Iterable[R]) -> tuple[list[R], list[RepeatGroup]]:
             folded.append(runs[0])
             continue
         folded.append(_fold(runs))
+        first = runs[0]
         repeats.append(
             RepeatGroup(
                 tuple(r.source for r in runs),
                 tuple(r.energy_per_output_joules for r in runs),
-                dataset_of(runs[0]),
+                dataset_of(first),
+                task=first.task,
+                model=first.model_id,
+                gpu=first.gpu_model,
+                num_gpus=first.num_gpus,
             )
         )
     return folded, repeats

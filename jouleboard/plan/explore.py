@@ -78,7 +78,8 @@ def explore_payload(
         # Keys whose values are floats: the browser writes 66.0 (not 66) as Python does.
         "floats": sorted({k for row in rows for k, v in row.items() if isinstance(v, float)}),
         "order": t.kind.browser_order(),
-        # Measurement noise for rank ranges ({s, z}; null: unknown): rank/noise.py.
+        # Measurement noise for rank ranges ({s, c}: s and the critical value; null: unknown):
+        # rank/noise.py.
         "noise": t.noise.browser(),
         "latency": {
             **t.kind.latency.browser(),

@@ -303,7 +303,14 @@ def configurations_table(
 # Appended to every ranking download (CSV, JSON, `jouleboard rank`, the API) after the kind's
 # own columns, so readers of the older columns keep working; then ``<metric>_low`` and
 # ``<metric>_high`` for each of the kind's ``interval_columns``.
-NOISE_COLUMNS = ("runs", "relative_uncertainty", "rank_best", "rank_worst")
+NOISE_COLUMNS = (
+    "runs",
+    "relative_uncertainty",
+    "rank_best",
+    "rank_worst",
+    "critical_value",
+    "degrees_of_freedom",
+)
 
 
 def noise_columns(interval: Sequence[str]) -> tuple[str, ...]:
@@ -320,8 +327,10 @@ def with_noise(
     record: Mapping[str, Scalar], row: RankedRow[R], noise: Noise, interval: Sequence[str]
 ) -> Row:
     """A ranking download row with the noise columns: how many runs, the relative standard
-    uncertainty of its energy (None: unknown), its places, and each interval metric's bounds
-    at the noise's confidence (equal to the value when the noise is unknown)."""
+    uncertainty of its energy (None: unknown), its places, the critical value c they and the
+    intervals used and the degrees of freedom of s behind it (None: unknown, or s taken as
+    exact), and each interval metric's bounds at the noise's confidence (equal to the value
+    when the noise is unknown)."""
     bounds: Row = {}
     for key in interval:
         value = record[key]
@@ -335,6 +344,8 @@ def with_noise(
         "relative_uncertainty": row.u,
         "rank_best": row.rank_best,
         "rank_worst": row.rank_worst,
+        "critical_value": noise.critical if noise.known else None,
+        "degrees_of_freedom": noise.freedom,
         **bounds,
         "energy_boundary": boundary_of(row.config),
     }

@@ -41,6 +41,12 @@ for (const c of CASES.cases) {
   });
 }
 
+for (const x of CASES.separation) {
+  test(`runs that would separate two configurations at ratio ${x.ratio}`, () => {
+    assert.equal(R.runsToSeparate(x.ratio, { s: x.s, c: x.c }), x.runs);
+  });
+}
+
 test("footprint: hand-computed", () => {
   // 0.1 J/token x 1e6 tokens = 1e5 J; x PUE 1.2 = 1.2e5 J = 1/30 kWh.
   const f = R.footprint(0.1 * 1e6, { pue: 1.2, pricePerKwh: 0.3, gramsCo2ePerKwh: 450 });

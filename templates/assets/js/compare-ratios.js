@@ -1,16 +1,21 @@
 // The compare page's sentences under its table: how many times the energy of the most
 // frugal chosen model each other one uses, and whether the noise can tell them apart.
-import { surelyLower } from "./rank.js";
+import { runsToSeparate, surelyLower } from "./rank.js";
 import { grouped } from "./formats.js";
 
-// Whether two configurations' energy per output differ beyond the measurement noise.
+// Whether two configurations' energy per output differ beyond the measurement noise, and
+// if not, how many runs of each would tell them apart were their point values to hold.
 function distinguishable(a, b, data) {
   if (!data.noise) return "measurement noise unknown";
   const e = data.order.energy;
   const [low, high] = a[e] <= b[e] ? [a, b] : [b, a];
-  return surelyLower(low[e], low.runs || 1, high[e], high.runs || 1, data.noise)
-    ? "a real difference, beyond measurement noise"
-    : "within measurement noise: not distinguishable";
+  if (surelyLower(low[e], low.runs || 1, high[e], high.runs || 1, data.noise)) {
+    return "a real difference, beyond measurement noise";
+  }
+  const runs = runsToSeparate(high[e] / low[e], data.noise);
+  const settle = runs === null ? "" : `; ${runs} runs of each would separate them if these ` +
+    "values held";
+  return `within measurement noise: not distinguishable${settle}`;
 }
 
 function ratioLines(best, data) {

@@ -17,15 +17,22 @@ export function csvField(value) {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+// The noise columns a ranking download ends with, as rank/tables.py with_noise names them.
+const NOISE_KEYS = ["rank_best", "rank_worst", "critical_value", "degrees_of_freedom"];
+
 // A ranking as CSV: rank, model id and name, the GPUs (the columns the prebuilt ranking
-// files begin with), then the table's columns at full precision.
+// files begin with), then the table's columns at full precision, then the places the noise
+// allows and the critical value and degrees of freedom behind them (empty when unknown).
 export function rankingCsv(rows, data, percentile) {
   const keys = data.table.filter((d) => d.show !== "gpu").map((d) => columnField(d, percentile));
-  const lines = [["rank", "model_id", "nickname", "gpu_model", "num_gpus", ...keys].join(",")];
+  const lines = [["rank", "model_id", "nickname", "gpu_model", "num_gpus", ...keys,
+    ...NOISE_KEYS].join(",")];
+  const noise = data.noise || {};
   for (const r of rows) {
     const c = r.config;
     lines.push([r.rank, c.model_id, data.models[c.model_id].nickname, c.gpu_model,
-      c.num_gpus, ...keys.map((k) => c[k])].map(csvField).join(","));
+      c.num_gpus, ...keys.map((k) => c[k]), r.rankBest ?? r.rank, r.rankWorst ?? r.rank,
+      noise.c ?? null, noise.nu ?? null].map(csvField).join(","));
   }
   return `${lines.join("\r\n")}\r\n`;
 }

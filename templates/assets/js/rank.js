@@ -59,8 +59,9 @@ function compareKeys(x, y) {
 
 // The places measurement noise allows each of values (best first, lower is better), as
 // rank/noise.py rank_ranges: with u = s / sqrt(runs), j is surely better than i when
-// ln(E_i / E_j) > z sqrt(u_i^2 + u_j^2); best = 1 + #surely better, worst = N - #surely
-// worse. noise: {s, z}, or null when unknown (the exact places).
+// ln(E_i / E_j) > c sqrt(u_i^2 + u_j^2); best = 1 + #surely better, worst = N - #surely
+// worse. noise: {s, c}, c the critical value Python chose (Student's t from the repeats'
+// degrees of freedom, or the normal quantile), or null when unknown (the exact places).
 function rankRanges(values, runs, noise) {
   const n = values.length;
   if (!noise) return values.map((_, i) => [i + 1, i + 1]);
@@ -76,18 +77,28 @@ function rankRanges(values, runs, noise) {
   });
 }
 
-// [v exp(-z u), v exp(z u)] with u = s / sqrt(runs) (Noise.interval); [v, v] when unknown.
+// [v exp(-c u), v exp(c u)] with u = s / sqrt(runs) (Noise.interval); [v, v] when unknown.
 export function interval(value, runs, noise) {
   if (!noise) return [value, value];
-  const spread = Math.exp(noise.z * (noise.s / Math.sqrt(runs)));
+  const spread = Math.exp(noise.c * (noise.s / Math.sqrt(runs)));
   return [value / spread, value * spread];
+}
+
+// How many runs of each of two configurations whose energies stand at `ratio` would
+// separate them if their point values held: the least n with n > 2 (c s / ln ratio)^2
+// (Noise.runs_to_separate); null when the noise is unknown or the ratio is 1.
+export function runsToSeparate(ratio, noise) {
+  if (!noise || !(ratio > 0) || ratio === 1) return null;
+  const t = (noise.c * noise.s) / Math.log(ratio);
+  const need = 2 * t * t;
+  return Math.max(1, Math.floor(need) + 1);
 }
 
 // a (measured runsA times) is lower than b beyond the noise (Noise.surely_lower).
 export function surelyLower(a, runsA, b, runsB, noise) {
   const ua = noise.s / Math.sqrt(runsA);
   const ub = noise.s / Math.sqrt(runsB);
-  return Math.log(b / a) > noise.z * Math.hypot(ua, ub);
+  return Math.log(b / a) > noise.c * Math.hypot(ua, ub);
 }
 
 // One row per model: its best configuration that meets the deadline and filters, with
