@@ -38,9 +38,15 @@ def make_head(tmp_path: Path) -> Path:
 
 
 def test_diff_reports_the_known_changes(tmp_path: Path) -> None:
+    """The sample's one repeat pair (GPT OSS 20B, 5.19% apart) gives s = ln(1.0519) / sqrt 2
+    = 3.58% per run with 1 degree of freedom, so c = t(0.975, 1) = 12.71 and two runs of one
+    configuration may differ by exp(12.71 x 0.0358 x sqrt 2) = 1.90x: Qwen 3 8B's edit from
+    0.1732 to 0.1 J/token (1.73x) is within that noise, and 10.00 vs 7.56 tokens/J (1.32x)
+    leaves Qwen 3 8B and Nemotron Nano 9B sharing places 2-3."""
     report = diff_markdown(load_side(DATA), load_side(make_head(tmp_path)))
     assert (
-        "1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per output."
+        "1 configuration(s) added, 1 removed, 1 changed by more than 1% in energy per output "
+        "(1 of them within measurement noise)."
     ) in report
     assert "gpqa: nvidia/NVIDIA-Nemotron-Nano-9B-v2 on 1x B200, bfloat16, max_num_seqs 48" in report
     assert "gpqa: openai/gpt-oss-20b on 1x B200, mxfp4, max_num_seqs 4096" in report
@@ -49,11 +55,13 @@ def test_diff_reports_the_known_changes(tmp_path: Path) -> None:
         "### Problem Solving with Reasoning at median inter-token latency ≤ 300 ms"
     )[1]
     section = section.split("###")[0]
-    # Qwen 3 8B (now 10 tokens/J) passes Nemotron Nano 9B (7.56); GPT OSS 20B stays first
-    # but falls from 35.15 to its next-best configuration.
-    assert "| 2 | Qwen 3 8B | ↑ from 3 | 5.77 → 10.00 |" in section
-    assert "| 3 | NVIDIA Nemotron Nano 9B V2 | ↓ from 2 | 7.56 → 7.56 |" in section
-    assert "| 1 | GPT OSS 20B | = from 1 | 35.15 → " in section
+    # Qwen 3 8B (now 10 tokens/J) passes Nemotron Nano 9B (7.56) within the noise: both
+    # keep places 2-3. GPT OSS 20B stays first but falls from 35.15 to its next-best
+    # configuration: another configuration is a real change, never noise.
+    beyond, _, noisy = section.partition("Within measurement noise:")
+    assert "| 2–3 | Qwen 3 8B | ↑ from 2–3 | 5.77 → 10.00 |" in noisy
+    assert "| 2–3 | NVIDIA Nemotron Nano 9B V2 | ↓ from 2–3 | 7.56 → 7.56 |" in noisy
+    assert "| 1 | GPT OSS 20B | = from 1 | 35.15 → " in beyond
 
 
 def test_no_change_says_so() -> None:
@@ -136,18 +144,18 @@ def test_diff_reports_image_rank_moves(tmp_path: Path) -> None:
     section = report.split("### Text to Image at batch latency ≤ 30 s")[1].split("###")[0]
     # In the tables' unit and digits: 1000 / 1581.3 J = 0.632 images/kJ -> 1000 / 330 = 3.03.
     assert "| rank | model | move | Images/kJ |" in section
-    # 3.03 / 2.96 = 1.02: the two now share places 1–2 (the sample's noise, s = 3.58%, lets
-    # two single runs differ by 1.10x); both moves are real (SANA's new place is outside
-    # its old range 1, and SD 3.5 Medium's energy changed 4.8x).
-    assert "| 1–2 | Stable Diffusion 3.5 Medium | ↑ from 2 | 0.632 → 3.03 |" in section
-    assert "| 1–2 | SANA 1.5 1.6B | ↓ from 1 | 2.96 → 2.96 |" in section  # 1000 / 337.9 J
+    # 3.03 / 2.96 = 1.02: exact places, since the sample's only repeat pair is a language
+    # model's and an estimate serves only its own kind of task (issue 37): image tasks have
+    # unknown noise.
+    assert "| 1 | Stable Diffusion 3.5 Medium | ↑ from 2 | 0.632 → 3.03 |" in section
+    assert "| 2 | SANA 1.5 1.6B | ↓ from 1 | 2.96 → 2.96 |" in section  # 1000 / 337.9 J
 
 
 def test_diff_separates_changes_within_measurement_noise(tmp_path: Path) -> None:
     """The sample's one repeat pair (GPT OSS 20B, 5.19% apart) gives s = ln(1.0519) / sqrt 2
-    = 3.58% per run, so two single runs of one configuration differ by up to
-    exp(1.96 x 0.0358 x sqrt 2) = 1.10x at 95%: a 5% change of Qwen 3 8B's best configuration
-    is noise, a 40% change is not."""
+    = 3.58% per run from 1 degree of freedom, so two single runs of one configuration differ
+    by up to exp(t(0.975, 1) x 0.0358 x sqrt 2) = exp(12.71 x 0.0506) = 1.90x at 95%: a 5%
+    change of Qwen 3 8B's best configuration is noise, a 2.5x change is not."""
     head = tmp_path / "head"
     shutil.copytree(DATA, head)
 
@@ -173,6 +181,6 @@ def test_diff_separates_changes_within_measurement_noise(tmp_path: Path) -> None
     noisy = section.split("Within measurement noise:")[1]
     assert "| Qwen 3 8B | = from " in noisy  # its place holds; its figure moved within noise
 
-    report = scale(1.4)
+    report = scale(2.5)
     assert "**Changed measurements** (1)" in report
     assert "**Changed within measurement noise**" not in report

@@ -25,10 +25,9 @@ from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.core.safe_read import extract_tar
 from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset, load_dataset
-from jouleboard.loading.repeats import dataset_of
 from jouleboard.measure import metrics
 from jouleboard.measure.formats import show
-from jouleboard.rank.noise import Noise
+from jouleboard.rank.noise import Noise, critical_words
 from jouleboard.rank.ranking import Deadline, RankedRow, rank, runs_of
 
 MAX_LISTED = 30
@@ -243,7 +242,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
                 f"{_config_text(head.data, new[key])}: J/output {a:.4g} → {b:.4g} "
                 f"({(b - a) / a:+.1%})"
             )
-            mine = noise.for_datasets({dataset_of(new[key])})
+            mine = head.data.noise_for([new[key]])
             quiet = mine.within(a, b, mine.u(runs_of(new[key])))
             (within if quiet else changed).append(line)
     old_models = {c.model_id for c in old.values()}
@@ -258,7 +257,10 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
         out += [
             "A change is within measurement noise when it is smaller than two measurements of "
             f"the same configuration differ at {noise.confidence:.0%} confidence "
-            f"(|ln ratio| ≤ z·u·√2, u = {noise.per_run:.3g}/√runs); places are rank ranges.",
+            f"(|ln ratio| ≤ c·u·√2, u = {noise.per_run:.3g}/√runs, {critical_words(noise)}; "
+            "tasks of a kind or data set without repeat runs have no noise estimate). Places "
+            f"are rank ranges from comparisons of each pair at {noise.confidence:.0%} "
+            "confidence, not a simultaneous statement.",
             "",
         ]
     out += _listing(
@@ -291,11 +293,12 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
 
 
 def _within_noise(o: RankedRow[Record], r: RankedRow[Record], noise: Noise) -> bool:
-    """A model's move that the measurement noise explains: its energy changed by no more
-    than two measurements of one configuration differ, and its new place lies in its old
-    range."""
+    """A model's move that the measurement noise explains: the same configuration, whose
+    energy changed by no more than two measurements of it differ, and its new place lies in
+    its old range. A model now chosen in another configuration moved for a real reason."""
     return (
-        noise.within(o.value, r.value, r.u)
+        o.config.identity == r.config.identity
+        and noise.within(o.value, r.value, r.u)
         and o.rank_best <= r.rank <= o.rank_worst
         and r.rank_best <= o.rank <= r.rank_worst
     )

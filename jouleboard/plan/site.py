@@ -46,7 +46,8 @@ from jouleboard.plan.views import (
     TaskView,
 )
 from jouleboard.rank import ranking
-from jouleboard.rank.glossary import glossary_html
+from jouleboard.rank.glossary import NoiseScope, glossary_html
+from jouleboard.rank.noise import Noise
 from jouleboard.render.markdown import render_markdown
 
 
@@ -74,6 +75,19 @@ def task_view(data: Dataset, task: str) -> TaskView:
         accuracy,
         noise,
     )
+
+
+def noise_scopes(site: SiteView) -> list[NoiseScope]:
+    """Each measurement-noise estimate with the tasks it serves (in site order) and the GPUs
+    those tasks ran on: the glossary's section on noise."""
+    scopes: dict[Noise, tuple[dict[str, str], set[str]]] = {}
+    for task, t in site.tasks.items():
+        if not t.configs:
+            continue
+        names, gpus = scopes.setdefault(t.noise, ({}, set()))
+        names[task] = t.info.name
+        gpus.update(c.gpu_model for c in t.configs)
+    return [NoiseScope(noise, names, frozenset(gpus)) for noise, (names, gpus) in scopes.items()]
 
 
 def site_view(data: Dataset, urls: Urls) -> SiteView:
@@ -245,7 +259,7 @@ def plan_site(
                 "prose.html",
                 "Glossary",
                 "What each term in the tables, charts and findings means.",
-                ProseBody(glossary_html(data.noise, data.datasets)),
+                ProseBody(glossary_html(noise_scopes(site))),
             ),
         )
     )

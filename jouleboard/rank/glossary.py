@@ -5,10 +5,11 @@ a phone, where a hover title never shows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from jouleboard.core.escape import markup
-from jouleboard.rank.noise import UNKNOWN, Noise, describe
+from jouleboard.rank.noise import Noise, describe
 
 # (anchor, term, definition); the definitions are plain text.
 TERMS: tuple[tuple[str, str, str], ...] = (
@@ -103,10 +104,11 @@ TERMS: tuple[tuple[str, str, str], ...] = (
         "Rank range (2–4)",
         "The places a model could hold once measurement noise is counted: two models share "
         "places when their energies differ by less than the noise of the two measurements "
-        "allows. The order within a range is by point value; a single number is a place the "
-        "noise cannot move. The whiskers on bar and Pareto charts show the interval a value "
-        "lies in at the same confidence. Repeat runs of one configuration are one row (their "
-        "geometric mean), with a narrower interval.",
+        "allows, each pair compared on its own at the stated confidence (a range is not a "
+        "simultaneous statement about the whole table). The order within a range is by point "
+        "value; a single number is a place the noise cannot move. The whiskers on bar and "
+        "Pareto charts show the interval a value lies in at the same confidence. Repeat runs "
+        "of one configuration are one row (their geometric mean), with a narrower interval.",
     ),
     (
         "steady-state",
@@ -139,26 +141,75 @@ COLUMN_TERMS: dict[str, str] = {
 }
 
 
-def noise_html(noise: Noise, datasets: Sequence[str] = ()) -> str:
-    """The method page's section on measurement noise in this data (anchor ``noise``): s,
-    where it comes from, the confidence, and the repeat runs it was estimated from; with
-    more than one data set, each one's own estimate (a set's noise never stands for
-    another's)."""
-    rows = "".join(
-        f"<li>{markup(' and '.join(g.sources))}: {g.spread * 100:.1f}% apart</li>\n"
+@dataclass(frozen=True, slots=True)
+class NoiseScope:
+    """One measurement-noise estimate and where it is used: the tasks (id -> name, in site
+    order) and the GPUs their configurations ran on."""
+
+    noise: Noise
+    tasks: Mapping[str, str]
+    gpus: frozenset[str]
+
+    def unrepeated(self) -> tuple[list[str], list[str]]:
+        """The task names and GPUs the estimate is applied to without a repeat run there."""
+        if self.noise.declared is not None:
+            return [], []
+        tasks = {g.task for g in self.noise.groups}
+        gpus = {g.gpu for g in self.noise.groups}
+        return (
+            [name for task, name in self.tasks.items() if task not in tasks],
+            sorted(self.gpus - gpus),
+        )
+
+
+def scope_html(scope: NoiseScope) -> str:
+    """One estimate's paragraph: the tasks it serves, what it says, the repeat runs it rests
+    on, and the tasks and GPUs it is applied to without a repeat there."""
+    noise = scope.noise
+    listed = markup(", ".join(scope.tasks.values()))
+    if not noise.known:
+        return (
+            f"<p><strong>{listed}</strong>: measurement noise unknown. None of these tasks' "
+            "configurations was measured more than once, site.yaml declares no uncertainty, and "
+            "an estimate from other kinds of task or data sets is not used here, so their places "
+            "are by point value and no range is shown.</p>\n"
+        )
+    text = f"<p><strong>{listed}</strong>: {markup(describe(noise))}</p>\n"
+    if noise.declared is not None or not noise.groups:
+        return text
+    runs = "".join(
+        f"<li>{markup(g.label or g.task)} ({len(g.sources)} runs, "
+        f"{g.spread * 100:.1f}% apart): {markup(' and '.join(g.sources))}</li>\n"
         for g in noise.groups
     )
-    runs = f"<p>Configurations measured more than once:</p>\n<ul>\n{rows}</ul>\n" if rows else ""
-    if len(datasets) > 1 and noise.declared is None:
-        each = "".join(
-            f"<li>{markup(name or 'Measurements without a stated data set')}: "
-            f"{markup(describe(noise.for_datasets({name})))}</li>\n"
-            for name in datasets
+    text += f"<p>The repeat runs it rests on:</p>\n<ul>\n{runs}</ul>\n"
+    tasks, gpus = scope.unrepeated()
+    if tasks or gpus:
+        where = [
+            *([f"the tasks {', '.join(tasks)}"] if tasks else []),
+            *([f"{' or '.join(gpus)}"] if gpus else []),
+        ]
+        text += (
+            f"<p>No repeat ran on {markup(' or on '.join(where))}; the estimate is applied "
+            "there too, on the assumption that run-to-run noise is the same for every task of "
+            "this kind and every GPU.</p>\n"
         )
-        body = f"<p>Each data set's noise is its own:</p>\n<ul>\n{each}</ul>\n"
-    else:
-        body = f"<p>{markup(describe(noise))}</p>\n"
-    return f'<h2 id="noise">Measurement noise and rank ranges</h2>\n{body}{runs}'
+    return text
+
+
+def noise_html(scopes: Sequence[NoiseScope]) -> str:
+    """The glossary's section on measurement noise (anchor ``noise``): one paragraph per
+    estimate, naming the tasks it serves: an estimate holds only for the data set and kind
+    of task whose repeats made it."""
+    body = "".join(scope_html(scope) for scope in scopes)
+    return (
+        '<h2 id="noise">Measurement noise and rank ranges</h2>\n'
+        "<p>Two models share places when their energies differ by less than their "
+        "measurements could. Each pair of models is compared on its own at the stated "
+        "confidence, so a range such as 2–4 is the set of places these pairwise comparisons "
+        "leave open, not a simultaneous statement about the whole table.</p>\n"
+        f"{body}"
+    )
 
 
 BOUNDARY_HTML = """<h2 id="boundary">Measurement boundary: what an energy figure includes</h2>
@@ -182,14 +233,14 @@ whose measurements state two boundaries does not build (rule
 """
 
 
-def glossary_html(noise: Noise = UNKNOWN, datasets: Sequence[str] = ()) -> str:
+def glossary_html(scopes: Sequence[NoiseScope] = ()) -> str:
     """The glossary as HTML: a definition list with an anchor per term, then what the
-    measurement noise of this data is (:func:`noise_html`)."""
+    measurement noise of this data is, per estimate (:func:`noise_html`)."""
     items = "".join(
         f'<div id="{markup(anchor)}"><dt>{markup(term)}</dt><dd>{markup(text)}</dd></div>\n'
         for anchor, term, text in TERMS
     )
     return (
         "<p>The terms the tables, charts and findings use. Column headers link here.</p>\n"
-        f'<dl class="glossary">\n{items}</dl>\n{noise_html(noise, datasets)}{BOUNDARY_HTML}'
+        f'<dl class="glossary">\n{items}</dl>\n{noise_html(scopes)}{BOUNDARY_HTML}'
     )

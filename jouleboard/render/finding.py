@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jouleboard.measure.formats import show
-from jouleboard.rank.noise import UNKNOWN, Noise, rank_text
+from jouleboard.rank.noise import UNKNOWN, Noise, ordinal, place_words, rank_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +51,10 @@ class Finding:
     changes: tuple[str, ...]  # the "what changes it" strip, one short sentence each
 
 
-def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st."""
-    if 10 <= n % 100 <= 20:
-        return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+def place(s: Standing, at: int) -> str:
+    """The place a sentence names for ``s``, ranked ``at``: its range where the noise lets
+    it share places (``6th–7th``, as the table prints ``6–7``), else ``at`` itself."""
+    return place_words(s.best, s.worst) if s.best else ordinal(at)
 
 
 def ratio(a: float, b: float) -> str:
@@ -141,7 +140,7 @@ def headline_text(
             return f"{text}."
         return (
             f"{text}; it does {ratio_with_interval(lead, last, noise)} the work of {last.model} "
-            f"({ordinal(min(top_n, len(ranking)))})."
+            f"({place(last, min(top_n, len(ranking)))})."
         )
     others = [ranking[1]]
     if len(ranking) > 2 and last is not ranking[1]:
@@ -151,7 +150,7 @@ def headline_text(
         f"On {where}, {lead.model} ({lead.config}) does the most work per joule{beyond}: "
         f"{value}, "
         + " and ".join(
-            f"{ratio_with_interval(lead, o, noise)} {o.model} ({ordinal(i)})"
+            f"{ratio_with_interval(lead, o, noise)} the work of {o.model} ({place(o, i)})"
             for o, i in zip(others, (2, min(top_n, len(ranking))), strict=False)
         )
         + "."
@@ -163,19 +162,45 @@ def same_order(a: Sequence[Standing], b: Sequence[Standing]) -> bool:
     return [(s.model, s.efficiency) for s in a] == [(s.model, s.efficiency) for s in b]
 
 
-def biggest_move(
-    before: Sequence[Standing], after: Sequence[Standing]
-) -> tuple[str, int, int | None] | None:
-    """The model whose rank changes most (dropping out counts as the largest fall):
-    ``(model, rank before, rank after or None)``; ties go to the higher-ranked model."""
-    where = {s.model: i for i, s in enumerate(after, start=1)}
-    best: tuple[float, int, str, int | None] | None = None
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A model's change of place between two rankings: its point places (``now`` None when
+    it drops out) and the places as sentences name them (``3rd–4th``)."""
+
+    model: str
+    was: int
+    now: int | None
+    was_text: str
+    now_text: str
+    overlap: bool = False  # the two ranges share a place: the move may not be real
+
+
+def shares_a_place(a: Standing, at_a: int, b: Standing, at_b: int) -> bool:
+    """Whether two standings' ranges (or exact places) have a place in common."""
+    low_a, high_a = (a.best, a.worst) if a.best else (at_a, at_a)
+    low_b, high_b = (b.best, b.worst) if b.best else (at_b, at_b)
+    return low_a <= high_b and low_b <= high_a
+
+
+def biggest_move(before: Sequence[Standing], after: Sequence[Standing]) -> Move | None:
+    """The model whose rank changes most (dropping out counts as the largest fall); ties go
+    to the higher-ranked model."""
+    where = {s.model: (i, s) for i, s in enumerate(after, start=1)}
+    best: tuple[float, Move] | None = None
     for i, s in enumerate(before, start=1):
         now = where.get(s.model)
-        shift = float("inf") if now is None else abs(now - i)
+        shift = float("inf") if now is None else abs(now[0] - i)
         if shift > 0 and (best is None or shift > best[0]):
-            best = (shift, i, s.model, now)
-    return None if best is None else (best[2], best[1], best[3])
+            move = Move(
+                s.model,
+                i,
+                None if now is None else now[0],
+                place(s, i),
+                "" if now is None else place(now[1], now[0]),
+                now is not None and shares_a_place(s, i, now[1], now[0]),
+            )
+            best = (shift, move)
+    return None if best is None else best[1]
 
 
 def capital(text: str) -> str:
@@ -207,11 +232,11 @@ def move_clause(
     move = biggest_move(default, other)
     if move is None:
         shown = {s.model for s in default}
-        joined = [(i, s.model) for i, s in enumerate(other, start=1) if s.model not in shown]
+        joined = [(i, s) for i, s in enumerate(other, start=1) if s.model not in shown]
         if joined:
-            rank, model = joined[0]
+            rank, standing = joined[0]
             more = f" (and {len(joined) - 1} more)" if len(joined) > 1 else ""
-            return f"{model} joins at {ordinal(rank)}{more}"
+            return f"{standing.model} joins at {place(standing, rank)}{more}"
         # The leader's figure is in the leader clause already.
         changed = [
             (a, b)
@@ -225,11 +250,10 @@ def move_clause(
             f"the order holds, but {a.model} goes from {show(rule, a.efficiency)} to "
             f"{show(rule, b.efficiency)} {unit}"
         )
-    model, was, now = move
-    if now is None:
-        return f"{model} drops out"
-    way = "rises" if now < was else "falls"
-    return f"{model} {way} from {ordinal(was)} to {ordinal(now)}"
+    if move.now is None:
+        return f"{move.model} drops out"
+    way = "moves" if move.overlap else "rises" if move.now < move.was else "falls"
+    return f"{move.model} {way} from {move.was_text} to {move.now_text}"
 
 
 def leader_text(s: Scenario, default: Sequence[Standing], unit: str, rule: str) -> str:
