@@ -10,8 +10,9 @@ import pytest
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.units import per_thousand
+from jouleboard.plan.finding import task_finding
 from jouleboard.plan.site import site_view
-from jouleboard.plan.task import sensitivity_rows, task_finding
+from jouleboard.plan.task import sensitivity_rows
 from jouleboard.rank.noise import Noise
 from jouleboard.render.finding import (
     Scenario,
@@ -20,6 +21,7 @@ from jouleboard.render.finding import (
     finding,
     headline,
     ordinal,
+    summary,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -298,3 +300,38 @@ def test_per_thousand_by_hand() -> None:
     assert per_thousand(61.0, "response") == "17 Wh per 1,000 responses"  # 16.94
     assert per_thousand(338.0, "image") == "94 Wh per 1,000 images"  # 93.9
     assert per_thousand(26_500.0, "video") == "7.4 kWh per 1,000 videos"  # 7,361 Wh
+
+
+def test_unlike_outputs_name_each_output_once() -> None:
+    """Issue 40: the caveat listed two models with identical settings as if they differed;
+    now each output is named once, with the models that make it."""
+    a = Standing("A", "BF16, 1× H100", 3.0, output="1024×1024, 20 steps")
+    b = Standing("B", "BF16, 1× H100", 2.0, output="1024×1024, 20 steps")
+    c = Standing("C", "BF16, 1× H100", 1.0, output="1024×1024, 50 steps")
+    assert headline("T", (a, b, c), "images/kJ", "sig3", 7).endswith(
+        " Outputs differ: A and B at 1024×1024, 20 steps; C at 1024×1024, 50 steps."
+    )
+
+
+def test_summary_is_the_answer_in_brief() -> None:
+    """The home card's sentence: the leader and its figure, then who shares place 1 or how
+    far ahead it is of the second (hand-worked: 30 / 20 = 1.5)."""
+    noise = Noise(0.1)
+    lead = Standing("A", "BF16, 1× H100", 30.0, 1, 1, 0.1)
+    second = Standing("B", "BF16, 1× H100", 20.0, 2, 2, 0.1)
+    assert summary((A, B), "tokens/J", "fixed2") == (
+        "A leads with 30.00 tokens/J: 1.5× the work of B (2nd)."
+    )
+    assert summary((lead, second), "tokens/J", "fixed2", noise).startswith(
+        "A leads beyond measurement noise with 30.00 tokens/J: 1.5× ("
+    )
+    tied = (
+        Standing("A", "x", 30.0, 1, 3, 0.1),
+        Standing("B", "x", 29.0, 1, 3, 0.1),
+        Standing("C", "x", 28.0, 1, 3, 0.1),
+    )
+    assert summary(tied, "u", "fixed2", noise) == (
+        "A leads with 30.00 u; B and C are within measurement noise of it."
+    )
+    assert summary((A,), "u", "fixed2") == "A is the only model that qualifies: 30.00 u."
+    assert summary((), "u", "fixed2") == "No configuration qualifies."

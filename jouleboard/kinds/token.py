@@ -14,7 +14,7 @@ from jouleboard.kinds.base import Latency, Record, TaskKind, field_value, own
 from jouleboard.kinds.token_records import Configuration, Measurement, check_physics
 from jouleboard.measure import metrics
 from jouleboard.measure.checks import MeasurementHead
-from jouleboard.measure.formats import PRECISION_LABELS
+from jouleboard.measure.formats import precision_label
 from jouleboard.measure.units import TaskUnits
 from jouleboard.rank.tables import (
     GPU,
@@ -140,7 +140,7 @@ class TokenKind(TaskKind):
 
     def config_label(self, record: Record) -> str:
         c = own(record, Configuration)
-        precision = PRECISION_LABELS.get(c.weight_precision, c.weight_precision)
+        precision = precision_label(c.weight_precision)
         return f"{c.num_gpus}× {c.gpu_model}, {precision}, batch cap {c.max_num_seqs}"
 
     def setting_text(self, record: Record) -> str:

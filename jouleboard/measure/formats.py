@@ -53,6 +53,12 @@ PRECISION_LABELS = {
 }
 
 
+def precision_label(precision: str) -> str:
+    """``bfloat16`` -> ``BF16``; a precision without a label, in upper case (as the
+    browser's formats.js show does)."""
+    return PRECISION_LABELS.get(precision, precision.upper())
+
+
 def significant(value: float, digits: int) -> str:
     """``value`` with ``digits`` significant digits, grouped thousands, no exponent."""
     if value == 0 or not math.isfinite(value):
@@ -71,7 +77,7 @@ def format_value(column: str, value: object) -> str:
     if value is None:
         return "–"
     if column == "weight_precision" and isinstance(value, str):
-        return PRECISION_LABELS.get(value, value.upper())
+        return precision_label(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     fmt = FORMATS.get(column)
@@ -92,7 +98,7 @@ def show(rule: str, value: object) -> str:
     if value is None:
         return "–"
     if rule == "precision":
-        return PRECISION_LABELS.get(str(value), str(value).upper())
+        return precision_label(str(value))
     if rule == "text" or isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     if rule == "int":

@@ -10,9 +10,10 @@ from markupsafe import escape
 from jouleboard.core.shapes import Row
 from jouleboard.core.urls import model_slug
 from jouleboard.kinds.base import Record
-from jouleboard.measure.formats import PRECISION_LABELS, show, significant
+from jouleboard.measure.formats import precision_label, show, significant
 from jouleboard.measure.units import boundary_words, efficiency_phrase
 from jouleboard.plan import mlperf
+from jouleboard.plan.finding import standings
 from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full_view
 from jouleboard.plan.task import ranking_downloads, task_table
 from jouleboard.plan.views import (
@@ -35,6 +36,7 @@ from jouleboard.rank import ranking
 from jouleboard.rank.ranking import runs_of
 from jouleboard.rank.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
 from jouleboard.render import charts
+from jouleboard.render.finding import summary
 from jouleboard.render.labels import EnergyLabel, band, label_svg
 from jouleboard.render.markdown import render_markdown
 
@@ -270,7 +272,7 @@ def model_page(site: SiteView, model_id: str) -> Part:
             f"{significant(info.active_params_billions, 3)} B active",
         ),
         ("Architecture", info.architecture or "–"),
-        ("Weight precision", PRECISION_LABELS.get(info.weight_precision, info.weight_precision)),
+        ("Weight precision", precision_label(info.weight_precision)),
     )
     sections, out = [], Part()
     for t in tasks:
@@ -408,9 +410,19 @@ def gpu_section(site: SiteView, t: TaskView, gpu: str) -> tuple[GpuTaskSection |
     )
     chart = _gpu_chart(site, t, gpu)
     downloads, out = ranking_downloads(site, t, rows, table.caption, t.deadline.ms, gpu)
+    answer = summary(
+        standings(site, t, rows), t.units.efficiency_unit_lower, t.units.efficiency_show, t.noise
+    )
     return (
         GpuTaskSection(
-            t.info.name, site.urls.url(site.urls.task(t.id)), table, downloads, comparisons, chart
+            t.info.name,
+            site.urls.url(site.urls.task(t.id)),
+            table,
+            downloads,
+            comparisons,
+            chart,
+            answer,
+            f"task-{t.id}",
         ),
         out + Part(charts=(chart,) if chart else ()),
     )

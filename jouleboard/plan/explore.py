@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from jouleboard.config.registry import Registry
 from jouleboard.core.shapes import JsonLike, Row
 from jouleboard.kinds.base import Record, field_value
-from jouleboard.measure.formats import PRECISION_LABELS
+from jouleboard.measure.formats import precision_label
 from jouleboard.plan.views import TaskView
 from jouleboard.rank.ranking import runs_of
 from jouleboard.rank.tables import MODEL
@@ -93,6 +93,16 @@ def explore_payload(
             "energy_axis": f"Energy per {units.output} (J, log scale)",
             "energy_label": units.energy_label,
             "efficiency_show": units.efficiency_show,
+            "efficiency_unit_lower": units.efficiency_unit_lower,
+            "response": units.response,
+        },
+        # What the finding of a reader's view is stated with (plan/finding.py; js/finding.js):
+        # the task's name, its preset deadlines, the default GPUs and how many models it names.
+        "finding": {
+            "task": t.info.name,
+            "presets": sorted(t.info.preset_deadlines_ms),
+            "default_gpus": sorted(registry.site.default_gpus),
+            "top": registry.site.top_n,
         },
         "footprint": [
             {"key": key, "per": per, "amount": amount, "energy": energy}
@@ -119,7 +129,7 @@ def explore_payload(
         },
         "gpus": {g: gpu_url(g) for g in sorted({c.gpu_model for c in t.configs})},
         "precisions": {
-            p: PRECISION_LABELS.get(p, p) for p in sorted({c.weight_precision for c in t.configs})
+            p: precision_label(p) for p in sorted({c.weight_precision for c in t.configs})
         },
         "accuracy": dict(sorted(t.accuracy.items())),
     }

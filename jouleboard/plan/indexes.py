@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jouleboard.core.jsonio import dumps_canonical
-from jouleboard.measure.formats import PRECISION_LABELS, significant
+from jouleboard.measure.formats import precision_label, significant
 from jouleboard.plan.views import (
     Calculator,
     CompareBody,
@@ -87,7 +87,7 @@ def models_index(site: SiteView, model_ids: list[str]) -> Part:
     for model_id in model_ids:
         info = site.registry.models[model_id]
         tasks = sorted(site.registry.tasks[t].name for t in site.by_model[model_id])
-        precision = PRECISION_LABELS.get(info.weight_precision, info.weight_precision)
+        precision = precision_label(info.weight_precision)
         rows.append(
             (
                 model_cell(model_id, site.registry, site.urls),

@@ -21,6 +21,7 @@ from jouleboard.loading.dataset import Dataset
 from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
 from jouleboard.plan.downloads import configuration_downloads, download_chunks
 from jouleboard.plan.entities import gpu_page, model_page
+from jouleboard.plan.finding import home_card, task_finding
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
 from jouleboard.plan.mlperf import mlperf_link, mlperf_part
 from jouleboard.plan.releases import (
@@ -30,7 +31,7 @@ from jouleboard.plan.releases import (
     json_feed,
     release_downloads,
 )
-from jouleboard.plan.task import home_section, task_finding, task_page
+from jouleboard.plan.task import home_section, task_page
 from jouleboard.plan.views import (
     Download,
     DownloadItem,
@@ -111,7 +112,8 @@ def site_view(data: Dataset, urls: Urls) -> SiteView:
 def home_page(site: SiteView) -> Part:
     order = {k: i for i, k in enumerate(site.kinds.order())}
     sections, out = [], Part()
-    for t in sorted(site.tasks.values(), key=lambda t: order[t.info.kind]):
+    tasks = sorted(site.tasks.values(), key=lambda t: order[t.info.kind])
+    for t in tasks:
         section, part = home_section(site, t)
         sections.append(section)
         out += part
@@ -135,6 +137,7 @@ def home_page(site: SiteView) -> Part:
                     intro,
                     tuple(sections),
                     mlperf_link(site.mlperf, site.urls),
+                    tuple(home_card(site, t) for t in tasks if t.configs),
                 ),
             ),
         )

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.shapes import Row
 from jouleboard.kinds.base import Record
-from jouleboard.measure.formats import PRECISION_LABELS, show
-from jouleboard.measure.units import boundary_words, in_words, measured_gpus, per_thousand
+from jouleboard.measure.formats import precision_label, show
+from jouleboard.measure.units import boundary_words, in_words, measured_gpus
 from jouleboard.plan.explore import explore_payload
 from jouleboard.plan.first_view import full_view_path, task_first_view, with_full_view
 from jouleboard.plan.views import (
@@ -33,7 +33,6 @@ from jouleboard.plan.views import (
 from jouleboard.rank import ranking
 from jouleboard.rank.tables import Table, noise_columns, ranking_table, with_noise
 from jouleboard.render import charts
-from jouleboard.render.finding import Finding, Scenario, Standing, finding
 from jouleboard.render.footprint import FootprintInputs, footprint_table
 from jouleboard.render.markdown import render_markdown
 
@@ -249,74 +248,6 @@ def scatter_chart(
         table_id=f"ranking-{t.id}",
         boundary=boundary_words(t.boundary),
     ), note
-
-
-def standings(
-    site: SiteView, t: TaskView, rows: Sequence[ranking.RankedRow[Record]]
-) -> tuple[Standing, ...]:
-    """A ranking as the finding reads it: name, configuration, efficiency in task units."""
-    return tuple(
-        Standing(
-            site.registry.models[r.config.model_id].nickname,
-            f"{PRECISION_LABELS.get(r.config.weight_precision, r.config.weight_precision)}, "
-            f"{r.config.num_gpus}× {r.config.gpu_model}",
-            t.units.efficiency(r.config.energy_per_output_joules),
-            r.rank_best,
-            r.rank_worst,
-            r.u,
-            t.kind.output_text(r.config),
-            per_thousand(r.config.energy_per_response_joules, t.units.response),
-        )
-        for r in rows
-    )
-
-
-def task_finding(site: SiteView, t: TaskView) -> Finding:
-    """The task's finding at its default view, and what changes it: no deadline, the
-    tightest preset deadline below the default, each GPU alone, each precision alone."""
-    d, gpus = t.deadline, site.default_gpus
-
-    def at(
-        ms: float = d.ms, on: set[str] | None = None, precisions: set[str] | None = None
-    ) -> tuple[Standing, ...]:
-        return standings(
-            site,
-            t,
-            ranking.rank(
-                t.configs,
-                ranking.Deadline(ms, d.percentile),
-                gpus=gpus if on is None else on,
-                precisions=precisions,
-                noise=t.noise,
-            ),
-        )
-
-    tighter_ms = min((ms for ms in t.info.preset_deadlines_ms if ms < d.ms), default=None)
-    tighter = (
-        None
-        if tighter_ms is None
-        else Scenario(f"at {t.kind.latency.value(tighter_ms)}", at(tighter_ms))
-    )
-    by_gpu = [
-        Scenario(f"on {g} alone", at(on={g})) for g in sorted({c.gpu_model for c in t.configs})
-    ]
-    by_precision = [
-        Scenario(f"{PRECISION_LABELS.get(p, p.upper())} only", at(precisions={p}))
-        for p in sorted({c.weight_precision for c in t.configs if c.gpu_model in gpus})
-    ]
-    return finding(
-        f"{t.info.name}, with {t.deadline_text()}",
-        t.kind.latency.value(d.ms),
-        standings(site, t, t.ranking),
-        at(float("inf")),
-        tighter,
-        by_gpu,
-        by_precision,
-        t.units.efficiency_unit_lower,
-        t.units.efficiency_show,
-        site.top_n,
-        t.noise,
-    )
 
 
 def sensitivity_models(site: SiteView, t: TaskView) -> list[str]:
@@ -607,7 +538,7 @@ def explore(site: SiteView, t: TaskView) -> tuple[Explorer, Part]:
         max_ms=float(round_top * latency.scale_ms),
         gpus=tuple((g, g in site.default_gpus) for g in sorted({c.gpu_model for c in t.configs})),
         precisions=tuple(
-            (p, PRECISION_LABELS.get(p, p)) for p in sorted({c.weight_precision for c in t.configs})
+            (p, precision_label(p)) for p in sorted({c.weight_precision for c in t.configs})
         ),
         top_n=site.top_n,
         compare_url=site.urls.url(site.urls.compare) + f"?task={t.id}",

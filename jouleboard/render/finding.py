@@ -49,6 +49,7 @@ class Scenario:
 class Finding:
     sentence: str  # the answer, one sentence
     changes: tuple[str, ...]  # the "what changes it" strip, one short sentence each
+    precisions: tuple[str, ...] = ()  # the task's precisions, as labels ("BF16", "FP8")
 
 
 def place(s: Standing, at: int) -> str:
@@ -79,12 +80,21 @@ def names(models: Sequence[str], most: int = 3) -> str:
 
 
 def unlike_outputs(compared: Sequence[Standing]) -> str:
-    """`` Outputs differ: A at 1024×1024, 20 steps; B at 1024×1024, 50 steps.`` when the
-    standings a sentence compares make different outputs (a figure per image is then not the
-    same work), else ""."""
-    if len({s.output for s in compared}) < 2:
+    """`` Outputs differ: A and B at 1024×1024, 20 steps; C at 1024×1024, 50 steps.`` when
+    the standings a sentence compares make different outputs (a figure per image is then
+    not the same work), each output once with the models that make it; else ""."""
+    by_output: dict[str, list[str]] = {}
+    for s in compared:
+        by_output.setdefault(s.output, []).append(s.model)
+    if len(by_output) < 2:
         return ""
-    return " Outputs differ: " + "; ".join(f"{s.model} at {s.output}" for s in compared) + "."
+    return (
+        " Outputs differ: "
+        + "; ".join(
+            f"{names(models, len(models))} at {output}" for output, models in by_output.items()
+        )
+        + "."
+    )
 
 
 def headline(
@@ -154,6 +164,31 @@ def headline_text(
             for o, i in zip(others, (2, min(top_n, len(ranking))), strict=False)
         )
         + "."
+    )
+
+
+def summary(ranking: Sequence[Standing], unit: str, rule: str, noise: Noise = UNKNOWN) -> str:
+    """The answer in brief, for the home page's card of a task (its title, deadline and top
+    rows stand beside it): ``GPT OSS 20B leads with 35.15 tokens/J; GPT OSS 120B is within
+    measurement noise of it.``"""
+    if not ranking:
+        return "No configuration qualifies."
+    lead = ranking[0]
+    value = f"{show(rule, lead.efficiency)} {unit}"
+    if len(ranking) == 1:
+        return f"{lead.model} is the only model that qualifies: {value}."
+    if lead.tied:
+        tied = [s for s in ranking[1:] if s.best == 1]
+        return (
+            f"{lead.model} leads with {value}; {names([s.model for s in tied])} "
+            f"{'is' if len(tied) == 1 else 'are'} within measurement noise of it."
+            + unlike_outputs([lead, *tied])
+        )
+    second = ranking[1]
+    beyond = " beyond measurement noise" if lead.u is not None and noise.known else ""
+    return (
+        f"{lead.model} leads{beyond} with {value}: {ratio_with_interval(lead, second, noise)} "
+        f"the work of {second.model} ({place(second, 2)})." + unlike_outputs([lead, second])
     )
 
 

@@ -1,24 +1,44 @@
-// What follows the task page's controls besides its main table: the energy-per-correct-
-// answer table, the captions, the finding's note, the compare link, the figures' notes and
-// the ranking downloads. Each shows its server-rendered text on the default view.
+// What follows the task page's controls besides its main table: the finding and its strip,
+// the energy-per-correct-answer table, the captions, the compare link, the figures' notes
+// and the ranking downloads. Each shows its server-rendered text on the default view.
 import { offerDownloads } from "./downloads.js";
+import { viewFinding } from "./finding.js";
 import { rank } from "./rank.js";
 import { fillBody, rankedFirst, rankingRow } from "./table.js";
 import { deadlineValue } from "./url-state.js";
 import { emptyText, viewText } from "./view-text.js";
 
-// The finding is written for the default view: off it, a line says so.
-function findingNote(defaults) {
-  const finding = document.querySelector("main .finding");
-  if (!finding) return null;
-  const deadline = document.querySelector(".deadline strong")?.textContent || "";
-  const note = document.createElement("p");
-  note.className = "finding-view";
-  note.hidden = true;
-  note.textContent = `This finding is for the default view (${deadline}, on ` +
-    `${defaults.gpu.join(" and ")}); the tables and charts below follow your settings.`;
-  finding.prepend(note);
-  return note;
+// The finding and its "what changes it" strip, and the page's GPUs line: the server wrote
+// them for the default view; any other view gets its own (finding.js, the same rules).
+function findingFollower(allPrecisions) {
+  const sentence = document.querySelector("main .finding .finding-text");
+  const list = document.querySelector("main .finding .changes ul");
+  const gpus = document.querySelector("main .meta .meta-gpus");
+  if (!sentence || !list) return null;
+  const served = { sentence: sentence.textContent,
+    changes: Array.from(list.children, (li) => li.textContent),
+    gpus: gpus ? gpus.textContent : "" };
+
+  function show(f, gpuText) {
+    sentence.textContent = f.sentence;
+    list.replaceChildren(...f.changes.map((text) => {
+      const li = document.createElement("li");
+      li.textContent = text;
+      return li;
+    }));
+    if (gpus) gpus.textContent = gpuText;
+  }
+
+  return (state, data, plain) => {
+    if (plain || !data.finding) {
+      show(served, served.gpus);
+      return;
+    }
+    const view = { ms: state.deadline, percentile: state.pct, gpus: state.gpu,
+      precisions: state.precision.length === allPrecisions.length ? null : state.precision,
+      budget: state.budget === "" ? null : Number(state.budget) };
+    show(viewFinding(data, view), state.gpu.join(" and ") || "none");
+  };
 }
 
 // The models' accuracy, by model id, as the explore rows carry it.
@@ -45,7 +65,7 @@ export function viewFollowers(form, controls, table) {
     const note = f.querySelector(".chart-note");
     if (note) note.dataset.default = note.textContent;
   }
-  const finding = findingNote(controls.defaults);
+  const finding = findingFollower(controls.choices.precisions);
   // The compare link carries the page's deadline and percentile.
   const compareLink = form.querySelector("a.compare-link");
   const compareBase = compareLink ? compareLink.getAttribute("href") : "";
@@ -87,7 +107,7 @@ export function viewFollowers(form, controls, table) {
   function follow(page, options, text, plain) {
     const { state, data, rows } = page;
     const view = viewText(state, data, text, controls.choices.precisions);
-    if (finding) finding.hidden = plain;
+    if (finding) finding(state, data, plain);
     if (compareLink) followCompareLink(state);
     if (correct) rankByCorrectAnswer(page, options, view, plain);
     if (costTable) {

@@ -11,6 +11,11 @@ export function deadlineText(ms, percentile, latency) {
   return `${latency.words[percentile]} ≤ ${inUnit(ms, latency)} ${latency.unit}`;
 }
 
+// Latency.value: "300 ms", "30 s".
+export function latencyValue(ms, latency) {
+  return `${inUnit(ms, latency)} ${latency.unit}`;
+}
+
 // The label of a chart's deadline rule, as plan/views.py writes it: "deadline 300 ms".
 export function deadlineLabel(ms, latency) {
   return `deadline ${inUnit(ms, latency)} ${latency.unit}`;
