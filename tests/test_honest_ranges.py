@@ -235,15 +235,24 @@ def test_chart_texts_and_labels_name_the_table_s_places(default_site: Path) -> N
         assert table[m[1]] == (int(m[2]), int(m[3] or m[2])), label.name
 
 
-def test_the_home_page_states_each_task_s_own_finding(default_site: Path) -> None:
-    """The home page's answers are the task pages' findings word for word, so the places they
-    name are the ones checked against each task's table above."""
+def test_the_home_page_cards_name_each_task_s_places(default_site: Path) -> None:
+    """Each home card's top rows print the places its task's table prints, and its brief
+    answer names as tied with the leader exactly the models that share place 1."""
     home = (default_site / "index.html").read_text()
-    findings = home[home.index('<ul class="findings">') :]
-    findings = findings[: findings.index("</ul>")]
-    answers = re.findall(r'<li><a href="/tasks/([^/]+)/">(.*?)</a></li>', findings, re.S)
-    assert {task for task, _ in answers} == set(TOKEN_TASKS + DIFFUSION_TASKS)
-    for task, sentence in answers:
-        page = (default_site / "tasks" / task / "index.html").read_text()
-        own = re.search(r'<p class="finding-text">(.*?)</p>', page, re.S)
-        assert own is not None and html.unescape(own[1]) == html.unescape(sentence)
+    cards = re.findall(r'<li class="answer">(.*?)</li>\s*(?=<li class="answer">|</ul>)', home, re.S)
+    assert len(cards) == 7
+    for card in cards:
+        task = re.search(r'href="/tasks/([^/]+)/"', card)[1]
+        table = table_ranges((default_site / "tasks" / task / "index.html").read_text())
+        rows = re.findall(r'<tr><td class="num">([^<]+)</td><td><a [^>]*>([^<]+)</a>', card)
+        assert len(rows) == 3, task
+        for places, model in rows:
+            best, _, worst = places.partition("–")
+            assert table[html.unescape(model)] == (int(best), int(worst or best)), (task, model)
+        answer = html.unescape(re.search(r'<p class="answer-text">(.*?)</p>', card, re.S)[1])
+        sharing = sorted(m for m, r in table.items() if r[0] == 1)
+        if len(sharing) > 1:
+            assert "within measurement noise of it" in answer
+            assert all(m in answer for m in sharing), (task, answer)
+        else:
+            assert "within measurement noise of it" not in answer

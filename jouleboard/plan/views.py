@@ -61,11 +61,36 @@ class TaskSection:
 
 
 @dataclass(frozen=True)
+class MiniBar:
+    """One of a home card's top rows: its places ("1–2"), model, figure and bar length (the
+    figure as a percentage of the leader's, "71.72")."""
+
+    places: str
+    model: str
+    model_url: str
+    value: str
+    width: str
+
+
+@dataclass(frozen=True)
+class HomeCard:
+    """A task at a glance on the home page: the answer in brief and its top rows as bars."""
+
+    task_name: str
+    task_url: str
+    summary: str
+    unit: str  # "Tokens/J"
+    deadline: str  # "median ITL ≤ 300 ms"
+    bars: tuple[MiniBar, ...]
+
+
+@dataclass(frozen=True)
 class HomeBody:
     intro: str
     sections: tuple[TaskSection, ...]
     # The MLPerf pages, at the wall (plan/mlperf.py): a closing section links them.
     mlperf: Link | None = None
+    cards: tuple[HomeCard, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -210,6 +235,10 @@ class GpuTaskSection:
     downloads: tuple[Link, ...]
     comparisons: tuple[Table, ...]
     chart: ChartRef | None
+    # The section's answer in brief (render/finding.py summary), for the page's first lines,
+    # and the section's anchor.
+    summary: str = ""
+    anchor: str = ""
 
 
 @dataclass(frozen=True)

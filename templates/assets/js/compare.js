@@ -81,7 +81,12 @@ function startCompare(form) {
   async function render() {
     showState();
     const data = await loadData(tasks[state.task].url);
-    state.models = state.models.filter((m) => ownKey(data.models, m));
+    // Models the task has not measured drop out (another task's choice), and the URL with them.
+    const kept = state.models.filter((m) => ownKey(data.models, m));
+    if (kept.length !== state.models.length) {
+      state.models = kept;
+      writeUrl(state, defaults, false, tasks[state.task]);
+    }
     form.querySelector(".model-choices").replaceChildren(...modelChoices(data, state, max, update));
     const chosen = state.models;
     out.querySelector(".compare-deadline").textContent =
@@ -107,7 +112,8 @@ function startCompare(form) {
 
   taskSelect.addEventListener("change", () => {
     const t = tasks[taskSelect.value];
-    state = { ...state, task: taskSelect.value, models: [], deadline: t.deadline, pct: t.pct };
+    // The chosen models stay chosen where the new task has them (render drops the rest).
+    state = { ...state, task: taskSelect.value, deadline: t.deadline, pct: t.pct };
     update(true);
   });
   number.addEventListener("change", () => {

@@ -1,0 +1,62 @@
+"""Smaller things a reader met (issue 40, item 9), each seen in Chromium: the B200 page opens
+with an answer per task instead of 12,500 px of tables, switching task on /compare/ keeps the
+models the new task has, and a task's finding names only the precisions the task has and
+only the outputs that really differ."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_gpu_page_opens_with_an_answer_per_task(site_page: Any, width: int) -> None:
+    page = site_page.page
+    page.set_viewport_size({"width": width, "height": 844})
+    site_page.goto("/gpus/b200/")
+    glance = page.locator("ul.glance li")
+    sections = page.locator("main section.task h2")
+    assert glance.count() == sections.count() == 7
+    # Each line names its task, links its section, and says who leads on this GPU.
+    for i in range(glance.count()):
+        line = glance.nth(i)
+        target = (line.locator("a").get_attribute("href") or "").lstrip("#")
+        assert page.locator(f"section#{target} h2").inner_text() == line.locator("a").inner_text()
+        assert " leads " in line.inner_text() or "only model" in line.inner_text()
+    heading = page.locator("#at-a-glance").bounding_box()
+    assert heading is not None and heading["y"] < 844  # on the first screen, before any table
+    first_table = page.locator("main table").first.bounding_box()
+    assert first_table is not None and first_table["y"] > heading["y"]
+
+
+def test_switching_task_on_compare_keeps_the_models_the_new_task_has(site_page: Any) -> None:
+    page = site_page.page
+    site_page.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,Qwen/Qwen3-8B")
+    page.wait_for_selector("#compare-table tbody tr")
+    page.select_option("#compare-task", "lm-arena-chat")
+    # Qwen 3 8B was measured on Chat too, GPT OSS 20B was not: one stays, one drops out.
+    page.wait_for_function("() => location.search.includes('lm-arena-chat')")
+    page.wait_for_function(
+        "() => document.querySelector('input[name=models][value=\"Qwen/Qwen3-8B\"]')?.checked"
+    )
+    models = parse_qs(urlsplit(page.url).query).get("models", [""])[0].split(",")
+    assert models == ["Qwen/Qwen3-8B"]
+    assert page.locator('input[name=models][value="openai/gpt-oss-20b"]').count() == 0
+
+
+def test_a_finding_names_only_what_its_task_has(site_page: Any) -> None:
+    page = site_page.page
+    site_page.goto("/tasks/text-to-image/")
+    note = page.locator("main .finding .note-text").inner_text()
+    assert "FP8" not in note and "MXFP4" not in note  # text-to-image is BF16 only
+    sentence = page.locator("main .finding .finding-text").inner_text()
+    # SANA 1.5 1.6B and PixArt-Σ both make 1024×1024 images in 20 steps: one output, named
+    # once with both models; FLUX.1 Dev's 50 steps are the difference.
+    assert "SANA 1.5 1.6B and PixArt-Σ at 1024×1024, 20 steps" in sentence
+    assert sentence.count("1024×1024, 20 steps") == 1
+    site_page.goto("/tasks/gpqa/")
+    assert "precision (BF16, FP8, MXFP4)" in page.locator("main .finding .note-text").inner_text()
