@@ -270,7 +270,7 @@ def test_a_binding_deadline_says_what_changes_when_the_order_holds() -> None:
     held = finding("T", "30 s", (A, B), (A, B_faster), None, [], [], "u", "fixed2", 7)
     assert held.changes[0] == (
         "The 30 s deadline binds: with no deadline, A still leads, "
-        "with 30.00 u; the order holds, but B goes from 20.00 to "
+        "with 30.00 u; the places hold, but B goes from 20.00 to "
         "25.00 u."
     )
 
@@ -335,3 +335,27 @@ def test_summary_is_the_answer_in_brief() -> None:
     )
     assert summary((A,), "u", "fixed2") == "A is the only model that qualifies: 30.00 u."
     assert summary((), "u", "fixed2") == "No configuration qualifies."
+
+
+def test_a_point_move_inside_the_same_places_is_no_move() -> None:
+    """C and D swap their point places but both keep 3rd–4th: for a reader nothing moved
+    (it once read "D moves from 3rd–4th to 3rd–4th")."""
+    a, b = (Standing(n, "x", v, 1, 1, 0.1) for n, v in (("A", 30.0), ("B", 20.0)))
+    c, d = (Standing(n, "x", v, 3, 4, 0.1) for n, v in (("C", 10.0), ("D", 9.5)))
+    d_up = Standing("D", "x", 10.5, 3, 4, 0.1)
+    f = finding(
+        "T",
+        "1 ms",
+        (a, b, c, d),
+        (a, b, c, d),
+        Scenario("at 1 ms", (a, b, d_up, c)),
+        [],
+        [],
+        "u",
+        "fixed2",
+        7,
+    )
+    assert (
+        f.changes[1] == "At 1 ms: A still leads, with 30.00 u; the places hold, but D goes "
+        "from 9.50 to 10.50 u."
+    )

@@ -219,12 +219,15 @@ def shares_a_place(a: Standing, at_a: int, b: Standing, at_b: int) -> bool:
 
 def biggest_move(before: Sequence[Standing], after: Sequence[Standing]) -> Move | None:
     """The model whose rank changes most (dropping out counts as the largest fall); ties go
-    to the higher-ranked model."""
+    to the higher-ranked model. A model whose places read the same before and after (2nd–4th
+    in both, its point place moved within them) has not moved for a reader."""
     where = {s.model: (i, s) for i, s in enumerate(after, start=1)}
     best: tuple[float, Move] | None = None
     for i, s in enumerate(before, start=1):
         now = where.get(s.model)
         shift = float("inf") if now is None else abs(now[0] - i)
+        if now is not None and place(s, i) == place(now[1], now[0]):
+            continue
         if shift > 0 and (best is None or shift > best[0]):
             move = Move(
                 s.model,
@@ -261,9 +264,9 @@ def leader_clause(
 def move_clause(
     default: Sequence[Standing], other: Sequence[Standing], unit: str, rule: str
 ) -> str:
-    """The biggest rank change from ``default`` to ``other``; with none, a model that only
-    ``other`` ranks, or else the biggest change of a figure (the order can hold while the
-    figures move)."""
+    """The biggest change of places from ``default`` to ``other``; with none, a model that
+    only ``other`` ranks, or else the biggest change of a figure (the places can hold while
+    the figures move)."""
     move = biggest_move(default, other)
     if move is None:
         shown = {s.model for s in default}
@@ -273,16 +276,17 @@ def move_clause(
             more = f" (and {len(joined) - 1} more)" if len(joined) > 1 else ""
             return f"{standing.model} joins at {place(standing, rank)}{more}"
         # The leader's figure is in the leader clause already.
+        now = {s.model: s for s in other}
         changed = [
-            (a, b)
-            for a, b in zip(default[1:], other[1:], strict=False)
-            if a.efficiency != b.efficiency
+            (a, now[a.model])
+            for a in default[1:]
+            if a.model in now and a.efficiency != now[a.model].efficiency
         ]
         if not changed:
-            return "the order is unchanged"
+            return "the places are unchanged"
         a, b = max(changed, key=lambda pair: abs(pair[1].efficiency / pair[0].efficiency - 1))
         return (
-            f"the order holds, but {a.model} goes from {show(rule, a.efficiency)} to "
+            f"the places hold, but {a.model} goes from {show(rule, a.efficiency)} to "
             f"{show(rule, b.efficiency)} {unit}"
         )
     if move.now is None:

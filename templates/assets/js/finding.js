@@ -116,6 +116,7 @@ function biggestMove(before, after) {
   before.forEach((s, i) => {
     const now = where.get(s.model);
     const shift = now === undefined ? Infinity : Math.abs(now[0] - (i + 1));
+    if (now !== undefined && place(s, i + 1) === place(now[1], now[0])) return;
     if (shift > 0 && (best === null || shift > best.shift)) {
       best = { shift, model: s.model, was: i + 1, now: now ? now[0] : null,
         wasText: place(s, i + 1), nowText: now ? place(now[1], now[0]) : "",
@@ -150,14 +151,13 @@ function moveClause(defaults, other, unit, rule) {
       const more = joined.length > 1 ? ` (and ${joined.length - 1} more)` : "";
       return `${s.model} joins at ${place(s, at)}${more}`;
     }
-    const changed = [];
-    for (let i = 1; i < Math.min(defaults.length, other.length); i += 1) {
-      if (defaults[i].efficiency !== other[i].efficiency) changed.push([defaults[i], other[i]]);
-    }
-    if (!changed.length) return "the order is unchanged";
+    const now = new Map(other.map((s) => [s.model, s]));
+    const changed = defaults.slice(1).filter((a) => now.has(a.model) &&
+      a.efficiency !== now.get(a.model).efficiency).map((a) => [a, now.get(a.model)]);
+    if (!changed.length) return "the places are unchanged";
     const size = ([a, b]) => Math.abs(b.efficiency / a.efficiency - 1);
     const [a, b] = changed.reduce((x, y) => (size(y) > size(x) ? y : x));
-    return `the order holds, but ${a.model} goes from ${show(rule, a.efficiency)} to ` +
+    return `the places hold, but ${a.model} goes from ${show(rule, a.efficiency)} to ` +
       `${show(rule, b.efficiency)} ${unit}`;
   }
   if (move.now === null) return `${move.model} drops out`;
