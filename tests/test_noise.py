@@ -350,3 +350,47 @@ def test_the_highest_confidence_allowed_still_ranks(tmp_path: Path) -> None:
     p = (1 + 0.999999) / 2  # t with 2 degrees: (2p - 1) sqrt(2 / (4 p (1 - p))) = 999.9992
     assert noise.critical == pytest.approx((2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p))))
     assert rank([config("org/a", ept=0.1)], Deadline(300), noise=noise)[0].rank_best == 1
+
+
+def pairwise_ranges(values: list[float], us: list[float], noise: Noise) -> list[tuple[int, int]]:
+    """The rule as written, every pair compared (the O(n²) definition rank_ranges keeps)."""
+    n = len(values)
+    return [
+        (
+            1
+            + sum(
+                noise.surely_lower(w, uw, v, u)
+                for j, (w, uw) in enumerate(zip(values, us, strict=True))
+                if j != i
+            ),
+            n
+            - sum(
+                noise.surely_lower(v, u, w, uw)
+                for j, (w, uw) in enumerate(zip(values, us, strict=True))
+                if j != i
+            ),
+        )
+        for i, (v, u) in enumerate(zip(values, us, strict=True))
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    energies=st.lists(
+        st.one_of(st.floats(0.01, 10.0), st.sampled_from([0.1, 0.105, 0.11, 0.2])),
+        min_size=1,
+        max_size=40,
+    ),
+    runs=st.lists(st.integers(1, 3), min_size=40, max_size=40),
+    s=st.sampled_from([0.0, 0.02, 0.0837, 0.3]),
+    freedom=st.sampled_from([None, 1, 3, 30]),
+)
+def test_rank_ranges_equal_every_pair_compared(
+    energies: list[float], runs: list[int], s: float, freedom: int | None
+) -> None:
+    """The binary search finds exactly the counts of comparing every pair, ties, equal
+    values and mixed numbers of runs included."""
+    values = sorted(energies)
+    noise = Noise(s, freedom=freedom)
+    us = [noise.u(r) or 0.0 for r in runs[: len(values)]]
+    assert rank_ranges(values, us, noise) == pairwise_ranges(values, us, noise)

@@ -25,10 +25,10 @@ kept equal by tests/ranking_cases.json):
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from functools import cache
 from statistics import NormalDist
 
 from jouleboard.config.fields import MAX_CONFIDENCE
@@ -47,7 +47,7 @@ def z_of(confidence: float) -> float:
     return NormalDist().inv_cdf((1 + confidence) / 2)
 
 
-@cache
+@functools.cache
 def critical_value(confidence: float, freedom: float | None) -> float:
     """The two-sided critical value at ``confidence``: Student's t quantile with ``freedom``
     degrees of freedom (3.182446305284263 for 3 at 0.95), or the normal quantile when
@@ -211,26 +211,58 @@ class Noise:
 UNKNOWN = Noise(None)
 
 
+def _count_while(ordered: Sequence[float], holds: Callable[[float], bool], from_low: bool) -> int:
+    """How many of ``ordered`` (ascending) satisfy ``holds``, which holds for a prefix
+    (``from_low``) or a suffix of them: a binary search asking ``holds`` itself, so the count
+    is exactly what testing each one would give."""
+    low, high = 0, len(ordered)  # the boundary lies in [low, high]
+    while low < high:
+        middle = (low + high) // 2
+        inside = holds(ordered[middle])
+        if inside == from_low:
+            low = middle + 1
+        else:
+            high = middle
+    return low if from_low else len(ordered) - low
+
+
+def _below(v: float, threshold: float, w: float) -> bool:
+    """``w`` is surely lower than ``v``: ln(v / w) > threshold."""
+    return math.log(v / w) > threshold
+
+
+def _above(v: float, threshold: float, w: float) -> bool:
+    """``w`` is surely higher than ``v``: ln(w / v) > threshold."""
+    return math.log(w / v) > threshold
+
+
 def rank_ranges(
     values: Sequence[float], us: Sequence[float | None], noise: Noise
 ) -> list[tuple[int, int]]:
     """(rank_best, rank_worst) of each of ``values`` (ordered best first, lower is better)
-    with uncertainties ``us``. Unknown noise, or any unknown u: the exact places."""
+    with uncertainties ``us``. Unknown noise, or any unknown u: the exact places.
+
+    Each count is the pairwise rule's (:meth:`Noise.surely_lower` against every other value),
+    found by binary search among the values of each uncertainty (one per number of runs):
+    "w is surely lower than v" holds for the lowest w only, so the search asks the same
+    comparison about O(log n) of them and the whole costs O(n log n), not O(n²)."""
     n = len(values)
     if not noise.known or any(u is None for u in us):
         return [(i, i) for i in range(1, n + 1)]
+    known = [u for u in us if u is not None]
+    by_u: dict[float, list[float]] = {}
+    for v, u in zip(values, known, strict=True):
+        by_u.setdefault(u, []).append(v)
+    groups = [(u, sorted(vs)) for u, vs in sorted(by_u.items())]
+    c = noise.critical
     ranges = []
-    for i, (v, u) in enumerate(zip(values, us, strict=True)):
-        better = sum(
-            noise.surely_lower(w, uw, v, u)
-            for j, (w, uw) in enumerate(zip(values, us, strict=True))
-            if j != i
-        )
-        worse = sum(
-            noise.surely_lower(v, u, w, uw)
-            for j, (w, uw) in enumerate(zip(values, us, strict=True))
-            if j != i
-        )
+    for v, u in zip(values, known, strict=True):
+        better = worse = 0
+        for u_group, ordered in groups:
+            # as surely_lower(w, u_group, v, u) and surely_lower(v, u, w, u_group) compute it
+            ahead, behind = c * math.hypot(u_group, u), c * math.hypot(u, u_group)
+            better += _count_while(ordered, functools.partial(_below, v, ahead), True)
+            worse += _count_while(ordered, functools.partial(_above, v, behind), False)
         ranges.append((1 + better, n - worse))
     return ranges
 
