@@ -6,7 +6,6 @@ efficient one meeting it. Refusals print one located line and write nothing."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -16,12 +15,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_mlperf_import import tree_digest as digest
+
 pytestmark = pytest.mark.slow  # builds a site; runs jouleboard in new processes
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
 LEVELS = (1, 4, 16)
 MODEL = "example-org/example-llm-8b"
+# The sweep's import, as a team would type it.
+IMPORT = (
+    "import-aiperf", FIXTURES / "sweep", "--out", "data", "--task", "chat", "--model", MODEL,
+    "--engine", "vLLM", "--engine-version", "0.11.0",
+)  # fmt: skip
 
 
 def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -41,15 +47,6 @@ def export(level: int) -> dict:
     return json.loads(path.read_text())
 
 
-def digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        h.update(p.relative_to(folder).as_posix().encode())
-        if p.is_file():
-            h.update(p.read_bytes())
-    return h.hexdigest()
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh leaderboard folder with the sweep imported (its example measurement removed,
@@ -58,21 +55,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert cli("init", folder, cwd=folder.parent).returncode == 0
     for example in (folder / "data" / "measurements").rglob("*.json"):
         example.unlink()
-    done = cli(
-        "import-aiperf",
-        FIXTURES / "sweep",
-        "--out",
-        "data",
-        "--task",
-        "chat",
-        "--model",
-        MODEL,
-        "--engine",
-        "vLLM",
-        "--engine-version",
-        "0.11.0",
-        cwd=folder,
-    )
+    done = cli(*IMPORT, cwd=folder)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("\nwrote ") + done.stdout.startswith("wrote ") == 3, done.stdout
     built = cli("build", "-q", cwd=folder)
@@ -136,21 +119,7 @@ def test_the_model_page_names_each_level_and_the_engine(site: Path) -> None:
 
 def test_importing_again_changes_nothing(site: Path) -> None:
     before = digest(site / "data")
-    again = cli(
-        "import-aiperf",
-        FIXTURES / "sweep",
-        "--out",
-        "data",
-        "--task",
-        "chat",
-        "--model",
-        MODEL,
-        "--engine",
-        "vLLM",
-        "--engine-version",
-        "0.11.0",
-        cwd=site,
-    )
+    again = cli(*IMPORT, cwd=site)
     assert again.returncode == 0, again.stderr
     assert "0 measurement files written, 3 already there unchanged" in again.stdout
     assert digest(site / "data") == before

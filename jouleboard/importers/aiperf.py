@@ -32,7 +32,7 @@ from jouleboard.core.problems import Problem, shown_path
 from jouleboard.core.shapes import JsonValue
 from jouleboard.importers.aiperf_export import Export, find_exports, open_export
 from jouleboard.importers.contract import Skipped
-from jouleboard.importers.serving_runs import Load, RunResult
+from jouleboard.importers.serving_runs import Load, RunResult, read_each
 
 MAX_GPUS = 1024  # num_gpus of a measurement file
 PARITY = 1e-9  # relative: AIPerf's figures agree with each other to rounding
@@ -56,14 +56,8 @@ FIGURES = {
 def read_exports(paths: Sequence[Path]) -> tuple[list[RunResult], list[Skipped], list[Problem]]:
     """Every export of ``paths`` read: the runs, the files left out, the problems."""
     files, left_out, problems = find_exports(paths)
-    runs: list[RunResult] = []
-    for path in files:
-        got = read_export(path)
-        if isinstance(got, list):
-            problems += got
-        else:
-            runs.append(got)
-    return runs, [Skipped(shown_path(p), why) for p, why in left_out], problems
+    runs, more = read_each(files, read_export)
+    return runs, [Skipped(shown_path(p), why) for p, why in left_out], problems + more
 
 
 def read_export(path: Path) -> RunResult | list[Problem]:

@@ -89,6 +89,17 @@ def _holds(path: Path, text: str) -> bool:
         return False
 
 
+def same_source(old: str, new: str) -> bool:
+    """An ``ImportPlan.owns`` for measurement files: a file in the way is the importer's own
+    when its provenance names the same source (the same run or result file)."""
+    try:
+        return bool(
+            json.loads(old)["provenance"]["source"] == json.loads(new)["provenance"]["source"]
+        )
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
 def not_a_data_folder(out: Path, *, may_create: bool = False) -> str | None:
     """Why ``out`` cannot take an import (None when it can). ``may_create``: an absent or
     empty folder is fine (the importer writes the registries)."""

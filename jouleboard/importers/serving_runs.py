@@ -18,9 +18,8 @@ that meets the deadline. Documented in docs/aiperf.md.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from jouleboard.config.schema import SCHEMA_VERSION
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, shown_path
 from jouleboard.core.shapes import JsonObject
-from jouleboard.importers.contract import ImportPlan
+from jouleboard.importers.contract import ImportPlan, same_source
 from jouleboard.kinds import check_measurement
 from jouleboard.kinds.base import Record
 from jouleboard.measure.checks import check_duplicates
@@ -95,6 +94,21 @@ class ServingOptions:
     version: str = UNKNOWN
     license: str = "NOASSERTION"
     citation: str = ""
+
+
+def read_each(
+    files: Iterable[Path], read: Callable[[Path], RunResult | list[Problem]]
+) -> tuple[list[RunResult], list[Problem]]:
+    """Each result file read: the runs, and every file's problems."""
+    runs: list[RunResult] = []
+    problems: list[Problem] = []
+    for path in files:
+        got = read(path)
+        if isinstance(got, list):
+            problems += got
+        else:
+            runs.append(got)
+    return runs, problems
 
 
 def _problem(run: RunResult, rule: str, message: str, hint: str, where: str = "") -> Problem:
@@ -276,16 +290,6 @@ def measurement_path(doc: JsonObject, run: RunResult) -> str:
     return f"measurements/{doc['task']}/{doc['model_id']}/{name}.json"
 
 
-def _same_source(old: str, new: str) -> bool:
-    """A file in the way is the importer's own when it came from the same result file."""
-    try:
-        return bool(
-            json.loads(old)["provenance"]["source"] == json.loads(new)["provenance"]["source"]
-        )
-    except (ValueError, KeyError, TypeError):
-        return False
-
-
 def _configuration_key(doc: JsonObject) -> str:
     """What a configuration is, whatever run measured it (everything but the repeat)."""
     return dumps_canonical(
@@ -307,7 +311,7 @@ def plan_runs(
     """The files ``runs`` make and every problem found: each document is checked as every
     measurement file is; runs of one configuration are repeats 1, 2, ... in order of their
     result files; a configuration the data folder already has (in another file) is refused."""
-    plan = ImportPlan(importer, owns=_same_source)
+    plan = ImportPlan(importer, owns=same_source)
     problems: list[Problem] = []
     if options.task not in registry.tasks:
         known = ", ".join(sorted(registry.tasks))

@@ -30,7 +30,7 @@ from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.shapes import JsonObject
 from jouleboard.importers.contract import Skipped
 from jouleboard.importers.run_provenance import run_date
-from jouleboard.importers.serving_runs import Load, RunResult
+from jouleboard.importers.serving_runs import Load, RunResult, read_each
 
 RESULT_CAP = 256 * 1024 * 1024  # with --save-detailed it holds every generated text
 PARITY = 1e-9
@@ -162,37 +162,26 @@ def _run(shown: str, doc: JsonObject, f: dict[str, float], digest: str) -> RunRe
 def read_results(paths: Sequence[Path]) -> tuple[list[RunResult], list[Skipped], list[Problem]]:
     """Every result file of ``paths`` (a file, or the ``*.json`` files of a folder, not the
     ``*.pytorch.json`` copies benchmark_serving writes beside them)."""
-    runs: list[RunResult] = []
+    files: list[Path] = []
     skipped: list[Skipped] = []
     problems: list[Problem] = []
     for path in paths:
-        if path.is_dir():
-            files = sorted(p for p in path.glob("*.json") if not p.is_symlink())
-            skipped += [
-                Skipped(shown_path(p), "a PyTorch-format copy")
-                for p in files
-                if p.name.endswith(".pytorch.json")
-            ]
-            files = [p for p in files if not p.name.endswith(".pytorch.json")]
-            if not files:
-                problems.append(
-                    Problem(
-                        shown_path(path),
-                        "",
-                        "bench.no-results",
-                        "no result .json in this folder",
-                        "give benchmark_serving's --result-dir or its files",
-                    )
+        if not path.is_dir():
+            files.append(path)  # a missing file or a link is reported where it is read
+            continue
+        inside = sorted(p for p in path.glob("*.json") if not p.is_symlink())
+        copies = [p for p in inside if p.name.endswith(".pytorch.json")]
+        skipped += [Skipped(shown_path(p), "a PyTorch-format copy") for p in copies]
+        files += [p for p in inside if p not in copies]
+        if len(inside) == len(copies):
+            problems.append(
+                Problem(
+                    shown_path(path),
+                    "",
+                    "bench.no-results",
+                    "no result .json in this folder",
+                    "give benchmark_serving's --result-dir or its files",
                 )
-        elif path.exists() or path.is_symlink():
-            files = [path]
-        else:
-            problems.append(Problem(shown_path(path), "", "file.missing", "no such file or folder"))
-            files = []
-        for file in files:
-            got = read_result(file)
-            if isinstance(got, list):
-                problems += got
-            else:
-                runs.append(got)
-    return runs, skipped, problems
+            )
+    runs, more = read_each(files, read_result)
+    return runs, skipped, problems + more
