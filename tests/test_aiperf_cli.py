@@ -23,11 +23,17 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
 LEVELS = (1, 4, 16)
 MODEL = "example-org/example-llm-8b"
+OPTIONS = ("--out", "data", "--task", "chat", "--model", MODEL)
 # The sweep's import, as a team would type it.
 IMPORT = (
-    "import-aiperf", FIXTURES / "sweep", "--out", "data", "--task", "chat", "--model", MODEL,
-    "--engine", "vLLM", "--engine-version", "0.11.0",
-)  # fmt: skip
+    "import-aiperf",
+    FIXTURES / "sweep",
+    *OPTIONS,
+    "--engine",
+    "vLLM",
+    "--engine-version",
+    "0.11.0",
+)
 
 
 def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -138,18 +144,7 @@ def test_importing_again_changes_nothing(site: Path) -> None:
 def test_a_refused_run_is_one_line_and_nothing_is_written(site: Path, case: str, rule: str) -> None:
     before = digest(site / "data")
     # with a good run beside it: all or nothing
-    done = cli(
-        "import-aiperf",
-        FIXTURES / case,
-        FIXTURES / "sweep",
-        "--out",
-        "data",
-        "--task",
-        "chat",
-        "--model",
-        MODEL,
-        cwd=site,
-    )
+    done = cli("import-aiperf", FIXTURES / case, FIXTURES / "sweep", *OPTIONS, cwd=site)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert lines[1:] == ["1 problem(s) in 1 file(s)", "validation failed"], done.stderr
@@ -162,18 +157,7 @@ def test_import_bench_takes_a_result_with_energy_and_refuses_one_without(tmp_pat
     """import-bench, in a data folder of its own: a TensorRT-LLM result with energy imports; the
     same script's result without an energy block is one line, "no energy recorded"."""
     trtllm = REPO / "tests" / "fixtures" / "trtllm"
-    options = (
-        "--out",
-        "data",
-        "--task",
-        "chat",
-        "--model",
-        MODEL,
-        "--gpu",
-        "H100",
-        "--num-gpus",
-        "2",
-    )
+    options = (*OPTIONS, "--gpu", "H100", "--num-gpus", "2")
     assert cli("init", tmp_path / "bench", cwd=tmp_path).returncode == 0
     folder = tmp_path / "bench"
     done = cli("import-bench", trtllm / "with-energy", *options, cwd=folder)

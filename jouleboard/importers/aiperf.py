@@ -302,11 +302,10 @@ def _run(e: Export, load: Load) -> RunResult | None:
     model = e.at("input_config", "models", "items", 0, "name")
     start = e.time("start_time")
     assert start is not None  # _window
-    shown = e.shown if len(e.shown) <= 200 else "..." + e.shown[-197:]
     return RunResult(
         shown=e.shown,
         run_id=run_id,
-        source=f"{shown} (AIPerf {version}, benchmark {run_id}; profiling window "
+        source=f"{e.name[-200:]} (AIPerf {version}, benchmark {run_id}; profiling window "
         f"{start.isoformat()} + {window:.3f} s; energy to {grace:.3f} s after it)",
         instrument=f"{INSTRUMENTS[collector]} via AIPerf {version}, scrapes {interval:.3f} s apart",
         date=start.date().isoformat(),

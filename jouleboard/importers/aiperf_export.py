@@ -15,6 +15,7 @@ from jouleboard.core.jsonio import parse_strict
 from jouleboard.core.problems import Problem, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.shapes import JsonObject, JsonValue
+from jouleboard.importers.serving_runs import source_name
 
 EXPORT = "profile_export_aiperf.json"
 EXPORT_CAP = 64 * 1024 * 1024  # a run's export is 30-300 kB; each GPU adds about 2 kB
@@ -26,8 +27,9 @@ GPUS = ("telemetry_data", "endpoints")
 class Export:
     """One parsed export, and the problems found reading it."""
 
-    def __init__(self, shown: str, doc: JsonObject, digest: str) -> None:
+    def __init__(self, shown: str, doc: JsonObject, digest: str, name: str = "") -> None:
         self.shown, self.doc, self.digest = shown, doc, digest
+        self.name = name or shown  # as provenance names the file (serving_runs.source_name)
         self.problems: list[Problem] = []
 
     def refuse(self, where: Path_, rule: str, message: str, hint: str = HINT_RERUN) -> None:
@@ -109,7 +111,7 @@ def open_export(path: Path) -> Export | list[Problem]:
         return [Problem(shown, i.pointer, i.rule, i.message, i.hint) for i in issues]
     if not isinstance(doc, dict):
         return [Problem(shown, "", "schema.wrong-type", "not a JSON object", HINT_RERUN)]
-    return Export(shown, doc, hashlib.sha256(raw).hexdigest()[:12])
+    return Export(shown, doc, hashlib.sha256(raw).hexdigest()[:12], source_name(path))
 
 
 def find_exports(paths: Sequence[Path]) -> tuple[list[Path], list[tuple[Path, str]], list[Problem]]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import SCHEMA_VERSION
 from jouleboard.core.jsonio import dumps_canonical
-from jouleboard.core.problems import Problem, shown_path
+from jouleboard.core.problems import Problem, resolved, shown_path
 from jouleboard.core.shapes import JsonObject
 from jouleboard.importers.contract import ImportPlan, same_source
 from jouleboard.kinds import check_measurement
@@ -94,6 +94,12 @@ class ServingOptions:
     version: str = UNKNOWN
     license: str = "NOASSERTION"
     citation: str = ""
+
+
+def source_name(path: Path) -> str:
+    """A result file as provenance names it: its last three path parts (the run's folders and
+    the file), the same from any working folder and free of the machine's own folders."""
+    return "/".join(resolved(path).parts[-3:])
 
 
 def read_each(

@@ -30,7 +30,7 @@ from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.shapes import JsonObject
 from jouleboard.importers.contract import Skipped
 from jouleboard.importers.run_provenance import run_date
-from jouleboard.importers.serving_runs import Load, RunResult, read_each
+from jouleboard.importers.serving_runs import Load, RunResult, read_each, source_name
 
 RESULT_CAP = 256 * 1024 * 1024  # with --save-detailed it holds every generated text
 PARITY = 1e-9
@@ -124,10 +124,10 @@ def read_result(path: Path) -> RunResult | list[Problem]:
             f"the energy covers {window:.2f} s but the run lasted {f['duration']:.2f} s",
             "run long enough that the two energy queries add under 1 % to it",
         )
-    return _run(shown, doc, f, hashlib.sha256(raw).hexdigest()[:12])
+    return _run(shown, source_name(path), doc, f, hashlib.sha256(raw).hexdigest()[:12])
 
 
-def _run(shown: str, doc: JsonObject, f: dict[str, float], digest: str) -> RunResult:
+def _run(shown: str, name: str, doc: JsonObject, f: dict[str, float], digest: str) -> RunResult:
     rate, cap, prompts = doc.get("request_rate"), doc.get("max_concurrency"), doc.get("num_prompts")
     per_sec = None
     if isinstance(rate, int | float) and not isinstance(rate, bool) and 0 < rate < math.inf:
@@ -138,11 +138,10 @@ def _run(shown: str, doc: JsonObject, f: dict[str, float], digest: str) -> RunRe
     date = str(doc.get("date") or "")
     stamp = "".join(c for c in date if c.isdigit())[:14]
     model = doc.get("model_id")
-    shown_short = shown if len(shown) <= 200 else "..." + shown[-197:]
     return RunResult(
         shown=shown,
         run_id=stamp if len(stamp) == 14 else digest,
-        source=f"{shown_short} (benchmark_serving {doc.get('backend', '?')!s:.20}, {date[:20]})",
+        source=f"{name[-200:]} (benchmark_serving {doc.get('backend', '?')!s:.20}, {date[:20]})",
         instrument=INSTRUMENT,
         date=run_date(date) or "unknown",
         served_model=model[:200] if isinstance(model, str) else "",
