@@ -192,7 +192,9 @@ def gpu_count(run: RunResult, options: ServingOptions) -> int | Problem:
             "report only the serving GPUs (e.g. dcgm-exporter -d / CUDA_VISIBLE_DEVICES) and "
             "run again, or leave --num-gpus out",
         )
-    return run.num_gpus if run.num_gpus is not None else int(options.num_gpus or 0)
+    found = run.num_gpus if run.num_gpus is not None else options.num_gpus
+    assert found is not None  # checked above
+    return found
 
 
 def batch_cap(run: RunResult, options: ServingOptions) -> int | Problem:
@@ -258,7 +260,7 @@ def document(
         serving["request_rate_per_sec"] = run.load.request_rate_per_sec
     return {
         "schema_version": SCHEMA_VERSION,
-        "kind": registry.tasks[options.task].kind if options.task in registry.tasks else "llm",
+        "kind": registry.tasks[options.task].kind,  # plan_runs checked the task
         "task": options.task,
         "model_id": model,
         "gpu_model": gpu,
