@@ -132,3 +132,18 @@ def test_the_same_export_twice_is_one_run(data: Path, tmp_path: Path) -> None:
     runs, _, _ = read_exports([SWEEP / "concurrency_4", copy])
     _plan, problems = plan_runs("import-aiperf", runs, OPTIONS, registry(data), data)
     assert [p.rule for p in problems] == ["serving.same-run"]
+
+
+def test_a_measurement_without_a_load_level_keeps_the_identity_it_had(data: Path) -> None:
+    """Existing data (no load level) is one configuration per file as before, with the same
+    identity (the chart sample hashes it); a load level adds one part to it."""
+    example = next((data / "measurements").rglob("*.json"))
+    doc = json.loads(example.read_text())
+    plain, _ = check_measurement(doc, "x", "a.json", registry(data))
+    doc["serving"]["concurrency"] = 8
+    loaded, _ = check_measurement(doc, "x", "b.json", registry(data))
+    assert plain is not None and loaded is not None
+    assert plain.identity == (
+        "chat", MODEL, "H100", 1, "bfloat16", 64, 1, 1, 1, 1,
+    )  # fmt: skip
+    assert loaded.identity == (*plain.identity, (8, 0.0))
