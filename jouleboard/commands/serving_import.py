@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from jouleboard.commands.common import UsageError
-from jouleboard.config.schema import Precision
 
 if TYPE_CHECKING:
     from jouleboard.core.problems import Problem
@@ -46,8 +45,7 @@ def add_arguments(p: argparse.ArgumentParser, what: str, default_dataset: str) -
     )
     p.add_argument(
         "--precision",
-        choices=get_args(Precision),
-        help="weight precision (default: the model's in models.yaml)",
+        help="weight precision, e.g. bfloat16 or fp8 (default: the model's in models.yaml)",
     )
     p.add_argument("--gpu", metavar="ID", help="gpus.yaml id of the GPUs")
     p.add_argument(
@@ -100,7 +98,13 @@ def _pairs(values: Sequence[str], option: str) -> dict[str, str]:
 
 
 def options_from(args: argparse.Namespace) -> ServingOptions:
+    # Here, not at the top: the command line starts without pydantic (config.schema).
+    from jouleboard.config.schema import Precision
     from jouleboard.importers.serving_runs import ServingOptions
+
+    allowed = get_args(Precision)
+    if args.precision is not None and args.precision not in allowed:
+        raise UsageError(f"--precision {args.precision!r} is not one of: {', '.join(allowed)}")
 
     for name in ("engine", "engine_version", "dataset", "version", "license"):
         if len(getattr(args, name)) > 100:
