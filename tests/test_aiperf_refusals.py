@@ -178,6 +178,11 @@ MUTATIONS: dict[str, tuple[Callable[[dict], object], str, str]] = {
         "aiperf.unsupported-collector",
         "/input_config/gpu_telemetry/collector",
     ),
+    "no power samples to count the scrapes by": (
+        lambda d: [g["metrics"].pop("nvidia_power_usage") for g in gpus(d).values()],
+        "aiperf.run-too-short",
+        "/telemetry_data/endpoints",
+    ),
     "10^6 GPUs": (
         lambda d: next(iter(d["telemetry_data"]["endpoints"].values())).update(
             gpus={f"gpu_{i}": {} for i in range(1_000_000)}

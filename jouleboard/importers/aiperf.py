@@ -258,21 +258,30 @@ def _window(e: Export) -> tuple[float, float, float] | None:
         )
         return None
     counts = [e.at(*where, "metrics", "nvidia_power_usage", "count") for where, _ in e.gpus()]
-    scrapes = min((c for c in counts if isinstance(c, int) and c > 0), default=0)
+    whole = [c for c in counts if isinstance(c, int) and not isinstance(c, bool)]
+    scrapes = min(whole, default=0)
     window, grace = (end - start).total_seconds(), (scraped_to - end).total_seconds()
+    if scrapes < 2:
+        e.refuse(
+            ("telemetry_data", "endpoints"),
+            "aiperf.run-too-short",
+            f"{scrapes} telemetry scrapes in the run (nvidia_power_usage.count): nothing "
+            "bounds how far its energy window reaches past it",
+            "run longer, with telemetry that refreshes every second or faster",
+        )
+        return None
     # n scrapes spread over the telemetry window are at most window / (n - 1) apart.
-    interval = (scraped_to - start).total_seconds() / (scrapes - 1) if scrapes > 1 else math.inf
+    interval = (scraped_to - start).total_seconds() / (scrapes - 1)
     bias = (interval + grace) / window
     if bias > MAX_WINDOW_BIAS:
-        needed = "" if math.isinf(bias) else f"at least {math.ceil((interval + grace) * 100)} s "
         e.refuse(
             ("end_time",),
             "aiperf.run-too-short",
             f"the run lasted {window:.1f} s, and its energy window may start one scrape "
             f"interval ({interval:.3f} s) early and end {grace:.3f} s late: that could move "
             f"its energy by {bias:.1%}",
-            f"run {needed}(100 x (interval + grace)), e.g. with --benchmark-duration, so "
-            "that it moves it by 1 % at most",
+            f"run at least {math.ceil((interval + grace) * 100)} s (100 x (interval + grace)), "
+            "e.g. with --benchmark-duration, so that it moves it by 1 % at most",
         )
         return None
     return window, grace, interval
