@@ -16,6 +16,8 @@ from jouleboard.commands import (
     build,
     diff,
     docs,
+    import_aiperf,
+    import_bench,
     import_mlenergy,
     import_mlperf,
     import_runs,
@@ -43,6 +45,8 @@ COMMANDS: dict[str, ModuleType] = {
     "import-mlenergy": import_mlenergy,
     "import-runs": import_runs,
     "import-mlperf": import_mlperf,
+    "import-aiperf": import_aiperf,
+    "import-bench": import_bench,
 }
 # The commands that read --data, which must then be a folder.
 READS_DATA = frozenset({"build", "validate", "rank", "diff", "serve"})

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jouleboard.core.problems import Problem, shown_path
+from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 
 MANIFEST = ".jouleboard-imports.json"
@@ -49,6 +49,55 @@ class ImportPlan:
 class Committed:
     written: tuple[str, ...]
     removed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A source an import leaves out on purpose, and why (the command's summary lists it)."""
+
+    where: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Written:
+    """What :func:`write_plan` did: files written (new or changed), files that already held
+    their text, and the sources left out (all paths relative to the data folder)."""
+
+    written: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    skipped: tuple[Skipped, ...] = ()
+
+
+def write_plan(plan: ImportPlan, data_dir: Path, skipped: Sequence[Skipped] = ()) -> Written:
+    """Refuse (ValidationFailed) when :func:`conflicts` finds a file that is not the
+    importer's, else :func:`commit` the plan: all or nothing."""
+    unchanged = sorted(rel for rel, text in plan.files.items() if _holds(data_dir / rel, text))
+    blocking = conflicts(plan, data_dir)
+    if blocking:
+        raise ValidationFailed(blocking)
+    done = commit(plan, data_dir)
+    written = tuple(rel for rel in done.written if rel not in unchanged)
+    return Written(written, tuple(unchanged), tuple(skipped))
+
+
+def _holds(path: Path, text: str) -> bool:
+    """``path`` already holds ``text`` (a link, pipe or huge file never does)."""
+    try:
+        return read_capped(path, MANIFEST_CAP) == text.encode("utf-8")
+    except FileRefused:
+        return False
+
+
+def same_source(old: str, new: str) -> bool:
+    """An ``ImportPlan.owns`` for measurement files: a file in the way is the importer's own
+    when its provenance names the same source (the same run or result file)."""
+    try:
+        return bool(
+            json.loads(old)["provenance"]["source"] == json.loads(new)["provenance"]["source"]
+        )
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 def not_a_data_folder(out: Path, *, may_create: bool = False) -> str | None:

@@ -20,7 +20,6 @@ Decisions (each tested in tests/test_raw_runs.py or tests/test_parity_oracle.py)
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -31,7 +30,7 @@ from jouleboard.config.schema import ModelInfo
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, shown_path
 from jouleboard.core.shapes import JsonObject, json_object, text_field
-from jouleboard.importers.contract import ImportPlan, conflicts
+from jouleboard.importers.contract import ImportPlan, conflicts, same_source
 from jouleboard.importers.diffusion_runs import (
     DiffusionResults,
     diffusion_document,
@@ -361,22 +360,12 @@ def measurement_file(doc: JsonObject) -> str:
     )
 
 
-def _same_source(old: str, new: str) -> bool:
-    """An existing measurement file is import-runs' own when it came from the same run."""
-    try:
-        return bool(
-            json.loads(old)["provenance"]["source"] == json.loads(new)["provenance"]["source"]
-        )
-    except (ValueError, KeyError, TypeError):
-        return False
-
-
 def plan_import(
     report: RunsReport, data_dir: Path, existing: Iterable[Record], models_text: str | None
 ) -> tuple[ImportPlan, list[Problem]]:
     """The files to write and what forbids writing them: a file in the way, or a
     configuration the data folder already has. ``existing``: the data folder's records."""
-    plan = ImportPlan(IMPORTER, owns=_same_source)
+    plan = ImportPlan(IMPORTER, owns=same_source)
     for p in report.published:
         plan.files[measurement_file(p.measurement)] = dumps_canonical(p.measurement, indent=2)
     if report.new_models and models_text is not None:

@@ -141,14 +141,18 @@ class TokenKind(TaskKind):
     def config_label(self, record: Record) -> str:
         c = own(record, Configuration)
         precision = precision_label(c.weight_precision)
-        return f"{c.num_gpus}× {c.gpu_model}, {precision}, batch cap {c.max_num_seqs}"
+        load = f", {c.load_text}" if c.load_text else ""
+        return f"{c.num_gpus}× {c.gpu_model}, {precision}, batch cap {c.max_num_seqs}{load}"
 
     def setting_text(self, record: Record) -> str:
-        return f"max_num_seqs {own(record, Configuration).max_num_seqs}"
+        c = own(record, Configuration)
+        return f"max_num_seqs {c.max_num_seqs}" + (f", {c.load_text}" if c.load_text else "")
 
     def model_sort_key(self, record: Record) -> tuple[int | str, ...]:
         c = own(record, Configuration)
-        return (c.gpu_model, c.num_gpus, c.weight_precision, c.max_num_seqs, c.repeat)
+        key = (c.gpu_model, c.num_gpus, c.weight_precision, c.max_num_seqs, c.repeat)
+        # A sweep's levels in load order (requests/s in thousandths: the key holds integers).
+        return key if c.load is None else (*key, c.load[0], round(c.load[1] * 1000))
 
     def output_lengths(
         self, configs: Sequence[Record]
@@ -197,6 +201,7 @@ class TokenKind(TaskKind):
         return {
             "weight_precision": c.weight_precision,
             "parallel": f"TP{c.tensor_parallel} EP{c.expert_parallel} DP{c.data_parallel}"
+            + (f", {c.load_text}" if c.load_text else "")
             + (f" ({c.serving_notes})" if c.serving_notes else ""),
             "tokens_per_joule": c.tokens_per_joule,
             **{

@@ -55,6 +55,17 @@ class Serving(Strict):
     expert_parallel: PositiveInt = 1
     data_parallel: PositiveInt = 1
     notes: Annotated[str, Field(max_length=200)] = ""
+    # The load a serving benchmark offered (one configuration per level of a sweep):
+    concurrency: PositiveInt | None = Field(
+        default=None,
+        description="Requests the load generator kept in flight (AIPerf "
+        "--concurrency, benchmark_serving --max-concurrency); absent: not stated.",
+    )
+    request_rate_per_sec: PositiveFloat | None = Field(
+        default=None,
+        description="Requests per second the load generator sent (AIPerf "
+        "--request-rate, benchmark_serving --request-rate); absent: not stated.",
+    )
 
 
 class TokenMetrics(Strict):
@@ -76,6 +87,10 @@ class TokenMetrics(Strict):
     p90_itl_ms: PositiveFloat
     p95_itl_ms: PositiveFloat
     p99_itl_ms: PositiveFloat
+    # Time to first token as the client saw it, ms: recorded, not ranked (optional).
+    mean_ttft_ms: PositiveFloat | None = None
+    median_ttft_ms: PositiveFloat | None = None
+    p99_ttft_ms: PositiveFloat | None = None
 
 
 class Histogram(Strict):
@@ -142,6 +157,24 @@ class Configuration:
     # files behind it in repeat order (empty for a single run).
     runs: int = 1
     run_sources: tuple[str, ...] = ()
+    concurrency: int | None = None  # serving.concurrency: the load level, when stated
+    request_rate_per_sec: float | None = None  # serving.request_rate_per_sec
+
+    @property
+    def load(self) -> tuple[int, float] | None:
+        """The load a benchmark offered (concurrency, requests/s; 0 where not stated), or
+        None when the measurement states none (the ML.ENERGY data's saturating load)."""
+        if self.concurrency is None and self.request_rate_per_sec is None:
+            return None
+        return (self.concurrency or 0, self.request_rate_per_sec or 0.0)
+
+    @property
+    def load_text(self) -> str:
+        """``concurrency 8``, ``2.5 requests/s``, both, or "" when no load is stated."""
+        parts = [f"concurrency {self.concurrency}"] if self.concurrency else []
+        if self.request_rate_per_sec:
+            parts.append(f"{self.request_rate_per_sec:g} requests/s")
+        return ", ".join(parts)
 
     @property
     def tokens_per_joule(self) -> float:
@@ -176,9 +209,11 @@ class Configuration:
         return value
 
     @property
-    def identity(self) -> tuple[str, str, str, int, str, int, int, int, int, int]:
-        """What makes two measurements the same configuration (duplicates are rejected)."""
-        return (
+    def identity(self) -> tuple[object, ...]:
+        """What makes two measurements the same configuration (duplicates are rejected): the
+        load level is part of it where one is stated (a sweep is one configuration per
+        level), and absent otherwise, so identities without one are as they always were."""
+        base = (
             self.task,
             self.model_id,
             self.gpu_model,
@@ -190,6 +225,7 @@ class Configuration:
             self.data_parallel,
             self.repeat,
         )
+        return base if self.load is None else (*base, self.load)
 
     @classmethod
     def from_measurement(cls, m: Measurement, source: str) -> Configuration:
@@ -220,6 +256,8 @@ class Configuration:
             output_length_counts=tuple(h.counts) if h else (),
             provenance=m.provenance,
             serving_notes=s.notes,
+            concurrency=s.concurrency,
+            request_rate_per_sec=s.request_rate_per_sec,
         )
 
 
@@ -289,6 +327,14 @@ def check_physics(m: Measurement, shown: str, registry: Registry) -> list[Proble
                 f"{hi_name} ({hi:g}) is below {lo_name} ({lo:g})",
                 "percentiles must satisfy median <= p90 <= p95 <= p99",
             )
+    ttft = (x.median_ttft_ms, x.p99_ttft_ms)
+    if ttft[0] is not None and ttft[1] is not None and ttft[0] > ttft[1]:
+        add(
+            "/metrics/p99_ttft_ms",
+            "bounds.percentile-order",
+            f"p99_ttft_ms ({ttft[1]:g}) is below median_ttft_ms ({ttft[0]:g})",
+            "percentiles must satisfy median <= p99",
+        )
     if x.median_itl_ms < MIN_MEDIAN_ITL_MS:
         add(
             "/metrics/median_itl_ms",

@@ -1,0 +1,361 @@
+"""Serving-benchmark runs (AIPerf exports, TensorRT-LLM benchmark_serving results) into
+token measurement files: what both importers share (``import-aiperf``, ``import-bench``).
+
+A reader (importers/aiperf.py, importers/trtllm_bench.py) turns one result file into a
+:class:`RunResult`: the figures the benchmark itself computed, and what the file says of the
+run (the served model name, the GPUs where it records them, the load level). What no result
+file records comes from the command line (:class:`ServingOptions`): the model id, the weight
+precision, the GPUs where the file does not name them, the task, the parallel degrees and
+the serving engine. This module makes the measurement documents, checks each as every
+measurement file is checked (kinds.check_measurement), numbers repeat runs of one
+configuration, and plans the files (importers/contract.py writes them all or none).
+
+A sweep (one run per concurrency or request rate) is one configuration per level:
+``serving.concurrency`` / ``serving.request_rate_per_sec`` are part of a configuration's
+identity (kinds/token_records.py), so the ranking picks each model's most efficient level
+that meets the deadline. Documented in docs/aiperf.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jouleboard.config.registry import Registry
+from jouleboard.config.schema import SCHEMA_VERSION
+from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.problems import Problem, resolved, shown_path
+from jouleboard.core.shapes import JsonObject
+from jouleboard.importers.contract import ImportPlan, same_source
+from jouleboard.kinds import check_measurement
+from jouleboard.kinds.base import Record
+from jouleboard.measure.checks import check_duplicates
+
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Load:
+    """The load a run offered: requests kept in flight, requests per second (None: not set)."""
+
+    concurrency: int | None = None
+    request_rate_per_sec: float | None = None
+
+    @property
+    def slug(self) -> str:
+        """``c8``, ``rate2.5``, ``c8-rate2.5``: the level in a file name."""
+        parts = [f"c{self.concurrency}"] if self.concurrency else []
+        if self.request_rate_per_sec:
+            parts.append(f"rate{self.request_rate_per_sec:g}")
+        return "-".join(parts)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One result file's figures, as the benchmark computed them (units in the names)."""
+
+    shown: str  # the file, as problems name it
+    run_id: str  # names the run in file names: same run, same file; another run, another
+    source: str  # provenance.source: the file and the run
+    instrument: str  # provenance.instrument: how the energy was measured
+    date: str  # YYYY-MM-DD or "unknown"
+    served_model: str  # the model name the benchmark asked the server for
+    gpu_name: str | None  # as the telemetry names the GPUs (None: the file does not say)
+    num_gpus: int | None  # GPUs whose energy is summed (None: the file does not say)
+    load: Load
+    energy_joules: float
+    output_tokens: float
+    avg_output_len_tokens: float
+    throughput_tokens_per_sec: float
+    avg_power_watts: float
+    itl_ms: tuple[float, float, float, float]  # median, p90, p95, p99
+    ttft_ms: tuple[float | None, float | None, float | None] = (None, None, None)  # mean, p50, p99
+
+
+@dataclass(frozen=True)
+class ServingOptions:
+    """What the result files do not record (command-line options)."""
+
+    task: str
+    model: str | None = None  # one model id for every run
+    model_map: Mapping[str, str] = field(default_factory=dict)  # served name -> model id
+    precision: str | None = None  # default: the model's precision in models.yaml
+    num_gpus: int | None = None
+    gpu: str | None = None  # a gpus.yaml id
+    gpu_map: Mapping[str, str] = field(default_factory=dict)  # telemetry GPU name -> id
+    tensor_parallel: int = 1
+    expert_parallel: int = 1
+    data_parallel: int = 1
+    max_num_seqs: int | None = None  # the server's batch cap
+    engine: str = ""  # e.g. "vLLM 0.11.0": serving.notes
+    dataset: str = "Serving benchmark runs"
+    version: str = UNKNOWN
+    license: str = "NOASSERTION"
+    citation: str = ""
+
+
+def source_name(path: Path) -> str:
+    """A result file as provenance names it: its last three path parts (the run's folders and
+    the file), the same from any working folder and free of the machine's own folders."""
+    return "/".join(resolved(path).parts[-3:])
+
+
+def read_each(
+    files: Iterable[Path], read: Callable[[Path], RunResult | list[Problem]]
+) -> tuple[list[RunResult], list[Problem]]:
+    """Each result file read: the runs, and every file's problems."""
+    runs: list[RunResult] = []
+    problems: list[Problem] = []
+    for path in files:
+        got = read(path)
+        if isinstance(got, list):
+            problems += got
+        else:
+            runs.append(got)
+    return runs, problems
+
+
+def _problem(run: RunResult, rule: str, message: str, hint: str, where: str = "") -> Problem:
+    return Problem(run.shown, where, rule, message, hint)
+
+
+def model_id(run: RunResult, options: ServingOptions, registry: Registry) -> str | Problem:
+    """The models.yaml id of the run's model: --model, else --model-map's entry for the
+    served name, else the served name itself when models.yaml has it."""
+    found = options.model or options.model_map.get(run.served_model) or run.served_model
+    if found in registry.models:
+        return found
+    named = f"model {found!r}" + (
+        f" (served as {run.served_model!r})" if found != run.served_model else ""
+    )
+    return _problem(
+        run,
+        "registry.unknown-model",
+        f"{named} is not in models.yaml",
+        f"add it to models.yaml, or name its id with --model ID or --model-map "
+        f"'{run.served_model}=ORG/NAME'",
+    )
+
+
+def gpu_model(run: RunResult, options: ServingOptions, registry: Registry) -> str | Problem:
+    """The gpus.yaml id of the run's GPUs: --gpu, else --gpu-map's entry for the name the
+    telemetry gives, else the gpus.yaml entry whose name is that name, else the id that
+    name holds as a word (H100 in "NVIDIA H100 80GB HBM3")."""
+    if options.gpu is not None:
+        found: str | None = options.gpu
+    elif run.gpu_name is None:
+        return _problem(
+            run,
+            "serving.no-gpu",
+            "the result does not say which GPUs ran it",
+            "name them with --gpu ID (a gpus.yaml id)",
+        )
+    else:
+        name = run.gpu_name
+        words = set(name.replace("-", " ").replace("_", " ").split())
+        by_name = [
+            g for g, info in registry.gpus.items() if info.name.casefold() == name.casefold()
+        ]
+        by_word = [g for g in sorted(registry.gpus) if g in words]
+        found = options.gpu_map.get(name) or next(iter(by_name + by_word), None)
+    if found in registry.gpus:
+        return found
+    what = f"GPU {run.gpu_name!r}" if options.gpu is None else f"--gpu {found!r}"
+    return _problem(
+        run,
+        "registry.unknown-gpu",
+        f"{what} is not in gpus.yaml",
+        f"add it to gpus.yaml, or map it with --gpu-map '{run.gpu_name}=ID'"
+        if options.gpu is None
+        else "use an id of gpus.yaml",
+    )
+
+
+def gpu_count(run: RunResult, options: ServingOptions) -> int | Problem:
+    """The GPUs the energy is summed over: the result's own count; --num-gpus where the
+    result has none (and it must agree where it has one)."""
+    if run.num_gpus is None and options.num_gpus is None:
+        return _problem(
+            run,
+            "serving.no-gpu-count",
+            "the result does not say how many GPUs its energy covers",
+            "give it with --num-gpus N",
+        )
+    if run.num_gpus is not None and options.num_gpus not in (None, run.num_gpus):
+        return _problem(
+            run,
+            "serving.gpu-count-mismatch",
+            f"the energy covers the {run.num_gpus} GPUs the telemetry reports, not the "
+            f"--num-gpus {options.num_gpus} given",
+            "report only the serving GPUs (e.g. dcgm-exporter -d / CUDA_VISIBLE_DEVICES) and "
+            "run again, or leave --num-gpus out",
+        )
+    found = run.num_gpus if run.num_gpus is not None else options.num_gpus
+    assert found is not None  # checked above
+    return found
+
+
+def batch_cap(run: RunResult, options: ServingOptions) -> int | Problem:
+    """``serving.max_num_seqs``: the batch cap in effect, the smaller of the server's cap
+    (--max-num-seqs) and the requests the load kept in flight (its concurrency)."""
+    caps = [c for c in (options.max_num_seqs, run.load.concurrency) if c]
+    if caps:
+        return min(caps)
+    return _problem(
+        run,
+        "serving.no-batch-cap",
+        "a request-rate run with no concurrency cap: nothing bounds the server's batch",
+        "give the server's batch cap with --max-num-seqs N (vLLM --max-num-seqs, SGLang "
+        "--max-running-requests, TensorRT-LLM --max_batch_size)",
+    )
+
+
+def document(
+    run: RunResult, options: ServingOptions, registry: Registry, repeat: int
+) -> JsonObject | list[Problem]:
+    """The measurement document of ``run`` (not yet checked), or why it cannot be made."""
+    found = (
+        model_id(run, options, registry),
+        gpu_model(run, options, registry),
+        gpu_count(run, options),
+        batch_cap(run, options),
+    )
+    problems = [p for p in found if isinstance(p, Problem)]
+    model, gpu, gpus, cap = found
+    if problems or not isinstance(model, str) or not isinstance(gpu, str):
+        return problems
+    assert isinstance(gpus, int) and isinstance(cap, int)
+    per_token = run.energy_joules / run.output_tokens
+    figures: dict[str, float] = {
+        "energy_per_token_joules": per_token,
+        "avg_power_watts": run.avg_power_watts,
+        "output_throughput_tokens_per_sec": run.throughput_tokens_per_sec,
+        "energy_per_response_joules": per_token * run.avg_output_len_tokens,
+        "avg_output_len_tokens": run.avg_output_len_tokens,
+        **dict(
+            zip(
+                ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms"), run.itl_ms, strict=True
+            )
+        ),
+        **{
+            name: value
+            for name, value in zip(
+                ("mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms"), run.ttft_ms, strict=True
+            )
+            if value is not None
+        },
+    }
+    serving: JsonObject = {
+        "max_num_seqs": cap,
+        "tensor_parallel": options.tensor_parallel,
+        "expert_parallel": options.expert_parallel,
+        "data_parallel": options.data_parallel,
+        "notes": options.engine,
+    }
+    if run.load.concurrency is not None:
+        serving["concurrency"] = run.load.concurrency
+    if run.load.request_rate_per_sec is not None:
+        serving["request_rate_per_sec"] = run.load.request_rate_per_sec
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": registry.tasks[options.task].kind,  # plan_runs checked the task
+        "task": options.task,
+        "model_id": model,
+        "gpu_model": gpu,
+        "num_gpus": gpus,
+        "weight_precision": options.precision or registry.models[model].weight_precision,
+        "serving": serving,
+        "repeat": repeat,
+        "metrics": dict(sorted(figures.items())),
+        "provenance": {
+            "dataset": options.dataset,
+            "version": options.version,
+            "date": run.date,
+            "license": options.license,
+            "source": run.source,
+            "citation": options.citation,
+            "boundary": "gpu",
+            "instrument": run.instrument,
+        },
+    }
+
+
+def measurement_path(doc: JsonObject, run: RunResult) -> str:
+    """``measurements/<task>/<org>/<model>/<gpu>-x<n>-<precision>-tp..-ep..-dp..-seqs..``
+    ``-<level>-<run id>.json``: the run's id keeps another run of the same settings from
+    landing on (and replacing) this one."""
+    s = doc["serving"]
+    assert isinstance(s, dict)
+    name = (
+        f"{doc['gpu_model']}-x{doc['num_gpus']}-{doc['weight_precision']}"
+        f"-tp{s['tensor_parallel']}-ep{s['expert_parallel']}-dp{s['data_parallel']}"
+        f"-seqs{s['max_num_seqs']}"
+        + (f"-{run.load.slug}" if run.load.slug else "")
+        + f"-{run.run_id}"
+    )
+    return f"measurements/{doc['task']}/{doc['model_id']}/{name}.json"
+
+
+def _configuration_key(doc: JsonObject) -> str:
+    """What a configuration is, whatever run measured it (everything but the repeat)."""
+    return dumps_canonical(
+        {
+            k: doc[k]
+            for k in ("task", "model_id", "gpu_model", "num_gpus", "weight_precision", "serving")
+        }
+    )
+
+
+def plan_runs(
+    importer: str,
+    runs: Sequence[RunResult],
+    options: ServingOptions,
+    registry: Registry,
+    data_dir: Path,
+    existing: Iterable[Record] = (),
+) -> tuple[ImportPlan, list[Problem]]:
+    """The files ``runs`` make and every problem found: each document is checked as every
+    measurement file is; runs of one configuration are repeats 1, 2, ... in order of their
+    result files; a configuration the data folder already has (in another file) is refused."""
+    plan = ImportPlan(importer, owns=same_source)
+    problems: list[Problem] = []
+    if options.task not in registry.tasks:
+        known = ", ".join(sorted(registry.tasks))
+        return plan, [
+            Problem(
+                str(data_dir / "tasks.yaml"),
+                "",
+                "registry.unknown-task",
+                f"no task {options.task!r}",
+                f"--task is one of: {known}",
+            )
+        ]
+    seen: Counter[str] = Counter()
+    made: list[Record] = []
+    shown_of: dict[str, str] = {}
+    given: dict[str, str] = {}  # run id -> the file that gave it
+    for run in sorted(runs, key=lambda r: r.shown):
+        if (other := given.setdefault(run.run_id, run.shown)) != run.shown:
+            problems.append(
+                _problem(run, "serving.same-run", f"the same run as {other}", "give each run once")
+            )
+            continue
+        first = document(run, options, registry, 1)
+        if isinstance(first, list):
+            problems += first
+            continue
+        seen[_configuration_key(first)] += 1
+        doc = {**first, "repeat": seen[_configuration_key(first)]}
+        rel = measurement_path(doc, run)
+        record, found = check_measurement(doc, f"{run.shown} (as {rel})", rel, registry)
+        problems += found
+        if record is not None:
+            plan.files[rel] = dumps_canonical(doc, indent=2) + "\n"
+            made.append(record)
+            shown_of[rel] = run.shown
+    others = [c for c in existing if c.source not in plan.files]
+    shown_of |= {c.source: shown_path(data_dir / c.source) for c in others}
+    problems += check_duplicates([*others, *made], shown_of)
+    return plan, problems

@@ -1,0 +1,173 @@
+"""The whole path a team takes (issue 38): a fresh `jouleboard init` folder, the exports of a
+real AIPerf 0.13.0 run at three concurrencies (tests/fixtures/aiperf/sweep), `jouleboard
+import-aiperf`, `jouleboard build`. The built leaderboard's figures equal AIPerf's own to
+1e-9, and its ranking at a deadline picks the level the exports themselves say is the most
+efficient one meeting it. Refusals print one located line and write nothing."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_mlperf_import import tree_digest as digest
+
+pytestmark = pytest.mark.slow  # builds a site; runs jouleboard in new processes
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
+LEVELS = (1, 4, 16)
+MODEL = "example-org/example-llm-8b"
+OPTIONS = ("--out", "data", "--task", "chat", "--model", MODEL)
+# The sweep's import, as a team would type it.
+IMPORT = (
+    "import-aiperf",
+    FIXTURES / "sweep",
+    *OPTIONS,
+    "--engine",
+    "vLLM",
+    "--engine-version",
+    "0.11.0",
+)
+
+
+def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "jouleboard", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def export(level: int) -> dict:
+    path = FIXTURES / "sweep" / f"concurrency_{level}" / "profile_export_aiperf.json"
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh leaderboard folder with the sweep imported (its example measurement removed,
+    as its README says to) and built."""
+    folder = tmp_path_factory.mktemp("aiperf") / "mysite"
+    assert cli("init", folder, cwd=folder.parent).returncode == 0
+    for example in (folder / "data" / "measurements").rglob("*.json"):
+        example.unlink()
+    done = cli(*IMPORT, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\nwrote ") + done.stdout.startswith("wrote ") == 3, done.stdout
+    built = cli("build", "-q", cwd=folder)
+    assert built.returncode == 0, built.stderr
+    return folder
+
+
+def best_level(deadline_ms: float) -> int:
+    """From the exports alone: the most tokens per joule with median ITL within the deadline."""
+    meeting = [c for c in LEVELS if export(c)["inter_token_latency"]["p50"] <= deadline_ms]
+    return max(meeting, key=lambda c: export(c)["nvidia_output_tokens_per_joule"]["avg"])
+
+
+@pytest.mark.parametrize("deadline", [50, 100, 300])
+def test_the_ranking_picks_the_most_efficient_level_within_the_deadline(
+    site: Path, deadline: int
+) -> None:
+    rows = json.loads(
+        (site / "site" / "downloads" / "rankings" / f"chat-p50-{deadline}ms.json").read_text()
+    )
+    assert len(rows) == 1
+    level = best_level(deadline)
+    doc = export(level)
+    row = rows[0]
+    assert row["max_num_seqs"] == level
+    assert row["median_itl_ms"] == doc["inter_token_latency"]["p50"]
+    assert math.isclose(
+        row["tokens_per_joule"], doc["nvidia_output_tokens_per_joule"]["avg"], rel_tol=1e-9
+    )
+    assert math.isclose(
+        row["avg_power_watts"], doc["nvidia_average_gpu_power"]["avg"], rel_tol=1e-9
+    )
+    assert row["energy_boundary"] == "gpu"
+
+
+def test_the_levels_differ_at_these_deadlines() -> None:
+    """The deadlines above exercise the rule: a tighter one picks a lower level."""
+    assert best_level(50) != best_level(300)
+
+
+def test_every_level_is_a_configuration_with_aiperfs_figures(site: Path) -> None:
+    rows = json.loads((site / "site" / "downloads" / "configurations.json").read_text())
+    assert sorted(r["max_num_seqs"] for r in rows) == list(LEVELS)
+    for row in rows:
+        doc = export(row["max_num_seqs"])
+        assert math.isclose(
+            row["energy_per_token_joules"] * 1000,
+            doc["nvidia_energy_per_output_token"]["avg"],
+            rel_tol=1e-9,
+        )
+        assert row["num_gpus"] == 2 and row["gpu_model"] == "H100"
+        assert row["p99_itl_ms"] == doc["inter_token_latency"]["p99"]
+        assert row["output_throughput_tokens_per_sec"] == doc["output_token_throughput"]["avg"]
+
+
+def test_the_model_page_names_each_level_and_the_engine(site: Path) -> None:
+    page = (site / "site" / "models" / "example-org--example-llm-8b" / "index.html").read_text()
+    for level in LEVELS:
+        assert f"concurrency {level} (vLLM 0.11.0)" in page
+
+
+def test_importing_again_changes_nothing(site: Path) -> None:
+    before = digest(site / "data")
+    again = cli(*IMPORT, cwd=site)
+    assert again.returncode == 0, again.stderr
+    assert "0 measurement files written, 3 already there unchanged" in again.stdout
+    assert digest(site / "data") == before
+
+
+@pytest.mark.parametrize(
+    ("case", "rule"),
+    [
+        ("no-telemetry", "aiperf.no-telemetry"),
+        ("power-only", "aiperf.power-integrated"),
+        ("short", "aiperf.run-too-short"),
+        ("errors", "aiperf.failed-requests"),
+        ("mixed-gpus", "aiperf.mixed-gpus"),
+    ],
+)
+def test_a_refused_run_is_one_line_and_nothing_is_written(site: Path, case: str, rule: str) -> None:
+    before = digest(site / "data")
+    # with a good run beside it: all or nothing
+    done = cli("import-aiperf", FIXTURES / case, FIXTURES / "sweep", *OPTIONS, cwd=site)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert lines[1:] == ["1 problem(s) in 1 file(s)", "validation failed"], done.stderr
+    assert f"{case}/profile_export_aiperf.json: /" in lines[0] and f": {rule}: " in lines[0]
+    assert "Traceback" not in done.stderr
+    assert digest(site / "data") == before
+
+
+def test_import_bench_takes_a_result_with_energy_and_refuses_one_without(tmp_path: Path) -> None:
+    """import-bench, in a data folder of its own: a TensorRT-LLM result with energy imports; the
+    same script's result without an energy block is one line, "no energy recorded"."""
+    trtllm = REPO / "tests" / "fixtures" / "trtllm"
+    options = (*OPTIONS, "--gpu", "H100", "--num-gpus", "2")
+    assert cli("init", tmp_path / "bench", cwd=tmp_path).returncode == 0
+    folder = tmp_path / "bench"
+    done = cli("import-bench", trtllm / "with-energy", *options, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert "1 measurement files written" in done.stdout
+    assert cli("validate", cwd=folder).returncode == 0
+    before = digest(folder / "data")
+    refused = cli("import-bench", trtllm / "no-energy", *options, cwd=folder)
+    assert refused.returncode == 1
+    lines = refused.stderr.strip().splitlines()
+    assert lines[1:] == ["1 problem(s) in 1 file(s)", "validation failed"], refused.stderr
+    assert ": /energy: bench.no-energy: no energy recorded" in lines[0]
+    assert digest(folder / "data") == before
