@@ -35,10 +35,11 @@ from jouleboard.engine.state import BuildSummary, Built, Changes, Inputs, Publis
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.folder import OutputFolder
 from jouleboard.output.static import add_static
-from jouleboard.output.writer import SiteFiles
+from jouleboard.output.writer import SiteFiles, last_record
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.site import part_for, plan_site, site_view
 from jouleboard.plan.views import ChartRef, Page, Part, Plan
+from jouleboard.render import charts as chart_kinds
 from jouleboard.render.chart_files import Pool, vega_bundle
 from jouleboard.render.citation import measured_by
 from jouleboard.render.embeds import ChartInfo
@@ -88,6 +89,8 @@ def assemble(
     chart_basis = render_digest(())  # charts: the code only (no template draws them)
     products = state.products
     products.begin(target.path)
+    # Cached chart templates are used only as the last build into this output made them.
+    chart_kinds.trust_templates(last_record(target.path).get("chart_templates"))
     cited = measured_by(sources.data.configurations)
 
     def render_charts_of(
@@ -196,6 +199,7 @@ def assemble(
             "pages": len(plan.pages),
             "site_url": urls.origin,
             "keys": products.keys,
+            "chart_templates": chart_kinds.templates_made(),
         }
         if digest is not None and not sources.data.warnings
         else None

@@ -379,6 +379,14 @@ def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
         return None
 
 
+def last_record(out: Path) -> dict[str, object]:
+    """What the last build into ``out`` recorded of itself (``record`` of
+    :meth:`SiteFiles.commit`) in its intact manifest, or ``{}``."""
+    doc = _intact(manifest_path(out), out)
+    record = doc.get("build") if doc is not None else None
+    return record if isinstance(record, dict) else {}
+
+
 def last_files(out: Path) -> dict[str, tuple[str, str]]:
     """The file keys the last build into ``out`` recorded (jouleboard/engine/fresh.py), with each
     file's content digest, for the files still exactly as that build wrote them."""
