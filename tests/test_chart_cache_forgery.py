@@ -13,6 +13,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -422,3 +424,34 @@ def test_a_forged_template_trusted_by_a_forged_manifest_still_fails_the_build(
     [problem] = failed.value.problems
     assert problem.rule == "chart.unsafe-render" and "element image" in problem.message
     assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
+
+
+def test_a_chart_cache_that_is_not_a_folder_is_one_line(
+    clean: tuple[Path, Path, Path], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 41 item 8: JOULEBOARD_CACHE naming a file or /dev/null (before: "exception
+    calling callback for <Future ...>" and a NotADirectoryError traceback, then a line) is
+    one line, before any work, and the output is not made."""
+    data = clean[0]
+    cache_file = tmp_path / "cache-file"
+    cache_file.write_text("not a folder")
+    with pytest.raises(NotADirectoryError) as refused:
+        _within(lambda: build_site(data, tmp_path / "site", cache=cache_file))
+    assert refused.value.filename == str(cache_file) and "chart cache" in str(refused.value)
+    assert not (tmp_path / "site").exists()
+    env = {**os.environ, "JOULEBOARD_CACHE": "/dev/null"}
+    command = [sys.executable, "-m", "jouleboard", "build", "--data", str(data)]
+    done = subprocess.run(
+        [*command, "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=LIMIT,
+        check=False,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        "jouleboard build: error: the chart cache is not a folder (set JOULEBOARD_CACHE "
+        "to a folder, or unset it): /dev/null\n"
+    )
+    assert not (tmp_path / "out").exists()
