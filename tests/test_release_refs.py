@@ -298,3 +298,18 @@ def test_an_archive_past_the_caps_stops_at_the_file_that_passes_them(tmp_path: P
     )
     extract_tar_stream(_tar({"a": 50, "b": 50}), tmp_path / "within", 50, 100, 2)
     assert [p.stat().st_size for p in sorted((tmp_path / "within").iterdir())] == [50, 50]
+
+
+def test_diff_base_refuses_a_folder_that_is_not_a_data_folder(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 41 item 9: --base=/etc was read as a data folder (763 problems, exit 0)."""
+    from jouleboard.cli import main
+
+    assert main(["diff", "--base", "/etc", "--data", str(repo / "data")]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "jouleboard diff: error: cannot read base '/etc': '/etc' is a folder but not a data "
+        "folder (it has no site.yaml, models.yaml, gpus.yaml, tasks.yaml)\n"
+    )

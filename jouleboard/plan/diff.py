@@ -31,6 +31,7 @@ from jouleboard.rank.noise import Noise
 from jouleboard.rank.ranking import Deadline, RankedRow, rank, runs_of
 
 MAX_LISTED = 30
+REGISTRIES = ("site.yaml", "models.yaml", "gpus.yaml", "tasks.yaml")  # what a data folder has
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,11 @@ def base_data(base: str, data_dir: Path) -> Iterator[Path]:
         _commit(base, data_dir)
     except ValueError:
         if Path(base).is_dir():
+            missing = [n for n in REGISTRIES if not (Path(base) / n).is_file()]
+            if missing:  # /etc is a folder, not a data folder: 763 problems of nothing
+                raise ValueError(
+                    f"{base!r} is a folder but not a data folder (it has no {', '.join(missing)})"
+                ) from None
             yield Path(base)
             return
         raise ValueError(
