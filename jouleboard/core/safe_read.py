@@ -28,8 +28,13 @@ DATA_FILE_CAP = 4 * 1024 * 1024
 # (the bundled data is 8 MB; 100,000 measurement files are ~300 MB), and how many.
 DATA_FOLDER_CAP = 512 * 1024 * 1024
 DATA_FOLDER_FILES = 200_000
-# A file of a site's static/ folder: a CNAME is a line; an image or PDF fits well under this.
+# A file of a site's static/ folder: a CNAME is a line; an image or PDF fits well under this;
+# and its files in all (GitHub Pages publishes at most 1 GB; a site is mostly generated).
 STATIC_FILE_CAP = 16 * 1024 * 1024
+STATIC_TOTAL_CAP = 256 * 1024 * 1024
+# The hidden names static/ publishes (GitHub Pages' marker, RFC 8615's folder); any other
+# (.git, .env, .DS_Store) is skipped with a note.
+STATIC_HIDDEN_PUBLISHED = frozenset({".nojekyll", ".well-known"})
 
 _OPEN_FLAGS = (
     os.O_RDONLY

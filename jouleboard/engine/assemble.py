@@ -15,6 +15,7 @@ from pathlib import Path
 
 from jouleboard.config.content import about_markdown
 from jouleboard.core.console import SILENT, Progress
+from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fingerprint import render_digest
 from jouleboard.engine.fresh import Content, chart_ids, key_of
@@ -187,7 +188,11 @@ def assemble(
     summary.rendered = products.made - made
     timer.done("render")
 
-    add_static(files, inputs.project)  # published as they are, after every generated file
+    # Published as they are, after every generated file; skipped hidden names are warnings.
+    notes = add_static(files, inputs.project)
+    if notes and inputs.strict:
+        raise ValidationFailed(notes)
+    summary.warnings = (*summary.warnings, *notes)
 
     # What the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again; never without a
@@ -201,7 +206,7 @@ def assemble(
             "keys": products.keys,
             "chart_templates": chart_kinds.templates_made(),
         }
-        if digest is not None and not sources.data.warnings
+        if digest is not None and not summary.warnings
         else None
     )
     stats = files.commit(target, record)

@@ -109,6 +109,10 @@ class SiteFiles:
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._spool, ignore_errors=True)
         return self._spool
 
+    def paths(self) -> list[str]:
+        """Every output path added so far, sorted."""
+        return sorted(self._files)
+
     def __contains__(self, path: str) -> bool:
         return path in self._files
 
