@@ -155,3 +155,28 @@ def test_static_over_the_total_cap_is_one_located_line_in_little_memory(project:
     assert peak < MEMORY_BOUND, f"{peak / 1e6:.0f} MB"
     shutil.rmtree(static)
 
+
+@pytest.mark.slow  # builds a site
+def test_theme_assets_over_their_total_cap_fail_the_build_located(project: Path) -> None:
+    """templates/assets/ overrides are read whole (their names get content hashes): each
+    is under ASSET_MAX_BYTES, and now all of them under ASSETS_MAX_BYTES too (before: five
+    4 MiB modules were published)."""
+    from jouleboard.core.resources import templates_dir
+    from jouleboard.render.pages import ASSET_MAX_BYTES, ASSETS_MAX_BYTES
+
+    modules = sorted(p.name for p in (templates_dir() / "assets" / "js").glob("*.js"))
+    count = ASSETS_MAX_BYTES // ASSET_MAX_BYTES + 1
+    assert len(modules) >= count
+    theme = project / "templates" / "assets" / "js"
+    theme.mkdir(parents=True)
+    for name in modules[:count]:
+        (theme / name).write_text("//" + "x" * (ASSET_MAX_BYTES - 3) + "\n")
+    with pytest.raises(ValidationFailed) as failed:
+        build_site(project / "data", project / "site")
+    [problem] = failed.value.problems
+    assert (problem.file, problem.rule) == (
+        (project / "templates" / "assets").as_posix(),
+        "file.too-large",
+    )
+    assert f"over the {ASSETS_MAX_BYTES:,}-byte cap" in problem.message
+    assert not (project / "site").exists()

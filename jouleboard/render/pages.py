@@ -78,6 +78,7 @@ class SiteContext:
 
 TEMPLATE_MAX_BYTES = 1024 * 1024  # a template of a theme folder
 ASSET_MAX_BYTES = 4 * 1024 * 1024  # style.css, each module of js/, favicon.svg
+ASSETS_MAX_BYTES = 16 * 1024 * 1024  # all of them and the logo (the packaged ones: ~100 kB)
 
 
 def template_dirs(site_dir: Path | None) -> list[Path]:
