@@ -59,6 +59,13 @@ REFUSED: dict[str, tuple[str, int | None]] = {
         + " %}{% endfor %}{{ ns.s|length }}": ("would make", MAX_TEXT + 1)
         for doubled in ("ns.s ~ ns.s", "ns.s + ns.s", "[ns.s, ns.s]|join", "'%s%s' % (ns.s, ns.s)")
     },
+    # Texts held in lists, made many by '*' or step by step by '+', printed whole.
+    "{% set s = 'x' * 8000000 %}{{ [[s]] * 100 }}": ("'*' would make", 8000000 * 100),
+    "{% set ns = namespace(l=[]) %}{% for i in range(100) %}"
+    "{% set ns.l = ns.l + [dict(a='x' * 1000000)] %}{% endfor %}{{ ns.l }}": (
+        "'+' would make",
+        MAX_TEXT + 1,
+    ),
     # A page written as it goes, and one made whole inside a macro, stop at the page cap.
     "{% for i in range(100000) %}{% for j in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"
     "{% endfor %}": ("the page is over", None),

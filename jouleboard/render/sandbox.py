@@ -13,9 +13,9 @@ rendered for 91 s into a 3 GB site. Here, checked before the value is made:
 - a page holds at most :data:`PAGE_MAX_CHARS` characters (counted as it streams).
 
 Each is a :class:`TemplateTooLarge` raised inside the template, so the page's problem names
-the template's file and line. Values a template builds up step by step inside containers
-(a list holding a long text many times, printed whole) are not measured: rendering stays
-bounded in time by the page cap only where it writes as it goes.
+the template's file and line. Texts are measured inside lists, tuples and dicts (8 levels
+down); a value whose text is made only when it is printed (a namespace holding long texts,
+printed whole) is not measured before it is made.
 """
 
 from __future__ import annotations
@@ -55,10 +55,19 @@ def _refuse(what: str, size: int, bound: int, unit: str = "characters") -> Templ
     )
 
 
-def _text_size(value: object) -> int:
-    """The characters ``value`` takes as text where it is text, else 0 (its text, a number
-    or a name, is short; a container's is measured where it is made)."""
-    return len(value) if isinstance(value, str) else 0
+def _text_size(value: object, depth: int = 0) -> int:
+    """The characters of the texts ``value`` holds: a text's length, a list's, tuple's or
+    dict's texts (as far as 8 levels down) in all; 0 for anything else (a number or a
+    name is short)."""
+    if isinstance(value, str):
+        return len(value)
+    if depth >= 8:
+        return 0
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return sum(_text_size(item, depth + 1) for item in value)
+    return 0
 
 
 def _check_text(what: str, size: int, bound: int = MAX_TEXT) -> None:
@@ -75,7 +84,7 @@ def _check_repeat(sequence: object, times: object) -> None:
     elif isinstance(sequence, list | tuple):
         if len(sequence) * times > MAX_ITEMS:
             raise _refuse("'*'", len(sequence) * times, MAX_ITEMS, "items")
-        _check_text("'*'", sum(map(_text_size, sequence)) * times)
+        _check_text("'*'", _text_size(sequence) * times)
 
 
 def _both_sequences(left: object, right: object) -> bool:
