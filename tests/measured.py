@@ -1,4 +1,5 @@
-"""The command line in a child process, with the peak memory it took.
+"""Bounds for attack tests: a call under a time limit, and the command line in a child
+process with the peak memory it took.
 
 The child is started by a small wrapper that waits for it and reports the largest resident
 set of the process tree it waited for (``RUSAGE_CHILDREN``: the child, and git or any
@@ -10,7 +11,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _MARK = "\npeak-rss-of-the-command: "
 _WRAPPER = f"""
@@ -51,3 +57,25 @@ def run_measured(
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout, stderr), int(
         peak
     ) * _RSS_UNIT
+
+
+def within(call: Callable[[], T], seconds: float) -> T:
+    """``call()``, failing the test if it has not returned within ``seconds`` (it is left
+    running in a daemon thread, which ends with the test process); what it raised is
+    raised here."""
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(call())
+        except BaseException as e:  # handed to the test below
+            errors.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"no result within {seconds} s (hung)"
+    if errors:
+        raise errors[0]
+    return results[0]

@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -28,6 +27,7 @@ from jouleboard.core.shapes import JsonObject
 from jouleboard.engine.build import build_site
 from jouleboard.render import chart_files as export
 from jouleboard.render.chart_files import render_charts
+from tests.measured import within
 from tests.test_validation_rules import make_data_dir, valid_measurement, write_measurement
 
 pytestmark = pytest.mark.slow  # renders charts and builds sites
@@ -36,24 +36,7 @@ LIMIT = 120.0  # seconds an attack may take (a cold small build takes ~3 s)
 
 
 def _within(call: Callable[[], T], seconds: float = LIMIT) -> T:
-    """``call()``, failing the test if it has not returned within ``seconds`` (it is left
-    running in a daemon thread, which ends with the test process)."""
-    results: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            results.append(call())
-        except BaseException as e:  # handed to the test below
-            errors.append(e)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"no result within {seconds} s (hung)"
-    if errors:
-        raise errors[0]
-    return results[0]
+    return within(call, seconds)
 
 
 def _bars(labels: list[str]) -> dict[str, object]:

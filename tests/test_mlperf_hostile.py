@@ -17,7 +17,6 @@ import datetime
 import json
 import re
 import shutil
-import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,10 +28,10 @@ from jouleboard.importers.mlperf import plan_import
 from jouleboard.importers.mlperf_logs import SPL_TIME
 from jouleboard.kinds import task_kind_order
 from tests.measured import run_measured
+from tests.test_mlperf_import import unpacked
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO / "tests" / "fixtures" / "mlperf"
-SUMMARY = FIXTURES / "summary_results-v5.1-power.json"
+SUMMARY = REPO / "tests" / "fixtures" / "mlperf" / "summary_results-v5.1-power.json"
 SUBMISSION = Path("inference_results_v5.1/closed/Lenovo")
 SYSTEM = "SR680a_V3_B200SXMx8_TRT"
 RESULT = Path("results") / SYSTEM / "llama2-70b-99" / "Server"
@@ -41,10 +40,7 @@ MEMORY_BOUND = 512 * 1024 * 1024  # bytes: issue 41's bound on the largest input
 
 @pytest.fixture(scope="module")
 def official(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("mlperf")
-    with tarfile.open(FIXTURES / "results.tar.xz") as tar:
-        tar.extractall(root, filter="data")
-    return root
+    return unpacked(tmp_path_factory.mktemp("mlperf"))
 
 
 @pytest.fixture(scope="module")

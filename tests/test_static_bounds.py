@@ -32,7 +32,6 @@ GENERATED = ["index.html", "about/index.html", "charts/gpqa.svg", "models/a/inde
 def project(tmp_path: Path) -> Path:
     """A site folder holding a valid data folder of one measurement."""
     root = tmp_path / "project"
-    root.mkdir()
     write_measurement(make_data_dir(root), VALID)
     return root
 

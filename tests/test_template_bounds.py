@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import functools
 import shutil
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,7 +22,7 @@ from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.engine.build import build_site
 from jouleboard.render.pages import TEMPLATE_FAILURES, environment, template_problem
 from jouleboard.render.sandbox import MAX_ITEMS, MAX_TEXT, page_text
-from tests.measured import run_measured
+from tests.measured import run_measured, within
 from tests.test_validation_rules import VALID, make_data_dir, write_measurement
 
 LIMIT_S = 10.0  # each case: the refused ones take milliseconds
@@ -95,28 +93,6 @@ class _Boom:
         raise MemoryError  # what a value too large for the machine raises
 
 
-def _within(call: Callable[[], str], seconds: float = LIMIT_S) -> tuple[str | None, float]:
-    """``call()``'s text (None when it raised: the error is re-raised here), failing the test
-    if it has not returned within ``seconds``; and the time it took."""
-    results: list[str] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            results.append(call())
-        except BaseException as e:  # handed to the test below
-            errors.append(e)
-
-    started = time.perf_counter()
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"no result within {seconds} s"
-    if errors:
-        raise errors[0]
-    return results[0], time.perf_counter() - started
-
-
 def _render(source: str, folder: Path) -> str:
     env = environment([folder])
     template = env.from_string(source)
@@ -126,7 +102,7 @@ def _render(source: str, folder: Path) -> str:
 
 def _problem(source: str, folder: Path) -> Problem:
     with pytest.raises(TEMPLATE_FAILURES) as raised:
-        _within(lambda: _render(source, folder))
+        within(functools.partial(_render, source, folder), LIMIT_S)
     return template_problem(raised.value)
 
 
@@ -145,7 +121,7 @@ def test_each_way_to_make_a_huge_value_is_one_located_line(tmp_path: Path) -> No
 
 def test_what_ordinary_templates_do_still_renders(tmp_path: Path) -> None:
     for source, expected in ALLOWED.items():
-        assert _within(functools.partial(_render, source, tmp_path))[0] == expected
+        assert within(functools.partial(_render, source, tmp_path), LIMIT_S) == expected
 
 
 def _override(project: Path, payload: str) -> Path:
