@@ -163,3 +163,14 @@ def test_the_issues_two_templates_fail_the_build_fast_located_in_little_memory(
     assert not (project / "site").exists()
     assert peak < MEMORY_BOUND, f"{peak / 1e6:.0f} MB"  # before: 4.8 GB, 92 s, exit 0
     assert took < 60, f"{took:.0f} s"
+
+
+def test_formatting_through_the_bounds_is_still_sandboxed(tmp_path: Path) -> None:
+    """The bounded str.format and format_map still go through Jinja's sandboxed formatter:
+    a format string reaching an attribute starting with '_' is refused."""
+    for source in (
+        "{{ '{0.__class__}'.format(1) }}",
+        "{{ '{a.__class__}'.format_map({'a': 1}) }}",
+    ):
+        problem = _problem(source, tmp_path)
+        assert problem.rule == "template.unsafe", (source, problem)

@@ -21,6 +21,7 @@ printed whole) is not measured before it is made.
 from __future__ import annotations
 
 import re
+import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
@@ -297,10 +298,12 @@ class Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
         return super().call(context, obj, *args, **kwargs)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        if not isinstance(value, types.MethodType | types.BuiltinMethodType):  # every read
+            return None
         wrapper = super().wrap_str_format(value)
         if wrapper is None:
             return None
-        text: str = value.__self__
+        text = str(value.__self__)  # (a str: Jinja wraps only a text's format methods)
 
         def bounded(*args: Any, **kwargs: Any) -> str:
             given = [*args, *kwargs.values()]
