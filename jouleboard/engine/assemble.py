@@ -194,21 +194,19 @@ def assemble(
         raise ValidationFailed(notes)
     summary.warnings = (*summary.warnings, *notes)
 
-    # What the next build needs to know it has nothing to do, and which files it need not
+    # The chart templates this build trusts the next one to read from the cache, always;
+    # what the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again; never without a
     # digest: inputs it cannot see, such as kinds imported by name, or serve, whose state
     # is in memory).
-    record = (
-        {
+    record: dict[str, object] = {"chart_templates": chart_kinds.templates_made()}
+    if digest is not None and not summary.warnings:
+        record |= {
             "inputs": digest,
             "pages": len(plan.pages),
             "site_url": urls.origin,
             "keys": products.keys,
-            "chart_templates": chart_kinds.templates_made(),
         }
-        if digest is not None and not summary.warnings
-        else None
-    )
     stats = files.commit(target, record)
     products.end()
     state.built = Built(inputs, sources, plan, infos, env)
