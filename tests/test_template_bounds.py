@@ -47,6 +47,7 @@ REFUSED: dict[str, tuple[str, int | None]] = {
     "{{ ('x' * 1000)|replace('x', 'y' * 100000) }}": ("replace would make", 1000 * 100000),
     "{{ ('x\\n' * 100000)|indent(100000) }}": ("indent would make", 99999 * 100000),
     "{{ [1]|batch(10**9, 0)|list|length }}": ("batch or slice would make", BIG),
+    "{{ [1]|slice(10**9)|list|length }}": ("batch or slice would make", BIG),
     "{{ lipsum(10**6) }}": ("lipsum() would make", 10**6),  # paragraphs
     "{{ range(100000)|map('string')|join('y' * 1000000) }}": ("join would make", 99999 * 10**6),
     "{{ ('y' * 1000000).join(range(100000)|map('string')) }}": ("join would make", 99999 * 10**6),
@@ -82,6 +83,10 @@ ALLOWED = {
     "{{ '%5.2f' % 3.14159 }}|{{ '{:>4}'.format('x') }}|{{ 'x'|center(5) }}": " 3.14|   x|  x  ",
     "{{ [1, 2, 3]|join(', ') }}|{{ range(3)|map('string')|join('-') }}": "1, 2, 3|0-1-2",
     "{{ ('-' * 3).join(['a', 'b']) }}|{{ 'a,b'.replace(',', ';') }}": "a---b|a;b",
+    "{{ [1, 2, 3]|slice(2)|list }}|{{ [1, 2, 3]|batch(2)|list }}": "[[1, 2], [3]]|[[1, 2], [3]]",
+    "{{ '%s-%s'|format(1, 2) }}|{{ 'a-b'|replace('-', '+') }}|{{ 'a\\nb'|indent(2) }}": (
+        "1-2|a+b|a\n  b"
+    ),
     "{{ ('x' * MAX_TEXT)|length }}": str(MAX_TEXT),
     "{{ ([0] * MAX_ITEMS)|length }}": str(MAX_ITEMS),
 }

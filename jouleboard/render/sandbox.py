@@ -188,6 +188,9 @@ def _bounded_filters(filters: dict[str, Callable[..., Any]]) -> None:
         if isinstance(number, int) and number > MAX_ITEMS:
             raise _refuse("batch or slice", number, MAX_ITEMS, "items")
 
+    def slices(context: object, value: object, number: object = 1, *_: object) -> None:
+        count(value, number)  # (slice is given the evaluation context first)
+
     def percent(value: object, *args: object, **kwargs: object) -> None:
         _check_percent(soft_str(value), tuple(kwargs.values()) or args)
 
@@ -210,7 +213,7 @@ def _bounded_filters(filters: dict[str, Callable[..., Any]]) -> None:
         ("center", width),
         ("indent", indent),
         ("batch", count),
-        ("slice", count),
+        ("slice", slices),
         ("format", percent),
         ("replace", replace),
     ):
