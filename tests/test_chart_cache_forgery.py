@@ -8,11 +8,13 @@ pipe that never ends)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import shutil
-import threading
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -21,9 +23,11 @@ import pytest
 
 from jouleboard.core.console import Progress
 from jouleboard.core.problems import ValidationFailed
+from jouleboard.core.shapes import JsonObject
 from jouleboard.engine.build import build_site
 from jouleboard.render import chart_files as export
 from jouleboard.render.chart_files import render_charts
+from tests.measured import within
 from tests.test_validation_rules import make_data_dir, valid_measurement, write_measurement
 
 pytestmark = pytest.mark.slow  # renders charts and builds sites
@@ -32,24 +36,7 @@ LIMIT = 120.0  # seconds an attack may take (a cold small build takes ~3 s)
 
 
 def _within(call: Callable[[], T], seconds: float = LIMIT) -> T:
-    """``call()``, failing the test if it has not returned within ``seconds`` (it is left
-    running in a daemon thread, which ends with the test process)."""
-    results: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            results.append(call())
-        except BaseException as e:  # handed to the test below
-            errors.append(e)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"no result within {seconds} s (hung)"
-    if errors:
-        raise errors[0]
-    return results[0]
+    return within(call, seconds)
 
 
 def _bars(labels: list[str]) -> dict[str, object]:
@@ -285,20 +272,112 @@ def _template_memos() -> list[Callable[[], object]]:
     return [f for f in vars(charts).values() if callable(getattr(f, "cache_clear", None))]
 
 
-def test_a_forged_chart_template_fails_the_build_and_publishes_nothing(
+EVIL = "https://evil.example/"
+
+
+def _clear(memos: list[Callable[[], object]]) -> None:
+    for memo in memos:
+        memo.cache_clear()  # type: ignore[attr-defined]
+
+
+def test_an_edited_chart_template_is_never_published(
+    clean: tuple[Path, Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 41 item 1: a template in the cache's chart-templates/ edited to point the
+    published spec's loader elsewhere (before: published as is in charts/*.vl.json) is made
+    again, with a warning naming it, whether the build goes into a fresh --out or into the
+    output whose manifest recorded the genuine templates; the charts published are the
+    clean build's, byte for byte."""
+    site = clean[1]
+    data = tmp_path / "data"
+    shutil.copytree(clean[0], data)
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(export, "DEFAULT_CACHE", cache)
+    memos = _template_memos()
+    _clear(memos)
+    first = tmp_path / "first"
+    try:
+        build_site(data, first, cache=cache)  # fills chart-templates/ and trusts them
+        for out in (tmp_path / "fresh", first):
+            templates = sorted((cache / "chart-templates").glob("*.json"))
+            assert templates
+            for path in templates:
+                spec = json.loads(path.read_text(encoding="utf-8"))
+                spec["usermeta"] = {"embedOptions": {"loader": {"baseURL": EVIL}}}
+                path.write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
+            with (data / "site.yaml").open("a", encoding="utf-8") as f:
+                f.write("# edited: the build into the same output has work to do\n")
+            _clear(memos)
+            capfd.readouterr()
+            _within(functools.partial(build_site, data, out, cache=cache))
+            warnings = capfd.readouterr().err.splitlines()
+            for path in templates:
+                assert (
+                    f"warning: chart cache entry {path} refused (not the chart template this "
+                    "jouleboard makes); made again from Altair"
+                ) in warnings
+            files = [p for p in out.rglob("*") if p.is_file()]
+            assert not [p for p in files if EVIL.encode() in p.read_bytes()]
+            specs = sorted(p.relative_to(out) for p in out.glob("charts/*.vl.json"))
+            assert specs == sorted(p.relative_to(site) for p in site.glob("charts/*.vl.json"))
+            for spec_path in specs:
+                assert (out / spec_path).read_bytes() == (site / spec_path).read_bytes()
+    finally:
+        _clear(memos)
+
+
+def test_a_cached_template_is_used_only_with_the_digest_its_output_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The template cache by itself: without a recorded digest an entry is built again (and
+    found equal: no warning); with the digest the last build recorded it is read, Altair
+    not asked; edited, it is refused even then."""
+    from jouleboard.render import charts
+
+    monkeypatch.setattr(export, "DEFAULT_CACHE", tmp_path)
+    monkeypatch.setattr(charts, "_trusted", {})
+    builds: list[str] = []
+
+    def probe_chart(title: str) -> JsonObject:
+        builds.append(title)
+        return {"mark": "bar", "title": title}
+
+    made = charts.template(probe_chart)
+    assert made("a") == {"mark": "bar", "title": "a"} and builds == ["a"]
+    [entry] = (tmp_path / "chart-templates").glob("*.json")
+    recorded = charts.templates_made()
+    assert recorded[entry.stem] == hashlib.sha256(entry.read_bytes()).hexdigest()
+    made.cache_clear()  # type: ignore[attr-defined]
+    assert made("a") == {"mark": "bar", "title": "a"} and builds == ["a", "a"]  # untrusted
+    charts.trust_templates(recorded)
+    made.cache_clear()  # type: ignore[attr-defined]
+    assert made("a") == {"mark": "bar", "title": "a"} and builds == ["a", "a"]  # read
+    entry.write_text('{"mark": "bar", "title": "b"}', encoding="utf-8")
+    made.cache_clear()  # type: ignore[attr-defined]
+    capfd.readouterr()
+    assert made("a") == {"mark": "bar", "title": "a"} and builds == ["a", "a", "a"]
+    assert f"chart cache entry {entry} refused" in capfd.readouterr().err
+    assert json.loads(entry.read_text(encoding="utf-8"))["title"] == "a"  # replaced
+
+
+def test_a_forged_template_trusted_by_a_forged_manifest_still_fails_the_build(
     clean: tuple[Path, Path, Path],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A chart template cached on disk is a spec: forged (here to draw an image, which could
-    be any outside link), its chart is drawn fresh and checked like a cached SVG, so the
-    build stops with a located line instead of publishing it (before: published)."""
+    """The second line: were a forged template trusted (its digest written into the
+    output's manifest too), its chart is drawn fresh and checked like a cached SVG, so the
+    build stops with a located line instead of publishing it, and the output is untouched."""
+    from jouleboard.render import charts
+
     data, site, _ = clean
     monkeypatch.setattr(export, "DEFAULT_CACHE", tmp_path / "cache")
     memos = _template_memos()
     assert memos, "charts.py has no cached templates: this test needs updating"
-    for memo in memos:
-        memo.cache_clear()  # type: ignore[attr-defined]
+    _clear(memos)
     out = tmp_path / "site"
     shutil.copytree(site, out)
     before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
@@ -312,15 +391,50 @@ def test_a_forged_chart_template_fails_the_build_and_publishes_nothing(
         }
         templates = sorted((tmp_path / "cache" / "chart-templates").glob("*.json"))
         assert templates
+        text = json.dumps(forged)
         for path in templates:
-            path.write_text(json.dumps(forged), encoding="utf-8")
-        for memo in memos:
-            memo.cache_clear()  # type: ignore[attr-defined]
+            path.write_text(text, encoding="utf-8")
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        real_trust = charts.trust_templates
+        monkeypatch.setattr(
+            charts, "trust_templates", lambda _: real_trust({p.stem: digest for p in templates})
+        )
+        _clear(memos)
         with pytest.raises(ValidationFailed) as failed:
             _within(lambda: build_site(data, out, cache=tmp_path / "cache"))
     finally:
-        for memo in memos:
-            memo.cache_clear()  # type: ignore[attr-defined]
+        _clear(memos)
     [problem] = failed.value.problems
     assert problem.rule == "chart.unsafe-render" and "element image" in problem.message
     assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
+
+
+def test_a_chart_cache_that_is_not_a_folder_is_one_line(
+    clean: tuple[Path, Path, Path], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 41 item 8: JOULEBOARD_CACHE naming a file or /dev/null (before: "exception
+    calling callback for <Future ...>" and a NotADirectoryError traceback, then a line) is
+    one line, before any work, and the output is not made."""
+    data = clean[0]
+    cache_file = tmp_path / "cache-file"
+    cache_file.write_text("not a folder")
+    with pytest.raises(NotADirectoryError) as refused:
+        _within(lambda: build_site(data, tmp_path / "site", cache=cache_file))
+    assert refused.value.filename == str(cache_file) and "chart cache" in str(refused.value)
+    assert not (tmp_path / "site").exists()
+    env = {**os.environ, "JOULEBOARD_CACHE": "/dev/null"}
+    command = [sys.executable, "-m", "jouleboard", "build", "--data", str(data)]
+    done = subprocess.run(
+        [*command, "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=LIMIT,
+        check=False,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        "jouleboard build: error: the chart cache is not a folder (set JOULEBOARD_CACHE "
+        "to a folder, or unset it): /dev/null\n"
+    )
+    assert not (tmp_path / "out").exists()

@@ -35,13 +35,17 @@ SUMMARY = FIXTURES / "summary_results-v5.1-power.json"
 GPUS = ("B200", "H100", "H200")
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The unpacked official layout: inference_results_v4.1/ and inference_results_v5.1/."""
-    root = tmp_path_factory.mktemp("mlperf")
+def unpacked(root: Path) -> Path:
+    """``root`` holding the official layout: inference_results_v4.1/ and _v5.1/."""
     with tarfile.open(FIXTURES / "results.tar.xz") as tar:
         tar.extractall(root, filter="data")
     return root
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unpacked official layout: inference_results_v4.1/ and inference_results_v5.1/."""
+    return unpacked(tmp_path_factory.mktemp("mlperf"))
 
 
 @pytest.fixture

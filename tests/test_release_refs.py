@@ -6,21 +6,27 @@ of that name wins over it.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
+import zlib
 from pathlib import Path
 
 import pytest
 import yaml
 
 from jouleboard.core.problems import ValidationFailed
+from jouleboard.core.safe_read import ArchiveRefused, extract_tar_stream
 from jouleboard.engine.build import build_site
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.diff import base_data
 from jouleboard.plan.releases import load_releases
 from tests.golden.tree import DATA, REPO
+from tests.measured import run_measured
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
 
@@ -197,3 +203,113 @@ def test_diff_base_prefers_a_commit_over_a_folder_of_that_name(
         base_data("no-such-thing", repo / "data"),
     ):
         pass
+
+
+GIB = 1 << 30
+MEMORY_BOUND = 512 * 1024 * 1024  # bytes: issue 41's bound on the largest input's peak
+
+
+def commit_zeros(repo: Path, name: str, tag: str, size: int = GIB) -> None:
+    """Tag a commit whose tree adds ``name``, ``size`` zero bytes, and remove the file in
+    the next commit. The blob is written as git writes a loose object (the zlib stream of
+    ``blob <size>\\0`` and the content, named by their SHA-1), computed here in ~3 s and
+    4.5 MB of disk; git itself would take ~12 s to hash and pack it."""
+    header = b"blob %d\0" % size
+    digest, deflate = hashlib.sha1(header), zlib.compressobj(1)
+    chunk = bytes(16 << 20)
+    assert size % len(chunk) == 0
+    staged = repo / ".git" / "objects" / "zeros.tmp"
+    with staged.open("wb") as f:
+        f.write(deflate.compress(header))
+        for _ in range(size // len(chunk)):
+            digest.update(chunk)
+            f.write(deflate.compress(chunk))
+        f.write(deflate.flush())
+    oid = digest.hexdigest()
+    (repo / ".git" / "objects" / oid[:2]).mkdir(exist_ok=True)
+    staged.rename(repo / ".git" / "objects" / oid[:2] / oid[2:])
+    for cmd in (
+        ["update-index", "--add", "--cacheinfo", f"100644,{oid},{name}"],
+        ["commit", "-qm", "zeros"],
+        ["tag", tag],
+        ["rm", "-q", "--cached", name],
+        ["commit", "-qm", "no zeros"],
+    ):
+        subprocess.run([*GIT, *cmd], cwd=repo, check=True, timeout=60)
+
+
+@pytest.mark.slow  # writes a 1 GiB blob (~3 s) and runs the command line twice
+def test_a_ref_holding_a_gib_file_is_refused_at_its_header_in_little_memory(
+    repo: Path,
+) -> None:
+    """Issue 41 item 3: a commit holding a 1 GiB file of zeros (4.5 MB in git), removed by
+    the next commit, named as an older release's ref or as diff's base. Before, git
+    archive's whole output was read into memory: validate peaked at 2.1 GB and went on.
+    Now the archive is unpacked as it streams, and the file's tar header stops it: one
+    located line naming the ref and the file, in a few tens of MB."""
+    commit_zeros(repo, "data/zeros.bin", "zeros")
+    with_releases(repo / "data", "zeros")
+    too_large = f"data/zeros.bin has {GIB:,} bytes, over the {4 * 1024 * 1024:,}-byte cap"
+    checked, peak = run_measured("validate", "--data", "data", cwd=repo)
+    assert checked.returncode == 1, checked.stderr
+    assert checked.stderr.splitlines()[0] == (
+        "data/releases.yaml: /releases/1/ref: file.too-large: release v1's data: commit "
+        f"'zeros': {too_large} (name a ref whose data/ a data folder could hold (each file "
+        f"at most {4 * 1024 * 1024:,} bytes, {512 * 1024 * 1024:,} in all))"
+    )
+    assert "Traceback" not in checked.stderr
+    assert peak < MEMORY_BOUND, f"validate peaked at {peak / 1e6:.0f} MB"
+    compared, peak = run_measured("diff", "--base", "zeros", "--data", "data", cwd=repo)
+    assert compared.returncode == 2
+    assert (
+        compared.stderr
+        == f"jouleboard diff: error: cannot read base 'zeros': commit 'zeros': {too_large}\n"
+    )
+    assert peak < MEMORY_BOUND, f"diff peaked at {peak / 1e6:.0f} MB"
+
+
+def _tar(files: dict[str, int]) -> io.BytesIO:
+    """A tar archive of files of the given sizes (zero bytes each)."""
+    stream = io.BytesIO()
+    with tarfile.open(fileobj=stream, mode="w") as tar:
+        for name, size in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = size
+            tar.addfile(info, io.BytesIO(bytes(size)))
+    stream.seek(0)
+    return stream
+
+
+def test_an_archive_past_the_caps_stops_at_the_file_that_passes_them(tmp_path: Path) -> None:
+    """The caps of a data folder in all (bytes, files), tried with small caps: the file
+    that passes one is named, and nothing after it is unpacked."""
+    with pytest.raises(ArchiveRefused) as refused:
+        extract_tar_stream(_tar({"a": 40, "b": 40, "c": 40}), tmp_path / "bytes", 50, 100, 10)
+    assert (refused.value.rule, refused.value.message) == (
+        "file.too-large",
+        "its files pass 100 bytes in all at c",
+    )
+    assert sorted(p.name for p in (tmp_path / "bytes").iterdir()) == ["a", "b"]
+    with pytest.raises(ArchiveRefused) as refused:
+        extract_tar_stream(_tar({"a": 1, "b": 1, "c": 1}), tmp_path / "count", 50, 100, 2)
+    assert (refused.value.rule, refused.value.message) == (
+        "file.too-many",
+        "more than 2 files (at c)",
+    )
+    extract_tar_stream(_tar({"a": 50, "b": 50}), tmp_path / "within", 50, 100, 2)
+    assert [p.stat().st_size for p in sorted((tmp_path / "within").iterdir())] == [50, 50]
+
+
+def test_diff_base_refuses_a_folder_that_is_not_a_data_folder(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 41 item 9: --base=/etc was read as a data folder (763 problems, exit 0)."""
+    from jouleboard.cli import main
+
+    assert main(["diff", "--base", "/etc", "--data", str(repo / "data")]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "jouleboard diff: error: cannot read base '/etc': '/etc' is a folder but not a data "
+        "folder (it has no site.yaml, models.yaml, gpus.yaml, tasks.yaml)\n"
+    )

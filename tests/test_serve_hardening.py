@@ -54,9 +54,11 @@ def running(out: Path, host: str = "127.0.0.1", **options: Any) -> Iterator[int]
         thread.join(timeout=10)
 
 
-def get(port: int, path: str = "/", host: str | None = None) -> tuple[int, str]:
+def get(
+    port: int, path: str = "/", host: str | None = None, timeout: float = 10
+) -> tuple[int, str]:
     """Status and body of a GET to 127.0.0.1:``port`` with the Host header ``host``."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         headers = {} if host is None else {"Host": host}
         connection.request("GET", path, headers=headers)
@@ -208,3 +210,73 @@ def test_a_public_bind_warns_and_still_checks_the_host(
         assert get(port, "/", f"evil.example:{port}")[0] == 421
     with running(preview):
         assert "warning" not in capsys.readouterr().err
+
+
+def _drip(clients: list[socket.socket], stop: threading.Event, every: float) -> None:
+    """A header byte to each client every ``every`` seconds (within the per-read timeout),
+    the request never complete, until ``stop`` or the server drops it."""
+    while not stop.wait(every):
+        for client in clients:
+            with contextlib.suppress(OSError):
+                client.sendall(b"X")
+
+
+def _answer_time(port: int) -> float:
+    """Seconds until the home page is answered (at most 30)."""
+    started = time.monotonic()
+    assert get(port, "/", timeout=30) == (200, "<p>home</p>")
+    return time.monotonic() - started
+
+
+def test_trickling_clients_hold_the_threads_no_longer_than_the_deadline(preview: Path) -> None:
+    """Issue 41 item 9: every handler thread busy with a client that drips its headers, and
+    ten times as many queued behind them. Before, each was dropped ``deadline_s`` after a
+    thread took it, so the queue drained a thread-load at a time (here ~10 s; 288 clients
+    held serve for minutes); now the deadline counts from the connection's accept, and a
+    request sent after them is answered once the first deadline has passed."""
+    workers, deadline = 4, 1.0
+    with running(preview, workers=workers, timeout_s=0.8, deadline_s=deadline) as port:
+        clients = half_open(port, workers * 10)
+        stop = threading.Event()
+        dripping = threading.Thread(target=_drip, args=(clients, stop, 0.3), daemon=True)
+        dripping.start()
+        try:
+            answered = _answer_time(port)
+        finally:
+            stop.set()
+            dripping.join(5)
+            for client in clients:
+                client.close()
+    assert answered < deadline + 3.0, f"answered after {answered:.1f} s"
+
+
+def test_a_client_reading_the_answer_slowly_is_dropped_at_the_total(preview: Path) -> None:
+    """A client that asks for a large file and reads it slowly, but fast enough that each of
+    the server's sends ends within the per-send timeout, held the one thread for as long
+    as it went on (64 MiB at 256 KiB/s: four minutes); the whole exchange now has
+    ``total_s``."""
+    (preview / "large.bin").write_bytes(bytes(64 * 1024 * 1024))
+    total = 2.0
+    with running(preview, workers=1, timeout_s=1.0, total_s=total) as port:
+        slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+        slow.sendall(b"GET /large.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        stop = threading.Event()
+
+        def read_slowly() -> None:  # 64 KiB (a send of the server's) every quarter second
+            while not stop.wait(0.25):
+                try:
+                    if not slow.recv(64 * 1024):
+                        return
+                except OSError:
+                    return
+
+        reader = threading.Thread(target=read_slowly, daemon=True)
+        reader.start()
+        try:
+            time.sleep(0.3)  # the thread is sending by now
+            answered = _answer_time(port)
+        finally:
+            stop.set()
+            reader.join(5)
+            slow.close()
+    assert answered < total + 3.0, f"answered after {answered:.1f} s"

@@ -44,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
     from jouleboard.core.console import Progress
     from jouleboard.engine.build import find_project, where_things_are
     from jouleboard.engine.serve import serve
-    from jouleboard.render.chart_files import DEFAULT_CACHE
+    from jouleboard.render.chart_files import DEFAULT_CACHE, check_cache
 
+    check_cache(DEFAULT_CACHE)  # before listening: a cache that is a file is one line
     progress = Progress(getattr(args, "verbosity", VERBOSITY))
     where_things_are(progress, args.data, find_project(args.data), DEFAULT_CACHE, args.out)
     serve(args.data, args.out, args.port, host=args.host, open_browser=args.open)

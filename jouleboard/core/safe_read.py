@@ -17,13 +17,24 @@ import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, BinaryIO
+
+from jouleboard.core.text_rules import printable
 
 # Every file of a data folder is checked against this before anything reads it (twice the
 # largest cap of a reader of the data folder: registries 2 MiB, measurement files 1 MiB).
 DATA_FILE_CAP = 4 * 1024 * 1024
-# A file of a site's static/ folder: a CNAME is a line; an image or PDF fits well under this.
+# A whole data folder as a git ref holds it (a release's ref, diff --base): its files in all
+# (the bundled data is 8 MB; 100,000 measurement files are ~300 MB), and how many.
+DATA_FOLDER_CAP = 512 * 1024 * 1024
+DATA_FOLDER_FILES = 200_000
+# A file of a site's static/ folder: a CNAME is a line; an image or PDF fits well under this;
+# and its files in all (GitHub Pages publishes at most 1 GB; a site is mostly generated).
 STATIC_FILE_CAP = 16 * 1024 * 1024
+STATIC_TOTAL_CAP = 256 * 1024 * 1024
+# The hidden names static/ publishes (GitHub Pages' marker, RFC 8615's folder); any other
+# (.git, .env, .DS_Store) is skipped with a note.
+STATIC_HIDDEN_PUBLISHED = frozenset({".nojekyll", ".well-known"})
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -153,3 +164,67 @@ def extract_tar(archive: tarfile.TarFile, target: Path) -> None:
                 f"the archive holds {member.name!r}, which is not a plain file or folder inside it"
             )
     archive.extractall(target, members=members)
+
+
+class ArchiveRefused(ValueError):
+    """Why an archive is not unpacked further: a rule id, a message and how to fix it."""
+
+    def __init__(self, rule: str, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.rule, self.message, self.hint = rule, message, hint
+
+
+def extract_tar_stream(
+    stream: IO[bytes],
+    target: Path,
+    file_cap: int = DATA_FILE_CAP,
+    total_cap: int = DATA_FOLDER_CAP,
+    max_files: int = DATA_FOLDER_FILES,
+) -> None:
+    """Unpack the tar archive read from ``stream`` into ``target`` member by member, as
+    :func:`extract_tar` does, holding none of it in memory: a member over ``file_cap``
+    bytes, past ``total_cap`` bytes in all or past ``max_files`` members raises
+    :class:`ArchiveRefused` from its header, before a byte of it is read (what was
+    unpacked so far stays in ``target``, for the caller to remove). Any other archive
+    that cannot be unpacked raises ValueError."""
+    total = 0
+    try:
+        with tarfile.open(fileobj=stream, mode="r|") as archive:
+            for count, member in enumerate(archive, 1):
+                name = printable(member.name)
+                hint = "commit the data folder without it (a data folder holds no file that large)"
+                if count > max_files:
+                    raise ArchiveRefused(
+                        "file.too-many",
+                        f"more than {max_files:,} files (at {name})",
+                        "a data folder holds fewer files",
+                    )
+                if member.size > file_cap:
+                    raise ArchiveRefused(
+                        "file.too-large",
+                        f"{name} has {member.size:,} bytes, over the {file_cap:,}-byte cap",
+                        hint,
+                    )
+                total += member.size
+                if total > total_cap:
+                    raise ArchiveRefused(
+                        "file.too-large",
+                        f"its files pass {total_cap:,} bytes in all at {name}",
+                        "a data folder is smaller: commit the data without what is not data",
+                    )
+                _extract_member(archive, member, target)
+    except tarfile.TarError as e:
+        raise ValueError(f"not an archive that can be unpacked: {e}") from None
+
+
+def _extract_member(archive: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
+    """One member, under the rules of :func:`extract_tar`."""
+    if hasattr(tarfile, "data_filter"):
+        archive.extract(member, target, filter="data")
+        return
+    parts = PurePosixPath(member.name).parts
+    if not (member.isfile() or member.isdir()) or member.name.startswith("/") or ".." in parts:
+        raise ValueError(
+            f"the archive holds {member.name!r}, which is not a plain file or folder inside it"
+        )
+    archive.extract(member, target)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from jouleboard.config.content import about_markdown
 from jouleboard.core.console import SILENT, Progress
+from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fingerprint import render_digest
 from jouleboard.engine.fresh import Content, chart_ids, key_of
@@ -35,10 +36,11 @@ from jouleboard.engine.state import BuildSummary, Built, Changes, Inputs, Publis
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.folder import OutputFolder
 from jouleboard.output.static import add_static
-from jouleboard.output.writer import SiteFiles
+from jouleboard.output.writer import SiteFiles, last_record
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.site import part_for, plan_site, site_view
 from jouleboard.plan.views import ChartRef, Page, Part, Plan
+from jouleboard.render import charts as chart_kinds
 from jouleboard.render.chart_files import Pool, vega_bundle
 from jouleboard.render.citation import measured_by
 from jouleboard.render.embeds import ChartInfo
@@ -88,6 +90,8 @@ def assemble(
     chart_basis = render_digest(())  # charts: the code only (no template draws them)
     products = state.products
     products.begin(target.path)
+    # Cached chart templates are used only as the last build into this output made them.
+    chart_kinds.trust_templates(last_record(target.path).get("chart_templates"))
     cited = measured_by(sources.data.configurations)
 
     def render_charts_of(
@@ -184,22 +188,25 @@ def assemble(
     summary.rendered = products.made - made
     timer.done("render")
 
-    add_static(files, inputs.project)  # published as they are, after every generated file
+    # Published as they are, after every generated file; skipped hidden names are warnings.
+    notes = add_static(files, inputs.project)
+    if notes and inputs.strict:
+        raise ValidationFailed(notes)
+    summary.warnings = (*summary.warnings, *notes)
 
-    # What the next build needs to know it has nothing to do, and which files it need not
+    # The chart templates this build trusts the next one to read from the cache, always;
+    # what the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again; never without a
     # digest: inputs it cannot see, such as kinds imported by name, or serve, whose state
     # is in memory).
-    record = (
-        {
+    record: dict[str, object] = {"chart_templates": chart_kinds.templates_made()}
+    if digest is not None and not summary.warnings:
+        record |= {
             "inputs": digest,
             "pages": len(plan.pages),
             "site_url": urls.origin,
             "keys": products.keys,
         }
-        if digest is not None and not sources.data.warnings
-        else None
-    )
     stats = files.commit(target, record)
     products.end()
     state.built = Built(inputs, sources, plan, infos, env)

@@ -126,8 +126,9 @@ def build(
             return summary, state
     # Something to do: only now the pipeline (data, plan, charts, templates) is imported.
     from jouleboard.engine.assemble import assemble
-    from jouleboard.render.chart_files import Pool, cold
+    from jouleboard.render.chart_files import Pool, check_cache, cold
 
+    check_cache(inputs.cache)
     with Pool() as pool:
         if cold(inputs.cache):  # every chart will be rendered: start the workers while loading
             pool.start(inputs.cache)

@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jouleboard.core.resources import content_dir, templates_dir
-from jouleboard.core.safe_read import DATA_FILE_CAP, STATIC_FILE_CAP, refusal
+from jouleboard.core.safe_read import (
+    DATA_FILE_CAP,
+    STATIC_FILE_CAP,
+    STATIC_HIDDEN_PUBLISHED,
+    STATIC_TOTAL_CAP,
+    refusal,
+)
 
 if TYPE_CHECKING:
     from jouleboard.kinds.base import TaskKind
@@ -42,16 +48,18 @@ class _Unseen(Exception):
     """A file the digest does not read (a link, pipe, device or one over its cap)."""
 
 
-def _entries(root: Path, hidden: bool = False) -> Iterable[Path]:
+def _entries(root: Path, hidden: frozenset[str] = frozenset()) -> Iterable[Path]:
     """Every file and folder below ``root`` in a stable order, without hidden ones (which no
-    build reads, unless ``hidden``: static/ publishes .nojekyll) and Python's byte-code
-    caches (rewritten by merely running the code). Folders count too (an empty one with a
-    bad name fails a build); a link to a folder is an entry, not followed; a folder that
-    cannot be listed raises OSError."""
+    build reads, but those named in ``hidden``: static/ publishes .nojekyll) and Python's
+    byte-code caches (rewritten by merely running the code). Folders count too (an empty
+    one with a bad name fails a build); a link to a folder is an entry, not followed; a
+    folder that cannot be listed raises OSError."""
     for folder, dirs, names in os.walk(root, onerror=_raise):
-        dirs[:] = sorted(d for d in dirs if hidden or not (d.startswith(".") or d == "__pycache__"))
+        dirs[:] = sorted(
+            d for d in dirs if d in hidden or not (d.startswith(".") or d == "__pycache__")
+        )
         for name in sorted([*dirs, *names]):
-            if hidden or not name.startswith("."):
+            if name in hidden or not name.startswith("."):
                 yield Path(folder, name)
 
 
@@ -62,19 +70,24 @@ def _add_tree(
     by_content: bool = True,
     cap: int = DATA_FILE_CAP,
     supplied: bool = False,
-    hidden: bool = False,
+    hidden: frozenset[str] = frozenset(),
+    total_cap: int | None = None,
 ) -> None:
     """Add ``root``'s names and files to ``digest``. ``supplied`` (the data folder, static/):
     every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
     it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
-    ``cap`` is :class:`_Unseen`."""
+    ``cap`` is :class:`_Unseen`; so are files over ``total_cap`` bytes in all."""
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
+    total = 0
     for path in _entries(root, hidden):
         digest.update(os.fsencode(path.relative_to(root)) + b"\0")
         st = path.lstat()
         if supplied and not stat.S_ISDIR(st.st_mode) and refusal(path, cap) is not None:
+            raise _Unseen(path)
+        total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+        if total_cap is not None and total > total_cap:
             raise _Unseen(path)
         if stat.S_ISLNK(st.st_mode):
             digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
@@ -142,7 +155,13 @@ def inputs_digest(
     try:
         _add_tree(digest, "data", data_dir, supplied=True)
         _add_tree(
-            digest, "static", project / "static", cap=STATIC_FILE_CAP, supplied=True, hidden=True
+            digest,
+            "static",
+            project / "static",
+            cap=STATIC_FILE_CAP,
+            supplied=True,
+            hidden=STATIC_HIDDEN_PUBLISHED,
+            total_cap=STATIC_TOTAL_CAP,
         )
         for label, root in (
             ("site templates", project / "templates"),

@@ -11,6 +11,7 @@ from pathlib import Path
 from jouleboard.config.schema import SiteSettings
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
+from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.shapes import JsonObject
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fresh import Content, Products, key_of
@@ -22,7 +23,7 @@ from jouleboard.render.chart_files import Pool, render_charts
 from jouleboard.render.citation import measured_by
 from jouleboard.render.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.render.markdown import render_markdown
-from jouleboard.render.pages import SiteContext, navigation, read_asset
+from jouleboard.render.pages import ASSETS_MAX_BYTES, SiteContext, navigation, read_asset
 
 _SVG_SIZE = re.compile(r'<svg[^>]*?width="(\d+)"[^>]*?height="(\d+)"')
 
@@ -88,6 +89,21 @@ def asset_files(
     logo = sources.data.registry.site.logo
     if logo:
         files[urls.asset(logo)] = sources.logo
+    vega = urls.asset(names["vega"])
+    own = sum(len(c.encode() if isinstance(c, str) else c) for p, c in files.items() if p != vega)
+    if own > ASSETS_MAX_BYTES:  # each is capped; a theme of many could still be large
+        raise ValidationFailed(
+            [
+                Problem(
+                    shown_path(sources.themes[0] / "assets"),
+                    "",
+                    "file.too-large",
+                    f"the site's assets (style.css, js/, favicon.svg, the logo) hold {own:,} "
+                    f"bytes, over the {ASSETS_MAX_BYTES:,}-byte cap",
+                    "make them smaller; publish large files from static/ or elsewhere",
+                )
+            ]
+        )
     return files, names
 
 

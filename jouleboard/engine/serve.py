@@ -50,7 +50,7 @@ from jouleboard.output.folder import OutputRefused
 from jouleboard.render.chart_files import DEFAULT_CACHE
 
 if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
+    from _typeshed import ReadableBuffer, WriteableBuffer
 
 __all__ = ["serve", "snapshot"]
 
@@ -85,9 +85,15 @@ QUEUED = 256  # connections waiting for a handler thread; one more is closed at 
 # A client silent this long while sending its request (or reading the answer) is dropped.
 # It does not cut the reload request short: the server, not the socket, holds that open.
 CONNECTION_TIMEOUT_S = 15.0
-# The whole request line and headers must arrive within this, however steadily they drip
-# (a client sending a byte every 14 s would otherwise hold a handler thread for ever).
-REQUEST_DEADLINE_S = 30.0
+# The whole request line and headers must arrive within this of the connection's accept
+# (time queued for a handler thread included), however steadily they drip: a browser on
+# this machine sends them at once, and 288 clients sending a byte every few seconds held
+# every thread for minutes, each dropped only 30 s after a thread took it.
+REQUEST_DEADLINE_S = 10.0
+# The whole exchange, request and answer, within this of the accept (a client reading the
+# answer a byte at a time is dropped too), besides the time the server holds a request
+# itself (a reload request, a request waiting for an update's commit).
+CONNECTION_DEADLINE_S = 60.0
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _HOST = re.compile(r"(?:\[(?P<ip6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
 
@@ -201,26 +207,61 @@ def open_inside(root: str, parts: Sequence[str]) -> int:
         raise
 
 
-class _DeadlineReader(io.RawIOBase):
-    """A connection's incoming bytes, each read waiting at most ``timeout`` seconds and no
-    read going past ``deadline`` (a monotonic time, or None for no total limit)."""
+class _Limits:
+    """A connection's time limits: ``timeout`` seconds for any one read or write, its
+    request line and headers by ``head`` and all of it by ``total`` (monotonic times;
+    ``head`` None once the headers are in)."""
 
-    def __init__(self, connection: socket.socket, timeout: float) -> None:
+    def __init__(self, timeout: float, head: float | None, total: float) -> None:
+        self.timeout, self.head, self.total = timeout, head, total
+
+    def wait(self) -> float:
+        """How long the next read or write may wait: 0 once past a limit (what has arrived
+        is still read, and a send the socket takes at once still goes: a request queued
+        behind slow clients is answered; a slow client is dropped)."""
+        until = self.total if self.head is None else min(self.head, self.total)
+        return max(0.0, min(self.timeout, until - time.monotonic()))
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A connection's incoming bytes, each read within its :class:`_Limits`."""
+
+    def __init__(self, connection: socket.socket, limits: _Limits) -> None:
         self.connection = connection
-        self.timeout = timeout
-        self.deadline: float | None = None
+        self.limits = limits
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: WriteableBuffer) -> int:
-        wait = self.timeout
-        if self.deadline is not None:
-            wait = min(wait, self.deadline - time.monotonic())
-            if wait <= 0:
-                raise TimeoutError("the request took too long to arrive")
-        self.connection.settimeout(wait)
-        return self.connection.recv_into(buffer)
+        self.connection.settimeout(self.limits.wait())
+        try:
+            return self.connection.recv_into(buffer)
+        except BlockingIOError:  # past a limit, and nothing has arrived
+            raise TimeoutError("the request took too long to arrive") from None
+
+
+class _DeadlineWriter(io.BufferedIOBase):
+    """A connection's outgoing bytes, each send within its :class:`_Limits` (a client that
+    reads the answer a byte at a time cannot hold a thread past the total)."""
+
+    def __init__(self, connection: socket.socket, limits: _Limits) -> None:
+        self.connection = connection
+        self.limits = limits
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: ReadableBuffer) -> int:
+        with memoryview(data) as view, view.cast("B") as rest:
+            sent = 0
+            while sent < len(rest):
+                self.connection.settimeout(self.limits.wait())
+                try:
+                    sent += self.connection.send(rest[sent:])
+                except BlockingIOError:  # past the total, and the client reads nothing
+                    raise TimeoutError("the answer took too long to be read") from None
+            return sent
 
 
 def _handler(
@@ -228,6 +269,7 @@ def _handler(
     state: _State,
     timeout_s: float = CONNECTION_TIMEOUT_S,
     deadline_s: float = REQUEST_DEADLINE_S,
+    total_s: float = CONNECTION_DEADLINE_S,
 ) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         timeout = timeout_s  # set on each connection's socket (StreamRequestHandler.setup)
@@ -238,19 +280,22 @@ def _handler(
             super().__init__(request, client_address, server, directory=str(out))
 
         def setup(self) -> None:
+            """The connection's streams, under its time limits, counted from its accept."""
             super().setup()
-            self._incoming = _DeadlineReader(self.connection, timeout_s)
-            self.rfile = io.BufferedReader(self._incoming)
+            accepted = getattr(self.server, "accepted", time.monotonic)()
+            self._limits = _Limits(timeout_s, accepted + deadline_s, accepted + total_s)
+            self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self._limits))
+            self.wfile = _DeadlineWriter(self.connection, self._limits)
 
-        def handle_one_request(self) -> None:
-            """One request: its line and headers within ``deadline_s`` in all."""
-            self._incoming.deadline = time.monotonic() + deadline_s
-            super().handle_one_request()
+        def _held(self, started: float) -> None:
+            """The server held the request since ``started``: that time is not the
+            client's."""
+            self._limits.total += time.monotonic() - started
 
         def parse_request(self) -> bool:
             """Refuse (421) a request that does not name this preview in its one Host."""
             parsed = super().parse_request()
-            self._incoming.deadline = None  # the headers are in
+            self._limits.head = None  # the headers are in
             if not parsed:
                 return False
             hosts = self.headers.get_all("Host") or []
@@ -275,7 +320,9 @@ def _handler(
                 asked = urllib.parse.parse_qs(query)
                 since = asked.get("since", [""])[0]
                 page = output_path(asked.get("page", [""])[0]) if "page" in asked else ""
+                started = time.monotonic()
                 version = state.wait_past(since, WAIT_S, page) if since else state.version
+                self._held(started)
                 self._send(str(version).encode(), "text/plain")
             elif path == "/__jouleboard__/reload.js":
                 self._send(RELOAD_JS.encode(), "text/javascript")
@@ -287,7 +334,9 @@ def _handler(
             wanted = output_path(path)
             if wanted.endswith(".html"):
                 state.last_page = wanted
+            started = time.monotonic()
             content = state.ahead_of(wanted)
+            self._held(started)
             if content is None:
                 super().do_GET()
             else:
@@ -425,20 +474,28 @@ class _Server(http.server.HTTPServer):
         # Before binding: a failed bind calls server_close, which needs them.
         self.workers = workers
         self._slots = threading.Semaphore(workers + queued)
-        self._connections: queue.SimpleQueue[tuple[Request, Address] | None] = queue.SimpleQueue()
+        self._connections: queue.SimpleQueue[tuple[Request, Address, float] | None] = (
+            queue.SimpleQueue()
+        )
+        self._handling = threading.local()  # each handler thread's connection's accept time
         super().__init__(address, handler)
         for n in range(workers):
             threading.Thread(target=self._work, name=f"jouleboard-serve-{n}", daemon=True).start()
 
     def process_request(self, request: Request, client_address: Address) -> None:
         if self._slots.acquire(blocking=False):
-            self._connections.put((request, client_address))
+            self._connections.put((request, client_address, time.monotonic()))
         else:
             self.shutdown_request(request)
 
+    def accepted(self) -> float:
+        """When the connection this thread handles was accepted (monotonic): its time
+        limits count from then, the time it waited for a thread included."""
+        return float(self._handling.accepted)
+
     def _work(self) -> None:
         while (connection := self._connections.get()) is not None:
-            request, client_address = connection
+            request, client_address, self._handling.accepted = connection
             try:
                 self.finish_request(request, client_address)
             except Exception:
@@ -471,11 +528,13 @@ def listen(
     workers: int = WORKERS,
     timeout_s: float = CONNECTION_TIMEOUT_S,
     deadline_s: float = REQUEST_DEADLINE_S,
+    total_s: float = CONNECTION_DEADLINE_S,
 ) -> http.server.HTTPServer:
     """Bind first, so a port in use fails in a second instead of after a full build; warn
     when other machines can reach the preview."""
     try:
-        server = _Server((host, port), _handler(out, state, timeout_s, deadline_s), workers)
+        handler = _handler(out, state, timeout_s, deadline_s, total_s)
+        server = _Server((host, port), handler, workers)
     except OSError as e:
         hint = (
             "pass another --port (0 picks a free one)"

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import ast
 import datetime
-import json
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -39,8 +37,20 @@ from jouleboard.core.jsonio import dumps_canonical, parse_strict
 from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
-from jouleboard.core.shapes import JsonObject, JsonValue, json_object, text_field
+from jouleboard.core.shapes import JsonObject, json_object, text_field
 from jouleboard.importers.contract import ImportPlan, commit, conflicts
+from jouleboard.importers.mlperf_logs import (
+    RESTORE_LOG,
+    SPL_TIME,
+    Logged,
+    average_power,
+    count,
+    mllog,
+    quoted,
+    server_latency,
+    summary_fields,
+    timestamp,
+)
 from jouleboard.kinds.mlperf import (
     MLPERF_DIR,
     SYSTEM_AC_INSTRUMENT,
@@ -54,7 +64,6 @@ IMPORTER = "import-mlperf"
 DATASET = "MLPerf Inference"
 LOG_CAP = 64 * 1024 * 1024  # spl.txt of a 40-minute run is ~600 kB; detail logs ~100 kB
 SMALL_CAP = 4 * 1024 * 1024  # summaries, system descriptions, accuracy scores
-SPL_TIME = "%m-%d-%Y %H:%M:%S.%f"  # 07-28-2025 04:17:29.622
 REPO = re.compile(r"^inference_results_(v[0-9]{1,2}\.[0-9]{1,2})$")
 # The licence each round's repository carries at its root (SPDX); NOASSERTION where it has none.
 ROUND_LICENSES = {"v4.0": "Apache-2.0", "v4.1": "Apache-2.0", "v5.0": "Apache-2.0"}
@@ -139,122 +148,6 @@ def _read_text(path: Path, cap: int) -> tuple[str | None, Problem | None]:
         return None, Problem(shown_path(path), "", e.rule, e.message, e.hint)
 
 
-def mllog(text: str, shown: str) -> tuple[JsonObject, list[Problem]]:
-    """The first value of each key of the ``:::MLLOG {...}`` lines."""
-    values: JsonObject = {}
-    problems = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.startswith(":::MLLOG "):
-            continue
-        try:
-            entry: JsonValue = json.loads(line[len(":::MLLOG ") :])
-        except ValueError:
-            entry = None
-        if not isinstance(entry, dict) or "key" not in entry or "value" not in entry:
-            problems.append(
-                Problem(
-                    shown,
-                    "",
-                    "mlperf.bad-log-line",
-                    f"line {n}: not an MLLOG entry with a key and a value",
-                    "restore the file as the benchmark wrote it",
-                )
-            )
-            continue
-        key, value = entry["key"], entry["value"]
-        if isinstance(key, str):
-            values.setdefault(key, value)
-    return values, problems
-
-
-def summary_fields(text: str) -> dict[str, str]:
-    """``name : value`` lines of mlperf_log_summary.txt (first occurrence of each name)."""
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        name, sep, value = line.partition(":")
-        if sep and name.strip():
-            out.setdefault(" ".join(name.split()), value.strip())
-    return out
-
-
-def _timestamp(text: str) -> datetime.datetime | None:
-    try:
-        return datetime.datetime.strptime(text.strip(), SPL_TIME)
-    except ValueError:
-        return None
-
-
-def average_power(
-    spl: str, begin: datetime.datetime, end: datetime.datetime, shown: str
-) -> tuple[float, int] | Problem:
-    """Mean Watts of the spl.txt samples within [begin, end], and how many there are."""
-    total, n = 0.0, 0
-    for number, line in enumerate(spl.splitlines(), start=1):
-        fields = line.split(",")
-        if len(fields) < 4 or fields[0] != "Time":
-            if line.strip():
-                stamp = None
-            else:
-                continue
-        else:
-            stamp = _timestamp(fields[1])
-        if stamp is None:
-            return Problem(
-                shown,
-                "",
-                "mlperf.bad-power-line",
-                f"line {number}: not a power sample (Time,<timestamp>,Watts,<W>,...)",
-                "restore spl.txt as the power analyzer wrote it",
-            )
-        if not begin <= stamp <= end:
-            continue
-        try:
-            watts = float(fields[3]) if fields[2] == "Watts" else math.nan
-        except ValueError:
-            watts = math.nan
-        if not math.isfinite(watts) or watts < 0:
-            return Problem(
-                shown,
-                "",
-                "mlperf.bad-power-line",
-                f"line {number}: the power window holds a sample with no valid Watts value",
-                "restore spl.txt as the power analyzer wrote it",
-            )
-        total += watts
-        n += 1
-    if n == 0:
-        return Problem(
-            shown,
-            "",
-            "mlperf.empty-power-window",
-            f"no sample lies in the power window {begin:%Y-%m-%d %H:%M:%S} – {end:%H:%M:%S}",
-            "this spl.txt belongs to another run: restore the one recorded with the logs",
-        )
-    return total / n, n
-
-
-def _ns_to_ms(fields: dict[str, str], name: str) -> float | None:
-    value = fields.get(name)
-    try:
-        return int(value) / 1e6 if value is not None else None
-    except ValueError:
-        return None
-
-
-def server_latency(fields: dict[str, str]) -> dict[str, float]:
-    """The p99 latencies and the constraints of a Server run, ms (those the summary has)."""
-    got = {
-        "ttft_p99_ms": _ns_to_ms(fields, "99.00 percentile first token latency (ns)"),
-        "tpot_p99_ms": _ns_to_ms(fields, "99.00 percentile time to output token (ns)"),
-        "ttft_limit_ms": _ns_to_ms(fields, "ttft_latency (ns)"),
-        "tpot_limit_ms": _ns_to_ms(fields, "tpot_latency (ns)"),
-    }
-    if got["ttft_limit_ms"] is None:  # sample workloads: the whole query's latency
-        got["query_p99_ms"] = _ns_to_ms(fields, "99.00 percentile latency (ns)")
-        got["query_limit_ms"] = _ns_to_ms(fields, "target_latency (ns)")
-    return {k: v for k, v in got.items() if v is not None}
-
-
 def accuracy_text(text: str) -> str:
     """The scores of accuracy.txt in a line: ``rouge1 44.563, rouge2 22.1578, ...``."""
     for line in text.splitlines():
@@ -297,40 +190,18 @@ def host_text(cpu: str, count: object) -> str:
     return f"{count}x {cpu}" if cpu and count else cpu
 
 
-def _int(value: JsonValue) -> int:
-    """``int(value)``, with its errors, for a value of a JSON file."""
-    if isinstance(value, int | float | str):
-        return int(value)
-    raise TypeError(
-        "int() argument must be a string, a bytes-like object or a real number, "
-        f"not {type(value).__name__!r}"
-    )
-
-
-def _whole_number(value: JsonValue) -> bool:
-    """A count as a submitter writes it: 2, 2.0 or "2" (not a list, a fraction or text)."""
-    if isinstance(value, str):
-        value = value.strip()
-        return value.isdigit()
-    if isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def system_fields(doc: JsonObject, gpus: Iterable[str]) -> JsonObject:
-    """The system part of a result from systems/<system>.json."""
+def system_fields(doc: JsonObject, gpus: Iterable[str], nodes: int, per_node: int) -> JsonObject:
+    """The system part of a result from systems/<system>.json, whose counts are checked."""
     text = {k: str(v).strip() for k, v in doc.items() if isinstance(v, (str, int, float))}
     accelerator = text.get("accelerator_model_name", "")
-    per_node = doc.get("accelerators_per_node")
-    nodes = doc.get("number_of_nodes") or 1
     host = text.get("host_processor_model_name", "")
     count = text.get("host_processors_per_node", "")
     return {
         "name": text.get("system_name", ""),
         "accelerator": accelerator,
         "gpu_model": gpu_id(accelerator, gpus),
-        "accelerators": per_node * _int(nodes) if isinstance(per_node, int) else 0,
-        "nodes": int(nodes) if isinstance(nodes, int) else 1,
+        "accelerators": per_node * nodes,
+        "nodes": nodes,
         "host": host_text(host, count),
         "software": text.get("framework", ""),
         "power_settings": "; ".join(
@@ -340,11 +211,52 @@ def system_fields(doc: JsonObject, gpus: Iterable[str]) -> JsonObject:
     }
 
 
+def system_counts(doc: JsonObject, shown: str) -> tuple[int, int] | list[Problem]:
+    """(nodes, accelerators per node) of systems/<system>.json: positive whole numbers
+    (number_of_nodes 1 when not given), each located where it is not."""
+    got: dict[str, int] = {}
+    problems = []
+    for name in ("number_of_nodes", "accelerators_per_node"):
+        value = doc.get(name)
+        if value is None and name == "number_of_nodes":
+            got[name] = 1
+            continue
+        checked = count(value) if value is not None else "missing"
+        if isinstance(checked, int):
+            got[name] = checked
+            continue
+        problems.append(
+            Problem(
+                shown,
+                pointer(name),
+                "mlperf.bad-system",
+                f"{name} is {checked}",
+                "restore systems/<system>.json as submitted",
+            )
+        )
+    return problems or (got["number_of_nodes"], got["accelerators_per_node"])
+
+
 def gpu_id(accelerator: str, gpus: Iterable[str]) -> str | None:
     """The gpus.yaml id an accelerator name contains as a word: B200 in
     "NVIDIA B200-SXM-180GB" (None: not registered)."""
     words = set(re.split(r"[\s_-]+", accelerator))
     return next((g for g in sorted(gpus) if g in words), None)
+
+
+# The MLLOG keys the importer reads: a detail log giving one of them twice, with two
+# values, is refused (the first was silently used: 10,401 W became 9,699 W).
+READ_KEYS = frozenset(
+    {
+        "result_validity",
+        "power_begin",
+        "power_end",
+        "result_tokens_per_second",
+        "result_completed_tokens_per_second",
+        "result_samples_per_second",
+        "result_completed_samples_per_sec",
+    }
+)
 
 
 def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | list[Problem]:
@@ -354,51 +266,23 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | lis
     found = workload_of(loc.benchmark)
     if found is None:
         return Skipped(where, f"workload {loc.benchmark} is not one jouleboard ranks")
-    output = WORKLOADS[found[0]].output
     summary_text, p1 = _read_text(run / "mlperf_log_summary.txt", SMALL_CAP)
     detail_text, p2 = _read_text(run / "mlperf_log_detail.txt", LOG_CAP)
-    problems = [p for p in (p1, p2) if p]
     if summary_text is None or detail_text is None:
-        return problems
+        return [p for p in (p1, p2) if p]
     fields = summary_fields(summary_text)
-    detail_shown = shown_path(run / "mlperf_log_detail.txt")
-    log, problems = mllog(detail_text, detail_shown)
+    log, problems = mllog(detail_text, shown_path(run / "mlperf_log_detail.txt"), READ_KEYS)
     if problems:
         return problems
-    validity = log.get("result_validity") or fields.get("Result is", "")
+    validity = log.values.get("result_validity") or fields.get("Result is", (0, ""))[1]
     if validity != "VALID":
         return Skipped(where, f"the result is {validity or 'not marked VALID'}")
-    if "power_begin" not in log and not (run / "spl.txt").exists():
+    if "power_begin" not in log.values and not (run / "spl.txt").exists():
         return Skipped(where, "no power measurement (a performance-only result)")
-    missing = [k for k in ("power_begin", "power_end") if k not in log]
-    key = _throughput_key(output, loc.scenario)
-    logged = log.get(key)
-    throughput = None if isinstance(logged, bool) or not isinstance(logged, int | float) else logged
-    if throughput is None:
-        missing.append(key)
-    if missing or throughput is None:
-        return [
-            Problem(
-                detail_shown,
-                "",
-                "mlperf.missing-log-key",
-                f"no MLLOG {' and no '.join(missing)}",
-                "restore the log the benchmark wrote (a result with power logs power_begin, "
-                "power_end and its throughput)",
-            )
-        ]
-    begin, end = _timestamp(str(log["power_begin"])), _timestamp(str(log["power_end"]))
-    if begin is None or end is None or end < begin:
-        return [
-            Problem(
-                detail_shown,
-                "",
-                "mlperf.bad-power-window",
-                f"power_begin {log['power_begin']!r} and power_end {log['power_end']!r} "
-                f"are not a window ({SPL_TIME.replace('%', '')})",
-                "restore the log the benchmark wrote",
-            )
-        ]
+    measured = _measured(log, run, _throughput_key(WORKLOADS[found[0]].output, loc.scenario))
+    if isinstance(measured, list):
+        return measured
+    throughput, begin, end = measured
     spl_text, refused = _read_text(run / "spl.txt", LOG_CAP)
     if spl_text is None:
         assert refused is not None
@@ -406,42 +290,20 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | lis
     power = average_power(spl_text, begin, end, shown_path(run / "spl.txt"))
     if isinstance(power, Problem):
         return [power]
-    system_path = loc.submitter_dir / "systems" / f"{loc.system}.json"
-    system_text, refused = _read_text(system_path, SMALL_CAP)
-    system_doc = parse_strict(system_text)[0] if system_text is not None else None
-    if not isinstance(system_doc, dict):
-        return [
-            refused
-            or Problem(
-                shown_path(system_path),
-                "",
-                "mlperf.bad-system",
-                "not a JSON object describing the system",
-                "restore systems/<system>.json as submitted",
-            )
-        ]
-    nodes = system_doc.get("number_of_nodes")
-    if nodes is not None and not _whole_number(nodes):
-        return [
-            Problem(
-                shown_path(system_path),
-                "/number_of_nodes",
-                "mlperf.bad-system",
-                f"number_of_nodes is {nodes!r}, not a whole number of nodes",
-                "restore systems/<system>.json as submitted",
-            )
-        ]
+    system = _system(loc, gpus)
+    if isinstance(system, list):
+        return system
     accuracy, _ = _read_text(loc.folder / "accuracy" / "accuracy.txt", SMALL_CAP)
     doc: JsonObject = {
         "round": loc.round,
         "division": loc.division,
-        "availability": str(system_doc.get("status", "")),
+        "availability": system.pop("availability"),
         "submitter": loc.submitter,
         "benchmark": loc.benchmark,
         "scenario": loc.scenario,
         "model_id": WORKLOADS[found[0]].model_id,
-        "system": {"id": loc.system, **system_fields(system_doc, gpus)},
-        "throughput_per_sec": float(throughput),
+        "system": system,
+        "throughput_per_sec": throughput,
         "avg_power_watts": power[0],
         "power_samples": power[1],
         "accuracy": accuracy_text(accuracy or ""),
@@ -450,8 +312,76 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | lis
         "source": f"inference_results_{loc.round}/{loc.path}",
     }
     if loc.scenario == "Server":
-        doc["latency"] = dict(server_latency(fields))
+        latency, problems = server_latency(fields, shown_path(run / "mlperf_log_summary.txt"))
+        if problems:
+            return problems
+        doc["latency"] = dict(latency)
     return doc
+
+
+def _measured(
+    log: Logged, run: Path, key: str
+) -> tuple[float, datetime.datetime, datetime.datetime] | list[Problem]:
+    """The throughput and the power window a detail log gives, or its problem."""
+    shown = shown_path(run / "mlperf_log_detail.txt")
+    missing = [k for k in ("power_begin", "power_end") if k not in log.values]
+    logged = log.values.get(key)
+    throughput = None if isinstance(logged, bool) or not isinstance(logged, int | float) else logged
+    if throughput is None:
+        missing.append(key)
+    if missing or throughput is None:
+        return [
+            Problem(
+                shown,
+                "",
+                "mlperf.missing-log-key",
+                f"no MLLOG {' and no '.join(missing)}",
+                "restore the log the benchmark wrote (a result with power logs power_begin, "
+                "power_end and its throughput)",
+            )
+        ]
+    begin = timestamp(str(log.values["power_begin"]))
+    end = timestamp(str(log.values["power_end"]))
+    if begin is None or end is None or end < begin:
+        return [
+            Problem(
+                shown,
+                "",
+                "mlperf.bad-power-window",
+                f"lines {log.lines['power_begin']} and {log.lines['power_end']}: power_begin "
+                f"{quoted(log.values['power_begin'])} and power_end "
+                f"{quoted(log.values['power_end'])} are not a window "
+                f"({SPL_TIME.replace('%', '')})",
+                RESTORE_LOG,
+            )
+        ]
+    return float(throughput), begin, end
+
+
+def _system(loc: Location, gpus: Iterable[str]) -> JsonObject | list[Problem]:
+    """The system part of a result (with its availability) from systems/<system>.json."""
+    path = loc.submitter_dir / "systems" / f"{loc.system}.json"
+    text, refused = _read_text(path, SMALL_CAP)
+    doc = parse_strict(text)[0] if text is not None else None
+    if not isinstance(doc, dict):
+        return [
+            refused
+            or Problem(
+                shown_path(path),
+                "",
+                "mlperf.bad-system",
+                "not a JSON object describing the system",
+                "restore systems/<system>.json as submitted",
+            )
+        ]
+    counts = system_counts(doc, shown_path(path))
+    if isinstance(counts, list):
+        return counts
+    return {
+        "id": loc.system,
+        **system_fields(doc, gpus, *counts),
+        "availability": str(doc.get("status", "")),
+    }
 
 
 # --- summary_results.json ------------------------------------------------------------------
@@ -504,10 +434,14 @@ def summary_rows(
                 )
             )
             continue
+        counts = _row_counts(row, shown, i)
+        if isinstance(counts, list):
+            problems += counts
+            continue
+        nodes, per_node = counts
         location = str(row.get("Location", ""))
         host = str(row.get("Processor", ""))
-        count = row.get("host_processors_per_node")
-        per_node, nodes = row.get("a#"), row.get("Nodes") or 1
+        processors = row.get("host_processors_per_node")
         docs.append(
             {
                 "round": str(row.get("version", "")),
@@ -523,12 +457,9 @@ def summary_rows(
                     "name": str(row.get("System", "")),
                     "accelerator": str(row.get("Accelerator", "")),
                     "gpu_model": gpu_id(str(row.get("Accelerator", "")), gpus),
-                    # (a Nodes that is no number is reported at nodes, by Result)
-                    "accelerators": per_node * nodes
-                    if isinstance(per_node, int) and not isinstance(nodes, dict)
-                    else 0,
+                    "accelerators": per_node * nodes,
                     "nodes": nodes,
-                    "host": host_text(host, count),
+                    "host": host_text(host, processors),
                     "software": str(row.get("Software", "")),
                     "power_settings": str(row.get("Notes", "")),
                 },
@@ -542,6 +473,29 @@ def summary_rows(
             }
         )
     return docs, skipped, problems
+
+
+def _row_counts(row: JsonObject, shown: str, i: int) -> tuple[int, int] | list[Problem]:
+    """(nodes, accelerators per node) of a summary row: "Nodes" (1 when not given) and
+    "a#", positive whole numbers, each located where it is not."""
+    got = []
+    problems = []
+    for column in ("Nodes", "a#"):
+        value = row.get(column)
+        checked = 1 if value is None and column == "Nodes" else count(value)
+        if isinstance(checked, int):
+            got.append(checked)
+        else:
+            problems.append(
+                Problem(
+                    shown,
+                    pointer(i, column),
+                    "mlperf.bad-system",
+                    f"{column} is {checked}",
+                    "give the count as MLCommons' summary does",
+                )
+            )
+    return problems or (got[0], got[1])
 
 
 # --- the import ------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from jouleboard.config.schema import (
     VisibleText,
 )
 from jouleboard.core.problems import Problem, pointer
+from jouleboard.measure.formats import brief
 
 MLPERF_DIR = "mlperf"  # in the data folder
 SYSTEM_AC_INSTRUMENT = "SPEC PTDaemon power analyzer"
@@ -90,6 +91,9 @@ WORKLOADS: dict[str, Workload] = {
 BENCHMARK_PATTERN = r"^[a-z0-9][a-z0-9.-]{0,47}$"
 ROUND_PATTERN = r"^v[0-9]{1,2}\.[0-9]{1,2}$"
 RESULT_ID_PATTERN = r"^([0-9]{1,2}\.[0-9]{1,2}-[0-9]{4})?$"
+# A submitter is a folder of mlperf/<round>/: one path segment of safe characters (not "",
+# "..", "Evil/Nested"); a system's id is one already.
+SUBMITTER_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9._+ -]{0,98}[A-Za-z0-9._+-])?$"
 
 
 def workload_of(benchmark: str) -> tuple[str, str] | None:
@@ -144,7 +148,11 @@ class Result(Strict):
     round: str = Field(pattern=ROUND_PATTERN, description='The round: "v5.1".')
     division: Literal["closed", "open"]
     availability: ShortText = ""  # available, preview, rdi
-    submitter: VisibleText
+    submitter: str = Field(
+        pattern=SUBMITTER_PATTERN,
+        description="As MLCommons names it (a folder name: letters, digits, . _ + - and inner "
+        "spaces).",
+    )
     result_id: str = Field(
         default="",
         pattern=RESULT_ID_PATTERN,
@@ -266,8 +274,8 @@ def check(r: Result, shown: str, registry: Registry) -> list[Problem]:
         problem(
             ("avg_power_watts",),
             "mlperf.power-out-of-range",
-            f"{r.avg_power_watts:,.1f} W for {r.system.accelerators} accelerators is "
-            f"{per:,.1f} W each, outside {MIN_WATTS_PER_ACCELERATOR:g}–"
+            f"{brief(r.avg_power_watts)} W for {r.system.accelerators} accelerators is "
+            f"{brief(per)} W each, outside {MIN_WATTS_PER_ACCELERATOR:g}–"
             f"{MAX_WATTS_PER_ACCELERATOR:g} W",
             "give the average wall power of the whole system in watts",
         )
@@ -287,8 +295,8 @@ def check(r: Result, shown: str, registry: Registry) -> list[Problem]:
                 problem(
                     ("latency", f"{measured}_p99_ms"),
                     "mlperf.constraint-missed",
-                    f"p99 {measured.upper()} {value:,.1f} ms is over its limit {bound:,.1f} ms: "
-                    "the result is not valid",
+                    f"p99 {measured.upper()} {brief(value)} ms is over its limit "
+                    f"{brief(bound)} ms: the result is not valid",
                     "import valid results only",
                 )
     return problems

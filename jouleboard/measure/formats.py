@@ -72,6 +72,14 @@ def significant(value: float, digits: int) -> str:
     return f"{value:,.{decimals}f}"
 
 
+def brief(value: float) -> str:
+    """``value`` as a message quotes a figure that may be absurd: at most four significant
+    digits, with an exponent from a million (1e300 W is "1.000e+300", not 301 digits)."""
+    if not math.isfinite(value) or abs(value) >= 1e6 or 0 < abs(value) < 1e-3:
+        return f"{value:.3e}"
+    return significant(value, 4)
+
+
 def format_value(column: str, value: object) -> str:
     """Display string for a cell value of ``column`` (no unit)."""
     if value is None:

@@ -109,6 +109,10 @@ class SiteFiles:
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._spool, ignore_errors=True)
         return self._spool
 
+    def paths(self) -> list[str]:
+        """Every output path added so far, sorted."""
+        return sorted(self._files)
+
     def __contains__(self, path: str) -> bool:
         return path in self._files
 
@@ -377,6 +381,14 @@ def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
         )
     except (OSError, ValueError, TypeError, KeyError):
         return None
+
+
+def last_record(out: Path) -> dict[str, object]:
+    """What the last build into ``out`` recorded of itself (``record`` of
+    :meth:`SiteFiles.commit`) in its intact manifest, or ``{}``."""
+    doc = _intact(manifest_path(out), out)
+    record = doc.get("build") if doc is not None else None
+    return record if isinstance(record, dict) else {}
 
 
 def last_files(out: Path) -> dict[str, tuple[str, str]]:

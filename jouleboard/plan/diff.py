@@ -10,19 +10,18 @@ image or HTML to the report.
 
 from __future__ import annotations
 
-import io
 import re
 import subprocess
-import tarfile
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from tempfile import TemporaryDirectory
+from typing import IO
 
 from jouleboard.core.escape import markdown_text
 from jouleboard.core.problems import Problem, ValidationFailed
-from jouleboard.core.safe_read import extract_tar
+from jouleboard.core.safe_read import ArchiveRefused, extract_tar_stream
 from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.measure import metrics
@@ -31,6 +30,7 @@ from jouleboard.rank.noise import Noise, critical_words
 from jouleboard.rank.ranking import Deadline, RankedRow, rank, runs_of
 
 MAX_LISTED = 30
+REGISTRIES = ("site.yaml", "models.yaml", "gpus.yaml", "tasks.yaml")  # what a data folder has
 
 
 @dataclass(frozen=True)
@@ -98,22 +98,47 @@ def _commit(rev: str, data_dir: Path) -> tuple[Path, str]:
 @contextmanager
 def git_data(rev: str, data_dir: Path) -> Iterator[Path]:
     """``data_dir`` as committed at ``rev``, a branch, tag or commit of the repository that
-    holds ``data_dir`` (never a folder path), in a temporary folder."""
+    holds ``data_dir`` (never a folder path), in a temporary folder. ``git archive`` is
+    streamed into it under a data folder's caps (core/safe_read.py): a file over
+    DATA_FILE_CAP, or more than DATA_FOLDER_CAP bytes in all, stops it at that file's
+    header with :class:`ArchiveRefused` naming the ref and the file (a commit can hold a
+    1 GiB file that compresses to a few kB)."""
     root, commit = _commit(rev, data_dir)
     inside = data_dir.resolve().relative_to(root.resolve()).as_posix()
-    try:
-        archive = subprocess.run(
-            ["git", "archive", "--format=tar", commit, "--", inside],
-            cwd=root,
-            capture_output=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        raise ValueError(f"commit {rev!r} has no {inside}/ folder") from None
-    with TemporaryDirectory(prefix="jouleboard-base-") as tmp:
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            extract_tar(tar, Path(tmp))
+    with tempfile.TemporaryDirectory(prefix="jouleboard-base-") as tmp:
+        _unpack(root, commit, inside, Path(tmp), rev)
         yield Path(tmp) / inside
+
+
+def _unpack(root: Path, commit: str, inside: str, target: Path, rev: str) -> None:
+    """``git archive`` of ``inside`` at ``commit``, unpacked into ``target`` as it comes;
+    git is stopped at the first file over a cap."""
+    command = ["git", "archive", "--format=tar", commit, "--", inside]
+    # git's messages go to a file: a pipe left unread could fill and block it.
+    with tempfile.TemporaryFile() as errors, _started(command, root, errors) as git:
+        assert git.stdout is not None
+        try:
+            extract_tar_stream(git.stdout, target)
+            while git.stdout.read(1 << 16):  # the archive's end padding: git ends by itself
+                pass
+        except ValueError as e:
+            git.kill()  # (a git that has ended keeps its own status)
+            if git.wait() > 0:
+                raise ValueError(f"commit {rev!r} has no {inside}/ folder") from None
+            if isinstance(e, ArchiveRefused):
+                raise ArchiveRefused(e.rule, f"commit {rev!r}: {e.message}", e.hint) from None
+            raise
+        if git.wait() != 0:
+            raise ValueError(f"commit {rev!r} has no {inside}/ folder")
+
+
+def _started(command: list[str], cwd: Path, errors: IO[bytes]) -> subprocess.Popen[bytes]:
+    """``command`` running with its output on a pipe (ValueError when it cannot start);
+    leaving it as a context manager closes the pipe and waits for it."""
+    try:
+        return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=errors)
+    except OSError as e:
+        raise ValueError(f"cannot run git: {e.strerror or e}") from None
 
 
 @contextmanager
@@ -146,6 +171,11 @@ def base_data(base: str, data_dir: Path) -> Iterator[Path]:
         _commit(base, data_dir)
     except ValueError:
         if Path(base).is_dir():
+            missing = [n for n in REGISTRIES if not (Path(base) / n).is_file()]
+            if missing:  # /etc is a folder, not a data folder: 763 problems of nothing
+                raise ValueError(
+                    f"{base!r} is a folder but not a data folder (it has no {', '.join(missing)})"
+                ) from None
             yield Path(base)
             return
         raise ValueError(

@@ -10,6 +10,7 @@ from jouleboard.config.schema import Release
 from jouleboard.core.escape import markup
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, ValidationFailed, shown_path
+from jouleboard.core.safe_read import DATA_FILE_CAP, DATA_FOLDER_CAP, ArchiveRefused
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.diff import RefRefused, Side, diff_markdown, load_side, release_data
@@ -58,6 +59,14 @@ def _ref_refused(data_dir: Path, i: int, release: Release, error: Exception) -> 
             str(error),
             "name a tag, branch or commit of this repository holding the release's "
             "data/ (git tag <version> <commit>); a folder is never read",
+        )
+    if isinstance(error, ArchiveRefused):  # a file over a data folder's caps
+        return Problem(
+            *where,
+            error.rule,
+            f"release {release.version}'s data: {error.message}",
+            "name a ref whose data/ a data folder could hold (each file at most "
+            f"{DATA_FILE_CAP:,} bytes, {DATA_FOLDER_CAP:,} in all)",
         )
     # Never a changelog entry saying so: the release's downloads would vanish from the
     # site while the build went on.

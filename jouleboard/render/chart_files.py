@@ -16,6 +16,7 @@ vl-convert makes. An entry that fails is dropped with a warning and made again.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import multiprocessing
@@ -48,6 +49,21 @@ def _default_cache() -> Path:
 
 
 DEFAULT_CACHE = _default_cache()
+
+
+def check_cache(cache: Path) -> None:
+    """Make ``cache`` if it is missing; raise NotADirectoryError, with one line to show,
+    when it is something else (a file, /dev/null) or lies below a file."""
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(
+            errno.ENOTDIR,
+            "the chart cache is not a folder (set JOULEBOARD_CACHE to a folder, or unset it)",
+            str(cache),
+        ) from None
+
+
 _PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
 # Entries are "<magic> <file name> <sha256 of content> <length>\n<content>", in their own
 # folder so an older jouleboard sharing the cache never reads one (nor this one an older,
@@ -501,19 +517,21 @@ class Pool:
         if _trusted_bundle(path) is None:
             self._bundle = executor.submit(_make_bundle)
             # Cached as soon as it is made, even if this build then fails on invalid data.
-            self._bundle.add_done_callback(
-                lambda done: (
-                    None
-                    if done.cancelled() or done.exception() is not None
-                    else _store(path, done.result())
-                )
-            )
+            self._bundle.add_done_callback(functools.partial(_store_made, path))
         for _ in range(min(workers or _workers(), _workers()) - (self._bundle is not None)):
             executor.submit(_ready)
 
     def bundle(self) -> bytes | None:
         """The bundle a worker made (see :meth:`start`), or None."""
         return self._bundle.result() if self._bundle is not None else None
+
+
+def _store_made(path: Path, done: Future[bytes]) -> None:
+    """Cache what a worker made, if it made it and the cache can be written (it is only a
+    shortcut; a failed callback would print a traceback)."""
+    if not done.cancelled() and done.exception() is None:
+        with contextlib.suppress(OSError):
+            _store(path, done.result())
 
 
 def _run(

@@ -8,6 +8,7 @@ numbers come from validated records.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -15,6 +16,7 @@ import itertools
 import json
 import math
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -29,15 +31,43 @@ Spec: TypeAlias = "JsonObject"  # a Vega-Lite spec
 _TEMPLATE_CAP = 4 * 1024 * 1024  # bytes; a cached chart template is a few kB
 
 
+_trusted: dict[str, str] = {}  # template key -> sha256 of its spec text (trust_templates)
+_made: dict[str, str] = {}  # the same for every template this process built or checked
+
+
+def trust_templates(record: object) -> None:
+    """Trust the cached templates the last build into this output used: ``record`` is what
+    :func:`templates_made` gave that build (from its manifest), key -> digest of the spec
+    text. Anything else in it is ignored."""
+    _trusted.clear()
+    if isinstance(record, dict):
+        _trusted.update(
+            (k, v)
+            for k, v in record.items()
+            if isinstance(k, str) and isinstance(v, str) and len(v) == 64
+        )
+
+
+def templates_made() -> dict[str, str]:
+    """Every template this process built or checked: key -> sha256 of its spec text, for
+    the manifest (the next build into the same output trusts these, and only these)."""
+    return dict(sorted(_made.items()))
+
+
 def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
     """Memoise a chart kind in memory and on disk, so a build whose templates are cached
-    never imports Altair. The key covers this module's source and the Altair version."""
+    never imports Altair. The key covers this module's source and the Altair version.
+
+    A template read from the disk cache is a spec the site publishes, and whoever can write
+    the cache can write one: it is used only when its text has the digest the last build
+    into the same output recorded for its key (:func:`trust_templates`), which is the text
+    this code made then. Otherwise it is built again (importing Altair); a cached entry
+    that differs from it is replaced, with a one-line warning, and never used."""
 
     @functools.cache
     def cached(*args: str) -> Spec:
         from importlib.metadata import version
 
-        from jouleboard.core.safe_read import FileRefused, read_capped
         from jouleboard.render.chart_files import DEFAULT_CACHE
 
         source = Path(__file__).read_bytes()
@@ -45,23 +75,58 @@ def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
             json.dumps(
                 [build.__name__, args, version("altair"), hashlib.sha256(source).hexdigest()]
             ).encode()
-        )
-        path = DEFAULT_CACHE / "chart-templates" / f"{key.hexdigest()}.json"
-        try:  # a link, pipe or oversized file in the cache is not followed or read
-            spec: Spec = json.loads(read_capped(path, _TEMPLATE_CAP))
-        except (FileRefused, ValueError):
+        ).hexdigest()
+        path = DEFAULT_CACHE / "chart-templates" / f"{key}.json"
+        text = _cached_text(path)
+        digest = hashlib.sha256(text.encode()).hexdigest() if text is not None else ""
+        if text is not None and digest == _trusted.get(key):
+            spec: Spec = json.loads(text)
+        else:
             spec = build(*args)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # A private new file, renamed over the entry: a link planted at a guessable
-            # temporary name is never written through.
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(json.dumps(spec, sort_keys=True))
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
+            made = json.dumps(spec, sort_keys=True)
+            if text != made:
+                if text is not None:
+                    print(
+                        f"warning: chart cache entry {path} refused (not the chart template "
+                        "this jouleboard makes); made again from Altair",
+                        file=sys.stderr,
+                    )
+                _store_template(path, made)
+            digest = hashlib.sha256(made.encode()).hexdigest()
+        _made[key] = digest
         return spec
 
     return functools.wraps(build)(cached)
+
+
+def _cached_text(path: Path) -> str | None:
+    """The text of a cached template, or None (missing, a link, a pipe, oversized, not
+    UTF-8): a link or pipe in the cache is never followed or read."""
+    from jouleboard.core.safe_read import FileRefused, read_capped
+
+    try:
+        return read_capped(path, _TEMPLATE_CAP).decode("utf-8")
+    except (FileRefused, ValueError):
+        return None
+
+
+def _store_template(path: Path, text: str) -> None:
+    """Cache ``text`` at ``path`` if the cache can be written (it is only a shortcut): a
+    private new file renamed over the entry, so a link planted at a guessable temporary
+    name is never written through."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 AXIS_GREY = "#6b6b6b"

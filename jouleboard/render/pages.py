@@ -30,6 +30,13 @@ from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.urls import Urls
 from jouleboard.plan.views import Link, Page
 from jouleboard.render.embeds import ChartInfo, first_chart
+from jouleboard.render.sandbox import (
+    MAX_TEXT,
+    PAGE_MAX_CHARS,
+    Sandbox,
+    TemplateTooLarge,
+    page_text,
+)
 
 _DEFAULT_NAV = (
     NavLink(label="Leaderboard", target="leaderboard"),
@@ -78,6 +85,7 @@ class SiteContext:
 
 TEMPLATE_MAX_BYTES = 1024 * 1024  # a template of a theme folder
 ASSET_MAX_BYTES = 4 * 1024 * 1024  # style.css, each module of js/, favicon.svg
+ASSETS_MAX_BYTES = 16 * 1024 * 1024  # all of them and the logo (the packaged ones: ~100 kB)
 
 
 def template_dirs(site_dir: Path | None) -> list[Path]:
@@ -214,33 +222,12 @@ def read_asset(name: str, dirs: Sequence[Path]) -> str:
     raise FileNotFoundError(f"no assets/{name} in {', '.join(map(str, dirs))}")
 
 
-class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, with each attribute's verdict kept: the sandbox's rules
-    look only at the object's type and the attribute's name, and asking them again for each
-    of the ~200,000 attribute reads of the default site's pages tripled its render time."""
-
-    def __init__(
-        self, loader: jinja2.BaseLoader, undefined: type[jinja2.Undefined], **flags: bool
-    ) -> None:
-        """Jinja's options: the loader, the undefined type, and on/off flags
-        (``autoescape``, ``trim_blocks``...)."""
-        super().__init__(loader=loader, undefined=undefined, **flags)
-        self._safe: dict[tuple[type, str], bool] = {}
-
-    def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
-        key = (type(obj), attr)
-        safe = self._safe.get(key)
-        if safe is None:
-            safe = self._safe[key] = super().is_safe_attribute(obj, attr, value)
-        return safe
-
-
 def environment(templates: Path | Sequence[Path]) -> jinja2.Environment:
     """Templates from ``templates`` (a folder, or folders searched in order), rendered in
     Jinja's sandbox: a template reads the values it is given and calls no code beyond
     them (no attribute starting with ``_``, no method that changes a list or dict)."""
     folders = [templates] if isinstance(templates, Path) else list(templates)
-    env = _Sandbox(
+    env = Sandbox(
         loader=jinja2.ChoiceLoader([ThemeLoader(f) for f in folders]),
         autoescape=True,  # every template, whatever its extension
         undefined=jinja2.StrictUndefined,
@@ -251,7 +238,7 @@ def environment(templates: Path | Sequence[Path]) -> jinja2.Environment:
     return env
 
 
-def template_problem(error: jinja2.TemplateError) -> Problem:
+def template_problem(error: BaseException) -> Problem:
     """``error`` located at its template's file and line: a syntax error names them, an
     error while rendering is found in the traceback, whose template frames Jinja rewrites
     to the template's file and line."""
@@ -263,6 +250,12 @@ def template_problem(error: jinja2.TemplateError) -> Problem:
     rule, hint = (
         ("template.unsafe", "a template may only read the values it is given")
         if isinstance(error, jinja2.exceptions.SecurityError)
+        else (
+            "template.too-large",
+            f"a page holds at most {PAGE_MAX_CHARS:,} characters, a text a template makes "
+            f"{MAX_TEXT:,}",
+        )
+        if isinstance(error, TemplateTooLarge)
         else ("template.syntax", "fix the template's syntax")
         if isinstance(error, jinja2.TemplateSyntaxError)
         else ("template.undefined", "use a value the page gives, or guard it with 'is defined'")
@@ -274,9 +267,31 @@ def template_problem(error: jinja2.TemplateError) -> Problem:
         shown_path(Path(file)) if file else "templates",
         "",
         rule,
-        f"{where}{error.message or type(error).__name__}",
+        f"{where}{_what(error)}",
         hint,
     )
+
+
+# What a template's own code can raise (1/0, 10.0**999, int('x'), a macro calling itself
+# without end, a value too large to hold): one located line each, like a template error.
+TEMPLATE_FAILURES = (
+    jinja2.TemplateError,
+    ArithmeticError,
+    LookupError,
+    MemoryError,
+    RecursionError,
+    TypeError,
+    ValueError,
+)
+
+
+def _what(error: BaseException) -> str:
+    """The error's words: a template error's message, else its type and message (cut: a
+    message can quote a value)."""
+    if isinstance(error, jinja2.TemplateError) and error.message:
+        return error.message
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return text if len(text) <= 300 else text[:299] + "…"
 
 
 def navigation(
@@ -318,12 +333,14 @@ def render_page(
     chart = first_chart(page.body)
     og_image = charts[chart.id].png_url if chart is not None else ""
     try:
-        return env.get_template(page.template).render(
+        template = env.get_template(page.template)
+        chunks = template.generate(
             page=page,
             body=page.body,
             site=site,
             charts=charts,
             og_image=site.origin + og_image if og_image else "",
         )
-    except jinja2.TemplateError as e:  # a site's template: one located line, no traceback
+        return page_text(chunks, template.filename or page.template)
+    except TEMPLATE_FAILURES as e:  # a site's template: one located line, no traceback
         raise ValidationFailed([template_problem(e)]) from None
