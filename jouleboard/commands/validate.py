@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import kind_code_option, require_prometheus_option, warn
 from jouleboard.core.problems import Problem, ValidationFailed
+
+if TYPE_CHECKING:
+    from jouleboard.loading.dataset import Dataset
 
 HELP = "check measurement files and registries"
 
@@ -47,10 +52,11 @@ def run(args: argparse.Namespace) -> int:
     extra = [p for p in others if p not in runs]
     problems = []
     warnings: list[Problem] = []
-    total = measured = repeated = mlperf = 0
+    total = measured = repeated = mlperf = given = 0
     for data in data_dirs:
         try:
             dataset = load_dataset(data, extra, runs, require_prometheus=args.require_prometheus)
+            given += given_measurements(dataset, data, extra) if extra or runs else 0
             total += len(dataset.configurations)
             measured += sum(runs_of(c) for c in dataset.configurations)
             repeated += sum(runs_of(c) > 1 for c in dataset.configurations)
@@ -77,7 +83,20 @@ def run(args: argparse.Namespace) -> int:
         if warnings
         else ""
     )
-    if repeated:  # repeat runs are folded: say how many files made how many rows
+    if extra or runs:  # what was asked about, apart from the data it was checked with
+        own, folders = measured - given, ", ".join(f"{d.as_posix()}/" for d in data_dirs)
+        print(
+            f"ok: {given} measurement{'s' * (given != 1)} valid in the files and runs given, "
+            f"checked with the registries of {folders} "
+            + (
+                f"(its other {own} measurement{'s' * (own != 1)} "
+                f"{'are' if own != 1 else 'is'} valid too)"
+                if own
+                else "(no other measurement)"
+            )
+            + dropped
+        )
+    elif repeated:  # repeat runs are folded: say how many files made how many rows
         print(
             f"ok: {measured} measurements valid ({total} configurations, {repeated} of them "
             f"measured more than once){dropped}"
@@ -87,3 +106,18 @@ def run(args: argparse.Namespace) -> int:
     if mlperf:
         print(f"ok: {mlperf} MLPerf result{'s' * (mlperf != 1)} valid (whole system at the wall)")
     return 0
+
+
+def given_measurements(dataset: Dataset, data: Path, extra: Sequence[Path]) -> int:
+    """How many of ``dataset``'s measurements (files and raw runs, repeats counted one by
+    one) come from the paths given rather than from ``data``'s own measurements/."""
+    from jouleboard.core.problems import resolved
+    from jouleboard.loading.dataset import MEASUREMENTS_DIR, measurement_files, source_of
+
+    root = resolved(data)
+    own = {source_of(p, root) for p in measurement_files([data / MEASUREMENTS_DIR])[0]}
+    named = {source_of(p, root) for p in measurement_files(extra)[0]}
+    sources = [
+        s for c in dataset.configurations for s in (getattr(c, "run_sources", ()) or (c.source,))
+    ]
+    return sum(1 for s in sources if s in named or s not in own)

@@ -211,13 +211,40 @@ def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
 
 
 def data_folder_missing(data: Path) -> str:
-    """The one line that says a data folder is missing and how to make one."""
+    """The one line that says a data folder is missing and what to do: go to the site
+    folder when the command runs below it (inside data/, say), else make one."""
     shown = (
         data.as_posix()
         if data.is_absolute() or data.as_posix().startswith(".")
         else f"./{data.as_posix()}"
     )
+    above = site_folder_above(data)
+    if above is not None:
+        return (
+            f"no data folder at {shown}, but {above}/ is a site folder (its {data.as_posix()}/ "
+            f"holds site.yaml): run the command there (cd {above}), or pass --data "
+            f"{(Path(above) / data).as_posix()}"
+        )
+    if (data.parent / "site.yaml").is_file():
+        here = data.parent.as_posix()
+        return (
+            f"no data folder at {shown}, but {here} holds site.yaml: it is a data folder "
+            f"itself; pass --data {here}, or run the command in the folder above it"
+        )
     return f"no data folder at {shown}: run `jouleboard init` or pass --data"
+
+
+def site_folder_above(data: Path, levels: int = 3) -> str | None:
+    """The folder above the working one (``..``, ``../..``...) whose ``data`` (a relative
+    path) holds site.yaml: the site folder a command run inside data/ or another of its
+    folders was meant for."""
+    if data.is_absolute():
+        return None
+    for up in range(1, levels + 1):
+        above = "/".join([".."] * up)
+        if (Path(above) / data / "site.yaml").is_file():
+            return above
+    return None
 
 
 def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
@@ -256,14 +283,20 @@ class MeasurementFile:
     problems: tuple[Problem, ...]
 
 
+def source_of(path: Path, data_root: Path) -> str:
+    """A measurement file's ``source``: its path relative to the (resolved) data folder, or
+    as messages name it when it lies outside."""
+    try:
+        return resolved_file(path).relative_to(data_root).as_posix()
+    except ValueError:
+        return shown_path(path)
+
+
 def read_measurement(path: Path, data_root: Path, known: Kinds | None = None) -> MeasurementFile:
     """Read and parse one measurement file (what needs no registry) as one of ``known``
     (default: the registered kinds)."""
     name = shown_path(path)
-    try:
-        source = resolved_file(path).relative_to(data_root).as_posix()
-    except ValueError:
-        source = name
+    source = source_of(path, data_root)
     value, problems = read_json(path, name)
     parsed = None
     if not problems:
