@@ -140,11 +140,12 @@ class Ranking(_Rows):
         """The ranking as ``jouleboard rank`` prints it: the table (places such as 1–2,
         the columns that fit the terminal), what the places mean, and the shape; or why no
         model qualifies."""
-        from jouleboard.commands.rank import format_rank
+        from jouleboard.core.console import terminal_width
+        from jouleboard.rank.text import ranking_table
 
         if not self.records:
             return f"no model qualifies: {self.why_empty or 'no configuration'}\n"
-        table = format_rank(self.records, "table", self.columns, units=self.units)
+        table = ranking_table(self.records, self.columns, terminal_width(), self.units)
         shown = len(re.split(r"\s{2,}", table.split("\n", 1)[0].strip()))  # header cells
         return f"{table}{self.places_note}\n{self._shape(shown)}\n"
 
@@ -333,7 +334,7 @@ def load(data: str | Path = "data", allow_kind_code: bool = False) -> Leaderboar
 
 def _no_data_folder(folder: Path) -> str:
     """Why ``jouleboard.load(folder)`` found nothing, in the API's words."""
-    from jouleboard.loading.dataset import site_folder_above
+    from jouleboard.loading.layout import site_folder_above
 
     shown = folder.as_posix()
     above = site_folder_above(folder)
