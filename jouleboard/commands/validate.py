@@ -26,7 +26,9 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
         "trees checked against --data",
     )
     v.add_argument("--data", type=Path, default=Path("data"), help="data folder (default: data)")
-    v.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    v.add_argument(
+        "--strict", action="store_true", help="fail on warnings (dropped runs, files not read)"
+    )
     require_prometheus_option(v)
     v.add_argument(
         "--format",
@@ -42,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from jouleboard.engine.sources import checked_pages
     from jouleboard.importers.mlenergy_runs import is_run_tree
     from jouleboard.loading.dataset import load_dataset
+    from jouleboard.loading.layout import RULE as UNREAD
     from jouleboard.plan.diff import Side
     from jouleboard.plan.releases import load_releases
     from jouleboard.rank.ranking import runs_of
@@ -78,11 +81,17 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise ValidationFailed(problems)
     warn(warnings, args.strict)
-    dropped = (
-        f" ({len(warnings)} run{'s' * (len(warnings) != 1)} dropped: see the warnings)"
-        if warnings
-        else ""
-    )
+    runs_dropped = sum(w.rule != UNREAD for w in warnings)  # the rest: files not read
+    unread = len(warnings) - runs_dropped
+    said = [
+        *([f"{runs_dropped} run{'s' * (runs_dropped != 1)} dropped"] if runs_dropped else []),
+        *(
+            [f"{unread} file{'s' * (unread != 1)} or folder{'s' * (unread != 1)} not read"]
+            if unread
+            else []
+        ),
+    ]
+    dropped = f" ({', '.join(said)}: see the warnings)" if said else ""
     if extra or runs:  # what was asked about, apart from the data it was checked with
         own, folders = measured - given, ", ".join(f"{d.as_posix()}/" for d in data_dirs)
         print(

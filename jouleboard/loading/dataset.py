@@ -27,6 +27,7 @@ from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import MLPERF_DIR, Result, SystemResult
 from jouleboard.kinds.mlperf import check as mlperf_check
 from jouleboard.kinds.site_kinds import load_site_kinds
+from jouleboard.loading.layout import unread_problems
 from jouleboard.loading.repeats import dataset_of, fold_repeats
 from jouleboard.measure.checks import check_boundaries, check_duplicates, read_json
 from jouleboard.rank.noise import UNKNOWN, Noise, RepeatGroup
@@ -40,7 +41,9 @@ class Dataset:
     # Sorted by what a configuration is, not by file name: renaming files changes nothing.
     # Repeat runs of one configuration are one record (loading/repeats.py).
     configurations: tuple[Record, ...]
-    warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable: reported, not fatal
+    # Raw runs dropped as unstable, and what the data folder holds that nothing reads
+    # (loading/unread.py): reported, not fatal (errors with --strict).
+    warnings: tuple[Problem, ...] = ()
     # How precise one run is (declared in site.yaml or estimated from the repeats).
     noise: Noise = UNKNOWN
     # MLPerf Inference power results (data/mlperf/): systems ranked per benchmark, at the
@@ -210,43 +213,6 @@ def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
                 )
 
 
-def data_folder_missing(data: Path) -> str:
-    """The one line that says a data folder is missing and what to do: go to the site
-    folder when the command runs below it (inside data/, say), else make one."""
-    shown = (
-        data.as_posix()
-        if data.is_absolute() or data.as_posix().startswith(".")
-        else f"./{data.as_posix()}"
-    )
-    above = site_folder_above(data)
-    if above is not None:
-        return (
-            f"no data folder at {shown}, but {above}/ is a site folder (its {data.as_posix()}/ "
-            f"holds site.yaml): run the command there (cd {above}), or pass --data "
-            f"{(Path(above) / data).as_posix()}"
-        )
-    if (data.parent / "site.yaml").is_file():
-        here = data.parent.as_posix()
-        return (
-            f"no data folder at {shown}, but {here} holds site.yaml: it is a data folder "
-            f"itself; pass --data {here}, or run the command in the folder above it"
-        )
-    return f"no data folder at {shown}: run `jouleboard init` or pass --data"
-
-
-def site_folder_above(data: Path, levels: int = 3) -> str | None:
-    """The folder above the working one (``..``, ``../..``...) whose ``data`` (a relative
-    path) holds site.yaml: the site folder a command run inside data/ or another of its
-    folders was meant for."""
-    if data.is_absolute():
-        return None
-    for up in range(1, levels + 1):
-        above = "/".join([".."] * up)
-        if (Path(above) / data / "site.yaml").is_file():
-            return above
-    return None
-
-
 def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
     """Every *.json below the given files/folders, sorted; other files are problems."""
     found: list[Path] = []
@@ -330,6 +296,22 @@ def load_dataset(
     forget_resolved_folders()
     if unsafe := data_folder_problems(data_dir):  # before any file of the folder is read
         raise ValidationFailed(unsafe)
+    try:
+        return _load(data_dir, extra, runs, require_prometheus, read, check, allow_kind_code)
+    except ValidationFailed as e:  # what is misplaced often explains what is missing
+        raise ValidationFailed([*e.problems, *unread_problems(data_dir)]) from None
+
+
+def _load(
+    data_dir: Path,
+    extra: Iterable[Path],
+    runs: Iterable[Path],
+    require_prometheus: bool,
+    read: Callable[[Path, Path, Kinds], MeasurementFile],
+    check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]],
+    allow_kind_code: bool,
+) -> Dataset:
+    """:func:`load_dataset` once the data folder is known to be safe to read."""
     site_kinds: list[TaskKind] = []  # before tasks name their kinds
     kind_problems = load_site_kinds(data_dir, site_kinds.append, allowed=allow_kind_code)
     known = registered()
@@ -375,7 +357,7 @@ def load_dataset(
     return Dataset(
         registry=registry,
         configurations=tuple(folded),
-        warnings=report.warnings,
+        warnings=(*report.warnings, *unread_problems(data_dir)),
         noise=noise,
         mlperf=results,
         kinds=known,
