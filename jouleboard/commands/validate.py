@@ -40,13 +40,15 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jouleboard.config.content import about_markdown
     from jouleboard.engine.build import find_project
-    from jouleboard.engine.sources import checked_pages
+    from jouleboard.engine.sources import Sources, check_links, checked_pages, site_urls
     from jouleboard.importers.mlenergy_runs import is_run_tree
     from jouleboard.loading.dataset import load_dataset
     from jouleboard.loading.layout import RULE as UNREAD
     from jouleboard.plan.diff import Side
     from jouleboard.plan.releases import load_releases
+    from jouleboard.plan.site import plan_site
     from jouleboard.rank.ranking import runs_of
 
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
@@ -73,9 +75,16 @@ def run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
             # Each older release's ref must give its data/ (what build publishes from it).
-            load_releases(dataset, data, read=lambda _folder: Side(None))
+            releases = load_releases(dataset, data, read=lambda _folder: Side(None))
             # The site's own pages (content/<name>.md) and the nav targets naming them.
-            checked_pages(dataset, data, find_project(data))
+            project = find_project(data)
+            pages = checked_pages(dataset, data, project)
+            # Links between pages: against every page the site would have.
+            about = about_markdown(project)
+            sources = Sources(dataset, about, (), b"", tuple(releases), pages)
+            urls = site_urls(dataset.registry.site, None, None)
+            plan = plan_site(dataset, urls, releases, about, pages)
+            check_links(plan, urls, sources, data, project)
         except ValidationFailed as e:
             problems.extend(e.problems)
     if problems:

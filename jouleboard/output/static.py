@@ -124,3 +124,16 @@ def add_static(files: SiteFiles, project: Path) -> None:
         raise ValidationFailed(clash)
     for path, content in sorted(static.items()):
         files.add(path, content)
+
+
+def static_paths(project: Path) -> list[str]:
+    """The output paths ``project``/static/ publishes, by name only (nothing is read; what
+    cannot be published is reported when :func:`add_static` reads it)."""
+    root = project / STATIC_DIR
+    if root.is_symlink() or not root.is_dir():
+        return []
+    return sorted(
+        (Path(folder) / name).relative_to(root).as_posix()
+        for folder, _, names in os.walk(root)
+        for name in names
+    )
