@@ -99,9 +99,15 @@ def _without_union_tags(loc: tuple[int | str, ...], kind: str) -> tuple[int | st
 
 
 def problems_from(
-    error: ValidationError, file: str, model: type[BaseModel], prefix: tuple[object, ...] = ()
+    error: ValidationError,
+    file: str,
+    model: type[BaseModel],
+    prefix: tuple[object, ...] = (),
+    schema: str = "",
 ) -> list[Problem]:
-    """One problem per pydantic error, with a JSON pointer and a hint."""
+    """One problem per pydantic error, with a JSON pointer and a hint; ``schema``: the name
+    of the published JSON Schema of the file (``jouleboard schema NAME``), which a hint
+    without a better one cites."""
     problems = []
     union_pointers: set[str] = set()
     for e in error.errors(include_url=False):
@@ -114,7 +120,9 @@ def problems_from(
         rule = _RULES.get(
             kind, "schema.wrong-type" if kind.endswith(("_type", "_parsing")) else "schema.invalid"
         )
-        hint = f"the fields and their rules: {FORMAT_DOC}"
+        hint = f"the fields and their rules: {FORMAT_DOC}" + (
+            f"; its JSON Schema: `jouleboard schema {schema}`" if schema else ""
+        )
         message = e["msg"]
         if kind == "extra_forbidden":
             allowed = _fields_at(model, loc)

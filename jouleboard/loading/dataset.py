@@ -388,7 +388,7 @@ def load_mlperf(
             try:
                 result = Result.model_validate(value)
             except ValidationError as e:
-                found = problems_from(e, name, Result)
+                found = problems_from(e, name, Result, schema="mlperf-result")
             else:
                 found = mlperf_check(result, name, registry)
         if found:
