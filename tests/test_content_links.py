@@ -11,17 +11,13 @@ import pytest
 import yaml
 
 from jouleboard.cli import main
-from jouleboard.commands.init import init_site
 
 MODEL = "example-org/example-llm-8b"
 
 
 @pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "mysite"
-    init_site(folder, requirement_line="jouleboard==0.1.0")
-    monkeypatch.chdir(folder)
-    return folder
+def site(new_site: Path) -> Path:  # a folder made by jouleboard init (tests/conftest.py)
+    return new_site
 
 
 def validate(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from jouleboard.cli import main
-from jouleboard.commands.init import init_site
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.loading.dataset import load_dataset
 
@@ -19,11 +18,8 @@ EXAMPLE = "measurements/chat/example-org/example-llm-8b/H100-x1-bfloat16-tp1-ep1
 
 
 @pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "mysite"
-    init_site(folder, requirement_line="jouleboard==0.1.0")
-    monkeypatch.chdir(folder)
-    return folder
+def site(new_site: Path) -> Path:  # a folder made by jouleboard init (tests/conftest.py)
+    return new_site
 
 
 def misplace(data: Path) -> None:
