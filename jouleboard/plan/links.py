@@ -93,20 +93,17 @@ def link_problems(
     ids = {
         p.path: set(_ID.findall(p.body.html)) for p in plan.pages if isinstance(p.body, ProseBody)
     }
-    shown_on = _pages_showing(
-        plan.pages, {render_markdown(s.text) for s in sources if s.pages is None}
-    )
+    rendered = {s.text: render_markdown(s.text) for s in sources}  # as the plan renders it
+    shown_on = _pages_showing(plan.pages, {rendered[s.text] for s in sources if s.pages is None})
+    everywhere = [p.path for p in plan.pages]
     problems: set[Problem] = set()
     for source in sources:
-        rendered = render_markdown(source.text)
         pages: Sequence[str] = (
-            shown_on.get(rendered, [])
+            shown_on.get(rendered[source.text], [])
             if source.pages is None
-            else [p.path for p in plan.pages]
-            if source.pages == EVERYWHERE
-            else source.pages
+            else (everywhere if source.pages == EVERYWHERE else source.pages)
         )
-        for href in dict.fromkeys(html.unescape(h) for h in _HREF.findall(rendered)):
+        for href in dict.fromkeys(html.unescape(h) for h in _HREF.findall(rendered[source.text])):
             for page in pages:
                 found = _check(href, page, urls, targets, ids)
                 if found is None:
@@ -125,9 +122,11 @@ def link_problems(
 
 
 def _targets(plan: Plan, static: Iterable[str]) -> set[str]:
-    """Every output path a link may name."""
+    """Every output path a link may name: the plan's, each chart's files and oEmbed, the
+    favicon and what static/ publishes (the theme's assets/: :func:`_target`)."""
     paths = {p.path for p in plan.pages} | set(plan.files) | {d.path for d in plan.downloads}
     paths |= {f"charts/{cid}.{ext}" for cid in plan.charts for ext in CHART_EXTENSIONS}
+    paths |= {Urls.oembed(cid) for cid in plan.charts} | {"favicon.svg"}
     return paths | set(static)
 
 
