@@ -14,25 +14,29 @@ Units are in the column names (``_joules`` J, ``_ms`` milliseconds, ``_watts`` W
 
 from __future__ import annotations
 
-import errno
 import math
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.shapes import Row
-from jouleboard.loading.dataset import Dataset, data_folder_missing, load_dataset
+from jouleboard.loading.dataset import Dataset, load_dataset
 
 if TYPE_CHECKING:  # pandas is optional: imported only by Ranking.to_dataframe
     import pandas
 
     from jouleboard.kinds.base import Latency
+    from jouleboard.measure.units import TaskUnits
     from jouleboard.rank.ranking import Deadline, Rankable
 
 
 # How an argument is named where an error mentions it: the Python API's keyword names; the
 # command line passes its option names (commands/rank.py), so each caller reads its own terms.
+MAX_PRINTED_ROWS = 60  # past it, str() shows the first and last 5 rows (pandas' default)
+
 API_NAMES = {
     "deadline_ms": "deadline_ms",
     "top": "top",
@@ -71,6 +75,34 @@ class _Rows:
             f"<tbody>{body}</tbody></table>"
         )
 
+    def __str__(self) -> str:
+        """The rows as a text table, as ``print`` shows a pandas DataFrame: the columns
+        that fit the terminal (``COLUMNS``; all of them are in ``columns``), the first and
+        last 5 rows past 60, then the shape."""
+        from jouleboard.core.console import HEADERS, terminal_width, text_table
+        from jouleboard.core.escape import text_line
+        from jouleboard.measure.formats import format_value
+
+        rows = self.records
+        if len(rows) > MAX_PRINTED_ROWS:
+            rows = [*rows[:5], *rows[-5:]]
+        cells = {c: [text_line(format_value(c, r.get(c))) for r in rows] for c in self.columns}
+        room, shown = terminal_width(), list[str]()
+        for c in self.columns:  # in their order, each that still fits (wide ones left out)
+            size = max([len(HEADERS.get(c, c)), *map(len, cells[c])]) + 2 * bool(shown)
+            if size <= room:
+                shown.append(c)
+                room -= size
+        lines = text_table(rows, shown, cells, None).splitlines()
+        if len(rows) < len(self.records):
+            lines.insert(6, "...")
+        return "\n".join([*lines, self._shape(len(shown))]) + "\n"
+
+    def _shape(self, shown: int) -> str:
+        """``[7 rows x 26 columns]``, and how many the table shows when not all."""
+        more = f", {shown} shown; .columns names all" if shown < len(self.columns) else ""
+        return f"[{len(self.records):,} rows x {len(self.columns)} columns{more}]"
+
     def to_dataframe(self) -> pandas.DataFrame:
         """The rows as a pandas DataFrame (``pip install 'jouleboard[pandas]'``)."""
         try:
@@ -95,12 +127,27 @@ class Ranking(_Rows):
     why_empty: str | None = None  # when no model qualifies: which condition left none
     places_note: str = ""  # what the places mean: shared within measurement noise, or exact
 
+    units: TaskUnits | None = field(default=None, compare=False)  # how the table shows amounts
+
     def __repr__(self) -> str:
         rows = f"{len(self.records)} model{'s' * (len(self.records) != 1)}"
         return (
             f"Ranking(task={self.task!r}, deadline_ms={self.deadline_ms:g}, "
             f"percentile={self.percentile!r}, {rows})"
         )
+
+    def __str__(self) -> str:
+        """The ranking as ``jouleboard rank`` prints it: the table (places such as 1–2,
+        the columns that fit the terminal), what the places mean, and the shape; or why no
+        model qualifies."""
+        from jouleboard.core.console import terminal_width
+        from jouleboard.rank.text import ranking_table
+
+        if not self.records:
+            return f"no model qualifies: {self.why_empty or 'no configuration'}\n"
+        table = ranking_table(self.records, self.columns, terminal_width(), self.units)
+        shown = len(re.split(r"\s{2,}", table.split("\n", 1)[0].strip()))  # header cells
+        return f"{table}{self.places_note}\n{self._shape(shown)}\n"
 
 
 @dataclass(frozen=True, repr=False)
@@ -152,6 +199,11 @@ class Leaderboard:
 
     @property
     def tasks(self) -> list[str]:
+        """The task ids of tasks.yaml, in its order (what :meth:`rank` takes).
+
+        >>> board.tasks[:3]
+        ['gpqa', 'lm-arena-chat', 'sourcegraph-fim']
+        """
         return list(self.dataset.registry.tasks)
 
     def rank(
@@ -164,17 +216,51 @@ class Leaderboard:
         energy_budget: float | None = None,
         by: str = "energy_per_token",
     ) -> Ranking:
-        """Rank ``task`` (see :func:`rank_task`)."""
+        """Each model's best configuration on ``task`` under a latency deadline, best first.
+
+        task: a task id of tasks.yaml (``board.tasks`` lists them).
+        deadline_ms: the latency deadline in milliseconds (default: the task's), on the
+            latency the task's kind ranks by: the inter-token latency of language models,
+            the batch latency of image and video generation.
+        percentile: "p50", "p90", "p95" or "p99": which latency percentile must meet the
+            deadline, where the task's kind has percentiles (default: the task's).
+        gpus: the GPUs allowed, one id ("B200") or a list (default: site.yaml's
+            default_gpus).
+        top: keep the first ``top`` rows (default: all).
+        energy_budget: leave out configurations above this many joules per output (token,
+            image, video...).
+        by: what each model's choice and the order minimise: "energy_per_token" (energy per
+            output), "energy_per_response" or "energy_per_correct_answer" (needs published
+            accuracy: data/quality/<task>.yaml).
+
+        Returns a :class:`Ranking`: ``.records`` (dicts, full precision, units in the
+        keys), ``.to_dataframe()``, ``print()`` shows the table. Raises ValueError naming
+        the argument for an unknown task or GPU or a bad value.
+
+        >>> ranking = board.rank("gpqa", deadline_ms=300, top=2)
+        >>> [(r["nickname"], round(r["tokens_per_joule"], 2)) for r in ranking.records]
+        [('GPT OSS 20B', 35.15), ('GPT OSS 120B', 25.21)]
+        """
         return rank_task(self.dataset, task, deadline_ms, percentile, gpus, top, energy_budget, by)
 
     def configurations(self, task: str | None = None, kind: str | None = None) -> Configurations:
         """Every configuration (repeat runs folded, ``runs`` says how many), one row each,
-        in the full data-set download's columns: of ``task``, or of one kind of task
-        (``token`` by default, ``diffusion``); ``.to_dataframe()`` for pandas."""
+        in the full data-set download's columns.
+
+        task: only this task's configurations (a task id of tasks.yaml).
+        kind: else every configuration of one kind of task: "token" (the default: language
+            and multimodal chat) or "diffusion" (text to image and video).
+
+        Returns :class:`Configurations`: ``.records``, ``.columns``, ``.to_dataframe()``.
+
+        >>> rows = board.configurations(task="gpqa")
+        >>> len(rows.records), rows.records[0]["task"]
+        (186, 'gpqa')
+        """
 
         reg = self.dataset.registry
         if task is not None and task not in reg.tasks:
-            raise ValueError(f"unknown task {task!r}; valid: {', '.join(sorted(reg.tasks))}")
+            raise ValueError(_unknown("task", task, reg.tasks))
         known = self.dataset.kinds
         by_name = {k.name: k for k in known.all()}
         chosen = known.of(reg.tasks[task]) if task else by_name.get(kind or "token")
@@ -193,17 +279,26 @@ class Leaderboard:
         return Configurations(chosen.name, task, columns, records)
 
     def mlperf(self, benchmark: str | None = None) -> MLPerfResults:
-        """Every MLPerf Inference power result (whole system at the wall: never comparable
-        with the GPU-only configurations), one row each, in the site's download columns:
-        measured throughput and power, the derived figures and the result they come from;
-        ``benchmark``: only that one (e.g. ``llama2-70b-99``)."""
+        """Every MLPerf Inference power result, one row each, in the site's download
+        columns: measured throughput and power, the derived figures and the result they
+        come from. Its energy is the whole system at the wall (``energy_boundary``
+        system-ac), never comparable with the GPU-only configurations.
+
+        benchmark: only this benchmark's results (e.g. "llama2-70b-99"; default: all).
+
+        Returns :class:`MLPerfResults`: ``.records``, ``.columns``, ``.to_dataframe()``.
+
+        >>> results = board.mlperf("gptj-99")
+        >>> sorted(r["scenario"] for r in results.records)
+        ['Offline', 'Server']
+        """
         from jouleboard.plan.mlperf import DOWNLOAD_COLUMNS, record
 
         known = sorted({r.result.benchmark for r in self.dataset.mlperf})
         if benchmark is not None and benchmark not in known:
-            raise ValueError(
-                f"unknown benchmark {benchmark!r}; valid: {', '.join(known) or 'none (no results)'}"
-            )
+            if not known:
+                raise ValueError(f"unknown benchmark {benchmark!r}: this data has no MLPerf result")
+            raise ValueError(_unknown("benchmark", benchmark, known))
         rows = [
             record(r)
             for r in self.dataset.mlperf
@@ -213,14 +308,47 @@ class Leaderboard:
 
 
 def load(data: str | Path = "data", allow_kind_code: bool = False) -> Leaderboard:
-    """Read and validate a data folder; raises ValidationFailed listing every problem, or
-    FileNotFoundError when there is no folder at ``data``. The kinds site.yaml declares are
-    Python code: they run only with ``allow_kind_code=True`` (or
-    JOULEBOARD_ALLOW_KIND_CODE=1), else each is a ``kinds.not-allowed`` problem."""
+    """Read and validate a data folder (the one holding site.yaml) into a
+    :class:`Leaderboard`.
+
+    data: the data folder's path (default: ``data`` in the working folder).
+    allow_kind_code: run the kinds of task site.yaml declares (Python code; also
+        JOULEBOARD_ALLOW_KIND_CODE=1); without it each is a ``kinds.not-allowed`` problem.
+
+    Raises ValidationFailed listing every problem (``.problems``; ``.report()`` prints
+    them), or FileNotFoundError when there is no folder at ``data``.
+
+    >>> board = jouleboard.load("data")
+    >>> board.tasks[0]
+    'gpqa'
+    """
     folder = Path(data)
     if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, data_folder_missing(folder), str(folder))
-    return Leaderboard(load_dataset(folder, allow_kind_code=allow_kind_code))
+        raise FileNotFoundError(_no_data_folder(folder))  # the message names the path once
+    try:
+        return Leaderboard(load_dataset(folder, allow_kind_code=allow_kind_code))
+    except ValidationFailed as e:  # a notebook prints str(e): every problem, not a count
+        e.args = (e.report(),)
+        raise
+
+
+def _no_data_folder(folder: Path) -> str:
+    """Why ``jouleboard.load(folder)`` found nothing, in the API's words."""
+    from jouleboard.loading.layout import site_folder_above
+
+    shown = folder.as_posix()
+    above = site_folder_above(folder)
+    if above is not None:
+        where = f"; {above}/{shown} is one: jouleboard.load({f'{above}/{shown}'!r})"
+    elif (folder.parent / "site.yaml").is_file():
+        here = folder.parent.as_posix()
+        where = f"; {here} holds site.yaml: jouleboard.load({here!r})"
+    else:
+        where = " (a folder made by `jouleboard init DIR` has it at DIR/data)"
+    return (
+        f"no data folder at {shown!r} (from {Path.cwd()}): give jouleboard.load() the path "
+        f"of the folder holding site.yaml{where}"
+    )
 
 
 def rank_task(
@@ -251,11 +379,11 @@ def rank_task(
     reg = data.registry
     task = reg.tasks.get(task_id)
     if task is None:
-        raise ValueError(f"unknown task {task_id!r}; valid: {', '.join(sorted(reg.tasks))}")
+        raise ValueError(_unknown("task", task_id, reg.tasks))
     allowed = [gpus] if isinstance(gpus, str) else list(gpus or reg.site.default_gpus)
     unknown = [g for g in allowed if g not in reg.gpus]
     if unknown:
-        raise ValueError(f"unknown GPU {unknown[0]!r}; valid: {', '.join(sorted(reg.gpus))}")
+        raise ValueError(_unknown("GPU", unknown[0], reg.gpus))
     ms = task.default_deadline.ms if deadline_ms is None else deadline_ms
     if not (math.isfinite(ms) and ms > 0):
         raise ValueError(f"{names['deadline_ms']} must be a positive number of ms, got {ms}")
@@ -323,6 +451,16 @@ def rank_task(
         unranked,
         why,
         table_note(noise),
+        kind.units(task),
+    )
+
+
+def _unknown(what: str, value: str, known: Iterable[str]) -> str:
+    """``unknown GPU 'MI325x'; did you mean 'MI300X'? valid: B200, ...``."""
+    from jouleboard.core.problems import did_you_mean
+
+    return (
+        f"unknown {what} {value!r}; {did_you_mean(value, known)}valid: {', '.join(sorted(known))}"
     )
 
 

@@ -170,6 +170,6 @@ def _require_data(args: argparse.Namespace) -> None:
     if args.command == "validate" and any((p / "site.yaml").exists() for p in args.paths):
         return  # the data folders are given as paths
     if not data.is_dir():
-        from jouleboard.loading.dataset import data_folder_missing
+        from jouleboard.loading.layout import data_folder_missing
 
         raise UsageError(data_folder_missing(data))

@@ -175,6 +175,19 @@ def _fast_tests_build_no_site(request: pytest.FixtureRequest) -> Iterator[None]:
             )
 
 
+@pytest.fixture
+def new_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder made by ``jouleboard init`` (its example measurement; requirements.txt pins
+    this version), the test's working folder: where a new user starts."""
+    import jouleboard
+    from jouleboard.commands.init import init_site
+
+    folder = tmp_path / "mysite"
+    init_site(folder, requirement_line=f"jouleboard=={jouleboard.__version__}")
+    monkeypatch.chdir(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def default_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site of the committed data/, built with --png as the deploy workflow does."""

@@ -4,6 +4,7 @@ B200 and H100), which was written from the ML.ENERGY data independently of this 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -215,3 +216,64 @@ def test_configurations_are_every_row_of_the_full_data_set_download(
         sample.configurations(kind="speech")
     with pytest.raises(ValueError, match="is of kind 'token', not 'diffusion'"):
         sample.configurations(task="gpqa", kind="diffusion")
+
+
+@pytest.mark.slow  # compares with jouleboard rank in a new process
+def test_print_of_a_ranking_is_its_table_as_jouleboard_rank_prints_it(
+    board: jouleboard.Leaderboard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """print(ranking) showed "Ranking(task='gpqa', ..., 7 models)" (issue 39); pandas
+    prints a DataFrame's table. The table is the command line's, row for row."""
+    monkeypatch.setenv("COLUMNS", "100")
+    ranking = board.rank("gpqa", deadline_ms=300, top=7)
+    text = str(ranking)
+    done = subprocess.run(
+        [sys.executable, "-m", "jouleboard", "rank", "--task=gpqa", "--deadline-ms=300", "--top=7"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert text.startswith(done.stdout)  # the same table, then the note and the shape
+    lines = text.splitlines()
+    for (nickname, *_), line in zip(REFERENCE, lines[1:8], strict=True):
+        assert nickname in line
+    assert ranking.places_note in text
+    assert lines[-1].startswith(f"[7 rows x {len(ranking.columns)} columns")
+    assert repr(ranking) not in text
+
+
+def test_print_of_many_rows_shows_their_ends_and_their_shape(
+    board: jouleboard.Leaderboard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "120")
+    rows = board.configurations(task="gpqa")
+    lines = str(rows).splitlines()
+    assert len(rows.records) > 60 and len(lines) == 1 + 5 + 1 + 5 + 1  # header, ..., shape
+    assert lines[6] == "..."
+    assert lines[1].startswith(rows.records[0]["task"])
+    assert rows.records[-1]["nickname"] in lines[-2]
+    assert lines[-1].startswith(f"[{len(rows.records)} rows x {len(rows.columns)} columns")
+    assert max(len(line) for line in lines[:-1]) <= 120
+
+
+def test_api_errors_speak_of_the_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """jouleboard.load('nope') said "... or pass --data: 'nope'": an option a notebook
+    has not, and the path twice (issue 39)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as missing:
+        jouleboard.load("nope")
+    message = str(missing.value)
+    assert "--data" not in message and "[Errno" not in message
+    assert message.count("nope") == 1 and "jouleboard.load()" in message
+    (tmp_path / "site" / "data").mkdir(parents=True)
+    (tmp_path / "site" / "data" / "site.yaml").write_text("title: t\n")
+    monkeypatch.chdir(tmp_path / "site" / "data")  # a notebook started inside data/
+    with pytest.raises(FileNotFoundError, match=r"jouleboard\.load\('\.\./data'\)"):
+        jouleboard.load("data")
+    with pytest.raises(ValidationFailed) as invalid:  # its str() is every problem, located
+        jouleboard.load(".")
+    assert str(invalid.value) == invalid.value.report()
+    assert "gpus.yaml" in str(invalid.value) and "file.missing" in str(invalid.value)

@@ -101,24 +101,45 @@ def test_wheel_carries_templates_content_schema_example_and_licenses(wheel: Path
     assert wheel.stat().st_size < WHEEL_LIMIT_BYTES
 
 
+@pytest.fixture(scope="module")
+def dependencies(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """jouleboard's dependencies without jouleboard: a folder of links to every entry of the
+    site-packages running the tests but jouleboard's own (the checkout's editable install:
+    its package, metadata and finder) and the .pth files. A fresh venv names it in a .pth
+    file, so pip finds each dependency installed and needs no index, while the only
+    jouleboard it can import or find installed is the one a test installs. (A venv with
+    --system-site-packages would see the checkout's jouleboard, which pip may take as
+    already installed.)"""
+    view = tmp_path_factory.mktemp("dependencies")
+    for folder in sites.getsitepackages():
+        for entry in sorted(Path(folder).iterdir()):
+            name = entry.name.casefold()
+            own = name.startswith(("jouleboard", "__editable__")) or "jouleboard" in name
+            if own or name.endswith(".pth") or (view / entry.name).exists():
+                continue
+            (view / entry.name).symlink_to(entry)
+    return view
+
+
+def fresh_venv(venv: Path, dependencies: Path) -> Path:
+    """A new virtual environment seeing ``dependencies`` (and no jouleboard); its bin/."""
+    run([sys.executable, "-m", "venv", str(venv)], cwd=venv.parent)
+    python = venv / "bin" / "python"
+    own = run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        cwd=venv.parent,
+    ).stdout.strip()
+    (Path(own) / "_test_dependencies.pth").write_text(f"{dependencies}\n", encoding="utf-8")
+    return venv / "bin"
+
+
 @pytest.mark.package
 def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
-    wheel: Path, tmp_path: Path
+    wheel: Path, dependencies: Path, tmp_path: Path
 ) -> None:
+    # The jouleboard imported below must be the wheel's copy, checked by its path.
     venv = tmp_path / "venv"
-    # The dependencies are reused from the environment running the tests (no download):
-    # the base interpreter's (--system-site-packages) or, when the tests run in a virtual
-    # environment, that environment's, named in a .pth file after the new venv's own
-    # site-packages. The jouleboard imported below must be the wheel's copy, checked by its
-    # path.
-    run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=tmp_path)
-    python, cli = venv / "bin" / "python", str(venv / "bin" / "jouleboard")
-    own = run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=tmp_path
-    ).stdout.strip()
-    (Path(own) / "_test_dependencies.pth").write_text(
-        "".join(f"{path}\n" for path in sites.getsitepackages()), encoding="utf-8"
-    )
+    python, cli = fresh_venv(venv, dependencies) / "python", str(venv / "bin" / "jouleboard")
     run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
         cwd=tmp_path,
@@ -276,7 +297,7 @@ def test_init_requires_jouleboard_from_where_it_was_installed(
             "jouleboard @ https://example.org/jouleboard-0.1.0-py3-none-any.whl",
             None,
         ),
-        (  # a local wheel or a checkout without an https remote: said, not guessed
+        (  # a checkout without an https remote: said, not guessed
             {"url": f"file://{checkout}", "dir_info": {"editable": True}},
             f"# jouleboard: say where CI installs it from (README.md)\n"
             f"jouleboard=={jouleboard.__version__}",
@@ -287,10 +308,165 @@ def test_init_requires_jouleboard_from_where_it_was_installed(
         monkeypatch.setattr(
             importlib.metadata, "distribution", lambda _n, d=direct_url: _Installed(d)
         )
-        got_line, got_note = requirement()
-        assert got_line == line
-        assert (got_note is None) if note is None else (note in (got_note or ""))
+        got = requirement()
+        assert got.line == line and got.archive is None
+        assert (got.note is None) if note is None else (note in (got.note or ""))
     _git(checkout, "remote", "add", "origin", "https://github.com/o/jouleboard")
-    got_line, got_note = requirement()  # the checkout, now with an https remote
-    assert got_line == f"jouleboard @ git+https://github.com/o/jouleboard@{commit}"
-    assert got_note is not None and commit[:12] in got_note
+    got = requirement()  # the checkout, now with an https remote
+    assert got.line == f"jouleboard @ git+https://github.com/o/jouleboard@{commit}"
+    assert got.note is not None and commit[:12] in got.note
+
+
+def test_init_from_a_local_wheel_vendors_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39: a site made from a wheel wrote jouleboard==0.1.0, which no index has, so
+    its first CI run failed. The wheel pip recorded (PEP 610: file URL and sha256) is
+    copied into vendor/ and requirements.txt names it there; one that is gone or changed
+    since is said, not copied."""
+    import hashlib
+    import importlib.metadata
+
+    from jouleboard.commands.init import requirement
+
+    wheel = tmp_path / "dist dir" / f"jouleboard-{jouleboard.__version__}-py3-none-any.whl"
+    wheel.parent.mkdir()
+    wheel.write_bytes(b"PK\x03\x04 a wheel")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    url = wheel.as_uri()  # file:///.../dist%20dir/jouleboard-...whl, as pip writes it
+    for info in ({"hashes": {"sha256": digest}}, {"hash": f"sha256={digest}"}, {}):
+        installed = {"url": url, "archive_info": info}
+        monkeypatch.setattr(
+            importlib.metadata, "distribution", lambda _n, d=installed: _Installed(d)
+        )
+        got = requirement()
+        assert (got.line, got.note, got.archive) == (f"./vendor/{wheel.name}", None, wheel)
+    written = init_site(tmp_path / "site", requirement_line=got.line, vendor=got.archive)
+    assert f"vendor/{wheel.name}" in written
+    assert (tmp_path / "site" / "vendor" / wheel.name).read_bytes() == wheel.read_bytes()
+    lines = (tmp_path / "site" / "requirements.txt").read_text().splitlines()
+    assert lines[-1] == f"./vendor/{wheel.name}"
+
+    stale = {"url": url, "archive_info": {"hashes": {"sha256": "0" * 64}}}
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda _n: _Installed(stale))
+    got = requirement()
+    assert got.archive is None and "has changed since it was installed" in (got.note or "")
+    wheel.unlink()
+    monkeypatch.setattr(
+        importlib.metadata, "distribution", lambda _n: _Installed({"url": url, "archive_info": {}})
+    )
+    got = requirement()
+    assert got.archive is None and "is no longer there" in (got.note or "")
+    assert got.line.endswith(f"jouleboard=={jouleboard.__version__}")
+
+
+# What the GitHub expressions of the generated workflows' run steps stand for here: the
+# base branch of a pull request, and what configure-pages says for a project site.
+EXPRESSIONS = {
+    "github.base_ref": "main",
+    "steps.pages.outputs.base_path": "/mysite",
+    "steps.pages.outputs.origin": "https://owner.github.io",
+}
+
+
+def workflow_steps(workflow: Path) -> list[tuple[str, str, dict[str, str]]]:
+    """(name, script, environment) of every ``run`` step of ``workflow``'s jobs, in order,
+    its ``${{ }}`` expressions replaced from :data:`EXPRESSIONS` (one it lacks fails)."""
+
+    def value(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            assert match.group(1) in EXPRESSIONS, f"{workflow.name}: {match.group(0)}"
+            return EXPRESSIONS[match.group(1)]
+
+        return re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", one, text)
+
+    steps = []
+    for job in yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"].values():
+        for step in job.get("steps", []):
+            if "run" in step:
+                env = {k: value(str(v)) for k, v in step.get("env", {}).items()}
+                steps.append((step.get("name", step["run"]), value(step["run"]), env))
+    return steps
+
+
+@pytest.mark.package
+def test_an_init_from_the_wheel_installs_and_builds_as_its_workflows_do_offline(
+    wheel: Path, dependencies: Path, tmp_path: Path
+) -> None:
+    """Issue 39: a site init'd from a wheel wrote jouleboard==0.1.0 to requirements.txt,
+    which no package index has, so its first CI run failed. A new user installs the wheel,
+    runs jouleboard init and commits the folder; each generated workflow then runs in a
+    fresh clone and a fresh venv, as on a runner, every run step as written (the checkout,
+    setup-python and configure-pages actions stand in by the clone, the venv and
+    EXPRESSIONS). pip may use no index (PIP_NO_INDEX): the dependencies are installed
+    already (the dependencies fixture), and jouleboard can only come from the folder."""
+    user = fresh_venv(tmp_path / "user-venv", dependencies)
+    run([str(user / "python"), "-m", "pip", "install", "-q", "--no-index", str(wheel)], tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    made = run([str(user / "jouleboard"), "init", "mysite"], cwd=home)
+    site = home / "mysite"
+    assert f"vendor/{wheel.name}" in made.stderr and "note:" not in made.stderr
+    assert (site / "vendor" / wheel.name).read_bytes() == wheel.read_bytes()
+    assert (site / "requirements.txt").read_text().splitlines()[-1] == f"./vendor/{wheel.name}"
+    readme = (site / "README.md").read_text()
+    assert "python -m pip install -r requirements.txt && jouleboard build" in readme
+    _git(site, "init", "-q", "-b", "main")
+    _git(site, "add", "-A")
+    _git(site, "commit", "-q", "-m", "My leaderboard")
+
+    workflows = sorted((site / ".github" / "workflows").glob("*.yml"))
+    assert [w.name for w in workflows] == ["deploy.yml", "pull-request.yml"]
+    for workflow in workflows:
+        runner = tmp_path / workflow.stem
+        runner.mkdir()
+        checkout = runner / "checkout"  # the committed folder alone, with origin/main
+        subprocess.run(["git", "clone", "-q", str(site), str(checkout)], check=True)
+        assert (checkout / "vendor" / wheel.name).is_file()
+        venv_bin = fresh_venv(runner / "venv", dependencies)
+        outputs, summary = runner / "github_output", runner / "step_summary"
+        environment = {
+            **{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PATH")},
+            "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",  # no other jouleboard
+            "PIP_NO_INDEX": "1",
+            "GITHUB_OUTPUT": str(outputs),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "JOULEBOARD_CACHE": str(runner / "chart-cache"),
+        }
+        steps = workflow_steps(workflow)
+        assert steps[0][1] == "python -m pip install -r requirements.txt", steps[0]
+        for name, script, env in steps:
+            done = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+                cwd=checkout,
+                env={**environment, **env},
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            assert done.returncode == 0, f"{workflow.name}: {name}\n{done.stdout}\n{done.stderr}"
+        # The jouleboard that ran is the vendored wheel, installed into the runner's venv.
+        origin = subprocess.run(
+            [
+                str(venv_bin / "python"),
+                "-c",
+                "import importlib.metadata as m, jouleboard; print(jouleboard.__file__); "
+                "print(m.distribution('jouleboard').read_text('direct_url.json'))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=environment,
+            cwd=checkout,  # where the steps ran (python -c imports from its folder first)
+        ).stdout.splitlines()
+        assert Path(origin[0]).is_relative_to(runner / "venv")
+        assert json.loads(origin[1])["url"] == (checkout / "vendor" / wheel.name).as_uri()
+        built = (checkout / "site" / "index.html").read_text(encoding="utf-8")
+        assert "Example LLM 8B" in built
+        if workflow.name == "deploy.yml":  # under the project site's path, absolute links
+            assert 'href="/mysite/tasks/chat/"' in built
+            robots = (checkout / "site" / "robots.txt").read_text()
+            assert "Sitemap: https://owner.github.io/mysite/sitemap.xml" in robots
+            assert outputs.read_text().startswith("version=")
+        else:
+            assert "No ranking changes" in summary.read_text(), summary.read_text()

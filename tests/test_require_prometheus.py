@@ -31,10 +31,13 @@ def test_validate_keeps_the_run_by_default_and_drops_it_when_asked(
     data, runs = folders
     assert main(["validate", str(runs), "--data", str(data)]) == 0
     out = capsys.readouterr()
-    assert out.out.startswith("ok: 4 configurations valid") and RULE not in out.err
+    # The runs given are counted apart from the data folder's (which has no measurement).
+    assert out.out.startswith("ok: 4 measurements valid in the files and runs given")
+    assert RULE not in out.err
     assert main(["validate", str(runs), "--data", str(data), "--require-prometheus"]) == 0
     out = capsys.readouterr()
-    assert out.out.startswith("ok: 3 configurations valid (1 run dropped")
+    assert out.out.startswith("ok: 3 measurements valid in the files and runs given")
+    assert out.out.rstrip().endswith("(no other measurement) (1 run dropped: see the warnings)")
     assert out.err.count(RULE) == 1
     assert (
         main(["validate", str(runs), "--data", str(data), "--require-prometheus", "--strict"]) == 1

@@ -42,7 +42,9 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
         help="raw ML.ENERGY benchmark runs to publish with the measurement files "
         "(run/ or any folder below it; repeatable)",
     )
-    b.add_argument("--strict", action="store_true", help="fail on warnings (dropped runs)")
+    b.add_argument(
+        "--strict", action="store_true", help="fail on warnings (dropped runs, files not read)"
+    )
     b.add_argument(
         "--png",
         action="store_true",

@@ -32,6 +32,12 @@ def run(args: argparse.Namespace) -> int:
     from jouleboard.plan.diff import base_data, diff_markdown, load_side
 
     head = load_side(args.data)
+    if not Path(args.base).is_dir() and (why := _no_revisions(args.data)) is not None:
+        raise UsageError(
+            f"cannot read base {args.base!r}: {why}; --base is a git revision of the "
+            "repository holding the data folder, or a folder holding another copy of the "
+            "data (a second checkout)"
+        )
     try:
         with base_data(args.base, args.data) as folder:
             base = load_side(folder)
@@ -42,3 +48,22 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         args.out.write_text(report, encoding="utf-8")
     return 1 if head.problems else 0
+
+
+def _no_revisions(data: Path) -> str | None:
+    """Why ``data`` has no git revisions to compare with (not in a git repository, git
+    missing, or no commit yet), or None when it has."""
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "-C", str(data), *args], capture_output=True, text=True, timeout=30
+        )
+
+    try:
+        if git("rev-parse", "--show-toplevel").returncode != 0:
+            return f"the data folder {data.as_posix()}/ is in no git repository (git init)"
+        if git("rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
+            return "the git repository holding the data folder has no commit yet (git commit)"
+    except (OSError, subprocess.SubprocessError):
+        return "git is not installed, so no revision can be read"
+    return None

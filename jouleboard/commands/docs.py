@@ -83,6 +83,15 @@ def rule_text(rule: str, found: dict[str, Path]) -> str:
     return "\n".join(out)
 
 
+def documented_rules(found: dict[str, Path]) -> set[str]:
+    """Every rule id the pages name in backquotes (``registry.unknown-gpu``)."""
+    rules: set[str] = set()
+    for path in found.values():
+        text = path.read_text(encoding="utf-8")
+        rules.update(m for m in re.findall(r"`([a-z][a-z0-9-]*\.[a-z][a-z0-9.-]*)`", text))
+    return {r for r in rules if RULE.match(r)}
+
+
 def run(args: argparse.Namespace) -> int:
     found = pages()
     if not found:
@@ -97,7 +106,17 @@ def run(args: argparse.Namespace) -> int:
     if topic not in found and RULE.match(topic):
         text = rule_text(topic, found)
         if not text:
-            raise UsageError(f"no page explains the rule {topic!r}")
+            from jouleboard.core.problems import did_you_mean
+
+            hint = did_you_mean(topic, documented_rules(found))
+            raise UsageError(
+                f"no page explains the rule {topic!r}"
+                + (
+                    f"; {hint.rstrip()}"
+                    if hint
+                    else "; `jouleboard docs measurement-format` explains the rules"
+                )
+            )
         sys.stdout.write(text)
         return 0
     if topic not in found:

@@ -1,8 +1,10 @@
 """``jouleboard init DIR``: a new leaderboard folder, ready to build, check and publish.
 
 It holds registries (four accelerators, one task, one model), one example measurement that
-validates, site.yaml, an about page to adapt, both GitHub workflows, requirements.txt and a
-README with the two commands; ``--example mlenergy-v3`` puts the bundled ML.ENERGY v3 data
+validates, site.yaml, an about page to adapt, both GitHub workflows, requirements.txt (with
+vendor/ and the wheel it names, when jouleboard was installed from a local wheel: so the
+folder installs and builds wherever its CI runs, with nothing to edit) and a README with the
+two commands; ``--example mlenergy-v3`` puts the bundled ML.ENERGY v3 data
 (with its NOTICE) in place of the example data and about page. The folder is written
 beside its final place and renamed into it, so an interrupted init leaves nothing
 half-written; a non-empty DIR is refused, never overwritten.
@@ -20,7 +22,10 @@ import tempfile
 import urllib.parse
 from importlib.resources import files
 from pathlib import Path
+from typing import NamedTuple
 
+VENDOR = "vendor"  # the site's folder for the wheel requirements.txt names by path
+ARCHIVES = (".whl", ".tar.gz", ".zip")
 # Stored without the leading dot: package data and sdists drop hidden files.
 _RENAMES = {"github": ".github", "gitignore": ".gitignore"}
 # The README's notes for a folder with the example measurement, and for a bundled example.
@@ -52,10 +57,14 @@ def skeleton_dir() -> Path:
 
 
 def init_site(
-    target: Path, example: str | None = None, requirement_line: str | None = None
+    target: Path,
+    example: str | None = None,
+    requirement_line: str | None = None,
+    vendor: Path | None = None,
 ) -> list[str]:
     """Make the leaderboard folder ``target``; return the files written (relative, sorted).
-    ``requirement_line``: requirements.txt's jouleboard line (default: :func:`requirement`'s).
+    ``requirement_line``: requirements.txt's jouleboard line, and ``vendor``: the archive
+    (wheel or sdist) copied into vendor/ for it to name (default: :func:`requirement`'s).
 
     Raise :class:`InitRefused` if ``target`` exists and is not an empty folder; a symbolic
     link (even to an empty folder) is refused, not followed: the new folder would replace
@@ -76,8 +85,13 @@ def init_site(
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.init-", dir=target.parent))
     try:
-        line = requirement()[0] if requirement_line is None else requirement_line
-        _write_skeleton(staging, line, with_example_data=example is None)
+        if requirement_line is None:
+            origin = requirement()
+            requirement_line, vendor = origin.line, origin.archive
+        _write_skeleton(staging, requirement_line, with_example_data=example is None)
+        if vendor is not None:  # requirements.txt names it by its path in the folder
+            (staging / VENDOR).mkdir()
+            shutil.copyfile(vendor, staging / VENDOR / vendor.name)
         if example is not None:
             _write_example(staging, example)
         written = sorted(
@@ -134,12 +148,22 @@ def _write_example(root: Path, name: str) -> None:
         shutil.copyfile(path, destination)
 
 
-def requirement() -> tuple[str, str | None]:
-    """The requirements.txt line that installs this jouleboard where the new site's CI runs,
-    and what the user must do when there is no such line (None: nothing). From the installed
+class Requirement(NamedTuple):
+    """Where the new site's CI installs jouleboard from: requirements.txt's ``line``, what
+    the user must do when CI cannot reach it (``note``; None: nothing), and the archive
+    init copies into vendor/ for the line to name (``archive``; None: none)."""
+
+    line: str
+    note: str | None = None
+    archive: Path | None = None
+
+
+def requirement() -> Requirement:
+    """How this jouleboard installs where the new site's CI runs. From the installed
     distribution's direct_url.json (PEP 610): none means it came from a package index (the
-    version, pinned); a git URL and commit pin that commit; a checkout pins its commit of
-    its https remote; a local folder or file cannot be reached from CI, which is said."""
+    version, pinned); a git URL and commit pin that commit; an http(s) URL is named; a local
+    wheel or sdist is copied into the site's vendor/ and named by its path there; a checkout
+    pins its commit of its https remote; a local folder CI cannot reach is said."""
     import json
     from importlib.metadata import PackageNotFoundError, distribution
 
@@ -151,30 +175,58 @@ def requirement() -> tuple[str, str | None]:
     except PackageNotFoundError:
         text = None
     if text is None:
-        return pinned, None
+        return Requirement(pinned)
     try:
         source = json.loads(text)
         url = str(source["url"])
     except (ValueError, KeyError, TypeError):
-        return pinned, None
+        return Requirement(pinned)
     vcs = source.get("vcs_info")
     if isinstance(vcs, dict) and vcs.get("commit_id"):
-        return f"jouleboard @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}", None
+        return Requirement(f"jouleboard @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}")
     if url.startswith(("https://", "http://")):
-        return f"jouleboard @ {url}", None
+        return Requirement(f"jouleboard @ {url}")
+    local = Path(urllib.parse.unquote(url.removeprefix("file://")))
+    if url.startswith("file://") and "archive_info" in source:
+        why = _archive_problem(local, source["archive_info"])
+        if why is None:
+            return Requirement(f"./{VENDOR}/{local.name}", archive=local)
+        return Requirement(*_unreachable(pinned, f"the archive {local}, which {why}"))
     if url.startswith("file://") and "dir_info" in source:
-        remote = _git_remote_commit(Path(urllib.parse.unquote(url.removeprefix("file://"))))
+        remote = _git_remote_commit(local)
         if remote is not None:
-            return f"jouleboard @ git+{remote[0]}@{remote[1]}", (
+            return Requirement(
+                f"jouleboard @ git+{remote[0]}@{remote[1]}",
                 f"requirements.txt pins jouleboard to commit {remote[1][:12]} of {remote[0]}, "
-                "the checkout it is installed from: push that commit there if it is not yet"
+                "the checkout it is installed from: push that commit there if it is not yet",
             )
+    return Requirement(*_unreachable(pinned, url))
+
+
+def _unreachable(pinned: str, source: str) -> tuple[str, str]:
+    """requirements.txt's lines and the note when CI cannot install from ``source``."""
     return f"# jouleboard: say where CI installs it from (README.md)\n{pinned}", (
-        f"requirements.txt: jouleboard was installed from {url}, which the site's CI cannot "
+        f"requirements.txt: jouleboard was installed from {source}, which the site's CI cannot "
         f"reach, and {pinned} is on no package index yet: replace that line with a source "
-        "CI can install, e.g. jouleboard @ git+https://github.com/<owner>/jouleboard@<commit> "
-        "or the URL of a wheel you publish"
+        "CI can install, e.g. jouleboard @ git+https://github.com/<owner>/jouleboard@<commit>, "
+        f"the URL of a wheel you publish, or ./{VENDOR}/<the wheel> committed with the site"
     )
+
+
+def _archive_problem(path: Path, info: object) -> str | None:
+    """Why the wheel or sdist jouleboard was installed from cannot be copied into the site
+    (gone, or changed since: its sha256 is not the one pip recorded), or None."""
+    import hashlib
+
+    if not path.name.endswith(ARCHIVES) or not path.is_file():
+        return "is no longer there"
+    hashes = info.get("hashes", {}) if isinstance(info, dict) else {}
+    if isinstance(info, dict) and not hashes and str(info.get("hash", "")).startswith("sha256="):
+        hashes = {"sha256": str(info["hash"]).removeprefix("sha256=")}
+    wanted = hashes.get("sha256") if isinstance(hashes, dict) else None
+    if wanted is not None and hashlib.sha256(path.read_bytes()).hexdigest() != wanted:
+        return "has changed since it was installed"
+    return None
 
 
 def _git_remote_commit(folder: Path) -> tuple[str, str] | None:
@@ -218,14 +270,20 @@ def add_arguments(n: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from jouleboard.commands.common import UsageError
 
-    line, note = requirement()  # read once: it may ask git
+    origin = requirement()  # read once: it may ask git
     try:
-        written = init_site(args.dir, example=args.example, requirement_line=line)
+        written = init_site(args.dir, args.example, origin.line, origin.archive)
     except InitRefused as e:
         raise UsageError(str(e)) from None
     what = f"the {args.example} example" if args.example else "an example measurement"
-    if note is not None:
-        print(f"note: {note}", file=sys.stderr)
+    if origin.note is not None:
+        print(f"note: {origin.note}", file=sys.stderr)
+    if origin.archive is not None:
+        print(
+            f"{VENDOR}/{origin.archive.name}: the jouleboard this folder was made with, which "
+            "requirements.txt installs (commit it: CI installs it from there)",
+            file=sys.stderr,
+        )
     print(
         f"made {args.dir} ({len(written)} files, with {what}); next:\n"
         f"  cd {args.dir}\n  jouleboard build     # the site, into site/\n"

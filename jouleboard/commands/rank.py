@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import UsageError, kind_code_option
 from jouleboard.config.fields import PERCENTILES
-from jouleboard.core.escape import text_line
 from jouleboard.core.shapes import Scalar
 from jouleboard.rank.ranking import RANK_BY
 
@@ -131,7 +130,7 @@ def format_rank(
     orders the columns; otherwise a table keeps what fits in ``width`` characters. A table
     reads as the site does (``units``: images per kJ and kJ per image, videos per MJ);
     JSON and CSV keep the columns' own units (per joule, joules), at full precision."""
-    from jouleboard.core.console import terminal_width, text_table
+    from jouleboard.core.console import terminal_width
 
     if picked is not None:
         from jouleboard.core.console import HEADERS
@@ -157,45 +156,7 @@ def format_rank(
         from jouleboard.render.downloads import to_csv
 
         return to_csv(columns, records)
-    from jouleboard.measure.formats import format_value
+    from jouleboard.rank.text import ranking_table
 
-    cells = {c: [text_line(format_value(c, r[c])) for r in records] for c in columns}
-    headers = scaled_columns(units, records, cells) if units is not None else {}
-    if "rank" in cells and all("rank_best" in r for r in records):  # the places: "2–4"
-        cells["rank"] = [_places(r["rank_best"], r["rank_worst"]) for r in records]
     fit = None if picked is not None else (width or terminal_width())
-    return text_table(records, columns, cells, fit, headers)
-
-
-def _places(best: Scalar, worst: Scalar) -> str:
-    """A row's places (``2–4``), from the whole numbers its record holds."""
-    from jouleboard.rank.noise import rank_text
-
-    if not (isinstance(best, int) and isinstance(worst, int)):
-        raise TypeError(f"rank_best and rank_worst are {best!r} and {worst!r}, not places")
-    return rank_text(best, worst)
-
-
-def scaled_columns(
-    units: TaskUnits, records: Sequence[Mapping[str, Scalar]], cells: dict[str, list[str]]
-) -> dict[str, str]:
-    """Rewrite ``cells`` of a diffusion ranking's per-joule columns in the task's scale, as the
-    site's tables print them (Images/kJ 2.96, kJ/image 0.338), and return their headers; a
-    task counted per joule (tokens) keeps its columns."""
-    from jouleboard.measure.formats import show
-
-    if units.scale_joules == 1:
-        return {}
-    headers = {"throughput_outputs_per_sec": f"{units.output}s/s"}
-    for key, label, factor, rule in (
-        ("outputs_per_joule", units.efficiency_label, units.scale_joules, units.efficiency_show),
-        ("energy_per_output_joules", units.energy_scaled_label, 1 / units.scale_joules, "sig3"),
-    ):
-        for column in (key, f"{key}_low", f"{key}_high"):
-            if column in cells:
-                cells[column] = [
-                    show(rule, float(v) * factor) if isinstance(v, (int, float)) else "–"
-                    for v in (r[column] for r in records)
-                ]
-                headers[column] = label + column[len(key) :].replace("_", " ")
-    return headers
+    return ranking_table(records, columns, fit, units)

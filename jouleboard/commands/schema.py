@@ -1,4 +1,5 @@
-"""``jouleboard schema``: the JSON Schema of a measurement file."""
+"""``jouleboard schema [NAME]``: a published JSON Schema (jouleboard/plan/schemas.py): of a
+measurement file (the default), site.yaml, a registry or an MLPerf result file."""
 
 from __future__ import annotations
 
@@ -6,20 +7,38 @@ import argparse
 import sys
 from pathlib import Path
 
-HELP = "print the JSON Schema of a measurement file"
+HELP = "print the JSON Schema of a measurement file, site.yaml, a registry or an MLPerf result"
+# Names, for the parser (jouleboard/plan/schemas.py SCHEMAS has the same keys; the parser is
+# built without importing pydantic, so they are listed here and kept equal by a test).
+NAMES = ("measurement", "site", "models", "gpus", "tasks", "quality", "releases", "mlperf-result")
 
 
 def add_arguments(s: argparse.ArgumentParser) -> None:
-    s.add_argument("--out", type=Path, default=None, help="write to this file instead")
+    s.add_argument(
+        "name",
+        nargs="?",
+        default="measurement",
+        choices=(*NAMES, "all"),
+        help="which file's schema (default: measurement); all: every one, into the folder "
+        "--out names (as the repository's schema/ holds them)",
+    )
+    s.add_argument("--out", type=Path, default=None, help="write to this file (all: folder)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from jouleboard.kinds import registered
-    from jouleboard.plan.site import measurement_schema_text
+    from jouleboard.commands.common import UsageError
+    from jouleboard.plan.schemas import SCHEMAS, schema_text
 
-    text = measurement_schema_text(registered())
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        args.out.write_text(text, encoding="utf-8")
+    if args.name != "all":
+        text = schema_text(args.name)
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            args.out.write_text(text, encoding="utf-8")
+        return 0
+    if args.out is None or not args.out.is_dir():
+        raise UsageError("schema all writes one file per schema: give --out an existing folder")
+    for name, (file, what, _) in SCHEMAS.items():
+        (args.out / file).write_text(schema_text(name), encoding="utf-8")
+        print(f"{args.out / file}: {what}")
     return 0

@@ -107,7 +107,7 @@ def _load_table(
         try:
             table[key] = model.model_validate(entry)
         except ValidationError as e:
-            problems.extend(problems_from(e, display, model, (key,)))
+            problems.extend(problems_from(e, display, model, (key,), f"{kind}s"))
     return table, problems
 
 
@@ -188,7 +188,7 @@ def _load_quality(
         try:
             doc = QualityFile.model_validate(value)
         except ValidationError as e:
-            problems.extend(problems_from(e, display, QualityFile))
+            problems.extend(problems_from(e, display, QualityFile, schema="quality"))
             continue
         if doc.task not in tasks:
             problems.append(
@@ -250,7 +250,7 @@ def _load_releases(
     try:
         releases = Releases.model_validate(value).releases
     except ValidationError as e:
-        problems.extend(problems_from(e, display, Releases))
+        problems.extend(problems_from(e, display, Releases, schema="releases"))
         return ()
     versions = [r.version for r in releases]
     for i, r in enumerate(releases):
@@ -306,5 +306,5 @@ def _load_site(path: Path, display: str, problems: list[Problem]) -> SiteSetting
     try:
         return SiteSettings.model_validate(value)
     except ValidationError as e:
-        problems.extend(problems_from(e, display, SiteSettings))
+        problems.extend(problems_from(e, display, SiteSettings, schema="site"))
         return None

@@ -72,7 +72,8 @@ IsoDate = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), AfterVa
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0, le=1_000_000)]
 ShortText = Annotated[str, Field(max_length=200)]
-HTTPS_URL_PATTERN = r"^https://[^\s\"'<>]{1,500}$"
+# No escaped quote: the pattern is also an ECMA-262 regex in the published JSON Schemas.
+HTTPS_URL_PATTERN = "^https://[^\\s\"'<>]{1,500}$"
 
 
 def _hidden_text(value: object, multiline: bool) -> tuple[str, list[str]] | None:
@@ -252,7 +253,7 @@ class NavLink(Strict):
 
     label: Annotated[str, Field(min_length=1, max_length=60)]
     target: str = Field(
-        pattern=rf"^({'|'.join(NAV_PAGES)}|[a-z][a-z0-9-]{{0,39}}|https://[^\s\"'<>]{{1,500}})$",
+        pattern=f"^({'|'.join(NAV_PAGES)}|[a-z][a-z0-9-]{{0,39}}|{HTTPS_URL_PATTERN[1:-1]})$",
         description="A built-in page (" + ", ".join(NAV_PAGES) + "), the name of a page of "
         "the site's own (content/<name>.md), or an https:// URL.",
     )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +39,23 @@ class ValidationFailed(Exception):
         files = len({p.file for p in self.problems})
         lines.append(f"{len(self.problems)} problem(s) in {files} file(s)")
         return "\n".join(lines)
+
+
+def closest(value: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``value`` was most likely meant to be (a typo, or the
+    wrong case: ``h100`` for ``H100``), or None when none is near."""
+    by_folded: dict[str, str] = {}
+    for name in sorted(known):
+        by_folded.setdefault(name.casefold(), name)
+    close = difflib.get_close_matches(value.casefold(), list(by_folded), n=1)
+    return by_folded[close[0]] if close else None
+
+
+def did_you_mean(value: str, known: Iterable[str]) -> str:
+    """``"did you mean 'H100'? "`` when ``value`` is near one of ``known``, else ``""``:
+    the start of a hint."""
+    near = closest(value, known)
+    return f"did you mean {near!r}? " if near is not None else ""
 
 
 def pointer(*parts: object) -> str:

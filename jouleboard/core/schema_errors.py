@@ -26,6 +26,41 @@ _RULES = {
 }
 
 
+# The form a pattern asks for, in words, and how to write it, by field name: where the
+# pattern itself would not help the person who wrote the value (a path given as a logo).
+_FORMS = {
+    "logo": (
+        "a file name such as logo.svg (letters, digits, '_' and '-', up to 80, then .svg, "
+        ".png, .jpg, .jpeg or .webp)",
+        "give the file's name, not a path: put the file in templates/assets/ of the site "
+        "folder and write logo: logo.svg",
+    ),
+}
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    """The name of the field ``loc`` ends in (a list's name for one of its items)."""
+    return next((str(part) for part in reversed(loc) if isinstance(part, str)), "")
+
+
+def _no_value(loc: tuple[int | str, ...]) -> tuple[str, str]:
+    """The message and hint for a field YAML read as null: written with nothing after the
+    colon, or with a value starting with '#', which YAML reads as a comment."""
+    name = _field(loc)
+    message = (
+        f"{name or 'this value'} has no value: YAML reads nothing after the colon, or a "
+        "# comment, as null"
+    )
+    if name == "accent_color":
+        return (
+            message,
+            "quote the colour, as in accent_color: '#c2185b': an unquoted # starts a comment",
+        )
+    return message, (
+        "give a value, or remove the line to use the default; quote a value that starts with '#'"
+    )
+
+
 def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     """Names of the fields allowed at the object that holds ``loc``'s last key."""
     current = model
@@ -64,9 +99,15 @@ def _without_union_tags(loc: tuple[int | str, ...], kind: str) -> tuple[int | st
 
 
 def problems_from(
-    error: ValidationError, file: str, model: type[BaseModel], prefix: tuple[object, ...] = ()
+    error: ValidationError,
+    file: str,
+    model: type[BaseModel],
+    prefix: tuple[object, ...] = (),
+    schema: str = "",
 ) -> list[Problem]:
-    """One problem per pydantic error, with a JSON pointer and a hint."""
+    """One problem per pydantic error, with a JSON pointer and a hint; ``schema``: the name
+    of the published JSON Schema of the file (``jouleboard schema NAME``), which a hint
+    without a better one cites."""
     problems = []
     union_pointers: set[str] = set()
     for e in error.errors(include_url=False):
@@ -79,7 +120,9 @@ def problems_from(
         rule = _RULES.get(
             kind, "schema.wrong-type" if kind.endswith(("_type", "_parsing")) else "schema.invalid"
         )
-        hint = f"the fields and their rules: {FORMAT_DOC}"
+        hint = f"the fields and their rules: {FORMAT_DOC}" + (
+            f"; its JSON Schema: `jouleboard schema {schema}`" if schema else ""
+        )
         message = e["msg"]
         if kind == "extra_forbidden":
             allowed = _fields_at(model, loc)
@@ -102,6 +145,9 @@ def problems_from(
         elif kind == "string_pattern_mismatch" and loc and str(loc[-1]).endswith("url"):
             rule, message = "value.bad-url", "not an https:// URL without spaces, quotes or <>"
             hint = "give the full https:// address"
+        elif kind == "string_pattern_mismatch" and _field(loc) in _FORMS:
+            form, hint = _FORMS[_field(loc)]
+            message = f"{e.get('input')!r} is not {form}"
         elif kind == "string_pattern_mismatch" and loc and loc[-1] == "accent_color":
             message = f"{e.get('input')!r} is not a colour written as #rrggbb"
             hint = (
@@ -114,8 +160,15 @@ def problems_from(
             hint = "retype the text without invisible or direction-changing characters"
         elif kind == "missing":
             message = f"required field {str(loc[-1])!r} is missing"
+        elif (
+            rule == "schema.wrong-type"
+            and e.get("input") is None
+            and file.endswith((".yaml", ".yml"))
+        ):
+            message, hint = _no_value(loc)
         elif rule == "schema.wrong-type":
-            message = f"{message}, got {type(e.get('input')).__name__}"
+            got = e.get("input")
+            message = f"{message}, got {'null' if got is None else type(got).__name__}"
             hint = (
                 "numbers are JSON numbers, not strings" if isinstance(e.get("input"), str) else hint
             )

@@ -27,6 +27,7 @@ from jouleboard.engine.outputs import (
 )
 from jouleboard.engine.sources import (
     Sources,
+    check_links,
     checked_pages,
     load_sources,
     site_urls,
@@ -135,11 +136,11 @@ def assemble(
             publish(_as_bytes(page_frame()[0] | early))
             ahead = False
             timer.done("first page")
-    plan = (
-        plan_site(sources.data, urls, sources.releases, sources.about, sources.pages)
-        if replan or last is None
-        else last.plan
-    )
+    if replan or last is None:
+        plan = plan_site(sources.data, urls, sources.releases, sources.about, sources.pages)
+        check_links(plan, urls, sources, inputs.data, inputs.project)  # before a byte is written
+    else:
+        plan = last.plan
     timer.done("rank+plan")
 
     files = SiteFiles()

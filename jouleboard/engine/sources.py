@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,10 @@ from jouleboard.config.schema import SiteSettings
 from jouleboard.core.problems import ValidationFailed, shown_path
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import Dataset, load_dataset
+from jouleboard.output.static import static_paths
+from jouleboard.plan.links import MarkdownSource, link_problems, registry_sources
 from jouleboard.plan.releases import ReleaseData, load_releases
+from jouleboard.plan.views import Plan
 from jouleboard.render.pages import template_dirs
 
 
@@ -57,6 +61,38 @@ def checked_pages(data: Dataset, data_dir: Path, project: Path) -> tuple[OwnPage
     if problems := nav_problems(data.registry.site.nav, pages, site_yaml):
         raise ValidationFailed(problems)
     return pages
+
+
+def check_links(plan: Plan, urls: Urls, sources: Sources, data_dir: Path, project: Path) -> None:
+    """Raise ValidationFailed for every internal link of the site's markdown (content
+    pages, registry descriptions and notes, the attribution) that names nothing ``plan``
+    makes or static/ publishes (jouleboard/plan/links.py)."""
+    found = link_problems(
+        plan, urls, markdown_sources(sources, data_dir, project), static_paths(project)
+    )
+    if found:
+        raise ValidationFailed(found)
+
+
+def markdown_sources(sources: Sources, data_dir: Path, project: Path) -> list[MarkdownSource]:
+    """The markdown the site's authors wrote, each with the file messages name."""
+    registry = sources.data.registry
+    names = {
+        name: shown_path(data_dir / name)
+        for name in ("site.yaml", "models.yaml", "tasks.yaml", "releases.yaml")
+    }
+    names |= {
+        f"quality/{t}.yaml": shown_path(data_dir / "quality" / f"{t}.yaml")
+        for t in registry.quality
+    }
+    out = registry_sources(registry, names)
+    about = project / "content" / "about.md"
+    if sources.about is not None and os.path.lexists(about):  # the site's, not jouleboard's
+        out.append(MarkdownSource(shown_path(about), "", sources.about))
+    for page in sources.pages:  # its text starts after the title line
+        path = shown_path(project / "content" / f"{page.name}.md")
+        out.append(MarkdownSource(path, "", page.markdown, first_line=2))
+    return out
 
 
 def with_theme(sources: Sources, data_dir: Path, project: Path) -> Sources:

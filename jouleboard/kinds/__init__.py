@@ -130,7 +130,8 @@ def parse_measurement(
     try:
         m = kind.measurement.model_validate(value)
     except ValidationError as e:
-        return None, problems_from(e, shown, kind.measurement)
+        published = kind in _REGISTERED.all()  # the measurement schema has these kinds
+        return None, problems_from(e, shown, kind.measurement, schema="measurement" * published)
     if not isinstance(m, MeasurementHead):  # a kind's model lacks the fields every kind has
         raise TypeError(f"{type(m).__name__} lacks the fields every measurement has")
     return (kind, m), []

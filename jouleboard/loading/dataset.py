@@ -27,6 +27,7 @@ from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import MLPERF_DIR, Result, SystemResult
 from jouleboard.kinds.mlperf import check as mlperf_check
 from jouleboard.kinds.site_kinds import load_site_kinds
+from jouleboard.loading.layout import unread_problems
 from jouleboard.loading.repeats import dataset_of, fold_repeats
 from jouleboard.measure.checks import check_boundaries, check_duplicates, read_json
 from jouleboard.rank.noise import UNKNOWN, Noise, RepeatGroup
@@ -40,7 +41,9 @@ class Dataset:
     # Sorted by what a configuration is, not by file name: renaming files changes nothing.
     # Repeat runs of one configuration are one record (loading/repeats.py).
     configurations: tuple[Record, ...]
-    warnings: tuple[Problem, ...] = ()  # raw runs dropped as unstable: reported, not fatal
+    # Raw runs dropped as unstable, and what the data folder holds that nothing reads
+    # (loading/unread.py): reported, not fatal (errors with --strict).
+    warnings: tuple[Problem, ...] = ()
     # How precise one run is (declared in site.yaml or estimated from the repeats).
     noise: Noise = UNKNOWN
     # MLPerf Inference power results (data/mlperf/): systems ranked per benchmark, at the
@@ -210,16 +213,6 @@ def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
                 )
 
 
-def data_folder_missing(data: Path) -> str:
-    """The one line that says a data folder is missing and how to make one."""
-    shown = (
-        data.as_posix()
-        if data.is_absolute() or data.as_posix().startswith(".")
-        else f"./{data.as_posix()}"
-    )
-    return f"no data folder at {shown}: run `jouleboard init` or pass --data"
-
-
 def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
     """Every *.json below the given files/folders, sorted; other files are problems."""
     found: list[Path] = []
@@ -256,14 +249,20 @@ class MeasurementFile:
     problems: tuple[Problem, ...]
 
 
+def source_of(path: Path, data_root: Path) -> str:
+    """A measurement file's ``source``: its path relative to the (resolved) data folder, or
+    as messages name it when it lies outside."""
+    try:
+        return resolved_file(path).relative_to(data_root).as_posix()
+    except ValueError:
+        return shown_path(path)
+
+
 def read_measurement(path: Path, data_root: Path, known: Kinds | None = None) -> MeasurementFile:
     """Read and parse one measurement file (what needs no registry) as one of ``known``
     (default: the registered kinds)."""
     name = shown_path(path)
-    try:
-        source = resolved_file(path).relative_to(data_root).as_posix()
-    except ValueError:
-        source = name
+    source = source_of(path, data_root)
     value, problems = read_json(path, name)
     parsed = None
     if not problems:
@@ -297,6 +296,22 @@ def load_dataset(
     forget_resolved_folders()
     if unsafe := data_folder_problems(data_dir):  # before any file of the folder is read
         raise ValidationFailed(unsafe)
+    try:
+        return _load(data_dir, extra, runs, require_prometheus, read, check, allow_kind_code)
+    except ValidationFailed as e:  # what is misplaced often explains what is missing
+        raise ValidationFailed([*e.problems, *unread_problems(data_dir)]) from None
+
+
+def _load(
+    data_dir: Path,
+    extra: Iterable[Path],
+    runs: Iterable[Path],
+    require_prometheus: bool,
+    read: Callable[[Path, Path, Kinds], MeasurementFile],
+    check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]],
+    allow_kind_code: bool,
+) -> Dataset:
+    """:func:`load_dataset` once the data folder is known to be safe to read."""
     site_kinds: list[TaskKind] = []  # before tasks name their kinds
     kind_problems = load_site_kinds(data_dir, site_kinds.append, allowed=allow_kind_code)
     known = registered()
@@ -342,7 +357,7 @@ def load_dataset(
     return Dataset(
         registry=registry,
         configurations=tuple(folded),
-        warnings=report.warnings,
+        warnings=(*report.warnings, *unread_problems(data_dir)),
         noise=noise,
         mlperf=results,
         kinds=known,
@@ -373,7 +388,7 @@ def load_mlperf(
             try:
                 result = Result.model_validate(value)
             except ValidationError as e:
-                found = problems_from(e, name, Result)
+                found = problems_from(e, name, Result, schema="mlperf-result")
             else:
                 found = mlperf_check(result, name, registry)
         if found:

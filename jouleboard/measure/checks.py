@@ -10,7 +10,6 @@ docs/measurement-format.md.
 from __future__ import annotations
 
 import contextlib
-import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -18,7 +17,7 @@ from typing import Protocol, runtime_checkable
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Provenance
 from jouleboard.core.jsonio import parse_strict
-from jouleboard.core.problems import Problem, pointer
+from jouleboard.core.problems import Problem, closest, pointer
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.shapes import JsonValue
 from jouleboard.core.urls import model_slug, task_slug
@@ -106,12 +105,16 @@ def read_json(path: Path, shown: str) -> tuple[JsonValue, list[Problem]]:
     return value, [Problem(shown, i.pointer, i.rule, i.message, i.hint) for i in issues]
 
 
-def _closest(value: str, known: Iterable[str]) -> str:
+def _closest(value: str, known: Iterable[str], registry_file: str) -> str:
+    """The hint for an id no registry has: the id it is near, or the ids there are; and
+    where to add it. One sentence, no brackets (it is printed inside the problem's)."""
     known = sorted(known)
-    close = difflib.get_close_matches(value, known, n=1)
-    if close:
-        return f"did you mean {close[0]!r}? (or add it to the registry)"
-    return f"known: {', '.join(known)}" if len(known) <= 12 else "add it to the registry first"
+    near = closest(value, known)
+    if near is not None:
+        return f"did you mean {near!r}? Or add {value!r} to {registry_file}"
+    if len(known) <= 12:
+        return f"known: {', '.join(known)}; or add {value!r} to {registry_file}"
+    return f"add {value!r} to {registry_file} first"
 
 
 def check_references(m: MeasurementHead, shown: str, registry: Registry) -> list[Problem]:
@@ -125,7 +128,7 @@ def check_references(m: MeasurementHead, shown: str, registry: Registry) -> list
                 "/task",
                 "registry.unknown-task",
                 f"unknown task {m.task!r}",
-                _closest(m.task, registry.tasks) + " in tasks.yaml",
+                _closest(m.task, registry.tasks, "tasks.yaml"),
             )
         )
     elif task.kind != m.kind:
@@ -158,7 +161,7 @@ def check_references(m: MeasurementHead, shown: str, registry: Registry) -> list
                 "/model_id",
                 "registry.unknown-model",
                 f"unknown model {m.model_id!r}",
-                _closest(m.model_id, registry.models) + " in models.yaml",
+                _closest(m.model_id, registry.models, "models.yaml"),
             )
         )
     if m.gpu_model not in registry.gpus:
@@ -168,7 +171,7 @@ def check_references(m: MeasurementHead, shown: str, registry: Registry) -> list
                 "/gpu_model",
                 "registry.unknown-gpu",
                 f"unknown GPU {m.gpu_model!r}",
-                _closest(m.gpu_model, registry.gpus) + " in gpus.yaml",
+                _closest(m.gpu_model, registry.gpus, "gpus.yaml"),
             )
         )
     return problems

@@ -250,3 +250,12 @@ def add_static(files: SiteFiles, project: Path) -> list[Problem]:
         except FileRefused as e:
             raise ValidationFailed([Problem(shown_path(path), "", *_words(e))]) from None
     return static.notes
+
+
+def static_paths(project: Path) -> list[str]:
+    """The output paths ``project``/static/ publishes, by name only (nothing is read; what
+    cannot be published is reported when :func:`add_static` runs, so here it is none)."""
+    try:
+        return sorted(static_files(project).files)
+    except ValidationFailed:
+        return []

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Annotated
 
 from jouleboard.config.content import OwnPage
 from jouleboard.core.escape import markup
-from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.urls import Urls
 from jouleboard.kinds import Kinds
 from jouleboard.kinds.base import Record
@@ -189,18 +186,10 @@ def downloads_page(urls: Urls, downloads: Sequence[Download]) -> Page:
 
 
 def measurement_schema_text(kinds: Kinds) -> str:
-    """The published JSON Schema of a measurement file (any of ``kinds``)."""
-    from pydantic import BaseModel, Field, TypeAdapter
+    """The published JSON Schema of a measurement file (any of ``kinds``: plan/schemas.py)."""
+    from jouleboard.plan.schemas import schema_text
 
-    either: TypeAdapter[BaseModel] = TypeAdapter(
-        Annotated[
-            functools.reduce(operator.or_, (k.measurement for k in kinds.all())),
-            Field(discriminator="kind"),
-        ]
-    )
-    schema = either.json_schema()
-    schema["title"] = "jouleboard measurement (one configuration)"
-    return dumps_canonical(schema, indent=2)
+    return schema_text("measurement", kinds)
 
 
 def sitemap(urls: Urls, pages: Sequence[Page]) -> str:
