@@ -61,9 +61,20 @@ function wireTaskRows() {
   }
 }
 
+// A printed page names its address as the reader sees it, the view's query included
+// (base.html's print-source line; the task page rewrites its URL as the controls move).
+function wirePrintSource() {
+  const url = document.querySelector(".print-source .print-url");
+  if (!url) return;
+  const fill = () => { url.textContent = location.href; };
+  fill();
+  window.addEventListener("beforeprint", fill);
+}
+
 document.querySelectorAll("table.sortable").forEach(makeSortable);
 wireScrollCues();
 wireChartButtons();
 wireEmbedCodes();
 wireTaskRows();
 wireSearchBoxes();
+wirePrintSource();
