@@ -46,6 +46,7 @@ def compare_page(site: SiteView) -> Part:
         lambda c: {},
         site.registry,
         urls,
+        first.kind.ranked_key if first else "",
         noise=first.noise if first else UNKNOWN,
     )
     inputs = FootprintInputs()

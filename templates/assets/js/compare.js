@@ -94,7 +94,7 @@ function startCompare(form) {
     const best = rank(data.configs.filter((c) => chosen.includes(c.model_id)), {
       deadlineMs: state.deadline, percentile: state.pct, gpus: null, precisions: null,
       energyBudget: null, order: data.order, noise: data.noise });
-    rankingHeader(table, data.table);
+    rankingHeader(table, data.table, data.ranked_key);
     fillBody(table, best.map((r) => rankingRow(r, data, state.pct)),
       chosen.length ? "None of these models meets the deadline." : PICK);
     const missing = chosen.filter((m) => !best.some((r) => r.config.model_id === m));

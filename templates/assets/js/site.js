@@ -19,11 +19,33 @@ function cueScroll(wrap) {
   cue.hidden = !more || end;
 }
 
+// Keyboard focus on a link or button of a table that scrolls sideways lands clear of the
+// sticky leading columns (style.css): the browser scrolls a focused element into the box
+// when it lies outside it, but leaves it where it is when it lies under them.
+const RING = 6; // px: the focus outline and its offset (style.css), kept in view too
+
+function keepFocusClear(wrap, target) {
+  const cell = target.closest("td, th");
+  if (!cell || !target.matches(":focus-visible")) return;
+  const sticky = (c) => getComputedStyle(c).position === "sticky";
+  if (sticky(cell)) return;
+  const box = wrap.getBoundingClientRect();
+  const left = Math.max(box.left + wrap.clientLeft,
+    ...Array.from(cell.parentElement.cells).filter(sticky).map((c) => c.getBoundingClientRect().right));
+  const right = box.left + wrap.clientLeft + wrap.clientWidth;
+  const shown = target.getBoundingClientRect();
+  if (shown.left - RING < left) wrap.scrollLeft -= left - (shown.left - RING);
+  else if (shown.right + RING > right) {
+    wrap.scrollLeft += Math.min(shown.right + RING - right, shown.left - RING - left);
+  }
+}
+
 function wireScrollCues() {
   const sized = new ResizeObserver((entries) => entries.forEach((e) => cueScroll(e.target)));
   for (const wrap of document.querySelectorAll(".table-wrap")) {
     sized.observe(wrap);
     wrap.addEventListener("scroll", () => cueScroll(wrap), { passive: true });
+    wrap.addEventListener("focusin", (event) => keepFocusClear(wrap, event.target));
   }
 }
 
@@ -39,9 +61,20 @@ function wireTaskRows() {
   }
 }
 
+// A printed page names its address as the reader sees it, the view's query included
+// (base.html's print-source line; the task page rewrites its URL as the controls move).
+function wirePrintSource() {
+  const url = document.querySelector(".print-source .print-url");
+  if (!url) return;
+  const fill = () => { url.textContent = location.href; };
+  fill();
+  window.addEventListener("beforeprint", fill);
+}
+
 document.querySelectorAll("table.sortable").forEach(makeSortable);
 wireScrollCues();
 wireChartButtons();
 wireEmbedCodes();
 wireTaskRows();
 wireSearchBoxes();
+wirePrintSource();

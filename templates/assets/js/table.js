@@ -93,27 +93,32 @@ export function rankingRow(row, data, percentile, columns = data.table, ranked =
   return tr;
 }
 
-// A header row of [label, unit, numeric, key] (the compare page follows the chosen task).
-export function headerCells(table, labels) {
+function span(className, text) {
+  const el = document.createElement("span");
+  el.className = className;
+  el.textContent = text;
+  return el;
+}
+
+// A header row of [label, unit, numeric, key] (the compare page follows the chosen task);
+// the column keyed `ranked` is marked as the server marks it (macros.html table).
+export function headerCells(table, labels, ranked = "") {
   const row = table.tHead.rows[0];
   row.replaceChildren(...labels.map(([label, unit, numeric, key]) => {
     const th = document.createElement("th");
     th.scope = "col";
-    th.className = [numeric ? "num" : "", key ? `col-${key}` : ""].filter(Boolean).join(" ");
+    th.className = [numeric ? "num" : "", key ? `col-${key}` : "",
+      key && key === ranked ? "ranked" : ""].filter(Boolean).join(" ");
     th.append(label);
-    if (unit) {
-      const span = document.createElement("span");
-      span.className = "unit";
-      span.textContent = unit;
-      th.append(" ", span);
-    }
+    if (unit) th.append(" ", span("unit", unit));
+    if (key && key === ranked) th.append(" ", span("ranked-mark", "ranked by"));
     return th;
   }));
   table.dataset.sortable = "";
   makeSortable(table);
 }
 
-export function rankingHeader(table, columns) {
+export function rankingHeader(table, columns, ranked) {
   headerCells(table, [["#", "", true, "rank"], ["Model", "", false, "model"],
-    ...columns.map((d) => [d.label, d.unit, d.numeric, d.key])]);
+    ...columns.map((d) => [d.label, d.unit, d.numeric, d.key])], ranked);
 }
