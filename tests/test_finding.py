@@ -11,7 +11,8 @@ from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.units import per_thousand
 from jouleboard.plan.site import site_view
-from jouleboard.plan.task import sensitivity_rows, task_finding
+from jouleboard.plan.task import task_finding
+from jouleboard.plan.task_charts import sensitivity_rows
 from jouleboard.rank.noise import Noise
 from jouleboard.render.finding import (
     Scenario,
