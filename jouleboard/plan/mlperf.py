@@ -15,7 +15,15 @@ from jouleboard.core.shapes import Row
 from jouleboard.core.urls import Urls
 from jouleboard.kinds.mlperf import SCENARIOS, WORKLOADS, SystemResult, workload_of
 from jouleboard.measure.formats import significant
-from jouleboard.plan.mlperf_explain import benchmark_chart, confound_note, twin_note
+from jouleboard.plan.mlperf_figures import (
+    benchmark_chart,
+    confound_note,
+    order,
+    per_joule_label,
+    ranked_value,
+    rate_unit,
+    twin_note,
+)
 from jouleboard.plan.views import (
     Download,
     Link,
@@ -86,30 +94,6 @@ def title(benchmark: str) -> str:
     workload, target = workload_of(benchmark) or (benchmark, "")
     name = WORKLOADS[workload].name if workload in WORKLOADS else benchmark
     return f"{name} ({target}% accuracy target)" if target else name
-
-
-def per_joule_label(r: SystemResult) -> tuple[str, str]:
-    """The ranked figure's column label and unit: tokens per joule for token workloads,
-    joules per sample (per image) otherwise."""
-    if r.output == "token":
-        return "Tokens/J", "tokens/J"
-    return f"J/{r.output}", f"J/{r.output}"
-
-
-def rate_unit(r: SystemResult) -> str:
-    """What MLCommons counts per second: tokens/s, or samples/s (images for SDXL)."""
-    return "tokens/s" if r.output == "token" else "samples/s"
-
-
-def ranked_value(r: SystemResult) -> float:
-    """The figure a benchmark ranks by, as shown: tokens/J (higher is better) or J per
-    sample or image (lower is better)."""
-    return r.per_joule if r.output == "token" else r.joules_per_output
-
-
-def order(results: Iterable[SystemResult]) -> list[SystemResult]:
-    """Best first: the least energy per output, then the result's file (a total order)."""
-    return sorted(results, key=lambda r: (r.joules_per_output, r.source))
 
 
 def constraint_text(results: Sequence[SystemResult], scenario: str) -> str:

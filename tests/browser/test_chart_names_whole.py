@@ -44,6 +44,10 @@ def test_every_static_chart_names_its_models_whole(
         rec.page.evaluate(
             "() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')"
         )
+        rec.page.wait_for_function(
+            "() => Array.from(document.querySelectorAll('figure.chart img'))"
+            ".every((i) => i.complete && i.currentSrc)"
+        )
         sources = rec.page.eval_on_selector_all(
             "figure.chart img",
             "(imgs) => imgs.filter((i) => i.getBoundingClientRect().width)"

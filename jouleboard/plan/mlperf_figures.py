@@ -1,7 +1,9 @@
-"""What a newcomer needs beside an MLPerf ranking: a chart of each benchmark's systems (the
-derived figure with the measured throughput and wall power it comes from), a note where
-the compared systems differ by round or software (which confounds the comparison), and one
-where a benchmark's 99% and 99.9% accuracy targets show the very same run.
+"""An MLPerf result's figures and what a newcomer needs to read them: the figure a
+benchmark ranks by (tokens per joule, or joules per sample or image), its label, unit and
+order; a chart of each benchmark's systems (that figure with the measured throughput and
+wall power it comes from); a note where the compared systems differ by round or software
+(which confounds the comparison), and one where a benchmark's 99% and 99.9% accuracy
+targets show the very same run.
 
 Pure: values in, values out (plan/mlperf.py puts them on the pages)."""
 
@@ -16,6 +18,30 @@ from jouleboard.measure.formats import significant
 from jouleboard.measure.units import boundary_words
 from jouleboard.plan.views import ChartRef, chart_ref
 from jouleboard.render import charts
+
+
+def per_joule_label(r: SystemResult) -> tuple[str, str]:
+    """The ranked figure's column label and unit: tokens per joule for token workloads,
+    joules per sample (per image) otherwise."""
+    if r.output == "token":
+        return "Tokens/J", "tokens/J"
+    return f"J/{r.output}", f"J/{r.output}"
+
+
+def rate_unit(r: SystemResult) -> str:
+    """What MLCommons counts per second: tokens/s, or samples/s (images for SDXL)."""
+    return "tokens/s" if r.output == "token" else "samples/s"
+
+
+def ranked_value(r: SystemResult) -> float:
+    """The figure a benchmark ranks by, as shown: tokens/J (higher is better) or J per
+    sample or image (lower is better)."""
+    return r.per_joule if r.output == "token" else r.joules_per_output
+
+
+def order(results: Iterable[SystemResult]) -> list[SystemResult]:
+    """Best first: the least energy per output, then the result's file (a total order)."""
+    return sorted(results, key=lambda r: (r.joules_per_output, r.source))
 
 
 def listed(items: Sequence[str]) -> str:
@@ -88,9 +114,6 @@ def benchmark_chart(
 ) -> ChartRef | None:
     """Every system of a benchmark, Server then Offline, best first: its ranked figure as a
     bar, with the measured throughput and average wall power it is derived from."""
-    # Imported here: plan/mlperf.py, which owns how a benchmark ranks, imports this module.
-    from jouleboard.plan.mlperf import order, per_joule_label, ranked_value, rate_unit
-
     ordered = [r for s in SCENARIOS for r in order(x for x in results if x.result.scenario == s)]
     if not ordered:
         return None
