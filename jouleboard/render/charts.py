@@ -524,10 +524,13 @@ def mlperf_bars(value_title: str) -> Spec:
     figures = base.mark_text(align="left", dx=4, yOffset=-8, color=AXIS_GREY).encode(
         x=x, text="shown:N"
     )
-    sources = base.mark_text(align="left", yOffset=9, color=AXIS_GREY).encode(
+    sources = base.mark_text(align="left", dx=4, yOffset=9, color=AXIS_GREY).encode(
         x=alt.datum(0), text="derivation:N"
     )
-    return _finish(alt.layer(bars, figures, sources), PER_MODEL)
+    spec = _finish(alt.layer(bars, figures, sources), PER_MODEL)
+    # Room for the longest bar's figure, which a fitted (phone) chart does not count.
+    spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 96}
+    return spec
 
 
 @template
