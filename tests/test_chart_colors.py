@@ -1,98 +1,89 @@
-"""Issue 29 item 5: one colour per model on every chart, a palette whose neighbours differ and
-that reads on the light and the dark page, deadline labels clear of their lines, log axes
-that say so. The colour arithmetic here is written out from the WCAG and CIELAB
-definitions, not taken from the package."""
+"""Issue 29 item 5 and issue 40 item 4: one colour per model on a task's charts, a palette
+whose colours a reader (a colour-blind one too, for the first six) tells apart and that
+reads on the light and the dark page, look-alike colours named on the chart, deadline labels
+clear of their lines, log axes that say so. The colour arithmetic here is written out from
+the WCAG, CIELAB and CIEDE2000 definitions, not taken from the package."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from jouleboard.kinds.base import Latency
 from jouleboard.render import charts
-
-WHITE, DARK_PAGE = "#ffffff", "#121417"  # style.css --bg, light and dark
-
-
-def _linear(channel: int) -> float:
-    c = channel / 255
-    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-
-def _rgb(color: str) -> tuple[int, int, int]:
-    return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
-
-
-def _luminance(color: str) -> float:
-    r, g, b = map(_linear, _rgb(color))
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def _contrast(a: str, b: str) -> float:
-    low, high = sorted((_luminance(a), _luminance(b)))
-    return (high + 0.05) / (low + 0.05)
-
-
-def _lab(color: str) -> tuple[float, float, float]:
-    r, g, b = map(_linear, _rgb(color))
-    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
-    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
-
-    def f(t: float) -> float:
-        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
-
-    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
-
-
-def _delta_e(a: str, b: str) -> float:
-    return math.dist(_lab(a), _lab(b))
+from tests.colour_maths import (
+    DARK_PAGE,
+    DEUTERANOPIA,
+    PROTANOPIA,
+    WHITE,
+    ciede2000,
+    contrast,
+    delta_e,
+    lab,
+    seen,
+)
 
 
 def test_reference_values() -> None:
     # Black on white is 21:1; white's L* is 100 (the helpers above are the standard ones).
-    assert round(_contrast("#000000", WHITE), 1) == 21.0
-    assert round(_lab(WHITE)[0]) == 100
+    assert round(contrast("#000000", WHITE), 1) == 21.0
+    assert round(lab(WHITE)[0]) == 100
+    # CIEDE2000: pairs of Sharma, Wu and Dalal's test data, with their published values.
+    for lab1, lab2, expected in (
+        ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+        ((50.0, -1.3802, -84.2814), (50.0, 0.0, -82.7485), 1.0000),
+        ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+        ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+        ((50.0, 2.5, 0.0), (61.0, -5.0, 29.0), 22.8977),
+        ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+        ((22.7233, 20.0904, -46.6940), (23.0331, 14.9730, -42.5619), 2.0373),
+    ):
+        assert ciede2000(lab1, lab2) == pytest.approx(expected, abs=1e-4)
+    # A dichromat cannot tell pure red from a dark yellow-green it is mixed with.
+    assert delta_e(seen("#ff0000", DEUTERANOPIA), seen("#a08000", DEUTERANOPIA)) < 12
 
 
-def test_model_palette_reads_on_both_pages_and_neighbours_differ() -> None:
+CLEARLY_DISTINCT = 20.0  # CIEDE2000: two colours a reader tells apart at a glance
+DICHROMAT_DISTINCT = 12.0  # the same for the first six, as a dichromat sees them
+
+
+def test_model_palette_reads_on_both_pages_and_is_distinct() -> None:
     palette = charts.MODEL_COLORS
-    assert len(palette) >= 18  # the largest task of the default data has 18 models
+    assert len(palette) >= 8
     assert len(set(palette)) == len(palette)
     for color in palette:
         # WCAG 1.4.11: a graphical object 3:1 against what is next to it, in both schemes.
-        assert _contrast(color, WHITE) >= 3, color
-        assert _contrast(color, DARK_PAGE) >= 3, color
-        # Not to be taken for the deadline rule.
-        assert _delta_e(color, charts.DEADLINE_RED) > 30, color
-    for a, b in itertools.pairwise(palette):
-        assert _delta_e(a, b) >= 40, (a, b)
+        assert contrast(color, WHITE) >= 3, color
+        assert contrast(color, DARK_PAGE) >= 3, color
+        # Not to be taken for the deadline rule, nor for the axes' grey.
+        assert delta_e(color, charts.DEADLINE_RED) > 20, color
+        assert delta_e(color, charts.AXIS_GREY) > 15, color
     for a, b in itertools.combinations(palette, 2):
-        assert _delta_e(a, b) >= 20, (a, b)
+        assert delta_e(a, b) >= CLEARLY_DISTINCT, (a, b)
+    # The first six (a task's best ranked models, and any compare page's choice) stay apart
+    # for readers with protanopia or deuteranopia too.
+    for a, b in itertools.combinations(palette[:6], 2):
+        for matrix in (DEUTERANOPIA, PROTANOPIA):
+            apart = delta_e(seen(a, matrix), seen(b, matrix))
+            assert apart >= DICHROMAT_DISTINCT, (a, b, apart)
 
 
 def test_model_colors_hand_case() -> None:
-    # a-b share a task, b-c another, d is alone: in id order a gets 0, b 1 (a taken), c 0
-    # (only b, with 1, is beside it), d 0.
-    picks = charts.model_colors([{"a", "b"}, {"b", "c"}, {"d"}], palette=("red", "blue"))
-    assert picks == {
-        "a": ("red", False),
-        "b": ("blue", False),
-        "c": ("red", False),
-        "d": ("red", False),
-    }
-    # Three in one task and two colours: the third repeats a colour and is labelled.
-    picks = charts.model_colors([{"x", "y", "z"}], palette=("red", "blue"))
-    assert picks == {"x": ("red", False), "y": ("blue", False), "z": ("red", True)}
-    # The order of the groups and of their members changes nothing.
-    groups = [["m3", "m1", "m2"], ["m4", "m2"], ["m1", "m5"]]
-    assert charts.model_colors(groups) == charts.model_colors(
-        [list(reversed(g)) for g in reversed(groups)]
-    )
+    # The palette in the models' order; past it, one grey, and a chart drawing two models
+    # of one colour names them both.
+    picks = charts.model_colors(["x", "y", "z", "w"], palette=("red", "blue"))
+    assert picks == {"x": "red", "y": "blue", "z": charts.OTHER_GREY, "w": charts.OTHER_GREY}
+    assert charts.shared_colors(picks) == ("z", "w")
+    assert charts.shared_colors({"x": "red", "y": "blue", "z": charts.OTHER_GREY}) == ()
+    assert charts.model_colors([]) == {}
+    # The grey of the rest reads on both pages and is no palette colour.
+    assert contrast(charts.OTHER_GREY, WHITE) >= 3 and contrast(charts.OTHER_GREY, DARK_PAGE) >= 3
+    assert min(delta_e(charts.OTHER_GREY, c) for c in charts.MODEL_COLORS) > CLEARLY_DISTINCT
 
 
 def test_log_titles() -> None:
@@ -120,16 +111,22 @@ def _published(site: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         yield path.name, json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_one_colour_per_model_on_every_chart(default_site: Path) -> None:
-    seen: dict[str, tuple[str, str]] = {}  # model -> (colour, first chart)
+def test_one_colour_per_model_on_a_tasks_charts_and_look_alikes_named(
+    default_site: Path,
+) -> None:
+    """Every chart of one task gives a model the same colour; on any chart, two models
+    whose colours a reader could confuse are both named beside their marks."""
+    seen: dict[tuple[str, str], tuple[str, str]] = {}  # (task, model) -> (colour, chart)
     coloured = 0
     for name, spec in _published(default_site):
-        drawn = {
-            row["model"]
-            for rows in spec.get("datasets", {}).values()
-            for row in rows
-            if "model" in row
+        task = name.removesuffix(".vl.json").rsplit("--", 1)[-1]
+        datasets = spec.get("datasets", {})
+        drawn = {row["model"] for rows in datasets.values() for row in rows if "model" in row}
+        direct = {
+            m for p in spec.get("params", []) if p.get("name") == "direct" for m in p["value"]
         }
+        # A chart that names every line at its end (the deadline chart) needs no legend.
+        direct |= {row["model"] for row in datasets.get("ends", [])}
         for node in _nodes(spec):
             color = node.get("color")
             if not (isinstance(color, dict) and color.get("field") == "model"):
@@ -138,11 +135,12 @@ def test_one_colour_per_model_on_every_chart(default_site: Path) -> None:
             # Every model the chart draws has its colour named; no scheme picks for it.
             assert set(drawn) <= set(scale.get("domain", ())), name
             pairs = dict(zip(scale["domain"], scale["range"], strict=True))
-            # Within a chart, no two models look alike.
-            assert len(set(pairs.values())) == len(pairs), name
-            for model, value in pairs.items():
-                first = seen.setdefault(model, (value, name))
-                assert first[0] == value, (model, first, name)
+            for a, b in itertools.combinations(sorted(drawn), 2):
+                if delta_e(pairs[a], pairs[b]) < CLEARLY_DISTINCT:
+                    assert {a, b} <= direct, (name, a, b)
+            for model in drawn:
+                first = seen.setdefault((task, model), (pairs[model], name))
+                assert first[0] == pairs[model], (model, first, name)
             coloured += 1
     assert coloured >= 3 * 7  # the bar, configurations and deadline charts of 7 tasks
 

@@ -12,7 +12,7 @@ from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.units import per_thousand
 from jouleboard.plan.finding import task_finding
 from jouleboard.plan.site import site_view
-from jouleboard.plan.task import sensitivity_rows
+from jouleboard.plan.task_charts import sensitivity_rows
 from jouleboard.rank.noise import Noise
 from jouleboard.render.finding import (
     Scenario,

@@ -37,7 +37,7 @@ from jouleboard.rank.ranking import runs_of
 from jouleboard.rank.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
 from jouleboard.render import charts
 from jouleboard.render.finding import summary
-from jouleboard.render.labels import EnergyLabel, band, label_svg
+from jouleboard.render.labels import WIDTH, EnergyLabel, band, label_height, label_svg
 from jouleboard.render.markdown import render_markdown
 
 
@@ -69,12 +69,13 @@ def energy_label(
         f"Energy label {energy.band} for {info.nickname} on {t.info.name}: "
         f"{energy.shown} {unit}{place}, best {energy.best_shown}, at {t.deadline_text()}"
     )
+    height = label_height(energy)
     snippet = (
         f'<img src="{escape(site.urls.absolute(path))}" alt="{escape(alt)}" '
-        'width="240" height="96">'
+        f'width="{WIDTH}" height="{height}">'
     )
     return (
-        LabelRef(site.urls.url(path), energy.band, alt, snippet),
+        LabelRef(site.urls.url(path), energy.band, alt, snippet, height),
         Part(files=((path, label_svg(energy)),)),
     )
 

@@ -5,7 +5,7 @@ format, wording or column the Python side also owns."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from jouleboard.config.registry import Registry
 from jouleboard.core.shapes import JsonLike, Row
@@ -53,12 +53,10 @@ def explore_payload(
     registry: Registry,
     model_url: Callable[[str], str],
     gpu_url: Callable[[str], str],
-    colors: Mapping[str, str] | None = None,
 ) -> dict[str, JsonLike]:
     """One task's configurations for the browser: columns + rows (compact), the table's
     column descriptors, the ranking order, the units and wording, and the model and GPU
-    names and links the re-ranked table shows, with each model's chart colour (``colors``,
-    by model id: the compare chart draws each model in the colour every chart gives it)."""
+    names and links the re-ranked table shows."""
     rows = [browser_row(t, c) for c in t.configs]
     columns = sorted({k for row in rows for k in row})
     models = sorted({c.model_id for c in t.configs})
@@ -123,7 +121,6 @@ def explore_payload(
                 "nickname": registry.models[m].nickname,
                 "builder": registry.models[m].builder,
                 "url": model_url(m),
-                **({"color": colors[m]} if colors and m in colors else {}),
             }
             for m in models
         },

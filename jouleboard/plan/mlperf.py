@@ -15,6 +15,15 @@ from jouleboard.core.shapes import Row
 from jouleboard.core.urls import Urls
 from jouleboard.kinds.mlperf import SCENARIOS, WORKLOADS, SystemResult, workload_of
 from jouleboard.measure.formats import significant
+from jouleboard.plan.mlperf_figures import (
+    benchmark_chart,
+    confound_note,
+    order,
+    per_joule_label,
+    ranked_value,
+    rate_unit,
+    twin_note,
+)
 from jouleboard.plan.views import (
     Download,
     Link,
@@ -85,30 +94,6 @@ def title(benchmark: str) -> str:
     workload, target = workload_of(benchmark) or (benchmark, "")
     name = WORKLOADS[workload].name if workload in WORKLOADS else benchmark
     return f"{name} ({target}% accuracy target)" if target else name
-
-
-def per_joule_label(r: SystemResult) -> tuple[str, str]:
-    """The ranked figure's column label and unit: tokens per joule for token workloads,
-    joules per sample (per image) otherwise."""
-    if r.output == "token":
-        return "Tokens/J", "tokens/J"
-    return f"J/{r.output}", f"J/{r.output}"
-
-
-def rate_unit(r: SystemResult) -> str:
-    """What MLCommons counts per second: tokens/s, or samples/s (images for SDXL)."""
-    return "tokens/s" if r.output == "token" else "samples/s"
-
-
-def ranked_value(r: SystemResult) -> float:
-    """The figure a benchmark ranks by, as shown: tokens/J (higher is better) or J per
-    sample or image (lower is better)."""
-    return r.per_joule if r.output == "token" else r.joules_per_output
-
-
-def order(results: Iterable[SystemResult]) -> list[SystemResult]:
-    """Best first: the least energy per output, then the result's file (a total order)."""
-    return sorted(results, key=lambda r: (r.joules_per_output, r.source))
 
 
 def constraint_text(results: Sequence[SystemResult], scenario: str) -> str:
@@ -271,6 +256,7 @@ def scenario_table(
         if with_benchmark
         else f"{table_note(UNKNOWN)} Energy: whole system at the wall.",
         rank_note_url=urls.url(urls.glossary) + "#noise",
+        glossary_url=urls.url(urls.glossary),
     )
 
 
@@ -338,7 +324,10 @@ def benchmark_page(
     urls: Urls,
     registry: Registry,
     links: tuple[Link, ...],
+    everything: Sequence[SystemResult] = (),
 ) -> Page:
+    """A benchmark's page: its chart, then its systems ranked per scenario; ``everything``:
+    every MLPerf result (a note names the rows that are the same run as another target's)."""
     first = results[0]
     model_id = first.result.model_id
     model_url = urls.url(urls.model(model_id)) if model_id in registry.models else ""
@@ -387,6 +376,8 @@ def benchmark_page(
             model_url,
             links,
             attribution(results),
+            notes=tuple(n for n in (confound_note(results), twin_note(everything, results)) if n),
+            chart=benchmark_chart(benchmark, title(benchmark), results, urls),
         ),
     )
 
@@ -424,7 +415,13 @@ def mlperf_part(results: Sequence[SystemResult], urls: Urls, registry: Registry)
     by_benchmark: dict[str, list[SystemResult]] = {}
     for r in results:
         by_benchmark.setdefault(r.result.benchmark, []).append(r)
-    pages = [benchmark_page(b, rs, urls, registry, links) for b, rs in sorted(by_benchmark.items())]
+    pages = [
+        benchmark_page(b, rs, urls, registry, links, results)
+        for b, rs in sorted(by_benchmark.items())
+    ]
+    charts = tuple(
+        c for page in pages if isinstance(page.body, MLPerfBody) and (c := page.body.chart)
+    )
     leaders = [
         (order(same)[0], len(same))
         for b, rs in sorted(by_benchmark.items())
@@ -448,19 +445,47 @@ def mlperf_part(results: Sequence[SystemResult], urls: Urls, registry: Registry)
             "",
             links,
             attribution(results),
-            leaders=_leaders_table(leaders, urls),
+            leaders=_leaders_tables(leaders, urls),
+            notes=tuple(n for n in (twin_note(results, [r for r, _ in leaders]),) if n),
         ),
     )
-    return out + Part(pages=(index, *pages))
+    return out + Part(pages=(index, *pages), charts=charts)
 
 
-def _leaders_table(leaders: Sequence[tuple[SystemResult, int]], urls: Urls) -> Table:
+# The index's tables, one per unit (a sortable column never mixes two): its caption.
+LEADER_TABLES = (
+    ("token", "Tokens per joule (higher is better)"),
+    ("sample", "Joules per sample (lower is better)"),
+    ("image", "Joules per image (lower is better)"),
+)
+
+
+def _leaders_tables(leaders: Sequence[tuple[SystemResult, int]], urls: Urls) -> tuple[Table, ...]:
+    """The most efficient system of each benchmark and scenario, in one table per unit of
+    the ranked figure: tokens per joule, joules per sample, joules per image."""
+    return tuple(
+        _leaders_table([(r, n) for r, n in leaders if r.output == output], urls, output, caption)
+        for output, caption in LEADER_TABLES
+        if any(r.output == output for r, _ in leaders)
+    )
+
+
+def _leaders_table(
+    leaders: Sequence[tuple[SystemResult, int]], urls: Urls, output: str, caption: str
+) -> Table:
+    label, unit = per_joule_label(leaders[0][0])
     columns = (
         Column("benchmark", "Benchmark"),
         Column("scenario", "Scenario"),
         Column("system", "Best system"),
-        Column("figure", "Energy (derived)", numeric=True),
-        Column("throughput", "Throughput (measured)", numeric=True),
+        Column(
+            "figure",
+            f"{label} (derived)",
+            unit,
+            numeric=True,
+            title=f"Derived from the measured throughput and wall power; {NOT_VERIFIED}",
+        ),
+        Column("throughput", "Throughput (measured)", rate_unit(leaders[0][0]), numeric=True),
         Column("power", "Average wall power (measured)", "W", numeric=True),
         Column("systems", "Systems", numeric=True),
         Column("source", "Result"),
@@ -468,7 +493,6 @@ def _leaders_table(leaders: Sequence[tuple[SystemResult, int]], urls: Urls) -> T
     rows = []
     for r, n in leaders:
         res = r.result
-        _, unit = per_joule_label(r)
         value = ranked_value(r)
         rows.append(
             (
@@ -480,18 +504,19 @@ def _leaders_table(leaders: Sequence[tuple[SystemResult, int]], urls: Urls) -> T
                     None,
                     f"{res.submitter}, {res.round}, {res.division}",
                 ),
-                Cell(value, f"{significant(value, 4)} {unit}"),
-                Cell(res.throughput_per_sec, f"{res.throughput_per_sec:,.6g} {rate_unit(r)}"),
+                Cell(value, significant(value, 4)),
+                Cell(res.throughput_per_sec, f"{res.throughput_per_sec:,.6g}"),
                 Cell(res.avg_power_watts, f"{res.avg_power_watts:,.0f}"),
                 Cell(n, f"{n:,}"),
                 source_cell(r),
             )
         )
     return Table(
-        "mlperf-leaders",
-        "The most energy-efficient system per benchmark and scenario",
+        f"mlperf-leaders-{output}",
+        f"The most energy-efficient system per benchmark and scenario: {caption.lower()}",
         columns,
         tuple(rows),
+        glossary_url=urls.url(urls.glossary),
     )
 
 

@@ -13,12 +13,14 @@ from jouleboard.measure.formats import precision_label, show
 from jouleboard.measure.units import boundary_words, in_words, measured_gpus
 from jouleboard.plan.explore import explore_payload
 from jouleboard.plan.first_view import full_view_path, task_first_view, with_full_view
+from jouleboard.plan.task_charts import chart_colors, scatter_colors, sensitivity_chart
 from jouleboard.plan.views import (
     Calculator,
     ChartRef,
     Download,
     Explorer,
     Link,
+    LiveView,
     Page,
     Part,
     PresetRanking,
@@ -101,32 +103,6 @@ def ranking_downloads(
     return tuple(links), Part(downloads=tuple(downloads))
 
 
-def model_colors(site: SiteView) -> dict[str, tuple[str, bool]]:
-    """Each model's colour on every chart of the site, and whether charts name it beside its
-    marks (charts.model_colors over the tasks: models of one task never share a colour)."""
-    return charts.model_colors(
-        sorted({c.model_id for c in t.configs}) for _, t in sorted(site.tasks.items())
-    )
-
-
-def chart_colors(
-    site: SiteView, model_ids: Sequence[str]
-) -> tuple[dict[str, str], tuple[str, ...]]:
-    """What charts.bind takes for a chart of ``model_ids`` (in legend order): each one's
-    colour by display name, and the names the chart labels directly."""
-    picks, models = model_colors(site), site.registry.models
-    colors = {models[m].nickname: picks[m][0] for m in model_ids}
-    return colors, tuple(models[m].nickname for m in model_ids if picks[m][1])
-
-
-def task_colors(site: SiteView, t: TaskView) -> tuple[dict[str, str], tuple[str, ...]]:
-    """chart_colors for every model of ``t``, in ranking order then by id: what the
-    browser may draw when it re-ranks the task under other settings."""
-    order = {r.config.model_id: r.rank for r in t.ranking}
-    models = sorted({c.model_id for c in t.configs}, key=lambda m: (order.get(m, 1e9), m))
-    return chart_colors(site, models)
-
-
 def bar_label(shown: str, places: str, shared: bool) -> str:
     """A bar's figure, with the places it shares within measurement noise: ``18.26 (#1–4)``
     (the page script writes the same: js/task-follow.js)."""
@@ -161,7 +137,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         charts.ranking_bar(f"{t.units.efficiency_axis} (higher is better)"),
         {"table": rows},
         f"{t.info.name}: top {len(top)} by {words}",
-        *task_colors(site, t),
+        *chart_colors(site, t),
     )
     return chart_ref(
         site.urls,
@@ -177,6 +153,21 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         f"at {t.deadline_text()}",
         table_id=f"ranking-{t.id}",
         boundary=boundary_words(t.boundary),
+        live=live_view(site, t, "bar"),
+    )
+
+
+def live_view(site: SiteView, t: TaskView, draw: str) -> LiveView:
+    """What the embed page of a chart that follows the task page's controls needs to draw
+    it at a reader's settings (js/embed-view.js)."""
+    return LiveView(
+        draw,
+        t.info.name,
+        site.urls.url(site.urls.explore_data(t.id)),
+        t.deadline.ms,
+        t.deadline.percentile,
+        tuple(sorted(g for g in site.default_gpus if any(c.gpu_model == g for c in t.configs))),
+        site.top_n,
     )
 
 
@@ -208,9 +199,11 @@ def scatter_chart(
     p, latency = t.deadline.percentile, t.kind.latency
     chosen = {r.config.identity for r in t.ranking}
     configs, note = scatter_configs(t, limit)
+    colors, entry = scatter_colors(site, t)
     rows: list[Row] = [
         {
             "model": site.registry.models[c.model_id].nickname,
+            "legend": entry[site.registry.models[c.model_id].nickname],
             "gpu": c.gpu_model,
             "latency": t.kind.chart_latency(c, p),
             "energy": c.energy_per_output_joules,
@@ -231,7 +224,7 @@ def scatter_chart(
         f"{t.info.name}: every configuration"
         if not note
         else f"{t.info.name}: {len(rows):,} of {len(t.configs):,} configurations",
-        *task_colors(site, t),
+        colors,
     )
     return chart_ref(
         site.urls,
@@ -247,85 +240,8 @@ def scatter_chart(
         f"deadline: {t.deadline_text()}",
         table_id=f"ranking-{t.id}",
         boundary=boundary_words(t.boundary),
+        live=live_view(site, t, "scatter"),
     ), note
-
-
-def sensitivity_models(site: SiteView, t: TaskView) -> list[str]:
-    """The models of the deadline chart (default GPUs), in its order: the default ranking,
-    then the rest by id."""
-    order = {r.config.model_id: r.rank for r in t.ranking}
-    models = {c.model_id for c in t.configs if c.gpu_model in site.default_gpus}
-    return sorted(models, key=lambda m: (order.get(m, 1e9), m))
-
-
-def sensitivity_rows(site: SiteView, t: TaskView, limit: int | None = None) -> list[Row]:
-    """Each model's best efficiency as the deadline sweeps (default GPUs): one point each
-    time a looser deadline admits a better configuration, and one at the loosest latency so
-    every line runs to the right edge. Order: the default ranking, then the rest; the first
-    ``limit`` models only (None: all)."""
-    p, scale = t.deadline.percentile, t.kind.latency.scale_ms
-    configs = [c for c in t.configs if c.gpu_model in site.default_gpus]
-    if not configs:
-        return []
-    end = max(c.latency_ms(p) for c in configs) / scale
-    order = {r.config.model_id: r.rank for r in t.ranking}
-    rows: list[Row] = []
-    for model in sensitivity_models(site, t)[:limit]:
-        best = None
-        name = site.registry.models[model].nickname
-        for c in sorted(
-            (c for c in configs if c.model_id == model),
-            key=lambda c: (c.latency_ms(p), *ranking.sort_key(c, p)),
-        ):
-            value = t.units.efficiency(c.energy_per_output_joules)
-            if best is None or value > best:
-                best = value
-                rows.append(
-                    {
-                        "model": name,
-                        "latency": c.latency_ms(p) / scale,
-                        "value": value,
-                        "order": order.get(model, len(order) + 1),
-                    }
-                )
-        rows.append({**rows[-1], "latency": end})
-    return rows
-
-
-def sensitivity_chart(site: SiteView, t: TaskView) -> ChartRef | None:
-    # One line per model: past the first view's table rows, only the best-ranked models.
-    rows = sensitivity_rows(site, t, site.table_rows)
-    if not rows:
-        return None
-    p, latency, units = t.deadline.percentile, t.kind.latency, t.units
-    gpus = in_words(measured_gpus(sorted(site.default_gpus), t.configs))
-    total = len({c.model_id for c in t.configs if c.gpu_model in site.default_gpus})
-    drawn = len({r["model"] for r in rows})
-    which = "" if drawn == total else f" (the top {drawn} of {total:,} models)"
-    spec = charts.bind(
-        charts.deadline_sensitivity(
-            f"Deadline: {latency.words[p]} ({latency.unit}, log scale)",
-            f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}",
-        ),
-        {"table": rows, "deadline": t.deadline_rows()},
-        f"{t.info.name}: best {units.efficiency_words} as the deadline loosens{which}",
-        *chart_colors(site, sensitivity_models(site, t)[: site.table_rows]),
-    )
-    return chart_ref(
-        site.urls,
-        "deadlines",
-        [t.id],
-        charts.title_of(spec),
-        f"Step lines, one per model{which}, of each model's best {units.efficiency_words} at "
-        f"every deadline on {latency.words[p]}, on {gpus}; the "
-        f"default {latency.value(t.deadline.ms)} deadline is drawn. Where two lines cross, "
-        "the two models swap ranks. The ranking tables list the figures at set deadlines.",
-        spec,
-        site.urls.task(t.id),
-        f"default deadline {latency.value(t.deadline.ms)} drawn",
-        table_id=f"ranking-{t.id}",
-        boundary=boundary_words(t.boundary),
-    )
 
 
 def home_section(site: SiteView, t: TaskView) -> tuple[TaskSection, Part]:
@@ -384,7 +300,7 @@ def task_page(site: SiteView, t: TaskView) -> Part:
         ),
     )
     (scatter, scatter_note), bar = scatter_chart(site, t), bar_chart(site, t)
-    sensitivity = sensitivity_chart(site, t)
+    sensitivity, sensitivity_note = sensitivity_chart(site, t) or (None, "")
     quality, quality_part = quality_section(site, t)
     explorer, explore_part = explore(site, t)
     body = TaskBody(
@@ -404,6 +320,7 @@ def task_page(site: SiteView, t: TaskView) -> Part:
         site.findings[t.id],
         sensitivity,
         scatter_note=scatter_note,
+        sensitivity_note=sensitivity_note,
     )
     benchmark = f" ({info.benchmark})" if info.benchmark != info.name else ""
     page = Page(
@@ -483,7 +400,7 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             charts.accuracy_energy(),
             {"table": points},
             f"{t.info.name}: accuracy vs energy per response",
-            chart_colors(site, [r.config.model_id for r in rows])[0],
+            *chart_colors(site, t, [r.config.model_id for r in rows]),
         )
         chart = chart_ref(
             urls,
@@ -558,6 +475,5 @@ def explore_file(site: SiteView, t: TaskView) -> str:
             site.registry,
             lambda m: urls.url(urls.model(m)),
             lambda g: urls.url(urls.gpu(g)),
-            {m: color for m, (color, _) in model_colors(site).items()},
         )
     )

@@ -31,6 +31,21 @@ class Link:
 
 
 @dataclass(frozen=True)
+class LiveView:
+    """What a chart's embed page needs to draw it at a reader's own settings (the task
+    page's controls, carried in its embed code's query string; js/embed-view.js): the
+    task's explore data and defaults, and which of js/charts.js's drawings it is."""
+
+    draw: str  # "scatter" or "bar"
+    task_name: str
+    data_url: str
+    deadline_ms: float
+    percentile: str
+    gpus: tuple[str, ...]  # ticked by default
+    top_n: int
+
+
+@dataclass(frozen=True)
 class ChartRef:
     """A chart on a page: static SVG by default, the Vega-Lite spec for interaction."""
 
@@ -42,6 +57,7 @@ class ChartRef:
     note: str  # what the chart depends on besides the data, e.g. the deadline
     table_id: str = ""
     boundary: str = ""  # what its energy includes ("GPU energy only"), "" for none
+    live: LiveView | None = None  # a chart that follows the task page's controls
 
     def export(self, urls: Urls, ext: str) -> str:
         """URL of an export: svg, png, vl.json or csv."""
@@ -157,6 +173,7 @@ class TaskBody:
     more: dict[str, MoreRows] = field(default_factory=dict)
     full_url: str = ""
     scatter_note: str = ""  # how the configurations chart samples a large task, or ""
+    sensitivity_note: str = ""  # what the default deadline does to the deadline chart
 
 
 @dataclass(frozen=True)
@@ -293,6 +310,7 @@ class LabelRef:
     band: str
     alt: str
     snippet: str  # the <img> HTML to paste
+    height: int = 96  # px; every label is 240 px wide (render/labels.py)
 
 
 @dataclass(frozen=True)
@@ -332,7 +350,8 @@ class MLPerfScenario:
 
 @dataclass(frozen=True)
 class MLPerfBody:
-    """An MLPerf benchmark's page (``scenarios``), or the index of them (``leaders``)."""
+    """An MLPerf benchmark's page (``scenarios``, ``chart``), or the index of them
+    (``leaders``: one table per unit, so no sortable column mixes two)."""
 
     name: str
     benchmark: str
@@ -343,7 +362,10 @@ class MLPerfBody:
     model_url: str
     downloads: tuple[Link, ...]
     attribution: str
-    leaders: Table | None = None
+    leaders: tuple[Table, ...] = ()
+    # What confounds the comparison (rounds, software) and explains identical rows, if any.
+    notes: tuple[str, ...] = ()
+    chart: ChartRef | None = None
 
 
 @dataclass(frozen=True)
@@ -456,11 +478,13 @@ def chart_ref(
     note: str = "",
     table_id: str = "",
     boundary: str = "",
+    live: LiveView | None = None,
 ) -> ChartRef:
     """A chart of a page; its id names it (see urls.chart_id); ``boundary``: what its
-    energy figures include ("GPU energy only": measure/units.py), "" for none."""
+    energy figures include ("GPU energy only": measure/units.py), "" for none; ``live``:
+    how its embed page draws it at a reader's settings (None: it has no settings)."""
     return ChartRef(
-        chart_id(kind, *parts), title, alt, spec, urls.url(page), note, table_id, boundary
+        chart_id(kind, *parts), title, alt, spec, urls.url(page), note, table_id, boundary, live
     )
 
 

@@ -111,6 +111,28 @@ TERMS: tuple[tuple[str, str, str], ...] = (
         "of one configuration are one row (their geometric mean), with a narrower interval.",
     ),
     (
+        "mlperf-scenario",
+        "Server and Offline (MLPerf scenarios)",
+        "How an MLPerf Inference benchmark sends its queries. Server: queries arrive at random "
+        "times, as in a live service, and a result is valid only if its 99th-percentile "
+        "latency meets the benchmark's limit (for a language model, the time to the first "
+        "token and the time per output token); its throughput is the highest rate of queries "
+        "the system keeps up with inside that limit. Offline: every query is handed over at "
+        "once and the system answers them as fast as it can, with no latency limit, so its "
+        "figures are usually a little better than the same system's Server figures.",
+    ),
+    (
+        "mlperf-system",
+        "Closed division and MaxQ (MLPerf systems)",
+        "Closed: the division whose submissions run the benchmark's own model, data and "
+        "accuracy target, so that their systems can be compared (the open division allows "
+        "other models and methods). MaxQ: the name NVIDIA gives its submissions tuned for "
+        "energy efficiency rather than for the most throughput (MaxP), for example with lower "
+        "GPU power limits; the result states the system's power settings. Each row names its "
+        "submitter, round (v4.1, v5.1: MLPerf Inference publishes a round of results about "
+        "twice a year) and division.",
+    ),
+    (
         "steady-state",
         "Steady state",
         "The part of a benchmark run when the server is full (as many requests running as the "
@@ -138,6 +160,8 @@ COLUMN_TERMS: dict[str, str] = {
     "gpu": "gpu",
     "batch_latency_s": "batch-latency",
     "rank": "rank-range",
+    "scenario": "mlperf-scenario",  # MLPerf tables (plan/mlperf.py)
+    "system": "mlperf-system",
 }
 
 

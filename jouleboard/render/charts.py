@@ -12,17 +12,17 @@ import contextlib
 import copy
 import functools
 import hashlib
-import itertools
 import json
 import math
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 
 from jouleboard.core.shapes import JsonObject, JsonValue, Scalar
+from jouleboard.render.text_fit import text_width, wrap
 
 if TYPE_CHECKING:  # imported where a chart is built (first use only)
     import altair as alt
@@ -133,52 +133,47 @@ AXIS_GREY = "#6b6b6b"
 DEADLINE_RED = "#c0392b"
 # Colour-blind-safe categorical palette (Okabe-Ito) for GPUs.
 GPU_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
-# Models: 20 colours, each at least 3:1 against the light page (white) and the dark one
-# (#121417), so one SVG reads in both schemes (WCAG 1.4.11); picked by farthest-point
-# sampling in CIELAB, so each differs from the next by a Delta E of 50 or more, any two by
-# 23 or more, and none is close to the deadline's red. model_colors uses the first ones
-# first: a task with few models gets the most distinct.
+# Models: ten colours, each at least 3:1 against the light page (white) and the dark one
+# (#121417), so one SVG reads in both schemes (WCAG 1.4.11), and none near the deadline's
+# red or the axes' grey. Chosen by maximising the smallest CIEDE2000 difference between any
+# two (22 or more), then ordered so that each next colour is the one farthest from those
+# before it: the first six also stay 15 or more apart for readers with protanopia or
+# deuteranopia (Machado et al. 2009). A task's best-ranked models get the first ones
+# (model_colors), and the compare page gives them out in the order models are chosen.
 MODEL_COLORS = (
-    "#1f77b4",
-    "#cc7700",
-    "#00aa55",
-    "#cc1177",
-    "#bb77ee",
-    "#666622",
-    "#cc7777",
-    "#008877",
-    "#885588",
-    "#779900",
-    "#1177ee",
-    "#ff5577",
-    "#bb8855",
-    "#aa3399",
-    "#669955",
-    "#8888dd",
-    "#227700",
-    "#997700",
-    "#dd6699",
-    "#995511",
+    "#0c60cc",  # blue
+    "#849c00",  # yellow-green
+    "#009c90",  # teal
+    "#846000",  # brown
+    "#009cd8",  # sky blue
+    "#f04884",  # pink
+    "#9c3c9c",  # purple
+    "#0c7830",  # green
+    "#9c84d8",  # lavender
+    "#d87824",  # orange
 )
 
 
-def model_colors(
-    groups: Iterable[Collection[str]], palette: Sequence[str] = MODEL_COLORS
-) -> dict[str, tuple[str, bool]]:
-    """Each model's colour on every chart of the site, and whether it must be named on the
-    chart: a greedy colouring of the models in the order of their ids, where models of one
-    group (a task: every chart that draws several models draws one task's) never share a
-    colour while the palette lasts. Past the palette, colours repeat and such a model is
-    labelled beside its marks (True). Same groups, same colours: no state, no hash."""
-    neighbours: dict[str, set[str]] = {}
-    for group in groups:
-        for model in group:
-            neighbours.setdefault(model, set()).update(m for m in group if m != model)
-    index: dict[str, int] = {}
-    for model in sorted(neighbours):
-        taken = {index[m] for m in neighbours[model] if m in index}
-        index[model] = next(i for i in itertools.count() if i not in taken)
-    return {m: (palette[i % len(palette)], i >= len(palette)) for m, i in index.items()}
+OTHER = "Other models"  # the one legend entry of the models past the palette
+OTHER_GREY = "#757575"  # 3:1 on the light and the dark page, far from every palette colour
+
+
+def model_colors(models: Sequence[str], palette: Sequence[str] = MODEL_COLORS) -> dict[str, str]:
+    """Each of ``models`` (one task's, best ranked first) with its colour on the task's
+    charts: the palette in order, so the models most looked at get the most distinct
+    colours; past the palette, one grey (:data:`OTHER_GREY`): a chart drawing two grey
+    models names them beside their marks (:func:`shared_colors`), or gives them one legend
+    entry (:data:`OTHER`). Same order, same colours."""
+    return {m: palette[i] if i < len(palette) else OTHER_GREY for i, m in enumerate(models)}
+
+
+def shared_colors(colors: Mapping[str, str]) -> tuple[str, ...]:
+    """The models of ``colors`` (a chart's, model -> colour) whose colour another has: a
+    reader cannot match them to a legend, so the chart names them."""
+    counts: dict[str, int] = {}
+    for color in colors.values():
+        counts[color] = counts.get(color, 0) + 1
+    return tuple(m for m, color in colors.items() if counts[color] > 1)
 
 
 def log_title(title: str) -> str:
@@ -214,13 +209,17 @@ CONFIG: Spec = {
     },
     # Linear axes: about five labelled values, not one every few pixels.
     "axisQuantitative": {"tickCount": 5},
+    # A legend's text is at least the size of every other text of the chart (the axis
+    # titles' 12 px): it is what a reader matches each colour by.
     "legend": {
         "labelColor": AXIS_GREY,
         "titleColor": AXIS_GREY,
-        "labelFontSize": 11,
+        "labelFontSize": 12,
         "titleFontSize": 12,
         "titleFontWeight": "normal",
-        "labelLimit": 220,
+        "labelLimit": 260,
+        "symbolSize": 120,
+        "rowPadding": 4,
     },
     "title": {"color": AXIS_GREY, "fontSize": 13, "fontWeight": "normal", "anchor": "start"},
 }
@@ -310,7 +309,7 @@ def _model_legend() -> alt.Color:
         "model:N",
         title="Model",
         scale=_model_scale(),
-        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40),
+        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40, symbolOpacity=1),
     )
 
 
@@ -364,13 +363,15 @@ DIRECT = "direct"  # the spec parameter bind fills with the models labelled on t
 
 
 def _direct_labels(base: alt.Chart, x: alt.X, y: alt.Y, which: str) -> alt.Chart:
-    """The names of the models whose colour another model also has (model_colors ran out
-    of colours), beside the marks ``which`` (a Vega expression) selects."""
+    """The names of the models whose colour another model on the chart also has (the grey
+    of those past the palette), centred under the marks ``which`` (a Vega expression)
+    selects: the sides of a point hold the names of its neighbours on a Pareto front."""
+
     labels: alt.Chart = (
         base.transform_calculate(
             named=f"indexof({DIRECT}, datum.model) >= 0 && ({which}) ? datum.model : ''"
         )
-        .mark_text(align="left", dx=8, fontSize=11, color=AXIS_GREY)
+        .mark_text(align="center", baseline="top", dy=7, fontSize=11, color=AXIS_GREY)
         .encode(x=x, y=y, text="named:N")
     )
     return labels
@@ -402,12 +403,13 @@ def side(value: float, values: list[float]) -> str:
 
 @template
 def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
-    """Every configuration: energy per token vs latency (log-log), colour by model,
-    shape by GPU; each model's chosen configuration drawn large and outlined."""
+    """Every configuration: energy per token vs latency (log-log), colour by model (the
+    models past the palette in one grey, :data:`OTHER`), shape by GPU; each model's chosen
+    configuration drawn large and outlined."""
     import altair as alt
 
     # A model picked in the legend (interactive view) stays coloured; the rest fade.
-    pick = alt.selection_point(fields=["model"], bind="legend", name="pick")
+    pick = alt.selection_point(fields=["legend"], bind="legend", name="pick")
     x, y = _log_xy(latency_title, energy_title)
     base = alt.Chart(alt.NamedData("table"))
     points = (
@@ -416,8 +418,9 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
         .encode(
             x=x,
             y=y,
+            # ``legend``: the model's name, or OTHER past the palette (one grey entry).
             color=alt.Color(
-                "model:N",
+                "legend:N",
                 title="Model",
                 scale=_model_scale(),
                 legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40, symbolOpacity=1),
@@ -442,10 +445,9 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
         )
         .add_params(pick)
     )
-    direct = _direct_labels(base, x, y, "datum.chosen")
-    return _with_direct(
-        _finish(alt.layer(points, direct, _deadline_rule(), _deadline_label()), 380)
-    )
+    spec = _finish(alt.layer(points, _deadline_rule(), _deadline_label()), 380)
+    spec["usermeta"] = {"other": OTHER}  # js/charts.js drawScatter names the rest alike
+    return spec
 
 
 def _log_xy(latency_title: str, energy_title: str) -> tuple[alt.X, alt.Y]:
@@ -549,6 +551,53 @@ def length_histogram() -> Spec:
     return _finish(bars, 180)
 
 
+MLPERF_BAND = 40  # px a system takes on an MLPerf chart: its bar, and under it its sources
+
+
+@template
+def mlperf_bars(value_title: str) -> Spec:
+    """An MLPerf benchmark's systems as horizontal bars of its ranked figure (``value``,
+    its text ``shown``), one per system and scenario (``model``: the bar's name), coloured
+    by scenario; under each bar the measured throughput and wall power it is derived from
+    (``derivation``)."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("table")).encode(
+        y=alt.Y(
+            "model:N",
+            sort=alt.EncodingSortField("order", op="min", order="ascending"),
+            title=None,
+            axis=alt.Axis(labelLimit=240, ticks=False),
+        )
+    )
+    x = alt.X("value:Q", title=value_title)
+    bars = base.mark_bar(cornerRadiusEnd=2, height=14, yOffset=-8).encode(
+        x=x,
+        color=alt.Color(
+            "scenario:N",
+            title="Scenario",
+            scale=alt.Scale(domain=["Server", "Offline"], range=GPU_COLORS[:2]),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("system:N", title="System"),
+            alt.Tooltip("scenario:N", title="Scenario"),
+            alt.Tooltip("shown:N", title=value_title),
+            alt.Tooltip("derivation:N", title="From"),
+        ],
+    )
+    figures = base.mark_text(align="left", dx=4, yOffset=-8, color=AXIS_GREY).encode(
+        x=x, text="shown:N"
+    )
+    sources = base.mark_text(align="left", dx=4, yOffset=9, color=AXIS_GREY).encode(
+        x=alt.datum(0), text="derivation:N"
+    )
+    spec = _finish(alt.layer(bars, figures, sources), PER_MODEL)
+    # Room for the longest bar's figure, which a fitted (phone) chart does not count.
+    spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 96}
+    return spec
+
+
 @template
 def gpu_compare(value_title: str) -> Spec:
     """Best tokens/J of each model on each GPU, as dots on a shared axis."""
@@ -631,7 +680,8 @@ def compare_pareto(latency_title: str) -> Spec:
 @template
 def accuracy_energy() -> Spec:
     """Accuracy against energy per response (log x), one point per model, with the Pareto
-    front of models that no other beats on both."""
+    front of models that no other beats on both; the front's models are named, and any
+    model whose colour another shares (bind ``direct``)."""
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
@@ -647,7 +697,8 @@ def accuracy_energy() -> Spec:
         .mark_line(color=AXIS_GREY, strokeDash=[4, 3], interpolate="step-after")
         .encode(x=x, y=y, order="energy:Q")
     )
-    points = base.mark_point(filled=True, size=90).encode(
+    # Opaque: a faded point loses the 3:1 its colour has against the page (dark scheme).
+    points = base.mark_point(filled=True, size=90, opacity=1).encode(
         x=x,
         y=y,
         color=_model_legend(),
@@ -674,27 +725,49 @@ def accuracy_energy() -> Spec:
         for op, align, dx in LABEL_SIDES
         for low in (False, True)
     ]
-    return _finish(alt.layer(front, points, *labels), 380)
+    # A model whose colour another on the chart shares (past the palette) is named too.
+    direct = _direct_labels(base, x, y, "!datum.frontier")
+    return _with_direct(_finish(alt.layer(front, points, *labels, direct), 380))
+
+
+SENSITIVITY_HEIGHT = 300  # px of the deadline chart's plot
+LINE_LABEL_SIZE = 12  # px: a line's name at its end, the size of a legend's
+LINE_LABEL_GAP = 14  # px between two line names' baselines
 
 
 @template
-def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
-    """Each model's best efficiency as the deadline loosens (a step line per model, log x):
-    where lines cross, the ranking changes; the default deadline is drawn."""
+def deadline_sensitivity(latency_title: str, value_title: str, rule: str = "") -> Spec:
+    """Each model's best efficiency as the deadline loosens (a step line per model, log x
+    and log y, so lines far apart in value all keep their shape): where lines cross, the
+    ranking changes. Each line is named at its right end (bind ``ends``: the rows of
+    plan/task_charts.py sensitivity_ends, names moved apart so none overlaps), not by a
+    legend; ``rule``: "rule" draws the default deadline (when it lies inside the data)."""
     import altair as alt
 
     x = alt.X(
-        "latency:Q", scale=alt.Scale(type="log"), title=log_title(latency_title), axis=LOG_AXIS
+        "latency:Q",
+        scale=alt.Scale(type="log", nice=False),
+        title=log_title(latency_title),
+        axis=LOG_AXIS,
     )
-    y = alt.Y("value:Q", title=value_title)
+
+    def y_of(field: str) -> alt.Y:
+        return alt.Y(
+            f"{field}:Q",
+            scale=alt.Scale(type="log", nice=False),
+            title=log_title(value_title),
+            axis=LOG_AXIS,
+        )
+
+    y = y_of("value")
+    color = alt.Color("model:N", title="Model", scale=_model_scale(), legend=None)
     base = alt.Chart(alt.NamedData("table"))
     lines = base.mark_line(
         interpolate="step-after", strokeWidth=2, point=alt.OverlayMarkDef(size=18)
     ).encode(
         x=x,
         y=y,
-        # The legend lists the models in rank order: bind's ``colors`` domain.
-        color=_model_legend(),
+        color=color,
         order="latency:Q",
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
@@ -702,30 +775,82 @@ def deadline_sensitivity(latency_title: str, value_title: str) -> Spec:
             alt.Tooltip("value:Q", title=value_title, format=",.3~g"),
         ],
     )
-    # A line's name at its right end, where it meets the chart's edge.
-    ends = base.transform_joinaggregate(end="max(latency)", groupby=["model"])
-    direct = _direct_labels(ends, x, y, "datum.latency === datum.end")
-    return _with_direct(_finish(alt.layer(lines, direct, _deadline_rule(), _deadline_label()), 300))
+    ends = alt.Chart(alt.NamedData("ends"))
+    # From each line's end to its name (the name moved up or down to clear the others).
+    leaders = ends.mark_rule(strokeWidth=1, x2Offset=6).encode(
+        x=x, x2="latency:Q", y=y, y2="label_value:Q", color=color
+    )
+    names = (
+        ends.transform_calculate(shown="split(datum.lines, '\\n')")
+        .mark_text(
+            align="left",
+            baseline="middle",
+            dx=9,
+            fontSize=LINE_LABEL_SIZE,
+            lineHeight=LINE_LABEL_GAP,
+            color=AXIS_GREY,
+        )
+        .encode(x=x, y=y_of("label_value"), text=alt.Text("shown:N"))
+    )
+    layers = [lines, leaders, names]
+    if rule:
+        layers += [_deadline_rule(), _deadline_label()]
+    return _finish(alt.layer(*layers), SENSITIVITY_HEIGHT)
+
+
+def with_domains(spec: Spec, domains: Mapping[str, tuple[float, float]]) -> Spec:
+    """``spec`` with each positional channel of ``domains`` ("x", "y") drawn over exactly
+    that range (no rounding out to nice values), in every layer; data rows shared."""
+
+    def adapt(node: JsonObject) -> JsonObject:
+        out = {
+            key: value if key in _DATA_KEYS else _each(adapt, value) for key, value in node.items()
+        }
+        for channel, (low, high) in domains.items():
+            enc = out.get(channel)
+            scale = enc.get("scale") if isinstance(enc, dict) else None
+            if isinstance(enc, dict) and isinstance(scale, dict):
+                out[channel] = {**enc, "scale": {**scale, "domain": [low, high]}}
+        return out
+
+    return adapt(spec)
 
 
 PHONE_WIDTH = 350  # a phone render's whole width: a 390 px screen less the page margins
-PHONE_AXIS_LABELS = 125  # px of an axis label on a phone (longer names end in an ellipsis)
-PHONE_LABEL_CHARS = 20  # about PHONE_AXIS_LABELS px at the axis font
+PHONE_AXIS_LABELS = 125  # px of an axis label's line on a phone
+AXIS_LABEL_SIZE = 11  # px (CONFIG's axis labelFontSize)
+TITLE_SIZE = 12  # px (CONFIG's axis titleFontSize)
+PHONE_TITLE = 200  # px of a line of an x axis's title on a phone
+LABEL_LINE = 12  # px between the two lines of a wrapped axis label
 
 
-def short_labels(names: Collection[str], room: int = PHONE_LABEL_CHARS) -> dict[str, str]:
-    """Labels of at most ``room`` characters for the names longer than that, all different
-    from each other and from the short names: each keeps a start and an end around an
-    ellipsis, the split chosen so that no two shorten alike ("NVIDIA Nemo…no 12B V2" and
-    "NVIDIA Nemo…ano 9B V2", not two "NVIDIA Nemotron Nan…")."""
-    long = sorted(n for n in set(names) if len(n) > room)
-    short = {n for n in names if len(n) <= room}
-    for head in range(room - 8, 2, -1):  # longer starts first: they read best
-        tail = room - 1 - head
-        labels = {n: f"{n[:head].rstrip()}…{n[-tail:].lstrip()}" for n in long}
-        if len(set(labels.values())) == len(long) and not set(labels.values()) & short:
-            return labels
-    return {}  # no split tells them apart: the axis's own ellipsis, as before
+def wrapped_labels(
+    names: Collection[str], width: float = PHONE_AXIS_LABELS
+) -> dict[str, list[str]]:
+    """Each name wider than ``width`` px at the axis font, broken at its spaces into two
+    lines: the first as many whole words as fit, the second the rest (never a word cut in
+    the middle; a second line still too wide is ended with an ellipsis by the axis, the
+    chart's description and tooltip keeping the whole name)."""
+    out = {}
+    for name in sorted(set(names)):
+        if text_width(name, AXIS_LABEL_SIZE) <= width:
+            continue
+        lines = wrap(name, width, AXIS_LABEL_SIZE)
+        out[name] = [lines[0], " ".join(lines[1:])] if len(lines) > 1 else lines
+    return out
+
+
+def _wrapped_axis(axis: JsonObject, labels: Mapping[str, list[str]]) -> None:
+    """A band axis whose long names take two lines, centred on their band."""
+    wrapped = json.dumps(labels, ensure_ascii=False, sort_keys=True)
+    two = json.dumps(sorted(n for n, lines in labels.items() if len(lines) > 1), ensure_ascii=False)
+    axis["labelExpr"] = f"({wrapped})[datum.label] || datum.label"
+    axis["labelLineHeight"] = LABEL_LINE
+    # Vega draws a label's first line at the band's middle: two lines move up by half one.
+    axis["labelOffset"] = {
+        "condition": {"test": f"indexof({two}, datum.label) >= 0", "value": -LABEL_LINE / 2},
+        "value": 0,
+    }
 
 
 def static(spec: Spec) -> Spec:
@@ -742,10 +867,10 @@ def static(spec: Spec) -> Spec:
 
 def phone(spec: Spec) -> Spec:
     """The phone render of a chart: its whole width fits a 390 px screen, so its text is
-    drawn at its own size (never under 10 px); legends take one column, long axis labels
-    end in an ellipsis, and the title is left to the page's caption. The data rows are
-    shared with ``spec``, not copied (they are most of its size, and nothing here changes
-    them)."""
+    drawn at its own size (never under 10 px); legends take one column, long model names on
+    an axis take two lines (broken between words, never cut in the middle), and the title
+    is left to the page's caption. The data rows are shared with ``spec``, not copied (they
+    are most of its size, and nothing here changes them)."""
 
     datasets = spec.get("datasets", {})
     names = {
@@ -755,26 +880,44 @@ def phone(spec: Spec) -> Spec:
         for row in rows
         if isinstance(row, dict) and isinstance(model := row.get("model"), str)
     }
-    labels = short_labels(names)
+    labels = wrapped_labels(names)
+    wraps = False
 
     def adapt(node: JsonObject) -> JsonObject:
+        nonlocal wraps
         out = {
             key: value if key in _DATA_KEYS else _each(adapt, value) for key, value in node.items()
         }
         axis, legend = out.get("axis"), out.get("legend")
         if isinstance(axis, dict) and _number(axis.get("labelLimit", 0)) > PHONE_AXIS_LABELS:
             axis["labelLimit"] = PHONE_AXIS_LABELS
-            if labels:  # the chart's long names, each shortened to a label of its own
-                axis["labelExpr"] = f"({json.dumps(labels, ensure_ascii=False)})[datum.label]" + (
-                    " || datum.label"
-                )
+            if labels:  # the chart's long names, each on two lines of its own
+                _wrapped_axis(axis, labels)
+                wraps = True
         if isinstance(legend, dict):
             legend.update(columns=1, labelLimit=PHONE_WIDTH - 40)
+        x = out.get("x")
+        title = x.get("title") if isinstance(x, dict) else None
+        if isinstance(x, dict) and isinstance(title, str):
+            # A long axis title under a narrow plot: two lines, not one past the chart's edge.
+            lines: list[JsonValue] = [*wrap(title, PHONE_TITLE, TITLE_SIZE)]
+            out["x"] = {**x, "title": lines if len(lines) > 1 else title}
         return out
 
     out = adapt(spec)
+    # A chart's own phone data (usermeta.phone: its line names wrapped narrower, say).
+    meta = spec.get("usermeta")
+    own = meta.get("phone") if isinstance(meta, dict) else None
+    own_data = own.get("datasets") if isinstance(own, dict) else None
+    if isinstance(own, dict) and isinstance(own_data, dict) and isinstance(datasets, dict):
+        out["datasets"] = {**datasets, **own_data}
+        out["height"] = own.get("height", out.get("height"))
     out["width"] = PHONE_WIDTH
     out["autosize"] = {"type": "fit-x", "contains": "padding"}
+    height = out.get("height")
+    if wraps and isinstance(height, int):
+        # One band per model: room for a name's two lines (24 px a band on a desktop).
+        out["height"] = round(height * 28 / 24)
     out.pop("title", None)
     return out
 
@@ -835,6 +978,9 @@ def sample(
     return [i for n, i in enumerate(items) if kept[n] or n in chosen]
 
 
+MODEL_FIELDS = ("model", "legend")  # the fields a chart colours models by
+
+
 def with_model_colors(spec: Spec, colors: Mapping[str, str]) -> Spec:
     """``spec`` with every colour-by-model encoding mapping each model of ``colors`` (its
     display name, in legend order) to its colour; the data rows are shared, not copied."""
@@ -844,7 +990,7 @@ def with_model_colors(spec: Spec, colors: Mapping[str, str]) -> Spec:
             key: value if key in _DATA_KEYS else _each(adapt, value) for key, value in node.items()
         }
         color = out.get("color")
-        if isinstance(color, dict) and color.get("field") == "model" and "scale" in color:
+        if isinstance(color, dict) and color.get("field") in MODEL_FIELDS and "scale" in color:
             out["color"] = {
                 **color,
                 "scale": {"domain": [*colors], "range": [*colors.values()]},

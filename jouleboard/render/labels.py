@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from jouleboard.core.escape import markup
+from jouleboard.render.text_fit import fit
 
 BANDS = "ABCDEFG"
 # Green to red, dark enough for white text (WCAG AA at the sizes used).
@@ -64,53 +65,107 @@ def _figure(value: float, shown: str = "") -> str:
     return f"{value:.2f}" if value < 100 else f"{value:,.0f}"
 
 
+WIDTH = 240  # px; the badge's height grows with the lines its text needs (at least 96)
+MIN_HEIGHT = 96
+FONT = "Liberation Sans, Arial, Helvetica, Arimo, sans-serif"  # text_fit's metrics
+# Lines are laid out this much narrower than their room, so a reader whose browser falls back
+# to a wider sans-serif (DejaVu Sans draws these strings up to 13 % wider) sees them whole.
+FALLBACK_SLACK = 1.15
+SQUARE = (176, 8, 56)  # the band's square: left, top, side (px)
+PAD = 8  # px around the text
+
+
+def _lines(
+    text: str, width: float, size: float, lines: int, bold: bool = False, sep: str = " "
+) -> list[_Line]:
+    """``text`` wrapped at ``sep`` (never cut) into ``width`` px, smaller where it needs
+    more than ``lines`` lines."""
+    wrapped, shown = fit(text, width / FALLBACK_SLACK, size, lines, bold, 9, sep)
+    return [_Line(line, shown, bold) for line in wrapped]
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    text: str
+    size: float  # px
+    bold: bool = False
+
+
+def _text(lines: list[_Line], top: float, fill: str = "") -> tuple[str, float]:
+    """SVG text elements of ``lines`` from ``top`` down; returns them and the next top."""
+    out = []
+    for line in lines:
+        top += line.size * 1.2
+        weight = ' font-weight="700"' if line.bold else ""
+        colour = f' fill="{fill}"' if fill else ""
+        out.append(
+            f'<text x="{PAD}" y="{top - line.size * 0.25:g}" font-size="{line.size:g}"'
+            f"{weight}{colour}>{markup(line.text)}</text>"
+        )
+    return "".join(out), top
+
+
 def label_svg(label: EnergyLabel) -> str:
-    """A 240x96 badge; every string goes through :func:`jouleboard.core.escape.markup` (quotes
-    included: the model and task names sit in an attribute too)."""
+    """A 240 px wide badge, 96 px high or more where its text needs more lines: every text
+    is whole, wrapped at its spaces (and drawn smaller where that is not enough), never
+    cut. Every string goes through :func:`jouleboard.core.escape.markup` (quotes included:
+    the model and task names sit in an attribute too)."""
+    return _badge(label)[0]
+
+
+def label_height(label: EnergyLabel) -> int:
+    """The badge's height in px (what an ``<img>`` of it says)."""
+    return _badge(label)[1]
+
+
+def _badge(label: EnergyLabel) -> tuple[str, int]:
+    left, top, side = SQUARE
+    beside = left - PAD - 6  # px of a line beside the square
+    full = WIDTH - 2 * PAD
+    # The place (range) on the task where ranked, else how it compares with the best.
+    standing = (
+        f"#{label.places}"
+        if label.places
+        else f"best {_figure(label.best_value, label.best_shown)}"
+    )
+    figure = f"{_figure(label.value, label.shown)} {label.unit} · {standing}"
+    head, y = _text(
+        _lines(label.model, beside, 13, 2, bold=True)
+        + _lines(label.task, beside, 11, 2)
+        + _lines(figure, beside, 11, 1),
+        4,
+    )
+    steps_top = max(y + 10, top + side - 4)  # the band steps: under the text and the square
 
     def step(i: int, b: str) -> str:
         lift, faded = (6, "") if b == label.band else (0, ' opacity="0.35"')
         return (
-            f'<rect x="{8 + i * 15}" y="{60 - lift}" width="13" height="{14 + lift}" '
-            f'rx="2" fill="{COLORS[b]}"{faded}/>'
+            f'<rect x="{PAD + i * 15}" y="{steps_top - lift:g}" width="13" '
+            f'height="{14 + lift}" rx="2" fill="{COLORS[b]}"{faded}/>'
         )
 
     steps = "".join(step(i, b) for i, b in enumerate(BANDS))
-
-    def _fit(text: str, chars: int) -> str:
-        # The badge starts 168 px in: longer names end in an ellipsis before it (the
-        # aria-label keeps them whole).
-        return markup(text if len(text) <= chars else text[: chars - 1].rstrip() + "…")
-
-    model, task = markup(label.model[:38]), markup(label.task[:40])
-    # The place (range) on the task where ranked, else how it compares with the best.
-    standing = (
-        f"#{markup(label.places)}"
-        if label.places
-        else f"best {_figure(label.best_value, label.best_shown)}"
-    )
+    footer = " · ".join(part for part in (label.boundary, label.deadline, label.data_date) if part)
+    foot, y = _text(_lines(footer, full, 10, 2, sep=" · "), steps_top + 17, "#5c6370")
+    height = max(MIN_HEIGHT, round(y + 5))
     where = (
         f", place {markup(label.places)} of {label.ranked}, "
         f"best {_figure(label.best_value, label.best_shown)}"
         if label.places
         else ""
     )
-    return (
-        '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="96" viewBox="0 0 240 96" '
-        f'role="img" aria-label="Energy label {label.band}: {model}, {task}, '
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="Energy label {label.band}: '
+        f"{markup(label.model)}, {markup(label.task)}, "
         f"{_figure(label.value, label.shown)} {markup(label.unit)}"
         f'{", " + markup(label.boundary) if label.boundary else ""}{where}">'
         f"<title>{markup(label.model)}, {markup(label.task)}</title>"
-        '<rect width="240" height="96" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
-        f'<rect x="176" y="8" width="56" height="56" rx="6" fill="{COLORS[label.band]}"/>'
-        f'<text x="204" y="50" font-size="40" font-weight="700" text-anchor="middle" '
-        f'fill="#ffffff" font-family="system-ui, sans-serif">{label.band}</text>'
-        '<g font-family="system-ui, sans-serif" fill="#1b1d21">'
-        f'<text x="8" y="20" font-size="13" font-weight="700">{_fit(label.model, 20)}</text>'
-        f'<text x="8" y="36" font-size="11">{_fit(label.task, 26)}</text>'
-        f'<text x="8" y="52" font-size="11">{_figure(label.value, label.shown)} '
-        f"{markup(label.unit)} · {standing}</text>"
-        f'<text x="8" y="91" font-size="9" fill="#5c6370">'
-        f"{markup(label.boundary) + ' · ' if label.boundary else ''}{markup(label.deadline)} · "
-        f"{markup(label.data_date)}</text></g>{steps}</svg>\n"
+        f'<rect width="{WIDTH}" height="{height}" rx="8" fill="#ffffff" stroke="#c8ccd2"/>'
+        f'<rect x="{left}" y="{top}" width="{side}" height="{side}" rx="6" '
+        f'fill="{COLORS[label.band]}"/>'
+        f'<text x="{left + side / 2:g}" y="{top + 42}" font-size="40" font-weight="700" '
+        f'text-anchor="middle" fill="#ffffff" font-family="{FONT}">{label.band}</text>'
+        f'<g font-family="{FONT}" fill="#1b1d21">{head}{foot}</g>{steps}</svg>\n'
     )
+    return svg, height

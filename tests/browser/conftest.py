@@ -206,3 +206,21 @@ def pw_context(pw_browser: Any) -> Iterator[Any]:
 def site_page(pw_context: Any, site_url: str) -> Recorder:
     """A fresh page in a fresh context that records console, page errors and requests."""
     return watch(pw_context, pw_context.new_page(), site_url)
+
+
+# A phone's and a desktop's viewport: what the site must read well at.
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+
+
+@pytest.fixture(params=sorted(SIZES))
+def sized_page(
+    request: pytest.FixtureRequest, pw_browser: Any, site_url: str
+) -> Iterator[Recorder]:
+    """A fresh page in a fresh context at a phone's and at a desktop's width (the test runs
+    at each)."""
+    ctx = pw_browser.new_context(viewport=SIZES[request.param])
+    ctx.set_default_timeout(20_000)
+    try:
+        yield watch(ctx, ctx.new_page(), site_url)
+    finally:
+        ctx.close()

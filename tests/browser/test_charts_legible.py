@@ -18,11 +18,14 @@ DESKTOP = {"width": 1280, "height": 800}
 PAGES = [
     "/",
     "/tasks/gpqa/",
+    "/tasks/lm-arena-chat/",
     "/tasks/text-to-image/",
     "/tasks/text-to-video/",
     "/models/openai--gpt-oss-20b/",
     "/gpus/h100/",
     "/compare/",
+    "/mlperf/llama2-70b-99/",
+    "/mlperf/stable-diffusion-xl/",
     "/downloads/",
     "/glossary/",
 ]

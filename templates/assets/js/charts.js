@@ -36,8 +36,17 @@ function retitle(node, field, title) {
   }
 }
 
-// charts.with_model_colors: each model drawn in its own colour (the explore data's
-// `color`), the same on every chart of the site.
+// The scale of a spec's colour encoding of `field` ("model", "legend"), or null.
+function colourScale(node, field) {
+  if (Array.isArray(node)) return node.map((n) => colourScale(n, field)).find(Boolean) || null;
+  if (!node || typeof node !== "object") return null;
+  const c = node.color;
+  if (c && typeof c === "object" && c.field === field && c.scale) return c.scale;
+  return Object.entries(node).filter(([k]) => k !== "datasets")
+    .map(([, n]) => colourScale(n, field)).find(Boolean) || null;
+}
+
+// charts.with_model_colors: each model of `colors` (name -> colour) drawn in its colour.
 function colorModels(node, colors) {
   if (Array.isArray(node)) node.forEach((n) => colorModels(n, colors));
   else if (node && typeof node === "object") {
@@ -63,6 +72,10 @@ export function drawScatter(figure, data, rows, state) {
     chosen: chosen.has(c.source), config: c.config,
   }));
   redraw(figure, (spec) => {
+    // plan/task_charts.py scatter_colors: a model the legend does not name is one of the
+    // grey "other models".
+    const named = new Set(colourScale(spec, "legend")?.domain || []);
+    for (const p of points) p.legend = named.has(p.model) ? p.model : spec.usermeta?.other;
     spec.datasets = { table: points, deadline: deadlineRule(state.deadline, data, points) };
     retitle(spec, "latency", data.latency.axis[state.pct]);
   });
@@ -111,10 +124,12 @@ export function drawFrontiers(figure, data, chosen, best, state) {
     spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
     retitle(spec, "latency", data.latency.axis[state.pct]);
     retitle(spec, "energy", data.units.energy_axis);
-    const colors = {};
-    for (const m of chosen) {
-      if (data.models[m].color) colors[data.models[m].nickname] = data.models[m].color;
+    // The palette in the order the models were chosen: the first colours are the most
+    // distinct ones (for colour-blind readers too), and no two chosen models share one.
+    const palette = colourScale(spec, "model")?.range || [];
+    if (palette.length >= chosen.length) {
+      colorModels(spec, Object.fromEntries(
+        chosen.map((m, i) => [data.models[m].nickname, palette[i]])));
     }
-    if (Object.keys(colors).length === chosen.length) colorModels(spec, colors);
   });
 }

@@ -21,14 +21,35 @@ function fetchSpec(url) {
   return specs.get(url).then((spec) => JSON.parse(JSON.stringify(spec)));
 }
 
-// charts.phone: one-column legends, shorter axis labels, the caption holds the title.
+// charts.wrapped_labels for a chart the page draws: a model name of more than 20
+// characters (about 125 px) on two lines, broken at the last space that keeps the first
+// line within them, never in a word; centred on its band as charts._wrapped_axis does.
+const CUT = "lastindexof(substring(datum.label, 0, 21), ' ')";
+const WRAPS = `length(datum.label) > 20 && ${CUT} > 0`;
+function wrapNames(axis) {
+  axis.labelExpr = `${WRAPS} ? [substring(datum.label, 0, ${CUT}), ` +
+    `substring(datum.label, ${CUT} + 1)] : datum.label`;
+  axis.labelLineHeight = 12;
+  axis.labelOffset = { condition: { test: WRAPS, value: -6 }, value: 0 };
+}
+
+// charts.phone: one-column legends, names on two lines, the caption holds the title, and
+// a chart's own phone data where it has some (usermeta.phone: line names wrapped narrower).
 function phoneLayout(spec, width) {
+  let wrapped = false;
   delete spec.title;
+  const own = spec.usermeta && spec.usermeta.phone;
+  if (own && own.datasets) {
+    spec.datasets = { ...spec.datasets, ...own.datasets };
+    if (own.height) spec.height = own.height;
+  }
   (function visit(node) {
     if (Array.isArray(node)) node.forEach(visit);
     else if (node && typeof node === "object") {
       if (node.axis && typeof node.axis === "object" && node.axis.labelLimit > 125) {
         node.axis.labelLimit = 125;
+        wrapNames(node.axis);
+        wrapped = true;
       }
       if (node.legend && typeof node.legend === "object") {
         node.legend.columns = 1;
@@ -37,6 +58,8 @@ function phoneLayout(spec, width) {
       Object.values(node).forEach(visit);
     }
   })(spec);
+  // One band per model: room for a name's two lines (24 px a band on a desktop).
+  if (wrapped && Number.isInteger(spec.height)) spec.height = Math.round(spec.height * 28 / 24);
 }
 
 // charts.THEME_STYLE for live charts: the chart grey turns light on a dark page.

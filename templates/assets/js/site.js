@@ -78,3 +78,9 @@ wireEmbedCodes();
 wireTaskRows();
 wireSearchBoxes();
 wirePrintSource();
+// An embed page asked for a view other than its default one (an embed code made on a task
+// page at the reader's settings): its own module draws it.
+const view = document.querySelector("figure.chart[data-view]");
+if (view && location.search) {
+  import("./embed-view.js").then((m) => m.drawEmbedView(view)).catch(() => {});
+}

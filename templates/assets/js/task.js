@@ -3,6 +3,7 @@
 // lives in the URL. Without JavaScript the server-rendered tables stay as they are.
 import { drawBars, drawScatter } from "./charts.js";
 import { footprintRows } from "./calculator.js";
+import { followEmbedCodes } from "./embed-codes.js";
 import { rank } from "./rank.js";
 import { filterRows } from "./search.js";
 import { sortTable } from "./sortable.js";
@@ -10,7 +11,7 @@ import { fillBody, rankingRow } from "./table.js";
 import { loadData } from "./task-data.js";
 import { readControls, showState, wireControls } from "./task-controls.js";
 import { viewFollowers } from "./task-follow.js";
-import { taskState, writeUrl } from "./url-state.js";
+import { EMBED_KEYS, taskState, viewQuery, writeUrl } from "./url-state.js";
 import { emptyText, viewText } from "./view-text.js";
 import { capital, deadlineText, statusText } from "./wording.js";
 
@@ -130,6 +131,9 @@ function startTask(form) {
     }
     drawCharts(d, data, rows, state, text);
     followers.follow({ state, data, rows }, options, text, plain);
+    // The charts drawn at this view: their embed codes carry it.
+    followEmbedCodes([d.scatter, d.bar].filter(Boolean),
+      viewQuery(state, c.defaults, c.unit, EMBED_KEYS));
   }
 
   showAll.forEach((button) => {

@@ -83,12 +83,15 @@ export function compareState(search, tasks, first, defaults, max) {
   };
 }
 
-// The state into the address bar: only what differs from the defaults; `push` makes a
-// history entry, else the current one is replaced. `latency` ({scale, unit}) is the
-// deadline box's unit.
-export function writeUrl(state, defaults, push, latency) {
+// The settings an embedded chart's view carries (embed-view.js draws it again).
+export const EMBED_KEYS = ["deadline", "pct", "gpu", "precision", "budget"];
+
+// The query string of `state`: only what differs from the defaults ("" when nothing does),
+// and of `keys` only when given. `latency` ({scale, unit}) is the deadline box's unit.
+export function viewQuery(state, defaults, latency, keys = Object.keys(state)) {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(state)) {
+  for (const key of keys) {
+    const value = state[key];
     const shown = (v) => (key === "deadline" ? deadlineValue(v, latency) : v);
     const text = Array.isArray(value) ? value.join(",") : String(shown(value) ?? "");
     const fallback = defaults[key];
@@ -96,7 +99,14 @@ export function writeUrl(state, defaults, push, latency) {
     if (text !== base) params.set(key, text);
   }
   const query = params.toString();
-  const url = `${location.pathname}${query ? `?${query}` : ""}${location.hash}`;
+  return query ? `?${query}` : "";
+}
+
+// The state into the address bar: only what differs from the defaults; `push` makes a
+// history entry, else the current one is replaced. `latency` ({scale, unit}) is the
+// deadline box's unit.
+export function writeUrl(state, defaults, push, latency) {
+  const url = `${location.pathname}${viewQuery(state, defaults, latency)}${location.hash}`;
   if (url === `${location.pathname}${location.search}${location.hash}`) return;
   if (push) history.pushState(null, "", url);
   else history.replaceState(null, "", url);

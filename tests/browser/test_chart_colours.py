@@ -1,0 +1,187 @@
+"""Issue 40 item 4: colours a reader tells apart. On a task's charts, two models drawn in
+colours a reader could confuse (CIEDE2000 under 20) are both named on the chart itself, not
+only in a legend; the models chosen on /compare/ always get clearly distinct colours (for
+dichromats too); a legend's text is at least the size of the chart's other text. Each is
+measured in Chromium on the colours and sizes as drawn, at 390 and 1280 px, in the light
+and the dark scheme; the colour arithmetic is tests/colour_maths.py's, not the package's."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import SIZES, watch
+from tests.colour_maths import (
+    DEUTERANOPIA,
+    PROTANOPIA,
+    contrast,
+    delta_e,
+    parse_css_color,
+    seen,
+)
+
+pytestmark = pytest.mark.browser
+
+CLEARLY_DISTINCT = 20.0  # CIEDE2000
+DICHROMAT_DISTINCT = 12.0
+
+# An SVG chart's model legend (entries: label and the symbol's colour as drawn), the texts
+# drawn as marks (names beside points and lines) and the font sizes of axes and legends.
+READ_CHART = """(svg) => {
+  const legend = [];
+  for (const group of svg.querySelectorAll('.role-legend')) {
+    const title = group.querySelector('.role-legend-title text');
+    if (!title || title.textContent !== 'Model') continue;
+    for (const label of group.querySelectorAll('.role-legend-label text')) {
+      const entry = label.parentElement.parentElement;
+      const symbol = entry.querySelector('.role-legend-symbol path');
+      legend.push({name: label.textContent, color: getComputedStyle(symbol).fill});
+    }
+  }
+  const named = Array.from(svg.querySelectorAll('.role-mark text'))
+    .map((t) => Array.from(t.childNodes).map((n) => n.textContent).join(' ').trim())
+    .filter(Boolean);
+  const size = (selector) => Array.from(svg.querySelectorAll(selector))
+    .filter((t) => t.textContent.trim())
+    .map((t) => parseFloat(getComputedStyle(t).fontSize));
+  return {legend, named, legendSizes: size('.role-legend-label text'),
+          axisSizes: size('.role-axis-label text, .role-axis-title text')};
+}"""
+
+
+def _context(pw_browser: Any, size: str, scheme: str) -> Any:
+    ctx = pw_browser.new_context(viewport=SIZES[size], color_scheme=scheme)
+    ctx.set_default_timeout(20_000)
+    return ctx
+
+
+def _static_charts(rec: Any) -> list[dict[str, Any]]:
+    """Each chart image the page shows: its file and the scale it is shown at."""
+    rec.page.evaluate("() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')")
+    rec.page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('figure.chart img')).every((i) => i.complete)"
+    )
+    images: list[dict[str, Any]] = rec.page.eval_on_selector_all(
+        "figure.chart img",
+        """(imgs) => imgs.filter((i) => i.getBoundingClientRect().width > 0).map((i) => ({
+             src: i.currentSrc, scale: i.getBoundingClientRect().width / i.naturalWidth}))""",
+    )
+    return images
+
+
+def _read_static(rec: Any, probe: Any, src: str) -> dict[str, Any]:
+    """A chart file inlined alone in a blank page of the same scheme (its own dark-scheme
+    rules apply there as they do to the image), read as drawn."""
+    probe.set_content(f"<!doctype html><body>{rec.page.context.request.get(src).text()}</body>")
+    result: dict[str, Any] = probe.eval_on_selector("svg", READ_CHART)
+    return result
+
+
+def _confusable(legend: list[dict[str, str]]) -> list[tuple[str, str, float]]:
+    colours = [(e["name"], parse_css_color(e["color"])) for e in legend]
+    return [
+        (a, b, delta_e(ca, cb))
+        for (a, ca), (b, cb) in itertools.combinations(colours, 2)
+        if delta_e(ca, cb) < CLEARLY_DISTINCT
+    ]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_look_alike_colours_on_a_task_are_named_on_the_chart(
+    pw_browser: Any, site_url: str, size: str, scheme: str
+) -> None:
+    """gpqa's five olives and greens (issue 40): any two models whose colours are closer
+    than a CIEDE2000 of 20 are both named beside their marks."""
+    ctx = _context(pw_browser, size, scheme)
+    try:
+        rec = watch(ctx, ctx.new_page(), site_url)
+        rec.goto("/tasks/gpqa/")
+        probe = ctx.new_page()
+        problems, legends = [], 0
+        for image in _static_charts(rec):
+            chart = _read_static(rec, probe, image["src"])
+            legends += bool(chart["legend"])
+            named = {" ".join(n.split()) for n in chart["named"]}
+            for a, b, apart in _confusable(chart["legend"]):
+                if not {a, b} <= named:
+                    problems.append(f"{image['src']}: {a} and {b} differ by {apart:.1f} only")
+        assert legends >= 2  # the configurations and accuracy charts keep a legend
+        assert not problems, "\n".join(problems)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_models_compared_get_clearly_distinct_colours(
+    pw_browser: Any, site_url: str, size: str, scheme: str
+) -> None:
+    """GPT OSS 20B against Qwen 3 8B were two olives (issue 40); so were other pairs: every
+    pair and trio tried here is told apart, by a dichromat too, and each colour stands out
+    from the page (3:1)."""
+    ctx = _context(pw_browser, size, scheme)
+    try:
+        rec = watch(ctx, ctx.new_page(), site_url)
+        for models in (
+            "openai/gpt-oss-20b,Qwen/Qwen3-8B",
+            "nvidia/NVIDIA-Nemotron-Nano-9B-v2,nvidia/NVIDIA-Nemotron-Nano-12B-v2,Qwen/Qwen3-8B",
+        ):
+            rec.goto(f"/compare/?task=gpqa&models={models}")
+            rec.page.wait_for_selector("figure.chart svg.marks .role-legend-label text")
+            chart = rec.page.eval_on_selector("figure.chart svg.marks", READ_CHART)
+            page_bg = parse_css_color(
+                rec.page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+            )
+            colours = {e["name"]: parse_css_color(e["color"]) for e in chart["legend"]}
+            assert len(colours) == models.count(",") + 1, colours
+            for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2):
+                assert delta_e(ca, cb) >= CLEARLY_DISTINCT, (a, ca, b, cb)
+                for matrix in (DEUTERANOPIA, PROTANOPIA):
+                    apart = delta_e(seen(ca, matrix), seen(cb, matrix))
+                    assert apart >= DICHROMAT_DISTINCT, (a, b, apart)
+            for name, colour in colours.items():
+                assert contrast(colour, page_bg) >= 3, (name, colour, page_bg)
+        assert rec.errors() == []
+    finally:
+        ctx.close()
+
+
+def _legend_problems(name: str, chart: dict[str, Any], scale: float) -> list[str]:
+    if not chart["legendSizes"]:
+        return []
+    smallest = min(chart["legendSizes"]) * scale
+    largest_axis = max(chart["axisSizes"], default=0) * scale
+    if smallest + 0.05 < max(largest_axis, 10):
+        return [f"{name}: legend text {smallest:.1f} px beside axis text {largest_axis:.1f} px"]
+    return []
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_legend_text_is_as_large_as_the_charts_other_text(
+    pw_browser: Any, site_url: str, size: str
+) -> None:
+    """Legend text was 11 px beside 12 px axis titles, and ~6 px on a phone's embed page
+    (issue 40): wherever a chart is shown, its legend's text is at least as large as its
+    axes' (and 10 px or more)."""
+    ctx = _context(pw_browser, size, "light")
+    try:
+        rec = watch(ctx, ctx.new_page(), site_url)
+        probe = ctx.new_page()
+        problems = []
+        for path in ("/tasks/gpqa/", "/embed/configurations--gpqa/", "/embed/accuracy--gpqa/"):
+            rec.goto(path)
+            for image in _static_charts(rec):
+                chart = _read_static(rec, probe, image["src"])
+                problems += _legend_problems(f"{path} {image['src']}", chart, image["scale"])
+        rec.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,Qwen/Qwen3-8B")
+        live = rec.page.wait_for_selector("figure.chart svg.marks .role-legend-label text")
+        assert live is not None
+        svg = rec.page.query_selector("figure.chart svg.marks")
+        scale = svg.bounding_box()["width"] / float(svg.get_attribute("width") or 1)
+        problems += _legend_problems("compare", svg.evaluate(READ_CHART), scale)
+        assert not problems, "\n".join(problems)
+    finally:
+        ctx.close()
