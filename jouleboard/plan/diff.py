@@ -26,6 +26,7 @@ from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.measure import metrics
 from jouleboard.measure.formats import show
+from jouleboard.plan.diff_mlperf import mlperf_markdown
 from jouleboard.rank.noise import Noise, critical_words
 from jouleboard.rank.ranking import Deadline, RankedRow, rank, runs_of
 
@@ -319,6 +320,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
                 out += ["Within measurement noise:", "", *inside, ""]
     if not moved_any:
         out += ["No ranking changes at the default or preset deadlines.", ""]
+    out += mlperf_markdown(base.data.mlperf if base.data else (), head.data.mlperf, threshold)
     return "\n".join(out)
 
 
