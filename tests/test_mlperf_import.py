@@ -357,3 +357,64 @@ def test_a_system_whose_node_count_is_no_number_is_located(
         done.stderr
     )
     assert not (data / "mlperf").exists()
+
+
+SUMMARY_41 = FIXTURES / "summary_results-v4.1-power.json"
+
+
+def test_a_re_import_never_drops_what_a_file_holds(results: Path, data: Path) -> None:
+    """Issue 39: importing the logs with the round's summary, then the logs alone, wrote 10
+    files and lost result ID 5.1-0061 in silence; the summary alone lost the latencies, the
+    power samples and the date. Both are now refused, naming the fields, with nothing
+    written; what a re-import adds is said field by field."""
+    registry, _ = load_registry(data, task_kind_order())
+    assert registry is not None
+    v51 = results / "inference_results_v5.1"
+    import_mlperf([v51], data, registry)
+    richer = import_mlperf([v51, SUMMARY], data, registry)
+    assert richer.changes and all(c.endswith(('/result_id: added "5.1-0061"',
+                                              '/result_id: added "5.1-0062"'))
+                                  for c in richer.changes)  # fmt: skip
+    before = tree_digest(data)
+    with pytest.raises(ValidationFailed) as logs_only:
+        import_mlperf([v51], data, registry)
+    lost = [p for p in logs_only.value.problems if p.rule == "import.would-lose"]
+    assert len(lost) == 10 and all(p.pointer == "/result_id" for p in lost)
+    with pytest.raises(ValidationFailed) as summary_only:
+        import_mlperf([SUMMARY], data, registry)
+    messages = " ".join(p.message for p in summary_only.value.problems)
+    for field in ("/power_samples", "/latency", "/provenance/date"):
+        assert field in messages, field
+    assert tree_digest(data) == before
+
+
+def test_the_v41_summary_gives_v41_results_their_result_id(results: Path, data: Path) -> None:
+    """v4.1's summary (MLCommons' own, beside v5.1's) gives every v4.1 row result ID
+    v4.1-0049. It reports gptj, counted in samples, in the tokens the run inferred
+    (13,096.6 tokens/s Offline = the log's result_inferred_tokens_per_second): matched
+    against those, its ID joins the gptj results; the row alone cannot stand for them."""
+    registry, _ = load_registry(data, task_kind_order())
+    assert registry is not None
+    done = import_mlperf([results / "inference_results_v4.1", SUMMARY_41], data, registry)
+    assert len(done.written) == 12
+    docs = [json.loads((data / rel).read_text()) for rel in done.written]
+    assert {d["result_id"] for d in docs} == {"v4.1-0049"}
+    gptj = next(d for d in docs if d["benchmark"] == "gptj-99" and d["scenario"] == "Offline")
+    assert gptj["throughput_per_sec"] == pytest.approx(189.806)  # samples/s, from the logs
+    alone = data.parent / "alone"
+    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", alone)
+    only = import_mlperf([SUMMARY_41], alone, registry)
+    reasons = [s.why for s in only.skipped if "gptj" in s.why]
+    assert len(reasons) == 4 and all("import its logs with the summary" in r for r in reasons)
+
+
+def test_the_bundled_mlperf_data_is_the_import_of_both_rounds_with_their_summaries(
+    results: Path, data: Path
+) -> None:
+    registry, _ = load_registry(data, task_kind_order())
+    assert registry is not None
+    sources = [results / "inference_results_v4.1", results / "inference_results_v5.1"]
+    done = import_mlperf([*sources, SUMMARY, SUMMARY_41], data, registry)
+    assert len(done.written) == 22
+    for rel in done.written:
+        assert (data / rel).read_text() == (REPO / "data" / rel).read_text(), rel

@@ -969,6 +969,14 @@ def test_a_reimport_replaces_its_own_files_and_keeps_everything_else(
     (data / written).write_text(json.dumps(doc), encoding="utf-8")
     notes = data / "NOTES.md"  # a person's file in the data folder
     notes.write_text("mine", encoding="utf-8")
+    # The re-import would drop the note: refused, naming it, with nothing written (issue 39:
+    # an importer never replaces its own file with less than it holds).
+    with pytest.raises(ValidationFailed) as lost:
+        import_runs([runs], data)
+    (problem,) = lost.value.problems
+    assert problem.rule == "import.would-lose" and problem.pointer == "/serving/notes"
+    assert json.loads((data / written).read_text())["serving"]["notes"] == "edited by hand"
+    (data / written).unlink()  # as its hint says: remove it to replace it with less
     assert import_runs([runs], data).written == (written,)
     assert json.loads((data / written).read_text())["serving"]["notes"] == ""
     assert notes.read_text() == "mine"

@@ -43,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
     done = import_mlperf(args.paths, args.out, registry)
     for s in done.skipped:
         print(f"skipped {s.where}: {s.why}")
+    for line in done.changes:
+        print(f"changed {line}")
     print(
         f"wrote {len(done.written)} result files to {args.out / 'mlperf'}"
         + (f" ({done.unchanged} already there, unchanged)" if done.unchanged else "")

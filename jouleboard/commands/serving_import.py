@@ -148,6 +148,8 @@ def run_import(args: argparse.Namespace, importer: str, read: Reader) -> int:
     done = write_plan(plan, args.out, skipped)
     for s in done.skipped:
         print(f"skipped {s.where}: {s.why}")
+    for line in done.changes:
+        print(f"changed {line}")
     for rel in sorted(plan.files):
         print(f"{'unchanged' if rel in done.unchanged else 'wrote'} {args.out / rel}")
     print(

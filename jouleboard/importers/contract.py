@@ -8,6 +8,9 @@
    leaves the data folder as it was.
 4. Never delete what it did not create: the only files removed are ones this importer wrote
    in an earlier import that a full re-import (``replace_previous``) no longer has.
+5. Never replace a file with less than it holds: a re-import that would drop a field of a
+   JSON file (absent, empty, "unknown", a shorter list) is refused, naming the fields
+   (``import.would-lose``); what it changes is said field by field (:func:`changes`).
 
 The manifest, ``.jouleboard-imports.json`` in the data folder, lists the files each importer
 wrote (by path relative to the data folder); the build and validation ignore it.
@@ -67,6 +70,7 @@ class Written:
     written: tuple[str, ...]
     unchanged: tuple[str, ...]
     skipped: tuple[Skipped, ...] = ()
+    changes: tuple[str, ...] = ()  # field by field, in the files it replaced
 
 
 def write_plan(plan: ImportPlan, data_dir: Path, skipped: Sequence[Skipped] = ()) -> Written:
@@ -76,9 +80,10 @@ def write_plan(plan: ImportPlan, data_dir: Path, skipped: Sequence[Skipped] = ()
     blocking = conflicts(plan, data_dir)
     if blocking:
         raise ValidationFailed(blocking)
+    changed = tuple(changes(plan, data_dir))
     done = commit(plan, data_dir)
     written = tuple(rel for rel in done.written if rel not in unchanged)
-    return Written(written, tuple(unchanged), tuple(skipped))
+    return Written(written, tuple(unchanged), tuple(skipped), changed)
 
 
 def _holds(path: Path, text: str) -> bool:
@@ -185,7 +190,106 @@ def conflicts(plan: ImportPlan, data_dir: Path) -> list[Problem]:
                     "move it away (or remove it) first, or leave this configuration out",
                 )
             )
+    return problems or losses(plan, data_dir)
+
+
+EMPTY = (None, "", "unknown")  # values that hold nothing: replacing one loses nothing
+
+
+def _pointer(path: tuple[str, ...]) -> str:
+    return "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def field_changes(
+    old: object, new: object, path: tuple[str, ...] = ()
+) -> tuple[list[str], list[str]]:
+    """What replacing the JSON document ``old`` by ``new`` does, field by field: the fields
+    ``old`` holds that ``new`` loses (absent, empty or "unknown"; a list shortened), and the
+    fields whose value changes or that ``new`` adds, each as ``/pointer: old -> new`` or
+    ``/pointer: added value``."""
+    lost: list[str] = []
+    changed: list[str] = []
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(old):
+            if key not in new:
+                if old[key] not in EMPTY:
+                    lost.append(_pointer((*path, key)))
+                continue
+            more_lost, more_changed = field_changes(old[key], new[key], (*path, key))
+            lost += more_lost
+            changed += more_changed
+        changed += [
+            f"{_pointer((*path, key))}: added {_brief(new[key])}"
+            for key in sorted(new.keys() - old.keys())
+            if new[key] not in EMPTY
+        ]
+        return lost, changed
+    if isinstance(old, list) and isinstance(new, list):
+        if len(new) < len(old):
+            lost.append(f"{_pointer(path)} ({len(old)} items, then {len(new)})")
+        elif len(new) > len(old):
+            changed.append(f"{_pointer(path)}: {len(old)} items -> {len(new)}")
+        for i, (a, b) in enumerate(zip(old, new, strict=False)):
+            more_lost, more_changed = field_changes(a, b, (*path, str(i)))
+            lost += more_lost
+            changed += more_changed
+        return lost, changed
+    if old != new:
+        if old not in EMPTY and new in EMPTY:
+            lost.append(_pointer(path))
+        else:
+            changed.append(f"{_pointer(path)}: {_brief(old)} -> {_brief(new)}")
+    return lost, changed
+
+
+def _brief(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _old_json(path: Path) -> object | None:
+    """The JSON document a file the importer wrote holds (None: not JSON, or unreadable)."""
+    try:
+        value: object = json.loads(read_capped(path, MANIFEST_CAP).decode("utf-8"))
+    except (FileRefused, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return value
+
+
+def losses(plan: ImportPlan, data_dir: Path) -> list[Problem]:
+    """Files of the importer's own that the plan would replace with less than they hold:
+    an import may rewrite its files, never drop a field of one without being asked to."""
+    problems = []
+    for rel, text in sorted(plan.files.items()):
+        old = _old_json(data_dir / rel) if _inside(data_dir, rel) else None
+        if old is None:
+            continue
+        lost, _ = field_changes(old, json.loads(text))
+        if lost:
+            shown = ", ".join(lost[:6]) + (f" and {len(lost) - 6} more" if len(lost) > 6 else "")
+            problems.append(
+                Problem(
+                    shown_path(data_dir / rel),
+                    lost[0].split(" ")[0],
+                    "import.would-lose",
+                    f"the new import would drop what this file holds: {shown}",
+                    "import again with every source the file came from (for MLPerf, the "
+                    "round's summary as well as the logs), or remove the file first to "
+                    "replace it with less",
+                )
+            )
     return problems
+
+
+def changes(plan: ImportPlan, data_dir: Path) -> list[str]:
+    """Field by field, what the plan changes in the files it replaces: ``<file> /pointer:
+    old -> new`` (the import commands print them)."""
+    lines = []
+    for rel, text in sorted(plan.files.items()):
+        old = _old_json(data_dir / rel) if _inside(data_dir, rel) else None
+        if old is not None:
+            lines += [f"{rel} {c}" for c in field_changes(old, json.loads(text))[1]]
+    return lines
 
 
 def stale_files(plan: ImportPlan, data_dir: Path, candidates: list[str]) -> list[str]:

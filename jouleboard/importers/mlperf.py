@@ -38,7 +38,7 @@ from jouleboard.core.problems import Problem, ValidationFailed, pointer, shown_p
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.schema_errors import problems_from
 from jouleboard.core.shapes import JsonObject, json_object, text_field
-from jouleboard.importers.contract import ImportPlan, commit, conflicts
+from jouleboard.importers.contract import ImportPlan, same_source, write_plan
 from jouleboard.importers.mlperf_logs import (
     RESTORE_LOG,
     SPL_TIME,
@@ -82,6 +82,7 @@ class Imported:
     written: tuple[str, ...] = ()
     skipped: list[Skipped] = field(default_factory=list)
     unchanged: int = 0
+    changes: tuple[str, ...] = ()  # field by field, in the result files it replaced
 
 
 # --- the raw layout --------------------------------------------------------------------------
@@ -255,8 +256,15 @@ READ_KEYS = frozenset(
         "result_completed_tokens_per_second",
         "result_samples_per_second",
         "result_completed_samples_per_sec",
+        # Tokens a samples workload (gptj) inferred: what v4.1's summary reports for it.
+        "result_inferred_tokens_per_second",
+        "result_inferred_completed_tokens_per_second",
     }
 )
+INFERRED = {
+    "Offline": "result_inferred_tokens_per_second",
+    "Server": "result_inferred_completed_tokens_per_second",
+}
 
 
 def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | list[Problem]:
@@ -311,6 +319,9 @@ def raw_result(loc: Location, gpus: Iterable[str]) -> JsonObject | Skipped | lis
         "date": begin.date().isoformat(),
         "source": f"inference_results_{loc.round}/{loc.path}",
     }
+    inferred = log.values.get(INFERRED.get(loc.scenario, ""))
+    if isinstance(inferred, int | float) and not isinstance(inferred, bool):
+        doc["_inferred_tokens"] = float(inferred)  # matched against a summary in tokens
     if loc.scenario == "Server":
         latency, problems = server_latency(fields, shown_path(run / "mlperf_log_summary.txt"))
         if problems:
@@ -423,7 +434,10 @@ def summary_rows(
             continue
         unit = str(row.get("Performance_Units", ""))
         output = WORKLOADS[found[0]].output
-        if (output == "token") != (unit == "Tokens/s"):
+        # v4.1 reports gptj (counted in samples) in the tokens it inferred: such a row can
+        # lend its result ID to the logs of the same result, which give the samples.
+        inferred = output != "token" and unit == "Tokens/s"
+        if (output == "token") != (unit == "Tokens/s") and not inferred:
             problems.append(
                 Problem(
                     shown,
@@ -470,6 +484,7 @@ def summary_rows(
                 "date": "unknown",
                 "source": f"{path.name}{pointer(i)}: {location}",
                 "_row": i,
+                **({"_inferred_tokens": True} if inferred else {}),
             }
         )
     return docs, skipped, problems
@@ -522,20 +537,27 @@ def relative_path(doc: JsonObject) -> str:
 
 def _merge(raw: JsonObject, row: JsonObject, shown: str) -> list[Problem]:
     """A result in both the logs and the summary: the figures must agree; the summary adds
-    the result ID."""
+    the result ID. A row in inferred tokens/s (v4.1's gptj) is matched against the tokens
+    the logs inferred, which a log without them cannot match."""
+    inferred = bool(row.get("_inferred_tokens"))
     problems = []
-    for name, column in (("throughput_per_sec", "Performance_Result"),
-                         ("avg_power_watts", "Power_Result")):  # fmt: skip
-        a, b = raw[name], row[name]
-        if not isinstance(a, float):  # raw_result's figures are floats
+    for name, column, logged in (
+        ("throughput_per_sec", "Performance_Result", "_inferred_tokens" if inferred else None),
+        ("avg_power_watts", "Power_Result", None),
+    ):
+        a, b = raw.get(logged or name), row[name]
+        if a is not None and not isinstance(a, float):  # raw_result's figures are floats
             raise TypeError(f"{name} of a result from the logs is {a!r}, not a number")
-        if not isinstance(b, (int, float)) or abs(a - b) > MATCH_TOLERANCE * abs(a):
+        if a is None or not isinstance(b, (int, float)) or abs(a - b) > MATCH_TOLERANCE * abs(a):
+            what = "inferred tokens/s" if logged else name
             problems.append(
                 Problem(
                     shown,
                     pointer(row["_row"], column),
                     "mlperf.summary-mismatch",
-                    f"{name} {b!r} differs from the logs' {a!r} ({raw['source']})",
+                    f"{what} {b!r} differs from the logs' {a!r} ({raw['source']})"
+                    if a is not None
+                    else f"{what} {b!r}: the logs give none to match ({raw['source']})",
                     "import the logs and the summary of the same round and submission",
                 )
             )
@@ -613,9 +635,17 @@ def plan_import(paths: Sequence[Path], registry: Registry) -> tuple[ImportPlan, 
     for row, shown in rows:
         if _key(row) in raw:
             problems += _merge(raw[_key(row)], row, shown)
+        elif row.get("_inferred_tokens"):
+            skipped.append(
+                Skipped(
+                    text_field(row, "source", DOCUMENT),
+                    f"the summary gives {row['benchmark']} in inferred tokens/s, but it is "
+                    "counted in samples: import its logs with the summary",
+                )
+            )
         else:
             docs[_key(row)] = row
-    plan = ImportPlan(IMPORTER)
+    plan = ImportPlan(IMPORTER, owns=same_source)
     for _, doc in sorted(docs.items()):
         final = _finish(doc)
         rel = relative_path(doc)
@@ -635,17 +665,5 @@ def import_mlperf(paths: Sequence[Path], out: Path, registry: Registry) -> Impor
     """Import every valid power result of ``paths`` into the data folder ``out``: all or
     nothing (importers/contract.py)."""
     plan, skipped = plan_import(paths, registry)
-    unchanged = {rel for rel, text in plan.files.items() if _same(out / rel, text)}
-    blocking = conflicts(plan, out)
-    if blocking:
-        raise ValidationFailed(blocking)
-    done = commit(plan, out)
-    return Imported(tuple(r for r in done.written if r not in unchanged), skipped, len(unchanged))
-
-
-def _same(path: Path, text: str) -> bool:
-    """``path`` already holds ``text`` (a link, pipe or huge file never does)."""
-    try:
-        return read_capped(path, SMALL_CAP) == text.encode()
-    except FileRefused:
-        return False
+    done = write_plan(plan, out)
+    return Imported(done.written, skipped, len(done.unchanged), done.changes)

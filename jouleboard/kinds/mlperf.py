@@ -90,7 +90,8 @@ WORKLOADS: dict[str, Workload] = {
 }
 BENCHMARK_PATTERN = r"^[a-z0-9][a-z0-9.-]{0,47}$"
 ROUND_PATTERN = r"^v[0-9]{1,2}\.[0-9]{1,2}$"
-RESULT_ID_PATTERN = r"^([0-9]{1,2}\.[0-9]{1,2}-[0-9]{4})?$"
+# "5.1-0061"; v4.1's summary writes "v4.1-0049".
+RESULT_ID_PATTERN = r"^(v?[0-9]{1,2}\.[0-9]{1,2}-[0-9]{4})?$"
 # A submitter is a folder of mlperf/<round>/: one path segment of safe characters (not "",
 # "..", "Evil/Nested"); a system's id is one already.
 SUBMITTER_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9._+ -]{0,98}[A-Za-z0-9._+-])?$"
@@ -156,7 +157,8 @@ class Result(Strict):
     result_id: str = Field(
         default="",
         pattern=RESULT_ID_PATTERN,
-        description="MLCommons' result ID (\"5.1-0061\"), where the round's summary gives it.",
+        description='MLCommons\' result ID ("5.1-0061", "v4.1-0049"), where the round\'s summary '
+        "gives it.",
     )
     benchmark: str = Field(pattern=BENCHMARK_PATTERN, description='"llama2-70b-99".')
     scenario: Scenario
