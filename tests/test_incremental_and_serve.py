@@ -128,20 +128,32 @@ def test_serve_serves_rebuilds_and_stops(tmp_path: Path) -> None:
         assert urllib.request.urlopen(url + "__jouleboard__/version").read() == b"0"
 
         # A page's reload request is held open until a rebuild, then answered at once.
+        def wait(since: str) -> dict[str, str]:
+            answer = urllib.request.urlopen(f"{url}__jouleboard__/wait?since={since}", timeout=60)
+            status: dict[str, str] = json.loads(answer.read())
+            return status
+
         held = urllib.request.urlopen(url + "__jouleboard__/wait?since=0", timeout=5)
-        assert held.read() == b"0"  # (nothing changed within the hold: WAIT_S cut short)
+        # (nothing changed within the hold: WAIT_S cut short)
+        assert json.loads(held.read()) == {"version": "0", "error": ""}
         site = yaml.safe_load((data / "site.yaml").read_text())
         site["title"] = "Edited while serving"
         (data / "site.yaml").write_text(yaml.safe_dump(site))
-        answer = urllib.request.urlopen(url + "__jouleboard__/wait?since=0", timeout=60)
-        assert answer.read() == b"1"
+        assert wait("0") == {"version": "1", "error": ""}
         # The rebuilt site is in place when the reload is signalled.
         assert "Edited while serving" in urllib.request.urlopen(url).read().decode()
 
         (data / "site.yaml").write_text("title: [unclosed")  # a broken edit...
-        time.sleep(2.5)
-        # ... keeps serving the previous site.
+        failed = wait("1")
+        # ... keeps serving the previous site, and tells open pages why (issue 39).
+        assert failed["version"] == "2" and "site.yaml" in failed["error"]
         assert "Edited while serving" in urllib.request.urlopen(url).read().decode()
+        (data / "site.yaml").write_text(yaml.safe_dump(site))  # fixed: the error is gone
+        status = failed
+        deadline = time.monotonic() + 60
+        while status["error"]:  # (the watcher may have seen the broken file twice)
+            assert time.monotonic() < deadline, "the error stayed after a good build"
+            status = wait(status["version"])
     finally:
         proc.terminate()
         proc.wait(timeout=30)

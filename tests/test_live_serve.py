@@ -103,8 +103,8 @@ def test_serve_after_each_edit_equals_a_clean_build(project: Path, tmp_path: Pat
             before = get(url + MODEL_PAGE)
             since = get(url + "/__jouleboard__/version").decode()
             mark = edit(project, n)
-            version = get(f"{url}/__jouleboard__/wait?since={since}&page={MODEL_PAGE}", 120)
-            assert version.decode() != since, f"no reload after the {edit.__name__}"
+            status = get(f"{url}/__jouleboard__/wait?since={since}&page={MODEL_PAGE}", 120)
+            assert json.loads(status)["version"] != since, f"no reload after the {edit.__name__}"
             at_reload = get(url + MODEL_PAGE)  # from memory, or after the commit
             # Any other file asked for now waits for the commit: never the previous one.
             others = {path: get(url + path) for path in OTHERS}
@@ -115,7 +115,8 @@ def test_serve_after_each_edit_equals_a_clean_build(project: Path, tmp_path: Pat
             for path, body in others.items():
                 assert body == (clean / output_path(path)).read_bytes(), (edit.__name__, path)
             assert mark.encode() in at_reload if mark else at_reload != before
-        # A broken measurement keeps the previous site and signals nothing...
+        # A broken measurement keeps the previous site and signals only its problem (open
+        # pages show it: issue 39)...
         settled, since = tree(out), get(url + "/__jouleboard__/version")
         broken = project / "data" / MEASUREMENT
         good = broken.read_text(encoding="utf-8")
@@ -123,7 +124,9 @@ def test_serve_after_each_edit_equals_a_clean_build(project: Path, tmp_path: Pat
             good.replace('"kind": "llm"', '"kind": "llm", "extra": 1'), encoding="utf-8"
         )
         wait_for(lines, "still serving the previous site", 1)
-        assert tree(out) == settled and get(url + "/__jouleboard__/version") == since
+        assert tree(out) == settled
+        status = json.loads(get(f"{url}/__jouleboard__/wait?since={since.decode()}", 60))
+        assert status["version"] != since.decode() and "/extra" in status["error"]
         # ... and its fix is a normal update.
         broken.write_text(good, encoding="utf-8")
         wait_for(lines, "built ", len(edits) + 2)

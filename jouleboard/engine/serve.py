@@ -26,6 +26,7 @@ import gc
 import http.server
 import io
 import ipaddress
+import json
 import os
 import posixpath
 import queue
@@ -59,18 +60,36 @@ __all__ = ["serve", "snapshot"]
 Request: TypeAlias = "socket.socket | tuple[bytes, socket.socket]"
 Address: TypeAlias = "tuple[str | int, ...]"
 
-RELOAD_JS = """// jouleboard serve: reload as soon as the site is rebuilt.
+RELOAD_JS = """// jouleboard serve: reload once the site is rebuilt; show a rebuild that failed.
 (() => {
   let seen = null;
   // This page's path goes with the request: serve renders the pages waiting first.
   const page = `&page=${encodeURIComponent(location.pathname)}`;
+  // The last rebuild failed: its located problems over the page (text only), until the
+  // next rebuild succeeds and the page reloads.
+  function showError(text) {
+    let box = document.getElementById("jouleboard-build-error");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "jouleboard-build-error";
+      box.setAttribute("role", "alert");
+      Object.assign(box.style, { position: "fixed", inset: "auto 0 0 0", maxHeight: "50vh",
+        overflow: "auto", zIndex: "2147483647", margin: "0", padding: "12px 16px",
+        background: "#7a0916", color: "#fff", font: "14px/1.4 ui-monospace, monospace",
+        whiteSpace: "pre-wrap", boxShadow: "0 -2px 8px rgba(0,0,0,.4)" });
+      document.body.append(box);
+    }
+    box.textContent = `jouleboard serve: the last rebuild failed; this page is the previous ` +
+      `site.\n\n${text}`;
+  }
   async function wait() {
     try {
       // Held open by the server until the build version differs from `seen` (or ~25 s).
       const query = seen === null ? "" : `?since=${encodeURIComponent(seen)}${page}`;
       const response = await fetch(`/__jouleboard__/wait${query}`, { cache: "no-store" });
-      const version = await response.text();
-      if (seen !== null && version !== seen) { location.reload(); return; }
+      const { version, error } = await response.json();
+      if (seen !== null && version !== seen && !error) { location.reload(); return; }
+      if (error) showError(error);
       seen = version;
       wait();
     } catch (error) { setTimeout(wait, 1000); /* the server restarts: try again */ }
@@ -78,6 +97,7 @@ RELOAD_JS = """// jouleboard serve: reload as soon as the site is rebuilt.
   wait();
 })();
 """
+ERROR_CAP = 20_000  # characters of a failed rebuild's report shown over the page
 WAIT_S = 25.0  # how long a reload request is held open without a rebuild
 COMMIT_WAIT_S = 120.0  # the longest a request waits for an update's commit
 WORKERS = 32  # handler threads: every connection is served by one of these
@@ -111,6 +131,7 @@ class _State:
         self.waiting: Counter[str] = Counter()  # output paths of pages held in /wait
         self.last_page = ""  # the output path of the last page served
         self.ahead: dict[str, bytes] | None = None
+        self.error = ""  # the last rebuild's report when it failed ("" when it built)
 
     def wait_past(self, since: str, timeout: float, page: str = "") -> int:
         """The version once it is not ``since`` (at once if it already is), or after
@@ -131,9 +152,11 @@ class _State:
             return pages or ([self.last_page] if self.last_page else [])
 
     def publish(self, files: dict[str, bytes]) -> None:
-        """Serve ``files`` from memory, hold every other request, and signal the reload."""
+        """Serve ``files`` from memory, hold every other request, and signal the reload
+        (with no error: these pages were built)."""
         with self.changed:
             self.ahead = files
+            self.error = ""
             self.version += 1
             self.changed.notify_all()
 
@@ -143,6 +166,22 @@ class _State:
             self.ahead = None
             self.version += bump
             self.changed.notify_all()
+
+    def fail(self, report: str) -> None:
+        """An update failed: every open page shows ``report`` over the previous site."""
+        with self.changed:
+            self.error = report[:ERROR_CAP]
+            self.version += 1
+            self.changed.notify_all()
+
+    def built(self) -> None:
+        """An update succeeded: no error to show any more."""
+        with self.changed:
+            self.error = ""
+
+    def status(self) -> bytes:
+        with self.changed:
+            return json.dumps({"version": str(self.version), "error": self.error}).encode()
 
     def ahead_of(self, path: str) -> bytes | None:
         """``path``'s bytes if published ahead; else None once no update is in flight."""
@@ -321,9 +360,10 @@ def _handler(
                 since = asked.get("since", [""])[0]
                 page = output_path(asked.get("page", [""])[0]) if "page" in asked else ""
                 started = time.monotonic()
-                version = state.wait_past(since, WAIT_S, page) if since else state.version
+                if since:
+                    state.wait_past(since, WAIT_S, page)
                 self._held(started)
-                self._send(str(version).encode(), "text/plain")
+                self._send(state.status(), "application/json")
             elif path == "/__jouleboard__/reload.js":
                 self._send(RELOAD_JS.encode(), "text/javascript")
             else:
@@ -429,22 +469,26 @@ def _update(live: LiveSite, state: _State, changes: Changes, first: bool = False
         state.publish(files)
         published = True
 
+    report = ""
     try:
         summary = live.update(changes, state.pages_waiting, publish)
     except ValidationFailed as e:
-        print(e.report(), flush=True)
+        report = e.report()
     except OutputRefused:  # --out itself is wrong: no edit will fix it, so stop (one line)
         raise
     except Exception as e:  # a template error, an unreadable file...: the site stays up
-        print(f"error: {type(e).__name__}: {e}", flush=True)
+        report = f"error: {type(e).__name__}: {e}"
     else:
+        state.built()
         state.settle(bump=not published and not first)
         print(summary, flush=True)
         return True
     finally:
         if state.ahead is not None:  # failed after publishing: back to the previous site
             state.settle(bump=True)
-    print("rebuild failed; still serving the previous site", flush=True)
+    print(report, flush=True)
+    print("rebuild failed; still serving the previous site (open pages show why)", flush=True)
+    state.fail(report)
     return False
 
 

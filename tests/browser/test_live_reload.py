@@ -72,3 +72,43 @@ def test_an_open_page_reloads_after_an_edit(pw_context: Any, tmp_path: Path) -> 
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_failed_rebuild_shows_in_the_open_page_until_the_next_build(
+    pw_context: Any, tmp_path: Path
+) -> None:
+    """Issue 39: after a bad edit the terminal said "still serving the previous site" and
+    the browser showed the old page with no sign. Now the open page shows the located
+    problem over it, and the next good build takes it away (the page reloads)."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jouleboard", "serve", "--data", str(data),
+         "--out", str(tmp_path / "preview"), "--port", "0"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        line = ""
+        deadline = time.monotonic() + 120
+        while "serving on" not in line:
+            assert time.monotonic() < deadline and (line or proc.poll() is None), line
+            line = proc.stdout.readline()
+        url = line.split("serving on ", 1)[1].split()[0]
+        page = pw_context.new_page()
+        page.goto(url)
+        page.wait_for_timeout(300)
+        good = (data / "site.yaml").read_text()
+        (data / "site.yaml").write_text(good + "colour_scheme: dark\n")
+        banner = page.locator("#jouleboard-build-error")
+        banner.wait_for(timeout=60_000)
+        text = banner.inner_text()
+        assert "the last rebuild failed" in text and "site.yaml: /colour_scheme" in text
+        assert page.get_attribute("#jouleboard-build-error", "role") == "alert"
+        (data / "site.yaml").write_text(good)
+        deadline = time.monotonic() + 60
+        while page.locator("#jouleboard-build-error").count():
+            assert time.monotonic() < deadline, "the error stayed after a good build"
+            page.wait_for_timeout(100)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
