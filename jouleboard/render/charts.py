@@ -250,9 +250,16 @@ LOG_AXIS: JsonObject = {
 }
 
 
+# Whether Altair checks each template against the Vega-Lite schema as it is made: about
+# half of a template's cost, paid by every build into a new output folder. The templates
+# are this module's own, so the tests check them (tests/test_chart_templates_valid.py)
+# and builds do not.
+VALIDATE = False
+
+
 def _finish(chart: alt.Chart | alt.LayerChart | alt.FacetChart, height: int) -> Spec:
     # altair types to_dict() loosely: from here on the spec is checked as plain JSON.
-    spec: Spec = chart.properties(width=WIDTH, height=height).to_dict()
+    spec: Spec = chart.properties(width=WIDTH, height=height).to_dict(validate=VALIDATE)
     spec.pop("config", None)
     spec["config"] = copy.deepcopy(CONFIG)
     # The static SVG grows around its plot so long labels are never clipped; the
