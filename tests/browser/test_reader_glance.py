@@ -60,3 +60,24 @@ def test_a_finding_names_only_what_its_task_has(site_page: Any) -> None:
     assert sentence.count("1024×1024, 20 steps") == 1
     site_page.goto("/tasks/gpqa/")
     assert "precision (BF16, FP8, MXFP4)" in page.locator("main .finding .note-text").inner_text()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_header_help_link_is_a_target_a_finger_can_hit(site_page: Any, width: int) -> None:
+    """Lighthouse's target-size audit (WCAG 2.5.8) failed the "?" links of the table headers
+    on the home and task pages (about 14 px wide, beside the sort buttons): each is 24 x 24 px
+    and overlaps no other control."""
+    page = site_page.page
+    page.set_viewport_size({"width": width, "height": 844})
+    for path in ("/", "/tasks/gpqa/"):
+        site_page.goto(path)
+        found = page.evaluate("""() => Array.from(document.querySelectorAll('th a.def'), (a) => {
+            const r = a.getBoundingClientRect();
+            const others = Array.from(a.closest('th').querySelectorAll('button, a'))
+              .filter((o) => o !== a).map((o) => o.getBoundingClientRect());
+            const hit = others.some((o) => o.right > r.left && o.left < r.right &&
+                                           o.bottom > r.top && o.top < r.bottom);
+            return [r.width, r.height, hit];
+        })""")
+        assert found, path
+        assert all(w >= 24 and h >= 24 and not hit for w, h, hit in found), (path, found)
