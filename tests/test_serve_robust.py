@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import json
 import os
 import shutil
 import signal
@@ -257,10 +258,13 @@ def test_serve_keeps_the_last_good_site_when_a_rebuild_fails_on_a_template(
     assert "templates/base.html: /: template.syntax: line " in output
     assert "still serving the previous site" in output
     assert served.proc.poll() is None, "serve exited on the failed rebuild"
-    assert served.get() == home and served.version() == "0"
+    assert served.get() == home  # the previous site, byte for byte
+    failed = served.version()  # moved on to wake the open pages, which show the error
+    status = json.loads(served.get(f"__jouleboard__/wait?since={failed}x"))
+    assert status["version"] == failed and "templates/base.html" in status["error"]
     base.write_text(good.replace("</body>", "<!-- fixed --></body>"), encoding="utf-8")
     deadline = time.monotonic() + 120
-    while served.version() == "0":
+    while served.version() == failed:
         assert time.monotonic() < deadline, "no rebuild after the fix"
         time.sleep(0.2)
     assert "<!-- fixed -->" in served.get()
