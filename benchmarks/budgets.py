@@ -26,6 +26,10 @@ Each measurement runs in its own process; the median of ``--repeat`` runs is rep
    ``python -m pytest`` (both with ``--durations=5`` for the profile).
 7. Hugo on the same page set (hugo_compare.py) against each size's median cold build.
 
+Every time figure is also given at the reference speed: divided by this hour's slowdown, the
+median of calibration.py's workload (9 runs before the measurements, 9 after) over its time
+on the machine the budgets were set on. The budgets are judged on those figures.
+
 Writes benchmarks/results/budgets-<UTC time>.json and .md (and budgets-latest.*).
 """
 
@@ -40,11 +44,13 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
 import budgets_report
+import calibration
 import run
 import serve_latency
 
@@ -422,8 +428,16 @@ def main(argv: list[str]) -> int:
             "args": {k: sorted(v) if isinstance(v, set) else str(v) for k, v in vars(args).items()},
         }
     )
+    before = calibration.seconds(9)
     measure(bench)
     bench.results["loadavg_after"] = os.getloadavg()
+    after = calibration.seconds(9)
+    bench.results["calibration"] = {
+        "reference_seconds": calibration.REFERENCE_SECONDS,
+        "before": before,
+        "after": after,
+        "slowdown": statistics.median(before + after) / calibration.REFERENCE_SECONDS,
+    }
     path = run._save_as(bench.results, "budgets")
     markdown = budgets_report.markdown(bench.results)
     md_path = path.with_suffix(".md")
