@@ -3,11 +3,12 @@
 Selection: ``python -m pytest -m "not slow"`` runs the fast unit tests. A test is ``slow``
 when it builds a site, renders charts with vl-convert, drives a browser or builds the
 wheel, or runs jouleboard end to end in new processes (its exit status, output and no
-traceback, for hostile inputs) or measures how time grows: the modules below do (each
-builds at least one site, calls vl-convert or starts jouleboard processes), and so does
-everything marked ``browser`` or ``package`` or reading a shared site (below); a module or
-a test may also say so itself with ``pytest.mark.slow``. A test outside them that leaves a
-built site in its ``tmp_path`` fails, naming the list to add its module to.
+traceback, for hostile inputs), reads an input of millions of parts, or measures how time
+grows: the modules below do (each builds at least one site, calls vl-convert or starts
+jouleboard processes), and so does everything marked ``browser`` or ``package`` or reading
+a shared site (below); a module or a test may also say so itself with ``pytest.mark.slow``.
+A test outside them that leaves a built site in its ``tmp_path`` fails, naming the list to
+add its module to.
 
 Chart cache: every build of the run, in-process or a ``jouleboard build`` subprocess,
 renders into one fresh folder (``$JOULEBOARD_CACHE``, set here before any test module
@@ -31,13 +32,22 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from tests import sitebuild
+
+# pytest keeps a test module's assertion-rewritten code in __pycache__ only where bytecode may
+# be written. A machine with PYTHONDONTWRITEBYTECODE set (the development machine has it)
+# would rewrite every test module anew in the controller and in each xdist worker, about 3 s
+# of every run. The flag is this process's own: jouleboard processes the tests start still
+# inherit the environment.
+sys.dont_write_bytecode = False
 
 SLOW_MODULES = frozenset(
     {
@@ -212,3 +222,12 @@ def cut_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     from tests.cut_site import cut_site as build_cut_site
 
     return build_cut_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def scipy_stats() -> ModuleType:
+    """SciPy's distributions, an oracle for the quantiles: imported when a test asks (it
+    takes a second, which every xdist worker would pay at collection)."""
+    from scipy import stats
+
+    return stats

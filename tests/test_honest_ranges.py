@@ -9,9 +9,9 @@ import html
 import math
 import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
-from scipy import stats
 
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
@@ -49,7 +49,9 @@ def recomputed_ranges(values: list[float], runs: list[int], s: float, c: float) 
     return out
 
 
-def test_the_estimate_serves_only_the_kind_it_was_measured_on(site: SiteView) -> None:
+def test_the_estimate_serves_only_the_kind_it_was_measured_on(
+    site: SiteView, scipy_stats: ModuleType
+) -> None:
     """The three repeat pairs are language-model runs: token tasks (text, image and video
     chat) use s = 8.37% with 3 degrees of freedom; text-to-image and text-to-video, with no
     repeat of their own, show measurement noise unknown and exact places."""
@@ -57,7 +59,7 @@ def test_the_estimate_serves_only_the_kind_it_was_measured_on(site: SiteView) ->
         noise = site.tasks[task].noise
         assert noise.per_run == pytest.approx(0.08374, abs=1e-5)
         assert noise.freedom == 3
-        assert noise.critical == pytest.approx(stats.t.ppf(0.975, 3), rel=1e-12)
+        assert noise.critical == pytest.approx(scipy_stats.t.ppf(0.975, 3), rel=1e-12)
     for task in DIFFUSION_TASKS:
         t = site.tasks[task]
         assert t.noise.per_run is None and t.noise.browser() is None
@@ -65,11 +67,13 @@ def test_the_estimate_serves_only_the_kind_it_was_measured_on(site: SiteView) ->
 
 
 @pytest.mark.parametrize("task", TOKEN_TASKS)
-def test_ranges_equal_a_recomputation_with_t_at_3_degrees(site: SiteView, task: str) -> None:
+def test_ranges_equal_a_recomputation_with_t_at_3_degrees(
+    site: SiteView, task: str, scipy_stats: ModuleType
+) -> None:
     t = site.tasks[task]
     values = [r.config.energy_per_output_joules for r in t.ranking]
     runs = [runs_of(r.config) for r in t.ranking]
-    c = stats.t.ppf(0.975, 3)
+    c = scipy_stats.t.ppf(0.975, 3)
     assert t.noise.per_run is not None
     expected = recomputed_ranges(values, runs, t.noise.per_run, c)
     assert [[r.rank_best, r.rank_worst] for r in t.ranking] == expected
@@ -94,7 +98,9 @@ def test_t_widens_the_ranges_the_issue_counted(
     assert sum(b - a > d - c for (a, b), (c, d) in zip(now, normal, strict=True)) == widened
 
 
-def test_gpqa_keeps_the_reference_order_with_its_new_ranges(site: SiteView) -> None:
+def test_gpqa_keeps_the_reference_order_with_its_new_ranges(
+    site: SiteView, scipy_stats: ModuleType
+) -> None:
     """The reference top 7 (docs/metrics.md) keeps its order by point value; GPT OSS 20B and
     120B now share places 1-2 (their ratio 1.39 is under the 1.46 two single runs may differ
     by) and Nemotron Nano 12B V2 is 3-7 (issue 37)."""
@@ -112,16 +118,18 @@ def test_gpqa_keeps_the_reference_order_with_its_new_ranges(site: SiteView) -> N
     ranges = {n: (r.rank_best, r.rank_worst) for n, r in zip(names, top, strict=True)}
     assert ranges["GPT OSS 20B"] == ranges["GPT OSS 120B"] == (1, 2)
     assert ranges["NVIDIA Nemotron Nano 12B V2"] == (3, 7)
-    assert math.exp(stats.t.ppf(0.975, 3) * 0.08374 * math.sqrt(2)) == pytest.approx(1.458, 1e-3)
+    assert math.exp(scipy_stats.t.ppf(0.975, 3) * 0.08374 * math.sqrt(2)) == pytest.approx(
+        1.458, 1e-3
+    )
 
 
-def test_the_glossary_says_how_uncertain_s_is(site: SiteView) -> None:
+def test_the_glossary_says_how_uncertain_s_is(site: SiteView, scipy_stats: ModuleType) -> None:
     """s = 8.37% from 3 degrees of freedom; its 95% interval from chi-square with 3 degrees
     (issue 37: 4.7% to 31%), and words on what more repeats would change."""
     text = html.unescape(re.sub(r"<[^>]+>", "", glossary_html(noise_scopes(site))))
     s = 0.08373835972873074
-    low = s * math.sqrt(3 / stats.chi2.ppf(0.975, 3))
-    high = s * math.sqrt(3 / stats.chi2.ppf(0.025, 3))
+    low = s * math.sqrt(3 / scipy_stats.chi2.ppf(0.975, 3))
+    high = s * math.sqrt(3 / scipy_stats.chi2.ppf(0.025, 3))
     assert (round(low * 100, 1), round(high * 100, 1)) == (4.7, 31.2)
     assert f"it lies between {low * 100:.2g}% and {high * 100:.3g}%" in text
     assert "with 3 degrees of freedom" in text and "c = 3.18" in text

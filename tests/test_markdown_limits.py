@@ -171,6 +171,7 @@ def test_markdown_within_the_limits_passes(text: str) -> None:
     render_markdown(text)
 
 
+@pytest.mark.slow  # a nesting deep enough to hit Python's recursion limit: about a second
 def test_the_renderer_itself_refuses_deep_nesting() -> None:
     with pytest.raises(MarkdownRefused, match=r"markdown\.too-deep"):
         render_markdown(nested_list(3000))

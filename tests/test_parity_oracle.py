@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mlenergy.data import DiffusionRuns, LLMRuns
 
 from jouleboard.config.registry import Registry, load_registry
 from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, RunsReport, load_runs
@@ -58,6 +57,8 @@ class Sweep:
         self.root, self.data, self.registry = root, data, registry
         self.cases = write_sweep(root / "bench")
         self.report = load_runs([root / "bench"], registry)
+        from mlenergy.data import DiffusionRuns, LLMRuns  # the oracle (0.6 s to import)
+
         self.llm = LLMRuns.from_raw_results(root / "bench", n_workers=1)
         self.diffusion = DiffusionRuns.from_raw_results(root / "bench", n_workers=1)
 
@@ -186,6 +187,8 @@ def _dropped(report: RunsReport) -> dict[str, str]:
 
 
 def test_each_drop_names_its_rule_and_matches_the_toolkits_unstable_runs(sweep: Sweep) -> None:
+    from mlenergy.data import LLMRuns
+
     everything = LLMRuns.from_raw_results(sweep.root / "bench", n_workers=1, stable_only=False)
     unstable = {
         str(Path(r._results_path).parent.resolve()): r.unstable_reason
