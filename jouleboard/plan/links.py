@@ -18,7 +18,7 @@ import dataclasses
 import html
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -94,7 +94,15 @@ def link_problems(
         p.path: set(_ID.findall(p.body.html)) for p in plan.pages if isinstance(p.body, ProseBody)
     }
     rendered = {s.text: render_markdown(s.text) for s in sources}  # as the plan renders it
-    shown_on = _pages_showing(plan.pages, {rendered[s.text] for s in sources if s.pages is None})
+    # Only a text with a link into the site needs the pages that show it (a walk of them all).
+    inside = {
+        text
+        for text in rendered.values()
+        if any(_internal(html.unescape(h)) for h in _HREF.findall(text))
+    }
+    shown_on = _pages_showing(
+        plan.pages, {rendered[s.text] for s in sources if s.pages is None} & inside
+    )
     everywhere = [p.path for p in plan.pages]
     problems: set[Problem] = set()
     for source in sources:
@@ -130,27 +138,50 @@ def _targets(plan: Plan, static: Iterable[str]) -> set[str]:
     return paths | set(static)
 
 
-def _strings(value: object) -> Iterator[str]:
-    """Every string a page body holds, in its dataclasses, tuples and mappings."""
-    if isinstance(value, str):
-        yield value
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            yield from _strings(getattr(value, f.name))
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
+def _internal(href: str) -> bool:
+    """Whether ``href`` (unescaped) may name a page of this site."""
+    parts = urlsplit(href)
+    return not (parts.scheme or parts.netloc or href.startswith("//"))
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _children(kind: type) -> tuple[str, ...] | None:
+    """The field names of a dataclass type; None for a type holding no strings to look in."""
+    if kind not in _FIELDS:
+        fields = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else None
+        _FIELDS[kind] = None if fields is None else tuple(f.name for f in fields)
+    return _FIELDS[kind]
+
+
+def _shown(body: object, rendered: set[str]) -> set[str]:
+    """The texts of ``rendered`` that a page body holds: every string in its dataclasses,
+    tuples, lists and mappings (a loop, not recursion: a task page holds ~10^5 values)."""
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value in rendered:
+                found.add(value)
+        elif isinstance(value, (tuple, list)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif (names := _children(type(value))) is not None:
+            stack.extend(getattr(value, name) for name in names)
+    return found
 
 
 def _pages_showing(pages: Sequence[Page], rendered: set[str]) -> dict[str, list[str]]:
     """Which pages show each rendered text (by the HTML the plan hands their templates)."""
     rendered.discard("")
     out: dict[str, list[str]] = {}
+    if not rendered:
+        return out
     for page in pages:
-        for text in {s for s in _strings(page.body) if s in rendered}:
+        for text in _shown(page.body, rendered):
             out.setdefault(text, []).append(page.path)
     return out
 
@@ -159,8 +190,7 @@ def _check(
     href: str, page: str, urls: Urls, targets: set[str], ids: dict[str, set[str]]
 ) -> tuple[str, str] | None:
     """Why ``href`` on ``page`` names nothing the site has (message, hint), or None."""
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc or href.startswith("//"):
+    if not _internal(href):
         return None  # another site: not ours to check
     here = urls.url(page)
     url = urlsplit(urljoin(f"http://site{here}", href))  # a browser's resolution ("/.." is "/")
