@@ -22,9 +22,10 @@ import subprocess
 import sys
 import time
 
-# The median of 41 runs over three minutes on the reference machine (2 cores, AMD EPYC,
-# Python 3.11.7), quiet (load average under 0.5), 2026-12-04. Single runs vary by +-20 %
-# there, so budgets.py takes 9 before and 9 after its measurements.
+# Set on the reference machine (2 cores, AMD EPYC, Python 3.11.7), quiet (load average under
+# 0.5), 2026-12-04: six batches of 5 to 21 runs over three minutes had medians from 0.83 to
+# 1.06 s, and 0.85 s is the level of the quieter ones. Single runs vary by +-20 % there (a
+# shared host), so budgets.py takes the median of 9 runs before and 9 after its measurements.
 REFERENCE_SECONDS = 0.85
 
 _WORD = re.compile(r"[a-z]+-(\d+)b")
