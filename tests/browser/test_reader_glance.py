@@ -39,10 +39,10 @@ def test_switching_task_on_compare_keeps_the_models_the_new_task_has(site_page: 
     page.wait_for_selector("#compare-table tbody tr")
     page.select_option("#compare-task", "lm-arena-chat")
     # Qwen 3 8B was measured on Chat too, GPT OSS 20B was not: one stays, one drops out.
-    page.wait_for_function("() => location.search.includes('lm-arena-chat')")
-    page.wait_for_function(
-        "() => document.querySelector('input[name=models][value=\"Qwen/Qwen3-8B\"]')?.checked"
-    )
+    # Wait for Chat's own choices (Llama 3.1 8B is measured on Chat only): until they are
+    # drawn, gpqa's list, with Qwen 3 8B checked, is still on the page.
+    page.wait_for_selector('input[name=models][value="meta-llama/Llama-3.1-8B-Instruct"]')
+    assert page.locator('input[name=models][value="Qwen/Qwen3-8B"]').is_checked()
     models = parse_qs(urlsplit(page.url).query).get("models", [""])[0].split(",")
     assert models == ["Qwen/Qwen3-8B"]
     assert page.locator('input[name=models][value="openai/gpt-oss-20b"]').count() == 0
