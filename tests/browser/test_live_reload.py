@@ -18,34 +18,27 @@ from tests.golden.tree import DATA, REPO
 pytestmark = pytest.mark.browser
 
 
+def start_serve(data: Path, out: Path) -> tuple[subprocess.Popen[str], str]:
+    """``jouleboard serve`` on a free port, once it says where: the process and its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jouleboard", "serve", "--data", str(data),
+         "--out", str(out), "--port", "0"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    line = ""
+    deadline = time.monotonic() + 120
+    while "serving on" not in line:
+        assert time.monotonic() < deadline and (line or proc.poll() is None), line
+        line = proc.stdout.readline()
+    return proc, line.split("serving on ", 1)[1].split()[0]
+
+
 def test_an_open_page_reloads_after_an_edit(pw_context: Any, tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jouleboard",
-            "serve",
-            "--data",
-            str(data),
-            "--out",
-            str(tmp_path / "preview"),
-            "--port",
-            "0",
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    proc, url = start_serve(data, tmp_path / "preview")
     try:
-        line = ""
-        deadline = time.monotonic() + 120
-        while "serving on" not in line:
-            assert time.monotonic() < deadline and (line or proc.poll() is None), line
-            line = proc.stdout.readline()
-        url = line.split("serving on ", 1)[1].split()[0]
         page = pw_context.new_page()
         loads: list[str] = []
         page.on("load", lambda p: loads.append(p.url))
@@ -64,9 +57,10 @@ def test_an_open_page_reloads_after_an_edit(pw_context: Any, tmp_path: Path) -> 
         assert all(u.startswith(url) or "://" not in u for u in names), names
         # One reload per edit: the page is served ahead of the commit, and the commit
         # that follows does not signal again.
+        line = ""
         while not line.startswith("built "):
             assert time.monotonic() < deadline, "no end of the update"
-            line = proc.stdout.readline()
+            line = proc.stdout.readline()  # type: ignore[union-attr]
         page.wait_for_timeout(500)
         assert len(loads) == 2, loads
     finally:
@@ -82,18 +76,8 @@ def test_a_failed_rebuild_shows_in_the_open_page_until_the_next_build(
     problem over it, and the next good build takes it away (the page reloads)."""
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jouleboard", "serve", "--data", str(data),
-         "--out", str(tmp_path / "preview"), "--port", "0"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    proc, url = start_serve(data, tmp_path / "preview")
     try:
-        line = ""
-        deadline = time.monotonic() + 120
-        while "serving on" not in line:
-            assert time.monotonic() < deadline and (line or proc.poll() is None), line
-            line = proc.stdout.readline()
-        url = line.split("serving on ", 1)[1].split()[0]
         page = pw_context.new_page()
         page.goto(url)
         page.wait_for_timeout(300)
