@@ -78,6 +78,7 @@ SLOW_MODULES = frozenset(
         "test_third_kind",
         "test_cli_conventions",
         "test_unchanged_rebuild",
+        "test_kept_reads",
         "test_chart_fonts",
         "test_page_reuse",
         "test_live_serve",

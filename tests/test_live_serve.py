@@ -235,9 +235,9 @@ def test_an_edited_measurement_is_read_again_alone(
     read: list[str] = []
     original = loading.read_measurement
 
-    def counted(path: Path, root: Path, known: Kinds) -> MeasurementFile:
+    def counted(path: Path, root: Path, known: Kinds, raw: bytes | None = None) -> MeasurementFile:
         read.append(path.relative_to(root).as_posix())
-        return original(path, root, known)
+        return original(path, root, known, raw)
 
     monkeypatch.setattr(loading, "read_measurement", counted)
     edit_template(project, 1)  # an update that loads nothing forgets nothing

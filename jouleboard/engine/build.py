@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from jouleboard.core.console import SILENT, VERBOSE, Progress
-from jouleboard.engine.fingerprint import inputs_digest
+from jouleboard.engine.fingerprint import Seen, inputs_digest
+from jouleboard.engine.kept import kept_file
 from jouleboard.engine.state import (
     EVERYTHING,
     NOTHING,
@@ -107,8 +108,9 @@ def build(
     changes |= state.pending
     state.pending = changes
     digest = None
+    seen = Seen()
     if changes == EVERYTHING and not state.resident:  # serve knows what changed
-        digest = inputs_digest(inputs.data, inputs.project, inputs.runs, inputs.options())
+        digest = inputs_digest(inputs.data, inputs.project, inputs.runs, inputs.options(), seen)
         last = unchanged_build(target.path, digest) if digest is not None else None
         if last is not None:
             clean_up_after_killed_builds(target.path)
@@ -129,12 +131,19 @@ def build(
     from jouleboard.render.chart_files import Pool, check_cache, cold
 
     check_cache(inputs.cache)
+    if digest is not None:  # a new process: the files an earlier one read, by their bytes
+        state.measurements.recall(kept_file(inputs.cache, target.path), seen)
     with Pool() as pool:
         if cold(inputs.cache):  # every chart will be rendered: start the workers while loading
             pool.start(inputs.cache)
         elif one_shot:  # a chart or two may change: ready a worker meanwhile
             pool.start(inputs.cache, workers=1)
-        summary = assemble(inputs, target, state, changes, digest, waiting, publish, progress, pool)
+        try:
+            summary = assemble(
+                inputs, target, state, changes, digest, waiting, publish, progress, pool
+            )
+        finally:  # after a failed build too: the fix is then the only file read again
+            state.measurements.keep()
     state.pending = NOTHING
     return summary, state
 

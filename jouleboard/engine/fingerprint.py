@@ -22,6 +22,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,16 @@ _PACKAGE = Path(__file__).resolve().parents[1]  # jouleboard/, from jouleboard/e
 
 def _raise(error: OSError) -> None:
     raise error
+
+
+@dataclass
+class Seen:
+    """What :func:`inputs_digest` read on its way: the sha256 of each data-folder file (by
+    absolute path) and the digest of the package's code, for what a build keeps between
+    processes (jouleboard/engine/kept.py)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    code: str = ""
 
 
 class _Unseen(Exception):
@@ -72,11 +83,13 @@ def _add_tree(
     supplied: bool = False,
     hidden: frozenset[str] = frozenset(),
     total_cap: int | None = None,
+    seen: dict[str, bytes] | None = None,
 ) -> None:
     """Add ``root``'s names and files to ``digest``. ``supplied`` (the data folder, static/):
     every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
     it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
-    ``cap`` is :class:`_Unseen`; so are files over ``total_cap`` bytes in all."""
+    ``cap`` is :class:`_Unseen`; so are files over ``total_cap`` bytes in all. ``seen``
+    gets each file's sha256 by its absolute path."""
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
@@ -97,7 +110,10 @@ def _add_tree(
         elif not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
             digest.update(f"special {st.st_mode} {st.st_ino}\0".encode())
         elif by_content:
-            digest.update(_file_digest(path, cap))
+            sha = _file_digest(path, cap)
+            digest.update(sha)
+            if seen is not None:
+                seen[os.path.abspath(path)] = sha
         else:
             digest.update(f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
 
@@ -139,10 +155,16 @@ def _version(package: str) -> str:
 
 
 def inputs_digest(
-    data_dir: Path, project: Path, runs: Sequence[Path], options: Mapping[str, object]
+    data_dir: Path,
+    project: Path,
+    runs: Sequence[Path],
+    options: Mapping[str, object],
+    seen: Seen | None = None,
 ) -> str | None:
     """The hex digest of a build's inputs, or None when they cannot all be seen (then the
-    build always runs). ``options``: every build option that shapes the output."""
+    build always runs). ``options``: every build option that shapes the output. ``seen``
+    gets what was read on the way (complete only when the digest is not None)."""
+    seen = seen if seen is not None else Seen()
     if _imports_kinds_by_name(data_dir):
         return None
     digest = hashlib.sha256()
@@ -153,7 +175,7 @@ def inputs_digest(
         ).encode()
     )
     try:
-        _add_tree(digest, "data", data_dir, supplied=True)
+        _add_tree(digest, "data", data_dir, supplied=True, seen=seen.files)
         _add_tree(
             digest,
             "static",
@@ -168,9 +190,12 @@ def inputs_digest(
             ("site content", project / "content"),
             ("templates", templates_dir()),
             ("content", content_dir()),
-            ("code", _PACKAGE),
         ):
             _add_tree(digest, label, root)
+        code = hashlib.sha256()
+        _add_tree(code, "code", _PACKAGE)
+        seen.code = code.hexdigest()
+        digest.update(code.digest())
         for run in runs:
             _add_tree(digest, "runs", run, by_content=False)
         for kind in registered_elsewhere():
@@ -191,10 +216,10 @@ def registered_elsewhere() -> list[TaskKind]:
     module = sys.modules.get("jouleboard.kinds")
     if module is None:
         return []
-    return [k for k in module.kinds() if not _in_package(inspect.getsourcefile(type(k)))]
+    return [k for k in module.kinds() if not in_package(inspect.getsourcefile(type(k)))]
 
 
-def _in_package(source: str | None) -> bool:
+def in_package(source: str | None) -> bool:
     return source is not None and Path(source).resolve().is_relative_to(_PACKAGE)
 
 

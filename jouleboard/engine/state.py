@@ -12,6 +12,7 @@ result is the one a clean build computes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jouleboard.engine import kept
 from jouleboard.engine.fresh import Products
 from jouleboard.render.chart_files import DEFAULT_CACHE
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 
     from jouleboard.config.registry import Registry
     from jouleboard.core.problems import Problem
+    from jouleboard.engine.fingerprint import Seen
+    from jouleboard.engine.kept import Reads
     from jouleboard.engine.sources import Sources
     from jouleboard.kinds import Kinds
     from jouleboard.kinds.base import Record
@@ -142,10 +146,25 @@ class MeasurementMemo:
         self._checked: dict[int, tuple[MeasurementFile, Record | None, list[Problem]]] = {}
         self._registry: Registry | None = None
         self._seen: set[tuple[str, str]] = set()
+        self._kept: KeptReads | None = None
+
+    def recall(self, path: Path, seen: Seen) -> None:
+        """Take the reads an earlier process kept at ``path`` (jouleboard/engine/kept.py),
+        for the data files whose bytes ``seen`` (this build's inputs digest) hashed; and
+        keep this build's reads there (:meth:`keep`)."""
+        self._kept = KeptReads(path, seen)
+
+    def keep(self) -> None:
+        """Write this build's reads for the next process, if anything was read anew."""
+        if self._kept is not None:
+            self._kept.keep()
+            self._kept = None
 
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         from jouleboard.loading.dataset import read_measurement
 
+        if self._kept is not None:
+            return self._kept.read(path, data_root, known)
         try:
             st = os.lstat(path)
         except OSError:  # gone or unreadable: read_measurement says so
@@ -195,6 +214,49 @@ class MeasurementMemo:
         live = {id(v[1]) for v in self._read.values()}
         self._checked = {k: v for k, v in self._checked.items() if k in live}
         self._seen = set()
+
+
+class KeptReads:
+    """One build's reads through the kept state at ``path``: a file whose bytes (as the
+    inputs digest hashed them) are those a kept read parsed is taken from it; any other is
+    read, hashed and parsed from the same bytes."""
+
+    def __init__(self, path: Path, seen: Seen) -> None:
+        self.path = path
+        self.seen = seen
+        self.basis: str | None = None  # this build's, once the kinds are known
+        self.earlier_basis = ""  # the earlier process's, read on the first read
+        self.earlier: Reads = {}
+        self.reads: Reads = {}
+        self.parsed = 0  # files parsed anew
+
+    def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
+        from jouleboard.core.safe_read import FileRefused, read_capped
+        from jouleboard.loading.dataset import read_measurement
+        from jouleboard.measure.checks import MAX_FILE_BYTES
+
+        if self.basis is None:
+            self.basis = kept.basis(self.seen.code, data_root, known)
+            if self.basis:
+                self.earlier_basis, self.earlier = kept.recall(self.path)
+        where = os.path.abspath(path)
+        if self.basis and self.earlier_basis == self.basis:
+            last = self.earlier.get(where)
+            if last is not None and last[0] == self.seen.files.get(where):
+                self.reads[where] = last
+                return last[1]
+        self.parsed += 1
+        try:
+            raw = read_capped(path, MAX_FILE_BYTES)
+        except FileRefused:  # read_measurement says why
+            return read_measurement(path, data_root, known)
+        file = read_measurement(path, data_root, known, raw)
+        self.reads[where] = (hashlib.sha256(raw).digest(), file)
+        return file
+
+    def keep(self) -> None:
+        if self.basis and self.parsed:
+            kept.keep(self.path, self.basis, self.reads)
 
 
 EVERYTHING = Changes()

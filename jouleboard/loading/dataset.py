@@ -258,12 +258,14 @@ def source_of(path: Path, data_root: Path) -> str:
         return shown_path(path)
 
 
-def read_measurement(path: Path, data_root: Path, known: Kinds | None = None) -> MeasurementFile:
+def read_measurement(
+    path: Path, data_root: Path, known: Kinds | None = None, raw: bytes | None = None
+) -> MeasurementFile:
     """Read and parse one measurement file (what needs no registry) as one of ``known``
-    (default: the registered kinds)."""
+    (default: the registered kinds). ``raw``: its bytes, already read safely."""
     name = shown_path(path)
     source = source_of(path, data_root)
-    value, problems = read_json(path, name)
+    value, problems = read_json(path, name, raw)
     parsed = None
     if not problems:
         parsed, problems = parse_measurement(value, name, known)

@@ -71,9 +71,12 @@ class Identified(Protocol):
     def identity(self) -> tuple[object, ...]: ...
 
 
-def read_json(path: Path, shown: str) -> tuple[JsonValue, list[Problem]]:
+def read_json(path: Path, shown: str, raw: bytes | None = None) -> tuple[JsonValue, list[Problem]]:
     """Read one JSON file with a size cap and strict parsing: a link, pipe or device is
-    refused before it is opened (jouleboard/core/safe_read.py), and so is a file over the cap."""
+    refused before it is opened (jouleboard/core/safe_read.py), and so is a file over the cap.
+    ``raw``: the file's bytes, already read that way."""
+    if raw is not None:
+        return json_of(raw, shown)
     try:
         raw = read_capped(path, MAX_FILE_BYTES)
     except FileRefused as e:
@@ -89,6 +92,11 @@ def read_json(path: Path, shown: str) -> tuple[JsonValue, list[Problem]]:
                     f"file has {path.lstat().st_size} bytes, over the {MAX_FILE_BYTES}-byte cap"
                 )
         return None, [Problem(shown, "", e.rule, message, hint.get(e.rule, e.hint))]
+    return json_of(raw, shown)
+
+
+def json_of(raw: bytes, shown: str) -> tuple[JsonValue, list[Problem]]:
+    """The JSON value of a file's bytes, strictly parsed, or the problems."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -1,0 +1,200 @@
+"""Measurement files read by an earlier process are kept for the next build into the same
+output (jouleboard/engine/kept.py): a new process after one edited file parses that file
+alone, and its site equals a clean build; anything the kept reads depend on besides a
+file's bytes (the code, the working folder, the kinds) and any kept file that is damaged or
+not this user's alone makes the build read everything again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jouleboard.core.problems import ValidationFailed
+from jouleboard.core.resources import templates_dir
+from jouleboard.engine import kept
+from jouleboard.engine.build import build_site
+from jouleboard.engine.fingerprint import Seen
+from jouleboard.engine.state import KeptReads
+from jouleboard.kinds import registered
+from jouleboard.loading import dataset
+from tests.golden.tree import DATA
+from tests.speech_kind import SpeechKind
+from tests.test_incremental_and_serve import tree
+
+FILES = len(list((DATA / "measurements").rglob("*.json")))
+
+
+@pytest.fixture()
+def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """Every measurement file parsed from its bytes, in order."""
+    seen: list[Path] = []
+    real = dataset.read_measurement
+
+    def counting(path: Path, *args: object, **kwargs: object) -> dataset.MeasurementFile:
+        seen.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dataset, "read_measurement", counting)
+    yield seen
+
+
+@pytest.fixture(scope="module")
+def charts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A chart cache with the golden data's charts rendered (once per worker)."""
+    cache = tmp_path_factory.mktemp("charts")
+    build_site(DATA, cache.parent / f"{cache.name}-site", cache=cache)
+    return cache
+
+
+@pytest.fixture()
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, charts: Path) -> Path:
+    """A site folder with the golden data, and a chart cache of its own that holds the
+    charts but no kept reads."""
+    root = tmp_path / "project"
+    shutil.copytree(DATA, root / "data")
+    shutil.copytree(charts, root / "cache", ignore=shutil.ignore_patterns(kept._FOLDER))
+    monkeypatch.chdir(root)  # messages name files relative to it: part of the basis
+    return root
+
+
+def build(project: Path, out: str = "site") -> None:
+    """A command-line build: a new state each time, as a new process has; a chart cache of
+    the test's own, which nothing else builds into."""
+    build_site(project / "data", project / out, project=project, cache=project / "cache")
+
+
+def kept_path(project: Path, out: str = "site") -> Path:
+    return kept.kept_file(project / "cache", project / out)
+
+
+def edit_one(project: Path) -> Path:
+    path = sorted((project / "data" / "measurements").rglob("*.json"))[0]
+    doc = json.loads(path.read_text())
+    doc["metrics"]["median_itl_ms"] *= 1.001
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_after_one_edit_only_that_file_is_parsed_and_the_site_is_a_clean_builds(
+    project: Path, parsed: list[Path]
+) -> None:
+    build(project)
+    assert len(parsed) == FILES  # the first build reads everything
+    edited = edit_one(project)
+    parsed.clear()
+    build(project)
+    assert parsed == [edited]
+    build(project, "clean")  # another output: nothing kept for it
+    assert len(parsed) == 1 + FILES
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_nothing_changed_in_the_data_parses_nothing(project: Path, parsed: list[Path]) -> None:
+    build(project)
+    (project / "templates").mkdir()  # a site template: a build, with the same data
+    text = (templates_dir() / "base.html").read_text(encoding="utf-8")
+    (project / "templates" / "base.html").write_text(text.replace("</head>", "<!--x--></head>"))
+    parsed.clear()
+    build(project)
+    assert parsed == []
+    assert "<!--x-->" in (project / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_another_working_folder_reads_everything(
+    project: Path, parsed: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(project)
+    edit_one(project)
+    monkeypatch.chdir(project / "data")
+    parsed.clear()
+    build(project)
+    assert len(parsed) == FILES
+
+
+def test_a_failed_build_keeps_its_reads_and_says_the_same_again(
+    project: Path, parsed: list[Path]
+) -> None:
+    broken = sorted((project / "data" / "measurements").rglob("*.json"))[-1]
+    broken.write_text('{"serving": ')
+    messages = []
+    for _ in range(2):
+        with pytest.raises(ValidationFailed) as failed:
+            build(project)
+        messages.append([str(p) for p in failed.value.problems])
+    assert messages[0] == messages[1] and str(broken.relative_to(project)) in messages[0][0]
+    assert len(parsed) == FILES  # the second build parsed nothing
+
+
+def damage(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+
+
+def writable_by_others(path: Path) -> None:
+    path.chmod(0o666)
+
+
+def a_link(path: Path) -> None:
+    target = path.with_name("elsewhere")
+    path.rename(target)
+    path.symlink_to(target)
+
+
+@pytest.mark.parametrize("spoil", [damage, writable_by_others, a_link])
+def test_a_kept_file_that_cannot_be_trusted_is_not_read(
+    project: Path, parsed: list[Path], spoil: object
+) -> None:
+    build(project)
+    assert callable(spoil)
+    spoil(kept_path(project))
+    edit_one(project)
+    parsed.clear()
+    build(project)
+    assert len(parsed) == FILES
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_a_file_changed_after_the_digest_is_kept_under_the_bytes_parsed(
+    tmp_path: Path,
+) -> None:
+    """The inputs digest hashed one content; the file then changed before it was parsed.
+    What is kept is keyed by the bytes parsed, so the first content never maps to the
+    second's parse."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    path = sorted((data / "measurements").rglob("*.json"))[0]
+    first = path.read_bytes()
+    seen = Seen({os.path.abspath(path): hashlib.sha256(first).digest()}, code="c")
+    doc = json.loads(first)
+    doc["metrics"]["median_itl_ms"] *= 2
+    path.write_text(json.dumps(doc))  # after the digest, before the read
+    reads = KeptReads(tmp_path / "kept", seen)
+    file = reads.read(path, data.resolve(), registered())
+    sha, kept_file = reads.reads[os.path.abspath(path)]
+    assert sha == hashlib.sha256(path.read_bytes()).digest() != seen.files[os.path.abspath(path)]
+    assert kept_file is file
+    assert file == dataset.read_measurement(path, data.resolve(), registered())  # the new bytes
+
+
+def test_kinds_from_outside_the_package_keep_nothing(tmp_path: Path) -> None:
+    known = registered()
+    assert kept.basis("code", tmp_path, known) != ""
+    assert kept.basis("code", tmp_path, known.with_kind(SpeechKind())) == ""
+    assert kept.basis("code", tmp_path, known) != kept.basis("other code", tmp_path, known)
+
+
+def test_only_the_last_outputs_built_keep_their_reads(project: Path) -> None:
+    outs = [f"site{i}" for i in range(kept._OUTPUTS + 2)]
+    for i, out in enumerate(outs):
+        build(project, out)
+        os.utime(kept_path(project, out), ns=(i * 10**9, i * 10**9))  # in build order
+    kept_now = sorted(kept_path(project, outs[0]).parent.glob("*.reads"))
+    assert kept_now == sorted(kept_path(project, out) for out in outs[-kept._OUTPUTS :])
