@@ -238,7 +238,8 @@ def test_a_damaged_or_foreign_manifest_means_a_full_write(
 
 def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    shutil.copytree(inputs.reference_cache, cache)
+    # The chart entries (other tests' builds keep their parsed measurements there too).
+    shutil.copytree(inputs.reference_cache, cache, ignore=shutil.ignore_patterns("kept-*"))
     entries = sorted(p for p in cache.rglob("*") if p.is_file())
     assert len(entries) > 10
     for i, path in enumerate(entries):
@@ -261,7 +262,7 @@ def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs, tmp_path
     # file is the measurement files this build parsed, kept for the next.
     after = sorted(p for p in cache.rglob("*") if p.is_file())
     assert [p for p in after if p not in entries] == [kept_file(cache, out)]
-    assert set(entries) <= set(after)
+    assert set(entries) < set(after)
     again = tmp_path / "again"
     build_site(inputs.a, again, project=REPO, cache=cache)
     assert tree(again) == inputs.refs[inputs.a]
