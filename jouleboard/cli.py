@@ -52,7 +52,8 @@ COMMANDS: dict[str, ModuleType] = {
 READS_DATA = frozenset({"build", "validate", "rank", "diff", "serve"})
 
 ENVIRONMENT_HELP = """environment variables:
-  JOULEBOARD_CACHE         folder of rendered charts, shared by every build
+  JOULEBOARD_CACHE         folder of rendered charts, shared by every build, and of
+                           the measurement files the last builds parsed (by their bytes)
                            (default: $XDG_CACHE_HOME/jouleboard, else ~/.cache/jouleboard)
   XDG_CACHE_HOME           base of the default chart cache
   JOULEBOARD_LOCK_TIMEOUT  seconds a build waits for another build of the same --out
