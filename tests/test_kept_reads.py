@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -81,7 +81,7 @@ def edit_one(project: Path) -> Path:
     return path
 
 
-def test_after_one_edit_only_that_file_is_parsed_and_the_site_is_a_clean_builds(
+def test_after_one_edit_only_that_file_is_parsed_and_the_site_is_a_clean_build(
     project: Path, parsed: list[Path]
 ) -> None:
     build(project)
@@ -149,10 +149,9 @@ def a_link(path: Path) -> None:
 
 @pytest.mark.parametrize("spoil", [damage, writable_by_others, a_link])
 def test_a_kept_file_that_cannot_be_trusted_is_not_read(
-    project: Path, parsed: list[Path], spoil: object
+    project: Path, parsed: list[Path], spoil: Callable[[Path], None]
 ) -> None:
     build(project)
-    assert callable(spoil)
     spoil(kept_path(project))
     edit_one(project)
     parsed.clear()
