@@ -87,16 +87,13 @@ SLOW_MODULES = frozenset(
         "test_mlperf_site",
         "test_model_groups",
         "test_fixed_views_labelled",
-        # jouleboard's command line (or serve) in new processes, test after test:
+        # jouleboard's command line, test after test: new processes (serve, memory limits), builds:
         "test_raw_hostile",
-        "test_mlenergy_import_hostile",
         "test_kind_consent",
         "test_folder_safety",
         "test_serve_hardening",
         "test_mlperf_import",
         "test_live_watch",
-        "test_rank_nothing_qualifies",
-        "test_diff",
     }
 )
 _ALWAYS_SLOW = ("browser", "package")

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.test_mlperf_import import tree_digest as digest
 
-pytestmark = pytest.mark.slow  # builds a site; runs jouleboard in new processes
+pytestmark = pytest.mark.slow  # builds a site with the command line
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
@@ -37,15 +36,7 @@ IMPORT = (
 
 
 def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-        env=env,
-    )
+    return jouleboard_here(*args, cwd=cwd, timeout=600)
 
 
 def export(level: int) -> dict:

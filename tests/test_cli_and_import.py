@@ -6,9 +6,7 @@ import csv
 import io
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from jouleboard.kinds import registered
 from jouleboard.kinds.token import TokenKind
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import measurement_schema_text
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.test_rank import REFERENCE
 
 # The kind's columns, then the measurement-noise columns every ranking download appends
@@ -41,14 +40,8 @@ RANK_COLUMNS = (*TokenKind.rank_columns, *NOISE_COLUMNS, "energy_boundary")
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def run(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
+    return jouleboard_here(*args, cwd=cwd, env=env, timeout=120)
 
 
 def test_rank_csv_prints_the_reference_table():
@@ -348,11 +341,8 @@ def test_rank_table_prints_diffusion_units_as_the_site_does() -> None:
     the same, re-derived here from the CSV's joules (full precision, per joule)."""
 
     def rank(fmt: str) -> str:
-        out = subprocess.run(
-            [sys.executable, "-m", "jouleboard", "rank", "--task", "text-to-image", "--top",
-             "3", "--format", fmt],
-            capture_output=True, text=True, check=True, env={**os.environ, "COLUMNS": "200"},
-        )  # fmt: skip
+        out = run("rank", "--task", "text-to-image", "--top", "3", "--format", fmt, COLUMNS="200")
+        assert out.returncode == 0, out.stderr
         return out.stdout
 
     rows = list(csv.DictReader(io.StringIO(rank("csv"))))

@@ -5,7 +5,6 @@ rank table that fits the terminal, environment variables documented in --help.""
 from __future__ import annotations
 
 import io
-import os
 import re
 import socket
 import subprocess
@@ -17,20 +16,14 @@ import pytest
 
 import jouleboard
 from jouleboard.core.console import Progress
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_DATA = REPO / "tests" / "golden" / "data"
 
 
 def cli(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **env},
-    )
+    return jouleboard_here(*args, cwd=cwd, env=env)
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:

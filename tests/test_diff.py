@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from jouleboard.plan.diff import diff_markdown, load_side
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.golden.tree import DATA
 
 GPQA = Path("measurements/gpqa")
@@ -86,22 +86,10 @@ def test_cli_diff_against_a_git_ref(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
     shutil.rmtree(repo / "data")
     shutil.copytree(make_head(tmp_path), repo / "data")
-    out = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "diff", "--base", "HEAD", "--data", "data"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = jouleboard_here("diff", "--base", "HEAD", "--data", "data", cwd=repo, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "1 configuration(s) added, 1 removed" in out.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "diff", "--base", "no-such-ref", "--data", "data"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = jouleboard_here("diff", "--base", "no-such-ref", "--data", "data", cwd=repo, timeout=120)
     assert bad.returncode == 2 and "cannot read base" in bad.stderr
 
 
@@ -111,12 +99,7 @@ def test_validate_github_annotations(tmp_path: Path, fmt: str) -> None:
     doc = json.loads((head / EDITED).read_text())
     doc["metrics"]["avg_power_watts"] = 5000.0
     (head / EDITED).write_text(json.dumps(doc, indent=2))
-    out = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "validate", str(head), "--format", fmt],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = jouleboard_here("validate", head, "--format", fmt, timeout=120)
     assert out.returncode == 1
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("::error ")]
     assert any("title=bounds.power-above-limit" in ln and "line=" in ln for ln in lines), lines

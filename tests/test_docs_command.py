@@ -5,23 +5,18 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 
 
 def docs(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", "docs", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=REPO,
-    )
+    return jouleboard_here("docs", *args, cwd=REPO, timeout=60)
 
 
 def test_lists_every_page_with_its_title() -> None:

@@ -2,7 +2,8 @@
 folder is read before it is checked, nothing beside or inside the output is lost without a
 word, static/ publishes files as they are, and odd paths get one clear line.
 
-Every command runs in a subprocess under a timeout, so a hang fails instead of stalling.
+Every command runs under a timeout, so a hang fails instead of stalling: in the test's own
+process (tests/cli_run.py), or in a new one where it needs a memory limit.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import jouleboard
 from jouleboard.output import writer as write
 from jouleboard.output.folder import MARKER, OutputRefused
 from jouleboard.output.writer import SiteFiles, manifest_path
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.test_validation_rules import VALID, make_data_dir, write_measurement
 
 TIMEOUT_S = 120  # a build of one measurement takes seconds; a hang fails here
@@ -42,7 +44,10 @@ def jouleboard_env(**env: str) -> dict[str, str]:
 def run(
     project: Path, *args: str, memory_bytes: int | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    """``jouleboard ARGS`` in ``project`` (``memory_bytes``: its address-space limit)."""
+    """``jouleboard ARGS`` in ``project`` (``memory_bytes``: its address-space limit, in a
+    process of its own)."""
+    if memory_bytes is None:
+        return jouleboard_here(*args, cwd=project, env=env, timeout=TIMEOUT_S)
 
     def limit() -> None:
         if memory_bytes is not None:
@@ -280,13 +285,7 @@ def test_init_refuses_a_symlink_to_an_empty_folder(tmp_path: Path) -> None:
     empty.mkdir()
     link = tmp_path / "board"
     link.symlink_to(empty)
-    result = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "init", str(link)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        env=jouleboard_env(),
-    )
+    result = jouleboard_here("init", str(link), timeout=TIMEOUT_S)
     assert result.returncode == 2
     assert f"{link} is a symbolic link" in result.stderr  # before: "Not a directory"
     assert link.is_symlink() and not any(empty.iterdir())

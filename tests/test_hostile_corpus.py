@@ -24,6 +24,7 @@ import yaml
 
 from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.loading.dataset import load_dataset
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.test_validation_rules import (
     GPUS_YAML,
     MIB,
@@ -186,9 +187,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     shutil.copytree(REPO / "templates", project / "templates")
     shutil.copytree(REPO / "content", project / "content")
     valid_data(project)
-    result = run(
-        [str(REPO / "build.py"), "--data", "data", "--out", "site"], cwd=project, timeout=300
-    )
+    result = jouleboard_here("build", "--data", "data", "--out", "site", cwd=project)
     assert result.returncode == 0, result.stderr
     assert (project / "site" / "index.html").is_file()
     return project, project / "site"
@@ -202,9 +201,7 @@ def test_build_with_a_hostile_file_leaves_the_site_unchanged(
     before, around = tree(site), sorted(p.name for p in project.iterdir())
     path = add_hostile(project / "data", name)
     try:
-        result = run(
-            [str(REPO / "build.py"), "--data", "data", "--out", "site"], cwd=project, timeout=120
-        )
+        result = jouleboard_here("build", "--data", "data", "--out", "site", cwd=project)
     finally:
         path.unlink()
     assert result.returncode == 1, result.stdout + result.stderr
@@ -479,12 +476,8 @@ def test_hostile_folder_cli_and_build_fail_cleanly(built: tuple[Path, Path], nam
         shutil.rmtree(project / "data")
         _, shown, where, rule = folder_case(project, name)
         results = [
-            run(["-m", "jouleboard", "validate", "data"], cwd=project, timeout=60),
-            run(
-                [str(REPO / "build.py"), "--data", "data", "--out", "site"],
-                cwd=project,
-                timeout=120,
-            ),
+            jouleboard_here("validate", "data", cwd=project, timeout=60),
+            jouleboard_here("build", "--data", "data", "--out", "site", cwd=project, timeout=120),
         ]
     finally:
         for leftover in ("data", "elsewhere", "real-measurements"):

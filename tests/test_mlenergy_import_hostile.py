@@ -1,7 +1,7 @@
 """`jouleboard import-mlenergy` on hostile site data (issue 25, items 8 and 12).
 
 Each case damages one file of the small committed excerpt (tests/fixtures/mlenergy-site) or
-of the data folder it merges into, runs the command in a subprocess under a timeout (a hang
+of the data folder it merges into, runs the command under a timeout (tests/cli_run.py: a hang
 fails the test), and expects a non-zero exit, a located line ``file: /pointer: rule: ...``
 naming the damaged file, no traceback, and the --out folder exactly as it was.
 """
@@ -12,13 +12,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.test_out_safety import everything
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,15 +30,7 @@ TIMEOUT_S = 60
 
 
 def _run(cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", "import-mlenergy", "src", "--out", "out"],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
+    return jouleboard_here("import-mlenergy", "src", "--out", "out", cwd=cwd, timeout=TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")

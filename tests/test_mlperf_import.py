@@ -11,7 +11,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from jouleboard.importers.mlperf import (
     result_folders,
 )
 from jouleboard.kinds import task_kind_order
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "mlperf"
@@ -170,12 +170,7 @@ def test_the_summary_alone_gives_the_same_numbers_as_the_logs(
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", "import-mlperf", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return jouleboard_here("import-mlperf", *args)
 
 
 def one_result(results: Path, tmp_path: Path) -> Path:
@@ -310,11 +305,7 @@ def test_a_log_that_is_a_link_or_a_pipe_is_refused_not_followed(
     else:
         os.mkfifo(spl)
     before = tree_digest(data)
-    done = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "import-mlperf", str(folder.parents[4]), "--out",
-         str(data)],
-        capture_output=True, text=True, check=False, timeout=60,
-    )  # fmt: skip
+    done = jouleboard_here("import-mlperf", folder.parents[4], "--out", data, timeout=60)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert re.search(
         r"llama2-70b-99/Server/performance/run_1/spl\.txt: /: file\.not-regular", done.stderr
@@ -326,12 +317,8 @@ def test_importing_dot_from_inside_a_result_folder_works(results: Path, data: Pa
     """`jouleboard import-mlperf .` run inside a Scenario folder: its place in the layout is
     read from the resolved path (a traceback before: "." has no parents)."""
     folder = results / "inference_results_v5.1/closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT"
-    done = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "import-mlperf", ".", "--out", str(data)],
-        cwd=folder / "llama2-70b-99" / "Server",
-        capture_output=True,
-        text=True,
-        check=False,
+    done = jouleboard_here(
+        "import-mlperf", ".", "--out", data, cwd=folder / "llama2-70b-99" / "Server"
     )
     assert done.returncode == 0, done.stderr
     written = data / "mlperf/v5.1/Lenovo/SR680a_V3_B200SXMx8_TRT/llama2-70b-99/Server.json"

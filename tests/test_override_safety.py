@@ -4,21 +4,21 @@ page, linked style.css and favicon.svg published theirs, a pipe or an oversized 
 was skipped or published without a word, and ``{{ cycler.__init__.__globals__.os.popen(...)
 }}`` in an override ran a shell command; a template error was a traceback.
 Each case now fails the build with one located line (file, rule, fix), no traceback, no
-output folder and nothing of the payload done. Every build runs the command line in a
-subprocess under a timeout."""
+output folder and nothing of the payload done. Every build runs the command line under
+a timeout (tests/cli_run.py)."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.golden.tree import DATA, REPO
+from tests.cli_run import jouleboard as jouleboard_here
+from tests.golden.tree import DATA
 
 SECRET = "secret-marker-5310"
 TIMEOUT = 300
@@ -37,14 +37,8 @@ def site_folder(root: Path) -> Path:
 
 def build(root: Path, timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
     """``jouleboard build`` of ``root``/project into ``root``/site, run from ``root``."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", "build", "--data", "project/data", "--out", "site"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    return jouleboard_here(
+        "build", "--data", "project/data", "--out", "site", cwd=root, timeout=timeout
     )
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import yaml
 
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import build_site
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.golden.tree import DATA, REPO
 
 TEAM = "# Our team\n\nWe measure **carefully**.\n\n<script>alert('x')</script>\n"
@@ -36,13 +36,7 @@ def project_with(tmp_path: Path, pages: dict[str, str], nav: list[dict[str, str]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-    )
+    return jouleboard_here(*args, cwd=REPO)
 
 
 def test_a_content_file_becomes_a_page_the_nav_links_by_name(tmp_path: Path) -> None:

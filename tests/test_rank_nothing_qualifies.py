@@ -8,11 +8,11 @@ import csv
 import io
 import json
 import subprocess
-import sys
 
 import pytest
 import yaml
 
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.golden.tree import DATA
 
 
@@ -24,13 +24,7 @@ def measured(task: str, key: str) -> list[float]:
 
 
 def rank(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", "rank", "--data", str(DATA), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return jouleboard_here("rank", "--data", DATA, *args, timeout=120)
 
 
 def reason(done: subprocess.CompletedProcess[str]) -> str:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import shutil
 import subprocess
-import sys
 import tarfile
 import zlib
 from pathlib import Path
@@ -25,6 +23,7 @@ from jouleboard.engine.build import build_site
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.diff import base_data
 from jouleboard.plan.releases import load_releases
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.golden.tree import DATA, REPO
 from tests.measured import run_measured
 
@@ -128,14 +127,7 @@ def test_an_unknown_ref_fails_the_build_located(repo: Path) -> None:
 
 
 def jouleboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    return jouleboard_here(*args, cwd=cwd)
 
 
 @pytest.mark.slow  # builds a site

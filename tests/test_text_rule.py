@@ -2,7 +2,7 @@
 included; every text field of a registry or measurement file refuses hidden characters
 with its rule id and pointer; every accepted text field is published, escaped.
 
-The site tests build one small site through the CLI (in a subprocess, under a timeout):
+The site tests build one small site through the CLI (tests/cli_run.py, under a timeout):
 33 models nicknamed ``Model N [beta``, one with 40 ``[``, and one whose nickname is a
 markdown link, each with one measurement, released as v1.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -35,6 +34,7 @@ from jouleboard.config.schema import (
 )
 from jouleboard.kinds.diffusion import DiffusionMeasurement
 from jouleboard.kinds.token_records import Measurement
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.test_validation_rules import (
     GPUS_YAML,
     MODELS_YAML,
@@ -56,9 +56,7 @@ CITATION = "Doe et al., <script>alert(2)</script> Energy 2025"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *args], capture_output=True, text=True, timeout=TIMEOUT
-    )
+    return jouleboard_here(*args, timeout=TIMEOUT)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from jouleboard.config.registry import load_registry
 from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.kinds import check_measurement
 from jouleboard.loading.dataset import Dataset, load_dataset
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024
@@ -1367,17 +1367,9 @@ LINE = re.compile(r"^(?P<file>[^:]+): (?P<pointer>/[^:]*): (?P<rule>[a-z]+\.[a-z
 
 
 def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *args],
-        cwd=cwd,
-        text=True,
-        capture_output=True,
-        timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    return jouleboard_here(*args, cwd=cwd, timeout=60)
 
 
-@pytest.mark.slow  # runs jouleboard validate in a new process
 def test_cli_validate_reports_every_problem_without_traceback(tmp_path: Path) -> None:
     data, broken = broken_folder(tmp_path)
     result = run_cli("validate", str(data))
@@ -1391,7 +1383,6 @@ def test_cli_validate_reports_every_problem_without_traceback(tmp_path: Path) ->
     assert "validation failed" in result.stderr
 
 
-@pytest.mark.slow  # runs jouleboard validate in a new process
 def test_cli_validate_names_files_relative_to_the_working_folder(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path)
     write_measurement(data, with_power(0.5))
@@ -1403,7 +1394,6 @@ def test_cli_validate_names_files_relative_to_the_working_folder(tmp_path: Path)
     ), result.stderr
 
 
-@pytest.mark.slow  # runs jouleboard validate in a new process
 def test_cli_validate_ok(tmp_path: Path) -> None:
     data = make_data_dir(tmp_path)
     write_measurement(data, valid_measurement())
