@@ -1,13 +1,14 @@
 """tests/cli_run.py, the in-process command line most CLI tests use, gives what a new
 process gives: the same status, stdout and stderr as ``python -m jouleboard`` for ordinary
 commands and mistakes, a traceback for an escaping exception, a deadline for a hang, and the
-test's process as it was."""
+test's process as it was. Its Bounded process keeps a command within its memory and time."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ import pytest
 
 from jouleboard.commands import validate
 from jouleboard.core.consent import kind_code_allowed
-from tests.cli_run import jouleboard
+from tests.cli_run import Bounded, jouleboard
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_DATA = REPO / "tests" / "golden" / "data"
@@ -116,3 +117,52 @@ def test_a_hung_command_fails_at_its_deadline(
         jouleboard("validate", cwd=tmp_path, timeout=0.3)
     assert time.monotonic() - started < 10
     assert os.getcwd() != str(tmp_path)
+
+
+class _Misbehaving(Bounded):
+    """A Bounded whose ``validate`` does what JB_TEST_BEHAVIOUR says (its environment)."""
+
+    _CHILD = """
+import os, signal, sys, time
+from jouleboard.commands import validate
+def run(args):
+    what = os.environ.get("JB_TEST_BEHAVIOUR")
+    if what == "eat":
+        return len(bytearray(4 * 1024**3))
+    if what == "hang":
+        time.sleep(60)
+    if what == "die":
+        os.kill(os.getpid(), signal.SIGKILL)
+    print("pid", os.getpid())
+    return 0
+validate.run = run
+from tests.cli_run import serve_commands
+serve_commands(sys.stdin, sys.stdout)
+"""
+
+
+@pytest.mark.slow  # starts three processes
+def test_bounded_commands_stay_in_their_memory_and_time(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    bounded = _Misbehaving(1536 * 1024**2)
+    try:
+
+        def run(behaviour: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+            return bounded(
+                "validate", cwd=tmp_path, env={"JB_TEST_BEHAVIOUR": behaviour}, timeout=timeout
+            )
+
+        first = run("")
+        assert first.returncode == 0 and first.stdout.startswith("pid ")
+        eaten = run("eat")  # over the limit: MemoryError, as a new process would show it
+        assert eaten.returncode == 1 and "MemoryError" in eaten.stderr
+        assert run("").stdout == first.stdout  # the same process runs the next command
+        started = time.monotonic()
+        assert run("hang", timeout=1).returncode == 124
+        assert time.monotonic() - started < 30
+        after_hang = run("")
+        assert after_hang.returncode == 0 and after_hang.stdout != first.stdout  # a new one
+        assert run("die").returncode == -signal.SIGKILL
+        assert run("").returncode == 0
+    finally:
+        bounded.close()

@@ -1,23 +1,23 @@
 """Hostile raw run trees: each attack of issue 25 on import-runs, validate RUN_DIR and
 build --runs is refused with one located line, no traceback, no hang and nothing written.
 
-Every case runs the command line in a subprocess under a timeout and an address-space limit
-(RLIMIT_AS), so a regression that hangs or eats memory fails here instead of stalling the
-machine. The run trees are written by tests/runs_generator.py, then broken on purpose.
+Every case runs the command line under a timeout in a process of its own under an
+address-space limit (RLIMIT_AS; tests/cli_run.py's Bounded runs the cases one after another
+in one such process), so a regression that hangs or eats memory fails here instead of
+stalling the machine. The run trees are written by tests/runs_generator.py, then broken on purpose.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.cli_run import Bounded
 from tests.runs_generator import DiffusionSpec, RunSpec, write_diffusion_run, write_run
 from tests.test_raw_runs import GPUS_YAML, MODELS_YAML, TASKS_YAML
 from tests.test_validation_rules import make_data_dir
@@ -27,20 +27,18 @@ MEMORY_LIMIT_BYTES = 1536 * 1024 * 1024  # 1.5 GB: the attacks took 8-12 GB befo
 TIMEOUT_S = 60
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+@pytest.fixture(scope="module", autouse=True)
+def _bounded() -> Iterator[None]:
+    yield
+    _BOUNDED.close()
+
+
+_BOUNDED = Bounded(MEMORY_LIMIT_BYTES)  # one process for the module's cases, as they come
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    """``python -m jouleboard ARGS`` from the repository, bounded in time and memory."""
-    return subprocess.run(
-        [sys.executable, "-m", "jouleboard", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        preexec_fn=_limit_memory,
-    )
+    """``jouleboard ARGS`` from the repository, bounded in time and memory."""
+    return _BOUNDED(*args, cwd=REPO, timeout=TIMEOUT_S)
 
 
 def replace_text(path: Path, old: str, new: str) -> None:
