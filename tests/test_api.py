@@ -4,7 +4,6 @@ B200 and H100), which was written from the ML.ENERGY data independently of this 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 import jouleboard
 from jouleboard.core.problems import ValidationFailed
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -151,7 +151,7 @@ def test_completion_offers_the_api() -> None:
     assert {"load", "Leaderboard", "Ranking", "rank_task"} <= set(dir(jouleboard))
 
 
-@pytest.mark.slow  # compares with jouleboard rank in a new process
+@pytest.mark.slow  # compares with jouleboard rank of the whole default data
 @pytest.mark.parametrize(
     ("kwargs", "api_words", "cli_args", "cli_words"),
     [
@@ -172,13 +172,7 @@ def test_errors_name_arguments_as_the_caller_wrote_them(
     with pytest.raises(ValueError) as info:
         board.rank("gpqa", **kwargs)
     assert str(info.value).startswith(api_words) and "--" not in str(info.value)
-    done = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "rank", "--task", "gpqa", *cli_args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-    )
+    done = jouleboard_here("rank", "--task", "gpqa", *cli_args, cwd=REPO, timeout=120)
     assert done.returncode == 2 and cli_words in done.stderr
 
 
@@ -218,7 +212,7 @@ def test_configurations_are_every_row_of_the_full_data_set_download(
         sample.configurations(task="gpqa", kind="diffusion")
 
 
-@pytest.mark.slow  # compares with jouleboard rank in a new process
+@pytest.mark.slow  # compares with jouleboard rank of the whole default data
 def test_print_of_a_ranking_is_its_table_as_jouleboard_rank_prints_it(
     board: jouleboard.Leaderboard, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -227,13 +221,8 @@ def test_print_of_a_ranking_is_its_table_as_jouleboard_rank_prints_it(
     monkeypatch.setenv("COLUMNS", "100")
     ranking = board.rank("gpqa", deadline_ms=300, top=7)
     text = str(ranking)
-    done = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "rank", "--task=gpqa", "--deadline-ms=300", "--top=7"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "100"},
+    done = jouleboard_here(
+        "rank", "--task=gpqa", "--deadline-ms=300", "--top=7", cwd=REPO, env={"COLUMNS": "100"}
     )
     assert done.returncode == 0, done.stderr
     assert text.startswith(done.stdout)  # the same table, then the note and the shape

@@ -8,8 +8,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import pytest
 
 from jouleboard.core.markdown_limits import ABOUT_MAX_BYTES
 from jouleboard.engine.build import build_site
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.golden.tree import DATA, REPO
 
 SECRET = "root:x:0:0:secret-marker-4711"
@@ -104,22 +103,7 @@ def test_hostile_about_md_fails_the_build_cleanly(site: tuple[Path, Path], case:
     about.unlink()
     make(about)
     try:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "jouleboard",
-                "build",
-                "--data",
-                str(project / "data"),
-                "--out",
-                str(out),
-            ],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        result = jouleboard_here("build", "--data", project / "data", "--out", out, cwd=REPO)
     finally:
         if content.is_symlink():
             content.unlink()
@@ -161,22 +145,7 @@ def test_a_bad_logo_is_a_located_site_yaml_problem(site: tuple[Path, Path], case
     set_logo(project, "logo.svg")
     make(logo)
     try:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "jouleboard",
-                "build",
-                "--data",
-                str(project / "data"),
-                "--out",
-                str(out),
-            ],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        result = jouleboard_here("build", "--data", project / "data", "--out", out, cwd=REPO)
     finally:
         site_yaml.write_bytes(saved)
         if logo.is_symlink() or logo.is_file():

@@ -6,23 +6,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "mlenergy-site"
 
 
 def import_into(src: Path, out: Path) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "import-mlenergy", str(src), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = jouleboard_here("import-mlenergy", src, "--out", out, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 

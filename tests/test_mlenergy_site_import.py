@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from jouleboard.kinds.token_records import Configuration
 from jouleboard.loading.dataset import load_dataset
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "mlenergy-site"
@@ -28,12 +27,7 @@ def _tree_hash(root: Path) -> dict[str, str]:
 
 
 def _import(out: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "import-mlenergy", str(FIXTURE), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = jouleboard_here("import-mlenergy", FIXTURE, "--out", out, timeout=120)
     assert done.returncode == 0, done.stderr
 
 

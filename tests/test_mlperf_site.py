@@ -10,12 +10,12 @@ import csv
 import json
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from tests.cli_run import jouleboard as jouleboard_here
 
 REPO = Path(__file__).resolve().parents[1]
 SUMMARY = REPO / "tests" / "fixtures" / "mlperf" / "summary_results-v5.1-power.json"
@@ -203,12 +203,7 @@ def test_a_task_mixing_boundaries_does_not_validate(tmp_path: Path) -> None:
     doc = json.loads(first.read_text(encoding="utf-8"))
     doc["provenance"]["boundary"] = "system-ac"
     first.write_text(json.dumps(doc), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "jouleboard", "validate", "--data", str(data)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = jouleboard_here("validate", "--data", data)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     shown = first.relative_to(tmp_path).as_posix()
     assert re.search(
