@@ -46,10 +46,22 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
 
 @pytest.fixture(scope="module")
 def charts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A chart cache with the golden data's charts rendered (once per worker)."""
-    cache = tmp_path_factory.mktemp("charts")
-    build_site(DATA, cache.parent / f"{cache.name}-site", cache=cache)
-    return cache
+    """The run's chart cache (tests/conftest.py) holding the golden data's charts: rendered
+    into it once per run, by whichever build of the golden data came first."""
+    build_site(DATA, tmp_path_factory.mktemp("charts") / "site")
+    return Path(os.environ["JOULEBOARD_CACHE"])
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A chart entry shared with the run's cache (a build replaces an entry, never writes
+    into it), or a copy where the two folders are on different file systems; nothing for an
+    entry another worker's build removed meanwhile."""
+    try:
+        os.link(source, target)
+    except FileNotFoundError:
+        return
+    except OSError:
+        shutil.copy2(source, target)
 
 
 @pytest.fixture()
@@ -58,7 +70,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, charts: Path) -> Pa
     charts but no kept reads."""
     root = tmp_path / "project"
     shutil.copytree(DATA, root / "data")
-    shutil.copytree(charts, root / "cache", ignore=shutil.ignore_patterns(kept._FOLDER))
+    shutil.copytree(
+        charts,
+        root / "cache",
+        ignore=shutil.ignore_patterns(kept._FOLDER, ".*.tmp"),  # and entries being written
+        copy_function=_link_or_copy,
+    )
     monkeypatch.chdir(root)  # messages name files relative to it: part of the basis
     return root
 
