@@ -93,6 +93,34 @@ def golden_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_once(tmp_path_factory, "golden-site", _build_golden) / "site"
 
 
+def copy_chart_cache(target: Path, *, link: bool = False) -> Path:
+    """``target``, a chart cache holding the entries of the run's one (tests/conftest.py):
+    the charts of every shared build made so far (the golden site's, after
+    :func:`golden_site`), without the measurement files any output kept and without entries
+    another worker is writing. ``link`` shares the entries (hard links) rather than copying
+    them: for a test that never writes into an entry (a build replaces one, never writes
+    into it)."""
+
+    def add(source: str, into: str) -> None:
+        try:
+            if link:
+                os.link(source, into)
+            else:
+                shutil.copy2(source, into)
+        except FileNotFoundError:  # replaced or removed by another worker's build meanwhile
+            return
+        except OSError:  # another file system: no hard links
+            shutil.copy2(source, into)
+
+    shutil.copytree(
+        os.environ["JOULEBOARD_CACHE"],
+        target,
+        ignore=shutil.ignore_patterns("kept-*", ".*.tmp"),
+        copy_function=add,
+    )
+    return target
+
+
 def _build_payloads(folder: Path) -> None:
     from jouleboard.engine.build import build_site
     from tests.payloads import write_payload_data, write_payload_project

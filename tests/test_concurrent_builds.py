@@ -20,6 +20,7 @@ import pytest
 from jouleboard.engine.build import build_site
 from jouleboard.engine.kept import kept_file
 from tests.golden.tree import DATA, REPO
+from tests.sitebuild import copy_chart_cache
 
 TRIALS = 12
 
@@ -64,7 +65,8 @@ class Inputs:
         doc["metrics"]["energy_per_response_joules"] *= 1.01
         path.write_text(json.dumps(doc))
         self.cache = root / "cache"  # cold: the first trial renders into it from two builds
-        reference_cache = root / "reference-cache"
+        # The run's charts, with the golden data's (the a side's) among them.
+        reference_cache = copy_chart_cache(root / "reference-cache")
         self.refs = {}
         for data in (self.a, self.b):
             out = root / f"reference-{data.name}"
@@ -78,7 +80,7 @@ class Inputs:
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
+def inputs(tmp_path_factory: pytest.TempPathFactory, golden_site: Path) -> Inputs:
     return Inputs(tmp_path_factory.mktemp("inputs"))
 
 

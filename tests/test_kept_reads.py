@@ -24,6 +24,7 @@ from jouleboard.engine.state import KeptReads
 from jouleboard.kinds import registered
 from jouleboard.loading import dataset
 from tests.golden.tree import DATA
+from tests.sitebuild import copy_chart_cache
 from tests.speech_kind import SpeechKind
 from tests.test_incremental_and_serve import tree
 
@@ -44,38 +45,13 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     yield seen
 
 
-@pytest.fixture(scope="module")
-def charts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The run's chart cache (tests/conftest.py) holding the golden data's charts: rendered
-    into it once per run, by whichever build of the golden data came first."""
-    build_site(DATA, tmp_path_factory.mktemp("charts") / "site")
-    return Path(os.environ["JOULEBOARD_CACHE"])
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    """A chart entry shared with the run's cache (a build replaces an entry, never writes
-    into it), or a copy where the two folders are on different file systems; nothing for an
-    entry another worker's build removed meanwhile."""
-    try:
-        os.link(source, target)
-    except FileNotFoundError:
-        return
-    except OSError:
-        shutil.copy2(source, target)
-
-
 @pytest.fixture()
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, charts: Path) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden_site: Path) -> Path:
     """A site folder with the golden data, and a chart cache of its own that holds the
-    charts but no kept reads."""
+    charts (the run's, rendered for the shared golden site) but no kept reads."""
     root = tmp_path / "project"
     shutil.copytree(DATA, root / "data")
-    shutil.copytree(
-        charts,
-        root / "cache",
-        ignore=shutil.ignore_patterns(kept._FOLDER, ".*.tmp"),  # and entries being written
-        copy_function=_link_or_copy,
-    )
+    copy_chart_cache(root / "cache", link=True)
     monkeypatch.chdir(root)  # messages name files relative to it: part of the basis
     return root
 
