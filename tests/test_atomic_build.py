@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from jouleboard.engine.build import build_site
 from tests.golden.tree import DATA, REPO
 
 KILLS = 12
@@ -55,9 +56,9 @@ def test_kill_9_during_builds_never_leaves_a_partial_site(tmp_path):
 
     out = tmp_path / "site"
     reference_new = tmp_path / "reference-new"
-    assert build(new_data, reference_new).wait(timeout=300) == 0
+    build_site(new_data, reference_new, project=REPO)  # in this process: no kill lands here
     new = tree(reference_new)
-    assert build(DATA, out).wait(timeout=300) == 0
+    build_site(DATA, out, project=REPO)
     previous = tree(out)
     assert previous != new
     # How long a build that replaces a site with the other data set takes, as each killed
