@@ -10,7 +10,8 @@ process, and everything is put back afterwards:
   streams are no terminal (as pipes are) and stdin is empty;
 - ``SystemExit`` (argparse's errors, ``--version``) gives its status; an exception that
   escapes ``main`` is printed as the interpreter prints it, a ``Traceback`` on stderr with
-  status 1, so a test's "no traceback" check still sees it;
+  status 1, so a test's "no traceback" check still sees it (Ctrl-C and a failing test's
+  own exceptions, which are no ``Exception``, still stop the test);
 - the consent to run kind code (``--allow-kind-code``) is withdrawn after each command;
 - a command still running after ``timeout`` seconds is stopped and fails the test.
 
@@ -67,9 +68,7 @@ def jouleboard(
             code = main(argv)
         except SystemExit as e:
             code = _exit_status(e, err)
-        except _Overran:
-            raise
-        except BaseException:  # what the interpreter prints for an uncaught exception
+        except Exception:  # what the interpreter prints for an uncaught exception
             traceback.print_exc(file=err)
             code = 1
         finally:

@@ -201,7 +201,9 @@ def test_build_with_a_hostile_file_leaves_the_site_unchanged(
     before, around = tree(site), sorted(p.name for p in project.iterdir())
     path = add_hostile(project / "data", name)
     try:
-        result = jouleboard_here("build", "--data", "data", "--out", "site", cwd=project)
+        result = jouleboard_here(
+            "build", "--data", "data", "--out", "site", cwd=project, timeout=120
+        )
     finally:
         path.unlink()
     assert result.returncode == 1, result.stdout + result.stderr
