@@ -87,7 +87,7 @@ SLOW_MODULES = frozenset(
         "test_mlperf_site",
         "test_model_groups",
         "test_fixed_views_labelled",
-        # jouleboard's command line, test after test: new processes (serve, memory limits), builds:
+        # jouleboard's command line test after test, with builds or new processes (serve, limits):
         "test_raw_hostile",
         "test_kind_consent",
         "test_folder_safety",

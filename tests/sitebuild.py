@@ -103,14 +103,11 @@ def copy_chart_cache(target: Path, *, link: bool = False) -> Path:
 
     def add(source: str, into: str) -> None:
         try:
-            if link:
-                os.link(source, into)
-            else:
-                shutil.copy2(source, into)
+            if link and _linked(source, into):
+                return
+            shutil.copy2(source, into)
         except FileNotFoundError:  # replaced or removed by another worker's build meanwhile
             return
-        except OSError:  # another file system: no hard links
-            shutil.copy2(source, into)
 
     shutil.copytree(
         os.environ["JOULEBOARD_CACHE"],
@@ -119,6 +116,17 @@ def copy_chart_cache(target: Path, *, link: bool = False) -> Path:
         copy_function=add,
     )
     return target
+
+
+def _linked(source: str, into: str) -> bool:
+    """Whether ``into`` is now a hard link to ``source`` (not across file systems)."""
+    try:
+        os.link(source, into)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        return False
+    return True
 
 
 def _build_payloads(folder: Path) -> None:

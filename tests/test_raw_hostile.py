@@ -4,7 +4,8 @@ build --runs is refused with one located line, no traceback, no hang and nothing
 Every case runs the command line under a timeout in a process of its own under an
 address-space limit (RLIMIT_AS; tests/cli_run.py's Bounded runs the cases one after another
 in one such process), so a regression that hangs or eats memory fails here instead of
-stalling the machine. The run trees are written by tests/runs_generator.py, then broken on purpose.
+stalling the machine. The run trees are written by tests/runs_generator.py, then broken on
+purpose.
 """
 
 from __future__ import annotations
