@@ -180,13 +180,13 @@ def test_pages_served_ahead_are_the_clean_builds(
     assert tree(site.target.path) == tree(clean)
 
 
-@pytest.mark.parametrize("page", ["about/index.html", "compare/index.html"])
+@pytest.mark.parametrize("page", ["about/index.html", "compare/index.html", "downloads/index.html"])
 def test_a_content_edit_serves_the_waiting_page_ahead(
     site: LiveSite, project: Path, tmp_path: Path, page: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The about page is made alone; the compare page (not one page's part) comes from the
-    whole plan, still before the site is rendered and committed. The data is not loaded
-    again."""
+    """The about page is made alone; the compare and downloads pages (not one page's part)
+    come from the whole plan, still before the site is rendered and committed (the
+    downloads page sized before its files are). The data is not loaded again."""
 
     def no_load(*args: object, **kwargs: object) -> None:
         raise AssertionError("a content edit loaded the data folder")

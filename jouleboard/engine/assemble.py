@@ -39,7 +39,7 @@ from jouleboard.output.folder import OutputFolder
 from jouleboard.output.static import add_static
 from jouleboard.output.writer import SiteFiles, last_record
 from jouleboard.plan.downloads import download_chunks
-from jouleboard.plan.site import part_for, plan_site, site_view
+from jouleboard.plan.site import download_size, part_for, plan_site, site_view, sized
 from jouleboard.plan.views import ChartRef, Page, Part, Plan
 from jouleboard.render import charts as chart_kinds
 from jouleboard.render.chart_files import Pool, vega_bundle
@@ -156,7 +156,14 @@ def assemble(
     timer.done("charts")
     if ahead:  # a waiting page not made alone (compare, downloads...): from the whole plan
         wanted = set(waiting())
-        pages = {p.path: render_page(env, p, frame, infos) for p in plan.pages if p.path in wanted}
+        unmade = {d.path: d for d in plan.downloads}  # sized by making them now
+        pages = {
+            p.path: render_page(
+                env, sized(p, lambda path: download_size(unmade[path])), frame, infos
+            )
+            for p in plan.pages
+            if p.path in wanted
+        }
         if pages:
             assert publish is not None
             chart_files = {
@@ -177,7 +184,7 @@ def assemble(
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
     made = products.made
-    for page in plan.pages:
+    for page in (sized(p, files.size) for p in plan.pages):  # the downloads are made
         files.add(
             page.path,
             products.get(

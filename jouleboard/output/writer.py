@@ -133,8 +133,13 @@ class SiteFiles:
         """Every file and its bytes, by path (spooled ones are read back: prefer len())."""
         return [(path, self.content(path)) for path in sorted(self._files)]
 
+    def size(self, path: str) -> int:
+        """The bytes of one file."""
+        entry = self._files[path]
+        return len(entry) if isinstance(entry, bytes) else entry.size
+
     def total_bytes(self) -> int:
-        return sum(len(e) if isinstance(e, bytes) else e.size for e in self._files.values())
+        return sum(map(self.size, self._files))
 
     def commit(
         self, out: Path | OutputFolder, record: dict[str, object] | None = None

@@ -151,7 +151,8 @@ def size_text(size: int) -> str:
 
 def downloads_page(urls: Urls, downloads: Sequence[Download]) -> Page:
     """Every published file, grouped as planned (the full data set, each release, each
-    task's rankings), one line per file with its formats, row count and sizes."""
+    task's rankings), one line per file with its formats and row count; its sizes are
+    known once the files are made (:func:`sized`)."""
     items: dict[str, dict[str, list[Download]]] = {}
     for d in downloads:
         items.setdefault(d.group, {}).setdefault(d.path.rsplit(".", 1)[0], []).append(d)
@@ -160,14 +161,11 @@ def downloads_page(urls: Urls, downloads: Sequence[Download]) -> Page:
     for group, files in sorted(items.items(), key=lambda g: g[0].startswith("Rankings")):
         lines = []
         for stem, same in files.items():
-            links = []
-            for d in same:
-                ext = d.path.rsplit(".", 1)[-1]
-                size = sum(len(chunk.encode()) for chunk in download_chunks(d))
-                links.append(Link(f"{ext.upper()}, {size_text(size)}", urls.url(d.path)))
+            links = tuple(Link(d.path.rsplit(".", 1)[-1].upper(), urls.url(d.path)) for d in same)
             name = stem.removeprefix("downloads/").removeprefix("rankings/").removeprefix("data/")
+            sizes = tuple(d.path for d in same)
             lines.append(
-                DownloadItem(name, same[0].description, len(same[0].records), tuple(links))
+                DownloadItem(name, same[0].description, len(same[0].records), links, sizes)
             )
         groups.append((group, tuple(lines)))
     schema = DownloadItem(
@@ -183,6 +181,35 @@ def downloads_page(urls: Urls, downloads: Sequence[Download]) -> Page:
         "Every ranking and the full data set as CSV and JSON.",
         DownloadsBody((*groups, ("Format", (schema,)))),
     )
+
+
+def sized(page: Page, size_of: Callable[[str], int]) -> Page:
+    """``page`` with the size of each file it offers in that file's label ("CSV, 3.1 kB"),
+    as ``size_of(output path)`` gives it in bytes: the downloads page's sizes are known once
+    the files are made, so a build made from the last one's files need not make them again
+    to size them. Any other page is returned as it is."""
+    if not isinstance(page.body, DownloadsBody):
+        return page
+    groups = tuple(
+        (title, tuple(_sized(item, size_of) for item in items)) for title, items in page.body.groups
+    )
+    return dataclasses.replace(page, body=DownloadsBody(groups))
+
+
+def _sized(item: DownloadItem, size_of: Callable[[str], int]) -> DownloadItem:
+    if not item.sizes:  # not a file of the build's (the schema)
+        return item
+    files = tuple(
+        dataclasses.replace(link, label=f"{link.label}, {size_text(size_of(path))}")
+        for link, path in zip(item.files, item.sizes, strict=True)
+    )
+    return dataclasses.replace(item, files=files, sizes=())
+
+
+def download_size(download: Download) -> int:
+    """The bytes of a download's file, made to count them (for :func:`sized` before the
+    build has made it)."""
+    return sum(len(chunk.encode()) for chunk in download_chunks(download))
 
 
 def measurement_schema_text(kinds: Kinds) -> str:

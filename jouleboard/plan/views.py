@@ -326,12 +326,15 @@ class ProseBody:
 
 @dataclass(frozen=True)
 class DownloadItem:
-    """One data file in its formats: ``files`` links each (label "CSV, 3.1 kB")."""
+    """One data file in its formats: ``files`` links each (label "CSV, 3.1 kB"). As
+    planned, a label is the format alone and ``sizes`` holds the output path of each file;
+    :func:`jouleboard.plan.site.sized` adds the sizes once the files are made."""
 
     name: str
     description: str
     rows: int | None  # records in it (None: not a table, e.g. the schema)
     files: tuple[Link, ...]
+    sizes: tuple[str, ...] = ()  # per file of ``files``: the output path its size is of
 
 
 @dataclass(frozen=True)

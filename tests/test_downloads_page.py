@@ -1,0 +1,35 @@
+"""The downloads page states each file's real size: its labels are filled in from the
+files the build made (jouleboard/plan/site.py ``sized``), so they are checked here against
+the files themselves, opened from the built site. (A rebuild that takes most files from
+the last build labels them as a clean build does: the rebuilt-equals-clean tests.)"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+_LINK = re.compile(r'<a href="/([^"]+)" download>([^<]+)</a>')
+
+
+def _as_people_read_it(size: int) -> str:
+    """Decimal units, one decimal place: 812 B, 3.1 kB, 2.4 MB (written here from the
+    page's own rule, not imported from the package)."""
+    if size >= 1_000_000:
+        return f"{size / 1_000_000:.1f} MB"
+    if size >= 1000:
+        return f"{size / 1000:.1f} kB"
+    return f"{size} B"
+
+
+def test_every_label_gives_its_files_size(golden_site: Path) -> None:
+    page = (golden_site / "downloads" / "index.html").read_text(encoding="utf-8")
+    links = _LINK.findall(page)
+    sized = [(path, label) for path, label in links if "," in label]
+    assert len(sized) >= 4  # the full data set and each task's rankings, CSV and JSON
+    assert {label.split(",")[0] for _, label in sized} == {"CSV", "JSON"}
+    for path, label in sized:
+        size = (golden_site / html.unescape(path)).stat().st_size
+        assert label.split(", ")[1] == _as_people_read_it(size), path
+    # The one file that is not the build's data (the schema) is offered without a size.
+    assert [label for _, label in links if "," not in label] == ["JSON"]
