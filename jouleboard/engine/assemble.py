@@ -19,6 +19,7 @@ from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fingerprint import render_digest
 from jouleboard.engine.fresh import Content, chart_ids, key_of
+from jouleboard.engine.kept_templates import KeptTemplates
 from jouleboard.engine.outputs import (
     add_charts,
     asset_files,
@@ -82,13 +83,13 @@ def assemble(
     urls = site_urls(settings, inputs.base_url, inputs.site_url)
     summary.site_url = urls.origin
     replan = last is None or changes.data or changes.content
-    env = (
-        last.env
-        if last is not None and not changes.templates
-        else environment(list(sources.themes))
-    )
     basis = render_digest(sources.themes)  # pages and downloads
     chart_basis = render_digest(())  # charts: the code only (no template draws them)
+    if last is not None and not changes.templates:
+        env = last.env
+    else:  # templates compiled by an earlier process are loaded, not compiled again
+        env = environment(list(sources.themes))
+        env.bytecode_cache = KeptTemplates(inputs.cache, chart_basis)
     products = state.products
     products.begin(target.path)
     # Cached chart templates are used only as the last build into this output made them.

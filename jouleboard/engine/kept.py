@@ -14,7 +14,8 @@ The kept state is a pickle, so it lives in the chart cache (the user's own, by d
 ``~/.cache/jouleboard``), one file per output folder, never beside an output folder that
 others may write to; it is read only when it is a regular file owned by this user that no
 one else may write, whose checksum matches. A missing, damaged or foreign one is ignored:
-the build reads everything, as it would without it.
+the build reads everything, as it would without it. The compiled templates of
+jouleboard/engine/kept_templates.py are kept and trusted by the same rule.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from jouleboard.loading.dataset import MeasurementFile
 
 _MAGIC = b"jouleboard-kept-reads-1\n"
-_FOLDER = "kept-1"
+FOLDER = "kept-1"  # in the chart cache
 _CAP = 1024 * 1024 * 1024  # bytes; the 100k synthetic data set keeps ~130 MB
 _OUTPUTS = 8  # kept for the outputs built last; older ones are deleted
 
@@ -46,7 +47,7 @@ Reads = dict[str, tuple[bytes, "MeasurementFile"]]
 def kept_file(cache: Path, out: Path) -> Path:
     """Where the kept reads of builds into ``out`` live, in the chart cache ``cache``."""
     name = hashlib.sha256(os.fsencode(os.path.abspath(out))).hexdigest()[:32]
-    return cache / _FOLDER / f"{name}.reads"
+    return cache / FOLDER / f"{name}.reads"
 
 
 def basis(code: str, data_root: Path, known: Kinds) -> str:
@@ -80,24 +81,33 @@ def _source(kind: object) -> str | None:
 
 def recall(path: Path) -> tuple[str, Reads]:
     """The basis and reads kept at ``path``; ("", {}) when there are none to trust."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return "", {}
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not _trusted(info):
-            return "", {}
-        data = f.read(_CAP + 1)
-    head, _, rest = data.partition(b"\n")
-    checksum, _, payload = rest.partition(b"\n")
-    if head + b"\n" != _MAGIC or hashlib.sha256(payload).hexdigest().encode() != checksum:
+    payload = trusted_payload(path, _MAGIC)
+    if payload is None:
         return "", {}
     try:
         kept_basis, reads = pickle.loads(payload)
     except Exception:  # written by a build whose classes have since changed: unusable
         return "", {}
     return kept_basis, reads
+
+
+def trusted_payload(path: Path, magic: bytes) -> bytes | None:
+    """What :func:`write_kept` wrote to ``path`` after ``magic``, if the file is one to trust
+    (:func:`_trusted`, not a link) and its checksum matches; else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not _trusted(info):
+            return None
+        data = f.read(_CAP + 1)
+    head, _, rest = data.partition(b"\n")
+    checksum, _, payload = rest.partition(b"\n")
+    if head + b"\n" != magic or hashlib.sha256(payload).hexdigest().encode() != checksum:
+        return None
+    return payload
 
 
 def _trusted(info: os.stat_result) -> bool:
@@ -115,25 +125,29 @@ def keep(path: Path, kept_basis: str, reads: Reads) -> None:
     """Write the reads for the next build, atomically. Failing to (a read-only cache, a
     full disk) costs the next build its shortcut, nothing else."""
     payload = pickle.dumps((kept_basis, reads), protocol=pickle.HIGHEST_PROTOCOL)
+    write_kept(path, _MAGIC, payload, _OUTPUTS)
+
+
+def write_kept(path: Path, magic: bytes, payload: bytes, newest: int) -> None:
+    """Write ``magic``, the checksum of ``payload`` and ``payload`` to ``path`` atomically,
+    in a folder only this user may enter, then delete all but the ``newest`` files of the
+    folder with ``path``'s suffix (so the cache does not fill up). Failing to (a read-only
+    cache, a full disk) costs the next build its shortcut, nothing else."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n")
+                f.write(magic + hashlib.sha256(payload).hexdigest().encode() + b"\n")
                 f.write(payload)
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        _forget_oldest(path.parent)
+        kept = sorted(
+            path.parent.glob(f"*{path.suffix}"), key=lambda p: (p.stat().st_mtime_ns, p.name)
+        )
+        for old in kept[:-newest]:
+            old.unlink(missing_ok=True)
     except OSError:
         return
-
-
-def _forget_oldest(folder: Path) -> None:
-    """Keep the reads of the last :data:`_OUTPUTS` outputs built (a few MB each for the
-    default data), so builds into many folders do not fill the cache."""
-    kept = sorted(folder.glob("*.reads"), key=lambda p: (p.stat().st_mtime_ns, p.name))
-    for old in kept[:-_OUTPUTS]:
-        old.unlink(missing_ok=True)
