@@ -164,3 +164,18 @@ def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
         cwd=REPO,
     )
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_the_pipeline_loads_no_importer_it_does_not_use() -> None:
+    """A build imports the whole pipeline (engine/assemble.py) on every rebuild; the raw-run
+    importer (only for --runs) and xml.sax.saxutils (which loads urllib.request and
+    http.client) are not part of it, so an edit rebuild does not pay for them."""
+    unused = ["jouleboard.importers.mlenergy_runs", "xml.sax.saxutils", "http.client"]
+    code = (
+        "import sys\nimport jouleboard.engine.assemble\n"
+        f"print([m for m in {unused!r} if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

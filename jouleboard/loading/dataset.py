@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,7 +21,6 @@ from jouleboard.core.problems import (
 from jouleboard.core.safe_read import DATA_FILE_CAP, refusal
 from jouleboard.core.schema_errors import problems_from
 from jouleboard.core.text_rules import hidden_characters
-from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
 from jouleboard.kinds import Kinds, Parsed, check_parsed, parse_measurement, registered
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import MLPERF_DIR, Result, SystemResult
@@ -334,12 +333,17 @@ def _load(
         if config is not None:
             configs.append(config)
         problems.extend(file_problems)
-    report = load_runs(
-        runs, registry, RunOptions(policy=RunPolicy(require_prometheus=require_prometheus))
-    )
-    configs.extend(report.configurations)
-    shown.update(report.shown)
-    problems.extend(report.errors)
+    run_warnings: Sequence[Problem] = ()
+    if runs:  # the raw-run importer is loaded only for raw runs
+        from jouleboard.importers.mlenergy_runs import RunOptions, RunPolicy, load_runs
+
+        report = load_runs(
+            runs, registry, RunOptions(policy=RunPolicy(require_prometheus=require_prometheus))
+        )
+        configs.extend(report.configurations)
+        shown.update(report.shown)
+        problems.extend(report.errors)
+        run_warnings = report.warnings
     problems.extend(check_duplicates(configs, shown))
     problems.extend(check_boundaries(configs, shown))
     if problems:
@@ -359,7 +363,7 @@ def _load(
     return Dataset(
         registry=registry,
         configurations=tuple(folded),
-        warnings=(*report.warnings, *unread_problems(data_dir)),
+        warnings=(*run_warnings, *unread_problems(data_dir)),
         noise=noise,
         mlperf=results,
         kinds=known,

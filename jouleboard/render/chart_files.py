@@ -19,6 +19,7 @@ import contextlib
 import errno
 import functools
 import hashlib
+import html
 import multiprocessing
 import os
 import re
@@ -30,7 +31,6 @@ import xml.parsers.expat
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
@@ -162,8 +162,9 @@ def _system_fonts_hidden() -> Iterator[None]:
         empty = Path(folder) / "none"
         empty.mkdir()
         config = Path(folder) / "fonts_config.xml"
+        folders = f"<dir>{html.escape(str(empty), quote=False)}</dir>"
         config.write_text(
-            f'<?xml version="1.0"?>\n<fontconfig><dir>{escape(str(empty))}</dir></fontconfig>\n',
+            f'<?xml version="1.0"?>\n<fontconfig>{folders}</fontconfig>\n',
             encoding="utf-8",
         )
         before = os.environ.get("FONTCONFIG_FILE")
