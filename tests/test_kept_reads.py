@@ -6,6 +6,7 @@ not this user's alone makes the build read everything again."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -193,3 +194,30 @@ def test_only_the_last_outputs_built_keep_their_reads(
         os.utime(kept_path(project, out), ns=(i * 10**9, i * 10**9))  # in build order
     kept_now = sorted(kept_path(project, outs[0]).parent.glob("*.reads"))
     assert kept_now == sorted(kept_path(project, out) for out in outs[-2:])
+
+
+@pytest.mark.parametrize("resident", [False, True])
+def test_a_command_line_build_plans_without_the_parsed_files_in_memory(
+    project: Path, monkeypatch: pytest.MonkeyPatch, resident: bool
+) -> None:
+    """The parsed files are about half of loaded data's memory. A command-line build keeps
+    them on disk for the next process and lets them go once its data is loaded, so it
+    plans and renders without them; serve (a resident state) holds them for its next edit."""
+    from jouleboard.engine import assemble
+    from jouleboard.engine.build import build as build_with
+    from jouleboard.engine.state import Inputs, State
+
+    alive: list[int] = []
+    real = assemble.plan_site
+
+    def counting(*args: object) -> object:
+        gc.collect()
+        alive.append(sum(type(o) is dataset.MeasurementFile for o in gc.get_objects()))
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(assemble, "plan_site", counting)
+    inputs = Inputs(project / "data", project, (), project / "cache")
+    build_with(inputs, project / "site", State(resident=resident))
+    assert alive == [FILES if resident else 0]
+    if not resident:  # what the build let go is on disk for the next process
+        assert len(kept.recall(kept_path(project))[1]) == FILES

@@ -242,6 +242,8 @@ def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:
             inputs.data, inputs.project, inputs.runs, inputs.require_prometheus, inputs.strict, load
         )
         memo.forget_unseen()  # files deleted or renamed since the last load
+        if not state.resident:  # the next build is another process's: see memo.clear
+            memo.clear()
         return sources
     sources = last.sources
     if changes.content:  # content/: about.md and the site's own pages

@@ -160,6 +160,13 @@ class MeasurementMemo:
             self._kept.keep()
             self._kept = None
 
+    def clear(self) -> None:
+        """Hold nothing: the parsed files are about half the memory of loaded data, and a
+        command-line build, which keeps them on disk (:meth:`keep`), needs them no more
+        once its data is loaded."""
+        self.keep()
+        self._read, self._checked, self._registry, self._seen = {}, {}, None, set()
+
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         from jouleboard.loading.dataset import read_measurement
 
