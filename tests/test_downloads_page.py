@@ -9,6 +9,8 @@ import html
 import re
 from pathlib import Path
 
+from tests.golden.tree import DATA
+
 _LINK = re.compile(r'<a href="/([^"]+)" download>([^<]+)</a>')
 
 
@@ -33,3 +35,29 @@ def test_every_label_gives_its_files_size(golden_site: Path) -> None:
         assert label.split(", ")[1] == _as_people_read_it(size), path
     # The one file that is not the build's data (the schema) is offered without a size.
     assert [label for _, label in links if "," not in label] == ["JSON"]
+
+
+def test_the_working_release_and_the_full_data_set_share_their_rows() -> None:
+    """The newest release's data is the working data: its permanent downloads and the full
+    data set's are made from one set of rows (the largest value a plan holds), equal to
+    rows made anew; another data set gets its own."""
+    import dataclasses
+
+    from jouleboard.loading.dataset import load_dataset
+    from jouleboard.plan.downloads import (
+        configuration_downloads,
+        configuration_records,
+        shared_records,
+    )
+
+    data = load_dataset(DATA)
+    rows = shared_records()
+    full = configuration_downloads(data, "full/{}.{}".format, "Full", "all", rows)
+    release = configuration_downloads(data, "v1/{}.{}".format, "By release", "v1", rows)
+    assert [d.records for d in full] == [d.records for d in release]
+    assert all(a.records is b.records for a, b in zip(full, release, strict=True))
+    assert [records for _, records in rows(data)] == [
+        records for _, records in configuration_records(data)
+    ]
+    other = dataclasses.replace(data, configurations=data.configurations[:3])
+    assert sum(len(records) for _, records in rows(other)) == 3

@@ -196,28 +196,46 @@ def test_only_the_last_outputs_built_keep_their_reads(
     assert kept_now == sorted(kept_path(project, out) for out in outs[-2:])
 
 
+def _alive(*kinds: type) -> int:
+    gc.collect()
+    return sum(type(o) in kinds for o in gc.get_objects())
+
+
 @pytest.mark.parametrize("resident", [False, True])
-def test_a_command_line_build_plans_without_the_parsed_files_in_memory(
+def test_a_command_line_build_lets_go_of_what_it_no_longer_needs(
     project: Path, monkeypatch: pytest.MonkeyPatch, resident: bool
 ) -> None:
-    """The parsed files are about half of loaded data's memory. A command-line build keeps
-    them on disk for the next process and lets them go once its data is loaded, so it
-    plans and renders without them; serve (a resident state) holds them for its next edit."""
+    """The parsed files are about half of loaded data's memory, the records most of the
+    rest. A command-line build keeps the parsed files on disk for the next process and lets
+    them go once its data is loaded, and the records once its plan (which holds none) is
+    made, so it renders without either; serve (a resident state) holds both for its next
+    edit."""
     from jouleboard.engine import assemble
     from jouleboard.engine.build import build as build_with
     from jouleboard.engine.state import Inputs, State
+    from jouleboard.kinds.diffusion import DiffusionConfiguration
+    from jouleboard.kinds.token_records import Configuration
 
-    alive: list[int] = []
-    real = assemble.plan_site
+    planning: list[int] = []
+    rendering: list[int] = []
+    plan, render = assemble.plan_site, assemble.render_page
 
-    def counting(*args: object) -> object:
-        gc.collect()
-        alive.append(sum(type(o) is dataset.MeasurementFile for o in gc.get_objects()))
-        return real(*args)  # type: ignore[arg-type]
+    def counting_plan(*args: object) -> object:
+        planning.append(_alive(dataset.MeasurementFile))
+        return plan(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(assemble, "plan_site", counting)
+    def counting_render(*args: object) -> str:
+        if not rendering:
+            rendering.append(_alive(Configuration, DiffusionConfiguration))
+        return render(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(assemble, "plan_site", counting_plan)
+    monkeypatch.setattr(assemble, "render_page", counting_render)
     inputs = Inputs(project / "data", project, (), project / "cache")
     build_with(inputs, project / "site", State(resident=resident))
-    assert alive == [FILES if resident else 0]
+    assert planning == [FILES if resident else 0]
+    assert rendering[0] > 20 if resident else rendering == [0]  # (25: repeats are folded)
     if not resident:  # what the build let go is on disk for the next process
         assert len(kept.recall(kept_path(project))[1]) == FILES
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")

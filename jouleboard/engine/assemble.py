@@ -95,6 +95,7 @@ def assemble(
     # Cached chart templates are used only as the last build into this output made them.
     chart_kinds.trust_templates(last_record(target.path).get("chart_templates"))
     cited = measured_by(sources.data.configurations)
+    measured = measured_by(sources.data.configurations, full=False)  # (in the page frame)
 
     def render_charts_of(
         charts: Mapping[str, ChartRef], add: Callable[[str, Content], None]
@@ -120,7 +121,7 @@ def assemble(
         if not state.bundle:
             state.bundle = vega_bundle(inputs.cache, pool)
         assets, names = asset_files(sources, state.bundle, urls)
-        return dict(assets), site_context(sources, urls, names, inputs.preview)
+        return dict(assets), site_context(sources, urls, names, inputs.preview, measured)
 
     ahead = publish is not None and last is not None and bool(waiting())
     if ahead:  # the waiting pages each made alone, where they can be, before the plan
@@ -142,6 +143,8 @@ def assemble(
         check_links(plan, urls, sources, inputs.data, inputs.project)  # before a byte is written
     else:
         plan = last.plan
+    if not state.resident:  # the next build is another process's: see Sources.planned
+        sources = sources.planned()
     timer.done("rank+plan")
 
     files = SiteFiles()

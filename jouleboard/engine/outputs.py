@@ -20,7 +20,6 @@ from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.views import ChartRef, Download, Link
 from jouleboard.render import charts as charts_present
 from jouleboard.render.chart_files import Pool, render_charts
-from jouleboard.render.citation import measured_by
 from jouleboard.render.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.render.markdown import render_markdown
 from jouleboard.render.pages import ASSETS_MAX_BYTES, SiteContext, navigation, read_asset
@@ -267,16 +266,17 @@ def download_text(download: Download) -> str:
 
 
 def site_context(
-    sources: Sources, urls: Urls, names: Mapping[str, str], preview: bool
+    sources: Sources, urls: Urls, names: Mapping[str, str], preview: bool, measured: str
 ) -> SiteContext:
-    """What every page's frame shows; ``names``: the hashed asset names."""
+    """What every page's frame shows; ``names``: the hashed asset names; ``measured``: the
+    data sets measured (:func:`~jouleboard.render.citation.measured_by`, short)."""
     settings = sources.data.registry.site
 
     def asset(name: str) -> str:
         return urls.url(urls.asset(names[name]))
 
     return SiteContext(
-        measured_by=measured_by(sources.data.configurations, full=False),
+        measured_by=measured,
         title=settings.title,
         tagline=settings.tagline,
         data_version=settings.data_version,

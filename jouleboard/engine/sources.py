@@ -32,6 +32,26 @@ class Sources:
     releases: tuple[ReleaseData, ...]
     pages: tuple[OwnPage, ...] = ()  # the site's own pages: content/<name>.md
 
+    def planned(self) -> Sources:
+        """What a build needs of these once its plan is made (which holds no record): the
+        same, without the configurations of the data and of each release's. A
+        command-line build keeps this, not the records, while it renders: at 100,000
+        configurations they are about a third of its memory."""
+
+        def bare(data: Dataset) -> Dataset:
+            return dataclasses.replace(data, configurations=())
+
+        releases = tuple(
+            dataclasses.replace(
+                r,
+                side=dataclasses.replace(
+                    r.side, data=None if r.side.data is None else bare(r.side.data)
+                ),
+            )
+            for r in self.releases
+        )
+        return dataclasses.replace(self, data=bare(self.data), releases=releases)
+
 
 def load_sources(
     data_dir: Path,

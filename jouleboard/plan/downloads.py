@@ -28,11 +28,12 @@ def configuration_row(kind: TaskKind, c: Record, registry: Registry) -> Row:
     }
 
 
-def configuration_downloads(
-    data: Dataset, path: Callable[[str, str], str], group: str, description: str
-) -> list[Download]:
-    """CSV and JSON of every configuration, one pair per kind that has any; ``path(ext,
-    name)`` places them."""
+# Every configuration's full-data-set row, by kind (those that have any).
+Records = Callable[[Dataset], list[tuple[TaskKind, list[Row]]]]
+
+
+def configuration_records(data: Dataset) -> list[tuple[TaskKind, list[Row]]]:
+    """A :data:`Records`, made anew at each call."""
     out = []
     for kind in data.kinds.all():
         records = [
@@ -40,6 +41,36 @@ def configuration_downloads(
             for c in data.configurations
             if data.kinds.of(data.registry.tasks[c.task]) is kind
         ]
+        if records:
+            out.append((kind, records))
+    return out
+
+
+def shared_records() -> Records:
+    """A :data:`Records` that makes each data set's rows once (for one plan: the newest
+    release's data is the working data, so one set of rows serves both its permanent
+    downloads and the full data set's, the largest value a plan holds)."""
+    made: dict[int, tuple[Dataset, list[tuple[TaskKind, list[Row]]]]] = {}
+
+    def records(data: Dataset) -> list[tuple[TaskKind, list[Row]]]:
+        if id(data) not in made:  # (the data set is held with its rows: the id stays its)
+            made[id(data)] = (data, configuration_records(data))
+        return made[id(data)][1]
+
+    return records
+
+
+def configuration_downloads(
+    data: Dataset,
+    path: Callable[[str, str], str],
+    group: str,
+    description: str,
+    rows: Records = configuration_records,
+) -> list[Download]:
+    """CSV and JSON of every configuration, one pair per kind that has any; ``path(ext,
+    name)`` places them."""
+    out = []
+    for kind, records in rows(data):
         if records:
             tasks = " and ".join(sorted(set(kind.task_kinds.values()))).lower()
             out += [

@@ -14,7 +14,7 @@ from jouleboard.core.safe_read import DATA_FILE_CAP, DATA_FOLDER_CAP, ArchiveRef
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import Dataset
 from jouleboard.plan.diff import RefRefused, Side, diff_markdown, load_side, release_data
-from jouleboard.plan.downloads import configuration_downloads
+from jouleboard.plan.downloads import Records, configuration_downloads, configuration_records
 from jouleboard.plan.views import Download, Link, Page, ProseBody
 from jouleboard.rank.ranking import runs_of
 from jouleboard.render.markdown import render_markdown
@@ -79,7 +79,9 @@ def _ref_refused(data_dir: Path, i: int, release: Release, error: Exception) -> 
     )
 
 
-def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Download]:
+def release_downloads(
+    releases: Sequence[ReleaseData], urls: Urls, rows: Records = configuration_records
+) -> list[Download]:
     """/data/<version>/<kind's name>.{csv,json}: every configuration of every kind,
     permanent, one folder per release."""
     out = []
@@ -92,7 +94,11 @@ def release_downloads(releases: Sequence[ReleaseData], urls: Urls) -> list[Downl
             return urls.release_download(version, ext, name)
 
         out += configuration_downloads(
-            r.side.data, path, "By release", "permanent: this release's data, never rewritten"
+            r.side.data,
+            path,
+            "By release",
+            "permanent: this release's data, never rewritten",
+            rows,
         )
     return out
 
@@ -113,7 +119,9 @@ def _summary(r: ReleaseData, older: ReleaseData | None) -> str:
     return diff_markdown(older.side, r.side).replace("## Leaderboard changes\n", "")
 
 
-def changelog_page(releases: Sequence[ReleaseData], urls: Urls) -> Page:
+def changelog_page(
+    releases: Sequence[ReleaseData], urls: Urls, rows: Records = configuration_records
+) -> Page:
     parts = []
     for i, r in enumerate(releases):
         older = releases[i + 1] if i + 1 < len(releases) else None
@@ -123,7 +131,7 @@ def changelog_page(releases: Sequence[ReleaseData], urls: Urls) -> Page:
             if r.side.data is None
             else " · ".join(
                 f"[{d.path.rsplit('/', 1)[-1]}]({urls.url(d.path)})"
-                for d in release_downloads([r], urls)
+                for d in release_downloads([r], urls, rows)
             )
         )
         parts.append(

@@ -16,7 +16,13 @@ from jouleboard.kinds import Kinds
 from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset
 from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
-from jouleboard.plan.downloads import configuration_downloads, download_chunks
+from jouleboard.plan.downloads import (
+    Records,
+    configuration_downloads,
+    configuration_records,
+    download_chunks,
+    shared_records,
+)
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.finding import home_card, task_finding
 from jouleboard.plan.indexes import compare_page, gpus_index, models_index
@@ -232,12 +238,14 @@ def sitemap(urls: Urls, pages: Sequence[Page]) -> str:
     )
 
 
-def release_part(releases: Sequence[ReleaseData], urls: Urls, title: str) -> Part:
+def release_part(
+    releases: Sequence[ReleaseData], urls: Urls, title: str, rows: Records = configuration_records
+) -> Part:
     if not releases:
         return Part()
     return Part(
-        pages=(changelog_page(releases, urls),),
-        downloads=tuple(release_downloads(releases, urls)),
+        pages=(changelog_page(releases, urls, rows),),
+        downloads=tuple(release_downloads(releases, urls, rows)),
         files=(
             (urls.atom_feed, atom_feed(releases, urls, title)),
             (urls.json_feed, json_feed(releases, urls, title)),
@@ -260,6 +268,7 @@ def plan_site(
         part += make()
     part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
     part += mlperf_part(data.mlperf, urls, data.registry)
+    rows = shared_records()
     part += Part(
         downloads=tuple(
             configuration_downloads(
@@ -267,10 +276,11 @@ def plan_site(
                 urls.configurations_download,
                 "Full data set",
                 "every validated configuration, one row each",
+                rows,
             )
         )
     )
-    part += release_part(releases, urls, data.registry.site.title)
+    part += release_part(releases, urls, data.registry.site.title, rows)
     part += Part(
         pages=(
             Page(
