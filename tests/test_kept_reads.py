@@ -173,7 +173,7 @@ def test_a_file_changed_after_the_digest_is_kept_under_the_bytes_parsed(
     file = reads.read(path, data.resolve(), registered())
     sha, kept_file = reads.reads[os.path.abspath(path)]
     assert sha == hashlib.sha256(path.read_bytes()).digest() != seen.files[os.path.abspath(path)]
-    assert kept_file is file
+    assert kept_file == kept.pickled(file)  # what the new bytes parsed to
     assert file == dataset.read_measurement(path, data.resolve(), registered())  # the new bytes
 
 
@@ -239,3 +239,25 @@ def test_a_command_line_build_lets_go_of_what_it_no_longer_needs(
         assert len(kept.recall(kept_path(project))[1]) == FILES
     build(project, "clean")
     assert tree(project / "site") == tree(project / "clean")
+
+
+def test_no_load_holds_every_parsed_file_at_once(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parsed file takes about six times its pickle's memory: the kept reads hold each
+    pickled (and the next build unpickles each as it uses it), so neither the build that
+    parses every file nor the next one, which takes them from the kept reads, holds more
+    than the file in hand."""
+    counts: list[int] = []
+    real = dataset.check_file
+
+    def counting(file: dataset.MeasurementFile, registry: object) -> object:
+        counts.append(_alive(dataset.MeasurementFile))
+        return real(file, registry)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dataset, "check_file", counting)
+    build(project)  # parses every file
+    edit_one(project)
+    build(project)  # takes every other file from the kept reads
+    assert len(counts) == 2 * FILES
+    assert max(counts) <= 2

@@ -35,13 +35,28 @@ if TYPE_CHECKING:
     from jouleboard.kinds import Kinds
     from jouleboard.loading.dataset import MeasurementFile
 
-_MAGIC = b"jouleboard-kept-reads-1\n"
+_MAGIC = b"jouleboard-kept-reads-2\n"
 FOLDER = "kept-1"  # in the chart cache
 _CAP = 1024 * 1024 * 1024  # bytes; the 100k synthetic data set keeps ~130 MB
 _OUTPUTS = 8  # kept for the outputs built last; older ones are deleted
 
-# By absolute path: the sha256 of the bytes parsed, and what they parsed to.
-Reads = dict[str, tuple[bytes, "MeasurementFile"]]
+# By absolute path: the sha256 of the bytes parsed, and what they parsed to, pickled (a
+# parsed file takes ~6x the memory as objects: each is unpickled when it is used, so
+# neither a build nor the next holds every parsed file at once).
+Reads = dict[str, tuple[bytes, bytes]]
+
+
+def pickled(file: MeasurementFile) -> bytes:
+    return pickle.dumps(file, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpickled(data: bytes) -> MeasurementFile | None:
+    """A kept parsed file, or None if it cannot be made (a damaged pickle)."""
+    try:
+        file: MeasurementFile = pickle.loads(data)
+    except Exception:
+        return None
+    return file
 
 
 def kept_file(cache: Path, out: Path) -> Path:

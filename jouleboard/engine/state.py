@@ -204,6 +204,8 @@ class MeasurementMemo:
     ) -> tuple[Record | None, list[Problem]]:
         from jouleboard.loading.dataset import check_file
 
+        if self._kept is not None:  # a command-line build: one load, nothing to remember
+            return check_file(file, registry)
         if registry is not self._registry:  # compared once per load, not once per file
             if registry != self._registry:
                 self._checked.clear()
@@ -250,15 +252,17 @@ class KeptReads:
         if self.basis and self.earlier_basis == self.basis:
             last = self.earlier.get(where)
             if last is not None and last[0] == self.seen.files.get(where):
-                self.reads[where] = last
-                return last[1]
+                file = kept.unpickled(last[1])
+                if file is not None:
+                    self.reads[where] = last
+                    return file
         self.parsed += 1
         try:
             raw = read_capped(path, MAX_FILE_BYTES)
         except FileRefused:  # read_measurement says why
             return read_measurement(path, data_root, known)
         file = read_measurement(path, data_root, known, raw)
-        self.reads[where] = (hashlib.sha256(raw).digest(), file)
+        self.reads[where] = (hashlib.sha256(raw).digest(), kept.pickled(file))
         return file
 
     def keep(self) -> None:
