@@ -205,11 +205,10 @@ def _alive(*kinds: type) -> int:
 def test_a_command_line_build_lets_go_of_what_it_no_longer_needs(
     project: Path, monkeypatch: pytest.MonkeyPatch, resident: bool
 ) -> None:
-    """The parsed files are about half of loaded data's memory, the records most of the
-    rest. A command-line build keeps the parsed files on disk for the next process and lets
-    them go once its data is loaded, and the records once its plan (which holds none) is
-    made, so it renders without either; serve (a resident state) holds both for its next
-    edit."""
+    """A command-line build keeps what it parsed on disk for the next process and lets it
+    go once its data is loaded, and the records once its plan (which holds none) is made,
+    so it plans without the parsed files and renders without either; serve (a resident
+    state) holds both for its next edit."""
     from jouleboard.engine import assemble
     from jouleboard.engine.build import build as build_with
     from jouleboard.engine.state import Inputs, State

@@ -35,8 +35,8 @@ class Sources:
     def planned(self) -> Sources:
         """What a build needs of these once its plan is made (which holds no record): the
         same, without the configurations of the data and of each release's. A
-        command-line build keeps this, not the records, while it renders: at 100,000
-        configurations they are about a third of its memory."""
+        command-line build keeps this while it renders, so a large one does not hold
+        its records and the plan made from them at once."""
 
         def bare(data: Dataset) -> Dataset:
             return dataclasses.replace(data, configurations=())

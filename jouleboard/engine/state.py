@@ -161,9 +161,8 @@ class MeasurementMemo:
             self._kept = None
 
     def clear(self) -> None:
-        """Hold nothing: the parsed files are about half the memory of loaded data, and a
-        command-line build, which keeps them on disk (:meth:`keep`), needs them no more
-        once its data is loaded."""
+        """Hold nothing: a command-line build writes what it read for the next process
+        (:meth:`keep`) and needs none of it once its data is loaded."""
         self.keep()
         self._read, self._checked, self._registry, self._seen = {}, {}, None, set()
 
