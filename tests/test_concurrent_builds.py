@@ -260,10 +260,14 @@ def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs, tmp_path
     out = tmp_path / "site"
     build_site(inputs.a, out, project=REPO, cache=cache)
     assert tree(out) == inputs.refs[inputs.a]
-    # The entries were repaired, atomically: no temporary file is left behind; the one new
-    # file is the measurement files this build parsed, kept for the next.
+    # The entries were repaired, atomically: no temporary file is left behind; the new
+    # files are the measurement files this build parsed and the templates it compiled,
+    # kept for the next (jouleboard/engine/kept.py, kept_templates.py).
     after = sorted(p for p in cache.rglob("*") if p.is_file())
-    assert [p for p in after if p not in entries] == [kept_file(cache, out)]
+    new = [p for p in after if p not in entries]
+    compiled = [p for p in new if p.parent == kept_file(cache, out).parent / "templates"]
+    assert [p for p in new if p not in compiled] == [kept_file(cache, out)]
+    assert compiled and all(p.suffix == ".code" and p.name[0] != "." for p in compiled)
     assert set(entries) < set(after)
     again = tmp_path / "again"
     build_site(inputs.a, again, project=REPO, cache=cache)

@@ -28,7 +28,8 @@ def configuration_row(kind: TaskKind, c: Record, registry: Registry) -> Row:
     }
 
 
-# Every configuration's full-data-set row, by kind (those that have any).
+# What makes every configuration's full-data-set row of a data set, by kind (the kinds that
+# have any): :func:`configuration_records`, or :func:`shared_records`'s.
 Records = Callable[[Dataset], list[tuple[TaskKind, list[Row]]]]
 
 
@@ -70,19 +71,18 @@ def configuration_downloads(
     """CSV and JSON of every configuration, one pair per kind that has any; ``path(ext,
     name)`` places them."""
     out = []
-    for kind, records in rows(data):
-        if records:
-            tasks = " and ".join(sorted(set(kind.task_kinds.values()))).lower()
-            out += [
-                Download(
-                    path(ext, kind.download_name),
-                    (*kind.configuration_columns, *APPENDED_COLUMNS),
-                    records,
-                    group,
-                    f"{description} ({tasks})",
-                )
-                for ext in ("csv", "json")
-            ]
+    for kind, records in rows(data):  # (only kinds that have any)
+        tasks = " and ".join(sorted(set(kind.task_kinds.values()))).lower()
+        out += [
+            Download(
+                path(ext, kind.download_name),
+                (*kind.configuration_columns, *APPENDED_COLUMNS),
+                records,
+                group,
+                f"{description} ({tasks})",
+            )
+            for ext in ("csv", "json")
+        ]
     return out
 
 
