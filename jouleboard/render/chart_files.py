@@ -151,7 +151,7 @@ _BUNDLED_FONT_CHARS = frozenset(
 
 def bundled_font_suffices(spec_json: str) -> bool:
     """Whether every character of a chart's spec is one vl-convert's own font draws."""
-    return spec_json.isascii() or all(c in _BUNDLED_FONT_CHARS for c in spec_json)
+    return spec_json.isascii() or _BUNDLED_FONT_CHARS.issuperset(spec_json)
 
 
 @contextlib.contextmanager
