@@ -1,0 +1,169 @@
+"""Where the test suite's time goes: ``python benchmarks/suite_cpu.py [pytest arguments]``.
+
+Runs the README's test command (``python -m pytest``, with any arguments given after it)
+with this file as a pytest plugin, which records each test's wall time and the CPU time it
+cost: its worker's own, its worker's children's (counted once they are reaped: a build in
+a subprocess, mypy, a venv), and the growth of the worker's live descendants (a browser, a
+``serve``). Then it prints:
+
+- the run's wall time and CPU time (every process the run waited for), and their ratio to
+  what the cores could give: near 100 % the suite is CPU-bound, and more pytest-xdist
+  workers cannot make it faster; only less work can;
+- the test files and the tests that cost the most CPU;
+- the tests that waited most (wall time well over CPU time: sleeps, timeouts, polling).
+
+A descendant that outlives its test (the session's browser, a chart-worker pool) is
+counted as its CPU grows, and what it used before the first record of it moves to the
+test during which it is reaped. Such a test shows far more CPU than wall time; those are
+listed apart, not ranked.
+
+Writes benchmarks/results/suite-cpu-<UTC time>/ (one JSON line per test, per worker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+OUT_ENV = "JOULEBOARD_SUITE_CPU_OUT"
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+# --- the plugin (loaded in each pytest process with -p suite_cpu) ---------------------------
+
+
+def _descendants_cpu(root: int) -> float:
+    """CPU seconds of the live descendants of process ``root`` (their own and their reaped
+    children's), from /proc."""
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        parent[int(name)] = int(fields[1])
+        cpu[int(name)] = sum(int(x) for x in fields[11:15]) / _TICK  # utime stime cutime cstime
+    total = 0.0
+    for pid, seconds in cpu.items():
+        up, hops = parent.get(pid), 0
+        while up and up != root and hops < 64:
+            up, hops = parent.get(up), hops + 1
+        if up == root:
+            total += seconds
+    return total
+
+
+def _cpu_now() -> tuple[float, float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (
+        own.ru_utime + own.ru_stime,
+        reaped.ru_utime + reaped.ru_stime,
+        _descendants_cpu(os.getpid()),
+    )
+
+
+def _record(nodeid: str, wall: float, before: tuple[float, ...], after: tuple[float, ...]) -> None:
+    folder = os.environ.get(OUT_ENV)
+    if not folder:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    own, reaped, live = (b - a for a, b in zip(before, after, strict=True))
+    line = {"test": nodeid, "wall": wall, "own": own, "reaped": reaped, "live": live}
+    with open(Path(folder) / f"{worker}.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    before, started = _cpu_now(), time.perf_counter()
+    try:
+        return (yield)
+    finally:
+        _record(item.nodeid, time.perf_counter() - started, before, _cpu_now())
+
+
+# --- the command --------------------------------------------------------------------------
+
+
+def _load(folder: Path) -> list[dict[str, Any]]:
+    rows = []
+    for path in sorted(folder.glob("*.jsonl")):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["cpu"] = row["own"] + row["reaped"] + row["live"]
+    return rows
+
+
+def report(rows: list[dict[str, Any]], wall: float, cpu: float, cores: int, top: int) -> str:
+    lines = [
+        f"run: {wall:.1f} s wall, {cpu:.1f} s CPU of {cores} cores "
+        f"({100 * cpu / (wall * cores):.0f} % of what they could give), {len(rows)} tests",
+    ]
+
+    # A test charged with a long-lived descendant's CPU (reaped during it) is not ranked.
+    def charged(r: dict[str, Any]) -> bool:
+        return bool(r["cpu"] > 3 * r["wall"] + 1 or r["live"] < -1)
+
+    odd = [r for r in rows if charged(r)]
+    ranked = [r for r in rows if not charged(r)]
+    by_file: collections.Counter[str] = collections.Counter()
+    for r in ranked:
+        by_file[r["test"].split("::")[0]] += r["cpu"]
+    lines += ["", f"CPU by test file (top {top}):"]
+    lines += [f"  {seconds:7.1f} s  {name}" for name, seconds in by_file.most_common(top)]
+    lines += ["", f"CPU by test (top {top}): CPU s / wall s"]
+    for r in sorted(ranked, key=lambda r: -r["cpu"])[:top]:
+        lines.append(f"  {r['cpu']:6.1f} / {r['wall']:6.1f}  {r['test']}")
+    lines += ["", f"waiting (wall - CPU, top {top}):"]
+    for r in sorted(ranked, key=lambda r: r["cpu"] - r["wall"])[:top]:
+        if r["wall"] > r["cpu"]:
+            lines.append(f"  {r['wall'] - r['cpu']:6.1f} s  {r['test']}")
+    if odd:
+        lines += ["", "charged with a longer-lived process's CPU (not ranked):"]
+        lines += [f"  {r['cpu']:6.1f} / {r['wall']:6.1f}  {r['test']}" for r in odd]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--top", type=int, default=20, help="rows per list (20)")
+    args, pytest_args = parser.parse_known_args(argv)
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    folder = HERE / "results" / f"suite-cpu-{stamp}"
+    folder.mkdir(parents=True)
+    env = dict(os.environ, **{OUT_ENV: str(folder)})
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "pytest", "-p", "suite_cpu", "-p", "no:cacheprovider"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    status = subprocess.call(command + pytest_args, cwd=HERE.parent, env=env)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    text = report(_load(folder), wall, cpu, len(os.sched_getaffinity(0)), args.top)
+    (folder / "report.txt").write_text(text + "\n", encoding="utf-8")
+    print(f"\n{text}\n\n(pytest exit status {status}; records in {folder})")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
