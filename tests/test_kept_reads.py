@@ -25,6 +25,7 @@ from jouleboard.engine.fingerprint import Seen
 from jouleboard.engine.state import KeptReads
 from jouleboard.kinds import registered
 from jouleboard.loading import dataset
+from jouleboard.render import chart_files
 from tests.golden.tree import DATA
 from tests.sitebuild import copy_chart_cache
 from tests.speech_kind import SpeechKind
@@ -88,6 +89,49 @@ def test_after_one_edit_only_that_file_is_parsed_and_the_site_is_a_clean_build(
     build(project, "clean")  # another output: nothing kept for it
     assert len(parsed) == 1 + FILES
     assert tree(project / "site") == tree(project / "clean")
+
+
+def test_a_chart_worker_is_readied_early_only_for_a_rebuild(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command-line build whose chart cache is warm starts a chart worker while it loads
+    only when an earlier build into the same output kept its reads (an edit there may
+    change a chart or two); a first build into a new output finds its charts cached as a
+    rule, and renders what it does not find without that worker, to the same site."""
+    started: list[int | None] = []
+    real = chart_files.Pool.start
+
+    def recording(pool: chart_files.Pool, cache: Path, workers: int | None = None) -> None:
+        started.append(workers)
+        real(pool, cache, workers)
+
+    monkeypatch.setattr(chart_files.Pool, "start", recording)
+    renders: list[int] = []  # render jobs, per call
+    real_run = chart_files._run
+
+    def counting(jobs: list[tuple[str, str | None, bool]], *args: object) -> object:
+        renders.append(len(jobs))
+        return real_run(jobs, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chart_files, "_run", counting)
+
+    def one_shot(out: str) -> None:
+        data, cache = project / "data", project / "cache"
+        build_site(data, project / out, project=project, cache=cache, one_shot=True)
+
+    one_shot("site")
+    assert started == []  # a first build
+    edit_one(project)
+    one_shot("site")
+    assert started == [1]  # a rebuild
+    edit_one(project)
+    renders.clear()
+    one_shot("new")
+    assert started == [1]
+    assert sum(renders) > 0  # the edit changed charts: rendered without an early worker
+    one_shot("site")
+    assert started == [1, 1]
+    assert tree(project / "new") == tree(project / "site")
 
 
 def test_nothing_changed_in_the_data_parses_nothing(project: Path, parsed: list[Path]) -> None:

@@ -131,12 +131,16 @@ def build(
     from jouleboard.render.chart_files import Pool, check_cache, cold
 
     check_cache(inputs.cache)
+    kept_reads = kept_file(inputs.cache, target.path)
     if digest is not None:  # a new process: the files an earlier one read, by their bytes
-        state.measurements.recall(kept_file(inputs.cache, target.path), seen)
+        state.measurements.recall(kept_reads, seen)
     with Pool() as pool:
         if cold(inputs.cache):  # every chart will be rendered: start the workers while loading
             pool.start(inputs.cache)
-        elif one_shot:  # a chart or two may change: ready a worker meanwhile
+        elif one_shot and kept_reads.is_file():
+            # A rebuild (an earlier build into this output kept its reads): a chart or two
+            # may change, so a worker gets ready meanwhile. A first build with a warm cache
+            # finds its charts cached as a rule, and starts a worker only if it needs one.
             pool.start(inputs.cache, workers=1)
         try:
             summary = assemble(
