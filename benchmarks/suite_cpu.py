@@ -6,9 +6,11 @@ cost: its worker's own, its worker's children's (counted once they are reaped: a
 a subprocess, mypy, a venv), and the growth of the worker's live descendants (a browser, a
 ``serve``). Then it prints:
 
-- the run's wall time and CPU time (every process the run waited for), and their ratio to
-  what the cores could give: near 100 % the suite is CPU-bound, and more pytest-xdist
-  workers cannot make it faster; only less work can;
+- the run's wall time, the machine's busy CPU time meanwhile (from /proc/stat: run it on
+  an otherwise idle machine) and its share of what the cores could give: near 100 % the
+  suite is CPU-bound, and more pytest-xdist workers cannot make it faster, only less work
+  can; and the CPU of the processes the run waited for, which misses those nobody waits
+  for (a browser's renderers, a chart worker left to end on its own);
 - the test files and the tests that cost the most CPU;
 - the tests that waited most (wall time well over CPU time: sleeps, timeouts, polling).
 
@@ -113,10 +115,21 @@ def _load(folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def report(rows: list[dict[str, Any]], wall: float, cpu: float, cores: int, top: int) -> str:
+def busy_seconds() -> float:
+    """The machine's busy CPU time since boot, all cores (/proc/stat: all but idle and
+    I/O wait)."""
+    with open("/proc/stat", encoding="ascii") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / _TICK
+
+
+def report(
+    rows: list[dict[str, Any]], wall: float, busy: float, waited: float, cores: int, top: int
+) -> str:
     lines = [
-        f"run: {wall:.1f} s wall, {cpu:.1f} s CPU of {cores} cores "
-        f"({100 * cpu / (wall * cores):.0f} % of what they could give), {len(rows)} tests",
+        f"run: {wall:.1f} s wall, {len(rows)} tests; the machine was busy {busy:.1f} s of "
+        f"{wall * cores:.1f} CPU-seconds ({cores} cores: {100 * busy / (wall * cores):.0f} %); "
+        f"the processes the run waited for used {waited:.1f} s",
     ]
 
     # A test charged with a long-lived descendant's CPU (reaped during it) is not ranked.
@@ -153,13 +166,15 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, **{OUT_ENV: str(folder)})
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "pytest", "-p", "suite_cpu", "-p", "no:cacheprovider"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, busy = resource.getrusage(resource.RUSAGE_CHILDREN), busy_seconds()
     started = time.perf_counter()
     status = subprocess.call(command + pytest_args, cwd=HERE.parent, env=env)
     wall = time.perf_counter() - started
+    busy = busy_seconds() - busy
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    text = report(_load(folder), wall, cpu, len(os.sched_getaffinity(0)), args.top)
+    waited = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    cores = os.cpu_count() or 1  # /proc/stat counts every core of the machine
+    text = report(_load(folder), wall, busy, waited, cores, args.top)
     (folder / "report.txt").write_text(text + "\n", encoding="utf-8")
     print(f"\n{text}\n\n(pytest exit status {status}; records in {folder})")
     return status
