@@ -15,9 +15,9 @@ a subprocess, mypy, a venv), and the growth of the worker's live descendants (a 
 - the tests that waited most (wall time well over CPU time: sleeps, timeouts, polling).
 
 A descendant that outlives its test (the session's browser, a chart-worker pool) is
-counted as its CPU grows, and what it used before the first record of it moves to the
-test during which it is reaped. Such a test shows far more CPU than wall time; those are
-listed apart, not ranked.
+counted as its CPU grows; when it ends, the test running then is charged with all of it
+(reaped by the worker) or loses it (reaped by another process): such a test shows far
+more CPU than wall time, or less than none, and is listed apart, not ranked.
 
 Writes benchmarks/results/suite-cpu-<UTC time>/ (one JSON line per test, per worker).
 """
@@ -132,7 +132,7 @@ def report(
         f"the processes the run waited for used {waited:.1f} s",
     ]
 
-    # A test charged with a long-lived descendant's CPU (reaped during it) is not ranked.
+    # A test charged with a long-lived descendant's CPU, or losing it, is not ranked.
     def charged(r: dict[str, Any]) -> bool:
         return bool(r["cpu"] > 3 * r["wall"] + 1 or r["live"] < -1)
 
@@ -151,7 +151,7 @@ def report(
         if r["wall"] > r["cpu"]:
             lines.append(f"  {r['wall'] - r['cpu']:6.1f} s  {r['test']}")
     if odd:
-        lines += ["", "charged with a longer-lived process's CPU (not ranked):"]
+        lines += ["", "charged with, or losing, a longer-lived process's CPU (not ranked):"]
         lines += [f"  {r['cpu']:6.1f} / {r['wall']:6.1f}  {r['test']}" for r in odd]
     return "\n".join(lines)
 
