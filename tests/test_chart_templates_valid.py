@@ -39,3 +39,24 @@ def test_every_template_is_valid_vega_lite(monkeypatch: pytest.MonkeyPatch) -> N
     # Every chart kind was made (and so checked) at least once.
     unused = [t for t in templates() if t.cache_info().currsize == 0]  # type: ignore[attr-defined]
     assert not unused, unused
+
+
+def test_no_template_makes_altair_look_a_class_up_by_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every encoding reaches Altair as its typed channel: a shorthand string or a dict
+    (x="a:Q", alt.value(...), alt.condition(...)) makes Altair match it against the
+    Vega-Lite schema to find its class (SchemaBase.from_dict), about 0.2 s of each new
+    process that makes templates (render/charts.py)."""
+    import altair.utils.schemapi as schemapi
+
+    looked_up: list[str] = []
+    from_dict = schemapi.SchemaBase.from_dict.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type, dct: object, /, *args: object, **kwargs: object) -> object:
+        looked_up.append(f"{cls.__name__}: {dct!r}"[:120])
+        return from_dict(cls, dct, *args, **kwargs)
+
+    monkeypatch.setattr(schemapi.SchemaBase, "from_dict", classmethod(spy))
+    assert len(plan_specs()) > 100
+    assert looked_up == []

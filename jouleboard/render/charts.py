@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # imported where a chart is built (first use only)
 
 Spec: TypeAlias = "JsonObject"  # a Vega-Lite spec
 _TEMPLATE_CAP = 4 * 1024 * 1024  # bytes; a cached chart template is a few kB
+_Value = TypeVar("_Value")  # an Altair value channel (alt.SizeValue, ...)
 
 
 _trusted: dict[str, str] = {}  # template key -> sha256 of its spec text (trust_templates)
@@ -256,6 +257,17 @@ LOG_AXIS: JsonObject = {
 # and builds do not.
 VALIDATE = False
 
+# Every encoding is given to Altair as its typed channel (alt.X("a:Q"), alt.SizeValue(...)),
+# never as a shorthand string or a dict (x="a:Q", alt.value(...), alt.condition(...)): Altair
+# finds the class of those by matching them against the Vega-Lite schema, which took 0.2 s
+# of every new process that made templates. The specs are the same.
+
+
+def _if_chosen(channel: Callable[..., _Value], chosen: object, other: object) -> _Value:
+    """A value channel: ``chosen`` for the configurations chosen at the deadline, ``other``
+    for the rest."""
+    return channel(other, condition={"test": "datum.chosen", "value": chosen})
+
 
 def _finish(chart: alt.Chart | alt.LayerChart | alt.FacetChart, height: int) -> Spec:
     # altair types to_dict() loosely: from here on the spec is checked as plain JSON.
@@ -295,12 +307,14 @@ def ranking_bar(value_title: str) -> Spec:
     )
     # The interval the measurement noise allows (low..high; a point when it is unknown).
     whiskers = base.mark_errorbar(ticks={"size": 8}, color=AXIS_GREY, thickness=1.5).encode(
-        x=alt.X("low:Q", title=value_title), x2="high:Q"
+        x=alt.X("low:Q", title=value_title), x2=alt.X2("high:Q")
     )
     # ``shown``: the figure as the tables print it (measure/formats.py), never re-rounded;
     # past the interval's end, so the whisker never runs through it.
     # ``label``: the figure, and the places where the noise lets the model share them.
-    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(x="high:Q", text="label:N")
+    labels = base.mark_text(align="left", dx=4, color=AXIS_GREY).encode(
+        x=alt.X("high:Q"), text=alt.Text("label:N")
+    )
     spec = _finish(alt.layer(bars, whiskers, labels), PER_MODEL)
     # Room for the longest bar's figure, which a fitted (phone) chart does not count.
     spec["padding"] = {"left": 5, "top": 5, "bottom": 5, "right": 84}
@@ -333,7 +347,7 @@ def _deadline_rule() -> alt.Chart:
     rule: alt.Chart = (
         alt.Chart(alt.NamedData("deadline"))
         .mark_rule(strokeDash=[6, 4], color=DEADLINE_RED, strokeWidth=1.5)
-        .encode(x="latency:Q")
+        .encode(x=alt.X("latency:Q"))
     )
     return rule
 
@@ -360,7 +374,7 @@ def _deadline_label() -> alt.LayerChart | alt.FacetChart:
             .mark_text(
                 align=align, baseline="bottom", dx=dx, y=DEADLINE_LABEL_Y, color=DEADLINE_RED
             )
-            .encode(x="latency:Q", text="shown:N")
+            .encode(x=alt.X("latency:Q"), text=alt.Text("shown:N"))
             for op, align, dx in DEADLINE_SIDES
         )
     )
@@ -373,13 +387,14 @@ def _direct_labels(base: alt.Chart, x: alt.X, y: alt.Y, which: str) -> alt.Chart
     """The names of the models whose colour another model on the chart also has (the grey
     of those past the palette), centred under the marks ``which`` (a Vega expression)
     selects: the sides of a point hold the names of its neighbours on a Pareto front."""
+    import altair as alt
 
     labels: alt.Chart = (
         base.transform_calculate(
             named=f"indexof({DIRECT}, datum.model) >= 0 && ({which}) ? datum.model : ''"
         )
         .mark_text(align="center", baseline="top", dy=7, fontSize=11, color=AXIS_GREY)
-        .encode(x=x, y=y, text="named:N")
+        .encode(x=x, y=y, text=alt.Text("named:N"))
     )
     return labels
 
@@ -437,12 +452,19 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
                 title="GPU",
                 legend=alt.Legend(orient="bottom", symbolOpacity=1, symbolFillColor=AXIS_GREY),
             ),
-            size=alt.condition("datum.chosen", alt.value(150), alt.value(24)),
+            size=_if_chosen(alt.SizeValue, 150, 24),
             # The chosen configurations stand out: the others are small and faint.
-            opacity=alt.condition(
-                pick, alt.Opacity("shade:Q", scale=None, legend=None), alt.value(0.08)
+            opacity=alt.OpacityValue(
+                0.08,
+                condition={
+                    "param": pick.name,
+                    "field": "shade",
+                    "type": "quantitative",
+                    "scale": None,
+                    "legend": None,
+                },
             ),
-            stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
+            stroke=_if_chosen(alt.StrokeValue, "#111", None),
             tooltip=[
                 alt.Tooltip("model:N", title="Model"),
                 alt.Tooltip("config:N", title="Setup"),
@@ -491,7 +513,7 @@ def _energy_whiskers(which: str, latency_title: str, energy_title: str) -> alt.C
             y=alt.Y(
                 "low:Q", scale=alt.Scale(type="log"), title=log_title(energy_title), axis=LOG_AXIS
             ),
-            y2="high:Q",
+            y2=alt.Y2("high:Q"),
         )
     )
     return whiskers
@@ -507,7 +529,7 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
     frontier = (
         base.transform_filter("datum.frontier")
         .mark_line(color=AXIS_GREY, strokeWidth=1.5, interpolate="step-after")
-        .encode(x=x, y=y, order="latency:Q")
+        .encode(x=x, y=y, order=alt.Order("latency:Q"))
     )
     points = base.mark_point(filled=True, size=60).encode(
         x=x,
@@ -531,7 +553,7 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
         ],
     )
     whiskers = _energy_whiskers("datum.frontier", latency_title, energy_title).encode(
-        color=alt.value(AXIS_GREY)
+        color=alt.ColorValue(AXIS_GREY)
     )
     return _finish(alt.layer(frontier, whiskers, points, _deadline_rule(), _deadline_label()), 300)
 
@@ -546,7 +568,7 @@ def length_histogram() -> Spec:
         .mark_bar(color="#0072B2")
         .encode(
             x=alt.X("start:Q", title="Output length (tokens)", bin="binned"),
-            x2="end:Q",
+            x2=alt.X2("end:Q"),
             y=alt.Y("count:Q", title="Responses"),
             tooltip=[
                 alt.Tooltip("start:Q", title="From", format=",.0f"),
@@ -594,10 +616,10 @@ def mlperf_bars(value_title: str) -> Spec:
         ],
     )
     figures = base.mark_text(align="left", dx=4, yOffset=-8, color=AXIS_GREY).encode(
-        x=x, text="shown:N"
+        x=x, text=alt.Text("shown:N")
     )
     sources = base.mark_text(align="left", dx=4, yOffset=9, color=AXIS_GREY).encode(
-        x=alt.datum(0), text="derivation:N"
+        x=alt.XDatum(0), text=alt.Text("derivation:N")
     )
     spec = _finish(alt.layer(bars, figures, sources), PER_MODEL)
     # Room for the longest bar's figure, which a fitted (phone) chart does not count.
@@ -654,7 +676,7 @@ def compare_pareto(latency_title: str) -> Spec:
     lines = (
         base.transform_filter("datum.frontier")
         .mark_line(strokeWidth=2, interpolate="step-after")
-        .encode(x=x, y=y, color=color, order="latency:Q", detail="model:N")
+        .encode(x=x, y=y, color=color, order=alt.Order("latency:Q"), detail=alt.Detail("model:N"))
     )
     # Each model's configuration chosen at the deadline is drawn large and outlined.
     points = base.mark_point(filled=True).encode(
@@ -666,9 +688,9 @@ def compare_pareto(latency_title: str) -> Spec:
             title="GPU",
             legend=alt.Legend(orient="bottom", symbolFillColor=AXIS_GREY, symbolOpacity=1),
         ),
-        size=alt.condition("datum.chosen", alt.value(160), alt.value(40)),
-        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.5)),
-        stroke=alt.condition("datum.chosen", alt.value("#111"), alt.value(None)),
+        size=_if_chosen(alt.SizeValue, 160, 40),
+        opacity=_if_chosen(alt.OpacityValue, 1.0, 0.5),
+        stroke=_if_chosen(alt.StrokeValue, "#111", None),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
             alt.Tooltip("config:N", title="Setup"),
@@ -702,7 +724,7 @@ def accuracy_energy() -> Spec:
     front = (
         base.transform_filter("datum.frontier")
         .mark_line(color=AXIS_GREY, strokeDash=[4, 3], interpolate="step-after")
-        .encode(x=x, y=y, order="energy:Q")
+        .encode(x=x, y=y, order=alt.Order("energy:Q"))
     )
     # Opaque: a faded point loses the 3:1 its colour has against the page (dark scheme).
     points = base.mark_point(filled=True, size=90, opacity=1).encode(
@@ -728,7 +750,7 @@ def accuracy_energy() -> Spec:
             )
         )
         .mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY)
-        .encode(x=x, y=y, text="shown:N")
+        .encode(x=x, y=y, text=alt.Text("shown:N"))
         for op, align, dx in LABEL_SIDES
         for low in (False, True)
     ]
@@ -775,7 +797,7 @@ def deadline_sensitivity(latency_title: str, value_title: str, rule: str = "") -
         x=x,
         y=y,
         color=color,
-        order="latency:Q",
+        order=alt.Order("latency:Q"),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
             alt.Tooltip("latency:Q", title="Deadline from", format=",.4~g"),
@@ -785,7 +807,7 @@ def deadline_sensitivity(latency_title: str, value_title: str, rule: str = "") -
     ends = alt.Chart(alt.NamedData("ends"))
     # From each line's end to its name (the name moved up or down to clear the others).
     leaders = ends.mark_rule(strokeWidth=1, x2Offset=6).encode(
-        x=x, x2="latency:Q", y=y, y2="label_value:Q", color=color
+        x=x, x2=alt.X2("latency:Q"), y=y, y2=alt.Y2("label_value:Q"), color=color
     )
     names = (
         ends.transform_calculate(shown="split(datum.lines, '\\n')")
