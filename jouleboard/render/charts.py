@@ -271,7 +271,9 @@ def _if_chosen(channel: Callable[..., _Value], chosen: object, other: object) ->
 
 def _finish(chart: alt.Chart | alt.LayerChart | alt.FacetChart, height: int) -> Spec:
     # altair types to_dict() loosely: from here on the spec is checked as plain JSON.
-    spec: Spec = chart.properties(width=WIDTH, height=height).to_dict(validate=VALIDATE)
+    # The size is set on the dict: chart.properties() would deep-copy the whole chart first.
+    spec: Spec = chart.to_dict(validate=VALIDATE)
+    spec["width"], spec["height"] = WIDTH, height
     spec.pop("config", None)
     spec["config"] = copy.deepcopy(CONFIG)
     # The static SVG grows around its plot so long labels are never clipped; the
