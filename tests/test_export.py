@@ -110,3 +110,41 @@ def test_chart_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(_alive(pid) for pid in workers), "a worker outlived its killed build"
+
+
+# Ctrl-C in a terminal goes to every process of the group: the build and its chart workers.
+# Here the process starts two workers, gives one a 60 s job, and presses Ctrl-C on its group.
+_INTERRUPTED_BUILD = """
+import os, signal, sys, time
+from jouleboard.render.chart_files import Pool, _ready
+if __name__ == "__main__":
+    started = time.monotonic()
+    try:
+        with Pool() as pool:
+            for future in [pool.submit(_ready) for _ in range(2)]:
+                future.result()  # both workers have started and wait for work
+            pool.submit(time.sleep, 60)
+            time.sleep(0.5)  # the job is running
+            os.killpg(os.getpgid(0), signal.SIGINT)
+            time.sleep(60)
+    except KeyboardInterrupt:
+        print(f"interrupted, stopped in {time.monotonic() - started:.1f} s")
+"""
+
+
+def test_ctrl_c_stops_the_chart_workers_without_a_word_from_them(tmp_path: Path) -> None:
+    """The workers ignore Ctrl-C (a worker it interrupted printed its traceback) and the
+    build stops them itself, without waiting for their jobs (a cold build's Vega bundle
+    took 1.4 s to finish after Ctrl-C)."""
+    script = tmp_path / "interrupted_build.py"  # a file: spawned workers re-import it
+    script.write_text(_INTERRUPTED_BUILD)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        start_new_session=True,  # its own process group: the Ctrl-C reaches no one else
+    )
+    assert done.stdout.startswith("interrupted, stopped in "), done.stdout + done.stderr
+    assert float(done.stdout.split()[-2]) < 30, done.stdout  # the 60 s job was not awaited
+    assert done.stderr == ""

@@ -23,14 +23,16 @@ import html
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import tempfile
 import threading
 import time
 import xml.parsers.expat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import TypeVar
 
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
@@ -64,6 +66,7 @@ def check_cache(cache: Path) -> None:
         ) from None
 
 
+_Made = TypeVar("_Made")  # what a worker's job returns
 _PARALLEL_FROM = 8  # fewer uncached charts than this render in-process
 # Entries are "<magic> <file name> <sha256 of content> <length>\n<content>", in their own
 # folder so an older jouleboard sharing the cache never reads one (nor this one an older,
@@ -455,7 +458,11 @@ def _workers() -> int:
 
 def _start_worker(system_fonts: bool, parent: int) -> None:
     """A worker's start: its renderer, and a watch that ends it if its build is killed
-    (kill -9 leaves no one to stop it, and it would wait for work forever)."""
+    (kill -9 leaves no one to stop it, and it would wait for work forever). A worker ignores
+    Ctrl-C, which its build handles by stopping it (a Ctrl-C in a terminal goes to every
+    process of the build, and a worker it interrupted printed its traceback): see
+    :meth:`Pool.submit`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
     _start_renderer(system_fonts)
 
@@ -484,8 +491,12 @@ class Pool:
     def __enter__(self) -> Pool:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         for executor in self._executors.values():
+            if kind is not None and issubclass(kind, KeyboardInterrupt):
+                # Ctrl-C: no one waits for a render, nor for the bundle (after any other
+                # failure the bundle a worker is making is still cached for the next build).
+                _stop_workers(executor)
             executor.shutdown(cancel_futures=True)
 
     def release(self) -> None:
@@ -510,21 +521,55 @@ class Pool:
             )
         return self._executors[system_fonts]
 
+    def submit(
+        self, work: Callable[..., _Made], *args: object, system_fonts: bool = False
+    ) -> Future[_Made]:
+        """``work(*args)`` in a worker. The first call starts the workers: from the main
+        thread, with Ctrl-C ignored, as an exec keeps it, so a worker ignores Ctrl-C from its
+        first instruction (and from :func:`_start_worker` on when started from another
+        thread). Ctrl-C is blocked meanwhile: one pressed then reaches this process when the
+        call returns (on Linux; elsewhere it may be lost)."""
+        executor = self.executor(system_fonts)
+        if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "pthread_sigmask"
+        ):
+            return executor.submit(work, *args)  # a handler is set from the main thread only
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the mask as it is
+        handler = None
+        try:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return executor.submit(work, *args)
+        finally:
+            if handler is not None:
+                signal.signal(signal.SIGINT, handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
     def start(self, cache: Path, workers: int | None = None) -> None:
         """Start ``workers`` workers (default: every one) now; one makes the Vega bundle if
         the cache lacks it."""
-        executor = self.executor()
         path = _bundle_path(cache)
         if _trusted_bundle(path) is None:
-            self._bundle = executor.submit(_make_bundle)
+            self._bundle = self.submit(_make_bundle)
             # Cached as soon as it is made, even if this build then fails on invalid data.
             self._bundle.add_done_callback(functools.partial(_store_made, path))
         for _ in range(min(workers or _workers(), _workers()) - (self._bundle is not None)):
-            executor.submit(_ready)
+            self.submit(_ready)
 
     def bundle(self) -> bytes | None:
         """The bundle a worker made (see :meth:`start`), or None."""
         return self._bundle.result() if self._bundle is not None else None
+
+
+def _stop_workers(executor: ProcessPoolExecutor) -> None:
+    """End ``executor``'s workers now, whatever they are making (a cold build's Vega bundle
+    took 1.4 s to finish after Ctrl-C)."""
+    terminate = getattr(executor, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((executor._processes or {}).values()):
+        process.terminate()
 
 
 def _store_made(path: Path, done: Future[bytes]) -> None:
@@ -552,7 +597,7 @@ def _run(
         if pool is None:
             pool = stack.enter_context(Pool())  # starts no worker until one is asked for
         futures = {
-            pool.executor(system[i]).submit(_render, jobs[i]): i
+            pool.submit(_render, jobs[i], system_fonts=system[i]): i
             for i in sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
             if system[i] or not here
         }
