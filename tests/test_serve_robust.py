@@ -74,8 +74,9 @@ def test_ctrl_c_during_a_build_leaves_the_previous_site(project: Path, tmp_path:
     out = tmp_path / "site"
     build_site(project / "data", out, project=project)
     before = tree(out)
-    # An empty chart cache makes the build long enough (charts render cold) to interrupt;
+    # An empty chart cache makes the build render its charts in worker processes (cold);
     # --png makes it another build than the last (which would otherwise be up to date).
+    # Ctrl-C comes once it says it renders: the build and its workers are interrupted then.
     env = {**os.environ, "JOULEBOARD_CACHE": str(tmp_path / "cold-cache")}
     proc = subprocess.Popen(
         [
@@ -97,10 +98,16 @@ def test_ctrl_c_during_a_build_leaves_the_previous_site(project: Path, tmp_path:
         preexec_fn=interruptible,
     )
     try:
-        time.sleep(3)
+        assert proc.stderr is not None
+        lines = []
+        for line in proc.stderr:  # line-buffered: each progress line comes as it is printed
+            lines.append(line)
+            if line.startswith("rendering charts: "):
+                break
         assert proc.poll() is None, "the build ended before it could be interrupted"
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        _, rest = proc.communicate(timeout=120)
+        err = "".join(lines) + rest
     finally:
         proc.kill()
         proc.wait(timeout=30)
