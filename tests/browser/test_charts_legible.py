@@ -5,6 +5,7 @@ page shows is measured where it is drawn: inlined at its shown scale in a blank 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -72,14 +73,11 @@ def overlaps(a: dict[str, float], b: dict[str, float], slack: float = 1.0) -> bo
     )
 
 
-def chart_problems(rec: Recorder, min_px: float | None) -> list[str]:
-    """Every problem of every chart drawn on the current page."""
+def chart_problems(rec: Recorder, probe: Any, min_px: float | None) -> list[str]:
+    """Every problem of every chart drawn on the current page (each measured in ``probe``, a
+    blank page: each chart replaces the last)."""
     problems = []
-    probe = rec.page.context.new_page()  # one blank page: each chart replaces the last
-    try:
-        measured = [(image, measure_svg(rec, probe, image["src"])) for image in shown_charts(rec)]
-    finally:
-        probe.close()
+    measured = [(image, measure_svg(rec, probe, image["src"])) for image in shown_charts(rec)]
     for image, m in measured:
         scale = image["shown"] / image["natural"]
         name = image["src"].rsplit("/", 1)[-1]
@@ -101,22 +99,30 @@ def chart_problems(rec: Recorder, min_px: float | None) -> list[str]:
     return problems
 
 
-@pytest.fixture(params=["phone", "desktop"])
-def sized(request: pytest.FixtureRequest, pw_browser: Any, site_url: str) -> Any:
-    size = PHONE if request.param == "phone" else DESKTOP
-    ctx = pw_browser.new_context(viewport=size)
-    ctx.set_default_timeout(15_000)
+@pytest.fixture(scope="module")
+def pages(pw_browser: Any, site_url: str) -> Iterator[dict[str, tuple[Recorder, Any]]]:
+    """Per size, a page and a blank probe page, shared by this module's tests (each opens its
+    own path): a new browser context costs about 0.2 s of CPU before it loads anything."""
+    contexts, made = [], {}
     try:
-        yield request.param, watch(ctx, ctx.new_page(), site_url)
+        for name, size in (("phone", PHONE), ("desktop", DESKTOP)):
+            ctx = pw_browser.new_context(viewport=size)
+            contexts.append(ctx)
+            ctx.set_default_timeout(15_000)
+            made[name] = (watch(ctx, ctx.new_page(), site_url), ctx.new_page())
+        yield made
     finally:
-        ctx.close()
+        for ctx in contexts:
+            ctx.close()
 
 
+@pytest.mark.parametrize("which", ["phone", "desktop"])
 @pytest.mark.parametrize("path", PAGES)
-def test_charts_legible_and_no_sideways_scroll(sized: Any, path: str) -> None:
-    which, rec = sized
-    rec.goto(path)
-    rec.page.wait_for_load_state("networkidle")
+def test_charts_legible_and_no_sideways_scroll(
+    pages: dict[str, tuple[Recorder, Any]], which: str, path: str
+) -> None:
+    rec, probe = pages[which]
+    rec.goto(path)  # returns once the page has loaded: its script has run
     rec.page.evaluate("() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')")
     rec.page.wait_for_function(
         "() => Array.from(document.querySelectorAll('figure.chart img')).every((i) => i.complete)"
@@ -125,7 +131,7 @@ def test_charts_legible_and_no_sideways_scroll(sized: Any, path: str) -> None:
     assert wide <= rec.page.viewport_size["width"], f"{path} scrolls sideways ({wide} px)"
     if path not in CHARTLESS:
         assert shown_charts(rec), f"{path} shows no chart"
-    problems = chart_problems(rec, 10.0 if which == "phone" else None)
+    problems = chart_problems(rec, probe, 10.0 if which == "phone" else None)
     assert not problems, "\n".join(problems[:30])
 
 
