@@ -21,7 +21,7 @@ import functools
 import http.server
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -156,6 +156,7 @@ class Recorder:
     console: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+    listeners: list[tuple[Any, str, Callable[..., None]]] = field(default_factory=list)
 
     def goto(self, path: str, **kwargs: Any) -> Any:
         """Open a site path ('/x/'); asserts the HTTP status is 200 and returns the response."""
@@ -175,6 +176,12 @@ class Recorder:
         """Console errors and warnings, and uncaught page errors."""
         return self.console + self.page_errors
 
+    def unwatch(self) -> None:
+        """Stop recording (the page and its context may serve another test)."""
+        for target, event, handler in self.listeners:
+            target.remove_listener(event, handler)
+        self.listeners.clear()
+
 
 def watch(context: Any, page: Any, base_url: str) -> Recorder:
     """Record ``page``'s console messages and errors and its context's requests."""
@@ -185,10 +192,14 @@ def watch(context: Any, page: Any, base_url: str) -> Recorder:
             where = message.location.get("url", "") if message.location else ""
             rec.console.append(f"{message.type}: {message.text} ({where} on {page.url})")
 
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: rec.page_errors.append(f"{error} (on {page.url})"))
-    # Requests for other hosts go to the dead proxy (LAUNCH_ARGS) and fail: recorded here.
-    context.on("request", lambda request: rec.requests.append(request.url))
+    rec.listeners += [
+        (page, "console", on_console),
+        (page, "pageerror", lambda error: rec.page_errors.append(f"{error} (on {page.url})")),
+        # Requests for other hosts go to the dead proxy (LAUNCH_ARGS) and fail: recorded here.
+        (context, "request", lambda request: rec.requests.append(request.url)),
+    ]
+    for target, event, handler in rec.listeners:
+        target.on(event, handler)
     return rec
 
 
@@ -202,25 +213,76 @@ def pw_context(pw_browser: Any) -> Iterator[Any]:
         ctx.close()
 
 
-@pytest.fixture
-def site_page(pw_context: Any, site_url: str) -> Recorder:
-    """A fresh page in a fresh context that records console, page errors and requests."""
-    return watch(pw_context, pw_context.new_page(), site_url)
-
-
 # A phone's and a desktop's viewport: what the site must read well at.
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.when == "call":
+        item.stash[_FAILED] = report.failed
+    return report
+
+
+@pytest.fixture(scope="session")
+def shared_tabs(pw_browser: Any) -> Iterator[dict[str, Any]]:
+    """Per viewport, one page that the tests using site_page or sized_page take in turn: a new
+    browser context with its page costs about 0.2 s of CPU before it loads anything, and
+    the suite opened about 70 of them for these tests."""
+    tabs: dict[str, Any] = {}
+    yield tabs
+    for page in tabs.values():
+        page.context.close()
+
+
+@contextlib.contextmanager
+def taken_tab(
+    request: pytest.FixtureRequest,
+    tabs: dict[str, Any],
+    browser: Any,
+    base_url: str,
+    viewport: dict[str, int],
+    timeout: float,
+) -> Iterator[Recorder]:
+    """The shared page for ``viewport``, as a fresh one would be: on about:blank (the last
+    test's page and its script gone), at ``viewport``, on screen, in the light scheme,
+    recording for this test alone. After a failed test it is closed, never handed on. (The
+    site keeps nothing in storage or cookies; a test that changes its context, with routes
+    or init scripts, takes pw_context instead.)"""
+    key = f"{viewport['width']}x{viewport['height']}"
+    page = tabs.get(key)
+    if page is None:
+        page = tabs[key] = browser.new_context(viewport=viewport).new_page()
+    page.set_default_timeout(timeout)
+    page.set_viewport_size(viewport)
+    page.emulate_media(media="screen", color_scheme="light")
+    page.goto("about:blank")
+    rec = watch(page.context, page, base_url)
+    try:
+        yield rec
+    finally:
+        rec.unwatch()
+        if request.node.stash.get(_FAILED, True):
+            del tabs[key]
+            page.context.close()
+
+
+@pytest.fixture
+def site_page(
+    request: pytest.FixtureRequest, shared_tabs: dict[str, Any], pw_browser: Any, site_url: str
+) -> Iterator[Recorder]:
+    """A page at 1280x900 that records console, page errors and requests (this test's only),
+    as a new one would be (see :func:`taken_tab`)."""
+    with taken_tab(request, shared_tabs, pw_browser, site_url, SIZES["desktop"], 15_000) as rec:
+        yield rec
 
 
 @pytest.fixture(params=sorted(SIZES))
 def sized_page(
-    request: pytest.FixtureRequest, pw_browser: Any, site_url: str
+    request: pytest.FixtureRequest, shared_tabs: dict[str, Any], pw_browser: Any, site_url: str
 ) -> Iterator[Recorder]:
-    """A fresh page in a fresh context at a phone's and at a desktop's width (the test runs
-    at each)."""
-    ctx = pw_browser.new_context(viewport=SIZES[request.param])
-    ctx.set_default_timeout(20_000)
-    try:
-        yield watch(ctx, ctx.new_page(), site_url)
-    finally:
-        ctx.close()
+    """:func:`site_page` at a phone's and at a desktop's width (the test runs at each)."""
+    with taken_tab(request, shared_tabs, pw_browser, site_url, SIZES[request.param], 20_000) as rec:
+        yield rec
