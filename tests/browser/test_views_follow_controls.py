@@ -4,12 +4,13 @@ empty or invalid state says what happened (issue: story). Chromium, at 390x844 a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import watch
+from tests.browser.conftest import Recorder, taken_tab
 
 pytestmark = pytest.mark.browser
 
@@ -17,13 +18,11 @@ SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "hei
 
 
 @pytest.fixture(params=sorted(SIZES))
-def rec(request: pytest.FixtureRequest, pw_browser: Any, site_url: str) -> Any:
-    ctx = pw_browser.new_context(viewport=SIZES[request.param])
-    ctx.set_default_timeout(15_000)
-    try:
-        yield watch(ctx, ctx.new_page(), site_url)
-    finally:
-        ctx.close()
+def rec(
+    request: pytest.FixtureRequest, shared_tabs: dict[str, Any], pw_browser: Any, site_url: str
+) -> Iterator[Recorder]:
+    with taken_tab(request, shared_tabs, pw_browser, site_url, SIZES[request.param], 15_000) as r:
+        yield r
 
 
 def view_state(rec: Any) -> dict[str, Any]:
