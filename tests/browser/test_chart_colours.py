@@ -8,11 +8,12 @@ and the dark scheme; the colour arithmetic is tests/colour_maths.py's, not the p
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import SIZES, watch
+from tests.browser.conftest import SIZES, Recorder, watch
 from tests.colour_maths import (
     DEUTERANOPIA,
     PROTANOPIA,
@@ -51,10 +52,36 @@ READ_CHART = """(svg) => {
 }"""
 
 
-def _context(pw_browser: Any, size: str, scheme: str) -> Any:
-    ctx = pw_browser.new_context(viewport=SIZES[size], color_scheme=scheme)
-    ctx.set_default_timeout(20_000)
-    return ctx
+@pytest.fixture(scope="module")
+def tabs(pw_browser: Any) -> Iterator[dict[tuple[str, str], tuple[Any, Any]]]:
+    """Per size and scheme, a page and a blank probe page beside it (same scheme), shared by
+    the module's tests: a new context costs about 0.2 s of CPU before it loads anything."""
+    made: dict[tuple[str, str], tuple[Any, Any]] = {}
+    yield made
+    for page, _ in made.values():
+        page.context.close()
+
+
+@pytest.fixture
+def tab(
+    tabs: dict[tuple[str, str], tuple[Any, Any]], pw_browser: Any, site_url: str
+) -> Iterator[Any]:
+    """tab(size, scheme) -> (a recorder of this test's page, the probe page)."""
+    recorders: list[Recorder] = []
+
+    def taken(size: str, scheme: str) -> tuple[Recorder, Any]:
+        if (size, scheme) not in tabs:
+            ctx = pw_browser.new_context(viewport=SIZES[size], color_scheme=scheme)
+            ctx.set_default_timeout(20_000)
+            tabs[size, scheme] = (ctx.new_page(), ctx.new_page())
+        page, probe = tabs[size, scheme]
+        page.goto("about:blank")  # the last test's page and its script gone
+        recorders.append(watch(page.context, page, site_url))
+        return recorders[-1], probe
+
+    yield taken
+    for rec in recorders:
+        rec.unwatch()
 
 
 def _static_charts(rec: Any) -> list[dict[str, Any]]:
@@ -91,62 +118,51 @@ def _confusable(legend: list[dict[str, str]]) -> list[tuple[str, str, float]]:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_look_alike_colours_on_a_task_are_named_on_the_chart(
-    pw_browser: Any, site_url: str, size: str, scheme: str
+    tab: Any, size: str, scheme: str
 ) -> None:
     """gpqa's five olives and greens (issue 40): any two models whose colours are closer
     than a CIEDE2000 of 20 are both named beside their marks."""
-    ctx = _context(pw_browser, size, scheme)
-    try:
-        rec = watch(ctx, ctx.new_page(), site_url)
-        rec.goto("/tasks/gpqa/")
-        probe = ctx.new_page()
-        problems, legends = [], 0
-        for image in _static_charts(rec):
-            chart = _read_static(rec, probe, image["src"])
-            legends += bool(chart["legend"])
-            named = {" ".join(n.split()) for n in chart["named"]}
-            for a, b, apart in _confusable(chart["legend"]):
-                if not {a, b} <= named:
-                    problems.append(f"{image['src']}: {a} and {b} differ by {apart:.1f} only")
-        assert legends >= 2  # the configurations and accuracy charts keep a legend
-        assert not problems, "\n".join(problems)
-    finally:
-        ctx.close()
+    rec, probe = tab(size, scheme)
+    rec.goto("/tasks/gpqa/")
+    problems, legends = [], 0
+    for image in _static_charts(rec):
+        chart = _read_static(rec, probe, image["src"])
+        legends += bool(chart["legend"])
+        named = {" ".join(n.split()) for n in chart["named"]}
+        for a, b, apart in _confusable(chart["legend"]):
+            if not {a, b} <= named:
+                problems.append(f"{image['src']}: {a} and {b} differ by {apart:.1f} only")
+    assert legends >= 2  # the configurations and accuracy charts keep a legend
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_the_models_compared_get_clearly_distinct_colours(
-    pw_browser: Any, site_url: str, size: str, scheme: str
-) -> None:
+def test_the_models_compared_get_clearly_distinct_colours(tab: Any, size: str, scheme: str) -> None:
     """GPT OSS 20B against Qwen 3 8B were two olives (issue 40); so were other pairs: every
     pair and trio tried here is told apart, by a dichromat too, and each colour stands out
     from the page (3:1)."""
-    ctx = _context(pw_browser, size, scheme)
-    try:
-        rec = watch(ctx, ctx.new_page(), site_url)
-        for models in (
-            "openai/gpt-oss-20b,Qwen/Qwen3-8B",
-            "nvidia/NVIDIA-Nemotron-Nano-9B-v2,nvidia/NVIDIA-Nemotron-Nano-12B-v2,Qwen/Qwen3-8B",
-        ):
-            rec.goto(f"/compare/?task=gpqa&models={models}")
-            rec.page.wait_for_selector("figure.chart svg.marks .role-legend-label text")
-            chart = rec.page.eval_on_selector("figure.chart svg.marks", READ_CHART)
-            page_bg = parse_css_color(
-                rec.page.evaluate("() => getComputedStyle(document.body).backgroundColor")
-            )
-            colours = {e["name"]: parse_css_color(e["color"]) for e in chart["legend"]}
-            assert len(colours) == models.count(",") + 1, colours
-            for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2):
-                assert delta_e(ca, cb) >= CLEARLY_DISTINCT, (a, ca, b, cb)
-                for matrix in (DEUTERANOPIA, PROTANOPIA):
-                    apart = delta_e(seen(ca, matrix), seen(cb, matrix))
-                    assert apart >= DICHROMAT_DISTINCT, (a, b, apart)
-            for name, colour in colours.items():
-                assert contrast(colour, page_bg) >= 3, (name, colour, page_bg)
-        assert rec.errors() == []
-    finally:
-        ctx.close()
+    rec, _ = tab(size, scheme)
+    for models in (
+        "openai/gpt-oss-20b,Qwen/Qwen3-8B",
+        "nvidia/NVIDIA-Nemotron-Nano-9B-v2,nvidia/NVIDIA-Nemotron-Nano-12B-v2,Qwen/Qwen3-8B",
+    ):
+        rec.goto(f"/compare/?task=gpqa&models={models}")
+        rec.page.wait_for_selector("figure.chart svg.marks .role-legend-label text")
+        chart = rec.page.eval_on_selector("figure.chart svg.marks", READ_CHART)
+        page_bg = parse_css_color(
+            rec.page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        )
+        colours = {e["name"]: parse_css_color(e["color"]) for e in chart["legend"]}
+        assert len(colours) == models.count(",") + 1, colours
+        for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2):
+            assert delta_e(ca, cb) >= CLEARLY_DISTINCT, (a, ca, b, cb)
+            for matrix in (DEUTERANOPIA, PROTANOPIA):
+                apart = delta_e(seen(ca, matrix), seen(cb, matrix))
+                assert apart >= DICHROMAT_DISTINCT, (a, b, apart)
+        for name, colour in colours.items():
+            assert contrast(colour, page_bg) >= 3, (name, colour, page_bg)
+    assert rec.errors() == []
 
 
 def _legend_problems(name: str, chart: dict[str, Any], scale: float) -> list[str]:
@@ -160,28 +176,21 @@ def _legend_problems(name: str, chart: dict[str, Any], scale: float) -> list[str
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_legend_text_is_as_large_as_the_charts_other_text(
-    pw_browser: Any, site_url: str, size: str
-) -> None:
+def test_legend_text_is_as_large_as_the_charts_other_text(tab: Any, size: str) -> None:
     """Legend text was 11 px beside 12 px axis titles, and ~6 px on a phone's embed page
     (issue 40): wherever a chart is shown, its legend's text is at least as large as its
     axes' (and 10 px or more)."""
-    ctx = _context(pw_browser, size, "light")
-    try:
-        rec = watch(ctx, ctx.new_page(), site_url)
-        probe = ctx.new_page()
-        problems = []
-        for path in ("/tasks/gpqa/", "/embed/configurations--gpqa/", "/embed/accuracy--gpqa/"):
-            rec.goto(path)
-            for image in _static_charts(rec):
-                chart = _read_static(rec, probe, image["src"])
-                problems += _legend_problems(f"{path} {image['src']}", chart, image["scale"])
-        rec.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,Qwen/Qwen3-8B")
-        live = rec.page.wait_for_selector("figure.chart svg.marks .role-legend-label text")
-        assert live is not None
-        svg = rec.page.query_selector("figure.chart svg.marks")
-        scale = svg.bounding_box()["width"] / float(svg.get_attribute("width") or 1)
-        problems += _legend_problems("compare", svg.evaluate(READ_CHART), scale)
-        assert not problems, "\n".join(problems)
-    finally:
-        ctx.close()
+    rec, probe = tab(size, "light")
+    problems = []
+    for path in ("/tasks/gpqa/", "/embed/configurations--gpqa/", "/embed/accuracy--gpqa/"):
+        rec.goto(path)
+        for image in _static_charts(rec):
+            chart = _read_static(rec, probe, image["src"])
+            problems += _legend_problems(f"{path} {image['src']}", chart, image["scale"])
+    rec.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,Qwen/Qwen3-8B")
+    live = rec.page.wait_for_selector("figure.chart svg.marks .role-legend-label text")
+    assert live is not None
+    svg = rec.page.query_selector("figure.chart svg.marks")
+    scale = svg.bounding_box()["width"] / float(svg.get_attribute("width") or 1)
+    problems += _legend_problems("compare", svg.evaluate(READ_CHART), scale)
+    assert not problems, "\n".join(problems)
