@@ -27,6 +27,7 @@ import pytest
 from jouleboard import cli
 from jouleboard.engine.build import build_site
 from jouleboard.engine.serve import snapshot
+from tests.cli_run import jouleboard
 from tests.golden.tree import DATA, REPO
 
 
@@ -135,24 +136,7 @@ def test_base_url_on_the_command_line_is_checked_like_site_yaml(
     base_url: str, tmp_path: Path
 ) -> None:
     out = tmp_path / "site"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "jouleboard",
-            "build",
-            "--data",
-            str(DATA),
-            "--out",
-            str(out),
-            "--base-url",
-            base_url,
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = jouleboard("build", "--data", DATA, "--out", out, "--base-url", base_url, cwd=REPO)
     assert result.returncode == 2
     assert result.stderr.startswith("jouleboard build: error: --base-url must be a URL path")
     assert len(result.stderr.splitlines()) == 1
