@@ -322,10 +322,10 @@ def added_files(out: Path) -> list[str]:
     added = []
     for folder, dirs, names in os.walk(out):
         links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for name in (*names, *links):
-            relative = Path(os.path.relpath(os.path.join(folder, name), out)).as_posix()
-            if relative not in files:
-                added.append(relative)
+        # The folder's path relative to out, once per folder: a file's is then one join.
+        below = Path(os.path.relpath(folder, out)).as_posix()
+        prefix = "" if below == "." else below + "/"
+        added += [prefix + name for name in (*names, *links) if prefix + name not in files]
     return sorted(added)
 
 
