@@ -1,28 +1,23 @@
 """Every view on a task page follows the controls or says it shows the default view, and each
-empty or invalid state says what happened (issue: story). Chromium, at 390x844 and 1280x800."""
+empty or invalid state says what happened (issue: story). Chromium, at 390x844 and 1280x900."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Recorder, taken_tab
+from tests.browser.conftest import SIZES, Recorder
 
 pytestmark = pytest.mark.browser
 
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
-
-@pytest.fixture(params=sorted(SIZES))
-def rec(
-    request: pytest.FixtureRequest, shared_tabs: dict[str, Any], pw_browser: Any, site_url: str
-) -> Iterator[Recorder]:
-    with taken_tab(request, shared_tabs, pw_browser, site_url, SIZES[request.param], 15_000) as r:
-        yield r
+@pytest.fixture
+def rec(sized_page: Recorder) -> Recorder:
+    """The page at a phone's and at a desktop's size (conftest.SIZES)."""
+    return sized_page
 
 
 def view_state(rec: Any) -> dict[str, Any]:
