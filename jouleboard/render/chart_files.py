@@ -530,19 +530,20 @@ class Pool:
         thread). Ctrl-C is blocked meanwhile: one pressed then reaches this process when the
         call returns (on Linux; elsewhere it may be lost)."""
         executor = self.executor(system_fonts)
-        if threading.current_thread() is not threading.main_thread() or not hasattr(
-            signal, "pthread_sigmask"
+        handler = signal.getsignal(signal.SIGINT)  # None: not set from Python, so not restorable
+        if (
+            handler is None
+            or threading.current_thread() is not threading.main_thread()  # sets no handler
+            or not hasattr(signal, "pthread_sigmask")  # Windows
         ):
-            return executor.submit(work, *args)  # a handler is set from the main thread only
+            return executor.submit(work, *args)
         held = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the mask as it is
-        handler = None
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
             return executor.submit(work, *args)
         finally:
-            if handler is not None:
-                signal.signal(signal.SIGINT, handler)
+            signal.signal(signal.SIGINT, handler)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def start(self, cache: Path, workers: int | None = None) -> None:
