@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import SIZES, watch
+from tests.browser.conftest import SIZES, Recorder, watch
 
 pytestmark = pytest.mark.browser
 
@@ -29,51 +29,39 @@ def whole(names: set[str], texts: list[str]) -> list[str]:
     return sorted(n for n in names if n not in shown) + [f"cut: {t!r}" for t in cut]
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
 @pytest.mark.parametrize(
     "path", ["/tasks/gpqa/", "/tasks/lm-arena-chat/", "/tasks/image-chat/", "/gpus/h100/"]
 )
-def test_every_static_chart_names_its_models_whole(
-    pw_browser: Any, site_url: str, size: str, path: str
-) -> None:
-    ctx = pw_browser.new_context(viewport=SIZES[size])
-    ctx.set_default_timeout(20_000)
-    try:
-        rec = watch(ctx, ctx.new_page(), site_url)
-        rec.goto(path)
-        rec.page.evaluate(
-            "() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')"
-        )
-        rec.page.wait_for_function(
-            "() => Array.from(document.querySelectorAll('figure.chart img'))"
-            ".every((i) => i.complete && i.currentSrc)"
-        )
-        sources = rec.page.eval_on_selector_all(
-            "figure.chart img",
-            "(imgs) => imgs.filter((i) => i.getBoundingClientRect().width)"
-            ".map((i) => i.currentSrc)",
-        )
-        probe = ctx.new_page()
-        problems, checked = [], 0
-        for src in sources:
-            table = re.sub(r"(\.phone)?\.svg$", ".csv", src)
-            rows = list(csv.DictReader(io.StringIO(ctx.request.get(table).text())))
-            # A model the chart gives a grouped legend entry ("Other models": its CSV's
-            # ``legend`` column says so) is named in its tooltip, not on the chart.
-            names = {
-                r["model"]
-                for r in rows
-                if r.get("model") and r.get("legend", r["model"]) == r["model"]
-            }
-            if not names:
-                continue
-            probe.set_content(f"<!doctype html><body>{ctx.request.get(src).text()}</body>")
-            problems += [f"{src}: {p}" for p in whole(names, probe.eval_on_selector("svg", TEXTS))]
-            checked += 1
-        assert checked >= 1
-        assert not problems, "\n".join(problems)
-    finally:
-        ctx.close()
+def test_every_static_chart_names_its_models_whole(sized_page: Recorder, path: str) -> None:
+    rec = sized_page  # at a phone's and at a desktop's size
+    rec.goto(path)
+    rec.page.evaluate("() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')")
+    rec.page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('figure.chart img'))"
+        ".every((i) => i.complete && i.currentSrc)"
+    )
+    sources = rec.page.eval_on_selector_all(
+        "figure.chart img",
+        "(imgs) => imgs.filter((i) => i.getBoundingClientRect().width).map((i) => i.currentSrc)",
+    )
+    request = rec.page.context.request
+    probe = rec.page  # the sources are known: the page now shows each chart alone in turn
+    problems, checked = [], 0
+    for src in sources:
+        table = re.sub(r"(\.phone)?\.svg$", ".csv", src)
+        rows = list(csv.DictReader(io.StringIO(request.get(table).text())))
+        # A model the chart gives a grouped legend entry ("Other models": its CSV's
+        # ``legend`` column says so) is named in its tooltip, not on the chart.
+        names = {
+            r["model"] for r in rows if r.get("model") and r.get("legend", r["model"]) == r["model"]
+        }
+        if not names:
+            continue
+        probe.set_content(f"<!doctype html><body>{request.get(src).text()}</body>")
+        problems += [f"{src}: {p}" for p in whole(names, probe.eval_on_selector("svg", TEXTS))]
+        checked += 1
+    assert checked >= 1
+    assert not problems, "\n".join(problems)
 
 
 def test_a_redrawn_bar_chart_on_a_phone_names_its_models_whole(
