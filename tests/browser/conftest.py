@@ -226,38 +226,72 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+class Tabs:
+    """Pages kept per kind of browser context (its ``new_context`` options), which tests take
+    in turn: a new context with its page costs about 0.2 s of CPU before it loads anything,
+    and the browser tests opened 210 contexts and 266 pages when each test made its own.
+    Each kind's page can have a blank probe page beside it (the same context and scheme)."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self._pages: dict[str, list[Any]] = {}  # kind -> [page, probe page once asked for]
+
+    @staticmethod
+    def _kind(options: dict[str, Any]) -> str:
+        return repr(sorted(options.items()))
+
+    def page(self, **options: Any) -> Any:
+        kind = self._kind(options)
+        if kind not in self._pages:
+            self._pages[kind] = [self.browser.new_context(**options).new_page()]
+        return self._pages[kind][0]
+
+    def probe(self, **options: Any) -> Any:
+        """A blank page beside :meth:`page`'s, in its context."""
+        page = self.page(**options)
+        pages = self._pages[self._kind(options)]
+        if len(pages) == 1:
+            pages.append(page.context.new_page())
+        return pages[1]
+
+    def discard(self, **options: Any) -> None:
+        """Close this kind's context: its next test gets a new one."""
+        pages = self._pages.pop(self._kind(options), None)
+        if pages:
+            pages[0].context.close()
+
+    def close(self) -> None:
+        for pages in self._pages.values():
+            pages[0].context.close()
+        self._pages.clear()
+
+
 @pytest.fixture(scope="session")
-def shared_tabs(pw_browser: Any) -> Iterator[dict[str, Any]]:
-    """Per viewport, one page that the tests using site_page or sized_page take in turn: a new
-    browser context with its page costs about 0.2 s of CPU before it loads anything, and
-    the suite opened about 70 of them for these tests."""
-    tabs: dict[str, Any] = {}
+def shared_tabs(pw_browser: Any) -> Iterator[Tabs]:
+    """The session's :class:`Tabs` (one browser per pytest-xdist worker)."""
+    tabs = Tabs(pw_browser)
     yield tabs
-    for page in tabs.values():
-        page.context.close()
+    tabs.close()
 
 
 @contextlib.contextmanager
 def taken_tab(
     request: pytest.FixtureRequest,
-    tabs: dict[str, Any],
-    browser: Any,
+    tabs: Tabs,
     base_url: str,
-    viewport: dict[str, int],
-    timeout: float,
+    timeout: float = 20_000,
+    **options: Any,
 ) -> Iterator[Recorder]:
-    """The shared page for ``viewport``, as a fresh one would be: on about:blank (the last
-    test's page and its script gone), at ``viewport``, on screen, in the light scheme,
-    recording for this test alone. After a failed test it is closed, never handed on. (The
-    site keeps nothing in storage or cookies; a test that changes its context, with routes
-    or init scripts, takes pw_context instead.)"""
-    key = f"{viewport['width']}x{viewport['height']}"
-    page = tabs.get(key)
-    if page is None:
-        page = tabs[key] = browser.new_context(viewport=viewport).new_page()
+    """The shared page for a context made with ``options`` (``viewport`` among them), as a
+    fresh one would be: on about:blank (the last test's page and its script gone), at its
+    viewport, on screen, in its colour scheme, recording for this test alone. After a
+    failed test its context is closed, never handed on. (The site keeps nothing in storage
+    or cookies; a test that changes its context, with routes or init scripts, takes
+    pw_context instead.)"""
+    page = tabs.page(**options)
     page.set_default_timeout(timeout)
-    page.set_viewport_size(viewport)
-    page.emulate_media(media="screen", color_scheme="light")
+    page.set_viewport_size(options["viewport"])
+    page.emulate_media(media="screen", color_scheme=options.get("color_scheme", "light"))
     page.goto("about:blank")
     rec = watch(page.context, page, base_url)
     try:
@@ -265,24 +299,23 @@ def taken_tab(
     finally:
         rec.unwatch()
         if request.node.stash.get(_FAILED, True):
-            del tabs[key]
-            page.context.close()
+            tabs.discard(**options)
 
 
 @pytest.fixture
 def site_page(
-    request: pytest.FixtureRequest, shared_tabs: dict[str, Any], pw_browser: Any, site_url: str
+    request: pytest.FixtureRequest, shared_tabs: Tabs, site_url: str
 ) -> Iterator[Recorder]:
     """A page at 1280x900 that records console, page errors and requests (this test's only),
     as a new one would be (see :func:`taken_tab`)."""
-    with taken_tab(request, shared_tabs, pw_browser, site_url, SIZES["desktop"], 15_000) as rec:
+    with taken_tab(request, shared_tabs, site_url, 15_000, viewport=SIZES["desktop"]) as rec:
         yield rec
 
 
 @pytest.fixture(params=sorted(SIZES))
 def sized_page(
-    request: pytest.FixtureRequest, shared_tabs: dict[str, Any], pw_browser: Any, site_url: str
+    request: pytest.FixtureRequest, shared_tabs: Tabs, site_url: str
 ) -> Iterator[Recorder]:
     """:func:`site_page` at a phone's and at a desktop's width (the test runs at each)."""
-    with taken_tab(request, shared_tabs, pw_browser, site_url, SIZES[request.param], 20_000) as rec:
+    with taken_tab(request, shared_tabs, site_url, viewport=SIZES[request.param]) as rec:
         yield rec

@@ -7,13 +7,14 @@ and the dark scheme; the colour arithmetic is tests/colour_maths.py's, not the p
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import SIZES, Recorder, watch
+from tests.browser.conftest import SIZES, Recorder, Tabs, taken_tab
 from tests.colour_maths import (
     DEUTERANOPIA,
     PROTANOPIA,
@@ -52,36 +53,18 @@ READ_CHART = """(svg) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def tabs(pw_browser: Any) -> Iterator[dict[tuple[str, str], tuple[Any, Any]]]:
-    """Per size and scheme, a page and a blank probe page beside it (same scheme), shared by
-    the module's tests: a new context costs about 0.2 s of CPU before it loads anything."""
-    made: dict[tuple[str, str], tuple[Any, Any]] = {}
-    yield made
-    for page, _ in made.values():
-        page.context.close()
-
-
 @pytest.fixture
-def tab(
-    tabs: dict[tuple[str, str], tuple[Any, Any]], pw_browser: Any, site_url: str
-) -> Iterator[Any]:
-    """tab(size, scheme) -> (a recorder of this test's page, the probe page)."""
-    recorders: list[Recorder] = []
+def tab(request: pytest.FixtureRequest, shared_tabs: Tabs, site_url: str) -> Iterator[Any]:
+    """tab(size, scheme) -> (this test's page, a blank probe page beside it: the same
+    scheme), the shared ones of their kind (conftest.taken_tab)."""
+    with contextlib.ExitStack() as stack:
 
-    def taken(size: str, scheme: str) -> tuple[Recorder, Any]:
-        if (size, scheme) not in tabs:
-            ctx = pw_browser.new_context(viewport=SIZES[size], color_scheme=scheme)
-            ctx.set_default_timeout(20_000)
-            tabs[size, scheme] = (ctx.new_page(), ctx.new_page())
-        page, probe = tabs[size, scheme]
-        page.goto("about:blank")  # the last test's page and its script gone
-        recorders.append(watch(page.context, page, site_url))
-        return recorders[-1], probe
+        def taken(size: str, scheme: str) -> tuple[Recorder, Any]:
+            options = {"viewport": SIZES[size], "color_scheme": scheme}
+            rec = stack.enter_context(taken_tab(request, shared_tabs, site_url, **options))
+            return rec, shared_tabs.probe(**options)
 
-    yield taken
-    for rec in recorders:
-        rec.unwatch()
+        yield taken
 
 
 def _static_charts(rec: Any) -> list[dict[str, Any]]:

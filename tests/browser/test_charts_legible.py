@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Recorder, watch
+from tests.browser.conftest import Recorder, Tabs, taken_tab, watch
 
 pytestmark = pytest.mark.browser
 
@@ -99,29 +99,19 @@ def chart_problems(rec: Recorder, probe: Any, min_px: float | None) -> list[str]
     return problems
 
 
-@pytest.fixture(scope="module")
-def pages(pw_browser: Any, site_url: str) -> Iterator[dict[str, tuple[Recorder, Any]]]:
-    """Per size, a page and a blank probe page, shared by this module's tests (each opens its
-    own path): a new browser context costs about 0.2 s of CPU before it loads anything."""
-    contexts, made = [], {}
-    try:
-        for name, size in (("phone", PHONE), ("desktop", DESKTOP)):
-            ctx = pw_browser.new_context(viewport=size)
-            contexts.append(ctx)
-            ctx.set_default_timeout(15_000)
-            made[name] = (watch(ctx, ctx.new_page(), site_url), ctx.new_page())
-        yield made
-    finally:
-        for ctx in contexts:
-            ctx.close()
+@pytest.fixture(params=["phone", "desktop"])
+def sized(
+    request: pytest.FixtureRequest, shared_tabs: Tabs, site_url: str
+) -> Iterator[tuple[str, Recorder, Any]]:
+    """(size, the page, a blank probe page beside it), from the shared tabs."""
+    size = PHONE if request.param == "phone" else DESKTOP
+    with taken_tab(request, shared_tabs, site_url, 15_000, viewport=size) as rec:
+        yield request.param, rec, shared_tabs.probe(viewport=size)
 
 
-@pytest.mark.parametrize("which", ["phone", "desktop"])
 @pytest.mark.parametrize("path", PAGES)
-def test_charts_legible_and_no_sideways_scroll(
-    pages: dict[str, tuple[Recorder, Any]], which: str, path: str
-) -> None:
-    rec, probe = pages[which]
+def test_charts_legible_and_no_sideways_scroll(sized: tuple[str, Recorder, Any], path: str) -> None:
+    which, rec, probe = sized
     rec.goto(path)  # returns once the page has loaded: its script has run
     rec.page.evaluate("() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')")
     rec.page.wait_for_function(

@@ -9,11 +9,14 @@ page count."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from tests.browser.conftest import Tabs, taken_tab
 
 pytestmark = pytest.mark.browser
 
@@ -28,26 +31,25 @@ PAGES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def printed(pw_browser: Any, site_url: str) -> Iterator[Any]:
-    """printed(path, scheme="light") -> a page loaded on screen, then laid out for print.
-    One page per scheme serves the module (a new context costs about 0.2 s of CPU)."""
-    pages: dict[str, Any] = {}
+@pytest.fixture
+def printed(request: pytest.FixtureRequest, shared_tabs: Tabs, site_url: str) -> Iterator[Any]:
+    """printed(path, scheme="light") -> a page loaded on screen, then laid out for print
+    (the shared page of its kind, conftest.taken_tab)."""
+    with contextlib.ExitStack() as stack:
 
-    def opened(path: str, scheme: str = "light") -> Any:
-        if scheme not in pages:
-            pages[scheme] = pw_browser.new_context(viewport=A4_TEXT, color_scheme=scheme).new_page()
-        page = pages[scheme]
-        page.emulate_media(media="screen")  # loaded as a reader's browser loads it
-        page.goto(site_url + path)
-        if path.startswith("/compare/"):
-            page.wait_for_function("() => !document.getElementById('compare-results').hidden")
-        page.emulate_media(media="print")
-        return page
+        def opened(path: str, scheme: str = "light") -> Any:
+            rec = stack.enter_context(
+                taken_tab(request, shared_tabs, site_url, viewport=A4_TEXT, color_scheme=scheme)
+            )
+            rec.goto(path)
+            if path.startswith("/compare/"):
+                rec.page.wait_for_function(
+                    "() => !document.getElementById('compare-results').hidden"
+                )
+            rec.page.emulate_media(media="print")
+            return rec.page
 
-    yield opened
-    for page in pages.values():
-        page.context.close()
+        yield opened
 
 
 @pytest.mark.parametrize("path", PAGES)

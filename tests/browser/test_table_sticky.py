@@ -11,10 +11,13 @@ centre and right edge (elementFromPoint) must be the cell or inside it, at sever
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from tests.browser.conftest import Tabs, taken_tab
 
 pytestmark = pytest.mark.browser
 
@@ -74,29 +77,27 @@ HIDDEN = """([id, rows]) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def open_page(pw_browser: Any, site_url: str) -> Iterator[Any]:
-    """open_page(path, width, javascript=True, scheme="light") -> a loaded Playwright page.
-    One page per kind of context (width, script, scheme) serves the whole module, each test
-    opening its own path in it: a new context costs about 0.2 s of CPU before it loads."""
-    pages: dict[tuple[int, bool, str], Any] = {}
+@pytest.fixture
+def open_page(request: pytest.FixtureRequest, shared_tabs: Tabs, site_url: str) -> Iterator[Any]:
+    """open_page(path, width, javascript=True, scheme="light") -> a loaded Playwright page
+    (the shared page of its kind, conftest.taken_tab)."""
+    with contextlib.ExitStack() as stack:
 
-    def opened(path: str, width: int, javascript: bool = True, scheme: str = "light") -> Any:
-        kind = (width, javascript, scheme)
-        if kind not in pages:
-            ctx = pw_browser.new_context(
-                viewport={"width": width, "height": 900},
-                java_script_enabled=javascript,
-                color_scheme=scheme,
+        def opened(path: str, width: int, javascript: bool = True, scheme: str = "light") -> Any:
+            rec = stack.enter_context(
+                taken_tab(
+                    request,
+                    shared_tabs,
+                    site_url,
+                    viewport={"width": width, "height": 900},
+                    java_script_enabled=javascript,
+                    color_scheme=scheme,
+                )
             )
-            pages[kind] = ctx.new_page()
-        page = pages[kind]
-        page.goto(site_url + path)
-        return page
+            rec.goto(path)
+            return rec.page
 
-    yield opened
-    for page in pages.values():
-        page.context.close()
+        yield opened
 
 
 def wait_for_rows(page: Any, path: str, table_id: str) -> None:
