@@ -18,6 +18,9 @@ A descendant that outlives its test (the session's browser, a chart-worker pool)
 counted as its CPU grows; when it ends, the test running then is charged with all of it
 (reaped by the worker) or loses it (reaped by another process): such a test shows far
 more CPU than wall time, or less than none, and is listed apart, not ranked.
+The one descendant that is no test's is tests/sitebuild.py's background builder: one worker
+starts it, and it makes the shared sites while that worker runs other tests. Its CPU is
+counted apart (one line of the report), not charged to those tests.
 
 Writes benchmarks/results/suite-cpu-<UTC time>/ (one JSON line per test, per worker).
 """
@@ -47,9 +50,17 @@ _TICK = os.sysconf("SC_CLK_TCK")
 # --- the plugin (loaded in each pytest process with -p suite_cpu) ---------------------------
 
 
-def _descendants_cpu(root: int) -> float:
+BACKGROUND = "(shared sites, built in the background)"  # tests/sitebuild.py's builder
+_BUILDER = b"tests.sitebuild"  # in its command line
+_background_seen = 0.0  # the most CPU its process tree was seen to have used
+_builders: set[int] = set()  # its pid, once seen (an ended process has no command line)
+
+
+def _descendants_cpu(root: int) -> tuple[float, float]:
     """CPU seconds of the live descendants of process ``root`` (their own and their reaped
-    children's), from /proc."""
+    children's), from /proc: ``(the tests', the background builder's)``. The builder
+    (:func:`tests.sitebuild.start_background`) is one worker's child that makes the shared
+    sites while that worker runs other tests; its CPU is none of theirs."""
     parent: dict[int, int] = {}
     cpu: dict[int, float] = {}
     for name in os.listdir("/proc"):
@@ -63,24 +74,41 @@ def _descendants_cpu(root: int) -> float:
         fields = stat[stat.rfind(")") + 2 :].split()
         parent[int(name)] = int(fields[1])
         cpu[int(name)] = sum(int(x) for x in fields[11:15]) / _TICK  # utime stime cutime cstime
-    total = 0.0
+    tests = background = 0.0
     for pid, seconds in cpu.items():
-        up, hops = parent.get(pid), 0
-        while up and up != root and hops < 64:
-            up, hops = parent.get(up), hops + 1
-        if up == root:
-            total += seconds
-    return total
+        chain, up = [pid], parent.get(pid)
+        while up and up != root and len(chain) < 64:
+            chain.append(up)
+            up = parent.get(up)
+        if up != root:
+            continue
+        if any(_is_builder(p) for p in chain):
+            background += seconds
+        else:
+            tests += seconds
+    return tests, background
+
+
+def _is_builder(pid: int) -> bool:
+    if pid in _builders:
+        return True
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if _BUILDER in f.read().split(b"\0"):
+                _builders.add(pid)
+                return True
+    except OSError:
+        pass
+    return False
 
 
 def _cpu_now() -> tuple[float, float, float]:
+    global _background_seen
     own = resource.getrusage(resource.RUSAGE_SELF)
     reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (
-        own.ru_utime + own.ru_stime,
-        reaped.ru_utime + reaped.ru_stime,
-        _descendants_cpu(os.getpid()),
-    )
+    live, background = _descendants_cpu(os.getpid())
+    _background_seen = max(_background_seen, background)
+    return own.ru_utime + own.ru_stime, reaped.ru_utime + reaped.ru_stime, live
 
 
 def _record(nodeid: str, wall: float, before: tuple[float, ...], after: tuple[float, ...]) -> None:
@@ -101,6 +129,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     finally:
         _record(item.nodeid, time.perf_counter() - started, before, _cpu_now())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The background builder's CPU, once: it has ended (every test that waited for a shared
+    site is done) but is not reaped yet, so /proc still counts it."""
+    _cpu_now()
+    if _background_seen:
+        _record(BACKGROUND, 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, _background_seen))
 
 
 # --- the command --------------------------------------------------------------------------
@@ -126,6 +162,8 @@ def busy_seconds() -> float:
 def report(
     rows: list[dict[str, Any]], wall: float, busy: float, waited: float, cores: int, top: int
 ) -> str:
+    background = sum(r["cpu"] for r in rows if r["test"] == BACKGROUND)
+    rows = [r for r in rows if r["test"] != BACKGROUND]
     lines = [
         f"run: {wall:.1f} s wall, {len(rows)} tests; the machine was busy {busy:.1f} s of "
         f"{wall * cores:.1f} CPU-seconds ({cores} cores: {100 * busy / (wall * cores):.0f} %); "
@@ -136,6 +174,7 @@ def report(
     def charged(r: dict[str, Any]) -> bool:
         return bool(r["cpu"] > 3 * r["wall"] + 1 or r["live"] < -1)
 
+    lines.append(f"the shared sites, built in the background meanwhile, used {background:.1f} s")
     odd = [r for r in rows if charged(r)]
     ranked = [r for r in rows if not charged(r)]
     by_file: collections.Counter[str] = collections.Counter()
