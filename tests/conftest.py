@@ -37,10 +37,15 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests import sitebuild
+
+if TYPE_CHECKING:  # jouleboard is imported once the run's chart cache is set (below)
+    from jouleboard.loading.dataset import Dataset
+    from jouleboard.plan.views import SiteView
 
 # pytest keeps a test module's assertion-rewritten code in __pycache__ only where bytecode may
 # be written. A machine with PYTHONDONTWRITEBYTECODE set (the development machine has it)
@@ -194,6 +199,25 @@ def new_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     init_site(folder, requirement_line=f"jouleboard=={jouleboard.__version__}")
     monkeypatch.chdir(folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def default_dataset() -> Dataset:
+    """The committed data/, loaded once per test process. Read-only: a test that changes data
+    loads its own."""
+    from jouleboard.loading.dataset import load_dataset
+
+    return load_dataset(sitebuild.REPO / "data")
+
+
+@pytest.fixture(scope="session")
+def default_view(default_dataset: Dataset) -> SiteView:
+    """The site view (task views, rankings, findings) of :func:`default_dataset` at the
+    default URLs. Read-only, as it is."""
+    from jouleboard.core.urls import Urls
+    from jouleboard.plan.site import site_view
+
+    return site_view(default_dataset, Urls())
 
 
 @pytest.fixture(scope="session")

@@ -5,23 +5,16 @@ the caption says how many of how many are drawn. The front is found here by brut
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from jouleboard.core.urls import Urls
-from jouleboard.loading.dataset import load_dataset
-from jouleboard.plan.site import site_view
 from jouleboard.plan.task import scatter_chart, scatter_configs
 from jouleboard.plan.views import SiteView
 from jouleboard.render import charts
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-
 
 @pytest.fixture(scope="module")
-def site() -> SiteView:
-    return site_view(load_dataset(DATA), Urls())
+def site(default_view: SiteView) -> SiteView:
+    return default_view
 
 
 def front(configs: list, percentile: str) -> set:  # type: ignore[type-arg]

@@ -7,11 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.core.urls import Urls
-from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.units import per_thousand
 from jouleboard.plan.finding import task_finding
-from jouleboard.plan.site import site_view
 from jouleboard.plan.task_charts import sensitivity_rows
 from jouleboard.rank.noise import Noise
 from jouleboard.render.finding import (
@@ -181,8 +178,8 @@ def test_strip_says_whether_the_deadline_binds_and_what_a_tighter_one_does() -> 
 
 
 @pytest.fixture(scope="module")
-def site():  # type: ignore[no-untyped-def]
-    return site_view(load_dataset(REPO / "data"), Urls())
+def site(default_view):  # type: ignore[no-untyped-def]
+    return default_view
 
 
 def test_gpqa_finding_matches_the_published_reference(site) -> None:  # type: ignore[no-untyped-def]

@@ -13,11 +13,8 @@ from typing import Any
 
 import pytest
 
-from jouleboard.core.urls import Urls
-from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.explore import explore_payload
 from jouleboard.plan.finding import View, default_view, task_finding
-from jouleboard.plan.site import site_view
 from jouleboard.plan.views import SiteView, TaskView
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,8 +38,8 @@ Promise.all([import(pathToFileURL(dir + '/finding.js').href),
 
 
 @pytest.fixture(scope="module")
-def site() -> SiteView:
-    return site_view(load_dataset(REPO / "data"), Urls())
+def site(default_view: SiteView) -> SiteView:
+    return default_view
 
 
 def views(site: SiteView, t: TaskView) -> list[View]:

@@ -13,10 +13,8 @@ from types import ModuleType
 
 import pytest
 
-from jouleboard.core.urls import Urls
-from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.formats import PRECISION_LABELS
-from jouleboard.plan.site import noise_scopes, site_view
+from jouleboard.plan.site import noise_scopes
 from jouleboard.plan.views import SiteView
 from jouleboard.rank.glossary import glossary_html
 from jouleboard.rank.noise import UNKNOWN, rank_ranges
@@ -29,8 +27,8 @@ DIFFUSION_TASKS = ("text-to-image", "text-to-video")
 
 
 @pytest.fixture(scope="module")
-def site() -> SiteView:
-    return site_view(load_dataset(REPO / "data"), Urls())
+def site(default_view: SiteView) -> SiteView:
+    return default_view
 
 
 def recomputed_ranges(values: list[float], runs: list[int], s: float, c: float) -> list[list[int]]:

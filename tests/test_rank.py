@@ -10,7 +10,6 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank.ranking import Deadline, best_per_model_and_gpu, pareto_frontier, rank
 from tests.factories import config
 
@@ -29,8 +28,8 @@ REFERENCE = [
 
 
 @pytest.fixture(scope="module")
-def default_data():
-    return load_dataset(REPO / "data")
+def default_data(default_dataset):
+    return default_dataset
 
 
 def test_gpqa_reference_top7_from_committed_data(default_data):
