@@ -3,15 +3,17 @@ picture is rendered once, and PNGs are rasterised from the SVGs."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from jouleboard.core.console import Progress
-from jouleboard.render.chart_files import render_charts, stable_ids
+from jouleboard.render.chart_files import Pool, _ready, render_charts, stable_ids
 
 
 def _bars(labels: list[str]) -> dict:
@@ -148,3 +150,24 @@ def test_ctrl_c_stops_the_chart_workers_without_a_word_from_them(tmp_path: Path)
     assert done.stdout.startswith("interrupted, stopped in "), done.stdout + done.stderr
     assert float(done.stdout.split()[-2]) < 30, done.stdout  # the 60 s job was not awaited
     assert done.stderr == ""
+
+
+def test_a_worker_that_only_started_is_stopped_not_awaited() -> None:
+    """A rebuild starts a worker while it loads (Pool.start), in case a chart changed. When
+    none did, the build ended when the worker had got ready and ended, ~0.3 s after its
+    own work (a small site's rebuild: 0.85 s instead of 0.55)."""
+    with Pool() as pool:
+        pool.submit(_ready)
+        workers = list(pool.executor()._processes.values())
+    assert [w.exitcode for w in workers] == [-signal.SIGTERM]
+
+
+def test_a_failed_build_still_awaits_the_job_a_worker_runs() -> None:
+    """After a failure other than Ctrl-C, a job already running (a cold build's Vega bundle,
+    cached when it is done) is finished, not cut short."""
+    with contextlib.suppress(RuntimeError), Pool() as pool:
+        job = pool.submit(time.sleep, 0.3)
+        while not job.running():
+            time.sleep(0.01)
+        raise RuntimeError("the data is invalid")
+    assert job.done() and not job.cancelled() and job.exception() is None

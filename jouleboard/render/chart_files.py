@@ -32,7 +32,7 @@ import xml.parsers.expat
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
@@ -487,16 +487,23 @@ class Pool:
     def __init__(self) -> None:
         self._executors: dict[bool, ProcessPoolExecutor] = {}  # by "sees system fonts"
         self._bundle: Future[bytes] | None = None
+        self._pending: set[Future[Any]] = set()  # jobs not done, but a worker's start
+        # The worker processes, kept here: an executor forgets its own when shut down
+        # (release), and the interpreter's exit then waits for them.
+        self._workers: dict[int, multiprocessing.process.BaseProcess] = {}
 
     def __enter__(self) -> Pool:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        """Stop the workers once no job of theirs is wanted: on Ctrl-C, or when the only
+        work left is starting (a rebuild that drew no chart waited ~0.3 s for the worker
+        :meth:`start` got ready) or ending (vl-convert's ~0.4 s). After any other failure a
+        job still running (the Vega bundle) is awaited, and so cached for the next build."""
+        if (kind is not None and issubclass(kind, KeyboardInterrupt)) or not self._pending:
+            for process in self._workers.values():
+                process.terminate()  # a process already ended is left alone
         for executor in self._executors.values():
-            if kind is not None and issubclass(kind, KeyboardInterrupt):
-                # Ctrl-C: no one waits for a render, nor for the bundle (after any other
-                # failure the bundle a worker is making is still cached for the next build).
-                _stop_workers(executor)
             executor.shutdown(cancel_futures=True)
 
     def release(self) -> None:
@@ -536,15 +543,25 @@ class Pool:
             or threading.current_thread() is not threading.main_thread()  # sets no handler
             or not hasattr(signal, "pthread_sigmask")  # Windows
         ):
-            return executor.submit(work, *args)
+            return self._wanted(work, executor.submit(work, *args))
         held = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the mask as it is
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            return executor.submit(work, *args)
+            return self._wanted(work, executor.submit(work, *args))
         finally:
             signal.signal(signal.SIGINT, handler)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def _wanted(self, work: Callable[..., object], future: Future[_Made]) -> Future[_Made]:
+        """``future``, counted as pending until done unless it only starts a worker; and
+        the workers the submit started."""
+        for executor in self._executors.values():
+            self._workers.update(executor._processes or {})
+        if work is not _ready:
+            self._pending.add(future)
+            future.add_done_callback(self._pending.discard)
+        return future
 
     def start(self, cache: Path, workers: int | None = None) -> None:
         """Start ``workers`` workers (default: every one) now; one makes the Vega bundle if
@@ -560,17 +577,6 @@ class Pool:
     def bundle(self) -> bytes | None:
         """The bundle a worker made (see :meth:`start`), or None."""
         return self._bundle.result() if self._bundle is not None else None
-
-
-def _stop_workers(executor: ProcessPoolExecutor) -> None:
-    """End ``executor``'s workers now, whatever they are making (a cold build's Vega bundle
-    took 1.4 s to finish after Ctrl-C)."""
-    terminate = getattr(executor, "terminate_workers", None)  # Python 3.14
-    if terminate is not None:
-        terminate()
-        return
-    for process in list((executor._processes or {}).values()):
-        process.terminate()
 
 
 def _store_made(path: Path, done: Future[bytes]) -> None:
