@@ -245,6 +245,29 @@ def test_the_manifest_temporary_file_does_not_follow_a_planted_link(tmp_path: Pa
     assert (out / "index.html").read_text() == "hello"
 
 
+def test_a_manifest_edited_in_place_is_read_again(tmp_path: Path) -> None:
+    """A build reads its manifest once however often it looks (writer._manifest); an edit
+    that keeps the file's size and modification time is still seen, by its change time."""
+    out = tmp_path / "site"
+    files = SiteFiles()
+    files.add("index.html", "hello")
+    files.commit(out, {"pages": 1})
+    assert write.last_record(out) == {"pages": 1}
+    manifest = manifest_path(out)
+    before = os.stat(manifest)
+    text = manifest.read_text()
+    with open(manifest, "r+", encoding="utf-8") as f:  # the same file, not a new one
+        f.write(text.replace('"pages": 1', '"pages": 2'))
+    os.utime(manifest, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(manifest)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    assert write.last_record(out) == {}  # its checksum no longer holds: no last build
+
+
 # --- item 17: odd paths and settings get one clear line ------------------------------------
 
 
