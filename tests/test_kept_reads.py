@@ -241,9 +241,16 @@ def test_only_the_last_outputs_built_keep_their_reads(
     assert kept_now == sorted(kept_path(project, out) for out in outs[-2:])
 
 
-def _alive(*kinds: type) -> int:
+def _alive(*kinds: type, besides: frozenset[int] = frozenset()) -> int:
+    """Objects of ``kinds`` alive now, but those whose ids are ``besides``."""
+    return len(_held(*kinds) - besides)
+
+
+def _held(*kinds: type) -> frozenset[int]:
+    """The ids of the objects of ``kinds`` alive now: those held before a build are another
+    test's (conftest's session-wide data/, say) and stay alive, so their ids stay theirs."""
     gc.collect()
-    return sum(type(o) in kinds for o in gc.get_objects())
+    return frozenset(id(o) for o in gc.get_objects() if type(o) in kinds)
 
 
 @pytest.mark.parametrize("resident", [False, True])
@@ -263,14 +270,16 @@ def test_a_command_line_build_lets_go_of_what_it_no_longer_needs(
     planning: list[int] = []
     rendering: list[int] = []
     plan, render = assemble.plan_site, assemble.render_page
+    records = (Configuration, DiffusionConfiguration)
+    files_before, records_before = _held(dataset.MeasurementFile), _held(*records)
 
     def counting_plan(*args: object) -> object:
-        planning.append(_alive(dataset.MeasurementFile))
+        planning.append(_alive(dataset.MeasurementFile, besides=files_before))
         return plan(*args)  # type: ignore[arg-type]
 
     def counting_render(*args: object) -> str:
         if not rendering:
-            rendering.append(_alive(Configuration, DiffusionConfiguration))
+            rendering.append(_alive(*records, besides=records_before))
         return render(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(assemble, "plan_site", counting_plan)
