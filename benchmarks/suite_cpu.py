@@ -168,13 +168,13 @@ def report(
         f"run: {wall:.1f} s wall, {len(rows)} tests; the machine was busy {busy:.1f} s of "
         f"{wall * cores:.1f} CPU-seconds ({cores} cores: {100 * busy / (wall * cores):.0f} %); "
         f"the processes the run waited for used {waited:.1f} s",
+        f"the shared sites, built in the background meanwhile, used {background:.1f} s",
     ]
 
     # A test charged with a long-lived descendant's CPU, or losing it, is not ranked.
     def charged(r: dict[str, Any]) -> bool:
         return bool(r["cpu"] > 3 * r["wall"] + 1 or r["live"] < -1)
 
-    lines.append(f"the shared sites, built in the background meanwhile, used {background:.1f} s")
     odd = [r for r in rows if charged(r)]
     ranked = [r for r in rows if not charged(r)]
     by_file: collections.Counter[str] = collections.Counter()

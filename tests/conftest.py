@@ -213,7 +213,7 @@ def default_dataset() -> Dataset:
 @pytest.fixture(scope="session")
 def default_view(default_dataset: Dataset) -> SiteView:
     """The site view (task views, rankings, findings) of :func:`default_dataset` at the
-    default URLs. Read-only, as it is."""
+    default URLs; read-only too."""
     from jouleboard.core.urls import Urls
     from jouleboard.plan.site import site_view
 

@@ -496,10 +496,11 @@ class Pool:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
-        """Stop the workers once no job of theirs is wanted: on Ctrl-C, or when the only
-        work left is starting (a rebuild that drew no chart waited ~0.3 s for the worker
-        :meth:`start` got ready) or ending (vl-convert's ~0.4 s). After any other failure a
-        job still running (the Vega bundle) is awaited, and so cached for the next build."""
+        """Stop the workers once no job of theirs is wanted: on Ctrl-C, or when all they
+        have left to do is start (a rebuild that drew no chart waited ~0.3 s for the worker
+        :meth:`start` had asked for) or end (vl-convert takes ~0.4 s). After any other
+        failure a job still running (the Vega bundle) is awaited, and so cached for the
+        next build."""
         if (kind is not None and issubclass(kind, KeyboardInterrupt)) or not self._pending:
             for process in self._workers.values():
                 process.terminate()  # a process already ended is left alone
