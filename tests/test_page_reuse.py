@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from jouleboard.engine.build import build_site
+from jouleboard.engine.fresh import key_of
 from tests.golden.tree import REPO
 from tests.test_incremental_and_serve import tree
 from tests.test_unchanged_rebuild import built_project
@@ -48,10 +49,10 @@ def same_as_clean(project: Path, tmp_path: Path) -> bool:
     return tree(project / "site") == tree(tmp_path / "clean")
 
 
-def edit_one_measurement(project: Path) -> None:
+def edit_one_measurement(project: Path, factor: float = 1.01) -> None:
     path = sorted((project / "data" / "measurements").rglob("*.json"))[0]
     doc = json.loads(path.read_text())
-    doc["metrics"]["median_itl_ms"] *= 1.01
+    doc["metrics"]["median_itl_ms"] *= factor
     path.write_text(json.dumps(doc))
 
 
@@ -80,3 +81,23 @@ def test_a_page_altered_in_the_output_is_rendered_again(project: Path, tmp_path:
     rebuild(project)
     assert "<titl3>" not in page.read_text()
     assert same_as_clean(project, tmp_path)
+
+
+def test_equal_values_have_equal_keys_however_they_share_objects() -> None:
+    """Records parsed from their files share strings (a validated literal is the schema's own
+    object) that records unpickled from the kept reads hold apart."""
+    shared = "mxfp4"
+    apart = "".join(["mx", "fp4"])
+    assert shared == apart and shared is not apart
+    assert key_of(((shared, shared), [shared]), "b") == key_of(((shared, apart), [apart]), "b")
+    assert key_of((shared,), "b") != key_of((shared,), "c") != key_of(("bf16",), "c")
+
+
+def test_the_first_rebuild_after_files_were_parsed_renders_no_more(project: Path) -> None:
+    """The project's build parsed every measurement file; later builds take them from the
+    kept reads. An edit and its undoing change the same pages, so they render as many."""
+    edit_one_measurement(project)
+    _, first = rebuild(project)  # after the build that parsed the files
+    edit_one_measurement(project, 1 / 1.01)
+    _, second = rebuild(project)  # after one that took them from the kept reads
+    assert 0 < first == second

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import pickle
 from collections.abc import Callable
 from pathlib import Path
@@ -30,9 +31,18 @@ _PROTOCOL = 5  # fixed, so a key does not change with Python's default protocol
 def key_of(source: object, basis: str) -> str:
     """The digest of ``source`` (the values a product is made from) and ``basis``. Pickling
     is exact and deterministic for the plan's frozen values (tests/test_page_reuse.py builds
-    in a new process and finds the same keys); values holding sets must not be passed."""
-    body = pickle.dumps(source, protocol=_PROTOCOL)
-    return hashlib.sha256(basis.encode("utf-8") + b"\0" + body).hexdigest()
+    in a new process and finds the same keys); values holding sets must not be passed.
+
+    The pickler keeps no memo ("fast" mode), so equal values give equal keys however they
+    share objects: records parsed from their files share strings that records unpickled
+    from the kept reads do not, and a memo wrote them once and then referred to them, so
+    every page changed its key in the first rebuild after files were parsed. (Without a
+    memo a cycle cannot be pickled; plan values hold none.)"""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=_PROTOCOL)
+    pickler.fast = True
+    pickler.dump(source)
+    return hashlib.sha256(basis.encode("utf-8") + b"\0" + buffer.getvalue()).hexdigest()
 
 
 def chart_ids(body: object) -> set[str]:

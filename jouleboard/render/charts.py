@@ -83,8 +83,8 @@ def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
         if text is not None and digest == _trusted.get(key):
             spec: Spec = json.loads(text)
         else:
-            spec = build(*args)
-            made = json.dumps(spec, sort_keys=True)
+            made = json.dumps(build(*args), sort_keys=True)
+            spec = json.loads(made)  # as the next build reads it: page keys see the same order
             if text != made:
                 if text is not None:
                     print(
