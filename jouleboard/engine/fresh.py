@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import pickle
 from collections.abc import Callable
 from pathlib import Path
@@ -38,11 +37,22 @@ def key_of(source: object, basis: str) -> str:
     from the kept reads do not, and a memo wrote them once and then referred to them, so
     every page changed its key in the first rebuild after files were parsed. (Without a
     memo a cycle cannot be pickled; plan values hold none.)"""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=_PROTOCOL)
+    digest = hashlib.sha256(basis.encode("utf-8") + b"\0")
+    pickler = pickle.Pickler(_Hashing(digest), protocol=_PROTOCOL)
     pickler.fast = True
-    pickler.dump(source)
-    return hashlib.sha256(basis.encode("utf-8") + b"\0" + buffer.getvalue()).hexdigest()
+    pickler.dump(source)  # into the digest as it is written, never whole in memory
+    return digest.hexdigest()
+
+
+class _Hashing:
+    """A file that only hashes what is written to it."""
+
+    def __init__(self, digest: hashlib._Hash) -> None:
+        self.digest = digest
+
+    def write(self, data: bytes) -> int:
+        self.digest.update(data)
+        return len(data)
 
 
 def chart_ids(body: object) -> set[str]:
