@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jouleboard.loading.dataset import load_dataset
+from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.loading.repeats import fold_repeats, geometric_mean
 from jouleboard.rank.glossary import NoiseScope, glossary_html
 from jouleboard.rank.noise import (
@@ -135,10 +135,8 @@ def test_geometric_mean_edges() -> None:
     assert geometric_mean([0.0, 2.0]) == 1.0  # not positive: the arithmetic mean
 
 
-def test_bundled_repeats_fold_into_one_row_each(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    shutil.copytree(Path(__file__).parent.parent / "data", data)
-    dataset = load_dataset(data)
+def test_bundled_repeats_fold_into_one_row_each(default_dataset: Dataset) -> None:
+    dataset = default_dataset
     folded = [c for c in dataset.configurations if getattr(c, "runs", 1) > 1]
     assert len(folded) == 3 and all(c.runs == 2 for c in folded)
     assert all(c.run_sources[1].endswith("-r2.json") for c in folded)
