@@ -62,9 +62,25 @@ function phoneLayout(spec, width) {
   if (wrapped && Number.isInteger(spec.height)) spec.height = Math.round(spec.height * 28 / 24);
 }
 
+// A live chart is themed as it is drawn: when the reader's light or dark setting changes
+// while the page is open, each one is drawn again, as it was last drawn, in the new scheme
+// (the static images follow the setting by their own style rules).
+const DARK = "(prefers-color-scheme: dark)";
+let live = null;  // the figures drawn live, from the first one on
+function followScheme(figure, adjust) {
+  figure.jbAdjust = adjust;
+  if (!live) {
+    live = new Set();
+    window.matchMedia(DARK).addEventListener("change", () => {
+      for (const f of live) embedChart(f, f.jbAdjust).catch(() => {});
+    });
+  }
+  live.add(figure);
+}
+
 // charts.THEME_STYLE for live charts: the chart grey turns light on a dark page.
 function themed(spec) {
-  if (!window.matchMedia("(prefers-color-scheme: dark)").matches) return spec;
+  if (!window.matchMedia(DARK).matches) return spec;
   const data = spec.datasets;
   delete spec.datasets;
   const out = JSON.parse(JSON.stringify(spec).replaceAll("#6b6b6b", "#c3c9d2")
@@ -106,6 +122,7 @@ export async function embedChart(figure, adjust) {
     actions: { export: true, source: false, compiled: false, editor: false },
   });
   figure.jbView = result.view;
+  followScheme(figure, adjust);
   // vega-embed's actions menu opens from an icon alone: its summary needs a name.
   const actions = holder.querySelector("details > summary");
   if (actions) actions.setAttribute("aria-label", "Chart actions: save as SVG or PNG");
