@@ -4,13 +4,25 @@ axe runs every rule it has (WCAG 2 A and AA, best practices) and the test fails 
 of any impact. No rule is turned off. A page with a chart is audited with one chart made
 interactive (vega-embed adds its own markup: the actions menu), and the compare page with two
 models chosen (its results table and chart appear only then).
+
+Each page is loaded once per width, in one scheme (light and dark in turn, so each is a first
+load on some pages) and audited with every rule; then switched to the other scheme, as a
+reader's setting switches it (its live charts are drawn again in that scheme:
+test_chart_scheme.py), and audited with axe's colour rules. The switch changes colours and
+nothing else (test_the_dark_scheme_changes_only_colours), so the other rules would see the
+same page again. This halves the loads, the charts drawn and the audits of other rules, each
+costing about as much as the colour rules; those still run on every page in both schemes.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+
+from jouleboard.render.charts import AXIS_GREY, DARK_TEXT, THEME_STYLE
+from tests.golden.tree import REPO
 
 PAGES = [
     "/",
@@ -61,27 +73,94 @@ def _violations(results: dict[str, Any]) -> list[str]:
     ]
 
 
+# The colour rules of the audit: axe's rules of category 'cat.color' but the AAA contrast rule
+# (color-contrast-enhanced), which the audit with every rule does not run either.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+COLOUR_RULES_OF_AXE = """() => axe.getRules(['cat.color']).map((r) => r.ruleId)
+  .filter((id) => id !== 'color-contrast-enhanced').sort()"""
+
+# No live chart is left in the other scheme's grey (live-chart.js themed() swaps the two).
+GREY = {"light": DARK_TEXT, "dark": AXIS_GREY}  # scheme -> the grey it never shows
+REDRAWN = """(grey) => !document.querySelector(
+  `figure.chart .vega svg [fill="${grey}"], figure.chart .vega svg [stroke="${grey}"]`)"""
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_no_axe_violations(pw_browser: Any, site_url: str, scheme: str, width: int) -> None:
+def test_no_axe_violations(pw_browser: Any, site_url: str, width: int) -> None:
     axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
-    axe = axe_module.Axe()
-    context = pw_browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    script = axe_module.Axe().axe_script
+    context = pw_browser.new_context(viewport={"width": width, "height": 900})
     context.set_default_timeout(20_000)
     page = context.new_page()
     found: dict[str, list[str]] = {}
     try:
-        for path in PAGES:
+        for i, path in enumerate(PAGES):
+            schemes = SCHEMES if i % 2 == 0 else SCHEMES[::-1]
+            page.emulate_media(color_scheme=schemes[0])
             response = page.goto(site_url + path)
             assert response is not None and response.status == 200, path
             _wake_up(page, path)
-            bad = _violations(axe.run(page).response)
-            if bad:
-                found[path] = bad
+            page.evaluate(script)
+            assert page.evaluate(COLOUR_RULES_OF_AXE) == COLOUR_RULES
+            options: dict[str, Any] = {"resultTypes": ["violations"]}
+            for scheme in schemes:
+                if scheme != schemes[0]:
+                    page.emulate_media(color_scheme=scheme)
+                    page.wait_for_function(REDRAWN, arg=GREY[scheme])
+                    options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}
+                if bad := _violations(page.evaluate("(o) => axe.run(o)", options)):
+                    found[f"{path} ({scheme})"] = bad
     finally:
         context.close()
     assert found == {}
+
+
+def _scheme_rules(css: str) -> list[tuple[str, str]]:
+    """(property, value) of each declaration in ``css``'s prefers-color-scheme blocks."""
+    found = []
+    for start in re.finditer(r"@media[^{]*prefers-color-scheme[^{]*\{", css):
+        depth, end = 1, start.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(css[end], 0)
+            end += 1
+        for body in re.findall(r"\{([^{}]*)\}", css[start.end() : end - 1]):
+            for declaration in filter(str.strip, body.split(";")):
+                name, _, value = declaration.partition(":")
+                found.append((name.strip(), value.strip()))
+    return found
+
+
+COLOUR_PROPERTIES = {"color", "background", "background-color", "border-color", "fill", "stroke"}
+COLOUR = re.compile(r"#[0-9a-f]{3,8}|var\(--[a-z-]+\)", re.IGNORECASE)
+
+
+def test_the_dark_scheme_changes_only_colours() -> None:
+    """What the audit's switch of scheme relies on: the light and dark pages differ only in
+    colours. The site's dark rules set colour properties, and custom properties to colours
+    (so they are colours wherever they are used); the chart images' dark rules likewise; and
+    the only script that reads the scheme swaps a live chart's colours (live-chart.js)."""
+    readers = sorted(
+        path.relative_to(REPO).as_posix()
+        for folder in ("jouleboard", "templates")
+        for path in (REPO / folder).rglob("*")
+        if path.suffix in (".py", ".js", ".css", ".html", ".svg")
+        and "prefers-color-scheme" in path.read_text(encoding="utf-8", errors="replace")
+    )
+    assert readers == [
+        "jouleboard/render/charts.py",
+        "templates/assets/js/live-chart.js",
+        "templates/assets/style.css",
+    ]
+    rules = _scheme_rules((REPO / "templates" / "assets" / "style.css").read_text("utf-8"))
+    rules += _scheme_rules(THEME_STYLE.removeprefix("<style>").removesuffix("</style>"))
+    assert len(rules) > 10
+    wrong = [
+        (name, value)
+        for name, value in rules
+        if not (name in COLOUR_PROPERTIES or name.startswith("--")) or not COLOUR.fullmatch(value)
+    ]
+    assert wrong == []
 
 
 # What a focused control must show: an outline at least 2 px wide, or a box shadow.
