@@ -24,7 +24,6 @@ def test_the_walk_waits_for_the_default_site_another_builder_makes(
         tour, "build_tour", lambda folder: walked.append((tmp_path / "default-site.built").exists())
     )
     made_here: list[Path] = []
-    monkeypatch.setitem(sitebuild.BUILDS, "default-site", made_here.append)
     monkeypatch.setattr(sitebuild, "_build_default", made_here.append)
     with open(tmp_path / "default-site.lock", "a") as other:  # the other builder's lock
         fcntl.flock(other, fcntl.LOCK_EX)

@@ -10,8 +10,9 @@ load on some pages) and audited with every rule; then switched to the other sche
 reader's setting switches it (its live charts are drawn again in that scheme:
 test_chart_scheme.py), and audited with axe's colour rules. The switch changes colours and
 nothing else (test_the_dark_scheme_changes_only_colours), so the other rules would see the
-same page again. This halves the loads, the charts drawn and the audits of other rules, each
-costing about as much as the colour rules; those still run on every page in both schemes.
+same page again. This halves the loads and charts drawn (about 5 s for the 19 pages) and the
+audits of the other rules (about 2.6 s); the colour rules (about 6.4 s) still run on every
+page in both schemes.
 """
 
 from __future__ import annotations
