@@ -290,9 +290,11 @@ def taken_tab(
     pw_context instead.)"""
     page = tabs.page(**options)
     page.set_default_timeout(timeout)
+    # Blank first: sized and coloured while blank, the last test's page is not laid out and
+    # styled again on its way out (about 20 ms of CPU a test).
+    page.goto("about:blank")
     page.set_viewport_size(options["viewport"])
     page.emulate_media(media="screen", color_scheme=options.get("color_scheme", "light"))
-    page.goto("about:blank")
     rec = watch(page.context, page, base_url)
     try:
         yield rec
