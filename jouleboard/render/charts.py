@@ -546,7 +546,9 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
             "kind:N",
             title="Configuration",
             scale=alt.Scale(domain=["Pareto frontier", "other"], range=["diamond", "circle"]),
-            legend=alt.Legend(orient="bottom"),
+            # Vega fills a shape legend's symbols black: unseen on a dark page. The chart
+            # grey follows the scheme (THEME_STYLE, live-chart.js themed), as the GPU legends'.
+            legend=alt.Legend(orient="bottom", symbolFillColor=AXIS_GREY, symbolOpacity=1),
         ),
         tooltip=[
             alt.Tooltip("config:N", title="Setup"),

@@ -177,3 +177,54 @@ def test_legend_text_is_as_large_as_the_charts_other_text(tab: Any, size: str) -
     scale = svg.bounding_box()["width"] / float(svg.get_attribute("width") or 1)
     problems += _legend_problems("compare", svg.evaluate(READ_CHART), scale)
     assert not problems, "\n".join(problems)
+
+
+# Each legend symbol of an SVG chart: its fill as drawn, and the opacity it is drawn with.
+LEGEND_SYMBOLS = """(svg) => Array.from(svg.querySelectorAll('.role-legend')).flatMap((group) => {
+  const title = group.querySelector('.role-legend-title text');
+  return Array.from(group.querySelectorAll('.role-legend-symbol path'), (path) => {
+    const style = getComputedStyle(path);
+    const label = path.closest('.role-scope').querySelector('.role-legend-label text');
+    return {legend: title ? title.textContent : '', label: label ? label.textContent : '',
+            fill: style.fill, alpha: parseFloat(style.fillOpacity) * parseFloat(style.opacity)};
+  });
+})"""
+
+
+def _over(colour: str, alpha: float, background: str) -> str:
+    """``colour`` drawn with ``alpha`` over ``background`` (sRGB, as the browser blends)."""
+    top, under = parse_css_color(colour), parse_css_color(background)
+    return "#" + "".join(
+        f"{round(int(top[i : i + 2], 16) * alpha + int(under[i : i + 2], 16) * (1 - alpha)):02x}"
+        for i in (1, 3, 5)
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_shapes_a_legend_names_stand_out_from_the_page(tab: Any, scheme: str) -> None:
+    """A legend that tells its entries apart by shape alone (its symbols share one colour:
+    the Pareto chart's "Configuration", the GPUs of the scatter) draws them 3:1 or more
+    against the page (WCAG 1.4.11, non-text contrast). The Pareto chart's were black, unseen
+    on the dark page. (Colour legends are the palette's: the tests above.)"""
+    rec, probe = tab("desktop", scheme)
+    rec.goto("/models/openai--gpt-oss-20b/")
+    page = rec.page.evaluate("getComputedStyle(document.body).backgroundColor")
+    background = parse_css_color(page)
+    faint, seen = [], 0
+    for image in _static_charts(rec):
+        probe.set_content(
+            f"<!doctype html><body>{rec.page.context.request.get(image['src']).text()}</body>"
+        )
+        legends: dict[str, list[dict[str, Any]]] = {}
+        for symbol in probe.eval_on_selector("svg", LEGEND_SYMBOLS):
+            legends.setdefault(symbol["legend"], []).append(symbol)
+        for title, symbols in legends.items():
+            if len({s["fill"] for s in symbols}) > 1:
+                continue  # a colour legend
+            for symbol in symbols:
+                seen += 1
+                drawn = _over(symbol["fill"], symbol["alpha"], background)
+                if contrast(drawn, background) < 3.0:
+                    faint.append(f"{image['src']}: {title}: {symbol['label']} drawn {drawn}")
+    assert seen >= 2  # the Pareto chart's frontier and other configurations at least
+    assert faint == []
