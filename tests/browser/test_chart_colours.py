@@ -184,7 +184,8 @@ LEGEND_SYMBOLS = """(svg) => Array.from(svg.querySelectorAll('.role-legend')).fl
   const title = group.querySelector('.role-legend-title text');
   return Array.from(group.querySelectorAll('.role-legend-symbol path'), (path) => {
     const style = getComputedStyle(path);
-    const label = path.closest('.role-scope').querySelector('.role-legend-label text');
+    const entry = path.parentElement.parentElement;  // the symbol's and the label's group
+    const label = entry.querySelector('.role-legend-label text');
     return {legend: title ? title.textContent : '', label: label ? label.textContent : '',
             fill: style.fill, alpha: parseFloat(style.fillOpacity) * parseFloat(style.opacity)};
   });
