@@ -81,12 +81,11 @@ def _static_charts(rec: Any) -> list[dict[str, Any]]:
     return images
 
 
-def _read_static(rec: Any, probe: Any, src: str) -> dict[str, Any]:
+def _read_static(rec: Any, probe: Any, src: str, read: str = READ_CHART) -> Any:
     """A chart file inlined alone in a blank page of the same scheme (its own dark-scheme
-    rules apply there as they do to the image), read as drawn."""
+    rules apply there as they do to the image), read as drawn by ``read``."""
     probe.set_content(f"<!doctype html><body>{rec.page.context.request.get(src).text()}</body>")
-    result: dict[str, Any] = probe.eval_on_selector("svg", READ_CHART)
-    return result
+    return probe.eval_on_selector("svg", read)
 
 
 def _confusable(legend: list[dict[str, str]]) -> list[tuple[str, str, float]]:
@@ -204,28 +203,28 @@ def _over(colour: str, alpha: float, background: str) -> str:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_shapes_a_legend_names_stand_out_from_the_page(tab: Any, scheme: str) -> None:
     """A legend that tells its entries apart by shape alone (its symbols share one colour:
-    the Pareto chart's "Configuration", the GPUs of the scatter) draws them 3:1 or more
+    the Pareto chart's "Configuration", the task scatter's GPUs) draws them 3:1 or more
     against the page (WCAG 1.4.11, non-text contrast). The Pareto chart's were black, unseen
     on the dark page. (Colour legends are the palette's: the tests above.)"""
     rec, probe = tab("desktop", scheme)
-    rec.goto("/models/openai--gpt-oss-20b/")
-    page = rec.page.evaluate("getComputedStyle(document.body).backgroundColor")
-    background = parse_css_color(page)
-    faint, seen = [], 0
-    for image in _static_charts(rec):
-        probe.set_content(
-            f"<!doctype html><body>{rec.page.context.request.get(image['src']).text()}</body>"
-        )
-        legends: dict[str, list[dict[str, Any]]] = {}
-        for symbol in probe.eval_on_selector("svg", LEGEND_SYMBOLS):
-            legends.setdefault(symbol["legend"], []).append(symbol)
-        for title, symbols in legends.items():
-            if len({s["fill"] for s in symbols}) > 1:
-                continue  # a colour legend
-            for symbol in symbols:
-                seen += 1
-                drawn = _over(symbol["fill"], symbol["alpha"], background)
-                if contrast(drawn, background) < 3.0:
-                    faint.append(f"{image['src']}: {title}: {symbol['label']} drawn {drawn}")
-    assert seen >= 2  # the Pareto chart's frontier and other configurations at least
+    faint, seen = [], set()
+    for path in ("/models/openai--gpt-oss-20b/", "/tasks/gpqa/"):
+        rec.goto(path)
+        page = rec.page.evaluate("getComputedStyle(document.body).backgroundColor")
+        background = parse_css_color(page)
+        for image in _static_charts(rec):
+            legends: dict[str, list[dict[str, Any]]] = {}
+            for symbol in _read_static(rec, probe, image["src"], LEGEND_SYMBOLS):
+                legends.setdefault(symbol["legend"], []).append(symbol)
+            for title, symbols in legends.items():
+                if len({s["fill"] for s in symbols}) > 1:
+                    continue  # a colour legend
+                for symbol in symbols:
+                    seen.add((title, symbol["label"]))
+                    drawn = _over(symbol["fill"], symbol["alpha"], background)
+                    if contrast(drawn, background) < 3.0:
+                        faint.append(f"{image['src']}: {title}: {symbol['label']} drawn {drawn}")
+    # The Pareto chart's two configurations, the scatter's two GPUs.
+    assert {("Configuration", "Pareto frontier"), ("Configuration", "other")} <= seen, seen
+    assert {("GPU", "B200"), ("GPU", "H100")} <= seen, seen
     assert faint == []
