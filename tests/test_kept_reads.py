@@ -91,13 +91,15 @@ def test_after_one_edit_only_that_file_is_parsed_and_the_site_is_a_clean_build(
     assert tree(project / "site") == tree(project / "clean")
 
 
-def test_a_chart_worker_is_readied_early_only_for_a_rebuild(
+def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_changed(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A command-line build whose chart cache is warm starts a chart worker while it loads
-    only when an earlier build into the same output kept its reads (an edit there may
-    change a chart or two); a first build into a new output finds its charts cached as a
-    rule, and renders what it does not find without that worker, to the same site."""
+    only in a rebuild (an earlier build into the same output kept its reads) that finds a
+    measurement file edited, new or gone: its charts change. Not for a change no chart is
+    drawn from (a template), nor for a file that fails to parse (the build fails), nor in a
+    first build into a new output, which finds its charts cached as a rule and renders what
+    it does not find without that worker, to the same site."""
     started: list[int | None] = []
     real = chart_files.Pool.start
 
@@ -123,14 +125,30 @@ def test_a_chart_worker_is_readied_early_only_for_a_rebuild(
     assert started == []  # a first build
     edit_one(project)
     one_shot("site")
-    assert started == [1]  # a rebuild
+    assert started == [1]  # a rebuild with an edited file
+    (project / "templates").mkdir()  # a site template changed, no measurement
+    text = (templates_dir() / "base.html").read_text(encoding="utf-8")
+    (project / "templates" / "base.html").write_text(text.replace("</head>", "<!--x--></head>"))
+    renders.clear()
+    one_shot("site")
+    assert (started, sum(renders)) == ([1], 0)
+    broken = project / "data" / "measurements" / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(ValidationFailed):
+        one_shot("site")
+    assert started == [1]
+    broken.unlink()
+    gone = sorted((project / "data" / "measurements").rglob("*.json"))[-1]
+    gone.unlink()
+    one_shot("site")
+    assert started == [1, 1]  # a file gone: its points leave the charts
     edit_one(project)
     renders.clear()
     one_shot("new")
-    assert started == [1]
+    assert started == [1, 1]
     assert sum(renders) > 0  # the edit changed charts: rendered without an early worker
     one_shot("site")
-    assert started == [1, 1]
+    assert started == [1, 1, 1]
     assert tree(project / "new") == tree(project / "site")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from jouleboard.core.console import SILENT, VERBOSE, Progress
@@ -131,17 +132,18 @@ def build(
     from jouleboard.render.chart_files import Pool, check_cache, cold
 
     check_cache(inputs.cache)
-    kept_reads = kept_file(inputs.cache, target.path)
-    if digest is not None:  # a new process: the files an earlier one read, by their bytes
-        state.measurements.recall(kept_reads, seen)
     with Pool() as pool:
+        ready = None
         if cold(inputs.cache):  # every chart will be rendered: start the workers while loading
             pool.start(inputs.cache)
-        elif one_shot and kept_reads.is_file():
-            # A rebuild (an earlier build into this output kept its reads): a chart or two
-            # may change, so a worker gets ready meanwhile. A first build with a warm cache
-            # finds its charts cached as a rule, and starts a worker only if it needs one.
-            pool.start(inputs.cache, workers=1)
+        elif one_shot:
+            # A rebuild into this output where a measurement file changed: a chart or two
+            # will change too, so a worker gets ready while the rest loads. Not when nothing
+            # measured changed (content, a failing file: no chart to draw), nor in a first
+            # build, whose charts are cached as a rule: a worker starts then if one is needed.
+            ready = partial(pool.start, inputs.cache, workers=1)
+        if digest is not None:  # a new process: the files an earlier one read, by their bytes
+            state.measurements.recall(kept_file(inputs.cache, target.path), seen, ready)
         try:
             summary = assemble(
                 inputs, target, state, changes, digest, waiting, publish, progress, pool

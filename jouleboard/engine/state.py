@@ -148,11 +148,13 @@ class MeasurementMemo:
         self._seen: set[tuple[str, str]] = set()
         self._kept: KeptReads | None = None
 
-    def recall(self, path: Path, seen: Seen) -> None:
+    def recall(self, path: Path, seen: Seen, changed: Callable[[], object] | None = None) -> None:
         """Take the reads an earlier process kept at ``path`` (jouleboard/engine/kept.py),
         for the data files whose bytes ``seen`` (this build's inputs digest) hashed; and
-        keep this build's reads there (:meth:`keep`)."""
-        self._kept = KeptReads(path, seen)
+        keep this build's reads there (:meth:`keep`). ``changed`` is called once, as soon as
+        the load finds a measurement file the earlier process read gone, or one it did not
+        read (new or edited) parsed without a problem."""
+        self._kept = KeptReads(path, seen, changed)
 
     def keep(self) -> None:
         """Write this build's reads for the next process, if anything was read anew."""
@@ -229,9 +231,10 @@ class KeptReads:
     inputs digest hashed them) are those a kept read parsed is taken from it; any other is
     read, hashed and parsed from the same bytes."""
 
-    def __init__(self, path: Path, seen: Seen) -> None:
+    def __init__(self, path: Path, seen: Seen, changed: Callable[[], object] | None = None) -> None:
         self.path = path
         self.seen = seen
+        self.changed = changed  # None once called
         self.basis: str | None = None  # this build's, once the kinds are known
         self.earlier_basis = ""  # the earlier process's, read on the first read
         self.earlier: Reads = {}
@@ -247,8 +250,10 @@ class KeptReads:
             self.basis = kept.basis(self.seen.code, data_root, known)
             if self.basis:
                 self.earlier_basis, self.earlier = kept.recall(self.path)
+                if self._rebuild() and not self.earlier.keys() <= self.seen.files.keys():
+                    self._changed()  # a file read last time is gone
         where = os.path.abspath(path)
-        if self.basis and self.earlier_basis == self.basis:
+        if self._rebuild():
             last = self.earlier.get(where)
             if last is not None and last[0] == self.seen.files.get(where):
                 file = kept.unpickled(last[1])
@@ -262,11 +267,22 @@ class KeptReads:
             return read_measurement(path, data_root, known)
         file = read_measurement(path, data_root, known, raw)
         self.reads[where] = (hashlib.sha256(raw).digest(), kept.pickled(file))
+        if self._rebuild() and not file.problems:
+            self._changed()
         return file
 
     def keep(self) -> None:
         if self.basis and self.parsed:
             kept.keep(self.path, self.basis, self.reads)
+
+    def _rebuild(self) -> bool:
+        """The earlier reads are this build's to take: the same code, versions and kinds."""
+        return bool(self.basis) and self.earlier_basis == self.basis
+
+    def _changed(self) -> None:
+        if self.changed is not None:
+            call, self.changed = self.changed, None
+            call()
 
 
 EVERYTHING = Changes()
