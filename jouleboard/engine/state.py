@@ -152,8 +152,8 @@ class MeasurementMemo:
         """Take the reads an earlier process kept at ``path`` (jouleboard/engine/kept.py),
         for the data files whose bytes ``seen`` (this build's inputs digest) hashed; and
         keep this build's reads there (:meth:`keep`). ``changed`` is called once, as soon as
-        the load finds a measurement file the earlier process read gone, or one it did not
-        read (new or edited) parsed without a problem."""
+        a measurement file the earlier process read is found edited or gone (at once, by
+        the bytes ``seen`` hashed), or a new one is parsed without a problem."""
         self._kept = KeptReads(path, seen, changed)
 
     def keep(self) -> None:
@@ -236,10 +236,11 @@ class KeptReads:
         self.seen = seen
         self.changed = changed  # None once called
         self.basis: str | None = None  # this build's, once the kinds are known
-        self.earlier_basis = ""  # the earlier process's, read on the first read
-        self.earlier: Reads = {}
+        self.earlier_basis, self.earlier = kept.recall(path)  # the earlier process's
         self.reads: Reads = {}
         self.parsed = 0  # files parsed anew
+        if any(seen.files.get(where) != last[0] for where, last in self.earlier.items()):
+            self._changed()  # a file read last time is edited or gone
 
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         from jouleboard.core.safe_read import FileRefused, read_capped
@@ -248,10 +249,6 @@ class KeptReads:
 
         if self.basis is None:
             self.basis = kept.basis(self.seen.code, data_root, known)
-            if self.basis:
-                self.earlier_basis, self.earlier = kept.recall(self.path)
-                if self._rebuild() and not self.earlier.keys() <= self.seen.files.keys():
-                    self._changed()  # a file read last time is gone
         where = os.path.abspath(path)
         if self._rebuild():
             last = self.earlier.get(where)
@@ -268,7 +265,7 @@ class KeptReads:
         file = read_measurement(path, data_root, known, raw)
         self.reads[where] = (hashlib.sha256(raw).digest(), kept.pickled(file))
         if self._rebuild() and not file.problems:
-            self._changed()
+            self._changed()  # a new file (an edited one has called it)
         return file
 
     def keep(self) -> None:
