@@ -14,6 +14,7 @@ import shutil
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from jouleboard.core.resources import templates_dir
 from jouleboard.engine import kept
 from jouleboard.engine.build import build_site
 from jouleboard.engine.fingerprint import Seen
+from jouleboard.engine.fresh import chart_ids
 from jouleboard.engine.state import KeptReads
 from jouleboard.kinds import registered
 from jouleboard.loading import dataset
@@ -97,7 +99,7 @@ def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_c
     """A command-line build whose chart cache is warm starts a chart worker while it loads
     only in a rebuild (an earlier build into the same output kept its reads) that finds a
     measurement file edited, new or gone: its charts change. Not for a change no chart is
-    drawn from (a template), nor for a file that fails to parse (the build fails), nor in a
+    drawn from (a template), nor for a new file that fails to parse (the build fails), nor in a
     first build into a new output, which finds its charts cached as a rule and renders what
     it does not find without that worker, to the same site."""
     started: list[int | None] = []
@@ -109,13 +111,13 @@ def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_c
 
     monkeypatch.setattr(chart_files.Pool, "start", recording)
     renders: list[int] = []  # render jobs, per call
-    real_run = chart_files._run
 
-    def counting(jobs: list[tuple[str, str | None, bool]], *args: object) -> object:
-        renders.append(len(jobs))
-        return real_run(jobs, *args)  # type: ignore[arg-type]
+    class Counting(chart_files._Jobs):
+        def __init__(self, jobs: list[tuple[str, str | None, bool]], *args: Any) -> None:
+            renders.append(len(jobs))
+            super().__init__(jobs, *args)
 
-    monkeypatch.setattr(chart_files, "_run", counting)
+    monkeypatch.setattr(chart_files, "_Jobs", Counting)
 
     def one_shot(out: str) -> None:
         data, cache = project / "data", project / "cache"
@@ -150,6 +152,59 @@ def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_c
     one_shot("site")
     assert started == [1, 1, 1]
     assert tree(project / "new") == tree(project / "site")
+
+
+def test_pages_that_show_no_redrawn_chart_are_made_while_the_worker_draws(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild after one edit gives its charts to the worker it readied, then makes the
+    downloads and the pages that show none of those charts while the worker draws them;
+    the pages that show one are made once they are drawn. The site is a clean build's."""
+    from jouleboard.engine import assemble, outputs
+    from jouleboard.render.pages import render_page
+
+    events: list[tuple[str, object]] = []
+    real_submit = chart_files.Pool.submit
+
+    def submit(pool: chart_files.Pool, work: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        if work is chart_files._render:
+            events.append(("render", None))
+        return real_submit(pool, work, *args, **kw)
+
+    real_files = outputs._Maker.files
+
+    def files(maker: outputs._Maker, batch: outputs.Batch, exports: Any) -> Any:
+        events.append(("drawn", frozenset(chart.id for chart, _ in batch)))
+        return real_files(maker, batch, exports)
+
+    def page(env: Any, view: Any, *args: Any) -> str:
+        events.append(("page", chart_ids(view.body)))
+        return render_page(env, view, *args)
+
+    monkeypatch.setattr(chart_files.Pool, "submit", submit)
+    monkeypatch.setattr(outputs._Maker, "files", files)
+    monkeypatch.setattr(assemble, "render_page", page)
+
+    def one_shot(out: str) -> None:
+        data, cache = project / "data", project / "cache"
+        build_site(data, project / out, project=project, cache=cache, one_shot=True)
+
+    one_shot("site")
+    edit_one(project)
+    events.clear()
+    one_shot("site")
+    kinds = [kind for kind, _ in events]
+    drawn_at = kinds.index("drawn")
+    assert kinds.count("drawn") == 1 and "render" in kinds[:drawn_at]
+    redrawn = events[drawn_at][1]
+    assert isinstance(redrawn, frozenset) and redrawn
+    before = [shown for kind, shown in events[kinds.index("render") : drawn_at] if kind == "page"]
+    after = [shown for kind, shown in events[drawn_at:] if kind == "page"]
+    assert before and after  # the edit changed pages of both sorts
+    assert all(isinstance(shown, set) and not shown & redrawn for shown in before)
+    assert all(isinstance(shown, set) and shown & redrawn for shown in after)
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
 
 
 def test_nothing_changed_in_the_data_parses_nothing(project: Path, parsed: list[Path]) -> None:

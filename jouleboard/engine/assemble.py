@@ -21,10 +21,11 @@ from jouleboard.engine.fingerprint import render_digest
 from jouleboard.engine.fresh import Content, chart_ids, key_of
 from jouleboard.engine.kept_templates import KeptTemplates
 from jouleboard.engine.outputs import (
-    add_charts,
+    Charts,
     asset_files,
     download_text,
     site_context,
+    start_charts,
 )
 from jouleboard.engine.sources import (
     Sources,
@@ -56,9 +57,15 @@ class StageTimer:
         self.summary, self.progress, self.last = summary, progress, time.perf_counter()
 
     def done(self, stage: str) -> None:
+        """``stage`` has ended: its time (with its earlier parts) to the summary, shown."""
+        self.part(stage)
+        self.progress.stage(stage, self.summary.timings[stage])
+
+    def part(self, stage: str) -> None:
+        """A part of ``stage`` has ended (the stages interleave): its time, added."""
         now = time.perf_counter()
-        self.summary.timings[stage] = now - self.last
-        self.progress.stage(stage, now - self.last)
+        timings = self.summary.timings
+        timings[stage] = timings.get(stage, 0.0) + now - self.last
         self.last = now
 
 
@@ -97,10 +104,8 @@ def assemble(
     cited = measured_by(sources.data.configurations)
     measured = measured_by(sources.data.configurations, full=False)  # (in the page frame)
 
-    def render_charts_of(
-        charts: Mapping[str, ChartRef], add: Callable[[str, Content], None]
-    ) -> dict[str, ChartInfo]:
-        return add_charts(
+    def charts_of(charts: Mapping[str, ChartRef], add: Callable[[str, Content], None]) -> Charts:
+        return start_charts(
             add,
             charts,
             urls,
@@ -129,7 +134,7 @@ def assemble(
         parts = _parts_ahead(waiting(), sources, urls, last if not replan else None)
         infos = dict(last.infos) if last is not None else {}
         for part in parts:
-            infos |= render_charts_of({c.id: c for c in part.charts}, early.__setitem__)
+            infos |= charts_of({c.id: c for c in part.charts}, early.__setitem__).finish()
             early |= dict(part.files)
             frame = page_frame()[1]
             early |= {p.path: render_page(env, p, frame, infos) for p in part.pages}
@@ -149,16 +154,14 @@ def assemble(
 
     files = SiteFiles()
     # Charts first: on a cold cache one worker is still making the Vega bundle, and the
-    # others render meanwhile instead of waiting for it.
-    infos = render_charts_of(plan.charts, files.add)
-    assets, frame = page_frame()
-    for path, content in assets.items():
-        files.add(path, content)
-    # Every chart is rendered: the workers (~250 MB each at 100k) go while the pages are
-    # rendered, not after the write.
-    pool.release()
-    timer.done("charts")
+    # others render meanwhile instead of waiting for it. While workers render, this
+    # process makes the downloads and the pages that show none of the charts they draw.
+    charts = charts_of(plan.charts, files.add)
+    timer.part("charts")
     if ahead:  # a waiting page not made alone (compare, downloads...): from the whole plan
+        infos = charts.finish()
+        timer.part("charts")
+        assets, frame = page_frame()
         wanted = set(waiting())
         unmade = {d.path: d for d in plan.downloads}  # sized by making them now
         pages = {
@@ -187,17 +190,35 @@ def assemble(
         files.add_chunks(download.path, (chunks,) if isinstance(chunks, str | bytes) else chunks)
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
-    made = products.made
-    for page in (sized(p, files.size) for p in plan.pages):  # the downloads are made
-        files.add(
-            page.path,
-            products.get(
-                page.path,
-                page_key(page, frame, infos, basis),
-                functools.partial(render_page, env, page, frame, infos),
-            ),
-        )
-    summary.rendered = products.made - made
+
+    def add_page(page: Page, infos: dict[str, ChartInfo]) -> int:
+        """Add ``page`` (its last build's, or rendered now); 1 if it was rendered."""
+        page = sized(page, files.size)  # the downloads are made
+        frame, before = page_frame()[1], products.made
+        render = partial(render_page, env, page, frame, infos)
+        files.add(page.path, products.get(page.path, page_key(page, frame, infos, basis), render))
+        return products.made - before
+
+    drawing = charts.unmade
+    later = []
+    rendered = 0
+    for page in plan.pages:
+        if drawing and not chart_ids(page.body).isdisjoint(drawing):
+            later.append(page)
+        else:
+            rendered += add_page(page, charts.infos)
+    timer.part("render")
+
+    infos = charts.finish()
+    assets = page_frame()[0]
+    for path, content in assets.items():
+        files.add(path, content)
+    # Every chart is rendered: the workers (~250 MB each at 100k) go while the pages are
+    # rendered, not after the write.
+    pool.release()
+    timer.done("charts")
+    rendered += sum(add_page(page, infos) for page in later)
+    summary.rendered = rendered
     timer.done("render")
 
     # Published as they are, after every generated file; skipped hidden names are warnings.

@@ -19,7 +19,7 @@ from jouleboard.engine.sources import Sources
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.views import ChartRef, Download, Link
 from jouleboard.render import charts as charts_present
-from jouleboard.render.chart_files import Pool, render_charts
+from jouleboard.render.chart_files import Pool, Renders, start_renders
 from jouleboard.render.embeds import ChartInfo, chart_csv, chart_info, oembed
 from jouleboard.render.markdown import render_markdown
 from jouleboard.render.pages import ASSETS_MAX_BYTES, SiteContext, navigation, read_asset
@@ -145,6 +145,8 @@ IN_PROCESS_BATCH = 7  # render_charts renders fewer than 8 uncached specs in thi
 MANY_RENDERS = 40  # more specs than this: worker processes are worth starting
 
 Add = Callable[[str, Content], None]
+Batch = list[tuple[ChartRef, str]]  # charts to make, each with its key
+Exports = dict[tuple[str, str], bytes]  # (render id, format) -> bytes
 
 
 def chart_paths(chart: ChartRef, urls: Urls, png: bool) -> tuple[str, ...]:
@@ -182,65 +184,146 @@ def add_charts(
     progress: Progress = SILENT,
     sources: str = "",
 ) -> dict[str, ChartInfo]:
-    """Pass every file of ``charts`` to ``add`` (the last build's where its key is the
-    same, else rendered, :data:`CHART_BATCH` charts at a time so only one batch's renders
-    are in memory); returns what pages need of each chart, by id."""
-    infos: dict[str, ChartInfo] = {}
+    """Pass every file of ``charts`` to ``add`` (see :func:`start_charts`); returns what
+    pages need of each chart, by id."""
+    return start_charts(
+        add, charts, urls, settings, png, products, basis, cache, pool, progress, sources
+    ).finish()
+
+
+def start_charts(
+    add: Add,
+    charts: Mapping[str, ChartRef],
+    urls: Urls,
+    settings: SiteSettings,
+    png: bool,
+    products: Products,
+    basis: str,
+    cache: Path,
+    pool: Pool,
+    progress: Progress = SILENT,
+    sources: str = "",
+) -> Charts:
+    """Pass to ``add`` the files of every chart whose key is the last build's, and start
+    the renders of the others where workers make them: the caller can then make what
+    shows none of those before :meth:`Charts.finish` adds them."""
+    taken: dict[str, ChartInfo] = {}
     stale: list[tuple[ChartRef, str]] = []
     context = chart_context(urls, settings, png, sources)
     for cid in sorted(charts):
         chart = charts[cid]
         key = chart_key(chart, context, basis)
         paths = chart_paths(chart, urls, png)
-        taken = [products.take(path, key) for path in paths]
-        if any(content is None for content in taken):
+        last = [products.take(path, key) for path in paths]
+        if any(content is None for content in last):
             stale.append((chart, key))
             continue
-        fresh = [content for content in taken if content is not None]
+        fresh = [content for content in last if content is not None]
         for path, content in zip(paths, fresh, strict=True):
             add(path, content)
         svg, phone = _text(fresh[0]), _text(fresh[1])
-        infos[cid] = chart_info(
+        taken[cid] = chart_info(
             chart, _svg_size(svg), urls, settings, _svg_size(phone), png, sources
         )
-    batches = range(0, len(stale), CHART_BATCH)
-    for number, start in enumerate(batches, 1):
-        batch = stale[start : start + CHART_BATCH]
-        shown = (
-            progress
-            if len(batches) == 1
-            else _Labelled(progress, f"batch {number} of {len(batches)}")
-        )
-        exports = _render({chart.id: chart for chart, _ in batch}, png, cache, shown, pool)
+    made = _Maker(add, urls, settings, png, products, cache, pool, progress, sources)
+    return Charts(taken, stale, made)
+
+
+class _Maker:
+    """How :class:`Charts` makes a batch of charts: its renders, then its files."""
+
+    def __init__(
+        self,
+        add: Add,
+        urls: Urls,
+        settings: SiteSettings,
+        png: bool,
+        products: Products,
+        cache: Path,
+        pool: Pool,
+        progress: Progress,
+        sources: str,
+    ) -> None:
+        self.add, self.urls, self.settings, self.png = add, urls, settings, png
+        self.products, self.cache, self.pool = products, cache, pool
+        self.progress, self.sources = progress, sources
+
+    def start(self, batch: Batch, label: str) -> Callable[[], Exports]:
+        """The batch's renders, started where workers make them; returns what waits."""
+        shown = _Labelled(self.progress, label) if label else self.progress
+        charts = {chart.id: chart for chart, _ in batch}
+        return _start_render(charts, self.png, self.cache, shown, self.pool)
+
+    def files(self, batch: Batch, exports: Exports) -> dict[str, ChartInfo]:
+        """Pass the batch's files to ``add``; what pages need of each chart, by id."""
+        infos = {}
         for chart, key in batch:
-            files, infos[chart.id] = chart_output(chart, exports, urls, settings, png, sources)
+            files, infos[chart.id] = chart_output(
+                chart, exports, self.urls, self.settings, self.png, self.sources
+            )
             for path, content in files.items():
-                products.made_now(path, key, content)
-                add(path, content)
-    return infos
+                self.products.made_now(path, key, content)
+                self.add(path, content)
+        return infos
 
 
-def _render(
+class Charts:
+    """A plan's charts under way (:func:`start_charts`). ``infos``: what pages need of each
+    chart taken from the last build, by id; :meth:`finish` makes the others
+    :data:`CHART_BATCH` at a time (only one batch's renders are in memory), the first
+    batch's renders started at once."""
+
+    def __init__(self, taken: dict[str, ChartInfo], stale: Batch, maker: _Maker) -> None:
+        self.infos = taken
+        self.batches = [stale[i : i + CHART_BATCH] for i in range(0, len(stale), CHART_BATCH)]
+        self.maker = maker
+        self.first = maker.start(self.batches[0], self._label(1)) if self.batches else None
+
+    @property
+    def unmade(self) -> frozenset[str]:
+        """The ids of the charts :meth:`finish` has yet to make."""
+        return frozenset(chart.id for batch in self.batches for chart, _ in batch)
+
+    def finish(self) -> dict[str, ChartInfo]:
+        """Make every chart not taken, passing its files to ``add``; what pages need of
+        every chart, by id."""
+        for number, batch in enumerate(self.batches, 1):
+            renders = self.first if number == 1 and self.first else None
+            exports = (renders or self.maker.start(batch, self._label(number)))()
+            self.infos |= self.maker.files(batch, exports)
+        self.batches, self.first = [], None
+        return self.infos
+
+    def _label(self, number: int) -> str:
+        """Which batch, when there are several ("rendering charts (batch 2 of 13)")."""
+        return f"batch {number} of {len(self.batches)}" if len(self.batches) > 1 else ""
+
+
+def _start_render(
     charts: Mapping[str, ChartRef], png: bool, cache: Path, progress: Progress, pool: Pool
-) -> dict[tuple[str, str], bytes]:
-    """The renders of ``charts`` (see :func:`chart_specs`). Without running workers, a few
-    go in batches that render_charts renders in this process, whose renderer is warm (a
-    worker costs ~0.5 s to start: an edit in serve); many go to render_charts whole, which
-    spreads them over worker processes."""
+) -> Callable[[], Exports]:
+    """The renders of ``charts`` (see :func:`chart_specs`), started if workers make them;
+    returns what waits for them. Without running workers, a few go in batches that
+    render_charts renders in this process, whose renderer is warm (a worker costs ~0.5 s
+    to start: an edit in serve); many go to render_charts whole, which spreads them over
+    worker processes."""
     items = sorted(chart_specs(charts).items())
-    size = IN_PROCESS_BATCH if not pool.started and len(items) <= MANY_RENDERS else len(items) or 1
-    exports: dict[tuple[str, str], bytes] = {}
-    for start in range(0, len(items), size):
-        batch = dict(items[start : start + size])
-        exports |= render_charts(
-            batch,
-            ("svg", "png") if png else ("svg",),
-            cache,
-            progress,
-            svg_only=frozenset(cid for cid in batch if cid.endswith(PHONE)),
-            pool=pool,
-        )
-    return exports
+    formats = ("svg", "png") if png else ("svg",)
+
+    def start(batch: list[tuple[str, JsonObject]]) -> Renders:
+        phone = frozenset(cid for cid, _ in batch if cid.endswith(PHONE))
+        return start_renders(dict(batch), formats, cache, progress, phone, pool)
+
+    if pool.started or len(items) > MANY_RENDERS:
+        return start(items).exports
+
+    def in_process() -> Exports:
+        exports: Exports = {}
+        for at in range(0, len(items), IN_PROCESS_BATCH):
+            exports |= start(items[at : at + IN_PROCESS_BATCH]).exports()
+        return exports
+
+    return in_process
 
 
 def _text(content: Content) -> str:

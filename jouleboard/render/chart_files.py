@@ -29,8 +29,9 @@ import tempfile
 import threading
 import time
 import xml.parsers.expat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -588,53 +589,91 @@ def _store_made(path: Path, done: Future[bytes]) -> None:
             _store(path, done.result())
 
 
-def _run(
-    jobs: list[tuple[str, str | None, bool]],
-    progress: Progress = SILENT,
-    pool: Pool | None = None,
-) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
-    """``(index in jobs, result)`` for every job, in completion order. Enough work (or any,
-    once ``pool`` runs) is spread over worker processes, the biggest specs first so no core
-    idles at the end; a few jobs render in this process (a worker costs ~0.5 s to start),
-    except those that need the system's fonts (see :func:`bundled_font_suffices`)."""
-    renders = [(job[1] is None) + job[2] for job in jobs]
-    started = pool is not None and pool.started
-    here = not started and (sum(renders) < _PARALLEL_FROM or _workers() < 2)
-    system = [not bundled_font_suffices(job[0]) for job in jobs]
-    with contextlib.ExitStack() as stack:
-        if pool is None:
-            pool = stack.enter_context(Pool())  # starts no worker until one is asked for
-        futures = {
-            pool.submit(_render, jobs[i], system_fonts=system[i]): i
+class _Jobs:
+    """Render jobs under way: every one given to the workers when they are made, if ``pool``
+    runs; :meth:`results` gives ``(index in jobs, result)`` for every job, in completion
+    order. Enough work (or any, once ``pool`` runs) is spread over worker processes, the
+    biggest specs first so no core idles at the end; a few jobs render in this process (a
+    worker costs ~0.5 s to start), except those that need the system's fonts (see
+    :func:`bundled_font_suffices`). Without a ``pool``, the jobs go to one of their own when
+    :meth:`results` is read."""
+
+    def __init__(
+        self,
+        jobs: list[tuple[str, str | None, bool]],
+        progress: Progress = SILENT,
+        pool: Pool | None = None,
+    ) -> None:
+        self.jobs, self.progress, self.pool = jobs, progress, pool
+        self.renders = [(job[1] is None) + job[2] for job in jobs]
+        started = pool is not None and pool.started
+        self.here = not started and (sum(self.renders) < _PARALLEL_FROM or _workers() < 2)
+        self.system = [not bundled_font_suffices(job[0]) for job in jobs]
+        self.futures = self._submit(pool) if pool is not None else None
+
+    def _submit(self, pool: Pool) -> dict[Future[tuple[bytes | None, bytes | None]], int]:
+        jobs = self.jobs
+        return {
+            pool.submit(_render, jobs[i], system_fonts=self.system[i]): i
             for i in sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
-            if system[i] or not here
+            if self.system[i] or not self.here
         }
-        if here:
-            for index, job in enumerate(jobs):
-                if not system[index]:
-                    yield index, _render_here(job)
-                    progress.advance(renders[index])
-        for future in as_completed(futures):
-            index = futures[future]
-            yield index, future.result()
-            progress.advance(renders[index])
+
+    def results(self) -> Iterator[tuple[int, tuple[bytes | None, bytes | None]]]:
+        with contextlib.ExitStack() as stack:
+            futures = self.futures
+            if futures is None:  # starts no worker until one is asked for
+                futures = self._submit(stack.enter_context(Pool()))
+            if self.here:
+                for index, job in enumerate(self.jobs):
+                    if not self.system[index]:
+                        yield index, _render_here(job)
+                        self.progress.advance(self.renders[index])
+            for future in as_completed(futures):
+                index = futures[future]
+                yield index, future.result()
+                self.progress.advance(self.renders[index])
 
 
-def render_charts(
+@dataclass
+class Renders:
+    """The static exports of charts, under way: see :func:`start_renders`."""
+
+    cache: Path
+    texts: dict[str, str]  # chart id -> its spec, as the cache keys it
+    paths: dict[tuple[str, str], Path]  # (chart id, format) -> its cache entry
+    found: dict[tuple[str, str], bytes]  # the exports made so far
+    wanted: Sequence[str]  # the formats asked for
+    same: dict[str, list[str]]  # spec -> the charts it draws
+    missing: list[str]  # the chart drawn for each job
+    jobs: _Jobs
+
+    def exports(self) -> dict[tuple[str, str], bytes]:
+        """``(chart id, format) -> bytes`` (SVG text, 2x PNG), once every render is made;
+        new ones are stored in the cache as they arrive."""
+        found, same = self.found, self.same
+        for index, (svg, png) in self.jobs.results():
+            cid = self.missing[index]
+            if svg is not None and (reason := svg_refusal(svg)) is not None:
+                raise ValidationFailed([unsafe_render(self.cache, cid, reason)])
+            for fmt, content in (("svg", svg), ("png", png)):
+                if content is not None:
+                    _store(self.paths[(cid, fmt)], content)
+                    found.update({(twin, fmt): content for twin in same[self.texts[cid]]})
+        return dict(sorted((k, v) for k, v in found.items() if k[1] in self.wanted))
+
+
+def start_renders(
     specs: Mapping[str, JsonObject],
     formats: tuple[str, ...] = ("svg", "png"),
     cache: Path = DEFAULT_CACHE,
     progress: Progress = SILENT,
     svg_only: frozenset[str] = frozenset(),
     pool: Pool | None = None,
-) -> dict[tuple[str, str], bytes]:
-    """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
-
-    Every chart missing from the cache is one job (its SVG, then the PNG rasterised from
-    it, except for the ids in ``svg_only``, e.g. phone renders); jobs run across the cores.
-    Cached entries are checked on read, new ones stored as they arrive. ``progress`` counts
-    the renders (an SVG and a PNG are one each); ``pool``: worker processes to use.
-    """
+) -> Renders:
+    """Static exports of each chart, started: see :func:`render_charts`. When ``pool``'s
+    workers run, the renders are theirs from now on, and the caller can do other work
+    before it asks for :meth:`Renders.exports`."""
     texts = {cid: dumps_canonical(spec) for cid, spec in specs.items()}
     root = cache / _ENTRIES
     wanted = [fmt for fmt in ("svg", "png") if fmt in formats]
@@ -666,15 +705,26 @@ def render_charts(
         for cid in missing
     ]
     progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
-    for index, (svg, png) in _run(jobs, progress, pool):
-        cid = missing[index]
-        if svg is not None and (reason := svg_refusal(svg)) is not None:
-            raise ValidationFailed([unsafe_render(cache, cid, reason)])
-        for fmt, content in (("svg", svg), ("png", png)):
-            if content is not None:
-                _store(paths[(cid, fmt)], content)
-                found.update({(twin, fmt): content for twin in same[texts[cid]]})
-    return dict(sorted((k, v) for k, v in found.items() if k[1] in wanted))
+    under_way = _Jobs(jobs, progress, pool)
+    return Renders(cache, texts, paths, found, wanted, same, missing, under_way)
+
+
+def render_charts(
+    specs: Mapping[str, JsonObject],
+    formats: tuple[str, ...] = ("svg", "png"),
+    cache: Path = DEFAULT_CACHE,
+    progress: Progress = SILENT,
+    svg_only: frozenset[str] = frozenset(),
+    pool: Pool | None = None,
+) -> dict[tuple[str, str], bytes]:
+    """Static exports of each chart: ``(chart id, format) -> bytes`` (SVG text, 2x PNG).
+
+    Every chart missing from the cache is one job (its SVG, then the PNG rasterised from
+    it, except for the ids in ``svg_only``, e.g. phone renders); jobs run across the cores.
+    Cached entries are checked on read, new ones stored as they arrive. ``progress`` counts
+    the renders (an SVG and a PNG are one each); ``pool``: worker processes to use.
+    """
+    return start_renders(specs, formats, cache, progress, svg_only, pool).exports()
 
 
 def unsafe_render(cache: Path, chart_id: str, reason: str) -> Problem:
