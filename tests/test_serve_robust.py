@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -171,7 +172,18 @@ def interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_serve(data: Path, out: Path) -> tuple[subprocess.Popen[str], list[str]]:
+class Lines(list[str]):
+    """Serve's output, line by line, as a thread reads it."""
+
+    reader: threading.Thread
+
+    def complete(self) -> Lines:
+        """All of it, once serve has ended (its last lines may still be on their way)."""
+        self.reader.join(timeout=30)
+        return self
+
+
+def start_serve(data: Path, out: Path) -> tuple[subprocess.Popen[str], Lines]:
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -192,16 +204,15 @@ def start_serve(data: Path, out: Path) -> tuple[subprocess.Popen[str], list[str]
         text=True,
         preexec_fn=interruptible,
     )
-    lines: list[str] = []
+    lines = Lines()
 
     def read() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
             lines.append(line)
 
-    import threading
-
-    threading.Thread(target=read, daemon=True).start()
+    lines.reader = threading.Thread(target=read, daemon=True)
+    lines.reader.start()
     return proc, lines
 
 
@@ -280,6 +291,7 @@ def test_serve_never_rebuilds_because_of_its_own_output(project: Path) -> None:
             time.sleep(0.1)
         if proc.poll() is not None:  # refused: one line, nothing built into the data
             proc.wait(timeout=30)
+            lines = lines.complete()  # the reader may not have taken its one line yet
             assert proc.returncode == 1 and "Traceback" not in "".join(lines)
             assert len(lines) == 1 and "preview" in lines[0]
             assert not (data / "preview").exists()

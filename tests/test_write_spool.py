@@ -104,13 +104,13 @@ def test_charts_rendered_in_batches_make_the_same_site(
     monkeypatch.setattr(outputs, "CHART_BATCH", 3)
     monkeypatch.setattr(write, "_MEMORY_LIMIT", 0)
     batches: list[int] = []
-    render_charts = outputs.render_charts
+    start_renders = outputs.start_renders
 
     def counted(specs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         batches.append(len(specs))
-        return render_charts(specs, *args, **kwargs)
+        return start_renders(specs, *args, **kwargs)
 
-    monkeypatch.setattr(outputs, "render_charts", counted)
+    monkeypatch.setattr(outputs, "start_renders", counted)
     build_site(GOLDEN_DATA, tmp_path / "batched", project=REPO)
     assert _tree(tmp_path / "batched") == _tree(golden_site)
     assert len(batches) > 1 and max(batches) <= 2 * 3  # each chart and its phone render
