@@ -171,26 +171,6 @@ def chart_key(chart: ChartRef, context: object, basis: str) -> str:
     return key_of((chart, context), basis)
 
 
-def add_charts(
-    add: Add,
-    charts: Mapping[str, ChartRef],
-    urls: Urls,
-    settings: SiteSettings,
-    png: bool,
-    products: Products,
-    basis: str,
-    cache: Path,
-    pool: Pool,
-    progress: Progress = SILENT,
-    sources: str = "",
-) -> dict[str, ChartInfo]:
-    """Pass every file of ``charts`` to ``add`` (see :func:`start_charts`); returns what
-    pages need of each chart, by id."""
-    return start_charts(
-        add, charts, urls, settings, png, products, basis, cache, pool, progress, sources
-    ).finish()
-
-
 def start_charts(
     add: Add,
     charts: Mapping[str, ChartRef],

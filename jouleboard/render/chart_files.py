@@ -604,7 +604,7 @@ class _Jobs:
         progress: Progress = SILENT,
         pool: Pool | None = None,
     ) -> None:
-        self.jobs, self.progress, self.pool = jobs, progress, pool
+        self.jobs, self.progress = jobs, progress
         self.renders = [(job[1] is None) + job[2] for job in jobs]
         started = pool is not None and pool.started
         self.here = not started and (sum(self.renders) < _PARALLEL_FROM or _workers() < 2)
