@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jouleboard.core.console import Progress
 from jouleboard.render.chart_files import Pool, _ready, render_charts, stable_ids
+from tests.test_serve_robust import interruptible
 
 
 def _bars(labels: list[str]) -> dict:
@@ -146,6 +147,7 @@ def test_ctrl_c_stops_the_chart_workers_without_a_word_from_them(tmp_path: Path)
         text=True,
         timeout=120,
         start_new_session=True,  # its own process group: the Ctrl-C reaches no one else
+        preexec_fn=interruptible,  # Ctrl-C as at a terminal, however pytest was started
     )
     assert done.stdout.startswith("interrupted, stopped in "), done.stdout + done.stderr
     assert float(done.stdout.split()[-2]) < 30, done.stdout  # the 60 s job was not awaited

@@ -20,10 +20,13 @@ READ = """() => ({
   texts: Array.from(document.querySelectorAll('figure.chart .vega svg .role-mark text'),
                     (t) => t.textContent).filter(Boolean),
 })"""
-ALL_IN = """(colour) => {
-  const labels = document.querySelectorAll('figure.chart .vega svg .role-axis-label text');
+# Every one of the figures is drawn live, all its axis labels in ``colour`` (a page draws its
+# live charts one by one: waiting for any label saw the scatter drawn before the bars).
+ALL_IN = """([figures, colour]) => figures.every((id) => {
+  const labels = document.querySelectorAll(`#${id} .vega svg .role-axis-label text`);
   return labels.length > 0 && Array.from(labels).every((t) => t.getAttribute('fill') === colour);
-}"""
+})"""
+LIVE = ["chart-top--gpqa", "chart-configurations--gpqa"]  # the charts the view draws live
 
 
 def test_a_live_chart_is_drawn_again_when_the_scheme_changes(
@@ -33,12 +36,12 @@ def test_a_live_chart_is_drawn_again_when_the_scheme_changes(
     with taken_tab(request, shared_tabs, site_url, **options) as rec:
         # A deadline of the reader's own: the task page draws its charts live, for that view.
         rec.goto("/tasks/gpqa/?deadline=100")
-        rec.page.wait_for_function(ALL_IN, arg=AXIS_GREY)
+        rec.page.wait_for_function(ALL_IN, arg=[LIVE, AXIS_GREY])
         before = rec.page.evaluate(READ)
         assert len(before["fills"]) > 5 and any("(#" in t for t in before["texts"]), before
         for scheme, colour in (("dark", DARK_TEXT), ("light", AXIS_GREY)):
             rec.page.emulate_media(color_scheme=scheme)
-            rec.page.wait_for_function(ALL_IN, arg=colour)
+            rec.page.wait_for_function(ALL_IN, arg=[LIVE, colour])
             after = rec.page.evaluate(READ)
             assert after["texts"] == before["texts"], scheme  # the same view, redrawn
             assert len(after["fills"]) == len(before["fills"]), scheme
