@@ -94,7 +94,8 @@ def build(
     that build (serve knows; anything else: everything). ``waiting``: output paths a
     browser waits for; they are rendered first and given to ``publish`` with the files
     they use, before the whole site is committed. ``one_shot``: the process ends after
-    this build (the command line), so a chart worker starts while the data loads.
+    this build (the command line), so a rebuild whose measurements changed readies a chart
+    worker while the data loads.
     """
     state = state if state is not None else State()
     target = output_folder(
