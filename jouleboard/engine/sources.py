@@ -88,14 +88,17 @@ def check_links(plan: Plan, urls: Urls, sources: Sources, data_dir: Path, projec
     pages, registry descriptions and notes, the attribution) that names nothing ``plan``
     makes or static/ publishes (jouleboard/plan/links.py)."""
     found = link_problems(
-        plan, urls, markdown_sources(sources, data_dir, project), static_paths(project)
+        plan, urls, markdown_sources(sources, data_dir, project, urls), static_paths(project)
     )
     if found:
         raise ValidationFailed(found)
 
 
-def markdown_sources(sources: Sources, data_dir: Path, project: Path) -> list[MarkdownSource]:
-    """The markdown the site's authors wrote, each with the file messages name."""
+def markdown_sources(
+    sources: Sources, data_dir: Path, project: Path, urls: Urls
+) -> list[MarkdownSource]:
+    """The markdown the site's authors wrote, each with the file messages name. A content
+    page's text is on its own page only (so no walk of every page looks for it)."""
     registry = sources.data.registry
     names = {
         name: shown_path(data_dir / name)
@@ -108,10 +111,10 @@ def markdown_sources(sources: Sources, data_dir: Path, project: Path) -> list[Ma
     out = registry_sources(registry, names)
     about = project / "content" / "about.md"
     if sources.about is not None and os.path.lexists(about):  # the site's, not jouleboard's
-        out.append(MarkdownSource(shown_path(about), "", sources.about))
+        out.append(MarkdownSource(shown_path(about), "", sources.about, (urls.about,)))
     for page in sources.pages:  # its text starts after the title line
         path = shown_path(project / "content" / f"{page.name}.md")
-        out.append(MarkdownSource(path, "", page.markdown, first_line=2))
+        out.append(MarkdownSource(path, "", page.markdown, (urls.page(page.name),), first_line=2))
     return out
 
 
