@@ -231,9 +231,9 @@ def field_cell(f: Field, c: Tabled, values: Mapping[str, Scalar], urls: Urls) ->
     if f.show == "provenance":
         return provenance_cell(c)
     value = values[f.column.key]
-    if isinstance(value, float):  # a measured value: nearly every one is another
-        return Cell(value, show(f.show, value))
-    return _shared_cell(f.show, value)
+    if value is None or isinstance(value, str | int):  # a float: nearly every one differs
+        return _shared_cell(f.show, value)
+    return Cell(value, show(f.show, value))
 
 
 @functools.lru_cache(maxsize=SHARED_CELLS, typed=True)  # typed: 1, 1.0 and True differ
