@@ -5,6 +5,8 @@ export differently)."""
 
 from __future__ import annotations
 
+import pytest
+
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import plan_site
@@ -30,6 +32,7 @@ def tables(value: object) -> list[Table]:
     return found
 
 
+@pytest.mark.slow  # plans the golden site
 def test_equal_cells_of_repeating_columns_are_one_object() -> None:
     """In the tables of configurations (every model page's, and the tasks' rankings)."""
     urls = Urls()
