@@ -290,7 +290,8 @@ def test_a_file_changed_after_the_digest_is_kept_under_the_bytes_parsed(
     path.write_text(json.dumps(doc))  # after the digest, before the read
     reads = KeptReads(tmp_path / "kept", seen)
     file = reads.read(path, data.resolve(), registered())
-    sha, kept_file = reads.reads[os.path.abspath(path)]
+    reads.keep()
+    sha, kept_file = kept.recall(tmp_path / "kept")[1][os.path.abspath(path)]
     assert sha == hashlib.sha256(path.read_bytes()).digest() != seen.files[os.path.abspath(path)]
     assert kept_file == kept.pickled(file)  # what the new bytes parsed to
     assert file == dataset.read_measurement(path, data.resolve(), registered())  # the new bytes
@@ -408,3 +409,50 @@ def test_no_load_holds_every_parsed_file_at_once(
     build(project)  # takes every other file from the kept reads
     assert len(alive) == 2 * FILES
     assert max(alive) <= 2
+
+
+def test_each_read_is_on_disk_as_soon_as_it_is_parsed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept reads are written as the files are read, never held until the load ends
+    (at 100,000 configurations ~250 MB, and as much again to pickle them as one): when a
+    file is parsed, the pickles of the files before it are in the file being written."""
+    written: list[tuple[int, int]] = []  # (pickled bytes so far, the file being written's size)
+    so_far = 0
+    real = kept.pickled
+
+    def measuring(file: dataset.MeasurementFile) -> bytes:
+        nonlocal so_far
+        parts = list((project / "cache" / kept.FOLDER).glob(".*.part"))
+        assert len(parts) == 1, parts  # one build, one file being written
+        written.append((so_far, parts[0].stat().st_size))
+        data = real(file)
+        so_far += len(data)
+        return data
+
+    monkeypatch.setattr(kept, "pickled", measuring)
+    build(project)
+    assert len(written) == FILES and written[-1][0] > 50_000
+    # Flushed in the writer's buffer at most (8 KiB here), never the whole load's.
+    assert all(size >= pickled - 2 * 8192 for pickled, size in written), written
+    reads = kept.recall(kept_path(project))[1]
+    assert sorted(reads) == sorted(
+        os.path.abspath(p) for p in (project / "data" / "measurements").rglob("*.json")
+    )
+    assert not list((project / "cache" / kept.FOLDER).glob(".*.part"))
+
+
+def test_a_killed_builds_unfinished_file_goes_once_it_is_a_day_old(project: Path) -> None:
+    """kill -9 during a load leaves the kept file it was writing; the next build that keeps
+    its reads deletes such a file once it is a day old (a younger one may be another build's,
+    still being written)."""
+    folder = project / "cache" / kept.FOLDER
+    folder.mkdir(parents=True)
+    old, young = folder / ".killed.part", folder / ".running.part"
+    for part in (old, young):
+        part.write_bytes(b"partial")
+    day = 24 * 3600
+    os.utime(old, (old.stat().st_atime - day - 60, old.stat().st_mtime - day - 60))
+    build(project)
+    assert not old.exists() and young.exists()
+    assert len(kept.recall(kept_path(project))[1]) == FILES

@@ -20,14 +20,17 @@ jouleboard/engine/kept_templates.py are kept and trusted by the same rule.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import os
 import pickle
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from jouleboard.engine.fingerprint import in_package
 
@@ -35,10 +38,11 @@ if TYPE_CHECKING:
     from jouleboard.kinds import Kinds
     from jouleboard.loading.dataset import MeasurementFile
 
-_MAGIC = b"jouleboard-kept-reads-2\n"
+_MAGIC = b"jouleboard-kept-reads-3\n"
 FOLDER = "kept-1"  # in the chart cache
-_CAP = 1024 * 1024 * 1024  # bytes; the 100k synthetic data set keeps ~130 MB
+_CAP = 1024 * 1024 * 1024  # bytes; the 100k synthetic data set keeps ~250 MB
 _OUTPUTS = 8  # kept for the outputs built last; older ones are deleted
+_STALE_SECONDS = 24 * 3600  # a file being written this long ago was left by a killed build
 
 # By absolute path: the sha256 of the bytes parsed, and what they parsed to, pickled (a
 # parsed file takes ~6x the memory as objects: each is unpickled when it is used, so
@@ -95,15 +99,83 @@ def _source(kind: object) -> str | None:
 
 
 def recall(path: Path) -> tuple[str, Reads]:
-    """The basis and reads kept at ``path``; ("", {}) when there are none to trust."""
+    """The basis and reads kept at ``path`` (:class:`Writer`); ("", {}) when there are none
+    to trust."""
     payload = trusted_payload(path, _MAGIC)
     if payload is None:
         return "", {}
+    frames = io.BytesIO(payload)
+    unpickler = pickle.Unpickler(frames)
+    reads: Reads = {}
     try:
-        kept_basis, reads = pickle.loads(payload)
+        kept_basis = unpickler.load()
+        while frames.tell() < len(payload):
+            where, digest, data = unpickler.load()
+            reads[where] = (digest, data)
     except Exception:  # written by a build whose classes have since changed: unusable
         return "", {}
     return kept_basis, reads
+
+
+class Writer:
+    """One build's reads, written to the kept file ``path`` as they come: the basis, then
+    each ``(path, sha256, pickled file)``, a pickle each. A build never holds them all (at
+    100,000 configurations ~250 MB, and as much again to pickle them as one). :meth:`commit`
+    puts the file in place, its checksum in its header; :meth:`discard` drops it. Failing
+    to write (a read-only cache, a full disk) costs the next build its shortcut, nothing
+    else."""
+
+    def __init__(self, path: Path, kept_basis: str) -> None:
+        self.path = path
+        self.file: BinaryIO | None = None
+        self.temporary: Path | None = None
+        self.digest = hashlib.sha256()
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
+            self.temporary = Path(name)
+            self.file = os.fdopen(fd, "wb")
+            self.file.write(_MAGIC + b"0" * 64 + b"\n")  # the checksum's place
+        except OSError:
+            self.discard()
+        self._frame(kept_basis)
+
+    def add(self, where: str, digest: bytes, data: bytes) -> None:
+        self._frame((where, digest, data))
+
+    def _frame(self, value: object) -> None:
+        if self.file is None:
+            return
+        frame = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self.file.write(frame)
+        except OSError:
+            self.discard()
+            return
+        self.digest.update(frame)
+
+    def commit(self) -> None:
+        if self.file is None or self.temporary is None:
+            return
+        try:
+            self.file.seek(len(_MAGIC))
+            self.file.write(self.digest.hexdigest().encode())
+            self.file.close()
+            self.file = None
+            os.replace(self.temporary, self.path)
+            self.temporary = None
+            _prune(self.path, _OUTPUTS)
+        except OSError:
+            self.discard()
+
+    def discard(self) -> None:
+        if self.file is not None:
+            with contextlib.suppress(OSError):
+                self.file.close()
+            self.file = None
+        if self.temporary is not None:
+            self.temporary.unlink(missing_ok=True)
+            self.temporary = None
 
 
 def trusted_payload(path: Path, magic: bytes) -> bytes | None:
@@ -136,13 +208,6 @@ def _trusted(info: os.stat_result) -> bool:
     )
 
 
-def keep(path: Path, kept_basis: str, reads: Reads) -> None:
-    """Write the reads for the next build, atomically. Failing to (a read-only cache, a
-    full disk) costs the next build its shortcut, nothing else."""
-    payload = pickle.dumps((kept_basis, reads), protocol=pickle.HIGHEST_PROTOCOL)
-    write_kept(path, _MAGIC, payload, _OUTPUTS)
-
-
 def write_kept(path: Path, magic: bytes, payload: bytes, newest: int) -> None:
     """Write ``magic``, the checksum of ``payload`` and ``payload`` to ``path`` atomically,
     in a folder only this user may enter, then delete all but the ``newest`` files of the
@@ -159,10 +224,18 @@ def write_kept(path: Path, magic: bytes, payload: bytes, newest: int) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        kept = sorted(
-            path.parent.glob(f"*{path.suffix}"), key=lambda p: (p.stat().st_mtime_ns, p.name)
-        )
-        for old in kept[:-newest]:
-            old.unlink(missing_ok=True)
+        _prune(path, newest)
     except OSError:
         return
+
+
+def _prune(path: Path, newest: int) -> None:
+    """Delete all but the ``newest`` files of ``path``'s folder with its suffix, and the
+    files being written there that a killed build left (a day old)."""
+    kept = sorted(path.parent.glob(f"*{path.suffix}"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+    for old in kept[:-newest]:
+        old.unlink(missing_ok=True)
+    for part in path.parent.glob(".*.part"):
+        with contextlib.suppress(OSError):
+            if time.time() - part.stat().st_mtime > _STALE_SECONDS:
+                part.unlink()

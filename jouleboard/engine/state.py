@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from jouleboard.config.registry import Registry
     from jouleboard.core.problems import Problem
     from jouleboard.engine.fingerprint import Seen
-    from jouleboard.engine.kept import Reads
     from jouleboard.engine.sources import Sources
     from jouleboard.kinds import Kinds
     from jouleboard.kinds.base import Record
@@ -237,7 +236,7 @@ class KeptReads:
         self.changed = changed  # None once called
         self.basis: str | None = None  # this build's, once the kinds are known
         self.earlier_basis, self.earlier = kept.recall(path)  # the earlier process's
-        self.reads: Reads = {}
+        self.writer: kept.Writer | None = None  # this build's reads, for the next process
         self.parsed = 0  # files parsed anew
         if any(seen.files.get(where) != last[0] for where, last in self.earlier.items()):
             self._changed()  # a file read last time is edited or gone
@@ -249,13 +248,15 @@ class KeptReads:
 
         if self.basis is None:
             self.basis = kept.basis(self.seen.code, data_root, known)
+            if self.basis:
+                self.writer = kept.Writer(self.path, self.basis)
         where = os.path.abspath(path)
         if self._rebuild():
             last = self.earlier.get(where)
             if last is not None and last[0] == self.seen.files.get(where):
                 file = kept.unpickled(last[1])
                 if file is not None:
-                    self.reads[where] = last
+                    self._keep(where, *last)
                     return file
         self.parsed += 1
         try:
@@ -263,14 +264,25 @@ class KeptReads:
         except FileRefused:  # read_measurement says why
             return read_measurement(path, data_root, known)
         file = read_measurement(path, data_root, known, raw)
-        self.reads[where] = (hashlib.sha256(raw).digest(), kept.pickled(file))
+        self._keep(where, hashlib.sha256(raw).digest(), kept.pickled(file))
         if self._rebuild() and not file.problems:
             self._changed()  # a new file (an edited one has called it)
         return file
 
+    def _keep(self, where: str, digest: bytes, data: bytes) -> None:
+        if self.writer is not None:
+            self.writer.add(where, digest, data)
+
     def keep(self) -> None:
-        if self.basis and self.parsed:
-            kept.keep(self.path, self.basis, self.reads)
+        """Put this build's reads in place for the next process if it parsed a file anew
+        (else the kept ones are still the same)."""
+        if self.writer is None:
+            return
+        if self.parsed:
+            self.writer.commit()
+        else:
+            self.writer.discard()
+        self.writer = None
 
     def _rebuild(self) -> bool:
         """The earlier reads are this build's to take: the same code, versions and kinds."""
