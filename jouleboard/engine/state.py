@@ -256,7 +256,8 @@ class KeptReads:
             if last is not None and last[0] == self.seen.files.get(where):
                 file = kept.unpickled(last[1])
                 if file is not None:
-                    self._keep(where, *last)
+                    if self.writer is not None:
+                        self.writer.add(where, *last)
                     return file
         self.parsed += 1
         try:
@@ -264,14 +265,11 @@ class KeptReads:
         except FileRefused:  # read_measurement says why
             return read_measurement(path, data_root, known)
         file = read_measurement(path, data_root, known, raw)
-        self._keep(where, hashlib.sha256(raw).digest(), kept.pickled(file))
+        if self.writer is not None:  # not pickled when nothing is kept (a site's kinds)
+            self.writer.add(where, hashlib.sha256(raw).digest(), kept.pickled(file))
         if self._rebuild() and not file.problems:
             self._changed()  # a new file (an edited one has called it)
         return file
-
-    def _keep(self, where: str, digest: bytes, data: bytes) -> None:
-        if self.writer is not None:
-            self.writer.add(where, digest, data)
 
     def keep(self) -> None:
         """Put this build's reads in place for the next process if it parsed a file anew
