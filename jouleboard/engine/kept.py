@@ -10,12 +10,12 @@ so a kept file is one a clean build parses the same. Kinds from outside the pack
 site's kinds, kinds registered from Python) are code the basis cannot see: then nothing is
 kept.
 
-The kept state is a pickle, so it lives in the chart cache (the user's own, by default
-``~/.cache/jouleboard``), one file per output folder, never beside an output folder that
-others may write to; it is read only when it is a regular file owned by this user that no
-one else may write, whose checksum matches. A missing, damaged or foreign one is ignored:
-the build reads everything, as it would without it. The compiled templates of
-jouleboard/engine/kept_templates.py are kept and trusted by the same rule.
+The kept state is pickles (one per file read), so it lives in the chart cache (the user's
+own, by default ``~/.cache/jouleboard``), one file per output folder, never beside an
+output folder that others may write to; it is read only when it is a regular file owned by
+this user that no one else may write, whose checksum matches. A missing, damaged or foreign
+one is ignored: the build reads everything, as it would without it. The compiled templates
+of jouleboard/engine/kept_templates.py are kept and trusted by the same rule.
 """
 
 from __future__ import annotations
