@@ -9,8 +9,11 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import pytest
 
 from jouleboard.core.console import Progress
 from jouleboard.render.chart_files import Pool, _ready, render_charts, stable_ids
@@ -101,7 +104,12 @@ def _alive(pid: int) -> bool:
 def test_chart_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
     script = tmp_path / "killed_build.py"  # a file: spawned workers re-import the main module
     script.write_text(_KILLED_BUILD)
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},  # what the killed build leaves stays here
+    )
     try:
         assert proc.stdout is not None
         workers = [int(pid) for pid in proc.stdout.readline().split()]
@@ -162,6 +170,28 @@ def test_a_worker_that_only_started_is_stopped_not_awaited() -> None:
         pool.submit(_ready)
         workers = list(pool.executor()._processes.values())
     assert [w.exitcode for w in workers] == [-signal.SIGTERM]
+
+
+def test_a_worker_stopped_while_it_starts_leaves_nothing_in_the_temp_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker starts its renderer with a font configuration that hides the system's fonts.
+    When that configuration was the worker's own temporary folder, a worker stopped while it
+    started (as above) left its folder behind: 970 of them in this machine's /tmp."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the workers' temp folder
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # and this process's
+    with Pool() as pool:
+        pool.submit(_ready)
+        (worker,) = pool.executor()._processes.values()
+        maps = Path(f"/proc/{worker.pid}/maps")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+            list(tmp_path.glob("jouleboard-fonts-*")) and "vl_convert" in maps.read_text()
+        ):  # inside the renderer's start: vl-convert loaded, its fonts configured
+            time.sleep(0.01)
+        assert "vl_convert" in maps.read_text() and list(tmp_path.glob("jouleboard-fonts-*"))
+    assert worker.exitcode == -signal.SIGTERM  # stopped, not ended by itself
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_failed_build_still_awaits_the_job_a_worker_runs() -> None:

@@ -158,37 +158,42 @@ def bundled_font_suffices(spec_json: str) -> bool:
     return spec_json.isascii() or _BUNDLED_FONT_CHARS.issuperset(spec_json)
 
 
+def _no_fonts_config(folder: Path) -> Path:
+    """Write into ``folder`` a font configuration that lists one empty folder: a font
+    database made while FONTCONFIG_FILE names it sees no system font."""
+    empty = folder / "none"
+    empty.mkdir(exist_ok=True)
+    config = folder / "fonts_config.xml"
+    folders = f"<dir>{html.escape(str(empty), quote=False)}</dir>"
+    config.write_text(
+        f'<?xml version="1.0"?>\n<fontconfig>{folders}</fontconfig>\n', encoding="utf-8"
+    )
+    return config
+
+
 @contextlib.contextmanager
-def _system_fonts_hidden() -> Iterator[None]:
-    """While inside, a font database that vl-convert creates sees no system font: it is
-    pointed at a font configuration listing one empty folder (removed on the way out)."""
-    with tempfile.TemporaryDirectory(prefix="jouleboard-fonts-") as folder:
-        empty = Path(folder) / "none"
-        empty.mkdir()
-        config = Path(folder) / "fonts_config.xml"
-        folders = f"<dir>{html.escape(str(empty), quote=False)}</dir>"
-        config.write_text(
-            f'<?xml version="1.0"?>\n<fontconfig>{folders}</fontconfig>\n',
-            encoding="utf-8",
-        )
-        before = os.environ.get("FONTCONFIG_FILE")
-        os.environ["FONTCONFIG_FILE"] = str(config)
-        try:
-            yield
-        finally:
-            if before is None:
-                del os.environ["FONTCONFIG_FILE"]
-            else:
-                os.environ["FONTCONFIG_FILE"] = before
+def _fonts_configured(config: Path) -> Iterator[None]:
+    """While inside, FONTCONFIG_FILE names ``config``."""
+    before = os.environ.get("FONTCONFIG_FILE")
+    os.environ["FONTCONFIG_FILE"] = str(config)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["FONTCONFIG_FILE"]
+        else:
+            os.environ["FONTCONFIG_FILE"] = before
 
 
-def _start_renderer(system_fonts: bool) -> None:
+def _start_renderer(fonts_config: Path | None) -> None:
     """Load vl-convert's JavaScript engine and both its font databases (text measurement
-    and rasterising) in this process, with the system's fonts seen or not; once made, a
-    database stays as it is for the life of the process."""
+    and rasterising) in this process: with the system's fonts if ``fonts_config`` is None,
+    else with the fonts that configuration lists (see :func:`_no_fonts_config`). Once
+    made, a database stays as it is for the life of the process, and never reads the
+    configuration again."""
     import vl_convert
 
-    with contextlib.nullcontext() if system_fonts else _system_fonts_hidden():
+    with contextlib.nullcontext() if fonts_config is None else _fonts_configured(fonts_config):
         svg = vl_convert.vegalite_to_svg(
             '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}'
         )
@@ -203,7 +208,8 @@ def _render_here(job: tuple[str, str | None, bool]) -> tuple[bytes | None, bytes
     only given jobs that font suffices for)."""
     global _renderer_here
     if not _renderer_here:
-        _start_renderer(system_fonts=False)
+        with tempfile.TemporaryDirectory(prefix="jouleboard-fonts-") as folder:
+            _start_renderer(_no_fonts_config(Path(folder)))
         _renderer_here = True
     return _render(job)
 
@@ -457,15 +463,15 @@ def _workers() -> int:
     return min(cores, 4)
 
 
-def _start_worker(system_fonts: bool, parent: int) -> None:
-    """A worker's start: its renderer, and a watch that ends it if its build is killed
-    (kill -9 leaves no one to stop it, and it would wait for work forever). A worker ignores
-    Ctrl-C, which its build handles by stopping it (a Ctrl-C in a terminal goes to every
-    process of the build, and a worker it interrupted printed its traceback): see
-    :meth:`Pool.submit`."""
+def _start_worker(fonts_config: str | None, parent: int) -> None:
+    """A worker's start: its renderer (see :func:`_start_renderer`), and a watch that ends
+    it if its build is killed (kill -9 leaves no one to stop it, and it would wait for work
+    forever). A worker ignores Ctrl-C, which its build handles by stopping it (a Ctrl-C in
+    a terminal goes to every process of the build, and a worker it interrupted printed its
+    traceback): see :meth:`Pool.submit`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
-    _start_renderer(system_fonts)
+    _start_renderer(None if fonts_config is None else Path(fonts_config))
 
 
 def _end_with_parent(parent: int) -> None:
@@ -483,10 +489,15 @@ class Pool:
     (a cold build starts them before loading the data, so their ~0.5 s start-up and the
     Vega bundle overlap with loading and planning). Workers use vl-convert's own font;
     the one for charts that need the system's fonts starts only when such a chart comes.
-    Use as a context manager."""
+    Use as a context manager.
+
+    The font configuration that hides the system's fonts from the workers is the pool's,
+    in a temporary folder it removes once they have ended: a worker may be stopped while
+    it starts (a rebuild that draws no chart), and a folder of its own would stay behind."""
 
     def __init__(self) -> None:
         self._executors: dict[bool, ProcessPoolExecutor] = {}  # by "sees system fonts"
+        self._fonts: tempfile.TemporaryDirectory[str] | None = None
         self._bundle: Future[bytes] | None = None
         self._pending: set[Future[Any]] = set()  # jobs not done, but a worker's start
         # The worker processes, kept here: an executor forgets its own when shut down
@@ -506,7 +517,9 @@ class Pool:
             for process in self._workers.values():
                 process.terminate()  # a process already ended is left alone
         for executor in self._executors.values():
-            executor.shutdown(cancel_futures=True)
+            executor.shutdown(cancel_futures=True)  # waits for the workers to end
+        if self._fonts is not None:
+            self._fonts.cleanup()
 
     def release(self) -> None:
         """Tell the workers to end (their memory is freed as they do) without waiting for
@@ -520,13 +533,17 @@ class Pool:
 
     def executor(self, system_fonts: bool = False) -> ProcessPoolExecutor:
         if system_fonts not in self._executors:
+            config = None
+            if not system_fonts:
+                self._fonts = tempfile.TemporaryDirectory(prefix="jouleboard-fonts-")
+                config = str(_no_fonts_config(Path(self._fonts.name)))
             # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and
             # a process forked after it has started deadlocks.
             self._executors[system_fonts] = ProcessPoolExecutor(
                 max_workers=1 if system_fonts else _workers(),
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(system_fonts, os.getpid()),
+                initargs=(config, os.getpid()),
             )
         return self._executors[system_fonts]
 
