@@ -21,6 +21,7 @@ import math
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,8 +47,12 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The exports of real AIPerf runs (quick: 25 s per level, scrapes every 0.05 s)."""
-    out = tmp_path_factory.mktemp("aiperf-runs")
+    """The exports of real AIPerf runs (quick: 25 s per level, scrapes every 0.05 s), in
+    ``runs/``; beside it, ``left-in-temp.json`` lists what they left in the temp folder."""
+    root = tmp_path_factory.mktemp("aiperf")
+    out = root / "runs"
+    out.mkdir()
+    before = set(os.listdir(tempfile.gettempdir()))
     venv = Path(VENV)
     done = subprocess.run(
         [
@@ -68,7 +73,22 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    temp = Path(tempfile.gettempdir())
+    left = sorted(
+        name
+        for name in set(os.listdir(temp)) - before
+        if name.startswith("aiperf") or (temp / name / "aiperf").exists()
+    )  # AIPerf's names: other processes may use the temp folder meanwhile
+    (root / "left-in-temp.json").write_text(json.dumps(left), encoding="utf-8")
     return out
+
+
+def test_the_runs_leave_nothing_in_the_temp_folder(runs: Path) -> None:
+    """AIPerf leaves in the temp folder every run's dataset (``aiperf_mmap_<id>``: 112 of
+    them in this machine's /tmp) and its sockets' folders (``tmp*/aiperf``): make_exports.py
+    gives it a temp folder of its own, removed after the run."""
+    left = json.loads((runs.parent / "left-in-temp.json").read_text(encoding="utf-8"))
+    assert left == []
 
 
 def export(runs: Path, level: int) -> dict:

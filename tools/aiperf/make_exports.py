@@ -121,8 +121,17 @@ def run_case(aiperf: str, case: Case, tokenizer: Path, out: Path, quick: bool) -
     server.state.gpu_samples = case.gpu_samples
     server.state.energy_counter = case.energy_counter
     server.state.fail_every = case.fail_every
-    env = {**os.environ, "HF_HUB_DISABLE_TELEMETRY": "1", **(FAST_SCRAPE if quick else {})}
     with tempfile.TemporaryDirectory(prefix="aiperf-") as tmp:
+        # AIPerf leaves in the temp folder each run's dataset (aiperf_mmap_<id>) and the
+        # folders of its sockets (tmp*/aiperf): its temp folder is this one, removed with
+        # them. (Its sockets' paths must stay under 108 bytes: this folder is short.)
+        env = {
+            **os.environ,
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "TMPDIR": tmp,
+            "AIPERF_DATASET_MMAP_CACHE_DIR": str(Path(tmp) / "mmap-cache"),
+            **(FAST_SCRAPE if quick else {}),
+        }
         artifacts = Path(tmp) / "artifacts"
         command = profile_command(aiperf, server, case, tokenizer, artifacts)
         started = time.monotonic()
