@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import shutil
 import signal
@@ -29,6 +30,11 @@ def tree(root: Path) -> dict[str, str]:
 
 
 def build(data: Path, out: Path) -> subprocess.Popen[bytes]:
+    """A build of ``data`` into ``out``, in a new process whose temp folder is beside
+    ``out``: what a killed build leaves there (its chart workers' font folder) stays with
+    the test's files."""
+    temp = out.parent / "tmp"
+    temp.mkdir(exist_ok=True)
     return subprocess.Popen(
         [
             sys.executable,
@@ -44,6 +50,7 @@ def build(data: Path, out: Path) -> subprocess.Popen[bytes]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, "TMPDIR": str(temp)},
     )
 
 
