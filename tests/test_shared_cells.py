@@ -5,12 +5,14 @@ export differently)."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import plan_site
-from jouleboard.rank.tables import Column, Field, Table, field_cell
+from jouleboard.rank.tables import Cell, Column, Field, Table, field_cell
 from tests.golden.tree import DATA
 
 REPEATING = ("gpu", "weight_precision", "max_num_seqs", "parallel")
@@ -58,3 +60,22 @@ def test_a_shared_cell_keeps_its_values_type() -> None:
     assert [type(c.value) for c in made] == [int, bool, int, float]
     assert [c.display for c in made] == ["1", "True", "1", "1"]
     assert made[0] is made[2] and made[0] is not made[1]
+
+
+@pytest.mark.parametrize("protocol", [2, pickle.HIGHEST_PROTOCOL])
+def test_a_cell_pickles_to_an_equal_cell_of_the_same_types(protocol: int) -> None:
+    """Cells are pickled for the pages' keys (engine/fresh.py) as a tuple of their fields:
+    each field comes back to its own place, with its own type."""
+    cells = [
+        Cell(1, "1"),
+        Cell(True, "True", "/models/a/", "note"),
+        Cell(1.0, "1.0", None, "n"),
+        Cell(None, "–"),
+        Cell("b200", "B200", "/gpus/b200/"),
+    ]
+    back = pickle.loads(pickle.dumps(cells, protocol))
+    assert back == cells
+    for cell, copy in zip(cells, back, strict=True):
+        assert [type(getattr(copy, f)) for f in ("value", "display", "href", "note")] == [
+            type(getattr(cell, f)) for f in ("value", "display", "href", "note")
+        ]

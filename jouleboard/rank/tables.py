@@ -53,6 +53,16 @@ class Cell:
     href: str | None = None
     note: str = ""  # secondary text under the display (e.g. model builder)
 
+    # Pickled as a tuple: every page's key pickles its cells (engine/fresh.py), 28,000 in
+    # the bundled site, and the state dataclasses give a slotted class walks its fields
+    # on every call.
+    def __getstate__(self) -> tuple[str | int | float | None, str, str | None, str]:
+        return (self.value, self.display, self.href, self.note)
+
+    def __setstate__(self, state: tuple[str | int | float | None, str, str | None, str]) -> None:
+        for name, value in zip(("value", "display", "href", "note"), state, strict=True):
+            object.__setattr__(self, name, value)
+
 
 @dataclass(frozen=True, slots=True)
 class RowGroup:
