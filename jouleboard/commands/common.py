@@ -5,17 +5,49 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from jouleboard.core.escape import text_line
-from jouleboard.core.problems import Problem, ValidationFailed
+from jouleboard.core.files import replace_text
+from jouleboard.core.problems import Problem, ValidationFailed, shown_path
+from jouleboard.core.safe_read import FileRefused, read_capped
 
 VERBOSITY = 1  # without -q or -v: stage lines and warnings
 
 
 class UsageError(Exception):
     """A bad command-line value: printed as one line, exit status 2."""
+
+
+# The largest file an --out may name that is read to see whether it is one jouleboard wrote.
+_OUT_FILE_CAP = 16 * 1024 * 1024
+
+
+def refuse_foreign(path: Path, ours: Callable[[str], bool], what: str) -> None:
+    """Refuse an ``--out`` file that is there but is not ``what`` (``ours`` recognises the
+    text an earlier run wrote): another file, a link or a folder is never replaced, as the
+    build never replaces a folder it did not make."""
+    if not (path.is_symlink() or path.exists()):
+        return
+    try:
+        old: str | None = read_capped(path, _OUT_FILE_CAP).decode("utf-8")
+    except (FileRefused, UnicodeDecodeError):
+        old = None
+    if old is None or not ours(old):
+        raise UsageError(
+            f"--out {shown_path(path)} is there and is not {what}; jouleboard replaces "
+            "only a file it wrote: give another file name, or remove this one yourself"
+        )
+
+
+def write_out(path: Path, text: str) -> None:
+    """Write an ``--out`` file whole (see :func:`replace_text`; first
+    :func:`refuse_foreign`)."""
+    try:
+        replace_text(path, text)
+    except OSError as e:
+        raise UsageError(f"cannot write --out {shown_path(path)}: {e.strerror or e}") from None
 
 
 def kind_code_option(parser: argparse.ArgumentParser) -> None:

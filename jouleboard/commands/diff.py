@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jouleboard.commands.common import UsageError, kind_code_option
+from jouleboard.commands.common import UsageError, kind_code_option, refuse_foreign, write_out
 
 HELP = "markdown report of how the rankings would change"
 
@@ -24,13 +24,20 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
         help="relative change of a configuration's energy per output worth listing "
         "(default 0.01: 1%%)",
     )
-    d.add_argument("--out", type=Path, default=None, help="also write the report here")
+    d.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="also write the report here (it replaces only a report it wrote)",
+    )
     kind_code_option(d)
 
 
 def run(args: argparse.Namespace) -> int:
-    from jouleboard.plan.diff import base_data, diff_markdown, load_side
+    from jouleboard.plan.diff import base_data, diff_markdown, is_report, load_side
 
+    if args.out:  # before the work, which may take a while
+        refuse_foreign(args.out, is_report, "a report of jouleboard diff")
     head = load_side(args.data)
     if not Path(args.base).is_dir() and (why := _no_revisions(args.data)) is not None:
         raise UsageError(
@@ -46,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     report = diff_markdown(base, head, args.threshold)
     sys.stdout.write(report)
     if args.out:
-        args.out.write_text(report, encoding="utf-8")
+        refuse_foreign(args.out, is_report, "a report of jouleboard diff")  # still
+        write_out(args.out, report)
     return 1 if head.problems else 0
 
 

@@ -18,7 +18,6 @@ wrote (by path relative to the data folder); the build and validation ignore it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jouleboard.core.files import replace_text
 from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 
@@ -325,19 +325,5 @@ def commit(plan: ImportPlan, data_dir: Path, stale: Sequence[str] = ()) -> Commi
     manifest = read_manifest(data_dir)
     previous = set() if plan.replace_previous else set(manifest.get(plan.importer, []))
     manifest[plan.importer] = sorted((previous - set(stale)) | set(plan.files))
-    _replace_text(data_dir / MANIFEST, json.dumps(dict(sorted(manifest.items())), indent=1) + "\n")
+    replace_text(data_dir / MANIFEST, json.dumps(dict(sorted(manifest.items())), indent=1) + "\n")
     return Committed(tuple(sorted(plan.files)), tuple(stale))
-
-
-def _replace_text(path: Path, text: str) -> None:
-    """Write ``path`` whole by renaming a new file over it: a link there is replaced, never
-    followed, and a reader never sees half a file."""
-    fd, staged = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(staged, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(staged)
-        raise

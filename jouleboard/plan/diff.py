@@ -240,9 +240,18 @@ def _listing(title: str, items: list[str]) -> list[str]:
     return [*lines, ""]
 
 
+REPORT_TITLE = "## Leaderboard changes"
+
+
+def is_report(text: str) -> bool:
+    """Whether ``text`` is a report :func:`diff_markdown` made (``diff --out`` replaces
+    only such a file)."""
+    return text.startswith(REPORT_TITLE + "\n")
+
+
 def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
     """The change report. ``threshold`` is the relative change in J/token worth listing."""
-    out = ["## Leaderboard changes", ""]
+    out = [REPORT_TITLE, ""]
     if head.problems:
         out += [
             f"**The new data does not validate** ({len(head.problems)} problem(s)); "
