@@ -4,6 +4,7 @@ refused with one line and left as it was, before any work is done."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import subprocess
@@ -23,7 +24,7 @@ def refused(result: subprocess.CompletedProcess[str], shown: str, what: str) -> 
     it: relative to the working folder)."""
     assert result.returncode == 2, result
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    assert f"--out {shown} is there and is not {what}; " in result.stderr
+    assert f"--out {shown} is there and is not {what}" in result.stderr
 
 
 def test_schema_refuses_to_replace_a_registry(tmp_path: Path) -> None:
@@ -37,14 +38,25 @@ def test_schema_refuses_to_replace_a_registry(tmp_path: Path) -> None:
     assert sorted(p.name for p in data.iterdir()) == sorted(p.name for p in GOLDEN_DATA.iterdir())
 
 
-def test_schema_replaces_the_schema_it_wrote(tmp_path: Path) -> None:
+def test_schema_replaces_the_schema_it_wrote_keeping_its_permissions(tmp_path: Path) -> None:
     out = tmp_path / "site.schema.json"
     out.write_text('{"$schema": "x", "title": "jouleboard site.yaml", "old": true}')
+    out.chmod(0o600)
     result = jouleboard("schema", "site", "--out", str(out), cwd=tmp_path)
     assert result.returncode == 0, result
     assert out.read_text(encoding="utf-8") == jouleboard("schema", "site").stdout
-    assert stat.S_IMODE(out.stat().st_mode) == 0o644  # as readable as before
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no staged file left
+
+
+def test_a_new_out_file_has_the_permissions_the_umask_gives(tmp_path: Path) -> None:
+    before = os.umask(0o027)
+    try:
+        result = jouleboard("schema", "--out", str(tmp_path / "m.json"), cwd=tmp_path)
+    finally:
+        os.umask(before)
+    assert result.returncode == 0, result
+    assert stat.S_IMODE((tmp_path / "m.json").stat().st_mode) == 0o640
 
 
 def test_schema_refuses_a_link_even_to_its_own_schema(tmp_path: Path) -> None:
@@ -54,6 +66,7 @@ def test_schema_refuses_a_link_even_to_its_own_schema(tmp_path: Path) -> None:
     link.symlink_to(target)
     result = jouleboard("schema", "site", "--out", str(link), cwd=tmp_path)
     refused(result, link.name, "a JSON Schema of jouleboard's")
+    assert "(not a regular file (a symbolic link))" in result.stderr
     assert link.is_symlink() and link.readlink() == target
 
 
@@ -85,6 +98,9 @@ def test_diff_refuses_a_file_not_its_report_and_replaces_its_own(tmp_path: Path)
     refused(result, notes.name, "a report of jouleboard diff")
     assert result.stdout == ""  # refused before the work
     assert notes.read_text() == "## My notes\n"
+    result = jouleboard(*args, "--out", str(tmp_path / "no" / "d.md"), cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""  # refused before the work
+    assert "cannot write --out no/d.md: there is no folder no " in result.stderr
     report = tmp_path / "diff.md"
     report.write_text("## Leaderboard changes\n\nan older report\n")
     result = jouleboard(*args, "--out", str(report), cwd=tmp_path, timeout=120)

@@ -24,26 +24,35 @@ class UsageError(Exception):
 _OUT_FILE_CAP = 16 * 1024 * 1024
 
 
-def refuse_foreign(path: Path, ours: Callable[[str], bool], what: str) -> None:
-    """Refuse an ``--out`` file that is there but is not ``what`` (``ours`` recognises the
-    text an earlier run wrote): another file, a link or a folder is never replaced, as the
-    build never replaces a folder it did not make."""
+def check_out(path: Path, ours: Callable[[str], bool], what: str) -> None:
+    """Refuse, before any work, an ``--out`` file that cannot be written: its folder is
+    missing, or a file is there that is not ``what`` (``ours`` recognises the text an
+    earlier run wrote). Another file, a link or a folder is never replaced, as the build
+    never replaces a folder it did not make."""
+    if not path.parent.is_dir():
+        raise UsageError(
+            f"cannot write --out {shown_path(path)}: there is no folder "
+            f"{shown_path(path.parent)} (No such file or directory)"
+        )
     if not (path.is_symlink() or path.exists()):
         return
+    reason = ""
     try:
-        old: str | None = read_capped(path, _OUT_FILE_CAP).decode("utf-8")
-    except (FileRefused, UnicodeDecodeError):
-        old = None
-    if old is None or not ours(old):
+        old = read_capped(path, _OUT_FILE_CAP).decode("utf-8")
+    except FileRefused as e:
+        reason, old = f" ({e.message})", ""
+    except UnicodeDecodeError:
+        old = ""
+    if reason or not ours(old):
         raise UsageError(
-            f"--out {shown_path(path)} is there and is not {what}; jouleboard replaces "
-            "only a file it wrote: give another file name, or remove this one yourself"
+            f"--out {shown_path(path)} is there and is not {what}{reason}; jouleboard "
+            "replaces only a file it wrote: give another file name, or remove this one "
+            "yourself"
         )
 
 
 def write_out(path: Path, text: str) -> None:
-    """Write an ``--out`` file whole (see :func:`replace_text`; first
-    :func:`refuse_foreign`)."""
+    """Write an ``--out`` file whole (see :func:`replace_text`; first :func:`check_out`)."""
     try:
         replace_text(path, text)
     except OSError as e:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jouleboard.commands.common import UsageError, kind_code_option, refuse_foreign, write_out
+from jouleboard.commands.common import UsageError, check_out, kind_code_option, write_out
 
 HELP = "markdown report of how the rankings would change"
 
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from jouleboard.plan.diff import base_data, diff_markdown, is_report, load_side
 
     if args.out:  # before the work, which may take a while
-        refuse_foreign(args.out, is_report, "a report of jouleboard diff")
+        check_out(args.out, is_report, "a report of jouleboard diff")
     head = load_side(args.data)
     if not Path(args.base).is_dir() and (why := _no_revisions(args.data)) is not None:
         raise UsageError(
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     report = diff_markdown(base, head, args.threshold)
     sys.stdout.write(report)
     if args.out:
-        refuse_foreign(args.out, is_report, "a report of jouleboard diff")  # still
+        check_out(args.out, is_report, "a report of jouleboard diff")  # still
         write_out(args.out, report)
     return 1 if head.problems else 0
 

@@ -32,7 +32,7 @@ def add_arguments(s: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jouleboard.commands.common import UsageError, refuse_foreign, write_out
+    from jouleboard.commands.common import UsageError, check_out, write_out
     from jouleboard.plan.schemas import SCHEMAS, schema_text
 
     if args.name != "all":
@@ -40,13 +40,13 @@ def run(args: argparse.Namespace) -> int:
         if args.out is None:
             sys.stdout.write(text)
         else:
-            refuse_foreign(args.out, is_schema, "a JSON Schema of jouleboard's")
+            check_out(args.out, is_schema, "a JSON Schema of jouleboard's")
             write_out(args.out, text)
         return 0
     if args.out is None or not args.out.is_dir():
         raise UsageError("schema all writes one file per schema: give --out an existing folder")
     for file, _, _ in SCHEMAS.values():  # every one checked before any is written
-        refuse_foreign(args.out / file, is_schema, "a JSON Schema of jouleboard's")
+        check_out(args.out / file, is_schema, "a JSON Schema of jouleboard's")
     for name, (file, what, _) in SCHEMAS.items():
         write_out(args.out / file, schema_text(name))
         print(f"{args.out / file}: {what}")

@@ -5,17 +5,30 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
 
 def replace_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (UTF-8), readable by all as a file made by hand is."""
-    fd, staged = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    """Write ``text`` to ``path`` (UTF-8). A file replaced keeps its permissions; a new one
+    gets those the umask gives, as a file made by hand does."""
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        mode = None
+    while True:  # a new name of its own (O_EXCL: never a file or link planted there)
+        staged = path.parent / f".{path.name}-{secrets.token_hex(4)}"
+        try:
+            fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            os.fchmod(f.fileno(), 0o644)  # mkstemp makes it private
             f.write(text)
+        if mode is not None:
+            os.chmod(staged, mode)
         os.replace(staged, path)
     except BaseException:
         with contextlib.suppress(OSError):
