@@ -187,7 +187,7 @@ def test_a_worker_stopped_while_it_starts_leaves_nothing_in_the_temp_folder(
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (
             list(tmp_path.glob("jouleboard-fonts-*")) and "vl_convert" in maps.read_text()
-        ):  # inside the renderer's start: vl-convert loaded, its fonts configured
+        ):  # the old code made the folder in the worker, after vl-convert was loaded
             time.sleep(0.01)
         assert "vl_convert" in maps.read_text() and list(tmp_path.glob("jouleboard-fonts-*"))
     assert worker.exitcode == -signal.SIGTERM  # stopped, not ended by itself

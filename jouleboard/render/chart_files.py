@@ -492,8 +492,8 @@ class Pool:
     Use as a context manager.
 
     The font configuration that hides the system's fonts from the workers is the pool's,
-    in a temporary folder it removes once they have ended: a worker may be stopped while
-    it starts (a rebuild that draws no chart), and a folder of its own would stay behind."""
+    in a temporary folder it removes on the way out: a worker may be stopped while it
+    starts (a rebuild that draws no chart), and a folder of its own would stay behind."""
 
     def __init__(self) -> None:
         self._executors: dict[bool, ProcessPoolExecutor] = {}  # by "sees system fonts"
@@ -513,13 +513,18 @@ class Pool:
         :meth:`start` had asked for) or end (vl-convert takes ~0.4 s). After any other
         failure a job still running (the Vega bundle) is awaited, and so cached for the
         next build."""
-        if (kind is not None and issubclass(kind, KeyboardInterrupt)) or not self._pending:
-            for process in self._workers.values():
-                process.terminate()  # a process already ended is left alone
-        for executor in self._executors.values():
-            executor.shutdown(cancel_futures=True)  # waits for the workers to end
-        if self._fonts is not None:
-            self._fonts.cleanup()
+        try:
+            if (kind is not None and issubclass(kind, KeyboardInterrupt)) or not self._pending:
+                for process in self._workers.values():
+                    process.terminate()  # a process already ended is left alone
+            for executor in self._executors.values():
+                executor.shutdown(cancel_futures=True)
+        finally:
+            # A worker reads the font configuration only while it starts, so the folder may
+            # go while workers end: after release() the shutdown above does not wait for
+            # them (nor should the build: vl-convert takes ~0.4 s to end).
+            if self._fonts is not None:
+                self._fonts.cleanup()
 
     def release(self) -> None:
         """Tell the workers to end (their memory is freed as they do) without waiting for

@@ -48,11 +48,15 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The exports of real AIPerf runs (quick: 25 s per level, scrapes every 0.05 s), in
-    ``runs/``; beside it, ``left-in-temp.json`` lists what they left in the temp folder."""
+    ``runs/``; beside it, ``left-in-temp.json`` lists what they left in their temp folder.
+
+    That folder is one of their own, so nothing else uses it meanwhile, and short: AIPerf
+    makes its sockets in it, whose paths may not be longer than 107 bytes (a pytest temp
+    path as TMPDIR made every run fail)."""
     root = tmp_path_factory.mktemp("aiperf")
     out = root / "runs"
     out.mkdir()
-    before = set(os.listdir(tempfile.gettempdir()))
+    temp = Path(tempfile.mkdtemp(prefix="ja-", dir="/tmp" if Path("/tmp").is_dir() else None))
     venv = Path(VENV)
     done = subprocess.run(
         [
@@ -69,16 +73,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ],
         capture_output=True,
         text=True,
+        env={**os.environ, "TMPDIR": str(temp)},
         timeout=1200,
         check=False,
     )
+    left = sorted(p.name for p in temp.iterdir())
+    shutil.rmtree(temp)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    temp = Path(tempfile.gettempdir())
-    left = sorted(
-        name
-        for name in set(os.listdir(temp)) - before
-        if name.startswith("aiperf") or (temp / name / "aiperf").exists()
-    )  # AIPerf's names: other processes may use the temp folder meanwhile
     (root / "left-in-temp.json").write_text(json.dumps(left), encoding="utf-8")
     return out
 
@@ -86,7 +87,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_runs_leave_nothing_in_the_temp_folder(runs: Path) -> None:
     """AIPerf leaves in the temp folder every run's dataset (``aiperf_mmap_<id>``: 112 of
     them in this machine's /tmp) and its sockets' folders (``tmp*/aiperf``): make_exports.py
-    gives it a temp folder of its own, removed after the run."""
+    gives each run a temp folder of its own inside the one it was given, removed after."""
     left = json.loads((runs.parent / "left-in-temp.json").read_text(encoding="utf-8"))
     assert left == []
 
