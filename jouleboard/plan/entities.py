@@ -111,7 +111,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
     info, d, kind, urls = site.registry.models[model_id], t.deadline, t.kind, site.urls
     configs = sorted(site.by_model[model_id][t.id], key=kind.model_sort_key)
     rows = t.ranking
-    mine = next((r for r in rows if r.config.model_id == model_id), None)
+    mine = t.ranked.get(model_id)
     if mine is not None:
         value = t.units.efficiency(mine.config.energy_per_output_joules)
         within = " (within measurement noise)" if mine.shared else ""

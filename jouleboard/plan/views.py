@@ -3,6 +3,7 @@ public per-task view every page builder shares (:class:`TaskView`, computed once
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -507,6 +508,16 @@ class TaskView:
     best_by_gpu: dict[tuple[str, str], Record]
     accuracy: dict[str, float]  # model id -> published accuracy, %
     noise: Noise = UNKNOWN  # how precise one run is: rank ranges (rank/noise.py)
+
+    @functools.cached_property
+    def ranked(self) -> dict[str, RankedRow[Record]]:
+        """Each ranked model's row of :attr:`ranking`, by model id (found once: every model
+        section looks its model up, and a scan per section made the plan grow with the
+        square of the models)."""
+        rows: dict[str, RankedRow[Record]] = {}
+        for row in self.ranking:
+            rows.setdefault(row.config.model_id, row)
+        return rows
 
     @property
     def boundary(self) -> str:
