@@ -48,6 +48,7 @@ from jouleboard.plan.views import (
     ProseBody,
     SiteView,
     TaskView,
+    parts,
 )
 from jouleboard.rank import ranking
 from jouleboard.rank.glossary import NoiseScope, glossary_html
@@ -263,9 +264,7 @@ def plan_site(
     """Every output of the site as values (pure: the caller has read every input)."""
     site = site_view(data, urls)
     model_ids = sorted(site.by_model)
-    part = Part()
-    for _, make in page_routes(site):
-        part += make()
+    part = parts(make() for _, make in page_routes(site))
     part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
     part += mlperf_part(data.mlperf, urls, data.registry)
     rows = shared_records()

@@ -4,7 +4,7 @@ public per-task view every page builder shares (:class:`TaskView`, computed once
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from jouleboard.config.registry import Registry
@@ -437,11 +437,20 @@ class Part:
         )
 
 
-def parts(items: Sequence[Part]) -> Part:
-    out = Part()
+def parts(items: Iterable[Part]) -> Part:
+    """``items`` in one Part, in order. A chain of ``+`` copies what it has gathered at
+    every step, which over the site's pages grows with their square (17,000 pages at
+    100,000 configurations)."""
+    pages: list[Page] = []
+    charts: list[ChartRef] = []
+    downloads: list[Download] = []
+    files: list[tuple[str, str]] = []
     for item in items:
-        out = out + item
-    return out
+        pages += item.pages
+        charts += item.charts
+        downloads += item.downloads
+        files += item.files
+    return Part(tuple(pages), tuple(charts), tuple(downloads), tuple(files))
 
 
 @dataclass(frozen=True)
