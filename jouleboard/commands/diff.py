@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     report = diff_markdown(base, head, args.threshold)
     sys.stdout.write(report)
     if args.out:
-        check_out(args.out, is_report, "a report of jouleboard diff")  # still
+        check_out(args.out, is_report, "a report of jouleboard diff")  # again, after the work
         write_out(args.out, report)
     return 1 if head.problems else 0
 
