@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -305,9 +307,43 @@ def stale_files(plan: ImportPlan, data_dir: Path, candidates: list[str]) -> list
     )
 
 
+# An import killed while it commits (kill -9, a power cut) leaves its staging folder in the
+# data folder, where git shows it. The next import removes it once it is this old: no import
+# stages for that long, so it is never another import's, still at work.
+_ABANDONED_AFTER_S = 3600.0
+_STAGING_NAME = re.compile(rf"{re.escape(_STAGING)}-[a-z0-9_]{{8}}")  # mkdtemp's names
+_STAGED_NAME = re.compile(r"[0-9]+\.tmp")
+
+
+def remove_abandoned_staging(data_dir: Path) -> None:
+    """Remove the staging folders killed imports left in ``data_dir``: only a folder (not a
+    link) named as :func:`commit` names them, untouched for an hour, that holds nothing but
+    the files it stages."""
+    now = time.time()
+    with os.scandir(data_dir) as entries:
+        found = [e for e in entries if _STAGING_NAME.fullmatch(e.name)]
+    for entry in found:
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            if now - entry.stat(follow_symlinks=False).st_mtime < _ABANDONED_AFTER_S:
+                continue
+            with os.scandir(entry.path) as inside:
+                staged = list(inside)
+            if all(
+                _STAGED_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False) for e in staged
+            ):
+                for e in staged:
+                    os.unlink(e.path)
+                os.rmdir(entry.path)
+        except OSError:
+            continue  # another import removing it too, or not ours to remove after all
+
+
 def commit(plan: ImportPlan, data_dir: Path, stale: Sequence[str] = ()) -> Committed:
     """Stage every file, then move each into place; update the manifest last."""
     data_dir.mkdir(parents=True, exist_ok=True)
+    remove_abandoned_staging(data_dir)
     # A new folder of its own (never one a link planted under a predictable name points to).
     staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}-", dir=data_dir))
     texts = {**plan.files, **plan.updates}
