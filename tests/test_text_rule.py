@@ -314,3 +314,21 @@ def test_hidden_characters_are_each_character_of_a_hidden_category(
     found = hidden_characters(text, multiline)
     assert {d.split(" ")[0] for d in found} == expected
     assert len(found) == len(expected)
+
+
+def test_a_hidden_character_is_found_among_numbers_at_any_depth() -> None:
+    """Lists of numbers are passed over item by item without a look (a measurement's
+    lists hold dozens), while text among them, in a nested list or a mapping, is still
+    looked at, and located."""
+    from jouleboard.config.schema import _hidden_text
+
+    rlo = "\u202e"
+    assert _hidden_text([1, 2.5, None, True, ["a", f"b{rlo}"]], False) == (
+        "item 4, item 1",
+        ["U+202E (RIGHT-TO-LEFT OVERRIDE)"],
+    )
+    assert _hidden_text([0.5] * 50 + [{"k": f"v{rlo}"}], False) == (
+        "item 50, item 'k'",
+        ["U+202E (RIGHT-TO-LEFT OVERRIDE)"],
+    )
+    assert _hidden_text([1, 2, (3, ["ok"]), {"k": 4}], False) is None

@@ -89,6 +89,8 @@ def _hidden_text(value: object, multiline: bool) -> tuple[str, list[str]] | None
     else:
         return None  # numbers, and nested records (which check their own fields)
     for where, item in items:
+        if not isinstance(item, str | list | tuple | dict):
+            continue  # a number (a measurement's lists hold dozens): nothing to look at
         found = _hidden_text(item, multiline)
         if found:
             return f"item {where}" + (f", {found[0]}" if found[0] else ""), found[1]
