@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from jouleboard.core.files import replace_text
 from jouleboard.plan.schemas import SCHEMAS
 from tests.cli_run import jouleboard
 
@@ -107,3 +108,21 @@ def test_diff_refuses_a_file_not_its_report_and_replaces_its_own(tmp_path: Path)
     assert result.returncode == 0, result
     assert report.read_text(encoding="utf-8") == result.stdout
     assert result.stdout.startswith("## Leaderboard changes\n")
+
+
+def test_a_file_written_over_a_link_is_a_new_file_not_the_links_mode(tmp_path: Path) -> None:
+    """The importers' manifest is written with replace_text too: over a link it makes a
+    regular file with the umask's permissions (a link's own mode is 0777), and the link's
+    target is untouched."""
+    target = tmp_path / "target.json"
+    target.write_text("theirs")
+    link = tmp_path / "manifest.json"
+    link.symlink_to(target)
+    before = os.umask(0o022)
+    try:
+        replace_text(link, "ours")
+    finally:
+        os.umask(before)
+    assert not link.is_symlink() and link.read_text() == "ours"
+    assert stat.S_IMODE(link.stat().st_mode) == 0o644
+    assert target.read_text() == "theirs"

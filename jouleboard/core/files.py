@@ -12,11 +12,13 @@ from pathlib import Path
 
 def replace_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (UTF-8). A file replaced keeps its permissions; a new one
-    gets those the umask gives, as a file made by hand does."""
+    (or one replacing a link) gets those the umask gives, as a file made by hand does."""
     try:
-        mode: int | None = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+        st = os.stat(path, follow_symlinks=False)
     except FileNotFoundError:
-        mode = None
+        st = None
+    # A link's own mode (0777) is not a file's: a file replacing a link is made as new.
+    mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else None
     while True:  # a new name of its own (O_EXCL: never a file or link planted there)
         staged = path.parent / f".{path.name}-{secrets.token_hex(4)}"
         try:
