@@ -127,8 +127,11 @@ def test_an_embeds_first_view_is_small_and_loads_vega_only_on_demand(
         first = dict(sizes)
         assert not any("/assets/vega-" in url for url in first), sorted(first)
         assert sum(first.values()) < 150_000, first
-        page.locator("button.interactive").click()
+        # The bundle's response, awaited as such: the listener above may not have run for it
+        # yet when the chart is drawn (on a busy machine it had not, once).
+        with page.expect_response(lambda r: "/assets/vega-" in r.url, timeout=20_000) as vega:
+            page.locator("button.interactive").click()
         page.locator("figure.chart svg.marks").wait_for(timeout=20_000)
-        assert any("/assets/vega-" in url for url in sizes)
+        assert vega.value.ok and "/assets/vega-" in vega.value.url
     finally:
         context.close()
