@@ -7,22 +7,26 @@ publishes nothing and keeps the previous site.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine import assemble as engine
+from jouleboard.engine import live
 from jouleboard.engine.build import build_site
 from jouleboard.engine.live import Changes, LiveSite, output_path
 from jouleboard.kinds import Kinds
 from jouleboard.loading import dataset as loading
 from jouleboard.loading.dataset import MeasurementFile
+from jouleboard.render import chart_files
 from jouleboard.render.chart_files import DEFAULT_CACHE
 from tests.test_serve_robust import site_folder, start_serve, stop, tree
 
@@ -311,3 +315,51 @@ def test_the_preview_publishes_static_files_as_build_does(
     (static / "CNAME").write_text("leaderboard.example.org\n", encoding="utf-8")
     site.update(Changes(), lambda: [], Published())
     assert (site.target.path / "CNAME").read_text() == "leaderboard.example.org\n"
+
+
+def test_the_warm_up_draws_the_first_chart_of_each_kind_in_this_process(
+    site: LiveSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """serve warms its renderer with the site's own charts: for each kind, the chart that
+    comes first by id, desktop and phone, in serve's process (no worker starts)."""
+    drawn: list[list[str]] = []
+    render = chart_files.render_charts
+
+    def recorded(specs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        drawn.append(sorted(specs))
+        return render(specs, *args, **kwargs)
+
+    def no_worker(*args: object, **kwargs: object) -> None:
+        pytest.fail("the warm-up started a worker process")
+
+    monkeypatch.setattr(live, "render_charts", recorded)
+    monkeypatch.setattr(chart_files.Pool, "executor", no_worker)
+    site.warm_up()
+
+    assert site.state.built is not None
+    by_kind: dict[str, list[str]] = {}
+    for cid in site.state.built.plan.charts:
+        by_kind.setdefault(cid.split("--")[0], []).append(cid)
+    assert {"top", "pareto", "deadlines", "configurations"} <= by_kind.keys()
+    firsts = [min(ids) for ids in by_kind.values()]
+    assert sorted(cid for batch in drawn for cid in batch) == sorted(
+        [*firsts, *(f"{cid}~phone" for cid in firsts)]
+    )
+    assert all(len(batch) < chart_files._PARALLEL_FROM for batch in drawn)  # in this process
+
+
+def test_the_warm_up_passes_over_a_chart_that_needs_the_system_fonts(site: LiveSite) -> None:
+    """A chart with a character vl-convert's own font lacks renders in a worker, so the
+    warm-up takes the next chart of its kind instead."""
+    assert site.state.built is not None
+    charts = site.state.built.plan.charts
+    first, second = sorted(cid for cid in charts if cid.startswith("pareto--"))[:2]
+    assert sorted(live.warm_up_specs({first: charts[first], second: charts[second]})) == [
+        first,
+        f"{first}~phone",
+    ]
+    foreign = dataclasses.replace(charts[first], spec={**charts[first].spec, "description": "能效"})
+    assert sorted(live.warm_up_specs({first: foreign, second: charts[second]})) == [
+        second,
+        f"{second}~phone",
+    ]

@@ -177,3 +177,8 @@ RESERVED_PAGE_NAMES = frozenset(
 def chart_id(kind: str, *parts: str) -> str:
     """Stable chart id from what the chart shows (never from build order)."""
     return "--".join([kind, *(_UNSAFE.sub("-", p.lower()) for p in parts)])
+
+
+def chart_kind(cid: str) -> str:
+    """The kind a chart id starts with (see :func:`chart_id`): ``pareto--a--b`` -> ``pareto``."""
+    return cid.split("--", 1)[0]
