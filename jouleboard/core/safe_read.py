@@ -103,6 +103,11 @@ def refusal(path: Path, cap: int) -> FileRefused | None:
         info = path.lstat()
     except OSError as e:
         return _os_error(e)
+    return stat_refusal(info, cap)
+
+
+def stat_refusal(info: os.stat_result, cap: int) -> FileRefused | None:
+    """:func:`refusal` of a file whose ``lstat()`` is ``info``."""
     if not stat.S_ISREG(info.st_mode):
         return _not_regular(info.st_mode)
     if info.st_size > cap:

@@ -32,7 +32,7 @@ from jouleboard.core.safe_read import (
     STATIC_FILE_CAP,
     STATIC_HIDDEN_PUBLISHED,
     STATIC_TOTAL_CAP,
-    refusal,
+    stat_refusal,
 )
 
 if TYPE_CHECKING:
@@ -59,19 +59,23 @@ class _Unseen(Exception):
     """A file the digest does not read (a link, pipe, device or one over its cap)."""
 
 
-def _entries(root: Path, hidden: frozenset[str] = frozenset()) -> Iterable[Path]:
-    """Every file and folder below ``root`` in a stable order, without hidden ones (which no
-    build reads, but those named in ``hidden``: static/ publishes .nojekyll) and Python's
-    byte-code caches (rewritten by merely running the code). Folders count too (an empty
-    one with a bad name fails a build); a link to a folder is an entry, not followed; a
-    folder that cannot be listed raises OSError."""
-    for folder, dirs, names in os.walk(root, onerror=_raise):
+def _entries(root: Path, hidden: frozenset[str] = frozenset()) -> Iterable[tuple[str, str]]:
+    """``(path, path relative to root)`` of every file and folder below ``root`` in a stable
+    order, without hidden ones (which no build reads, but those named in ``hidden``: static/
+    publishes .nojekyll) and Python's byte-code caches (rewritten by merely running the
+    code). Folders count too (an empty one with a bad name fails a build); a link to a folder
+    is an entry, not followed; a folder that cannot be listed raises OSError. Paths are
+    strings: a Path per entry cost more than reading and hashing the files (10,000 files)."""
+    top = os.fspath(root)
+    skip = len(top) if top.endswith(os.sep) else len(top) + 1
+    for folder, dirs, names in os.walk(top, onerror=_raise):
         dirs[:] = sorted(
             d for d in dirs if d in hidden or not (d.startswith(".") or d == "__pycache__")
         )
+        inside = folder[skip:] + os.sep if folder != top else ""
         for name in sorted([*dirs, *names]):
             if name in hidden or not name.startswith("."):
-                yield Path(folder, name)
+                yield os.path.join(folder, name), inside + name
 
 
 def _add_tree(
@@ -94,17 +98,17 @@ def _add_tree(
     if not root.exists():
         return
     total = 0
-    for path in _entries(root, hidden):
-        digest.update(os.fsencode(path.relative_to(root)) + b"\0")
-        st = path.lstat()
-        if supplied and not stat.S_ISDIR(st.st_mode) and refusal(path, cap) is not None:
+    for path, relative in _entries(root, hidden):
+        digest.update(os.fsencode(relative) + b"\0")
+        st = os.lstat(path)
+        if supplied and not stat.S_ISDIR(st.st_mode) and stat_refusal(st, cap) is not None:
             raise _Unseen(path)
         total += st.st_size if stat.S_ISREG(st.st_mode) else 0
         if total_cap is not None and total > total_cap:
             raise _Unseen(path)
         if stat.S_ISLNK(st.st_mode):
             digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
-            st = path.stat()
+            st = os.stat(path)
         if stat.S_ISDIR(st.st_mode):
             digest.update(b"folder\0")
         elif not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
@@ -118,7 +122,7 @@ def _add_tree(
             digest.update(f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
 
 
-def _file_digest(path: Path, cap: int) -> bytes:
+def _file_digest(path: str | Path, cap: int) -> bytes:
     """The sha256 of a regular file of at most ``cap`` bytes (else :class:`_Unseen`, also
     when it grew past the cap since the look), opened without waiting on a pipe."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
