@@ -19,6 +19,7 @@ import pytest
 
 from jouleboard.engine.build import build_site
 from jouleboard.engine.kept import kept_file
+from jouleboard.output import writer
 from tests.golden.tree import DATA, REPO
 from tests.sitebuild import copy_chart_cache
 
@@ -236,6 +237,31 @@ def test_a_damaged_or_foreign_manifest_means_a_full_write(
     assert (summary.written, summary.linked) == (summary.files, 0)
     again = build_site(inputs.b, out, project=REPO, cache=inputs.reference_cache)
     assert (again.written, again.linked) == (0, again.files)  # a sound manifest again
+
+
+def test_a_manifest_entry_is_trusted_only_inside_the_output_and_unchanged(tmp_path: Path) -> None:
+    """The manifest's checksum is no secret, so each entry is checked: a name that leaves the
+    output (absolute, or through a '..' part) is never trusted, even for a file that is
+    there as described; a name with dots that is no '..' part is a name like any other."""
+    out = tmp_path / "site"
+    (out / "sub").mkdir(parents=True)
+    for path in (tmp_path / "outside.html", out / "a..b.html", out / "sub" / "..html"):
+        path.write_text("x")
+
+    def entry(path: Path) -> list[object]:
+        st = os.lstat(path)
+        return ["0" * 64, st.st_size, st.st_mtime_ns, st.st_ino]
+
+    for name in ("a..b.html", "sub/..html", "sub//..html"):
+        assert writer._trusted_digest(out, name, entry(out / name)) == "0" * 64
+    outside = entry(tmp_path / "outside.html")
+    for name in ("../outside.html", "sub/../../outside.html", str(tmp_path / "outside.html")):
+        with pytest.raises(ValueError, match="bad manifest entry"):
+            writer._trusted_digest(out, name, outside)
+    moved = entry(out / "a..b.html")
+    (out / "a..b.html").write_text("xy")
+    with pytest.raises(ValueError, match="changed since"):
+        writer._trusted_digest(out, "a..b.html", moved)
 
 
 def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs, tmp_path: Path) -> None:
