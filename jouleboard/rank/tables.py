@@ -54,8 +54,8 @@ class Cell:
     note: str = ""  # secondary text under the display (e.g. model builder)
 
     # Pickled as a tuple: every page's key pickles its cells (engine/fresh.py), 28,000 in
-    # the bundled site, and the state dataclasses give a slotted class walks its fields
-    # on every call.
+    # the bundled site, and the __getstate__ that dataclasses gives a slotted class walks
+    # its fields on every call.
     def __getstate__(self) -> tuple[str | int | float | None, str, str | None, str]:
         return (self.value, self.display, self.href, self.note)
 
