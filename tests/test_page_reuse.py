@@ -12,6 +12,7 @@ import pytest
 
 from jouleboard.engine.build import build_site
 from jouleboard.engine.fresh import key_of
+from jouleboard.output.writer import LastFile
 from tests.golden.tree import REPO
 from tests.test_incremental_and_serve import tree
 from tests.test_unchanged_rebuild import built_project
@@ -62,6 +63,27 @@ def test_an_edited_measurement_renders_only_the_pages_that_show_it(
     edit_one_measurement(project)
     pages, rendered = rebuild(project)
     assert 0 < rendered < pages
+    assert same_as_clean(project, tmp_path)
+
+
+def test_a_rebuild_takes_unchanged_files_unread(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last build's files whose keys are unchanged are linked into the new site as the
+    manifest recorded them, not read and hashed again (the charts' SVGs excepted: a chart's
+    size is its SVG's)."""
+    read: list[str] = []
+    original = LastFile.read
+
+    def reading(self: LastFile) -> bytes:
+        read.append(self.source.relative_to(project / "site").as_posix())
+        return original(self)
+
+    monkeypatch.setattr(LastFile, "read", reading)
+    edit_one_measurement(project)
+    summary = build_site(project / "data", project / "site", project=project)
+    assert read and {Path(path).suffix for path in read} == {".svg"}
+    assert len(read) < summary.files / 2
     assert same_as_clean(project, tmp_path)
 
 

@@ -13,7 +13,8 @@ import pytest
 from jouleboard.engine import outputs
 from jouleboard.engine.build import build_site
 from jouleboard.output import writer as write
-from jouleboard.output.writer import DuplicatePath, SiteFiles
+from jouleboard.output.folder import MARKER, MARKER_TEXT
+from jouleboard.output.writer import DuplicatePath, LastFile, OutputChanged, SiteFiles
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_DATA = REPO / "tests" / "golden" / "data"
@@ -114,3 +115,47 @@ def test_charts_rendered_in_batches_make_the_same_site(
     build_site(GOLDEN_DATA, tmp_path / "batched", project=REPO)
     assert _tree(tmp_path / "batched") == _tree(golden_site)
     assert len(batches) > 1 and max(batches) <= 2 * 3  # each chart and its phone render
+
+
+def test_a_file_of_the_last_build_is_linked_into_the_new_site_unread(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    first = SiteFiles()
+    first.add("kept.html", "kept")
+    first.add("edited.html", "before")
+    first.commit(out)
+    inode = (out / "kept.html").stat().st_ino
+    again = SiteFiles()
+    kept = LastFile(out / "kept.html", hashlib.sha256(b"kept").hexdigest(), 4)
+    again.add("kept.html", kept)
+    again.add("edited.html", "after")
+    assert (again.size("kept.html"), again.total_bytes()) == (4, 9)
+    with pytest.raises(DuplicatePath):
+        again.add("kept.html", kept)
+    again.commit(out)
+    assert (out / "kept.html").stat().st_ino == inode  # the same file, linked
+    assert _tree(out) == {
+        "kept.html": hashlib.sha256(b"kept").hexdigest(),
+        "edited.html": hashlib.sha256(b"after").hexdigest(),
+        MARKER: hashlib.sha256(MARKER_TEXT.encode()).hexdigest(),
+    }
+
+
+def test_a_file_of_the_last_build_edited_before_the_commit_fails_it_cleanly(
+    tmp_path: Path,
+) -> None:
+    """Taken unread, a file is linked only while it is still as the manifest recorded it
+    (size, mtime, inode), and copied only with the recorded digest: one someone edits in
+    the output folder while the build runs fails the build, which writes nothing."""
+    out = tmp_path / "site"
+    first = SiteFiles()
+    first.add("kept.html", "kept")
+    first.commit(out)
+    again = SiteFiles()
+    again.add("kept.html", LastFile(out / "kept.html", hashlib.sha256(b"kept").hexdigest(), 4))
+    again.add("new.html", "new")
+    (out / "kept.html").write_text("edited by hand")
+    with pytest.raises(OutputChanged, match=r"kept\.html changed while the build ran"):
+        again.commit(out)
+    assert (out / "kept.html").read_text() == "edited by hand"
+    assert not (out / "new.html").exists()
+    assert [p.name for p in tmp_path.iterdir() if "-new-" in p.name] == []  # no staging left

@@ -21,6 +21,7 @@ from jouleboard.engine.fingerprint import render_digest
 from jouleboard.engine.fresh import Content, chart_ids, key_of
 from jouleboard.engine.kept_templates import KeptTemplates
 from jouleboard.engine.outputs import (
+    Add,
     Charts,
     asset_files,
     download_text,
@@ -39,7 +40,7 @@ from jouleboard.engine.state import BuildSummary, Built, Changes, Inputs, Publis
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.folder import OutputFolder
 from jouleboard.output.static import add_static
-from jouleboard.output.writer import SiteFiles, last_record
+from jouleboard.output.writer import LastFile, SiteFiles, last_record
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.site import download_size, part_for, plan_site, site_view, sized
 from jouleboard.plan.views import ChartRef, Page, Part, Plan
@@ -104,7 +105,7 @@ def assemble(
     cited = measured_by(sources.data.configurations)
     measured = measured_by(sources.data.configurations, full=False)  # (in the page frame)
 
-    def charts_of(charts: Mapping[str, ChartRef], add: Callable[[str, Content], None]) -> Charts:
+    def charts_of(charts: Mapping[str, ChartRef], add: Add) -> Charts:
         return start_charts(
             add,
             charts,
@@ -130,7 +131,7 @@ def assemble(
 
     ahead = publish is not None and last is not None and bool(waiting())
     if ahead:  # the waiting pages each made alone, where they can be, before the plan
-        early: dict[str, Content] = {}
+        early: dict[str, Content | LastFile] = {}
         parts = _parts_ahead(waiting(), sources, urls, last if not replan else None)
         infos = dict(last.infos) if last is not None else {}
         for part in parts:
@@ -176,7 +177,7 @@ def assemble(
             chart_files = {
                 path: files.content(path) for path in _chart_paths(plan, urls, inputs.png)
             }
-            publish(_as_bytes(assets | chart_files | plan.files | pages))
+            publish(_as_bytes({**assets, **chart_files, **plan.files, **pages}))
             timer.done("first page")
 
     for download in plan.downloads:
@@ -186,8 +187,11 @@ def assemble(
                 download.path, products.get(download.path, key, partial(download_text, download))
             )
             continue
-        chunks = products.get(download.path, key, partial(download_chunks, download))
-        files.add_chunks(download.path, (chunks,) if isinstance(chunks, str | bytes) else chunks)
+        made = products.get(download.path, key, partial(download_chunks, download))
+        if isinstance(made, str | bytes | LastFile):
+            files.add(download.path, made)
+        else:
+            files.add_chunks(download.path, made)
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
 
@@ -301,8 +305,12 @@ def _chart_paths(plan: Plan, urls: Urls, png: bool) -> list[str]:
     return [path for chart in plan.charts.values() for path in chart_paths(chart, urls, png)]
 
 
-def _as_bytes(files: Mapping[str, Content]) -> dict[str, bytes]:
+def _as_bytes(files: Mapping[str, Content | LastFile]) -> dict[str, bytes]:
     return {
-        path: content.encode("utf-8") if isinstance(content, str) else content
+        path: content.encode("utf-8")
+        if isinstance(content, str)
+        else content.read()
+        if isinstance(content, LastFile)
+        else content
         for path, content in files.items()
     }

@@ -5,9 +5,11 @@ the values it is made from and of ``basis`` (the templates, the package's code a
 versions that turn those values into bytes; see
 :func:`jouleboard.engine.fingerprint.render_digest`). A product whose key is unchanged is
 taken from the last build instead of made again: from memory when this process made it
-(``jouleboard serve``), else from the output folder, each file checked against the digest
-the manifest recorded when it was written. Any doubt (no manifest, an edited file, another
-key) makes it anew. A build with no change at all never gets here: see
+(``jouleboard serve``), else from the output folder, where the manifest recorded its digest,
+size, modification time and inode when it was written: a file still as it was is linked
+into the new site unread (read only where something must look into it, and then checked
+against the digest). Any doubt (no manifest, an edited file, another key) makes it anew.
+A build with no change at all never gets here: see
 :func:`jouleboard.output.writer.unchanged_build`.
 """
 
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from jouleboard.output.writer import last_files
+from jouleboard.output.writer import LastFile, OutputChanged, last_files
 
 Content = str | bytes
 T = TypeVar("T")
@@ -103,7 +105,7 @@ class Products:
         self.made = 0  # products made anew in this build (not taken from the last one)
         self._held: dict[str, tuple[str, Content]] = {}  # the last build's, in memory
         self._now: dict[str, tuple[str, Content]] = {}  # this build's, while it runs
-        self._disk: dict[str, tuple[str, str]] = {}  # path -> (key, content digest)
+        self._disk: dict[str, tuple[str, str, int]] = {}  # path -> (key, digest, size)
         self._out: Path | None = None
 
     def begin(self, out: Path) -> None:
@@ -114,6 +116,24 @@ class Products:
 
     def take(self, path: str, key: str) -> Content | None:
         """The last build's product at ``path`` if it was made from ``key``, else None."""
+        last = self._last(path, key)
+        if not isinstance(last, LastFile):
+            return last
+        try:
+            content = last.read()
+        except OutputChanged:  # gone or edited since the manifest was read: make it anew
+            return None
+        self._keep(path, key, content)
+        return content
+
+    def take_file(self, path: str, key: str) -> Content | LastFile | None:
+        """:meth:`take`, but a product in the output folder comes as its file, unread
+        (unless products are ``resident``: then it is read, to be held)."""
+        if self.resident:
+            return self.take(path, key)
+        return self._last(path, key)
+
+    def _last(self, path: str, key: str) -> Content | LastFile | None:
         self.keys[path] = key
         held = self._now.get(path) or self._held.get(path)
         if held is not None and held[0] == key:
@@ -122,14 +142,7 @@ class Products:
         known = self._disk.get(path)
         if known is None or known[0] != key or self._out is None:
             return None
-        try:
-            content = (self._out / path).read_bytes()
-        except OSError:
-            return None
-        if hashlib.sha256(content).hexdigest() != known[1]:
-            return None
-        self._keep(path, key, content)
-        return content
+        return LastFile(self._out / path, known[1], known[2])
 
     def made_now(self, path: str, key: str, content: Content) -> None:
         """Record ``content`` as made from ``key`` by this build."""
@@ -137,9 +150,10 @@ class Products:
         self.made += 1
         self._keep(path, key, content)
 
-    def get(self, path: str, key: str, make: Callable[[], T]) -> T | Content:
-        """The product at ``path`` made from ``key``: the last build's, or ``make()``."""
-        known = self.take(path, key)
+    def get(self, path: str, key: str, make: Callable[[], T]) -> T | Content | LastFile:
+        """The product at ``path`` made from ``key``: the last build's (its file, unread,
+        when it is in the output folder), or ``make()``."""
+        known = self.take_file(path, key)
         if known is not None:
             return known
         content = make()  # (take has recorded the key)

@@ -16,6 +16,7 @@ from jouleboard.core.shapes import JsonObject
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fresh import Content, Products, key_of
 from jouleboard.engine.sources import Sources
+from jouleboard.output.writer import LastFile
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.views import ChartRef, Download, Link
 from jouleboard.render import charts as charts_present
@@ -144,7 +145,7 @@ CHART_BATCH = 500  # charts rendered, then added, at a time (their renders are i
 IN_PROCESS_BATCH = 7  # render_charts renders fewer than 8 uncached specs in this process
 MANY_RENDERS = 40  # more specs than this: worker processes are worth starting
 
-Add = Callable[[str, Content], None]
+Add = Callable[[str, Content | LastFile], None]
 Batch = list[tuple[ChartRef, str]]  # charts to make, each with its key
 Exports = dict[tuple[str, str], bytes]  # (render id, format) -> bytes
 
@@ -194,16 +195,17 @@ def start_charts(
         chart = charts[cid]
         key = chart_key(chart, context, basis)
         paths = chart_paths(chart, urls, png)
-        last = [products.take(path, key) for path in paths]
-        if any(content is None for content in last):
+        # The SVGs are read (the chart's sizes are theirs); the other files are taken unread.
+        svg, phone = (products.take(path, key) for path in paths[:2])
+        rest = [products.take_file(path, key) for path in paths[2:]]
+        others = [last for last in rest if last is not None]
+        if svg is None or phone is None or len(others) < len(rest):
             stale.append((chart, key))
             continue
-        fresh = [content for content in last if content is not None]
-        for path, content in zip(paths, fresh, strict=True):
+        for path, content in zip(paths, (svg, phone, *others), strict=True):
             add(path, content)
-        svg, phone = _text(fresh[0]), _text(fresh[1])
         taken[cid] = chart_info(
-            chart, _svg_size(svg), urls, settings, _svg_size(phone), png, sources
+            chart, _svg_size(_text(svg)), urls, settings, _svg_size(_text(phone)), png, sources
         )
     made = _Maker(add, urls, settings, png, products, cache, pool, progress, sources)
     return Charts(taken, stale, made)

@@ -59,7 +59,7 @@ class SiteFiles:
     """
 
     def __init__(self, memory_limit: int | None = None, spool_dir: Path | None = None) -> None:
-        self._files: dict[str, bytes | _Spooled] = {}
+        self._files: dict[str, bytes | _Spooled | LastFile] = {}
         self._memory_limit = _MEMORY_LIMIT if memory_limit is None else memory_limit
         self._spool_dir = spool_dir
         self._in_memory = 0
@@ -67,19 +67,21 @@ class SiteFiles:
         self._committed: Path | None = None  # where spooled files live after commit
         self._cleanup: Callable[[], object] | None = None
 
-    def add(self, path: str, content: str | bytes) -> None:
-        self.add_chunks(path, (content,))
+    def add(self, path: str, content: str | bytes | LastFile) -> None:
+        """Add the file at ``path``: its content, or a file of the last build taken as it is
+        (never read: :meth:`commit` links it into the new site)."""
+        if isinstance(content, LastFile):
+            self._claim(path)
+            self._files[path] = content
+        else:
+            self.add_chunks(path, (content,))
 
     def add_chunks(self, path: str, chunks: Iterable[str | bytes]) -> None:
         """Add the file made of ``chunks`` (text is UTF-8 encoded) in order. Once the memory
         limit is reached, each chunk goes to the spool file as it comes, so a file much
         bigger than one chunk (a download of every configuration) is never whole in memory.
         """
-        pure = PurePosixPath(path)
-        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
-            raise ValueError(f"output path {path!r} must be relative and inside the site")
-        if path in self._files:
-            raise DuplicatePath(f"two outputs claim {path!r}")
+        self._claim(path)
         held: deque[bytes] = deque()
         size = 0
         encoded = (c.encode("utf-8") if isinstance(c, str) else c for c in chunks)
@@ -91,6 +93,14 @@ class SiteFiles:
                 return
         self._files[path] = held[0] if len(held) == 1 else b"".join(held)
         self._in_memory += size
+
+    def _claim(self, path: str) -> None:
+        """Refuse ``path`` unless it is a new relative path inside the site."""
+        pure = PurePosixPath(path)
+        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+            raise ValueError(f"output path {path!r} must be relative and inside the site")
+        if path in self._files:
+            raise DuplicatePath(f"two outputs claim {path!r}")
 
     def _spooled(self, chunks: Iterable[bytes]) -> _Spooled:
         """Write ``chunks`` to a new spool file (its digest computed on the way)."""
@@ -126,6 +136,8 @@ class SiteFiles:
             return entry
         if self._committed is not None:
             return (self._committed / path).read_bytes()
+        if isinstance(entry, LastFile):
+            return entry.read()
         assert self._spool is not None
         return entry.location(self._spool).read_bytes()
 
@@ -197,6 +209,9 @@ class SiteFiles:
             elif isinstance(entry, bytes):
                 target.write_bytes(entry)
                 stats.written += 1
+            elif isinstance(entry, LastFile):  # changed since it was taken, or no hard links
+                target.write_bytes(entry.read())
+                stats.written += 1
             elif self._committed is not None:  # committed before: its spool is gone
                 shutil.copyfile(self._committed / path, target)
                 stats.written += 1
@@ -207,6 +222,39 @@ class SiteFiles:
             st = os.lstat(target)
             written[path] = [digest, st.st_size, st.st_mtime_ns, st.st_ino]
         return stats, written
+
+
+@dataclass(frozen=True)
+class LastFile:
+    """A file of the last build, taken into this one as it is: ``source`` (in the output
+    folder), whose ``digest`` and ``size`` its manifest recorded. It is never read unless
+    the commit cannot link it (see :meth:`SiteFiles._write`), and then only with the
+    recorded digest."""
+
+    source: Path
+    digest: str  # sha256 of the content, hex
+    size: int  # bytes
+
+    def read(self) -> bytes:
+        """The content; OutputChanged if it is no longer what the manifest recorded."""
+        try:
+            content = self.source.read_bytes()
+        except OSError as error:
+            raise OutputChanged(self.source, str(error.strerror or error)) from error
+        if hashlib.sha256(content).hexdigest() != self.digest:
+            raise OutputChanged(self.source, "its content changed")
+        return content
+
+
+class OutputChanged(OutputRefused):
+    """A file of the last build, taken into this one, was changed or removed while the
+    build ran."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(
+            f"{path} changed while the build ran ({what}); nothing was written: build again, "
+            "and leave the output folder alone while a build runs"
+        )
 
 
 @dataclass(frozen=True)
@@ -420,9 +468,9 @@ def last_record(out: Path) -> dict[str, object]:
     return record if isinstance(record, dict) else {}
 
 
-def last_files(out: Path) -> dict[str, tuple[str, str]]:
+def last_files(out: Path) -> dict[str, tuple[str, str, int]]:
     """The file keys the last build into ``out`` recorded (jouleboard/engine/fresh.py), with each
-    file's content digest, for the files still exactly as that build wrote them."""
+    file's content digest and size, for the files still exactly as that build wrote them."""
     doc = _intact(manifest_path(out), out)
     record = doc.get("build") if doc is not None else None
     keys = record.get("keys") if isinstance(record, dict) else None
@@ -433,7 +481,7 @@ def last_files(out: Path) -> dict[str, tuple[str, str]]:
     found = {}
     for name, key in keys.items():
         try:
-            found[name] = (str(key), _trusted_digest(out, name, files[name]))
+            found[name] = (str(key), _trusted_digest(out, name, files[name]), int(files[name][1]))
         except (OSError, ValueError, TypeError, KeyError):
             continue  # gone, edited or odd: render it
     return found
