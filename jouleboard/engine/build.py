@@ -128,8 +128,8 @@ def build(
                 timings={"check": time.perf_counter() - started},
             )
             return summary, state
-    # Something to do: only now the pipeline (data, plan, charts, templates) is imported.
-    from jouleboard.engine.assemble import assemble
+    # Something to do: only now the pipeline (data, plan, charts, templates) is imported,
+    # once a chart worker that will be wanted is starting (~0.2 s of imports sooner).
     from jouleboard.render.chart_files import Pool, check_cache, cold
 
     check_cache(inputs.cache)
@@ -145,6 +145,8 @@ def build(
             ready = partial(pool.start, inputs.cache, workers=1)
         if digest is not None:  # a new process: the files an earlier one read, by their bytes
             state.measurements.recall(kept_file(inputs.cache, target.path), seen, ready)
+        from jouleboard.engine.assemble import assemble
+
         try:
             summary = assemble(
                 inputs, target, state, changes, digest, waiting, publish, progress, pool

@@ -296,6 +296,8 @@ def _start_render(
         phone = frozenset(cid for cid, _ in batch if cid.endswith(PHONE))
         return start_renders(dict(batch), formats, cache, progress, phone, pool)
 
+    if len(items) > MANY_RENDERS:
+        pool.widen()  # (a rebuild readies one worker for the few renders an edit makes)
     if pool.started or len(items) > MANY_RENDERS:
         return start(items).exports
 

@@ -491,12 +491,18 @@ class Pool:
     the one for charts that need the system's fonts starts only when such a chart comes.
     Use as a context manager.
 
+    A pool started with fewer workers than that (a rebuild readies one) stays that size
+    until :meth:`widen`: a rebuild's few renders then wait for the worker it readied, not
+    for a second one whose ~0.5 s start would take a core from the build. (The executor
+    starts a worker at each submit that finds none idle, up to its ``_max_workers``.)
+
     The font configuration that hides the system's fonts from the workers is the pool's,
     in a temporary folder it removes on the way out: a worker may be stopped while it
     starts (a rebuild that draws no chart), and a folder of its own would stay behind."""
 
     def __init__(self) -> None:
         self._executors: dict[bool, ProcessPoolExecutor] = {}  # by "sees system fonts"
+        self._size = _workers()  # the most workers of vl-convert's own font: see widen
         self._fonts: tempfile.TemporaryDirectory[str] | None = None
         self._bundle: Future[bytes] | None = None
         self._pending: set[Future[Any]] = set()  # jobs not done, but a worker's start
@@ -545,7 +551,7 @@ class Pool:
             # spawn, not fork: vl-convert runs a JavaScript engine with its own threads, and
             # a process forked after it has started deadlocks.
             self._executors[system_fonts] = ProcessPoolExecutor(
-                max_workers=1 if system_fonts else _workers(),
+                max_workers=1 if system_fonts else self._size,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
                 initargs=(config, os.getpid()),
@@ -589,14 +595,27 @@ class Pool:
 
     def start(self, cache: Path, workers: int | None = None) -> None:
         """Start ``workers`` workers (default: every one) now; one makes the Vega bundle if
-        the cache lacks it."""
+        the cache lacks it. Fewer than every one: the pool keeps that size (and one more
+        that renders while the bundle is made) until :meth:`widen`."""
+        count = min(workers or _workers(), _workers())
         path = _bundle_path(cache)
-        if _trusted_bundle(path) is None:
+        bundle = _trusted_bundle(path) is None
+        if not self.started:
+            self._size = min(count + bundle, _workers())
+        if bundle:
             self._bundle = self.submit(_make_bundle)
             # Cached as soon as it is made, even if this build then fails on invalid data.
             self._bundle.add_done_callback(functools.partial(_store_made, path))
-        for _ in range(min(workers or _workers(), _workers()) - (self._bundle is not None)):
+        for _ in range(count - bundle):
             self.submit(_ready)
+
+    def widen(self) -> None:
+        """Let the pool grow to every worker as jobs come (after a :meth:`start` with fewer):
+        enough renders to keep them all busy."""
+        self._size = _workers()
+        executor = self._executors.get(False)
+        if executor is not None:  # (the attribute its submit reads to start another worker)
+            executor._max_workers = self._size  # type: ignore[attr-defined]
 
     def bundle(self) -> bytes | None:
         """The bundle a worker made (see :meth:`start`), or None."""
