@@ -106,9 +106,11 @@ def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_c
     started: list[int | None] = []
     real = chart_files.Pool.start
 
-    def recording(pool: chart_files.Pool, cache: Path, workers: int | None = None) -> None:
+    def recording(
+        pool: chart_files.Pool, cache: Path, workers: int | None = None, warm: Any = ()
+    ) -> None:
         started.append(workers)
-        real(pool, cache, workers)
+        real(pool, cache, workers, warm)
 
     monkeypatch.setattr(chart_files.Pool, "start", recording)
     renders: list[int] = []  # render jobs, per call

@@ -484,6 +484,17 @@ def _ready() -> None:
     """A job that does nothing: submitting one starts a worker (see :meth:`Pool.start`)."""
 
 
+def _warm(specs: Sequence[str]) -> None:
+    """:func:`_ready`, then render ``specs`` (fetching nothing) and keep nothing: a
+    worker's first chart of a kind compiles its code, ~0.1 s that a rebuild's worker spends
+    while the build loads, not after (see :meth:`Pool.start`)."""
+    import vl_convert
+
+    for spec in specs:
+        with contextlib.suppress(ValueError):  # (vl-convert's error for a spec it refuses)
+            vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+
+
 class Pool:
     """Chart-render worker processes, started on first use or early with :meth:`start`
     (a cold build starts them before loading the data, so their ~0.5 s start-up and the
@@ -588,15 +599,17 @@ class Pool:
         the workers the submit started."""
         for executor in self._executors.values():
             self._workers.update(executor._processes or {})
-        if work is not _ready:
+        if work is not _ready and work is not _warm:
             self._pending.add(future)
             future.add_done_callback(self._pending.discard)
         return future
 
-    def start(self, cache: Path, workers: int | None = None) -> None:
+    def start(self, cache: Path, workers: int | None = None, warm: Sequence[str] = ()) -> None:
         """Start ``workers`` workers (default: every one) now; one makes the Vega bundle if
         the cache lacks it. Fewer than every one: the pool keeps that size (and one more
-        that renders while the bundle is made) until :meth:`widen`."""
+        that renders while the bundle is made) until :meth:`widen`. ``warm``: specs (JSON
+        text) a started worker renders for nothing once it has started, so that its first
+        charts of those kinds come sooner (a rebuild's worker: the last build's)."""
         count = min(workers or _workers(), _workers())
         path = _bundle_path(cache)
         bundle = _trusted_bundle(path) is None
@@ -606,8 +619,11 @@ class Pool:
             self._bundle = self.submit(_make_bundle)
             # Cached as soon as it is made, even if this build then fails on invalid data.
             self._bundle.add_done_callback(functools.partial(_store_made, path))
-        for _ in range(count - bundle):
-            self.submit(_ready)
+        for number in range(count - bundle):
+            if number == 0 and warm:
+                self.submit(_warm, list(warm))
+            else:
+                self.submit(_ready)
 
     def widen(self) -> None:
         """Let the pool grow to every worker as jobs come (after a :meth:`start` with fewer):
