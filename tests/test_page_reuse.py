@@ -12,7 +12,7 @@ import pytest
 
 from jouleboard.engine.build import build_site
 from jouleboard.engine.fresh import key_of
-from jouleboard.output.writer import LastFile
+from jouleboard.output.writer import LastFile, SiteFiles
 from tests.golden.tree import REPO
 from tests.test_incremental_and_serve import tree
 from tests.test_unchanged_rebuild import built_project
@@ -71,19 +71,27 @@ def test_a_rebuild_takes_unchanged_files_unread(
 ) -> None:
     """The last build's files whose keys are unchanged are linked into the new site as the
     manifest recorded them, not read and hashed again (the charts' SVGs excepted: a chart's
-    size is its SVG's)."""
+    size is its SVG's) nor held in memory or spooled to disk (not even the SVGs read)."""
     read: list[str] = []
-    original = LastFile.read
+    original_read, original_add = LastFile.read, SiteFiles.add
+    taken: set[str] = set()
 
     def reading(self: LastFile) -> bytes:
         read.append(self.source.relative_to(project / "site").as_posix())
-        return original(self)
+        return original_read(self)
+
+    def adding(self: SiteFiles, path: str, content: str | bytes | LastFile) -> None:
+        if isinstance(content, LastFile):
+            taken.add(path)
+        original_add(self, path, content)
 
     monkeypatch.setattr(LastFile, "read", reading)
+    monkeypatch.setattr(SiteFiles, "add", adding)
     edit_one_measurement(project)
     summary = build_site(project / "data", project / "site", project=project)
     assert read and {Path(path).suffix for path in read} == {".svg"}
-    assert len(read) < summary.files / 2
+    assert len(read) < summary.files / 2 and set(read) <= taken
+    assert len(taken) > summary.files / 2
     assert same_as_clean(project, tmp_path)
 
 
