@@ -22,7 +22,7 @@ from jouleboard.core.console import Progress
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.engine.build import start_one
 from jouleboard.render import chart_files
-from jouleboard.render.chart_files import Pool, _ready, render_charts, stable_ids
+from jouleboard.render.chart_files import _CLIP_REF, Pool, _ready, render_charts, stable_ids
 from jouleboard.render.charts import static
 from tests.test_serve_robust import interruptible
 
@@ -70,6 +70,31 @@ def test_stable_ids_renumbers_clip_references_in_tags_only() -> None:
         '<g clip-path="url(#clip2)"/><defs><clipPath id="clip1"/>'
         '<clipPath id="clip2"/></defs></g>'
     )
+
+
+def test_stable_ids_is_renumbering_inside_every_tag() -> None:
+    """stable_ids looks only into the tags that hold a clip reference: on real renders and
+    on near misses, the same as renumbering inside every tag (its definition)."""
+
+    def inside_every_tag(svg: str) -> str:
+        numbers: dict[str, str] = {}
+
+        def renumber(match: re.Match[str]) -> str:
+            return numbers.setdefault(match.group(0), str(len(numbers) + 1))
+
+        return re.sub(r"<[^>]*>", lambda tag: _CLIP_REF.sub(renumber, tag.group(0)), svg)
+
+    import vl_convert
+
+    renders = [vl_convert.vegalite_to_svg(_bars(list("abc"[:n]))) for n in (1, 3, 2)]
+    assert all('clip-path="url(#clip' in svg for svg in renders)
+    near = (
+        '<g id="clipper" a="url(#clip)"><g id="clip3" clip-path="url(#clip3)"/>'
+        '<text x="1">id="clip4" url(#clip4)</text><path d="M0" clip-path="url(#clip7)"/></g>'
+    )
+    for svg in [*renders, near]:
+        assert stable_ids(svg) == inside_every_tag(svg)
+    assert stable_ids(near).count("clip1") == 2 and stable_ids(near).count("clip2") == 1
 
 
 def test_identical_specs_are_rendered_once_and_pngs_come_from_the_cache(tmp_path: Path) -> None:
