@@ -438,16 +438,16 @@ def _load_export(path: Path, fmt: str) -> bytes | None:
 
 
 def _store(path: Path, content: bytes) -> None:
-    """Write a cache entry atomically: a private temporary file in the same folder, flushed
-    to disk, then renamed over the entry, so a concurrent reader or a build killed at any
-    moment sees the old entry, the new one or none, never part of one."""
+    """Write a cache entry atomically: a private temporary file in the same folder, renamed
+    over the entry, so a concurrent reader or a build killed at any moment sees the old
+    entry, the new one or none, never part of one. It is not forced to disk (an fsync per
+    entry was 0.5 s of a cold build's 304, in the build's own process): an entry a power cut
+    tears fails its check when read (:func:`_load`), and is made again."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(_entry(path.name, content))
-            f.flush()
-            os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is shared by checkouts
         os.replace(tmp, path)
     except BaseException:
