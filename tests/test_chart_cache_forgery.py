@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -241,6 +241,18 @@ def test_the_bundle_digest_of_the_installed_vl_convert_is_known() -> None:
         f"add {export._vl_version()!r}: {digest!r} to BUNDLE_SHA256 in "
         "jouleboard/render/chart_files.py"
     )
+
+
+@pytest.fixture(autouse=True)
+def _no_shipped_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The templates these tests forge are the disk cache's: those shipped with the package
+    (tests/test_chart_templates.py) would leave the cache unread."""
+    from jouleboard.render import charts
+
+    monkeypatch.setattr(charts, "PACKAGED", tmp_path / "none-shipped.json")
+    charts._packaged.cache_clear()
+    yield
+    charts._packaged.cache_clear()  # (read again once PACKAGED is restored)
 
 
 def test_a_linked_chart_template_in_the_cache_is_not_followed(
