@@ -107,12 +107,17 @@ def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
 def template_key(name: str, args: Sequence[str]) -> str:
     """The key of chart kind ``name``'s template for ``args``: it covers the installed Altair
     and this module's source, which make it."""
+    altair, source = _makers()
+    return hashlib.sha256(json.dumps([name, tuple(args), altair, source]).encode()).hexdigest()
+
+
+@functools.cache
+def _makers() -> tuple[str, str]:
+    """What makes every template: Altair's version and the digest of this module's source
+    (looked up once, not once per template)."""
     from importlib.metadata import version
 
-    source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return hashlib.sha256(
-        json.dumps([name, tuple(args), version("altair"), source]).encode()
-    ).hexdigest()
+    return version("altair"), hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 PACKAGED = Path(__file__).with_name("chart_templates.json")
