@@ -162,11 +162,12 @@ def test_pages_that_show_no_redrawn_chart_are_made_while_the_worker_draws(
 ) -> None:
     """A rebuild after one edit gives its charts to the worker it readied, then makes the
     downloads and the pages that show none of those charts while the worker draws them;
-    the pages that show one are made once they are drawn. The site is a clean build's."""
+    a page that shows one is made as soon as every redrawn chart it shows is drawn. The
+    site is a clean build's."""
     from jouleboard.engine import assemble, outputs
     from jouleboard.render.pages import render_page
 
-    events: list[tuple[str, object]] = []
+    events: list[tuple[str, Any]] = []
     real_submit = chart_files.Pool.submit
 
     def submit(pool: chart_files.Pool, work: Callable[..., Any], *args: Any, **kw: Any) -> Any:
@@ -174,18 +175,18 @@ def test_pages_that_show_no_redrawn_chart_are_made_while_the_worker_draws(
             events.append(("render", None))
         return real_submit(pool, work, *args, **kw)
 
-    real_files = outputs._Maker.files
+    real_make = outputs._Maker._make
 
-    def files(maker: outputs._Maker, batch: outputs.Batch, exports: Any) -> Any:
-        events.append(("drawn", frozenset(chart.id for chart, _ in batch)))
-        return real_files(maker, batch, exports)
+    def make(maker: outputs._Maker, chart: Any, *args: Any) -> None:
+        events.append(("drawn", chart.id))
+        real_make(maker, chart, *args)
 
     def page(env: Any, view: Any, *args: Any) -> str:
         events.append(("page", chart_ids(view.body)))
         return render_page(env, view, *args)
 
     monkeypatch.setattr(chart_files.Pool, "submit", submit)
-    monkeypatch.setattr(outputs._Maker, "files", files)
+    monkeypatch.setattr(outputs._Maker, "_make", make)
     monkeypatch.setattr(assemble, "render_page", page)
 
     def one_shot(out: str) -> None:
@@ -197,15 +198,27 @@ def test_pages_that_show_no_redrawn_chart_are_made_while_the_worker_draws(
     events.clear()
     one_shot("site")
     kinds = [kind for kind, _ in events]
-    drawn_at = kinds.index("drawn")
-    assert kinds.count("drawn") == 1 and "render" in kinds[:drawn_at]
-    redrawn = events[drawn_at][1]
-    assert isinstance(redrawn, frozenset) and redrawn
-    before = [shown for kind, shown in events[kinds.index("render") : drawn_at] if kind == "page"]
-    after = [shown for kind, shown in events[drawn_at:] if kind == "page"]
-    assert before and after  # the edit changed pages of both sorts
-    assert all(isinstance(shown, set) and not shown & redrawn for shown in before)
-    assert all(isinstance(shown, set) and shown & redrawn for shown in after)
+    first = kinds.index("drawn")
+    assert "render" in kinds[:first]
+    redrawn = {cid for kind, cid in events if kind == "drawn"}
+    before = [shown for kind, shown in events[kinds.index("render") : first] if kind == "page"]
+    assert before and not any(shown & redrawn for shown in before)
+    drawn: set[str] = set()
+    after = []
+    for kind, value in events[first:]:
+        if kind == "drawn":
+            drawn.add(value)
+        elif kind == "page" and value & redrawn:
+            assert value & redrawn <= drawn  # every redrawn chart it shows is drawn
+            after.append(value)
+    assert after  # the edit changed pages of both sorts
+    last = len(kinds) - 1 - kinds[::-1].index("drawn")
+    assert (
+        len(redrawn) > 1
+        and any(  # made while the worker drew the rest
+            kind == "page" and value & redrawn for kind, value in events[first:last]
+        )
+    )
     build(project, "clean")
     assert tree(project / "site") == tree(project / "clean")
 

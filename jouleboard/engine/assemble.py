@@ -204,24 +204,37 @@ def assemble(
         return products.made - before
 
     drawing = charts.unmade
-    later = []
+    later: dict[str, list[Page]] = {}  # chart id -> the pages that wait for it
+    waits: dict[str, int] = {}  # page path -> the charts it waits for
     rendered = 0
     for page in plan.pages:
-        if drawing and not chart_ids(page.body).isdisjoint(drawing):
-            later.append(page)
+        awaited = chart_ids(page.body) & drawing if drawing else set()
+        if awaited:
+            waits[page.path] = len(awaited)
+            for cid in awaited:
+                later.setdefault(cid, []).append(page)
         else:
             rendered += add_page(page, charts.infos)
     timer.part("render")
 
-    infos = charts.finish()
+    def drawn(cid: str) -> None:
+        """A chart's files are made: the pages that waited for it alone are made now, while
+        the workers draw the rest (they were made after the last render, on one core)."""
+        nonlocal rendered
+        for page in later.pop(cid, ()):
+            waits[page.path] -= 1
+            if not waits[page.path]:
+                rendered += add_page(page, charts.infos)
+
+    infos = charts.finish(drawn)
+    assert not later, f"pages never made: their charts were not drawn ({sorted(later)})"
     assets = page_frame()[0]
     for path, content in assets.items():
         files.add(path, content)
-    # Every chart is rendered: the workers (~250 MB each at 100k) go while the pages are
-    # rendered, not after the write.
+    # Every chart is rendered: the workers (~250 MB each at 100k) go now, not after the
+    # write.
     pool.release()
     timer.done("charts")
-    rendered += sum(add_page(page, infos) for page in later)
     summary.rendered = rendered
     timer.done("render")
 

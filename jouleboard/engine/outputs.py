@@ -5,7 +5,7 @@ made again is :mod:`jouleboard.engine.fresh`'s to say."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from jouleboard.config.schema import SiteSettings
@@ -148,6 +148,7 @@ MANY_RENDERS = 40  # more specs than this: worker processes are worth starting
 Add = Callable[[str, Content | LastFile], None]
 Batch = list[tuple[ChartRef, str]]  # charts to make, each with its key
 Exports = dict[tuple[str, str], bytes]  # (render id, format) -> bytes
+Arrivals = Iterator[tuple[tuple[str, str], bytes]]  # Exports' items, as each is made
 
 
 def chart_paths(chart: ChartRef, urls: Urls, png: bool) -> tuple[str, ...]:
@@ -234,23 +235,48 @@ class _Maker:
         self.products, self.cache, self.pool = products, cache, pool
         self.progress, self.sources = progress, sources
 
-    def start(self, batch: Batch, label: str) -> Callable[[], Exports]:
+    def start(self, batch: Batch, label: str) -> Callable[[], Arrivals]:
         """The batch's renders, started where workers make them; returns what waits."""
         shown = _Labelled(self.progress, label) if label else self.progress
         charts = {chart.id: chart for chart, _ in batch}
         return _start_render(charts, self.png, self.cache, shown, self.pool)
 
-    def files(self, batch: Batch, exports: Exports) -> dict[str, ChartInfo]:
-        """Pass the batch's files to ``add``; what pages need of each chart, by id."""
-        infos = {}
-        for chart, key in batch:
-            files, infos[chart.id] = chart_output(
-                chart, exports, self.urls, self.settings, self.png, self.sources
-            )
-            for path, content in files.items():
-                self.products.made_now(path, key, content)
-                self.add(path, content)
-        return infos
+    def files(
+        self, batch: Batch, arrivals: Arrivals, made: Callable[[str, ChartInfo], object]
+    ) -> None:
+        """Pass each chart's files to ``add`` as soon as its renders have arrived, then
+        what pages need of it to ``made``."""
+        charts = {chart.id: (chart, key) for chart, key in batch}
+        awaited = {cid: set(self._renders(cid)) for cid in charts}
+        exports: Exports = {}
+        for item, content in arrivals:
+            cid = item[0].removesuffix(PHONE)
+            if item in awaited.get(cid, ()):
+                exports[item] = content
+                awaited[cid].discard(item)
+                if not awaited[cid]:
+                    self._make(*charts.pop(cid), exports, made)
+        for chart, key in charts.values():  # (none left: a missing render raises KeyError)
+            self._make(chart, key, exports, made)
+
+    def _renders(self, cid: str) -> list[tuple[str, str]]:
+        """The exports a chart's files are made from (see :func:`chart_output`)."""
+        return [(cid, "svg"), (f"{cid}{PHONE}", "svg"), *([(cid, "png")] if self.png else [])]
+
+    def _make(
+        self,
+        chart: ChartRef,
+        key: str,
+        exports: Exports,
+        made: Callable[[str, ChartInfo], object],
+    ) -> None:
+        files, info = chart_output(chart, exports, self.urls, self.settings, self.png, self.sources)
+        for path, content in files.items():
+            self.products.made_now(path, key, content)
+            self.add(path, content)
+        for render in self._renders(chart.id):
+            del exports[render]  # (a batch's renders are let go of chart by chart)
+        made(chart.id, info)
 
 
 class Charts:
@@ -270,13 +296,20 @@ class Charts:
         """The ids of the charts :meth:`finish` has yet to make."""
         return frozenset(chart.id for batch in self.batches for chart, _ in batch)
 
-    def finish(self) -> dict[str, ChartInfo]:
-        """Make every chart not taken, passing its files to ``add``; what pages need of
-        every chart, by id."""
+    def finish(self, drawn: Callable[[str], object] = lambda cid: None) -> dict[str, ChartInfo]:
+        """Make every chart not taken, passing its files to ``add`` and then its id to
+        ``drawn`` as soon as its renders have arrived (the pages that waited only for it
+        can be made while the workers draw the rest); what pages need of every chart, by
+        id."""
+
+        def made(cid: str, info: ChartInfo) -> None:
+            self.infos[cid] = info
+            drawn(cid)
+
         for number, batch in enumerate(self.batches, 1):
             renders = self.first if number == 1 and self.first else None
-            exports = (renders or self.maker.start(batch, self._label(number)))()
-            self.infos |= self.maker.files(batch, exports)
+            arrivals = (renders or self.maker.start(batch, self._label(number)))()
+            self.maker.files(batch, arrivals, made)
         self.batches, self.first = [], None
         return self.infos
 
@@ -287,7 +320,7 @@ class Charts:
 
 def _start_render(
     charts: Mapping[str, ChartRef], png: bool, cache: Path, progress: Progress, pool: Pool
-) -> Callable[[], Exports]:
+) -> Callable[[], Arrivals]:
     """The renders of ``charts`` (see :func:`chart_specs`), started if workers make them;
     returns what waits for them. Without running workers, a few go in batches that
     render_charts renders in this process, whose renderer is warm (a worker costs ~0.5 s
@@ -303,13 +336,11 @@ def _start_render(
     if len(items) > MANY_RENDERS:
         pool.widen()  # (a rebuild readies one worker for the few renders an edit makes)
     if pool.started or len(items) > MANY_RENDERS:
-        return start(items).exports
+        return start(items).arrivals
 
-    def in_process() -> Exports:
-        exports: Exports = {}
+    def in_process() -> Arrivals:
         for at in range(0, len(items), IN_PROCESS_BATCH):
-            exports |= start(items[at : at + IN_PROCESS_BATCH]).exports()
-        return exports
+            yield from start(items[at : at + IN_PROCESS_BATCH]).arrivals()
 
     return in_process
 

@@ -710,7 +710,13 @@ class Renders:
     def exports(self) -> dict[tuple[str, str], bytes]:
         """``(chart id, format) -> bytes`` (SVG text, 2x PNG), once every render is made;
         new ones are stored in the cache as they arrive."""
+        return dict(sorted(self.arrivals()))
+
+    def arrivals(self) -> Iterator[tuple[tuple[str, str], bytes]]:
+        """:meth:`exports`' items as they come: those the cache held, then each render's
+        (for every chart it draws) as it is made, stored in the cache as it arrives."""
         found, same = self.found, self.same
+        yield from sorted((k, v) for k, v in found.items() if k[1] in self.wanted)
         for index, (svg, png) in self.jobs.results():
             cid = self.missing[index]
             if svg is not None and (reason := svg_refusal(svg)) is not None:
@@ -718,8 +724,10 @@ class Renders:
             for fmt, content in (("svg", svg), ("png", png)):
                 if content is not None:
                     _store(self.paths[(cid, fmt)], content)
-                    found.update({(twin, fmt): content for twin in same[self.texts[cid]]})
-        return dict(sorted((k, v) for k, v in found.items() if k[1] in self.wanted))
+                    for twin in same[self.texts[cid]]:
+                        found[(twin, fmt)] = content
+                        if fmt in self.wanted:
+                            yield (twin, fmt), content
 
 
 def start_renders(
