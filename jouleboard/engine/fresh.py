@@ -90,6 +90,17 @@ def _field_names(kind: type) -> tuple[str, ...]:
     return names
 
 
+def content_of(file: Content | LastFile) -> Content | None:
+    """A product's content: a last build's file read, or None if it is no longer what that
+    build wrote (gone or edited since its manifest was read: make it anew)."""
+    if not isinstance(file, LastFile):
+        return file
+    try:
+        return file.read()
+    except OutputChanged:
+        return None
+
+
 class Products:
     """The products of the last build, by output path, each with the key it was made from.
 
@@ -117,13 +128,9 @@ class Products:
     def take(self, path: str, key: str) -> Content | None:
         """The last build's product at ``path`` if it was made from ``key``, else None."""
         last = self._last(path, key)
-        if not isinstance(last, LastFile):
-            return last
-        try:
-            content = last.read()
-        except OutputChanged:  # gone or edited since the manifest was read: make it anew
-            return None
-        self._keep(path, key, content)
+        content = content_of(last) if last is not None else None
+        if isinstance(last, LastFile) and content is not None:
+            self._keep(path, key, content)
         return content
 
     def take_file(self, path: str, key: str) -> Content | LastFile | None:

@@ -14,9 +14,9 @@ from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.shapes import JsonObject
 from jouleboard.core.urls import Urls
-from jouleboard.engine.fresh import Content, Products, key_of
+from jouleboard.engine.fresh import Content, Products, content_of, key_of
 from jouleboard.engine.sources import Sources
-from jouleboard.output.writer import LastFile, OutputChanged
+from jouleboard.output.writer import LastFile
 from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.views import ChartRef, Download, Link
 from jouleboard.render import charts as charts_present
@@ -203,7 +203,7 @@ def start_charts(
         # went to the spool folder, 0.3 s, only to be linked from the last build's site).
         svg = phone = None
         if len(files) == len(paths):  # every file is the last build's
-            svg, phone = _read(files[0]), _read(files[1])
+            svg, phone = content_of(files[0]), content_of(files[1])
         if svg is None or phone is None:
             stale.append((chart, key))
             continue
@@ -343,16 +343,6 @@ def _start_render(
             yield from start(items[at : at + IN_PROCESS_BATCH]).arrivals()
 
     return in_process
-
-
-def _read(file: Content | LastFile) -> Content | None:
-    """A product's content; None if the last build's file is no longer what it wrote."""
-    if not isinstance(file, LastFile):
-        return file
-    try:
-        return file.read()
-    except OutputChanged:
-        return None
 
 
 def _text(content: Content) -> str:
