@@ -57,6 +57,10 @@ SYSTEM_CHROMIUM = (Path("/usr/bin/chromium-headless-shell"), Path("/usr/bin/chro
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     # Keep-alive: a page's dozen requests share one connection instead of one each.
     protocol_version = "HTTP/1.1"
+    # The handler writes a response's headers and its body apart. On a kept-alive connection
+    # Nagle's algorithm held the body until the browser acknowledged the headers, which it
+    # delays by up to 40 ms: the walk of the 230 pages (tour.py) took 38 s, 26 s without.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -193,6 +193,9 @@ def make_handler(state: GpuState, served_name: str, metrics_only: bool) -> type:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Each streamed token is sent as it is written, as vLLM's server (uvicorn) sends it:
+        # with Nagle's algorithm a token written while the last one is unacknowledged waits.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             return
