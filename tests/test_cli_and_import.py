@@ -16,6 +16,7 @@ from jouleboard.kinds.token import TokenKind
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import measurement_schema_text
 from tests.cli_run import jouleboard as jouleboard_here
+from tests.conftest import ScipyQuantiles
 from tests.test_rank import REFERENCE
 
 # The kind's columns, then the measurement-noise columns every ranking download appends
@@ -95,10 +96,8 @@ def test_rank_noise_columns_follow_the_documented_rule():
     (docs/measurement-format.md, "Repeat runs and measurement noise") and the rows' own
     figures: s = 8.37% per run from the bundled repeat pairs, 3 degrees of freedom, so the
     critical value is Student's t(0.975, 3) (SciPy: 3.1824), not the normal 1.96."""
-    from scipy import stats
-
     rows = json.loads(run("rank", "--task", "gpqa", "--format", "json").stdout)
-    z = stats.t.ppf(0.975, 3)
+    z = ScipyQuantiles().t(0.975, 3)
     assert all(r["critical_value"] == pytest.approx(z, rel=1e-12) for r in rows)
     assert all(r["degrees_of_freedom"] == 3 for r in rows)
     u = [r["relative_uncertainty"] for r in rows]

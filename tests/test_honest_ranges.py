@@ -9,7 +9,6 @@ import html
 import math
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -20,6 +19,7 @@ from jouleboard.rank.glossary import glossary_html
 from jouleboard.rank.noise import UNKNOWN, rank_ranges
 from jouleboard.rank.ranking import Deadline, rank
 from jouleboard.rank.tables import runs_of
+from tests.conftest import ScipyQuantiles
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN_TASKS = ("gpqa", "lm-arena-chat", "sourcegraph-fim", "image-chat", "video-chat")
@@ -48,7 +48,7 @@ def recomputed_ranges(values: list[float], runs: list[int], s: float, c: float) 
 
 
 def test_the_estimate_serves_only_the_kind_it_was_measured_on(
-    site: SiteView, scipy_stats: ModuleType
+    site: SiteView, scipy_quantiles: ScipyQuantiles
 ) -> None:
     """The three repeat pairs are language-model runs: token tasks (text, image and video
     chat) use s = 8.37% with 3 degrees of freedom; text-to-image and text-to-video, with no
@@ -57,7 +57,7 @@ def test_the_estimate_serves_only_the_kind_it_was_measured_on(
         noise = site.tasks[task].noise
         assert noise.per_run == pytest.approx(0.08374, abs=1e-5)
         assert noise.freedom == 3
-        assert noise.critical == pytest.approx(scipy_stats.t.ppf(0.975, 3), rel=1e-12)
+        assert noise.critical == pytest.approx(scipy_quantiles.t(0.975, 3), rel=1e-12)
     for task in DIFFUSION_TASKS:
         t = site.tasks[task]
         assert t.noise.per_run is None and t.noise.browser() is None
@@ -66,12 +66,12 @@ def test_the_estimate_serves_only_the_kind_it_was_measured_on(
 
 @pytest.mark.parametrize("task", TOKEN_TASKS)
 def test_ranges_equal_a_recomputation_with_t_at_3_degrees(
-    site: SiteView, task: str, scipy_stats: ModuleType
+    site: SiteView, task: str, scipy_quantiles: ScipyQuantiles
 ) -> None:
     t = site.tasks[task]
     values = [r.config.energy_per_output_joules for r in t.ranking]
     runs = [runs_of(r.config) for r in t.ranking]
-    c = scipy_stats.t.ppf(0.975, 3)
+    c = scipy_quantiles.t(0.975, 3)
     assert t.noise.per_run is not None
     expected = recomputed_ranges(values, runs, t.noise.per_run, c)
     assert [[r.rank_best, r.rank_worst] for r in t.ranking] == expected
@@ -97,7 +97,7 @@ def test_t_widens_the_ranges_the_issue_counted(
 
 
 def test_gpqa_keeps_the_reference_order_with_its_new_ranges(
-    site: SiteView, scipy_stats: ModuleType
+    site: SiteView, scipy_quantiles: ScipyQuantiles
 ) -> None:
     """The reference top 7 (docs/metrics.md) keeps its order by point value; GPT OSS 20B and
     120B now share places 1-2 (their ratio 1.39 is under the 1.46 two single runs may differ
@@ -116,18 +116,20 @@ def test_gpqa_keeps_the_reference_order_with_its_new_ranges(
     ranges = {n: (r.rank_best, r.rank_worst) for n, r in zip(names, top, strict=True)}
     assert ranges["GPT OSS 20B"] == ranges["GPT OSS 120B"] == (1, 2)
     assert ranges["NVIDIA Nemotron Nano 12B V2"] == (3, 7)
-    assert math.exp(scipy_stats.t.ppf(0.975, 3) * 0.08374 * math.sqrt(2)) == pytest.approx(
+    assert math.exp(scipy_quantiles.t(0.975, 3) * 0.08374 * math.sqrt(2)) == pytest.approx(
         1.458, 1e-3
     )
 
 
-def test_the_glossary_says_how_uncertain_s_is(site: SiteView, scipy_stats: ModuleType) -> None:
+def test_the_glossary_says_how_uncertain_s_is(
+    site: SiteView, scipy_quantiles: ScipyQuantiles
+) -> None:
     """s = 8.37% from 3 degrees of freedom; its 95% interval from chi-square with 3 degrees
     (issue 37: 4.7% to 31%), and words on what more repeats would change."""
     text = html.unescape(re.sub(r"<[^>]+>", "", glossary_html(noise_scopes(site))))
     s = 0.08373835972873074
-    low = s * math.sqrt(3 / scipy_stats.chi2.ppf(0.975, 3))
-    high = s * math.sqrt(3 / scipy_stats.chi2.ppf(0.025, 3))
+    low = s * math.sqrt(3 / scipy_quantiles.chi2(0.975, 3))
+    high = s * math.sqrt(3 / scipy_quantiles.chi2(0.025, 3))
     assert (round(low * 100, 1), round(high * 100, 1)) == (4.7, 31.2)
     assert f"it lies between {low * 100:.2g}% and {high * 100:.3g}%" in text
     assert "with 3 degrees of freedom" in text and "c = 3.18" in text

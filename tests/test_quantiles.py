@@ -4,13 +4,13 @@ tables and against SciPy, the reference implementation (a test dependency only).
 from __future__ import annotations
 
 import math
-from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jouleboard.rank.quantiles import chi_square_quantile, student_t_quantile
+from tests.conftest import ScipyQuantiles
 
 # Two-sided 95% critical values t(0.975, nu), as printed in any table of Student's t
 # (e.g. the NIST/SEMATECH e-Handbook, table 1.3.6.7.2), to three decimals.
@@ -55,14 +55,14 @@ def test_t_with_two_degrees_has_a_closed_form() -> None:
     p=st.floats(0.75, 0.9999995),  # the range site.yaml's confidence reaches: (1 + c) / 2
     nu=st.floats(0.5, 10_000),
 )
-def test_t_agrees_with_scipy(p: float, nu: float, scipy_stats: ModuleType) -> None:
-    assert student_t_quantile(p, nu) == pytest.approx(scipy_stats.t.ppf(p, nu), rel=1e-9)
+def test_t_agrees_with_scipy(p: float, nu: float, scipy_quantiles: ScipyQuantiles) -> None:
+    assert student_t_quantile(p, nu) == pytest.approx(scipy_quantiles.t(p, nu), rel=1e-9)
 
 
 @settings(max_examples=300, deadline=None)
 @given(p=st.floats(5e-7, 1 - 5e-7), nu=st.floats(0.5, 10_000))
-def test_chi_square_agrees_with_scipy(p: float, nu: float, scipy_stats: ModuleType) -> None:
-    assert chi_square_quantile(p, nu) == pytest.approx(scipy_stats.chi2.ppf(p, nu), rel=1e-9)
+def test_chi_square_agrees_with_scipy(p: float, nu: float, scipy_quantiles: ScipyQuantiles) -> None:
+    assert chi_square_quantile(p, nu) == pytest.approx(scipy_quantiles.chi2(p, nu), rel=1e-9)
 
 
 def test_t_is_symmetric_and_falls_towards_the_normal() -> None:
