@@ -94,8 +94,30 @@ def test_after_one_edit_only_that_file_is_parsed_and_the_site_is_a_clean_build(
     assert tree(project / "site") == tree(project / "clean")
 
 
+@pytest.fixture()
+def started(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    """The ``workers`` of every Pool.start call: a chart worker readied early is one (1)."""
+    calls: list[int | None] = []
+    real = chart_files.Pool.start
+
+    def recording(
+        pool: chart_files.Pool, cache: Path, workers: int | None = None, warm: Any = ()
+    ) -> None:
+        calls.append(workers)
+        real(pool, cache, workers, warm)
+
+    monkeypatch.setattr(chart_files.Pool, "start", recording)
+    return calls
+
+
+def one_shot(project: Path, out: str, data: str = "data") -> None:
+    """A command-line build (``one_shot``) of ``data`` into ``out``, the project's cache."""
+    cache = project / "cache"
+    build_site(project / data, project / out, project=project, cache=cache, one_shot=True)
+
+
 def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_changed(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, monkeypatch: pytest.MonkeyPatch, started: list[int | None]
 ) -> None:
     """A command-line build whose chart cache is warm starts a chart worker while it loads
     only in a rebuild (an earlier build into the same output kept its reads) that finds a
@@ -103,16 +125,6 @@ def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_c
     drawn from (a template), nor for a new file that fails to parse (the build fails), nor in a
     first build into a new output, which finds its charts cached as a rule and renders what
     it does not find without that worker, to the same site."""
-    started: list[int | None] = []
-    real = chart_files.Pool.start
-
-    def recording(
-        pool: chart_files.Pool, cache: Path, workers: int | None = None, warm: Any = ()
-    ) -> None:
-        started.append(workers)
-        real(pool, cache, workers, warm)
-
-    monkeypatch.setattr(chart_files.Pool, "start", recording)
     renders: list[int] = []  # render jobs, per call
 
     class Counting(chart_files._Jobs):
@@ -121,40 +133,56 @@ def test_a_chart_worker_is_readied_early_only_for_a_rebuild_whose_measurements_c
             super().__init__(jobs, *args)
 
     monkeypatch.setattr(chart_files, "_Jobs", Counting)
-
-    def one_shot(out: str) -> None:
-        data, cache = project / "data", project / "cache"
-        build_site(data, project / out, project=project, cache=cache, one_shot=True)
-
-    one_shot("site")
+    one_shot(project, "site")
     assert started == []  # a first build
     edit_one(project)
-    one_shot("site")
+    one_shot(project, "site")
     assert started == [1]  # a rebuild with an edited file
     (project / "templates").mkdir()  # a site template changed, no measurement
     text = (templates_dir() / "base.html").read_text(encoding="utf-8")
     (project / "templates" / "base.html").write_text(text.replace("</head>", "<!--x--></head>"))
     renders.clear()
-    one_shot("site")
+    one_shot(project, "site")
     assert (started, sum(renders)) == ([1], 0)
     broken = project / "data" / "measurements" / "broken.json"
     broken.write_text("{")
     with pytest.raises(ValidationFailed):
-        one_shot("site")
+        one_shot(project, "site")
     assert started == [1]
     broken.unlink()
     gone = sorted((project / "data" / "measurements").rglob("*.json"))[-1]
     gone.unlink()
-    one_shot("site")
+    one_shot(project, "site")
     assert started == [1, 1]  # a file gone: its points leave the charts
     edit_one(project)
     renders.clear()
-    one_shot("new")
+    one_shot(project, "new")
     assert started == [1, 1]
     assert sum(renders) > 0  # the edit changed charts: rendered without an early worker
-    one_shot("site")
+    one_shot(project, "site")
     assert started == [1, 1, 1]
     assert tree(project / "new") == tree(project / "site")
+
+
+def test_no_worker_is_readied_for_another_data_folder_built_into_the_output(
+    project: Path, started: list[int | None]
+) -> None:
+    """Two data folders built into one output in turn (a branch's, or a switch between data
+    sets): none of the files the last build read is among the next one's inputs, so the
+    next one is no edit and finds its charts cached as a rule, as a first build does. No
+    worker is readied, and the site is a clean build of the folder built last; an edit in
+    that folder still readies one."""
+    shutil.copytree(project / "data", project / "b" / "data")
+    edit_one(project / "b")  # the other folder: the same data but for one measurement
+    one_shot(project, "site")
+    one_shot(project, "site", "b/data")
+    one_shot(project, "site")
+    assert started == []
+    one_shot(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
+    edit_one(project)
+    one_shot(project, "site")
+    assert started == [1]
 
 
 def test_pages_that_show_no_redrawn_chart_are_made_while_the_worker_draws(

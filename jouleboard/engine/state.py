@@ -238,8 +238,13 @@ class KeptReads:
         self.earlier_basis, self.earlier = kept.recall(path)  # the earlier process's
         self.writer: kept.Writer | None = None  # this build's reads, for the next process
         self.parsed = 0  # files parsed anew
-        if any(seen.files.get(where) != last[0] for where, last in self.earlier.items()):
-            self._changed()  # a file read last time is edited or gone
+        # A file read last time is edited or gone: its charts change. Not when every one is
+        # gone: another data folder built into this output (another branch's, or a switch
+        # between data sets), which finds its charts cached as a rule, as a first build does.
+        if any(where in seen.files for where in self.earlier) and any(
+            seen.files.get(where) != last[0] for where, last in self.earlier.items()
+        ):
+            self._changed()
 
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         from jouleboard.core.safe_read import FileRefused, read_capped
