@@ -141,7 +141,8 @@ def build(
             # A rebuild into this output where a measurement file changed: a chart or two
             # will change too, so a worker gets ready while the rest loads. Not when nothing
             # measured changed (content, a failing file: no chart to draw), nor in a first
-            # build, whose charts are cached as a rule: a worker starts then if one is needed.
+            # build or one of another data folder, whose charts are cached as a rule: a worker
+            # starts then if one is needed.
             # It draws the last build's charts of the kinds an edit redraws while it waits.
             ready = partial(start_one, pool, inputs.cache, target.path)
         if digest is not None:  # a new process: the files an earlier one read, by their bytes

@@ -152,7 +152,8 @@ class MeasurementMemo:
         for the data files whose bytes ``seen`` (this build's inputs digest) hashed; and
         keep this build's reads there (:meth:`keep`). ``changed`` is called once, as soon as
         a measurement file the earlier process read is found edited or gone (at once, by
-        the bytes ``seen`` hashed), or a new one is parsed without a problem."""
+        the bytes ``seen`` hashed; not when every one is gone: another data folder), or a
+        new one is parsed without a problem."""
         self._kept = KeptReads(path, seen, changed)
 
     def keep(self) -> None:
