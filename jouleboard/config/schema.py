@@ -124,7 +124,11 @@ class Strict(BaseModel):
     bidi, zero-width, control or private-use character (issues 14 and 25); fields named
     ``*_md`` are markdown and may hold line breaks and tabs."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+    # defer_build: a model's validator is made when it first validates, not when its class
+    # is defined (~0.05 s of every command's start for the models a command never uses).
+    model_config = ConfigDict(
+        strict=True, extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True
+    )
 
     @field_validator("*", mode="after")
     @classmethod
