@@ -18,7 +18,8 @@ from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fingerprint import render_digest
-from jouleboard.engine.fresh import Content, chart_ids, key_of
+from jouleboard.engine.fresh import Content, chart_ids, key_of, view_key
+from jouleboard.engine.kept_parts import KeptParts
 from jouleboard.engine.kept_templates import KeptTemplates
 from jouleboard.engine.outputs import (
     Add,
@@ -42,7 +43,7 @@ from jouleboard.output.folder import OutputFolder
 from jouleboard.output.static import add_static
 from jouleboard.output.writer import LastFile, SiteFiles, last_record
 from jouleboard.plan.downloads import download_chunks
-from jouleboard.plan.site import download_size, part_for, plan_site, site_view, sized
+from jouleboard.plan.site import download_size, made_now, part_for, plan_site, site_view, sized
 from jouleboard.plan.views import ChartRef, Page, Part, Plan
 from jouleboard.render import charts as chart_kinds
 from jouleboard.render.chart_files import Pool, vega_bundle
@@ -145,7 +146,14 @@ def assemble(
             ahead = False
             timer.done("first page")
     if replan or last is None:
-        plan = plan_site(sources.data, urls, sources.releases, sources.about, sources.pages)
+        plan = plan_site(
+            sources.data,
+            urls,
+            sources.releases,
+            sources.about,
+            sources.pages,
+            state.parts or made_now,
+        )
         check_links(plan, urls, sources, inputs.data, inputs.project)  # before a byte is written
     else:
         plan = last.plan
@@ -200,7 +208,8 @@ def assemble(
         page = sized(page, files.size)  # the downloads are made
         frame, before = page_frame()[1], products.made
         render = partial(render_page, env, page, frame, infos)
-        files.add(page.path, products.get(page.path, page_key(page, frame, infos, basis), render))
+        key = page_key(page, frame, infos, basis, state.parts)
+        files.add(page.path, products.get(page.path, key, render))
         return products.made - before
 
     drawing = charts.unmade
@@ -266,10 +275,18 @@ def assemble(
     return summary
 
 
-def page_key(page: Page, frame: SiteContext, infos: Mapping[str, ChartInfo], basis: str) -> str:
-    """The key of a page: its view, the frame, the entries of the charts it shows, and
+def page_key(
+    page: Page,
+    frame: SiteContext,
+    infos: Mapping[str, ChartInfo],
+    basis: str,
+    parts: KeptParts | None = None,
+) -> str:
+    """The key of a page: its view's (:func:`view_key`; a kept part's page has it from the
+    process that made it: ``parts``), the frame, the entries of the charts it shows, and
     ``basis`` (templates and code)."""
-    return key_of((page, frame, {cid: infos[cid] for cid in sorted(chart_ids(page.body))}), basis)
+    view = (parts.view_key(page) if parts is not None else None) or view_key(page)
+    return key_of((view, frame, {cid: infos[cid] for cid in sorted(chart_ids(page.body))}), basis)
 
 
 def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:

@@ -22,6 +22,7 @@ from pathlib import Path
 from jouleboard.core.console import SILENT, VERBOSE, Progress
 from jouleboard.engine.fingerprint import Seen, inputs_digest
 from jouleboard.engine.kept import kept_file
+from jouleboard.engine.kept_parts import KeptParts, parts_file
 from jouleboard.engine.state import (
     EVERYTHING,
     NOTHING,
@@ -145,16 +146,22 @@ def build(
             # starts then if one is needed.
             # It draws the last build's charts of the kinds an edit redraws while it waits.
             ready = partial(start_one, pool, inputs.cache, target.path)
-        if digest is not None:  # a new process: the files an earlier one read, by their bytes
+        if digest is not None:  # a new process: what an earlier one read and planned
             state.measurements.recall(kept_file(inputs.cache, target.path), seen, ready)
+            state.parts = KeptParts(parts_file(inputs.cache, target.path), seen.code, inputs.data)
         from jouleboard.engine.assemble import assemble
 
         try:
             summary = assemble(
                 inputs, target, state, changes, digest, waiting, publish, progress, pool
             )
+            if state.parts is not None:  # only a build that succeeded: every part is whole
+                state.parts.keep()
         finally:  # after a failed build too: the fix is then the only file read again
             state.measurements.keep()
+            if state.parts is not None:
+                state.parts.discard()
+                state.parts = None
     state.pending = NOTHING
     return summary, state
 

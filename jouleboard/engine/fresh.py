@@ -40,13 +40,18 @@ def key_of(source: object, basis: str) -> str:
     every page changed its key in the first rebuild after files were parsed. (Without a
     memo a cycle cannot be pickled; plan values hold none.)"""
     digest = hashlib.sha256(basis.encode("utf-8") + b"\0")
-    pickler = pickle.Pickler(_Hashing(digest), protocol=_PROTOCOL)
+    pickler = pickle.Pickler(Hashing(digest), protocol=_PROTOCOL)
     pickler.fast = True
     pickler.dump(source)  # into the digest as it is written, never whole in memory
     return digest.hexdigest()
 
 
-class _Hashing:
+def view_key(page: object) -> str:
+    """The digest of a page's view (its path, template, title and body)."""
+    return key_of(page, "")
+
+
+class Hashing:
     """A file that only hashes what is written to it."""
 
     def __init__(self, digest: hashlib._Hash) -> None:

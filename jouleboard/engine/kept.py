@@ -98,10 +98,11 @@ def _source(kind: object) -> str | None:
         return None
 
 
-def recall(path: Path) -> tuple[str, Reads]:
+def recall(path: Path, magic: bytes = _MAGIC) -> tuple[str, Reads]:
     """The basis and reads kept at ``path`` (:class:`Writer`); ("", {}) when there are none
-    to trust."""
-    payload = trusted_payload(path, _MAGIC)
+    to trust. ``magic``: what the file is (jouleboard/engine/kept_parts.py keeps its parts
+    in the same frames)."""
+    payload = trusted_payload(path, magic)
     if payload is None:
         return "", {}
     frames = io.BytesIO(payload)
@@ -125,8 +126,9 @@ class Writer:
     to write (a read-only cache, a full disk) costs the next build its shortcut, nothing
     else."""
 
-    def __init__(self, path: Path, kept_basis: str) -> None:
+    def __init__(self, path: Path, kept_basis: str, magic: bytes = _MAGIC) -> None:
         self.path = path
+        self.magic = magic
         self.file: BinaryIO | None = None
         self.temporary: Path | None = None
         self.digest = hashlib.sha256()
@@ -135,7 +137,7 @@ class Writer:
             fd, name = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
             self.temporary = Path(name)
             self.file = os.fdopen(fd, "wb")
-            self.file.write(_MAGIC + b"0" * 64 + b"\n")  # the checksum's place
+            self.file.write(magic + b"0" * 64 + b"\n")  # the checksum's place
         except OSError:
             self.discard()
         self._frame(kept_basis)
@@ -158,7 +160,7 @@ class Writer:
         if self.file is None or self.temporary is None:
             return
         try:
-            self.file.seek(len(_MAGIC))
+            self.file.seek(len(self.magic))
             self.file.write(self.digest.hexdigest().encode())
             self.file.close()
             self.file = None

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from jouleboard.config.registry import Registry
     from jouleboard.core.problems import Problem
     from jouleboard.engine.fingerprint import Seen
+    from jouleboard.engine.kept_parts import KeptParts
     from jouleboard.engine.sources import Sources
     from jouleboard.kinds import Kinds
     from jouleboard.kinds.base import Record
@@ -324,6 +325,7 @@ class State:
     built: Built | None = None
     pending: Changes = NOTHING  # what builds that failed since the last success touched
     bundle: str = ""  # the Vega bundle, once read
+    parts: KeptParts | None = None  # a new process's: the route parts an earlier one made
 
     def __post_init__(self) -> None:
         self.products.resident = self.resident

@@ -254,17 +254,36 @@ def release_part(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class Route:
+    """A part made one per page (home, task, model or GPU page): the output path it makes (a
+    task's: the folder of its pages), how, and the tasks whose data it reads (None: every
+    task's), besides the registry, the URLs and the MLPerf results."""
+
+    path: str
+    make: Callable[[], Part]
+    tasks: tuple[str, ...] | None
+
+
+def made_now(site: SiteView, route: Route) -> Part:
+    """A route's part, made now (see :func:`plan_site`'s ``made``)."""
+    return route.make()
+
+
 def plan_site(
     data: Dataset,
     urls: Urls,
     releases: Sequence[ReleaseData] = (),
     about_md: str | None = None,
     own: Sequence[OwnPage] = (),
+    made: Callable[[SiteView, Route], Part] = made_now,
 ) -> Plan:
-    """Every output of the site as values (pure: the caller has read every input)."""
+    """Every output of the site as values (pure: the caller has read every input).
+    ``made`` gives each route's part: made now, or one equal to it (a part an earlier
+    process made from the same reads: jouleboard/engine/kept_parts.py)."""
     site = site_view(data, urls)
     model_ids = sorted(site.by_model)
-    part = parts(make() for _, make in page_routes(site))
+    part = parts(made(site, route) for route in page_routes(site))
     part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
     part += mlperf_part(data.mlperf, urls, data.registry)
     rows = shared_records()
@@ -297,20 +316,29 @@ def plan_site(
     return finish(part, urls, data.kinds)
 
 
-def page_routes(site: SiteView) -> list[tuple[str, Callable[[], Part]]]:
-    """The parts made one per page (home, task, model and GPU pages), in plan order, each
-    with the output path it makes (a task's: the folder of its pages)."""
+def page_routes(site: SiteView) -> list[Route]:
+    """The parts made one per page (home, task, model and GPU pages), in plan order."""
     urls = site.urls
-    routes: list[tuple[str, Callable[[], Part]]] = [(urls.home, functools.partial(home_page, site))]
+    routes = [Route(urls.home, functools.partial(home_page, site), None)]
     routes += [
-        (urls.task(t.id).removesuffix("index.html"), functools.partial(task_page, site, t))
+        Route(
+            urls.task(t.id).removesuffix("index.html"),
+            functools.partial(task_page, site, t),
+            (t.id,),
+        )
         for t in site.tasks.values()
     ]
     routes += [
-        (urls.model(m), functools.partial(model_page, site, m)) for m in sorted(site.by_model)
+        Route(
+            urls.model(m),
+            functools.partial(model_page, site, m),
+            tuple(t for t in site.tasks if t in site.by_model[m]),
+        )
+        for m in sorted(site.by_model)
     ]
     routes += [
-        (urls.gpu(g), functools.partial(gpu_page, site, g)) for g in sorted(site.registry.gpus)
+        Route(urls.gpu(g), functools.partial(gpu_page, site, g), None)
+        for g in sorted(site.registry.gpus)
     ]
     return routes
 
@@ -321,9 +349,9 @@ def part_for(site: SiteView, path: str, about_md: str | None = None) -> Part | N
     page (those come from the whole plan)."""
     if path == site.urls.about and about_md is not None:
         return Part(pages=(about_page(site.urls, about_md),))
-    for route, make in page_routes(site):
-        if path == route or (route.endswith("/") and path.startswith(route)):
-            return make()
+    for route in page_routes(site):
+        if path == route.path or (route.path.endswith("/") and path.startswith(route.path)):
+            return route.make()
     return None
 
 

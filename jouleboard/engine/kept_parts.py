@@ -1,0 +1,176 @@
+"""The parts of the plan an earlier process made one per page (jouleboard/plan/site.py
+``Route``: the task and model pages' parts), kept for the next command-line build into the
+same output: after one edited measurement, a new process plans again only the parts that
+read its task (the task's page and the pages of its models) and takes the others as they
+were. Sphinx keeps its environment so; the plan of the default data is 0.2 s, its task and
+model pages most of it.
+
+A part is a pure function of what its route reads: the registry, the URLs, the MLPerf
+results and the data of the route's tasks (each task's configurations and its measurement
+noise). Each kept part is keyed by their digest and the whole by a basis: the kept reads'
+(the package's code, the versions of Python and pydantic, the working folder, the data
+folder and the kinds: jouleboard/engine/kept.py) with the versions of the libraries that
+plan (Altair makes the chart templates, markdown the descriptions). Any difference and the
+part is made again, so a kept part is one a clean build makes the same. The home and GPU
+pages read every task: they are always made (about 0.02 s).
+
+The parts are kept as the reads are, in the same frames (:class:`kept.Writer`), in their own
+file beside them in the chart cache, and trusted by the same rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jouleboard.engine import kept
+from jouleboard.engine.fresh import Hashing, view_key
+
+if TYPE_CHECKING:
+    from jouleboard.plan.site import Route
+    from jouleboard.plan.views import Page, Part, SiteView
+
+_MAGIC = b"jouleboard-kept-parts-1\n"
+_PLANNERS = ("altair", "markdown")  # libraries whose output a part holds
+
+
+def parts_file(cache: Path, out: Path) -> Path:
+    """Where the kept parts of builds into ``out`` live, in the chart cache ``cache``."""
+    return kept.kept_file(cache, out).with_suffix(".parts")
+
+
+class KeptParts:
+    """One build's route parts through the parts kept at ``path``: pass it to
+    :func:`jouleboard.plan.site.plan_site` as ``made``; :meth:`keep` after the build
+    succeeded puts this build's parts in place for the next process, :meth:`discard` after
+    it failed drops them."""
+
+    def __init__(self, path: Path, code: str, data_dir: Path) -> None:
+        self.path = path
+        self.code = code
+        self.data_dir = data_dir
+        self.basis: str | None = None  # once the kinds are known (the first route)
+        self.earlier: kept.Reads = {}
+        self.writer: kept.Writer | None = None
+        self.made = 0  # parts made anew (the others were taken)
+        self.taken = 0
+        self._site: weakref.ref[SiteView] | None = None  # not held: it holds the records
+        self._shared = ""  # the digest of what every route reads
+        self._tasks: dict[str, str] = {}  # task id -> the digest of its data
+        self._view_keys: dict[int, tuple[Page, str]] = {}  # id(page) -> (page, view key)
+
+    def __call__(self, site: SiteView, route: Route) -> Part:
+        if self.basis is None:
+            self._start(site)
+        if not self.basis or route.tasks is None:
+            return route.make()
+        key = self._key(site, route.tasks)
+        last = self.earlier.get(route.path)
+        if last is not None and last[0] == key:
+            kept_part = _unpickled(last[1])
+            if kept_part is not None:
+                self.taken += 1
+                self._add(route.path, key, last[1])
+                return self._views(*kept_part)
+        part = route.make()
+        self.made += 1
+        views = tuple(view_key(page) for page in part.pages)
+        self._add(route.path, key, pickle.dumps((part, views), protocol=pickle.HIGHEST_PROTOCOL))
+        return self._views(part, views)
+
+    def view_key(self, page: Page) -> str | None:
+        """The digest of a route page's view (jouleboard/engine/fresh.py :func:`view_key`),
+        as the process that made its part computed it; None for another page."""
+        known = self._view_keys.get(id(page))
+        return known[1] if known is not None and known[0] is page else None
+
+    def keep(self) -> None:
+        """Put this build's parts in place for the next process, if any was made anew (else
+        the kept ones are still the same)."""
+        if self.writer is not None and self.made:
+            self.writer.commit()
+        self.discard()
+
+    def discard(self) -> None:
+        if self.writer is not None:
+            self.writer.discard()
+            self.writer = None
+
+    def _start(self, site: SiteView) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        reads = kept.basis(self.code, self.data_dir.resolve(), site.kinds)
+        try:
+            planners = [version(name) for name in _PLANNERS]
+        except PackageNotFoundError:  # (vendored, say): nothing to key the parts by
+            reads = ""
+        if not reads:
+            self.basis = ""
+            return
+        self.basis = hashlib.sha256(repr((reads, planners)).encode()).hexdigest()
+        earlier_basis, earlier = kept.recall(self.path, _MAGIC)
+        self.earlier = earlier if earlier_basis == self.basis else {}
+        self.writer = kept.Writer(self.path, self.basis, _MAGIC)
+
+    def _key(self, site: SiteView, tasks: tuple[str, ...]) -> bytes:
+        """The digest of what a route reading ``tasks`` reads."""
+        if self._site is None or self._site() is not site:
+            self._site, self._tasks = weakref.ref(site), {}
+            self._shared = data_key((site.registry, site.urls, site.mlperf))
+        for task in tasks:
+            if task not in self._tasks:
+                t = site.tasks[task]
+                self._tasks[task] = data_key((task, t.configs, t.noise))
+        read = (self._shared, *(self._tasks[task] for task in tasks))
+        return hashlib.sha256("\0".join(read).encode()).digest()
+
+    def _views(self, part: Part, views: tuple[str, ...]) -> Part:
+        for page, view in zip(part.pages, views, strict=True):
+            self._view_keys[id(page)] = (page, view)
+        return part
+
+    def _add(self, path: str, key: bytes, data: bytes) -> None:
+        if self.writer is not None:
+            self.writer.add(path, key, data)
+
+
+def data_key(value: object) -> str:
+    """The digest of a value of the data (records, the registry): as
+    :func:`jouleboard.engine.fresh.key_of`, but a pydantic model's set of the fields given
+    is pickled in order (a set's order changes from one process to the next)."""
+    digest = hashlib.sha256()
+    pickler = _pickler()(Hashing(digest), protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo: equal values, equal digests (see key_of)
+    pickler.dump(value)
+    return digest.hexdigest()
+
+
+@functools.cache
+def _pickler() -> type[pickle.Pickler]:
+    from pydantic import BaseModel  # not before a build plans
+
+    class DataPickler(pickle.Pickler):
+        def reducer_override(self, obj: object) -> Any:  # a reduce value, or NotImplemented
+            if isinstance(obj, BaseModel):
+                state = dict(obj.__getstate__())
+                state["__pydantic_fields_set__"] = sorted(state["__pydantic_fields_set__"])
+                return type(obj), (), state  # hashed, never unpickled
+            return NotImplemented
+
+    return DataPickler
+
+
+def _unpickled(data: bytes) -> tuple[Part, tuple[str, ...]] | None:
+    """A kept part and its pages' view keys, or None if they cannot be made (a damaged
+    pickle)."""
+    try:
+        part, views = pickle.loads(data)
+        if len(views) != len(part.pages):
+            return None
+    except Exception:
+        return None
+    return part, views

@@ -1,0 +1,217 @@
+"""The parts of the plan an earlier process made one per page are kept for the next build
+into the same output (jouleboard/engine/kept_parts.py): after one edited measurement, a new
+process plans again only the task page of its task and the pages of the models measured on
+it, and its site equals a clean build. A change that every part reads (a registry) plans
+them all again; a kept file that is damaged or not this user's alone is not read; a build
+that fails keeps nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from jouleboard.core.problems import ValidationFailed
+from jouleboard.engine.build import build_site
+from jouleboard.engine.kept_parts import parts_file
+from jouleboard.plan import site as plan_site_module
+from jouleboard.plan.views import Part, SiteView
+from tests.golden.tree import DATA, REPO
+from tests.sitebuild import copy_chart_cache
+from tests.test_incremental_and_serve import tree
+
+
+@pytest.fixture()
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden_site: Path) -> Path:
+    """A site folder with the golden data, and a chart cache of its own that holds the
+    charts (the run's, rendered for the shared golden site) but nothing kept."""
+    root = tmp_path / "project"
+    shutil.copytree(DATA, root / "data")
+    copy_chart_cache(root / "cache", link=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture()
+def planned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every task and model page planned (made, not taken), as ``task:<id>``, ``model:<id>``."""
+    calls: list[str] = []
+
+    def counting(label: str, real: Callable[..., Part]) -> Callable[..., Part]:
+        def make(site: SiteView, item: object) -> Part:
+            calls.append(f"{label}:{getattr(item, 'id', item)}")
+            return real(site, item)
+
+        return make
+
+    monkeypatch.setattr(plan_site_module, "task_page", counting("task", plan_site_module.task_page))
+    monkeypatch.setattr(
+        plan_site_module, "model_page", counting("model", plan_site_module.model_page)
+    )
+    return calls
+
+
+def build(project: Path, out: str = "site") -> None:
+    """A command-line build: a new state each time, as a new process has."""
+    build_site(project / "data", project / out, project=project, cache=project / "cache")
+
+
+def measured(data: Path) -> dict[str, set[str]]:
+    """Task id -> the ids of the models measured on it, read from the measurement files."""
+    found: dict[str, set[str]] = {}
+    for path in (data / "measurements").rglob("*.json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        found.setdefault(doc["task"], set()).add(doc["model_id"])
+    return found
+
+
+def edit_in(data: Path, task: str) -> None:
+    """Change one number of one measurement of ``task``, within the physical bounds."""
+    path = sorted((data / "measurements" / task).rglob("*.json"))[0]
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    metrics = doc["metrics"]
+    key = "median_itl_ms" if "median_itl_ms" in metrics else "batch_latency_s"
+    metrics[key] *= 1.001
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def every_page(data: Path) -> list[str]:
+    models = set().union(*measured(data).values())
+    return sorted([*(f"task:{t}" for t in measured(data)), *(f"model:{m}" for m in models)])
+
+
+def test_after_an_edit_only_the_parts_reading_its_task_are_planned_and_the_site_is_clean(
+    project: Path, planned: list[str]
+) -> None:
+    data = project / "data"
+    build(project)
+    assert sorted(planned) == every_page(data)  # the first build plans everything
+    by_task = measured(data)
+    models = set().union(*by_task.values())
+    assert len(by_task) == 3 and all(len(m) < len(models) for m in by_task.values())
+    for task in sorted(by_task):  # each task in turn: its page and its models' pages
+        planned.clear()
+        edit_in(data, task)
+        build(project)
+        assert sorted(planned) == sorted(
+            [f"task:{task}", *(f"model:{m}" for m in by_task[task])]
+        ), task
+    planned.clear()
+    build(project, "clean")  # another output: nothing kept for it
+    assert sorted(planned) == every_page(data)
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_a_registry_edit_plans_every_part_again(project: Path, planned: list[str]) -> None:
+    """Every part reads the registries: a model's description edited plans every task and
+    model page again, and the site is a clean build's."""
+    build(project)
+    models = project / "data" / "models.yaml"
+    text = models.read_text(encoding="utf-8")
+    models.write_text(text.replace("description_md: ", "description_md: Edited. ", 1))
+    planned.clear()
+    build(project)
+    assert sorted(planned) == every_page(project / "data")
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
+
+
+@pytest.mark.parametrize("damage", ["a changed byte", "writable by the group"])
+def test_a_kept_file_not_to_trust_is_not_read(
+    project: Path, planned: list[str], damage: str
+) -> None:
+    build(project)
+    path = parts_file(project / "cache", project / "site")
+    if damage == "a changed byte":
+        content = bytearray(path.read_bytes())
+        content[-10] ^= 1
+        path.write_bytes(bytes(content))
+    else:
+        path.chmod(0o660)
+    edit_in(project / "data", "gpqa")
+    planned.clear()
+    build(project)
+    assert sorted(planned) == every_page(project / "data")
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_a_failed_build_keeps_nothing(project: Path) -> None:
+    build(project)
+    path = parts_file(project / "cache", project / "site")
+    before = path.read_bytes()
+    edit_in(project / "data", "gpqa")
+    (project / "data" / "measurements" / "broken.json").write_text("{")
+    with pytest.raises(ValidationFailed):
+        build(project)
+    assert path.read_bytes() == before
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".part")]
+
+
+def narrowed(site: SiteView, tasks: tuple[str, ...]) -> SiteView:
+    """``site`` with only ``tasks``' data: what a route that reads only those may see."""
+    return dataclasses.replace(
+        site,
+        tasks={t: v for t, v in site.tasks.items() if t in tasks},
+        by_model={
+            m: {t: c for t, c in by_task.items() if t in tasks}
+            for m, by_task in site.by_model.items()
+        },
+        findings={t: f for t, f in site.findings.items() if t in tasks},
+        gpu_counts={},
+    )
+
+
+@pytest.mark.slow  # plans the bundled data's task and model pages twice (~0.5 s)
+def test_each_kept_route_reads_only_the_tasks_it_names(default_view: SiteView) -> None:
+    """A route's key covers the data of the tasks it names (and the registry, URLs and
+    MLPerf results): made from a view holding only those tasks, each route of the bundled
+    data makes the part it makes from the whole view."""
+    routes = [r for r in plan_site_module.page_routes(default_view) if r.tasks is not None]
+    assert len(routes) == len(default_view.tasks) + len(default_view.by_model)
+    for route in routes:
+        alone = narrowed(default_view, route.tasks or ())
+        same = next(r for r in plan_site_module.page_routes(alone) if r.path == route.path)
+        assert same.make() == route.make(), route.path
+
+
+_KEYS = """
+import sys
+from pathlib import Path
+from jouleboard.core.urls import Urls
+from jouleboard.engine.kept_parts import data_key
+from jouleboard.loading.dataset import load_dataset
+from jouleboard.plan.site import site_view
+site = site_view(load_dataset(Path(sys.argv[1])), Urls())
+print(data_key((site.registry, site.mlperf)))
+for task, t in site.tasks.items():
+    print(data_key((task, t.configs, t.noise)))
+"""
+
+
+@pytest.mark.slow  # two processes
+def test_the_data_key_is_the_same_in_every_process() -> None:
+    """The registry's pydantic models hold a set (the fields given), whose order changes
+    with the process's hash seed: the key pickles it in order. Two processes with different
+    seeds give the same keys, and the tasks' keys differ from each other."""
+    keys = []
+    for seed in ("1", "2"):
+        out = subprocess.run(
+            [sys.executable, "-c", _KEYS, str(DATA)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
+        keys.append(out.stdout.split())
+    assert keys[0] == keys[1]
+    assert len(set(keys[0])) == len(keys[0]) == 4  # the registry's, and 3 tasks'
