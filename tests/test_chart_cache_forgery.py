@@ -313,15 +313,20 @@ def test_an_edited_chart_template_is_never_published(
     first = tmp_path / "first"
     try:
         build_site(data, first, cache=cache)  # fills chart-templates/ and trusts them
-        for out in (tmp_path / "fresh", first):
+        models = data / "models.yaml"
+        registry = models.read_text(encoding="utf-8")
+        for edit, out in enumerate((tmp_path / "fresh", first)):
             templates = sorted((cache / "chart-templates").glob("*.json"))
             assert templates
             for path in templates:
                 spec = json.loads(path.read_text(encoding="utf-8"))
                 spec["usermeta"] = {"embedOptions": {"loader": {"baseURL": EVIL}}}
                 path.write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
-            with (data / "site.yaml").open("a", encoding="utf-8") as f:
-                f.write("# edited: the build into the same output has work to do\n")
+            # A model's description edited: the build into the same output has work to do,
+            # and every part of the plan reads the registry, so every chart is bound again
+            # (a part kept from the last build holds the genuine template's spec).
+            described = f"  builder: Acme\n  description_md: Edited {edit}.\n"
+            models.write_text(registry.replace("  builder: Acme\n", described), encoding="utf-8")
             _clear(memos)
             capfd.readouterr()
             _within(functools.partial(build_site, data, out, cache=cache))

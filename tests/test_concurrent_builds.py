@@ -19,6 +19,7 @@ import pytest
 
 from jouleboard.engine.build import build_site
 from jouleboard.engine.kept import kept_file
+from jouleboard.engine.kept_parts import parts_file
 from jouleboard.output import writer
 from tests.golden.tree import DATA, REPO
 from tests.sitebuild import copy_chart_cache
@@ -287,12 +288,14 @@ def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs, tmp_path
     build_site(inputs.a, out, project=REPO, cache=cache)
     assert tree(out) == inputs.refs[inputs.a]
     # The entries were repaired, atomically: no temporary file is left behind; the new
-    # files are the measurement files this build parsed and the templates it compiled,
-    # kept for the next (jouleboard/engine/kept.py, kept_templates.py).
+    # files are the measurement files this build parsed, the parts it planned and the
+    # templates it compiled, kept for the next (jouleboard/engine/kept.py, kept_parts.py,
+    # kept_templates.py).
     after = sorted(p for p in cache.rglob("*") if p.is_file())
     new = [p for p in after if p not in entries]
     compiled = [p for p in new if p.parent == kept_file(cache, out).parent / "templates"]
-    assert [p for p in new if p not in compiled] == [kept_file(cache, out)]
+    kept_for_next = sorted([kept_file(cache, out), parts_file(cache, out)])
+    assert [p for p in new if p not in compiled] == kept_for_next
     assert compiled and all(p.suffix == ".code" and p.name[0] != "." for p in compiled)
     assert set(entries) < set(after)
     again = tmp_path / "again"

@@ -21,6 +21,7 @@ import pytest
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import build_site
 from jouleboard.engine.kept_parts import parts_file
+from jouleboard.output.writer import last_record
 from jouleboard.plan import site as plan_site_module
 from jouleboard.plan.views import Part, SiteView
 from tests.golden.tree import DATA, REPO
@@ -215,3 +216,30 @@ def test_the_data_key_is_the_same_in_every_process() -> None:
         keys.append(out.stdout.split())
     assert keys[0] == keys[1]
     assert len(set(keys[0])) == len(keys[0]) == 4  # the registry's, and 3 tasks'
+
+
+def _cli_build(project: Path) -> dict[str, str]:
+    """``jouleboard build`` in a new process; the chart templates its manifest trusts."""
+    subprocess.run(
+        [sys.executable, "-m", "jouleboard", "build", "--data", "data", "--out", "site"],
+        cwd=project,
+        capture_output=True,
+        timeout=300,
+        check=True,
+    )
+    record = last_record(project / "site").get("chart_templates")
+    assert isinstance(record, dict) and record
+    return record
+
+
+@pytest.mark.slow  # three builds, each in a new process
+def test_the_manifest_still_trusts_the_templates_of_the_charts_taken(tmp_path: Path) -> None:
+    """A rebuild that takes parts from the last plan binds none of their charts to a template,
+    yet its manifest still records their templates: the build after it, which may plan those
+    parts again, reads them from the cache instead of making them with Altair."""
+    shutil.copytree(DATA, tmp_path / "data")
+    first = _cli_build(tmp_path)
+    edit_in(tmp_path / "data", "gpqa")
+    assert _cli_build(tmp_path) == first
+    edit_in(tmp_path / "data", "text-to-image")
+    assert _cli_build(tmp_path) == first

@@ -50,9 +50,12 @@ def trust_templates(record: object) -> None:
 
 
 def templates_made() -> dict[str, str]:
-    """Every template this process built or checked: key -> sha256 of its spec text, for
-    the manifest (the next build into the same output trusts these, and only these)."""
-    return dict(sorted(_made.items()))
+    """Every template this process built or checked, and those the last build into the
+    same output trusted (:func:`trust_templates`): key -> sha256 of its spec text, for the
+    manifest (the next build into the same output trusts these, and only these). A build
+    that takes parts of the plan from the last one (jouleboard/engine/kept_parts.py) binds
+    none of their charts, and its next build may need their templates again."""
+    return dict(sorted({**_trusted, **_made}.items()))
 
 
 def template(build: Callable[..., Spec]) -> Callable[..., Spec]:
