@@ -187,7 +187,7 @@ _KEYS = """
 import sys
 from pathlib import Path
 from jouleboard.core.urls import Urls
-from jouleboard.engine.kept_parts import data_key
+from jouleboard.engine.kept import data_key
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.site import site_view
 site = site_view(load_dataset(Path(sys.argv[1])), Urls())

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from jouleboard.config.registry import load_registry
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.resources import templates_dir
 from jouleboard.engine import kept
@@ -333,10 +334,15 @@ def test_a_file_changed_after_the_digest_is_kept_under_the_bytes_parsed(
     path.write_text(json.dumps(doc))  # after the digest, before the read
     reads = KeptReads(tmp_path / "kept", seen)
     file = reads.read(path, data.resolve(), registered())
+    registry, _ = load_registry(data)
+    assert registry is not None
+    record, problems = reads.check(file, registry)
     reads.keep()
-    sha, kept_file = kept.recall(tmp_path / "kept")[1][os.path.abspath(path)]
+    sha, kept_file, checked = kept.recall(tmp_path / "kept")[1][os.path.abspath(path)]
     assert sha == hashlib.sha256(path.read_bytes()).digest() != seen.files[os.path.abspath(path)]
     assert kept_file == kept.pickled(file)  # what the new bytes parsed to
+    # Its inter-token latency doubled, it fails its check: no record is kept for it.
+    assert record is None and problems and checked == b""
     assert file == dataset.read_measurement(path, data.resolve(), registered())  # the new bytes
 
 
@@ -449,8 +455,8 @@ def test_no_load_holds_every_parsed_file_at_once(
     monkeypatch.setattr(dataset, "check_file", checking)
     build(project)  # parses every file
     edit_one(project)
-    build(project)  # takes every other file from the kept reads
-    assert len(alive) == 2 * FILES
+    build(project)  # takes every other file, and its record, from the kept reads
+    assert len(alive) == FILES + 1  # the others' records were kept from the first build's check
     assert max(alive) <= 2
 
 
@@ -499,3 +505,77 @@ def test_a_killed_builds_unfinished_file_goes_once_it_is_a_day_old(project: Path
     build(project)
     assert not old.exists() and young.exists()
     assert len(kept.recall(kept_path(project))[1]) == FILES
+
+
+@pytest.fixture()
+def checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The source of every measurement file checked against the registries, in order."""
+    seen: list[str] = []
+    real = dataset.check_file
+
+    def counting(file: dataset.MeasurementFile, registry: Any) -> Any:
+        seen.append(file.source)
+        return real(file, registry)
+
+    monkeypatch.setattr(dataset, "check_file", counting)
+    return seen
+
+
+def test_a_file_is_checked_again_only_when_it_or_the_registries_changed(
+    project: Path, checked: list[str]
+) -> None:
+    """Each kept file keeps its record as checked against the registries, keyed by them: a
+    new process after one edit checks that file alone; after a registry edit, every file
+    again (and keeps their records for the next); and the site is a clean build's."""
+    build(project)
+    assert len(checked) == FILES
+    source = edit_one(project).relative_to((project / "data").resolve()).as_posix()
+    checked.clear()
+    build(project)
+    assert checked == [source]
+    models = project / "data" / "models.yaml"
+    text = models.read_text(encoding="utf-8")
+    models.write_text(text.replace("description_md: ", "description_md: Edited. ", 1))
+    checked.clear()
+    build(project)
+    assert len(checked) == FILES
+    edit_one(project, 1.002)
+    checked.clear()
+    build(project)
+    assert checked == [source]
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_a_kept_record_of_other_registries_with_a_damaged_pickle_parses_the_file(
+    tmp_path: Path,
+) -> None:
+    """The registries changed since a file's record was kept, and the file's own pickle
+    cannot be made: the file is parsed from its bytes and checked, never dropped."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    path = sorted((data / "measurements").rglob("*.json"))[0]
+    where = os.path.abspath(path)
+    seen = Seen({where: hashlib.sha256(path.read_bytes()).digest()}, code="c")
+    registry, _ = load_registry(data)
+    assert registry is not None
+    first = KeptReads(tmp_path / "kept", seen)
+    first.check(first.read(path, data.resolve(), registered()), registry)
+    first.keep()
+    basis, reads = kept.recall(tmp_path / "kept")
+    sha, _, checked = reads[where]
+    assert kept.unchecked(checked) is not None
+    forged = kept.Writer(tmp_path / "kept", basis)
+    forged.add(where, sha, b"not a pickle", checked)
+    forged.commit()
+    models = data / "models.yaml"
+    models.write_text(
+        models.read_text(encoding="utf-8").replace("description_md: ", "description_md: X. ", 1),
+        encoding="utf-8",
+    )
+    other, _ = load_registry(data)
+    assert other is not None and other != registry
+    again = KeptReads(tmp_path / "kept", seen)
+    got = again.check(again.read(path, data.resolve(), registered()), other)
+    fresh = dataset.check_file(dataset.read_measurement(path, data.resolve(), registered()), other)
+    assert got == fresh and got[0] is not None

@@ -8,7 +8,9 @@ versions that shape a parsed value (Python, pydantic), the working folder (messa
 files relative to it), the data folder and the kinds. Any difference and nothing is taken,
 so a kept file is one a clean build parses the same. Kinds from outside the package (a
 site's kinds, kinds registered from Python) are code the basis cannot see: then nothing is
-kept.
+kept. With each file, the record its check against the registries made is kept, keyed by
+the registries' :func:`data_key`: while they are the same, a new process takes the record
+and checks only the edited file.
 
 The kept state is pickles (one per file read), so it lives in the chart cache (the user's
 own, by default ``~/.cache/jouleboard``), one file per output folder, never beside an
@@ -21,6 +23,7 @@ of jouleboard/engine/kept_templates.py are kept and trusted by the same rule.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import os
@@ -30,28 +33,75 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from jouleboard.engine.fingerprint import in_package
+from jouleboard.engine.fresh import Hashing
 
 if TYPE_CHECKING:
     from jouleboard.kinds import Kinds
+    from jouleboard.kinds.base import Record
     from jouleboard.loading.dataset import MeasurementFile
 
-_MAGIC = b"jouleboard-kept-reads-3\n"
+_MAGIC = b"jouleboard-kept-reads-4\n"
 FOLDER = "kept-1"  # in the chart cache
 _CAP = 1024 * 1024 * 1024  # bytes; the 100k synthetic data set keeps ~250 MB
 _OUTPUTS = 8  # kept for the outputs built last; older ones are deleted
 _STALE_SECONDS = 24 * 3600  # a file being written this long ago was left by a killed build
 
-# By absolute path: the sha256 of the bytes parsed, and what they parsed to, pickled (a
-# parsed file takes ~6x the memory as objects: each is unpickled when it is used, so
-# neither a build nor the next holds every parsed file at once).
-Reads = dict[str, tuple[bytes, bytes]]
+# By absolute path: the sha256 of the bytes parsed, what they parsed to, pickled (a parsed
+# file takes ~6x the memory as objects: each is unpickled when it is used, so neither a
+# build nor the next holds every parsed file at once), and its record as checked against
+# the registries (:func:`checked`), or b"" (jouleboard/engine/kept_parts.py keeps its
+# parts in the same frames: by route, the key and the part).
+Reads = dict[str, tuple[bytes, ...]]
 
 
 def pickled(file: MeasurementFile) -> bytes:
     return pickle.dumps(file, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def checked(registry_key: str, file: MeasurementFile, record: Record) -> bytes:
+    """What a file's check against the registries (keyed by their :func:`data_key`) made,
+    with the name and source it has in messages, pickled for the next process."""
+    return pickle.dumps((registry_key, file.name, file.source, record), pickle.HIGHEST_PROTOCOL)
+
+
+def unchecked(data: bytes) -> tuple[str, str, str, Record] | None:
+    """What :func:`checked` kept, or None if it cannot be made (none kept, a damaged pickle)."""
+    if not data:
+        return None
+    try:
+        registry_key, name, source, record = pickle.loads(data)
+    except Exception:
+        return None
+    return registry_key, name, source, record
+
+
+def data_key(value: object) -> str:
+    """The digest of a value of the data (records, the registry): as
+    :func:`jouleboard.engine.fresh.key_of`, but a pydantic model's set of the fields given
+    is pickled in order (a set's order changes from one process to the next)."""
+    digest = hashlib.sha256()
+    pickler = _pickler()(Hashing(digest), protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo: equal values, equal digests (see key_of)
+    pickler.dump(value)
+    return digest.hexdigest()
+
+
+@functools.cache
+def _pickler() -> type[pickle.Pickler]:
+    from pydantic import BaseModel  # not before a build loads its data
+
+    class DataPickler(pickle.Pickler):
+        def reducer_override(self, obj: object) -> Any:  # a reduce value, or NotImplemented
+            if isinstance(obj, BaseModel):
+                state = dict(obj.__getstate__())
+                state["__pydantic_fields_set__"] = sorted(state["__pydantic_fields_set__"])
+                return type(obj), (), state  # hashed, never unpickled
+            return NotImplemented
+
+    return DataPickler
 
 
 def unpickled(data: bytes) -> MeasurementFile | None:
@@ -111,8 +161,8 @@ def recall(path: Path, magic: bytes = _MAGIC) -> tuple[str, Reads]:
     try:
         kept_basis = unpickler.load()
         while frames.tell() < len(payload):
-            where, digest, data = unpickler.load()
-            reads[where] = (digest, data)
+            where, *fields = unpickler.load()
+            reads[where] = tuple(fields)
     except Exception:  # written by a build whose classes have since changed: unusable
         return "", {}
     return kept_basis, reads
@@ -120,8 +170,9 @@ def recall(path: Path, magic: bytes = _MAGIC) -> tuple[str, Reads]:
 
 class Writer:
     """One build's reads, written to the kept file ``path`` as they come: the basis, then
-    each ``(path, sha256, pickled file)``, a pickle each. A build never holds them all (at
-    100,000 configurations ~250 MB, and as much again to pickle them as one). :meth:`commit`
+    each ``(path, sha256, pickled file, checked record)``, a pickle each. A build never
+    holds them all (at 100,000 configurations ~250 MB, and as much again to pickle them as
+    one). :meth:`commit`
     puts the file in place, its checksum in its header; :meth:`discard` drops it. Failing
     to write (a read-only cache, a full disk) costs the next build its shortcut, nothing
     else."""
@@ -142,8 +193,8 @@ class Writer:
             self.discard()
         self._frame(kept_basis)
 
-    def add(self, where: str, digest: bytes, data: bytes) -> None:
-        self._frame((where, digest, data))
+    def add(self, where: str, *fields: bytes) -> None:
+        self._frame((where, *fields))
 
     def _frame(self, value: object) -> None:
         if self.file is None:

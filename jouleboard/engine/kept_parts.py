@@ -20,15 +20,14 @@ file beside them in the chart cache, and trusted by the same rule.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import pickle
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jouleboard.engine import kept
-from jouleboard.engine.fresh import Hashing, view_key
+from jouleboard.engine.fresh import view_key
 
 if TYPE_CHECKING:
     from jouleboard.plan.site import Route
@@ -120,11 +119,11 @@ class KeptParts:
         """The digest of what a route reading ``tasks`` reads."""
         if self._site is None or self._site() is not site:
             self._site, self._tasks = weakref.ref(site), {}
-            self._shared = data_key((site.registry, site.urls, site.mlperf))
+            self._shared = kept.data_key((site.registry, site.urls, site.mlperf))
         for task in tasks:
             if task not in self._tasks:
                 t = site.tasks[task]
-                self._tasks[task] = data_key((task, t.configs, t.noise))
+                self._tasks[task] = kept.data_key((task, t.configs, t.noise))
         read = (self._shared, *(self._tasks[task] for task in tasks))
         return hashlib.sha256("\0".join(read).encode()).digest()
 
@@ -136,32 +135,6 @@ class KeptParts:
     def _add(self, path: str, key: bytes, data: bytes) -> None:
         if self.writer is not None:
             self.writer.add(path, key, data)
-
-
-def data_key(value: object) -> str:
-    """The digest of a value of the data (records, the registry): as
-    :func:`jouleboard.engine.fresh.key_of`, but a pydantic model's set of the fields given
-    is pickled in order (a set's order changes from one process to the next)."""
-    digest = hashlib.sha256()
-    pickler = _pickler()(Hashing(digest), protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True  # no memo: equal values, equal digests (see key_of)
-    pickler.dump(value)
-    return digest.hexdigest()
-
-
-@functools.cache
-def _pickler() -> type[pickle.Pickler]:
-    from pydantic import BaseModel  # not before a build plans
-
-    class DataPickler(pickle.Pickler):
-        def reducer_override(self, obj: object) -> Any:  # a reduce value, or NotImplemented
-            if isinstance(obj, BaseModel):
-                state = dict(obj.__getstate__())
-                state["__pydantic_fields_set__"] = sorted(state["__pydantic_fields_set__"])
-                return type(obj), (), state  # hashed, never unpickled
-            return NotImplemented
-
-    return DataPickler
 
 
 def _unpickled(data: bytes) -> tuple[Part, tuple[str, ...]] | None:

@@ -207,7 +207,7 @@ class MeasurementMemo:
         from jouleboard.loading.dataset import check_file
 
         if self._kept is not None:  # a command-line build: one load, nothing to remember
-            return check_file(file, registry)
+            return self._kept.check(file, registry)
         if registry is not self._registry:  # compared once per load, not once per file
             if registry != self._registry:
                 self._checked.clear()
@@ -227,10 +227,16 @@ class MeasurementMemo:
         self._seen = set()
 
 
+# A record checked by an earlier process: the registries' key, name, source and record.
+Done = tuple[str, str, str, "Record"] | None
+
+
 class KeptReads:
     """One build's reads through the kept state at ``path``: a file whose bytes (as the
     inputs digest hashed them) are those a kept read parsed is taken from it; any other is
-    read, hashed and parsed from the same bytes."""
+    read, hashed and parsed from the same bytes. A taken file whose record was kept from a
+    check against the same registries (by their :func:`kept.data_key`) is not checked
+    again: its record is taken too."""
 
     def __init__(self, path: Path, seen: Seen, changed: Callable[[], object] | None = None) -> None:
         self.path = path
@@ -240,6 +246,12 @@ class KeptReads:
         self.earlier_basis, self.earlier = kept.recall(path)  # the earlier process's
         self.writer: kept.Writer | None = None  # this build's reads, for the next process
         self.parsed = 0  # files parsed anew
+        self.checked = 0  # files checked anew (parsed, or their registries changed)
+        # Each file read and not yet checked: its path, its fields for the kept file (sha256,
+        # pickle, checked record) and the checked record kept for it, unpickled.
+        self._reading: dict[int, tuple[MeasurementFile, Path, tuple[bytes, ...], Done]] = {}
+        self._known: tuple[Path, Kinds] | None = None  # the data folder and kinds read with
+        self._registry: tuple[Registry, str] | None = None  # and its data_key
         # A file read last time is edited or gone: its charts change. Not when every one is
         # gone: another data folder built into this output (another branch's, or a switch
         # between data sets), which finds its charts cached as a rule, as a first build does.
@@ -249,23 +261,31 @@ class KeptReads:
             self._changed()
 
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
+        from jouleboard.loading.dataset import MeasurementFile
+
+        if self.basis is None:
+            self.basis = kept.basis(self.seen.code, data_root, known)
+            self._known = (data_root, known)
+            if self.basis:
+                self.writer = kept.Writer(self.path, self.basis)
+        where = os.path.abspath(path)
+        last = self.earlier.get(where) if self._rebuild() else None
+        if last is not None and len(last) == 3 and last[0] == self.seen.files.get(where):
+            done = kept.unchecked(last[2])
+            # Its record, if the registries are the same (see check); else the file.
+            file = MeasurementFile(done[1], done[2], None, ()) if done else None
+            file = file or kept.unpickled(last[1])
+            if file is not None:
+                self._reading[id(file)] = (file, path, last, done)
+                return file
+        return self._parse(path, data_root, known)
+
+    def _parse(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
+        """Read and parse the file at ``path`` from its bytes."""
         from jouleboard.core.safe_read import FileRefused, read_capped
         from jouleboard.loading.dataset import read_measurement
         from jouleboard.measure.checks import MAX_FILE_BYTES
 
-        if self.basis is None:
-            self.basis = kept.basis(self.seen.code, data_root, known)
-            if self.basis:
-                self.writer = kept.Writer(self.path, self.basis)
-        where = os.path.abspath(path)
-        if self._rebuild():
-            last = self.earlier.get(where)
-            if last is not None and last[0] == self.seen.files.get(where):
-                file = kept.unpickled(last[1])
-                if file is not None:
-                    if self.writer is not None:
-                        self.writer.add(where, *last)
-                    return file
         self.parsed += 1
         try:
             raw = read_capped(path, MAX_FILE_BYTES)
@@ -273,21 +293,58 @@ class KeptReads:
             return read_measurement(path, data_root, known)
         file = read_measurement(path, data_root, known, raw)
         if self.writer is not None:  # not pickled when nothing is kept (a site's kinds)
-            self.writer.add(where, hashlib.sha256(raw).digest(), kept.pickled(file))
+            fields = (hashlib.sha256(raw).digest(), kept.pickled(file), b"")
+            self._reading[id(file)] = (file, path, fields, None)
         if self._rebuild() and not file.problems:
             self._changed()  # a new file (an edited one has called it)
         return file
 
+    def check(
+        self, file: MeasurementFile, registry: Registry
+    ) -> tuple[Record | None, list[Problem]]:
+        """``file`` checked against ``registry``: its kept record when they are the ones it
+        was checked against, else checked now."""
+        from jouleboard.loading.dataset import check_file
+
+        reading = self._reading.pop(id(file), None)
+        if reading is None or reading[0] is not file:  # not kept (a site's kinds, a refusal)
+            return check_file(file, registry)
+        _, path, (sha, pickled, done), kept_check = reading
+        key = self._registry_key(registry)
+        if kept_check is not None:  # a record was kept: see read
+            if kept_check[0] == key:
+                self._add(path, sha, pickled, done)
+                return kept_check[3], []
+            unpickled = kept.unpickled(pickled)  # the registries changed: the file again
+            if unpickled is None:  # a damaged pickle: parse the file
+                assert self._known is not None  # (set by the first read)
+                return self.check(self._parse(path, *self._known), registry)
+            file = unpickled
+        self.checked += 1
+        record, problems = check_file(file, registry)
+        done = kept.checked(key, file, record) if record is not None and not problems else b""
+        self._add(path, sha, pickled, done)
+        return record, problems
+
     def keep(self) -> None:
-        """Put this build's reads in place for the next process if it parsed a file anew
-        (else the kept ones are still the same)."""
+        """Put this build's reads in place for the next process if it parsed or checked a
+        file anew (else the kept ones are still the same)."""
         if self.writer is None:
             return
-        if self.parsed:
+        if self.parsed or self.checked:
             self.writer.commit()
         else:
             self.writer.discard()
         self.writer = None
+
+    def _registry_key(self, registry: Registry) -> str:
+        if self._registry is None or self._registry[0] is not registry:
+            self._registry = (registry, kept.data_key(registry))
+        return self._registry[1]
+
+    def _add(self, path: Path, *fields: bytes) -> None:
+        if self.writer is not None:
+            self.writer.add(os.path.abspath(path), *fields)
 
     def _rebuild(self) -> bool:
         """The earlier reads are this build's to take: the same code, versions and kinds."""
