@@ -288,13 +288,14 @@ def test_damaged_chart_cache_entries_are_rendered_again(inputs: Inputs, tmp_path
     build_site(inputs.a, out, project=REPO, cache=cache)
     assert tree(out) == inputs.refs[inputs.a]
     # The entries were repaired, atomically: no temporary file is left behind; the new
-    # files are the measurement files this build parsed, the parts it planned and the
-    # templates it compiled, kept for the next (jouleboard/engine/kept.py, kept_parts.py,
-    # kept_templates.py).
+    # files are the measurement files this build parsed, the registries it loaded, the
+    # parts it planned and the templates it compiled, kept for the next
+    # (jouleboard/engine/kept.py, state.py, kept_parts.py, kept_templates.py).
     after = sorted(p for p in cache.rglob("*") if p.is_file())
     new = [p for p in after if p not in entries]
     compiled = [p for p in new if p.parent == kept_file(cache, out).parent / "templates"]
-    kept_for_next = sorted([kept_file(cache, out), parts_file(cache, out)])
+    reads = kept_file(cache, out)
+    kept_for_next = sorted([reads, reads.with_suffix(".registries"), parts_file(cache, out)])
     assert [p for p in new if p not in compiled] == kept_for_next
     assert compiled and all(p.suffix == ".code" and p.name[0] != "." for p in compiled)
     assert set(entries) < set(after)

@@ -579,3 +579,31 @@ def test_a_kept_record_of_other_registries_with_a_damaged_pickle_parses_the_file
     got = again.check(again.read(path, data.resolve(), registered()), other)
     fresh = dataset.check_file(dataset.read_measurement(path, data.resolve(), registered()), other)
     assert got == fresh and got[0] is not None
+
+
+def test_the_registries_are_loaded_again_only_when_a_file_beside_the_measurements_changed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new process takes the registries an earlier one loaded while every file of the data
+    folder but the measurements is the same: an edited measurement loads none; an edited
+    models.yaml or quality file loads them again; the site is a clean build's."""
+    loaded: list[Path] = []
+    real = dataset.load_registry
+
+    def counting(data_dir: Path, *args: Any) -> Any:
+        loaded.append(data_dir)
+        return real(data_dir, *args)
+
+    monkeypatch.setattr(dataset, "load_registry", counting)
+    build(project)
+    assert len(loaded) == 1
+    edit_one(project)
+    build(project)
+    assert len(loaded) == 1
+    for loads, name in enumerate(("models.yaml", "quality/gpqa.yaml"), start=2):
+        path = project / "data" / name
+        path.write_text(path.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+        build(project)
+        assert len(loaded) == loads, name
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")

@@ -295,7 +295,9 @@ def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:
     last = state.built
     if changes.data or last is None:
         memo = state.measurements
-        load = functools.partial(load_dataset, read=memo.read, check=memo.check)
+        load = functools.partial(
+            load_dataset, read=memo.read, check=memo.check, registries=memo.registries
+        )
         sources = load_sources(
             inputs.data, inputs.project, inputs.runs, inputs.require_prometheus, inputs.strict, load
         )

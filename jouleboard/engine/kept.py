@@ -39,6 +39,7 @@ from jouleboard.engine.fingerprint import in_package
 from jouleboard.engine.fresh import Hashing
 
 if TYPE_CHECKING:
+    from jouleboard.config.registry import Registry
     from jouleboard.kinds import Kinds
     from jouleboard.kinds.base import Record
     from jouleboard.loading.dataset import MeasurementFile
@@ -102,6 +103,15 @@ def _pickler() -> type[pickle.Pickler]:
             return NotImplemented
 
     return DataPickler
+
+
+def unpickled_registry(data: bytes) -> Registry | None:
+    """Kept registries, or None if they cannot be made (a damaged pickle)."""
+    try:
+        registry: Registry = pickle.loads(data)
+    except Exception:
+        return None
+    return registry
 
 
 def unpickled(data: bytes) -> MeasurementFile | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -201,6 +202,13 @@ class MeasurementMemo:
         self._read[key] = (status, file)
         return file
 
+    def registries(self, data_dir: Path, known: Kinds) -> tuple[Registry | None, list[Problem]]:
+        from jouleboard.loading.dataset import registries_of
+
+        if self._kept is not None:  # a command-line build: an earlier process's, if the same
+            return self._kept.registries(data_dir, known)
+        return registries_of(data_dir, known)
+
     def check(
         self, file: MeasurementFile, registry: Registry
     ) -> tuple[Record | None, list[Problem]]:
@@ -227,6 +235,7 @@ class MeasurementMemo:
         self._seen = set()
 
 
+_REGISTRIES = b"jouleboard-kept-registries-1\n"  # the registries a build loaded, kept
 # A record checked by an earlier process: the registries' key, name, source and record.
 Done = tuple[str, str, str, "Record"] | None
 
@@ -260,14 +269,40 @@ class KeptReads:
         ):
             self._changed()
 
+    def registries(self, data_dir: Path, known: Kinds) -> tuple[Registry | None, list[Problem]]:
+        """The registries of ``data_dir``: those an earlier process loaded and kept (beside
+        its reads, in a file of their own), when every file of the data folder but the
+        measurements is as it read them, for the same kinds; else loaded, and kept."""
+        from jouleboard.core.problems import resolved
+        from jouleboard.loading.dataset import MEASUREMENTS_DIR, registries_of
+
+        self._start(resolved(data_dir), known)
+        top = os.path.abspath(data_dir) + os.sep
+        skip = os.path.join(top, MEASUREMENTS_DIR) + os.sep
+        read = sorted(
+            (where[len(top) :], sha)
+            for where, sha in self.seen.files.items()
+            if where.startswith(top) and not where.startswith(skip)
+        )
+        key = hashlib.sha256(repr((known.order(), read)).encode()).digest()
+        path = self.path.with_suffix(".registries")
+        if self.basis:
+            earlier_basis, earlier = kept.recall(path, _REGISTRIES)
+            last = earlier.get("registries") if earlier_basis == self.basis else None
+            registry = kept.unpickled_registry(last[1]) if last and last[0] == key else None
+            if registry is not None:
+                return registry, []
+        registry, problems = registries_of(data_dir, known)
+        if registry is not None and self.basis:
+            writer = kept.Writer(path, self.basis, _REGISTRIES)
+            writer.add("registries", key, pickle.dumps(registry, pickle.HIGHEST_PROTOCOL))
+            writer.commit()
+        return registry, problems
+
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         from jouleboard.loading.dataset import MeasurementFile
 
-        if self.basis is None:
-            self.basis = kept.basis(self.seen.code, data_root, known)
-            self._known = (data_root, known)
-            if self.basis:
-                self.writer = kept.Writer(self.path, self.basis)
+        self._start(data_root, known)
         where = os.path.abspath(path)
         last = self.earlier.get(where) if self._rebuild() else None
         if last is not None and len(last) == 3 and last[0] == self.seen.files.get(where):
@@ -336,6 +371,14 @@ class KeptReads:
         else:
             self.writer.discard()
         self.writer = None
+
+    def _start(self, data_root: Path, known: Kinds) -> None:
+        """This build's basis, and its writer, once the kinds are known."""
+        if self.basis is None:
+            self.basis = kept.basis(self.seen.code, data_root, known)
+            self._known = (data_root, known)
+            if self.basis:
+                self.writer = kept.Writer(self.path, self.basis)
 
     def _registry_key(self, registry: Registry) -> str:
         if self._registry is None or self._registry[0] is not registry:

@@ -280,6 +280,11 @@ def check_file(file: MeasurementFile, registry: Registry) -> tuple[Record | None
     return record, problems
 
 
+def registries_of(data_dir: Path, known: Kinds) -> tuple[Registry | None, list[Problem]]:
+    """The registries of ``data_dir``, checked for the kinds ``known``."""
+    return load_registry(data_dir, known.order())
+
+
 def load_dataset(
     data_dir: Path,
     extra: Iterable[Path] = (),
@@ -288,18 +293,22 @@ def load_dataset(
     read: Callable[[Path, Path, Kinds], MeasurementFile] = read_measurement,
     check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]] = check_file,
     allow_kind_code: bool = False,
+    registries: Callable[[Path, Kinds], tuple[Registry | None, list[Problem]]] = registries_of,
 ) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem. ``read`` and ``check`` do each file's
-    two halves (a long-running process passes memoised ones: jouleboard/engine/state.py).
+    two halves, ``registries`` loads the registries for the kinds known (a long-running
+    process passes memoised ones, a command-line build kept ones: jouleboard/engine/state.py).
     The kinds site.yaml declares are code: they run only with ``allow_kind_code`` or the
     process's consent (jouleboard/kinds/site_kinds.py), else each is a located problem."""
     forget_resolved_folders()
     if unsafe := data_folder_problems(data_dir):  # before any file of the folder is read
         raise ValidationFailed(unsafe)
     try:
-        return _load(data_dir, extra, runs, require_prometheus, read, check, allow_kind_code)
+        return _load(
+            data_dir, extra, runs, require_prometheus, read, check, allow_kind_code, registries
+        )
     except ValidationFailed as e:  # what is misplaced often explains what is missing
         raise ValidationFailed([*e.problems, *unread_problems(data_dir)]) from None
 
@@ -312,6 +321,7 @@ def _load(
     read: Callable[[Path, Path, Kinds], MeasurementFile],
     check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]],
     allow_kind_code: bool,
+    registries: Callable[[Path, Kinds], tuple[Registry | None, list[Problem]]],
 ) -> Dataset:
     """:func:`load_dataset` once the data folder is known to be safe to read."""
     site_kinds: list[TaskKind] = []  # before tasks name their kinds
@@ -319,7 +329,7 @@ def _load(
     known = registered()
     for kind in site_kinds:
         known = known.with_kind(kind)
-    registry, problems = load_registry(data_dir, known.order())
+    registry, problems = registries(data_dir, known)
     if registry is None or kind_problems:
         raise ValidationFailed(kind_problems + problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
