@@ -123,6 +123,18 @@ def test_unknown_task_and_misnamed_file(tmp_path: Path) -> None:
     assert {"registry.unknown-task", "quality.file-name"} <= {p.rule for p in problems}
 
 
+def test_a_hidden_quality_file_is_not_read(tmp_path: Path) -> None:
+    """Nothing in the data folder whose name starts with a dot is read (the inputs digest of
+    a rebuild does not see it either): a hidden quality file, even one that is not YAML,
+    changes nothing."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    before, problems = load_registry(data)
+    assert before is not None and not problems
+    (data / "quality" / ".draft.yaml").write_text("task: [not: yaml", encoding="utf-8")
+    assert load_registry(data) == (before, [])
+
+
 @pytest.fixture(scope="module")
 def site(default_site: Path) -> Path:
     return default_site

@@ -179,7 +179,10 @@ def _load_quality(
             )
         )
         return quality
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+    # A hidden file (.draft.yaml) is not read, as nowhere in the data folder: the inputs
+    # digest does not see it either (jouleboard/engine/fingerprint.py).
+    found = sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    for path in (p for p in found if not p.name.startswith(".")):
         display = printable(str(path))  # a newline in a file name must not forge a line
         value, error, rule = read_yaml(path)
         if error:
