@@ -70,13 +70,8 @@ def checked(registry_key: str, file: MeasurementFile, record: Record) -> bytes:
 
 def unchecked(data: bytes) -> tuple[str, str, str, Record] | None:
     """What :func:`checked` kept, or None if it cannot be made (none kept, a damaged pickle)."""
-    if not data:
-        return None
-    try:
-        registry_key, name, source, record = pickle.loads(data)
-    except Exception:
-        return None
-    return registry_key, name, source, record
+    done = _loaded(data) if data else None
+    return done if isinstance(done, tuple) and len(done) == 4 else None
 
 
 def data_key(value: object) -> str:
@@ -107,20 +102,23 @@ def _pickler() -> type[pickle.Pickler]:
 
 def unpickled_registry(data: bytes) -> Registry | None:
     """Kept registries, or None if they cannot be made (a damaged pickle)."""
-    try:
-        registry: Registry = pickle.loads(data)
-    except Exception:
-        return None
+    registry: Registry | None = _loaded(data)
     return registry
 
 
 def unpickled(data: bytes) -> MeasurementFile | None:
     """A kept parsed file, or None if it cannot be made (a damaged pickle)."""
+    file: MeasurementFile | None = _loaded(data)
+    return file
+
+
+def _loaded(data: bytes) -> Any:
+    """What ``data`` pickles, or None if it cannot be made (a damaged pickle, or one of
+    classes that have since changed)."""
     try:
-        file: MeasurementFile = pickle.loads(data)
+        return pickle.loads(data)
     except Exception:
         return None
-    return file
 
 
 def kept_file(cache: Path, out: Path) -> Path:
