@@ -147,8 +147,8 @@ def build(
             # It draws the last build's charts of the kinds an edit redraws while it waits.
             ready = partial(start_one, pool, inputs.cache, target.path)
         if digest is not None:  # a new process: what an earlier one read and planned
-            state.measurements.recall(kept_file(inputs.cache, target.path), seen, ready)
-            state.parts = KeptParts(parts_file(inputs.cache, target.path), seen.code, inputs.data)
+            reads = state.measurements.recall(kept_file(inputs.cache, target.path), seen, ready)
+            state.parts = KeptParts(parts_file(inputs.cache, target.path), reads)
         from jouleboard.engine.assemble import assemble
 
         try:

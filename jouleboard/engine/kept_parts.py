@@ -30,6 +30,7 @@ from jouleboard.engine import kept
 from jouleboard.engine.fresh import view_key
 
 if TYPE_CHECKING:
+    from jouleboard.engine.state import KeptReads
     from jouleboard.plan.site import Route
     from jouleboard.plan.views import Page, Part, SiteView
 
@@ -48,11 +49,10 @@ class KeptParts:
     succeeded puts this build's parts in place for the next process, :meth:`discard` after
     it failed drops them."""
 
-    def __init__(self, path: Path, code: str, data_dir: Path) -> None:
+    def __init__(self, path: Path, reads: KeptReads) -> None:
         self.path = path
-        self.code = code
-        self.data_dir = data_dir
-        self.basis: str | None = None  # once the kinds are known (the first route)
+        self.reads = reads  # this build's kept reads: their basis, once the data is loaded
+        self.basis: str | None = None  # once the plan starts (the first route)
         self.earlier: kept.Reads = {}
         self.writer: kept.Writer | None = None
         self.made = 0  # parts made anew (the others were taken)
@@ -64,7 +64,7 @@ class KeptParts:
 
     def __call__(self, site: SiteView, route: Route) -> Part:
         if self.basis is None:
-            self._start(site)
+            self._start()
         if not self.basis or route.tasks is None:
             return route.make()
         key = self._key(site, route.tasks)
@@ -99,10 +99,10 @@ class KeptParts:
             self.writer.discard()
             self.writer = None
 
-    def _start(self, site: SiteView) -> None:
+    def _start(self) -> None:
         from importlib.metadata import PackageNotFoundError, version
 
-        reads = kept.basis(self.code, self.data_dir.resolve(), site.kinds)
+        reads = self.reads.basis or ""  # "" when nothing is kept (a site's kinds)
         try:
             planners = [version(name) for name in _PLANNERS]
         except PackageNotFoundError:  # (vendored, say): nothing to key the parts by

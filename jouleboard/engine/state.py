@@ -149,7 +149,9 @@ class MeasurementMemo:
         self._seen: set[tuple[str, str]] = set()
         self._kept: KeptReads | None = None
 
-    def recall(self, path: Path, seen: Seen, changed: Callable[[], object] | None = None) -> None:
+    def recall(
+        self, path: Path, seen: Seen, changed: Callable[[], object] | None = None
+    ) -> KeptReads:
         """Take the reads an earlier process kept at ``path`` (jouleboard/engine/kept.py),
         for the data files whose bytes ``seen`` (this build's inputs digest) hashed; and
         keep this build's reads there (:meth:`keep`). ``changed`` is called once, as soon as
@@ -157,6 +159,7 @@ class MeasurementMemo:
         the bytes ``seen`` hashed; not when every one is gone: another data folder), or a
         new one is parsed without a problem."""
         self._kept = KeptReads(path, seen, changed)
+        return self._kept
 
     def keep(self) -> None:
         """Write this build's reads for the next process, if anything was read anew."""
