@@ -24,18 +24,24 @@ import hashlib
 import pickle
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from jouleboard.engine import kept
 from jouleboard.engine.fresh import view_key
 
 if TYPE_CHECKING:
-    from jouleboard.engine.state import KeptReads
     from jouleboard.plan.site import Route
     from jouleboard.plan.views import Page, Part, SiteView
 
 _MAGIC = b"jouleboard-kept-parts-1\n"
 _PLANNERS = ("altair", "markdown")  # libraries whose output a part holds
+
+
+class Reads(Protocol):
+    """This build's kept reads (jouleboard/engine/state.py KeptReads): their basis, set when
+    the data loads; None before, "" when nothing is kept (a site's kinds)."""
+
+    basis: str | None
 
 
 def parts_file(cache: Path, out: Path) -> Path:
@@ -49,7 +55,7 @@ class KeptParts:
     succeeded puts this build's parts in place for the next process, :meth:`discard` after
     it failed drops them."""
 
-    def __init__(self, path: Path, reads: KeptReads) -> None:
+    def __init__(self, path: Path, reads: Reads) -> None:
         self.path = path
         self.reads = reads  # this build's kept reads: their basis, once the data is loaded
         self.basis: str | None = None  # once the plan starts (the first route)
@@ -102,7 +108,7 @@ class KeptParts:
     def _start(self) -> None:
         from importlib.metadata import PackageNotFoundError, version
 
-        reads = self.reads.basis or ""  # "" when nothing is kept (a site's kinds)
+        reads = self.reads.basis or ""
         try:
             planners = [version(name) for name in _PLANNERS]
         except PackageNotFoundError:  # (vendored, say): nothing to key the parts by
