@@ -77,6 +77,7 @@ SLOW_MODULES = frozenset(
         "test_releases",
         "test_serve_robust",
         "test_write_spool",
+        "test_spare",
         "test_xss_static",
         "test_model_sources",
         "test_require_prometheus",

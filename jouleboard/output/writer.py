@@ -4,6 +4,13 @@ Files are collected in memory, or past a size limit in a spool folder on disk;
 :meth:`SiteFiles.commit` writes them into a fresh sibling
 folder and swaps it with the output folder in one step, so a reader (or a build killed at
 any moment) sees either the previous complete site or the new one, never a mix.
+
+The site a commit replaces is kept beside the output as its spare (``.<out>.spare``): its
+folders, and the files the new site shares with it (hard links, so no disk of its own). The
+next commit moves the spare in as its staging folder and empties it of all but the files still
+the site's, so a rebuild after an edit makes no folder and links only what changed: making
+the 240 folders of the default site again took 20-100 ms of a one-second rebuild, and
+deleting the replaced site 45 ms.
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import hashlib
 import itertools
 import json
 import os
+import posixpath
 import re
+import secrets
 import shutil
 import stat
 import tempfile
@@ -162,7 +171,8 @@ class SiteFiles:
         and again under the folder's lock, which a concurrent build into the same folder waits for.
         Incremental: a manifest beside the folder records the digest and file status of what
         the previous build wrote; a file whose bytes are unchanged is hard-linked from the
-        previous site instead of written again. The result is the same bytes as a clean build.
+        previous site instead of written again, or found in the spare (see the module's
+        notes). The result is the same bytes as a clean build.
         """
         folder = out if isinstance(out, OutputFolder) else OutputFolder(str(out), real_path(out))
         folder.check()
@@ -179,29 +189,69 @@ class SiteFiles:
             staging = Path(tempfile.mkdtemp(prefix=f".{path.name}-new-", dir=path.parent))
             try:
                 staging.chmod(0o755)  # mkdtemp makes it private; a site is for reading
-                stats, written = self._write(staging, path, previous)
+                digests = self._digests()
+                same = {
+                    p: previous[p][1]
+                    for p, d in digests.items()
+                    if p in previous and previous[p][0] == d
+                }
+                kept = _take_spare(path, staging, same, self._folders())
+                stats, written = self._write(staging, path, digests, same, kept)
                 os.sync()  # on disk before the swap makes it visible (one call, not per file)
                 folder_inode = staging.stat().st_ino  # the inode the output has after the swap
                 _swap_into_place(staging, path)
+                if previous:  # staging now holds the last site, every file of it listed
+                    _keep_spare(
+                        staging,
+                        path,
+                        [
+                            p
+                            for p in previous
+                            if p not in written or written[p][3] != previous[p][1]
+                        ],
+                    )
             finally:
-                _remove_own(staging)  # this build's own staging only
+                _remove_own(staging)  # this build's own staging only (if not kept as the spare)
             write_manifest(manifest, path, folder_inode, written, record)
         self._committed = path
         if self._cleanup is not None:
             self._cleanup()  # the spooled files are in the site now
         return stats
 
+    def _digests(self) -> dict[str, str]:
+        """The sha256 (hex) of every file's content."""
+        return {
+            path: hashlib.sha256(entry).hexdigest() if isinstance(entry, bytes) else entry.digest
+            for path, entry in self._files.items()
+        }
+
+    def _folders(self) -> set[str]:
+        """Every folder of the site, by relative path (not the site's own, "")."""
+        folders: set[str] = set()
+        for path in self._files:
+            folder = posixpath.dirname(path)
+            while folder and folder not in folders:
+                folders.add(folder)
+                folder = posixpath.dirname(folder)
+        return folders
+
     def _write(
-        self, staging: Path, out: Path, previous: dict[str, str]
+        self,
+        staging: Path,
+        out: Path,
+        digests: dict[str, str],
+        same: dict[str, int],
+        kept: Kept,
     ) -> tuple[WriteStats, dict[str, list[object]]]:
-        """Fill ``staging``; returns the stats and, per file, what the manifest records
-        (digest, size, mtime in ns, inode) as this build wrote it."""
+        """Fill ``staging``: a file in ``same`` (unchanged since the last build) is linked from
+        it, unless ``kept`` (the spare's) has it already; returns the stats and, per file, what
+        the manifest records (digest, size, mtime in ns, inode) as this build wrote it."""
         stats = WriteStats()
         written: dict[str, list[object]] = {}
         # Paths as strings, each folder made once: a Path and a mkdir per file cost more
         # than the links (9,218 files at 10,000 configurations).
         top, last = os.fspath(staging), os.fspath(out)
-        made = {top}
+        made = {top, *(os.path.join(top, folder) for folder in kept.folders)}
         # The marker first: a staging folder left by a killed build is recognisably a site.
         for path in sorted(self._files, key=lambda p: (p != MARKER, p)):
             entry = self._files[path]
@@ -210,8 +260,7 @@ class SiteFiles:
             if folder not in made:
                 os.makedirs(folder, exist_ok=True)
                 made.add(folder)
-            digest = hashlib.sha256(entry).hexdigest() if isinstance(entry, bytes) else entry.digest
-            if previous.get(path) == digest and _link(os.path.join(last, path), target):
+            if path in kept.files or (path in same and _link(os.path.join(last, path), target)):
                 stats.linked += 1
             elif isinstance(entry, bytes):
                 with open(target, "wb") as f:
@@ -229,7 +278,7 @@ class SiteFiles:
                 _move(entry.location(self._spool), target)
                 stats.written += 1
             st = os.lstat(target)
-            written[path] = [digest, st.st_size, st.st_mtime_ns, st.st_ino]
+            written[path] = [digests[path], st.st_size, st.st_mtime_ns, st.st_ino]
         return stats, written
 
 
@@ -496,17 +545,20 @@ def last_files(out: Path) -> dict[str, tuple[str, str, int]]:
     return found
 
 
-def read_manifest(path: Path, out: Path) -> dict[str, str]:
-    """Digests of the previous build's files by path, or ``{}`` (write everything) unless
-    the manifest is intact, was written for this very folder, and every file it lists is
-    still the file that build wrote (same size, mtime and inode)."""
+def read_manifest(path: Path, out: Path) -> dict[str, tuple[str, int]]:
+    """The digest and inode of each of the previous build's files by path, or ``{}`` (write
+    everything) unless the manifest is intact, was written for this very folder, and every
+    file it lists is still the file that build wrote (same size, mtime and inode)."""
     doc = _intact(path, out)
     if doc is None:
         return {}
     files = doc["files"]
     assert isinstance(files, dict)
     try:
-        return {name: _trusted_digest(out, name, entry) for name, entry in files.items()}
+        return {
+            name: (_trusted_digest(out, name, entry), int(entry[3]))
+            for name, entry in files.items()
+        }
     except (OSError, ValueError, TypeError):
         return {}
 
@@ -575,6 +627,93 @@ def _swap_into_place(staging: Path, out: Path) -> None:
     os.replace(out, previous)
     os.replace(staging, out)
     os.replace(previous, staging)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What :func:`_take_spare` left in a staging folder: files (the last site's, by
+    relative path) and the folders that hold them."""
+
+    files: frozenset[str] = frozenset()
+    folders: frozenset[str] = frozenset()
+
+
+def _replace_marker(path: str) -> None:
+    """Put a new marker file at ``path`` in one step (created as every written file is)."""
+    tmp = f"{path}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(MARKER_TEXT)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _spare(out: Path) -> Path:
+    return out.parent / f".{out.name}.spare"
+
+
+def _keep_spare(old: Path, out: Path, unshared: Iterable[str]) -> None:
+    """Keep ``old`` (the site this build replaced, marked) as the spare of ``out``: its
+    folders, and the files the new site shares with it (hard links: no disk of their own),
+    for the next build to fill rather than make (:func:`_take_spare`). ``unshared``: its
+    files the new site does not share, deleted first. A folder of that name that is not a
+    build's own is never touched: ``old`` is then removed as before."""
+    spare = _spare(out)
+    if os.path.lexists(spare):
+        return
+    for name in unshared:
+        if name != MARKER:  # (the marker stays: the spare is a build's own)
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(old, name))
+    with contextlib.suppress(OSError):
+        os.rename(old, spare)
+
+
+def _take_spare(out: Path, staging: Path, same: dict[str, int], folders: set[str]) -> Kept:
+    """Move the spare the last build kept (:func:`_keep_spare`) onto the empty ``staging``
+    and empty it but for what the new site has: its folders in ``folders`` and each file
+    whose path ``same`` gives with the inode of the site's file there (unchanged since the
+    last build: the same file, which would be linked again). Every other entry goes,
+    links unfollowed; so whatever was put into the spare, only the site's files stay. The
+    marker stays (a fresh copy unless it is the site's): ``staging`` is a build's own."""
+    spare = _spare(out)
+    if not _own(spare):
+        return Kept()
+    try:
+        device = os.lstat(out).st_dev
+        os.rename(spare, staging)  # onto an empty folder: replaces it
+    except OSError:
+        return Kept()
+    files: set[str] = set()
+    kept_folders: set[str] = set()
+
+    def empty(folder: str, prefix: str) -> None:
+        with os.scandir(folder) as scan:
+            entries = list(scan)
+        for entry in entries:
+            name = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if name in folders:
+                    kept_folders.add(name)
+                    empty(entry.path, name + "/")
+                else:
+                    shutil.rmtree(entry.path)
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and same.get(name) == st.st_ino and st.st_dev == device:
+                files.add(name)
+            elif name == MARKER:  # a new file of its own, never missing
+                _replace_marker(entry.path)
+                files.add(name)
+            else:
+                os.unlink(entry.path)
+
+    empty(os.fspath(staging), "")
+    return Kept(frozenset(files), frozenset(kept_folders))
 
 
 def _previous(out: Path) -> Path:
