@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import errno
 import hashlib
 import itertools
@@ -584,12 +583,11 @@ def _trusted_digest(out: Path, name: str, entry: list[object]) -> str:
 
 
 def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
-        return False
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False if unsupported.
+    The C library is the one this process has loaded (``find_library`` ran ``ldconfig -p``
+    in a new process at every commit)."""
     try:
-        libc = ctypes.CDLL(libc_name, use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
     except (OSError, AttributeError):
         return False
