@@ -11,6 +11,7 @@ the first run. The runs' energy per output feed the noise estimate (rank/noise.p
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -53,15 +54,22 @@ R = TypeVar("R", bound=Repeated)
 def _foldable(c: Repeated) -> TypeIs[Foldable]:
     """Records with ``repeat``, ``runs`` and ``run_sources`` fields (the built-in kinds'); a
     site kind's records without them stay one row per file."""
-    if not dataclasses.is_dataclass(c):
+    return _foldable_type(type(c))
+
+
+@functools.cache
+def _foldable_type(kind: type) -> bool:
+    if not dataclasses.is_dataclass(kind):
         return False
-    names = {f.name for f in dataclasses.fields(c)}
+    names = {f.name for f in dataclasses.fields(kind)}
     return {"repeat", "runs", "run_sources"} <= names
 
 
 def configuration_key(c: Foldable) -> tuple[object, ...]:
-    """What a configuration is, whatever run measured it: its identity without the repeat."""
-    return dataclasses.replace(c, repeat=0).identity
+    """What a configuration is, whatever run measured it: its identity with the repeat of a
+    first run (1), so a first run's record is its own key (copying every record to set its
+    repeat took 12 ms of a rebuild's 1,858)."""
+    return (c if c.repeat == 1 else dataclasses.replace(c, repeat=1)).identity
 
 
 def dataset_of(c: Repeated) -> str:
