@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.output.folder import MARKER, MARKER_TEXT
+from jouleboard.output.folder import MARKER, MARKER_TEXT, OutputRefused
 from jouleboard.output.writer import SiteFiles
 
 SITE = {
@@ -204,3 +204,42 @@ def test_the_spare_follows_a_site_whose_files_became_folders_and_back(tmp_path: 
             if p.is_file()
         }
         assert len(digests) == len(files) + 1
+
+
+@pytest.mark.parametrize("stuck", [False, True])
+def test_a_spare_that_cannot_be_emptied_is_never_published(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stuck: bool
+) -> None:
+    """A planted file that cannot be deleted when the spare is emptied (as a file in a folder
+    this user may not write): when it goes on a second try, the site is written afresh;
+    when it stays, the build is refused in one message naming the folder, and the site
+    before it is untouched. Either way the file is never published."""
+    out = tmp_path / "site"
+    commit(out, SITE)
+    commit(out, {**SITE, "index.html": "home 2"})
+    planted = spare_of(out) / "models" / "planted.html"
+    planted.write_text("<script>alert(1)</script>")
+    real_unlink = os.unlink
+    refusals: list[str] = []
+
+    def unlink(path: str, *args: object, **kwargs: object) -> None:
+        if Path(path).name == "planted.html" and (stuck or not refusals):
+            refusals.append(os.fspath(path))
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    third = {**SITE, "index.html": "home 3"}
+    if stuck:
+        with pytest.raises(
+            OutputRefused, match=r"holds what cannot be deleted .*delete that folder"
+        ):
+            commit(out, third)
+        assert tree(out) == expected({**SITE, "index.html": "home 2"})
+    else:
+        commit(out, third)
+        assert tree(out) == expected(third)
+    monkeypatch.undo()
+    assert refusals
+    commit(out, {**SITE, "index.html": "home 4"})  # the next build: no spare to take
+    assert tree(out) == expected({**SITE, "index.html": "home 4"})

@@ -710,7 +710,19 @@ def _take_spare(out: Path, staging: Path, same: dict[str, int], folders: set[str
             else:
                 os.unlink(entry.path)
 
-    empty(os.fspath(staging), "")
+    try:
+        empty(os.fspath(staging), "")
+    except OSError as error:  # an entry this user may not delete: never into the site
+        _remove_own(staging)  # what can go, the marker last
+        if os.path.lexists(staging):
+            raise OutputRefused(
+                f"{out}/ was left as it was: {staging}, the last site a build kept to "
+                f"build the next one from, holds what cannot be deleted ({error}); delete "
+                "that folder (builds no longer use it)"
+            ) from None
+        staging.mkdir()
+        staging.chmod(0o755)
+        return Kept()
     return Kept(frozenset(files), frozenset(kept_folders))
 
 
