@@ -371,9 +371,10 @@ def rank_task(
     configurations above that many J per output (token, image...); ``by`` is what the
     choice and order minimise. Raises ValueError for an unknown task, GPU, percentile or a
     bad number, naming each argument as ``names`` spells it (the command line: its options)."""
+    from jouleboard.config.fields import RANK_BY
     from jouleboard.config.schema import PERCENTILES
     from jouleboard.rank.noise import table_note
-    from jouleboard.rank.ranking import RANK_BY, Deadline, emptied_by, objective_for, rank
+    from jouleboard.rank.ranking import Deadline, emptied_by, objective_for, rank
     from jouleboard.rank.tables import noise_columns, with_noise
 
     reg = data.registry

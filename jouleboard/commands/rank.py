@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import UsageError, kind_code_option
-from jouleboard.config.fields import PERCENTILES
+from jouleboard.config.fields import PERCENTILES, RANK_BY
 from jouleboard.core.shapes import Scalar
-from jouleboard.rank.ranking import RANK_BY
 
 HELP = "print a task's ranking under a latency deadline"
 

@@ -24,7 +24,6 @@ import json
 import os
 import posixpath
 import re
-import secrets
 import shutil
 import stat
 import tempfile
@@ -638,7 +637,7 @@ class Kept:
 
 def _replace_marker(path: str) -> None:
     """Put a new marker file at ``path`` in one step (created as every written file is)."""
-    tmp = f"{path}.{secrets.token_hex(8)}.tmp"
+    tmp = f"{path}.{os.urandom(8).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from jouleboard.config.fields import Percentile
+from jouleboard.config.fields import RANK_BY, Percentile
 from jouleboard.measure import metrics
 from jouleboard.rank.noise import UNKNOWN, Noise, rank_ranges, rank_text
 
@@ -81,9 +81,6 @@ energy_per_token = energy_per_output  # for LLM configurations, the same thing
 
 def energy_per_response(c: Rankable) -> float:
     return c.energy_per_response_joules
-
-
-RANK_BY = ("energy_per_token", "energy_per_response", "energy_per_correct_answer")
 
 
 def objective_for(by: str, accuracy: Callable[[str], float | None]) -> Objective:
