@@ -413,7 +413,7 @@ def main(argv: list[str]) -> int:
     if args.with_100k:
         args.sizes.add("100k")
     args.workdir.mkdir(parents=True, exist_ok=True)
-    project = run.snapshot(args.ref, args.workdir) if args.ref else run.REPO
+    project = run.project_at(args.ref, args.workdir)
     bench = Bench(args, project)
     bench.results.update(
         {
