@@ -130,7 +130,8 @@ def given_measurements(dataset: Dataset, data: Path, extra: Sequence[Path]) -> i
     """How many of ``dataset``'s measurements (files and raw runs, repeats counted one by
     one) come from the paths given rather than from ``data``'s own measurements/."""
     from jouleboard.core.problems import resolved
-    from jouleboard.loading.dataset import MEASUREMENTS_DIR, measurement_files, source_of
+    from jouleboard.loading import MEASUREMENTS_DIR
+    from jouleboard.loading.dataset import measurement_files, source_of
 
     root = resolved(data)
     own = {source_of(p, root) for p in measurement_files([data / MEASUREMENTS_DIR])[0]}

@@ -32,6 +32,7 @@ from jouleboard.engine.state import (
     Publish,
     State,
 )
+from jouleboard.loading import MEASUREMENTS_DIR
 from jouleboard.output.folder import output_folder
 from jouleboard.output.writer import (
     clean_up_after_killed_builds,
@@ -147,7 +148,12 @@ def build(
             # It draws the last build's charts of the kinds an edit redraws while it waits.
             ready = partial(start_one, pool, inputs.cache, target.path)
         if digest is not None:  # a new process: what an earlier one read and planned
-            reads = state.measurements.recall(kept_file(inputs.cache, target.path), seen, ready)
+            reads = state.measurements.recall(
+                kept_file(inputs.cache, target.path),
+                seen,
+                ready,
+                inputs.data / MEASUREMENTS_DIR,
+            )
             state.parts = KeptParts(parts_file(inputs.cache, target.path), reads)
         from jouleboard.engine.assemble import assemble
 

@@ -150,15 +150,19 @@ class MeasurementMemo:
         self._kept: KeptReads | None = None
 
     def recall(
-        self, path: Path, seen: Seen, changed: Callable[[], object] | None = None
+        self,
+        path: Path,
+        seen: Seen,
+        changed: Callable[[], object] | None = None,
+        measurements: Path | None = None,
     ) -> KeptReads:
         """Take the reads an earlier process kept at ``path`` (jouleboard/engine/kept.py),
         for the data files whose bytes ``seen`` (this build's inputs digest) hashed; and
         keep this build's reads there (:meth:`keep`). ``changed`` is called once, as soon as
-        a measurement file the earlier process read is found edited or gone (at once, by
-        the bytes ``seen`` hashed; not when every one is gone: another data folder), or a
-        new one is parsed without a problem."""
-        self._kept = KeptReads(path, seen, changed)
+        a measurement file the earlier process read is found edited or gone, or a new one
+        in ``measurements`` (the data folder's) is found (at once, by the bytes ``seen``
+        hashed; not when every one is gone: another data folder), or parsed."""
+        self._kept = KeptReads(path, seen, changed, measurements)
         return self._kept
 
     def keep(self) -> None:
@@ -243,6 +247,18 @@ _REGISTRIES = b"jouleboard-kept-registries-1\n"  # the registries a build loaded
 Done = tuple[str, str, str, "Record"] | None
 
 
+def _added(seen: Seen, earlier: kept.Reads, measurements: Path | None) -> bool:
+    """Whether ``seen`` holds a measurement file (a .json file below ``measurements``) that
+    no earlier read took."""
+    if measurements is None:
+        return False
+    top = os.path.join(os.path.abspath(measurements), "")
+    return any(
+        where.startswith(top) and where.endswith(".json") and where not in earlier
+        for where in seen.files
+    )
+
+
 class KeptReads:
     """One build's reads through the kept state at ``path``: a file whose bytes (as the
     inputs digest hashed them) are those a kept read parsed is taken from it; any other is
@@ -250,7 +266,13 @@ class KeptReads:
     check against the same registries (by their :func:`kept.data_key`) is not checked
     again: its record is taken too."""
 
-    def __init__(self, path: Path, seen: Seen, changed: Callable[[], object] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        seen: Seen,
+        changed: Callable[[], object] | None = None,
+        measurements: Path | None = None,
+    ) -> None:
         self.path = path
         self.seen = seen
         self.changed = changed  # None once called
@@ -264,11 +286,14 @@ class KeptReads:
         self._reading: dict[int, tuple[MeasurementFile, Path, tuple[bytes, ...], Done]] = {}
         self._known: tuple[Path, Kinds] | None = None  # the data folder and kinds read with
         self._registry: tuple[Registry, str] | None = None  # and its data_key
-        # A file read last time is edited or gone: its charts change. Not when every one is
-        # gone: another data folder built into this output (another branch's, or a switch
-        # between data sets), which finds its charts cached as a rule, as a first build does.
-        if any(where in seen.files for where in self.earlier) and any(
-            seen.files.get(where) != last[0] for where, last in self.earlier.items()
+        # A file read last time is edited or gone, or a new one is there: its charts change
+        # (a new file may fail to parse: the failed build then stops the worker this
+        # starts). Not when every one is gone: another data folder built into this output
+        # (another branch's, or a switch between data sets), which finds its charts cached
+        # as a rule, as a first build does.
+        if any(where in seen.files for where in self.earlier) and (
+            any(seen.files.get(where) != last[0] for where, last in self.earlier.items())
+            or _added(seen, self.earlier, measurements)
         ):
             self._changed()
 
@@ -277,7 +302,8 @@ class KeptReads:
         its reads, in a file of their own), when every file of the data folder but the
         measurements is as it read them, for the same kinds; else loaded, and kept."""
         from jouleboard.core.problems import resolved
-        from jouleboard.loading.dataset import MEASUREMENTS_DIR, registries_of
+        from jouleboard.loading import MEASUREMENTS_DIR
+        from jouleboard.loading.dataset import registries_of
 
         self._start(resolved(data_dir), known)
         top = os.path.abspath(data_dir) + os.sep

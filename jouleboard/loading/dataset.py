@@ -27,12 +27,11 @@ from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.kinds.mlperf import MLPERF_DIR, Result, SystemResult
 from jouleboard.kinds.mlperf import check as mlperf_check
 from jouleboard.kinds.site_kinds import load_site_kinds
+from jouleboard.loading import MEASUREMENTS_DIR
 from jouleboard.loading.layout import unread_problems
 from jouleboard.loading.repeats import dataset_of, fold_repeats
 from jouleboard.measure.checks import check_boundaries, check_duplicates, read_json
 from jouleboard.rank.noise import UNKNOWN, Noise, RepeatGroup
-
-MEASUREMENTS_DIR = "measurements"
 
 
 @dataclass(frozen=True)
