@@ -243,3 +243,18 @@ def test_a_spare_that_cannot_be_emptied_is_never_published(
     assert refusals
     commit(out, {**SITE, "index.html": "home 4"})  # the next build: no spare to take
     assert tree(out) == expected({**SITE, "index.html": "home 4"})
+
+
+def test_a_site_built_under_the_spares_name_is_never_taken(tmp_path: Path) -> None:
+    """An output folder named as another output's spare (``--out .site.spare``, with its own
+    manifest beside it) is a site someone builds, not a spare: builds into ``site`` leave it
+    as it is."""
+    out = tmp_path / "site"
+    other = spare_of(out)
+    other_files = {"index.html": "the other site"}
+    commit(other, other_files)
+    commit(out, SITE)
+    commit(out, {**SITE, "index.html": "home 2"})
+    commit(out, {**SITE, "index.html": "home 3"})
+    assert tree(out) == expected({**SITE, "index.html": "home 3"})
+    assert tree(other) == expected(other_files)

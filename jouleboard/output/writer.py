@@ -676,9 +676,11 @@ def _take_spare(out: Path, staging: Path, same: dict[str, int], folders: set[str
     whose path ``same`` gives with the inode of the site's file there (unchanged since the
     last build: the same file, which would be linked again). Every other entry goes,
     links unfollowed; so whatever was put into the spare, only the site's files stay. The
-    marker stays (a fresh copy unless it is the site's): ``staging`` is a build's own."""
+    marker stays (a fresh copy unless it is the site's): ``staging`` is a build's own. A
+    spare with a manifest beside it is a site someone builds into (``--out .site.spare``),
+    and is left alone."""
     spare = _spare(out)
-    if not _own(spare):
+    if not _own(spare) or os.path.lexists(manifest_path(spare)):
         return Kept()
     try:
         device = os.lstat(out).st_dev
