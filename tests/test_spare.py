@@ -245,12 +245,13 @@ def test_a_spare_that_cannot_be_emptied_is_never_published(
     assert tree(out) == expected({**SITE, "index.html": "home 4"})
 
 
-def test_a_site_built_under_the_spares_name_is_never_taken(tmp_path: Path) -> None:
-    """An output folder named as another output's spare (``--out .site.spare``, with its own
-    manifest beside it) is a site someone builds, not a spare: builds into ``site`` leave it
-    as it is."""
+@pytest.mark.parametrize("name", [".site.spare", ".site-previous", ".site-new-k1ll3d00"])
+def test_a_site_built_under_a_name_builds_use_is_never_taken(tmp_path: Path, name: str) -> None:
+    """An output folder named as another output's spare, previous site or staging folder
+    (``--out .site.spare``, with its own manifest beside it) is a site someone builds, not a
+    build's own folder: builds into ``site`` neither take, restore nor delete it."""
     out = tmp_path / "site"
-    other = spare_of(out)
+    other = tmp_path / name
     other_files = {"index.html": "the other site"}
     commit(other, other_files)
     commit(out, SITE)

@@ -676,11 +676,9 @@ def _take_spare(out: Path, staging: Path, same: dict[str, int], folders: set[str
     whose path ``same`` gives with the inode of the site's file there (unchanged since the
     last build: the same file, which would be linked again). Every other entry goes,
     links unfollowed; so whatever was put into the spare, only the site's files stay. The
-    marker stays (a fresh copy unless it is the site's): ``staging`` is a build's own. A
-    spare with a manifest beside it is a site someone builds into (``--out .site.spare``),
-    and is left alone."""
+    marker stays (a fresh copy unless it is the site's): ``staging`` is a build's own."""
     spare = _spare(out)
-    if not _own(spare) or os.path.lexists(manifest_path(spare)):
+    if not _own(spare):
         return Kept()
     try:
         device = os.lstat(out).st_dev
@@ -733,8 +731,14 @@ def _previous(out: Path) -> Path:
 
 def _own(folder: Path) -> bool:
     """True if ``folder`` (a sibling name a build uses) is a build's own: a real folder that
-    holds the marker, which a build writes into its staging folder first."""
-    return folder.is_dir() and not folder.is_symlink() and is_marked(folder)
+    holds the marker, which a build writes into its staging folder first, and has no
+    manifest beside it (it would be a site someone builds into: ``--out .site-previous``)."""
+    return (
+        folder.is_dir()
+        and not folder.is_symlink()
+        and is_marked(folder)
+        and not os.path.lexists(manifest_path(folder))
+    )
 
 
 def _remove_own(folder: Path) -> None:
