@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from jouleboard.core.files import replace_text
 from jouleboard.output.folder import (
     MARKER,
     MARKER_TEXT,
@@ -199,15 +200,11 @@ class SiteFiles:
                 folder_inode = staging.stat().st_ino  # the inode the output has after the swap
                 _swap_into_place(staging, path)
                 if previous:  # staging now holds the last site, every file of it listed
-                    _keep_spare(
-                        staging,
-                        path,
-                        [
-                            p
-                            for p in previous
-                            if p not in written or written[p][3] != previous[p][1]
-                        ],
-                    )
+                    # A file of it the new site does not have, or has anew, is its alone.
+                    unshared = [
+                        p for p in previous if p not in written or written[p][3] != previous[p][1]
+                    ]
+                    _keep_spare(staging, path, unshared)
             finally:
                 _remove_own(staging)  # this build's own staging only (if not kept as the spare)
             write_manifest(manifest, path, folder_inode, written, record)
@@ -635,20 +632,6 @@ class Kept:
     folders: frozenset[str] = frozenset()
 
 
-def _replace_marker(path: str) -> None:
-    """Put a new marker file at ``path`` in one step (created as every written file is)."""
-    tmp = f"{path}.{os.urandom(8).hex()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(MARKER_TEXT)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _spare(out: Path) -> Path:
     return out.parent / f".{out.name}.spare"
 
@@ -704,7 +687,7 @@ def _take_spare(out: Path, staging: Path, same: dict[str, int], folders: set[str
             if stat.S_ISREG(st.st_mode) and same.get(name) == st.st_ino and st.st_dev == device:
                 files.add(name)
             elif name == MARKER:  # a new file of its own, never missing
-                _replace_marker(entry.path)
+                replace_text(Path(entry.path), MARKER_TEXT)
                 files.add(name)
             else:
                 os.unlink(entry.path)
