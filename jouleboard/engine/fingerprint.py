@@ -21,7 +21,7 @@ import inspect
 import os
 import stat
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,6 +78,11 @@ def _entries(root: Path, hidden: frozenset[str] = frozenset()) -> Iterable[tuple
                 yield os.path.join(folder, name), inside + name
 
 
+# The entries of a tree as the digest lists them before it reads one: (path, path relative
+# to the tree, status without following a link).
+Listing = list[tuple[str, str, os.stat_result]]
+
+
 def _add_tree(
     digest: hashlib._Hash,
     label: str,
@@ -88,19 +93,23 @@ def _add_tree(
     hidden: frozenset[str] = frozenset(),
     total_cap: int | None = None,
     seen: dict[str, bytes] | None = None,
+    listed: Callable[[Listing], object] | None = None,
 ) -> None:
     """Add ``root``'s names and files to ``digest``. ``supplied`` (the data folder, static/):
     every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
     it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
     ``cap`` is :class:`_Unseen`; so are files over ``total_cap`` bytes in all. ``seen``
-    gets each file's sha256 by its absolute path."""
+    gets each file's sha256 by its absolute path; ``listed`` every entry, once they are
+    listed and before any is read."""
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
+    entries = [(path, relative, os.lstat(path)) for path, relative in _entries(root, hidden)]
+    if listed is not None:
+        listed(entries)
     total = 0
-    for path, relative in _entries(root, hidden):
+    for path, relative, st in entries:
         digest.update(os.fsencode(relative) + b"\0")
-        st = os.lstat(path)
         if supplied and not stat.S_ISDIR(st.st_mode) and stat_refusal(st, cap) is not None:
             raise _Unseen(path)
         total += st.st_size if stat.S_ISREG(st.st_mode) else 0
@@ -164,10 +173,12 @@ def inputs_digest(
     runs: Sequence[Path],
     options: Mapping[str, object],
     seen: Seen | None = None,
+    listed: Callable[[Listing], object] | None = None,
 ) -> str | None:
     """The hex digest of a build's inputs, or None when they cannot all be seen (then the
     build always runs). ``options``: every build option that shapes the output. ``seen``
-    gets what was read on the way (complete only when the digest is not None)."""
+    gets what was read on the way (complete only when the digest is not None); ``listed``
+    the data folder's entries, before any file of it is read."""
     seen = seen if seen is not None else Seen()
     if _imports_kinds_by_name(data_dir):
         return None
@@ -179,7 +190,7 @@ def inputs_digest(
         ).encode()
     )
     try:
-        _add_tree(digest, "data", data_dir, supplied=True, seen=seen.files)
+        _add_tree(digest, "data", data_dir, supplied=True, seen=seen.files, listed=listed)
         _add_tree(
             digest,
             "static",
