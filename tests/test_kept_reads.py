@@ -22,7 +22,7 @@ import pytest
 from jouleboard.config.registry import load_registry
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.resources import templates_dir
-from jouleboard.engine import fingerprint, kept
+from jouleboard.engine import assemble, fingerprint, kept
 from jouleboard.engine.build import build_site
 from jouleboard.engine.fingerprint import Seen
 from jouleboard.engine.fresh import chart_ids
@@ -693,3 +693,35 @@ def test_measurements_written_again_unchanged_ready_no_worker(
         path.write_bytes(path.read_bytes())
     one_shot(project, "site")
     assert started == []
+
+
+def test_the_charts_of_a_page_planned_anew_are_rendered_before_the_plan_ends(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild whose worker is ready hands it the charts of each page it plans anew (the
+    edited task's, its models') as soon as that page is planned, not after the whole site
+    is: their renders overlap the rest of the plan. The site is a clean build's."""
+    events: list[str] = []
+    real_submit = chart_files.Pool.submit
+
+    def submit(pool: chart_files.Pool, work: Any, *args: Any, **kwargs: Any) -> Any:
+        if work is chart_files._render:
+            events.append("render")
+        return real_submit(pool, work, *args, **kwargs)
+
+    real_plan = assemble.plan_site
+
+    def plan(*args: Any, **kwargs: Any) -> Any:
+        made = real_plan(*args, **kwargs)
+        events.append("planned")
+        return made
+
+    monkeypatch.setattr(chart_files.Pool, "submit", submit)
+    monkeypatch.setattr(assemble, "plan_site", plan)
+    one_shot(project, "site")
+    edit_one(project)
+    events.clear()
+    one_shot(project, "site")
+    assert "render" in events and events.index("render") < events.index("planned"), events
+    one_shot(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")

@@ -188,32 +188,12 @@ def start_charts(
 ) -> Charts:
     """Pass to ``add`` the files of every chart whose key is the last build's, and start
     the renders of the others where workers make them: the caller can then make what
-    shows none of those before :meth:`Charts.finish` adds them."""
-    taken: dict[str, ChartInfo] = {}
-    stale: list[tuple[ChartRef, str]] = []
-    context = chart_context(urls, settings, png, sources)
-    for cid in sorted(charts):
-        chart = charts[cid]
-        key = chart_key(chart, context, basis)
-        paths = chart_paths(chart, urls, png)
-        found = [products.take_file(path, key) for path in paths]
-        files = [file for file in found if file is not None]
-        # The SVGs are read for the chart's sizes, and added as files all the same (linked
-        # by the commit, never held or spooled: at 10,000 configurations, 1,512 taken SVGs
-        # went to the spool folder, 0.3 s, only to be linked from the last build's site).
-        svg = phone = None
-        if len(files) == len(paths):  # every file is the last build's
-            svg, phone = content_of(files[0]), content_of(files[1])
-        if svg is None or phone is None:
-            stale.append((chart, key))
-            continue
-        for path, content in zip(paths, files, strict=True):
-            add(path, content)
-        taken[cid] = chart_info(
-            chart, _svg_size(_text(svg)), urls, settings, _svg_size(_text(phone)), png, sources
-        )
+    shows none of those before :meth:`Charts.finish` adds them (and add more charts with
+    :meth:`Charts.extend` meanwhile)."""
     made = _Maker(add, urls, settings, png, products, cache, pool, progress, sources)
-    return Charts(taken, stale, made)
+    started = Charts(made, chart_context(urls, settings, png, sources), basis)
+    started.extend(charts)
+    return started
 
 
 class _Maker:
@@ -234,6 +214,42 @@ class _Maker:
         self.add, self.urls, self.settings, self.png = add, urls, settings, png
         self.products, self.cache, self.pool = products, cache, pool
         self.progress, self.sources = progress, sources
+
+    def sort(
+        self, charts: Mapping[str, ChartRef], context: object, basis: str
+    ) -> tuple[dict[str, ChartInfo], Batch]:
+        """Pass to ``add`` the files of each chart whose key is the last build's; what pages
+        need of those, by id, and the others with their keys (to make)."""
+        taken: dict[str, ChartInfo] = {}
+        stale: Batch = []
+        for cid in sorted(charts):
+            chart = charts[cid]
+            key = chart_key(chart, context, basis)
+            paths = chart_paths(chart, self.urls, self.png)
+            found = [self.products.take_file(path, key) for path in paths]
+            files = [file for file in found if file is not None]
+            # The SVGs are read for the chart's sizes, and added as files all the same
+            # (linked by the commit, never held or spooled: at 10,000 configurations, 1,512
+            # taken SVGs went to the spool folder, 0.3 s, only to be linked from the last
+            # build's site).
+            svg = phone = None
+            if len(files) == len(paths):  # every file is the last build's
+                svg, phone = content_of(files[0]), content_of(files[1])
+            if svg is None or phone is None:
+                stale.append((chart, key))
+                continue
+            for path, content in zip(paths, files, strict=True):
+                self.add(path, content)
+            taken[cid] = chart_info(
+                chart,
+                _svg_size(_text(svg)),
+                self.urls,
+                self.settings,
+                _svg_size(_text(phone)),
+                self.png,
+                self.sources,
+            )
+        return taken, stale
 
     def start(self, batch: Batch, label: str) -> Callable[[], Arrivals]:
         """The batch's renders, started where workers make them; returns what waits."""
@@ -281,20 +297,43 @@ class _Maker:
 
 class Charts:
     """A plan's charts under way (:func:`start_charts`). ``infos``: what pages need of each
-    chart taken from the last build, by id; :meth:`finish` makes the others
-    :data:`CHART_BATCH` at a time (only one batch's renders are in memory), the first
-    batch's renders started at once."""
+    chart made so far (taken from the last build, or drawn), by id; :meth:`finish` makes
+    the others :data:`CHART_BATCH` at a time (only so many renders are in memory). A
+    batch's renders start as its charts are added (:meth:`extend`) while fewer than that
+    are under way, else when :meth:`finish` comes to it."""
 
-    def __init__(self, taken: dict[str, ChartInfo], stale: Batch, maker: _Maker) -> None:
-        self.infos = taken
-        self.batches = [stale[i : i + CHART_BATCH] for i in range(0, len(stale), CHART_BATCH)]
-        self.maker = maker
-        self.first = maker.start(self.batches[0], self._label(1)) if self.batches else None
+    def __init__(self, maker: _Maker, context: object, basis: str) -> None:
+        self.infos: dict[str, ChartInfo] = {}
+        # Each batch to make, with its renders once they are started.
+        self.batches: list[tuple[Batch, Callable[[], Arrivals] | None]] = []
+        self.added: set[str] = set()  # the id of every chart added, made or not
+        self.maker, self.context, self.basis = maker, context, basis
+
+    def extend(self, charts: Mapping[str, ChartRef]) -> None:
+        """Take the files of ``charts`` whose key is the last build's (see
+        :func:`start_charts`); queue the others, their renders started at once while
+        fewer than :data:`CHART_BATCH` charts' renders are under way."""
+        taken, stale = self.maker.sort(charts, self.context, self.basis)
+        self.infos |= taken
+        self.added.update(charts)
+        first = len(self.batches)
+        self.batches += [
+            (stale[i : i + CHART_BATCH], None) for i in range(0, len(stale), CHART_BATCH)
+        ]
+        under_way = sum(len(batch) for batch, renders in self.batches[:first] if renders)
+        for number in range(first, len(self.batches)):
+            batch = self.batches[number][0]
+            if self.batches[number - 1 : number] and not self.batches[number - 1][1]:
+                break  # an earlier batch waits: this one starts after it
+            if under_way and under_way + len(batch) > CHART_BATCH:
+                break
+            self.batches[number] = (batch, self.maker.start(batch, self._label(number + 1)))
+            under_way += len(batch)
 
     @property
     def unmade(self) -> frozenset[str]:
         """The ids of the charts :meth:`finish` has yet to make."""
-        return frozenset(chart.id for batch in self.batches for chart, _ in batch)
+        return frozenset(chart.id for batch, _ in self.batches for chart, _ in batch)
 
     def finish(self, drawn: Callable[[str], object] = lambda cid: None) -> dict[str, ChartInfo]:
         """Make every chart not taken, passing its files to ``add`` and then its id to
@@ -306,11 +345,10 @@ class Charts:
             self.infos[cid] = info
             drawn(cid)
 
-        for number, batch in enumerate(self.batches, 1):
-            renders = self.first if number == 1 and self.first else None
+        for number, (batch, renders) in enumerate(self.batches, 1):
             arrivals = (renders or self.maker.start(batch, self._label(number)))()
             self.maker.files(batch, arrivals, made)
-        self.batches, self.first = [], None
+        self.batches = []
         return self.infos
 
     def _label(self, number: int) -> str:
