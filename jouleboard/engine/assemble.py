@@ -212,12 +212,20 @@ def assemble(
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
 
+    shown: dict[str, set[str]] = {}  # page path -> the charts it shows (looked for once)
+
+    def charts_shown(page: Page) -> set[str]:
+        ids = shown.get(page.path)
+        if ids is None:
+            ids = shown[page.path] = chart_ids(page.body)
+        return ids
+
     def add_page(page: Page, infos: dict[str, ChartInfo]) -> int:
         """Add ``page`` (its last build's, or rendered now); 1 if it was rendered."""
         page = sized(page, files.size)  # the downloads are made
         frame, before = page_frame()[1], products.made
         render = partial(render_page, env, page, frame, infos)
-        key = page_key(page, frame, infos, basis, state.parts)
+        key = page_key(page, frame, infos, basis, state.parts, charts_shown(page))
         files.add(page.path, products.get(page.path, key, render))
         return products.made - before
 
@@ -226,7 +234,7 @@ def assemble(
     waits: dict[str, int] = {}  # page path -> the charts it waits for
     rendered = 0
     for page in plan.pages:
-        awaited = chart_ids(page.body) & drawing if drawing else set()
+        awaited = charts_shown(page) & drawing if drawing else set()
         if awaited:
             waits[page.path] = len(awaited)
             for cid in awaited:
@@ -309,12 +317,14 @@ def page_key(
     infos: Mapping[str, ChartInfo],
     basis: str,
     parts: KeptParts | None = None,
+    shown: set[str] | None = None,
 ) -> str:
     """The key of a page: its view's (:func:`view_key`; a kept part's page has it from the
-    process that made it: ``parts``), the frame, the entries of the charts it shows, and
-    ``basis`` (templates and code)."""
+    process that made it: ``parts``), the frame, the entries of the charts it shows (their
+    ids: ``shown``, if known), and ``basis`` (templates and code)."""
     view = (parts.view_key(page) if parts is not None else None) or view_key(page)
-    return key_of((view, frame, {cid: infos[cid] for cid in sorted(chart_ids(page.body))}), basis)
+    ids = shown if shown is not None else chart_ids(page.body)
+    return key_of((view, frame, {cid: infos[cid] for cid in sorted(ids)}), basis)
 
 
 def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:

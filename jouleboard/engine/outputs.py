@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from jouleboard.config.schema import SiteSettings
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.jsonio import dumps_canonical
@@ -164,7 +166,23 @@ def chart_context(urls: Urls, settings: SiteSettings, png: bool, sources: str) -
     show and the chart renderer's version (computed once per build, not per chart)."""
     from importlib.metadata import version
 
-    return (urls, settings.model_dump_json(), png, sources, version("vl-convert-python"))
+    return (urls, _fields(settings), png, sources, version("vl-convert-python"))
+
+
+def _fields(value: object) -> object:
+    """``value`` (the site's settings) as plain values for a key: each model as its class
+    and its fields in order, sets sorted. Not ``model_dump_json``: a model's serializer is
+    made on its first use, 13 ms of a rebuild (jouleboard/config/schema.py defers it)."""
+    if isinstance(value, BaseModel):
+        fields = type(value).model_fields
+        return (type(value).__qualname__, tuple((n, _fields(getattr(value, n))) for n in fields))
+    if isinstance(value, list | tuple):
+        return tuple(_fields(item) for item in value)
+    if isinstance(value, set | frozenset):
+        return tuple(sorted(_fields(item) for item in value))  # type: ignore[type-var]
+    if isinstance(value, dict):
+        return tuple((k, _fields(v)) for k, v in value.items())
+    return value
 
 
 def chart_key(chart: ChartRef, context: object, basis: str) -> str:
