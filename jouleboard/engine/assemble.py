@@ -295,16 +295,18 @@ def assemble(
 def _charts_started(
     parts: KeptParts, charts: Charts, pool: Pool
 ) -> Callable[[SiteView, Route], Part]:
-    """``parts`` as :func:`plan_site`'s ``made``, the charts of each part not taken from the
-    last build added to ``charts`` as soon as it is made, while a worker runs: a rebuild
-    whose measurements changed then starts the renders of the edited task's page and of
-    its models' pages while the rest of the site is planned (about 0.1 s before the plan
-    ends), not after."""
+    """``parts`` as :func:`plan_site`'s ``made``; in a rebuild (an earlier build kept its
+    parts) whose worker runs, the charts of each part not taken from the last build are
+    added to ``charts`` as soon as it is made: the renders of the edited task's page and of
+    its models' pages start while the rest of the site is planned (about 0.1 s before the
+    plan ends), not after. A first or cold build adds its charts after the plan, as many
+    at a time as CHART_BATCH lets: rendering them while the plan runs took a core from it
+    and gained nothing."""
 
     def made(site: SiteView, route: Route) -> Part:
         taken = parts.taken
         part = parts(site, route)
-        if parts.taken == taken and pool.started:
+        if parts.earlier and parts.taken == taken and pool.started:
             charts.extend({c.id: c for c in part.charts if c.id not in charts.added})
         return part
 
