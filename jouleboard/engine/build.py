@@ -41,7 +41,7 @@ from jouleboard.output.writer import (
     refuse_added_files,
     unchanged_build,
 )
-from jouleboard.render.chart_files import DEFAULT_CACHE, Pool
+from jouleboard.render.chart_files import DEFAULT_CACHE, Pool, check_cache, cold
 
 __all__ = ["BuildSummary", "Inputs", "Publish", "build", "build_site", "find_project"]
 
@@ -134,8 +134,6 @@ def _built(
     one_shot: bool,
 ) -> BuildSummary:
     """:func:`build` from the inputs digest on, its chart workers in ``pool``."""
-    from jouleboard.render.chart_files import check_cache, cold
-
     # A rebuild into this output where a measurement file changed: a chart or two will
     # change too, so a worker gets ready while the rest loads. Not when nothing measured
     # changed (content, a failing file: no chart to draw), nor in a first build or one of

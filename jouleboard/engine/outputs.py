@@ -341,10 +341,9 @@ class Charts:
         under_way = sum(len(batch) for batch, renders in self.batches[:first] if renders)
         for number in range(first, len(self.batches)):
             batch = self.batches[number][0]
-            if self.batches[number - 1 : number] and not self.batches[number - 1][1]:
-                break  # an earlier batch waits: this one starts after it
-            if under_way and under_way + len(batch) > CHART_BATCH:
-                break
+            earlier_waits = number > 0 and self.batches[number - 1][1] is None
+            if earlier_waits or (under_way and under_way + len(batch) > CHART_BATCH):
+                break  # it starts when finish() comes to it
             self.batches[number] = (batch, self.maker.start(batch, self._label(number + 1)))
             under_way += len(batch)
 
