@@ -648,38 +648,51 @@ def test_the_registries_are_loaded_again_only_when_a_file_beside_the_measurement
     assert tree(project / "site") == tree(project / "clean")
 
 
-def test_an_edited_measurement_readies_the_worker_before_a_file_is_read(
+def test_an_edit_readies_the_worker_before_a_file_is_read_and_hands_it_charts_while_planning(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The input check lists the data folder before it reads a file of it. A measurement
     file written since the output's last build (by its times, against that build's
     manifest) then starts the rebuild's chart worker at once, while the check reads and
     hashes every file (0.1 s at 1,858 files), and once: the kept reads, which find the edit
-    again, start no other. The site is a clean build's."""
+    again, start no other. The build then hands the worker the charts of each page it
+    plans anew as soon as that page is planned (the edited task's, its models'), not after
+    the whole site is: their renders overlap the rest of the plan. (That such a rebuild
+    gives a clean build's site: test_a_chart_worker_is_readied_early_only_for_a_rebuild_...)"""
     events: list[str] = []
-    real_start = chart_files.Pool.start
+    real_start, real_submit = chart_files.Pool.start, chart_files.Pool.submit
+    real_digest, real_plan = fingerprint._file_digest, assemble.plan_site
 
     def start(pool: chart_files.Pool, *args: Any, **kwargs: Any) -> None:
         events.append("start")
         real_start(pool, *args, **kwargs)
-
-    real_digest = fingerprint._file_digest
 
     def digest(path: str | Path, cap: int) -> bytes:
         if str(path).startswith(str(project / "data")):
             events.append("read")
         return real_digest(path, cap)
 
+    def submit(pool: chart_files.Pool, work: Any, *args: Any, **kwargs: Any) -> Any:
+        if work is chart_files._render:
+            events.append("render")
+        return real_submit(pool, work, *args, **kwargs)
+
+    def plan(*args: Any, **kwargs: Any) -> Any:
+        made = real_plan(*args, **kwargs)
+        events.append("planned")
+        return made
+
     monkeypatch.setattr(chart_files.Pool, "start", start)
+    monkeypatch.setattr(chart_files.Pool, "submit", submit)
     monkeypatch.setattr(fingerprint, "_file_digest", digest)
+    monkeypatch.setattr(assemble, "plan_site", plan)
     one_shot(project, "site")
     assert "start" not in events  # a first build
-    edit_one(project)
+    edit_one(project, 1 + random.Random().uniform(1e-4, 1e-3))  # charts no cache holds
     events.clear()
     one_shot(project, "site")
-    assert events[:2] == ["start", "read"] and events.count("start") == 1
-    one_shot(project, "clean")
-    assert tree(project / "site") == tree(project / "clean")
+    assert events[:2] == ["start", "read"] and events.count("start") == 1, events
+    assert "render" in events and events.index("render") < events.index("planned"), events
 
 
 def test_measurements_written_again_unchanged_ready_no_worker(
@@ -693,35 +706,3 @@ def test_measurements_written_again_unchanged_ready_no_worker(
         path.write_bytes(path.read_bytes())
     one_shot(project, "site")
     assert started == []
-
-
-def test_the_charts_of_a_page_planned_anew_are_rendered_before_the_plan_ends(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A rebuild whose worker is ready hands it the charts of each page it plans anew (the
-    edited task's, its models') as soon as that page is planned, not after the whole site
-    is: their renders overlap the rest of the plan. The site is a clean build's."""
-    events: list[str] = []
-    real_submit = chart_files.Pool.submit
-
-    def submit(pool: chart_files.Pool, work: Any, *args: Any, **kwargs: Any) -> Any:
-        if work is chart_files._render:
-            events.append("render")
-        return real_submit(pool, work, *args, **kwargs)
-
-    real_plan = assemble.plan_site
-
-    def plan(*args: Any, **kwargs: Any) -> Any:
-        made = real_plan(*args, **kwargs)
-        events.append("planned")
-        return made
-
-    monkeypatch.setattr(chart_files.Pool, "submit", submit)
-    monkeypatch.setattr(assemble, "plan_site", plan)
-    one_shot(project, "site")
-    edit_one(project, 1 + random.Random().uniform(1e-4, 1e-3))  # charts no cache holds
-    events.clear()
-    one_shot(project, "site")
-    assert "render" in events and events.index("render") < events.index("planned"), events
-    one_shot(project, "clean")
-    assert tree(project / "site") == tree(project / "clean")
