@@ -706,3 +706,33 @@ def test_measurements_written_again_unchanged_ready_no_worker(
         path.write_bytes(path.read_bytes())
     one_shot(project, "site")
     assert started == []
+
+
+def test_in_a_small_data_folder_one_edited_file_readies_the_worker_early(
+    new_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tenth of a small data folder is less than one file (a new site has one): the one
+    file edited there still starts the worker as the input check lists the folder."""
+    events: list[str] = []
+    real_start, real_digest = chart_files.Pool.start, fingerprint._file_digest
+
+    def start(pool: chart_files.Pool, *args: Any, **kwargs: Any) -> None:
+        events.append("start")
+        real_start(pool, *args, **kwargs)
+
+    def digest(path: str | Path, cap: int) -> bytes:
+        if str(path).startswith(str(new_site / "data")):
+            events.append("read")
+        return real_digest(path, cap)
+
+    monkeypatch.setattr(chart_files.Pool, "start", start)
+    monkeypatch.setattr(fingerprint, "_file_digest", digest)
+    copy_chart_cache(new_site / "cache", link=True)  # (the Vega bundle at least)
+    one_shot(new_site, "site")
+    (edited,) = (new_site / "data" / "measurements").rglob("*.json")
+    doc = json.loads(edited.read_text())
+    doc["metrics"]["median_itl_ms"] *= 1.001
+    edited.write_text(json.dumps(doc))
+    events.clear()
+    one_shot(new_site, "site")
+    assert events[:2] == ["start", "read"], events

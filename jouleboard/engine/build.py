@@ -201,11 +201,11 @@ def _edits_listed(out: Path, ready: Callable[[], None]) -> Callable[[Listing], N
     """What the input check calls with the data folder's entries once it has listed them,
     before it reads one: ``ready()`` if a measurement file was written or changed (its
     modification or status change time) since the output's last build was committed, and
-    not more than :data:`EDITED_SHARE` of them were. The worker then starts during the
-    check (~0.1 s sooner at 1,858 files). A file changed while the last build ran, or on a
-    file system whose times say otherwise, is found by the reads that build kept, file by
-    file (:meth:`~jouleboard.engine.state.MeasurementMemo.recall`), which call ``ready``
-    then."""
+    not more than :data:`EDITED_SHARE` of them were (or just the one, in a small folder).
+    The worker then starts during the check (~0.1 s sooner at 1,858 files). A file changed
+    while the last build ran, or on a file system whose times say otherwise, is found by
+    the reads that build kept, file by file
+    (:meth:`~jouleboard.engine.state.MeasurementMemo.recall`), which call ``ready`` then."""
     try:
         since = manifest_path(out).stat().st_mtime_ns
     except OSError:  # no last build: its charts are rendered as a first build's are
@@ -220,7 +220,7 @@ def _edits_listed(out: Path, ready: Callable[[], None]) -> Callable[[Listing], N
         ]
         # (At the clock's tick a file written just after the commit can have its time.)
         edited = sum(written >= since for written in times)
-        if edited and edited <= EDITED_SHARE * len(times):
+        if edited and edited <= max(EDITED_SHARE * len(times), 1):
             ready()
 
     return listed
