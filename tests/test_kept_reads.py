@@ -648,17 +648,11 @@ def test_the_registries_are_loaded_again_only_when_a_file_beside_the_measurement
     assert tree(project / "site") == tree(project / "clean")
 
 
-def test_an_edit_readies_the_worker_before_a_file_is_read_and_hands_it_charts_while_planning(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The input check lists the data folder before it reads a file of it. A measurement
-    file written since the output's last build (by its times, against that build's
-    manifest) then starts the rebuild's chart worker at once, while the check reads and
-    hashes every file (0.1 s at 1,858 files), and once: the kept reads, which find the edit
-    again, start no other. The build then hands the worker the charts of each page it
-    plans anew as soon as that page is planned (the edited task's, its models'), not after
-    the whole site is: their renders overlap the rest of the plan. (That such a rebuild
-    gives a clean build's site: test_a_chart_worker_is_readied_early_only_for_a_rebuild_...)"""
+@pytest.fixture()
+def order(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A build's steps in order: "start" for each chart worker started (Pool.start), "read"
+    for each file of the data folder (the working folder's data/) the input check reads,
+    "render" for each render handed to a worker, "planned" when the plan is made."""
     events: list[str] = []
     real_start, real_submit = chart_files.Pool.start, chart_files.Pool.submit
     real_digest, real_plan = fingerprint._file_digest, assemble.plan_site
@@ -668,7 +662,7 @@ def test_an_edit_readies_the_worker_before_a_file_is_read_and_hands_it_charts_wh
         real_start(pool, *args, **kwargs)
 
     def digest(path: str | Path, cap: int) -> bytes:
-        if str(path).startswith(str(project / "data")):
+        if str(path).startswith(str(Path.cwd() / "data")):  # (the test's folder by then)
             events.append("read")
         return real_digest(path, cap)
 
@@ -686,13 +680,27 @@ def test_an_edit_readies_the_worker_before_a_file_is_read_and_hands_it_charts_wh
     monkeypatch.setattr(chart_files.Pool, "submit", submit)
     monkeypatch.setattr(fingerprint, "_file_digest", digest)
     monkeypatch.setattr(assemble, "plan_site", plan)
+    return events
+
+
+def test_an_edit_readies_the_worker_before_a_file_is_read_and_hands_it_charts_while_planning(
+    project: Path, order: list[str]
+) -> None:
+    """The input check lists the data folder before it reads a file of it. A measurement
+    file written since the output's last build (by its times, against that build's
+    manifest) then starts the rebuild's chart worker at once, while the check reads and
+    hashes every file (0.1 s at 1,858 files), and once: the kept reads, which find the edit
+    again, start no other. The build then hands the worker the charts of each page it
+    plans anew as soon as that page is planned (the edited task's, its models'), not after
+    the whole site is: their renders overlap the rest of the plan. (That such a rebuild
+    gives a clean build's site: test_a_chart_worker_is_readied_early_only_for_a_rebuild_...)"""
     one_shot(project, "site")
-    assert "start" not in events  # a first build
+    assert "start" not in order  # a first build
     edit_one(project, 1 + random.Random().uniform(1e-4, 1e-3))  # charts no cache holds
-    events.clear()
+    order.clear()
     one_shot(project, "site")
-    assert events[:2] == ["start", "read"] and events.count("start") == 1, events
-    assert "render" in events and events.index("render") < events.index("planned"), events
+    assert order[:2] == ["start", "read"] and order.count("start") == 1, order
+    assert "render" in order and order.index("render") < order.index("planned"), order
 
 
 def test_measurements_written_again_unchanged_ready_no_worker(
@@ -709,30 +717,16 @@ def test_measurements_written_again_unchanged_ready_no_worker(
 
 
 def test_in_a_small_data_folder_one_edited_file_readies_the_worker_early(
-    new_site: Path, monkeypatch: pytest.MonkeyPatch
+    new_site: Path, order: list[str]
 ) -> None:
     """A tenth of a small data folder is less than one file (a new site has one): the one
     file edited there still starts the worker as the input check lists the folder."""
-    events: list[str] = []
-    real_start, real_digest = chart_files.Pool.start, fingerprint._file_digest
-
-    def start(pool: chart_files.Pool, *args: Any, **kwargs: Any) -> None:
-        events.append("start")
-        real_start(pool, *args, **kwargs)
-
-    def digest(path: str | Path, cap: int) -> bytes:
-        if str(path).startswith(str(new_site / "data")):
-            events.append("read")
-        return real_digest(path, cap)
-
-    monkeypatch.setattr(chart_files.Pool, "start", start)
-    monkeypatch.setattr(fingerprint, "_file_digest", digest)
     copy_chart_cache(new_site / "cache", link=True)  # (the Vega bundle at least)
     one_shot(new_site, "site")
     (edited,) = (new_site / "data" / "measurements").rglob("*.json")
     doc = json.loads(edited.read_text())
     doc["metrics"]["median_itl_ms"] *= 1.001
     edited.write_text(json.dumps(doc))
-    events.clear()
+    order.clear()
     one_shot(new_site, "site")
-    assert events[:2] == ["start", "read"], events
+    assert order[:2] == ["start", "read"], order
