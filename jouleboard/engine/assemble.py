@@ -174,7 +174,7 @@ def assemble(
     # Charts first: on a cold cache one worker is still making the Vega bundle, and the
     # others render meanwhile instead of waiting for it. While workers render, this
     # process makes the downloads and the pages that show none of the charts they draw.
-    charts.extend({cid: c for cid, c in plan.charts.items() if cid not in charts.added})
+    charts.extend(plan.charts)
     timer.part("charts")
     if ahead:  # a waiting page not made alone (compare, downloads...): from the whole plan
         infos = charts.finish()
@@ -307,7 +307,7 @@ def _charts_started(
         taken = parts.taken
         part = parts(site, route)
         if parts.earlier and parts.taken == taken and pool.started:
-            charts.extend({c.id: c for c in part.charts if c.id not in charts.added})
+            charts.extend({c.id: c for c in part.charts})
         return part
 
     return made

@@ -324,16 +324,18 @@ class Charts:
         self.infos: dict[str, ChartInfo] = {}
         # Each batch to make, with its renders once they are started.
         self.batches: list[tuple[Batch, Callable[[], Arrivals] | None]] = []
-        self.added: set[str] = set()  # the id of every chart added, made or not
+        self._added: set[str] = set()  # the id of every chart added, made or not
         self.maker, self.context, self.basis = maker, context, basis
 
     def extend(self, charts: Mapping[str, ChartRef]) -> None:
         """Take the files of ``charts`` whose key is the last build's (see
         :func:`start_charts`); queue the others, their renders started at once while
-        fewer than :data:`CHART_BATCH` charts' renders are under way."""
-        taken, stale = self.maker.sort(charts, self.context, self.basis)
+        fewer than :data:`CHART_BATCH` charts' renders are under way. A chart added
+        before is passed over."""
+        new = {cid: chart for cid, chart in charts.items() if cid not in self._added}
+        taken, stale = self.maker.sort(new, self.context, self.basis)
         self.infos |= taken
-        self.added.update(charts)
+        self._added.update(new)
         first = len(self.batches)
         self.batches += [
             (stale[i : i + CHART_BATCH], None) for i in range(0, len(stale), CHART_BATCH)
