@@ -232,16 +232,26 @@ def _write_results(
     f.write("}\n")
 
 
+HOLD_BYTES = 16 * 1024 * 1024  # of generated requests held in memory, estimated by _size
+
+
+def _size(spec: RunSpec) -> int:
+    """About how many bytes ``spec``'s generated requests take in memory at most."""
+    per_request = 2 * spec.text_chars + 32 * spec.output_len_range[1] + 1024
+    return spec.num_requests * per_request
+
+
 def write_run(root: Path, spec: RunSpec) -> Path:
     """Write the run directory of ``spec`` below ``root``; return it."""
     run_dir = spec.run_dir(root)
     run_dir.mkdir(parents=True, exist_ok=True)
-    hand_made = completed_requests(spec)
-    # Totals need one pass over the requests before the file is written: generate twice
-    # (seeded, so identically) rather than hold them.
-    source = (
-        (lambda: iter(hand_made)) if hand_made is not None else (lambda: generated_requests(spec))
-    )
+    # Totals need one pass over the requests before the file is written. A run small enough
+    # to hold (a test's) is generated once; a larger one (a benchmark's) is generated twice,
+    # seeded so identically, rather than held.
+    held = completed_requests(spec)
+    if held is None and _size(spec) <= HOLD_BYTES:
+        held = list(generated_requests(spec))
+    source = (lambda: iter(held)) if held is not None else (lambda: generated_requests(spec))
     completed = output_tokens = 0
     for req in source():
         if req.get("success") is True:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-PACKAGE = REPO / "jouleboard"
+from tests.package_source import PACKAGE, package_trees
+
+REPO = PACKAGE.parent
 # Function-level imports that close a circle, each with its reason. Adding one needs a reason.
 KNOWN_LATE: set[tuple[str, str]] = set()  # none today
 
@@ -24,7 +25,7 @@ def module_name(path: Path) -> str:
 def imports(path: Path, top_level_only: bool, modules: set[str]) -> set[str]:
     """What a module imports: ``from a import b`` is ``a.b`` when that is a module (the
     package ``a`` runs too, but it only imports lazily), else ``a``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = package_trees()[path]
     nodes = tree.body if top_level_only else list(ast.walk(tree))
     found = set()
     for node in nodes:
@@ -37,7 +38,7 @@ def imports(path: Path, top_level_only: bool, modules: set[str]) -> set[str]:
 
 
 def graph(top_level_only: bool) -> dict[str, set[str]]:
-    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    modules = {module_name(p): p for p in package_trees()}
     return {
         m: {i for i in imports(p, top_level_only, set(modules)) if i in modules and i != m}
         for m, p in modules.items()

@@ -13,6 +13,8 @@ import ast
 import re
 from pathlib import Path
 
+from tests.package_source import package_trees
+
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "measurement-format.md"
 DOCS = (DOC, REPO / "docs" / "mlperf.md", REPO / "docs" / "aiperf.md")
@@ -39,8 +41,8 @@ NOT_RULES = {"datum", "results", "jouleboard"}
 
 def rule_ids_in_code() -> set[str]:
     found = set()
-    for path in sorted((REPO / "jouleboard").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for tree in package_trees().values():
+        for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)
