@@ -248,7 +248,7 @@ def start_one(pool: Pool, cache: Path, out: Path) -> None:
     from jouleboard.core.jsonio import dumps_canonical
     from jouleboard.core.safe_read import FileRefused, read_capped
     from jouleboard.core.urls import Urls, chart_kind
-    from jouleboard.render.charts import static
+    from jouleboard.render.charts import static, uncut
 
     folder = out / Path(Urls.chart("x", "vl.json")).parent
     try:
@@ -263,7 +263,7 @@ def start_one(pool: Pool, cache: Path, out: Path) -> None:
         except (FileRefused, ValueError):
             spec = None
         if isinstance(spec, dict):
-            warm.append(dumps_canonical(static(spec)))
+            warm.append(dumps_canonical(uncut(static(spec))))
     pool.start(cache, workers=1, warm=warm)
 
 

@@ -111,10 +111,10 @@ def asset_files(
 
 def chart_specs(charts: Mapping[str, ChartRef]) -> dict[str, JsonObject]:
     """What to render for ``charts``: each chart's static spec, and its phone render under
-    ``<id>~phone``."""
+    ``<id>~phone``, without the label limits no label reaches (render/charts.py uncut)."""
     images = {cid: charts_present.static(ref.spec) for cid, ref in charts.items()}
     phones = {f"{cid}{PHONE}": charts_present.phone(spec) for cid, spec in images.items()}
-    return images | phones
+    return {cid: charts_present.uncut(spec) for cid, spec in (images | phones).items()}
 
 
 def chart_output(

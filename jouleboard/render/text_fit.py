@@ -37,6 +37,12 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
     return units * size / 1000
 
 
+def measured(text: str) -> bool:
+    """Whether :func:`text_width` knows the width of every character of ``text`` (rather
+    than guessing an em for it)."""
+    return all(" " <= c <= "~" or c in _OTHER for c in text)
+
+
 def wrap(text: str, width: float, size: float, bold: bool = False, sep: str = " ") -> list[str]:
     """``text`` broken at each ``sep`` into lines no wider than ``width`` px at ``size`` px;
     a word wider than a line keeps a line of its own (no word is ever cut: the caller
