@@ -6,20 +6,15 @@ render, is rendered by vl-convert with its tooltips and without."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from jouleboard.core.urls import Urls
-from jouleboard.loading.dataset import load_dataset
-from jouleboard.plan.site import plan_site
 from jouleboard.render import charts
 from jouleboard.render.chart_files import stable_ids
+from tests.chart_kinds import one_of_each_kind
 
 pytestmark = pytest.mark.slow  # plans the bundled site and renders 32 charts
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def tooltips(node: Any) -> int:
@@ -38,11 +33,7 @@ def tooltips(node: Any) -> int:
 def test_a_static_chart_drops_its_tooltips_and_no_byte_of_its_picture() -> None:
     import vl_convert
 
-    plan = plan_site(load_dataset(REPO / "data"), Urls())
-    kinds: dict[str, Any] = {}
-    for cid in sorted(plan.charts):
-        kinds.setdefault(cid.split("--")[0], plan.charts[cid].spec)
-    assert len(kinds) == 8, sorted(kinds)
+    kinds = one_of_each_kind()
     for kind, spec in kinds.items():
         assert tooltips(spec) > 0, kind
         # What static() made before it left tooltips out: ARIA labels off, no title.
