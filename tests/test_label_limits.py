@@ -69,6 +69,7 @@ def test_labels_that_fit_lose_their_limits_and_the_rows_are_not_copied() -> None
     [
         ("a name over the y axis's 240 px and the legend's 260 px", ["x" * 60], {}),
         ("a character only a system font has", ["B200"], {"note": "\u6a5f"}),
+        ("one only a system font has, in a list of a row", ["B200"], {"lines": ["\u6a5f"]}),
         ("a character whose width is not known", ["B200\u2603"], {}),
     ],
 )

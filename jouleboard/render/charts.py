@@ -1052,9 +1052,10 @@ _REWORDED = frozenset({"labelExpr", "format", "formatType", "labelFont", "values
 
 def uncut(spec: Spec) -> Spec:
     """``spec`` with no label limit (``labelLimit`` 0) on an axis channel or on its legends
-    where every label they can show is known to fit the limit: each is printable ASCII and
-    :func:`~jouleboard.render.text_fit.text_width` (Liberation Sans' own advance widths) puts
-    it at least :data:`LABEL_ROOM` px under it. A band axis or a legend shows its field's
+    where every label they can show is known to fit the limit: each is printable, of
+    characters whose Liberation Sans widths :func:`~jouleboard.render.text_fit.text_width`
+    knows (:func:`~jouleboard.render.text_fit.measured`), and at least :data:`LABEL_ROOM` px
+    under it. A band axis or a legend shows its field's
     values (the spec's data rows hold every one: a field a transform makes, or any transform
     but a filter or a calculation, leaves the limits alone); a log axis labelled by
     :data:`LOG_AXIS` shows a few characters. Only for a chart drawn in vl-convert's own
@@ -1065,15 +1066,14 @@ def uncut(spec: Spec) -> Spec:
 
     config = spec.get("config")
     config = config if isinstance(config, dict) else {}
-    skeleton = {key: value for key, value in spec.items() if key not in _DATA_KEYS}
     if config.get("font") != CONFIG["font"] or not bundled_font_suffices(
-        json.dumps(skeleton, ensure_ascii=False)
+        json.dumps(spec, ensure_ascii=False)
     ):
         return spec
-    values = _field_values(spec, bundled_font_suffices)
+    values = _field_values(spec)
     if values is None:
         return spec
-    encodings = list(_encodings(skeleton))
+    encodings = list(_encodings(spec))
     axes = frozenset(c for c in ("x", "y") if _axis_fits(c, encodings, values, config))
     legends = _legends_fit(encodings, values, config)
     return _without_limits(spec, axes, legends) if axes or legends else spec
@@ -1094,9 +1094,9 @@ def _without_limits(node: JsonValue, axes: frozenset[str], legends: bool) -> Spe
                 continue
             if channel in axes and isinstance(axis := field_def.get("axis", {}), dict):
                 changed[channel] = {**field_def, "axis": {**axis, "labelLimit": 0}}
-            legend = field_def.get("legend", {})
-            shown = "field" in field_def and isinstance(legend, dict)
-            if legends and channel in _LEGEND_CHANNELS and shown and isinstance(legend, dict):
+            legend = field_def.get("legend", {})  # None: this layer shows no legend
+            shown = legends and channel in _LEGEND_CHANNELS and "field" in field_def
+            if shown and isinstance(legend, dict):
                 changed[channel] = {**field_def, "legend": {**legend, "labelLimit": 0}}
         return {**out, "encoding": changed}
 
@@ -1230,11 +1230,10 @@ def _encodings(node: JsonValue) -> Iterator[JsonObject]:
                 yield from _encodings(value)
 
 
-def _field_values(spec: Spec, drawn: Callable[[str], bool]) -> dict[str, set[str]] | None:
+def _field_values(spec: Spec) -> dict[str, set[str]] | None:
     """Each field of the spec's data rows (every data set's and inline) -> its values, for
     the fields whose values are all text and that no transform makes; None if a transform
-    other than a filter or a calculation, or data from elsewhere (a URL), could make more,
-    or if a text of the rows fails ``drawn`` (its font has the characters)."""
+    other than a filter or a calculation, or data from elsewhere (a URL), could make more."""
     made: set[str] = set()
     rows: list[JsonValue] = []
     pending: list[JsonValue] = [spec]
@@ -1268,8 +1267,6 @@ def _field_values(spec: Spec, drawn: Callable[[str], bool]) -> dict[str, set[str
                 values.setdefault(key, set()).add(value)
             else:
                 numbers.add(key)
-    if not all(drawn(text) for texts in values.values() for text in texts):
-        return None
     return {key: labels for key, labels in values.items() if key not in numbers}
 
 
