@@ -343,7 +343,8 @@ def markdown(res: dict[str, Any]) -> str:
     head = (
         f"Performance budgets, {res.get('started')} (git {res.get('git_head', '')[:10]}"
         f"{', working tree with uncommitted changes' if res.get('working_tree_dirty') else ''}"
-        f"); median of {repeat} run(s), each in its own process.\n\n"
+        f"); median of {repeat} run(s), each in its own process (the 100,000 build and the "
+        f"whole test command: one).\n\n"
         f"Machine: {m.get('cores')} cores, {m.get('ram_gib')} GiB RAM, {m.get('cpu')}; "
         f"Python {m.get('python')}, vl-convert {m.get('vl_convert')}; load average "
         f"(1/5/15 min) before {'/'.join(f'{x:.2f}' for x in before)}, after "
