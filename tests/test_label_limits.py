@@ -108,12 +108,47 @@ def test_the_bundled_sites_charts_are_drawn_alike_without_the_limits() -> None:
         image = charts.static(spec)
         for before in (image, charts.phone(image)):
             after = uncut(before)
-            dropped += limits(after, "axis").count(0) + limits(after, "legend").count(0)
+            count = limits(after, "axis").count(0) + limits(after, "legend").count(0)
+            if before is image:
+                # Every kind with labels bounded by construction loses a limit on the
+                # desktop, where none of them is reworded: a kind that one day labels such
+                # an axis in a way uncut does not follow shows here, not as a slower build.
+                assert (count > 0) == bool(bounded_labels(image)), (kind, count)
+            dropped += count
             svgs = [stable_ids(vl_convert.vegalite_to_svg(json.dumps(s))) for s in (before, after)]
             assert svgs[0] == svgs[1], kind
     pareto = uncut(charts.static(kinds["pareto"]))
     assert 0 in limits(pareto, "legend") and limits(pareto, "axis").count(0) >= 2
     assert dropped >= 16
+
+
+LEGENDS = ("color", "fill", "stroke", "shape", "size", "opacity")
+
+
+def bounded_labels(node: Any) -> list[str]:
+    """The channels of a spec whose labels are known before it is drawn: a band axis or a
+    legend of a nominal or ordinal field (its values), or an axis labelled by LOG_AXIS."""
+    if isinstance(node, list):
+        return [name for value in node for name in bounded_labels(value)]
+    if not isinstance(node, dict):
+        return []
+    found = []
+    for name, value in node.items():
+        if name in ("datasets", "values", "config"):
+            continue
+        if name == "encoding" and isinstance(value, dict):
+            for channel, enc in value.items():
+                if not isinstance(enc, dict):
+                    continue
+                band = enc.get("type") in ("nominal", "ordinal")
+                axis = enc.get("axis", {})  # (no axis key: Vega-Lite's default axis)
+                if channel in ("x", "y") and axis is not None:
+                    if band or axis.get("labelExpr") == LOG_AXIS["labelExpr"]:
+                        found.append(channel)
+                elif channel in LEGENDS and band and enc.get("legend", {}) is not None:
+                    found.append(channel)
+        found += bounded_labels(value)
+    return found
 
 
 @pytest.mark.slow  # renders 80 small charts
