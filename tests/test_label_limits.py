@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,20 +21,25 @@ from jouleboard.render.text_fit import text_width
 from tests.chart_kinds import one_of_each_kind
 
 
+def members(node: Any) -> Iterator[tuple[str, Any]]:
+    """Every (name, value) of every object in a spec, but its data and its config."""
+    if isinstance(node, list):
+        for value in node:
+            yield from members(value)
+    elif isinstance(node, dict):
+        for name, value in node.items():
+            if name not in ("datasets", "values", "config"):
+                yield name, value
+                yield from members(value)
+
+
 def limits(node: Any, key: str) -> list[Any]:
     """The labelLimit of every ``key`` ("axis" or "legend") object of a spec's encodings."""
-    if isinstance(node, list):
-        return [limit for value in node for limit in limits(value, key)]
-    if not isinstance(node, dict):
-        return []
-    found = []
-    for name, value in node.items():
-        if name in ("datasets", "values", "config"):
-            continue
-        if name == key and isinstance(value, dict) and "labelLimit" in value:
-            found.append(value["labelLimit"])
-        found += limits(value, key)
-    return found
+    return [
+        value["labelLimit"]
+        for name, value in members(node)
+        if name == key and isinstance(value, dict) and "labelLimit" in value
+    ]
 
 
 def chart(
@@ -128,26 +134,20 @@ LEGENDS = ("color", "fill", "stroke", "shape", "size", "opacity")
 def bounded_labels(node: Any) -> list[str]:
     """The channels of a spec whose labels are known before it is drawn: a band axis or a
     legend of a nominal or ordinal field (its values), or an axis labelled by LOG_AXIS."""
-    if isinstance(node, list):
-        return [name for value in node for name in bounded_labels(value)]
-    if not isinstance(node, dict):
-        return []
     found = []
-    for name, value in node.items():
-        if name in ("datasets", "values", "config"):
+    for name, value in members(node):
+        if name != "encoding" or not isinstance(value, dict):
             continue
-        if name == "encoding" and isinstance(value, dict):
-            for channel, enc in value.items():
-                if not isinstance(enc, dict):
-                    continue
-                band = enc.get("type") in ("nominal", "ordinal")
-                axis = enc.get("axis", {})  # (no axis key: Vega-Lite's default axis)
-                if channel in ("x", "y") and axis is not None:
-                    if band or axis.get("labelExpr") == LOG_AXIS["labelExpr"]:
-                        found.append(channel)
-                elif channel in LEGENDS and band and enc.get("legend", {}) is not None:
+        for channel, enc in value.items():
+            if not isinstance(enc, dict):
+                continue
+            band = enc.get("type") in ("nominal", "ordinal")
+            axis = enc.get("axis", {})  # (no axis key: Vega-Lite's default axis)
+            if channel in ("x", "y") and axis is not None:
+                if band or axis.get("labelExpr") == LOG_AXIS["labelExpr"]:
                     found.append(channel)
-        found += bounded_labels(value)
+            elif channel in LEGENDS and band and enc.get("legend", {}) is not None:
+                found.append(channel)
     return found
 
 
