@@ -6,12 +6,11 @@
                                        [--no-lighthouse] [--workdir DIR]
 
 Each measurement runs in its own process; the median of ``--repeat`` runs is reported
-(3 by default; ``--quick``: 1 run, the default data only, for development), but for the
+(3 by default; ``--quick``: 1 run, the default data only, for development), except the
 two that take minutes each, run once: the 100,000 build and the whole test command. So one
 run gives the README's whole table:
 
     python benchmarks/budgets.py --only 1,2,3,4,6 --with-100k --with-tests --no-lighthouse
-
 
 1. cold default build: data/ copied, new output folder, empty chart cache, default options
    (``run.py _build``: build_site with its BuildSummary stage timings). Also reported, not a
