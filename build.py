@@ -5,7 +5,7 @@ The same as ``jouleboard build``.
 
 import sys
 
-from jouleboard.cli import main
+from jouleboard.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main(["build", *sys.argv[1:]]))
+    run(["build", *sys.argv[1:]])

@@ -1,5 +1,3 @@
-import sys
+from jouleboard.cli import run
 
-from jouleboard.cli import main
-
-sys.exit(main())
+run()

@@ -6,8 +6,11 @@ runs, so ``jouleboard --help``, ``validate`` and ``rank`` start fast.
 from __future__ import annotations
 
 import argparse
+import atexit
 import difflib
+import os
 import sys
+import threading
 from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn
@@ -154,6 +157,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
         print(f"jouleboard {args.command}: interrupted", file=sys.stderr)
         return INTERRUPTED
+
+
+def run(argv: Sequence[str] | None = None) -> NoReturn:
+    """The ``jouleboard`` command (and ``python -m jouleboard``, ``python build.py``):
+    :func:`main`, then :func:`exit_now`."""
+    exit_now(main(argv))
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process with status ``code`` without the interpreter's teardown, which
+    frees every module and object one at a time: about 45 ms after a build (a rebuild's
+    whole time is about 1.2 s), as mypy's command line does. First what a normal exit
+    does that matters: the ``atexit`` functions (multiprocessing's finalizers, temporary
+    folders not yet removed) and flushing stdout and stderr. A process that still runs a
+    thread of its own (a server's, a build's) exits normally, joining it as it would."""
+    if threading.active_count() > 1:
+        sys.exit(code)
+    try:
+        atexit._run_exitfuncs()  # (they run once: the list is empty after)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # a closed pipe, say: the normal exit reports it as it always has
+        sys.exit(code)
+    os._exit(code)
 
 
 def os_error_text(error: OSError) -> str:
