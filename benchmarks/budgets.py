@@ -30,9 +30,12 @@ run gives the README's whole table:
    ``python -m pytest``, once (both with ``--durations=5`` for the profile).
 7. Hugo on the same page set (hugo_compare.py) against each size's median cold build.
 
-Every time figure is also given at the reference speed: divided by this hour's slowdown, the
-median of calibration.py's workload (9 runs before the measurements, 9 after) over its time
-on the machine the budgets were set on. The budgets are judged on those figures.
+Every time figure is also given at the reference speed: divided by the slowdown of the hour
+it was measured in. calibration.py's workload runs (CALIBRATION_RUNS times) before the first
+measurement and again after each one, so two calibrations bracket every measurement; its
+slowdown is the median of those runs over the workload's time on the machine the budgets
+were set on. A host whose speed drifts during the run (as a shared one does) is followed
+measurement by measurement. The budgets are judged on those figures.
 
 Writes benchmarks/results/budgets-<UTC time>.json and .md (and budgets-latest.*).
 """
@@ -58,6 +61,7 @@ import calibration
 import run
 import serve_latency
 
+CALIBRATION_RUNS = 7  # runs of calibration.py's workload at each calibration (~7 s)
 SIZES = {"10k": 10_000, "100k": 100_000}
 
 
@@ -132,6 +136,25 @@ class Bench:
         self.workdir: Path = args.workdir
         self.runner = run.Runner(project, self.workdir, str(project))
         self.results: dict[str, Any] = {}
+        self.calibrations: list[dict[str, Any]] = []  # every calibration run so far, in order
+
+    def calibrate(self, after: str) -> list[float]:
+        """Time calibration.py's workload now (``after``: what was just measured)."""
+        times = calibration.seconds(CALIBRATION_RUNS)
+        self.calibrations.append({"after": after, "seconds": times})
+        print(f"[calibration] after {after}: {statistics.median(times):.3f} s", flush=True)
+        return times
+
+    def bracket(self, measured: str) -> dict[str, Any]:
+        """The calibration of what was just measured: the last calibration's runs and
+        runs made now, and the slowdown from both (the median over the reference time)."""
+        before = self.calibrations[-1]["seconds"]
+        after = self.calibrate(measured)
+        return {
+            "before": statistics.median(before),
+            "after": statistics.median(after),
+            "slowdown": statistics.median(before + after) / calibration.REFERENCE_SECONDS,
+        }
 
     def cache(self, name: str) -> Path:
         """A new, empty chart cache."""
@@ -306,12 +329,15 @@ class Bench:
         res: dict[str, Any] = {"data": stats}
         once = 1 if size >= 100_000 else None  # minutes a build
         cold, out, cache = self.cold(label, data, timeout=self.args.budget, repeat=once)
+        cold["calibration"] = self.bracket(f"{label} cold")
         res["cold"] = cold
         if cold.get("timings") and not cold.get("killed_at_budget"):
             if 5 in self.args.only:
                 res["pagespeed"] = self.pagespeed(label, out)
             if 7 in self.args.only and label == "10k":
                 res["hugo"] = self.hugo(label, data, cold)
+            if "pagespeed" in res or "hugo" in res:
+                self.bracket(f"{label} pagespeed and Hugo")  # (the next one's before them)
         shutil.rmtree(cache, ignore_errors=True)
         return res
 
@@ -353,26 +379,34 @@ def measure(bench: Bench) -> None:
         default: dict[str, Any] = {"data": stats}
         res["default"] = default
         cold, out, cache = bench.cold("default", data)
+        cold["calibration"] = bench.bracket("default cold")
         default["cold"] = cold
         if 1 in only:
             default["cold_png"] = bench.cold("default-png", data, png=True)[0]
+            default["cold_png"]["calibration"] = bench.bracket("default cold --png")
         if 5 in only:
             default["pagespeed"] = bench.pagespeed("default", out)
         if 7 in only and cold.get("timings"):
             default["hugo"] = bench.hugo("default", data, cold)
+        if only & {5, 7}:
+            bench.bracket("pagespeed and Hugo")  # (the rebuilds' calibration before them)
         if 2 in only:
             default["rebuilds"] = bench.rebuilds(data, out, cache)
+            default["rebuilds"]["calibration"] = bench.bracket("rebuilds")
         if 3 in only:
             env = dict(bench.runner.env, JOULEBOARD_CACHE=str(cache))  # a warm cache
             default["serve"] = serve_latency.measure_serve(
                 bench.project, serve_source, bench.workdir, env, args.repeat
             )
+            default["serve"]["calibration"] = bench.bracket("serve")
             print(f"[serve] {budgets_report.serve_line(default['serve'])}", flush=True)
         run._save_as(res, "budgets")
     if 6 in only:
         res["tests"] = {"not_slow": bench.tests("not slow")}
+        res["tests"]["not_slow"]["calibration"] = bench.bracket("the unit subset")
         if args.with_tests:
             res["tests"]["all"] = bench.tests(None)
+            res["tests"]["all"]["calibration"] = bench.bracket("the whole test command")
         run._save_as(res, "budgets")
     if only & {4, 5, 7}:
         for label in (s for s in SIZES if s in args.sizes):
@@ -439,15 +473,15 @@ def main(argv: list[str]) -> int:
             "args": {k: sorted(v) if isinstance(v, set) else str(v) for k, v in vars(args).items()},
         }
     )
-    before = calibration.seconds(9)
+    bench.calibrate("nothing (the start)")
     measure(bench)
     bench.results["loadavg_after"] = os.getloadavg()
-    after = calibration.seconds(9)
+    every = [t for c in bench.calibrations for t in c["seconds"]]
     bench.results["calibration"] = {
         "reference_seconds": calibration.REFERENCE_SECONDS,
-        "before": before,
-        "after": after,
-        "slowdown": statistics.median(before + after) / calibration.REFERENCE_SECONDS,
+        "runs_each": CALIBRATION_RUNS,
+        "points": bench.calibrations,
+        "slowdown": statistics.median(every) / calibration.REFERENCE_SECONDS,
     }
     path = run._save_as(bench.results, "budgets")
     markdown = budgets_report.markdown(bench.results)

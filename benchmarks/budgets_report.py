@@ -1,9 +1,9 @@
 """The budget table (markdown) from the results of budgets.py.
 
 One row per budget: budget | limit | measured (median of the runs) | at reference speed
-(a time divided by the hour's slowdown, see calibration.py) | met? (judged at reference
-speed) | the stage profile behind it. A budget not measured in the run says so. kB are 1000
-bytes.
+(a time divided by the slowdown of the calibrations just before and after its measurement,
+see calibration.py and budgets.py) | met? (judged at reference speed) | the stage profile
+behind it. A budget not measured in the run says so. kB are 1000 bytes.
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def test_rows(t: dict[str, Any] | None, slowdown: float = 1.0) -> list[Row]:
                 ]
             )
             continue
-        judged, cell = _at_reference(r["wall_seconds"], " s", slowdown)
+        judged, cell = _at_reference(r["wall_seconds"], " s", _slowdown(r, slowdown))
         rows.append(
             [
                 name,
@@ -273,23 +273,33 @@ def hugo_row(label: str, h: dict[str, Any] | None) -> Row:
 
 
 def slowdown_of(res: dict[str, Any]) -> float:
-    """This run's slowdown against the reference machine (1.0 when not calibrated)."""
+    """This run's slowdown against the reference machine, over all its calibrations (1.0
+    when not calibrated)."""
     return float((res.get("calibration") or {}).get("slowdown") or 1.0)
+
+
+def _slowdown(measured: dict[str, Any] | None, run: float) -> float:
+    """The slowdown of the calibrations that bracket ``measured`` (a run's results of old
+    had one for the whole run: ``run``)."""
+    return float(((measured or {}).get("calibration") or {}).get("slowdown") or run)
 
 
 def budget_rows(res: dict[str, Any]) -> list[Row]:
     d = res.get("default") or {}
     rb = d.get("rebuilds") or {}
     k = slowdown_of(res)
+    png, rebuilt = _slowdown(d.get("cold_png"), k), _slowdown(rb, k)
     rows = [
         # The limits of issue #42 [speed3], at the calibration's reference speed.
-        build_row("1. cold default build", d.get("cold"), 8.0, slowdown=k),
         build_row(
-            "1. cold default build with --png (not a budget)", d.get("cold_png"), None, slowdown=k
+            "1. cold default build", d.get("cold"), 8.0, slowdown=_slowdown(d.get("cold"), k)
         ),
-        build_row("2. rebuild, nothing changed", rb.get("noop"), 0.5, slowdown=k),
-        build_row("2. rebuild, one new measurement", rb.get("add-one"), 1.0, slowdown=k),
-        build_row("2. rebuild, one edited measurement", rb.get("edit-one"), 1.0, slowdown=k),
+        build_row(
+            "1. cold default build with --png (not a budget)", d.get("cold_png"), None, slowdown=png
+        ),
+        build_row("2. rebuild, nothing changed", rb.get("noop"), 0.5, slowdown=rebuilt),
+        build_row("2. rebuild, one new measurement", rb.get("add-one"), 1.0, slowdown=rebuilt),
+        build_row("2. rebuild, one edited measurement", rb.get("edit-one"), 1.0, slowdown=rebuilt),
     ]
     same = rb.get("same_as_clean")
     rows.append(
@@ -311,12 +321,17 @@ def budget_rows(res: dict[str, Any]) -> list[Row]:
             else f"{same['files']} files; differ: {', '.join(same['differ'][:3])}",
         ]
     )
-    rows += serve_rows(d.get("serve"), k)
+    rows += serve_rows(d.get("serve"), _slowdown(d.get("serve"), k))
     for label, rss_only in (("10k", False), ("100k", True)):
         cold = (res.get(label) or {}).get("cold")
         if not rss_only:
             rows.append(
-                build_row(f"4. {label} configurations cold (real charts)", cold, 60.0, slowdown=k)
+                build_row(
+                    f"4. {label} configurations cold (real charts)",
+                    cold,
+                    60.0,
+                    slowdown=_slowdown(cold, k),
+                )
             )
         rows.append(
             build_row(
@@ -336,6 +351,32 @@ def budget_rows(res: dict[str, Any]) -> list[Row]:
     return rows
 
 
+def calibration_text(cal: dict[str, Any] | None) -> str:
+    """How the run was calibrated: every calibration's median in order, and what a time is
+    divided by (a run of old: one calibration before the measurements, one after)."""
+    if not cal:
+        return ""
+    reference = f"against {cal['reference_seconds']:.3f} s on the reference machine"
+    if "points" not in cal:
+        return (
+            f"\nCalibration (benchmarks/calibration.py): its workload took "
+            f"{statistics.median(cal['before']):.3f} s before the measurements and "
+            f"{statistics.median(cal['after']):.3f} s after (median of {len(cal['before'])} "
+            f"each) {reference}: a slowdown of {cal['slowdown']:.2f}, by which every time "
+            f"figure is divided to give it at reference speed.\n"
+        )
+    points = "; ".join(
+        f"after {p['after']} {statistics.median(p['seconds']):.3f} s" for p in cal["points"]
+    )
+    return (
+        f"\nCalibration (benchmarks/calibration.py), the median of {cal['runs_each']} runs "
+        f"of its workload each time, {reference}: {points}. Each time figure is divided by "
+        f"the slowdown of the two calibrations around its measurement (the median of their "
+        f"runs over the reference time); over the whole run the slowdown was "
+        f"{cal['slowdown']:.2f}.\n"
+    )
+
+
 def markdown(res: dict[str, Any]) -> str:
     m = res.get("machine", {})
     before, after = res.get("loadavg_before") or (), res.get("loadavg_after") or ()
@@ -350,16 +391,7 @@ def markdown(res: dict[str, Any]) -> str:
         f"(1/5/15 min) before {'/'.join(f'{x:.2f}' for x in before)}, after "
         f"{'/'.join(f'{x:.2f}' for x in after)}.\n"
     )
-    cal = res.get("calibration")
-    if cal:
-        head += (
-            f"\nCalibration (benchmarks/calibration.py): its workload took "
-            f"{statistics.median(cal['before']):.3f} s before the measurements and "
-            f"{statistics.median(cal['after']):.3f} s after (median of {len(cal['before'])} "
-            f"each) against {cal['reference_seconds']:.3f} s on the reference machine: a "
-            f"slowdown of {cal['slowdown']:.2f}, by which every time figure is divided to give "
-            f"it at reference speed.\n"
-        )
+    head += calibration_text(res.get("calibration"))
     body = table(
         budget_rows(res),
         ["budget", "limit", "measured", "at reference speed", "met?", "stage profile behind it"],
