@@ -54,6 +54,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -143,39 +144,45 @@ def child_build(args: argparse.Namespace) -> int:
 
     stub_info: dict[str, Any] = {}
     if args.stub_charts:
-        original_render_charts = outputs.render_charts
+        # engine/outputs.py starts each batch of renders with start_renders and reads what
+        # it returns through arrivals() (as they come) or exports() (all at once).
+        original_start = outputs.start_renders
 
-        def render_charts(
-            specs: dict[str, Any],
-            formats: tuple[str, ...] = ("svg", "png"),
-            cache: Path = B.DEFAULT_CACHE,
-            *rest: Any,
-            **kw: Any,
-        ) -> dict[tuple[str, str], bytes]:
+        class Stubbed:
+            def __init__(self, made: dict[tuple[str, str], bytes]) -> None:
+                self.made = made
+
+            def arrivals(self) -> Iterator[tuple[tuple[str, str], bytes]]:
+                return iter(sorted(self.made.items()))
+
+            def exports(self) -> dict[tuple[str, str], bytes]:
+                return dict(sorted(self.made.items()))
+
+        def start_renders(
+            specs: dict[str, Any], formats: tuple[str, ...] = ("svg", "png"), *rest: Any
+        ) -> Stubbed:
             def kind(cid: str) -> str:  # a phone render (id ending ~phone) is its own kind
                 return cid.split("--")[0] + ("~phone" if cid.endswith("~phone") else "")
 
             first: dict[str, str] = {}
             for cid in sorted(specs):
                 first.setdefault(kind(cid), cid)
-            real = original_render_charts(
-                {cid: specs[cid] for cid in first.values()}, formats, cache, *rest, **kw
-            )
+            real = original_start(
+                {cid: specs[cid] for cid in first.values()}, formats, *rest
+            ).exports()
             stub = {
                 (cid, fmt): bytes(bytearray(real[(first[kind(cid)], fmt)]))
                 for cid in specs
                 for fmt in formats
                 if (first[kind(cid)], fmt) in real
             }
-            stub_info.update(
-                charts=len(specs),
-                kinds=sorted(first),
-                real_renders=len(real),
-                stub_renders=len(stub),
-            )
-            return stub  # a copy per chart, as real renders are: memory stays realistic
+            stub_info["charts"] = stub_info.get("charts", 0) + len(specs)
+            stub_info["kinds"] = sorted({*stub_info.get("kinds", []), *first})
+            stub_info["real_renders"] = stub_info.get("real_renders", 0) + len(real)
+            stub_info["stub_renders"] = stub_info.get("stub_renders", 0) + len(stub)
+            return Stubbed(stub)  # a copy per chart, as real renders are: memory stays realistic
 
-        outputs.render_charts = render_charts
+        outputs.start_renders = start_renders
 
     if not args.cache:  # Path("") would be the working directory: the repository
         raise SystemExit("run.py _build needs --cache DIR")
