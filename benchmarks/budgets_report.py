@@ -252,23 +252,40 @@ def test_rows(t: dict[str, Any] | None, slowdown: float = 1.0) -> list[Row]:
 
 
 def hugo_row(label: str, h: dict[str, Any] | None) -> Row:
-    name = f"7. {label}: Hugo vs jouleboard, pages/s"
+    name = f"7. {label}: jouleboard's pages against Hugo's"
     if not h:
         return [name, "–", "not measured", "–", "–", ""]
     if h.get("error"):
         return [name, "–", "not measured", "–", "–", h["error"][-200:]]
-    jb = h["jouleboard_render_stage_pages_per_second"]
+    if "ratio_jouleboard_over_hugo_model_task" not in h:  # a results file of before 2026-12-06
+        jb = h["jouleboard_render_stage_pages_per_second"]
+        return [
+            name,
+            "side by side",
+            f"Hugo {h['hugo_pages_per_second']:.0f} / jouleboard {jb:.0f} pages/s (render stage)",
+            "–",
+            "(info)",
+            "",
+        ]
+    one = h["hugo_one_core"]
     return [
         name,
-        "side by side",
-        f"Hugo {h['hugo_pages_per_second']:.0f} / jouleboard {jb:.0f} (render stage)",
         "–",
+        f"model and task pages on one core: jouleboard "
+        f"{h['jouleboard_model_task_pages_per_second']:.0f}/s, Hugo "
+        f"{h['hugo_model_task_pages_per_second']:.0f}/s",
+        f"ratio {h['ratio_jouleboard_over_hugo_model_task']:.2f}",
         "(info)",
-        f"Hugo {h['hugo']['pages']} pages in {h['hugo']['wall_seconds']:.2f} s wall "
-        f"({' '.join(h['hugo'].get('version', '').split()[:2])}); jouleboard render stage "
-        f"{h['jouleboard_pages']} pages in {h['jouleboard_render_seconds']:.2f} s; model+"
-        f"task pages only: Hugo {h['hugo_model_task_pages_per_second']:.0f}/s, jouleboard "
-        f"{h.get('jouleboard_model_task_pages_per_second') or 0:.0f}/s",
+        f"jouleboard: {h['jouleboard_model_task_pages']} model and task pages in "
+        f"{h['jouleboard_model_task_seconds']:.3f} s, all {h['jouleboard_pages']} pages in "
+        f"{h['jouleboard_page_seconds']:.3f} s (fastest of its builds with every chart "
+        f"cached); Hugo: {h['hugo_model_task_pages']} pages in "
+        f"{h['hugo_model_task_seconds_one_core']:.3f} s (its site less the site without "
+        f"them, fastest of {one['runs']}; its runs of the whole site "
+        f"{min(one['each_seconds']):.3f}-{max(one['each_seconds']):.3f} s); on 2 cores "
+        f"Hugo's whole build {h['hugo']['pages']} pages in "
+        f"{h['hugo']['reported_seconds'] or h['hugo']['wall_seconds']:.3f} s "
+        f"({' '.join(h['hugo'].get('version', '').split()[:2])})",
     ]
 
 
