@@ -339,19 +339,7 @@ def pages_build(
     copy = workdir / "cache-pages"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(cache, copy)
-    done = []
-    for n in range(runs):
-        out = workdir / f"site-pages-{n}"
-        done.append(
-            runner.child(
-                "_build",
-                ["--data", str(data), "--out", str(out), "--cache", str(copy)]
-                + (["--stub-charts"] if stub else []),
-                3600,
-                copy,
-            )
-        )
-        shutil.rmtree(out, ignore_errors=True)
+    done = [one_build(runner, data, workdir / f"site-pages-{n}", copy, stub) for n in range(runs)]
     shutil.rmtree(copy, ignore_errors=True)
     ok = [r for r in done if r.get("render_page") and not r.get("error")]
     if not ok:
@@ -360,6 +348,19 @@ def pages_build(
     fastest = dict(ok[0])
     fastest["model_task_seconds_each_run"] = [_seconds(r["render_page"], SAME_PAGES) for r in ok]
     return fastest
+
+
+def one_build(runner: Any, data: Path, out: Path, cache: Path, stub: bool) -> dict[str, Any]:
+    """One run.py ``_build`` of ``data`` into ``out`` (removed afterwards) with ``cache``."""
+    built: dict[str, Any] = runner.child(
+        "_build",
+        ["--data", str(data), "--out", str(out), "--cache", str(cache)]
+        + (["--stub-charts"] if stub else []),
+        3600,
+        cache,
+    )
+    shutil.rmtree(out, ignore_errors=True)
+    return built
 
 
 # jouleboard's templates of the pages the Hugo site has (one per model, one per task).
@@ -514,14 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.workdir / f"site-{label}"
     cache = args.workdir / "cache-hugo-compare"  # shared: warm after the first run
     stub = args.charts == "stub"
-    first = runner.child(  # fills the chart cache that the timed builds then find
-        "_build",
-        ["--data", str(data), "--out", str(out), "--cache", str(cache)]
-        + (["--stub-charts"] if stub else []),
-        3600,
-        cache,
-    )
-    shutil.rmtree(out, ignore_errors=True)
+    first = one_build(runner, Path(data), out, cache, stub)  # fills the cache the timed ones use
     if first.get("error") or "timings" not in first:
         print(first.get("error", "jouleboard build failed"), file=sys.stderr)
         return 1
