@@ -23,9 +23,9 @@
    rendering (its render_page calls, template by template) over every page, and over its
    model and task pages (the kinds of page the Hugo site has), next to Hugo's.
 
-The figure that does not depend on the machine's speed is the ratio of the two rates on
-model and task pages, jouleboard's over Hugo's, both measured in the same minute (budgets.py
-reports it). ``compare(data, built, workdir)`` is what budgets.py calls, with the timed
+The figure meant to take out the machine's speed is the ratio of the two rates on model and
+task pages, jouleboard's over Hugo's, both measured in the same minute (budgets.py reports
+it); on this shared host Hugo's time still moves more than jouleboard's (HUGO_RUNS). ``compare(data, built, workdir)`` is what budgets.py calls, with the timed
 builds it makes after its cold builds (:func:`pages_build` with their warm cache).
 """
 
@@ -383,8 +383,8 @@ def compare(
     env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Hugo vs jouleboard's pages as timed in ``built`` (a run.py _build result, best from
-    :func:`pages_build`: its render_page calls, template by template). The figure that
-    does not depend on the machine is the ratio of the two rates on the same kinds of page,
+    :func:`pages_build`: its render_page calls, template by template). The figure meant to
+    take out the machine's speed is the ratio of the two rates on the same kinds of page,
     both on one core: jouleboard's model and task pages per second over Hugo's (its time
     for the site less its time without the content pages, per page that differs)."""
     hugo = ensure_hugo()
