@@ -36,7 +36,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -289,11 +288,9 @@ def hugo_build(
         cmd = [hugo, "--source", str(site), "--destination", str(public)]
         if time_bin:
             cmd = [time_bin, "-f", "%M", "-o", str(rss_file), *cmd]
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         wall = time.perf_counter() - t
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0:
             raise RuntimeError(f"hugo failed: {proc.stderr[-2000:]}")
         out = proc.stdout + proc.stderr
@@ -304,8 +301,6 @@ def hugo_build(
             {
                 "wall_seconds": wall,
                 "reported_seconds": int(total.group(1)) / 1000 if total else None,
-                "user_seconds": after.ru_utime - used.ru_utime,
-                "system_seconds": after.ru_stime - used.ru_stime,
                 "pages": int(pages.group(1)) if pages else html,
                 "html_files": html,
                 "bytes": sum(p.stat().st_size for p in public.rglob("*") if p.is_file()),
