@@ -19,11 +19,12 @@ about the cache itself passes its own ``cache=`` folder or environment.
 Temporary files: where the caller's ``TMPDIR`` says, else in ``/dev/shm`` when that is a
 RAM file system with room for a run (Linux), else the system's temporary folder. The unit
 tests make and delete about 6,000 files and the whole suite many more, and on the 2-core
-machines the suite's budget is measured on, the disk's ext4 (kept without a journal) checks
-every inode deleted in the last 30 seconds before it hands out a new one (the kernel's
-``recently_deleted``): a file made there took 0.3-0.8 ms of kernel time. ``-m "not slow"``
-took 17.5-19.3 s on the disk against 14.4-15.6 s in ``/dev/shm`` (3 alternated pairs); the
-whole command 368 s against 348 s, its files peaking at 520 MB.
+machines the suite's budget is measured on, the disk's ext4 (kept without a journal) passes
+over every inode deleted lately (the last minute; six while its block is not yet on disk)
+before it hands out a new one (the kernel's ``recently_deleted``): a file made there took
+0.2-0.8 ms of kernel time. ``-m "not slow"`` took 17.5-19.3 s on the disk against 14.4-15.6
+s in ``/dev/shm`` (3 alternated pairs); the whole command 368 s against 348 s, its files
+peaking at 520 MB.
 
 Shared sites (fixtures below, session-scoped; built at most once per run, whatever the
 number of xdist workers, see :mod:`tests.sitebuild`). They are read-only: a test that
