@@ -161,14 +161,14 @@ class Bench:
     def cache(self, name: str) -> Path:
         """A new, empty chart cache."""
         path = self.workdir / f"i19-cache-{name}"
-        shutil.rmtree(path, ignore_errors=True)
+        run.remove(path)
         path.mkdir(parents=True)
         return path
 
     def fresh_out(self, name: str) -> Path:
         out = self.workdir / f"i19-site-{name}"
-        shutil.rmtree(out, ignore_errors=True)
-        (out.parent / f".{out.name}.manifest.json").unlink(missing_ok=True)
+        run.remove(out)
+        run.remove(out.parent / f".{out.name}.manifest.json")
         return out
 
     def cold(
@@ -340,7 +340,7 @@ class Bench:
                 res["hugo"] = self.hugo(label, data, cache)
             if "pagespeed" in res or "hugo" in res:
                 self.bracket(f"{label} pagespeed and Hugo")  # (the next one's before them)
-        shutil.rmtree(cache, ignore_errors=True)
+        run.remove(cache)
         return res
 
 
@@ -376,7 +376,7 @@ def measure(bench: Bench) -> None:
     if "default" in args.sizes and only & {1, 2, 3, 5, 7}:
         data, stats = run.prepare_data("default", None, 0, bench.workdir, bench.project)
         serve_source = bench.workdir / "i19-data-pristine"  # serve edits its own copy
-        shutil.rmtree(serve_source, ignore_errors=True)
+        run.remove(serve_source)
         shutil.copytree(data, serve_source)
         default: dict[str, Any] = {"data": stats}
         res["default"] = default
@@ -476,7 +476,8 @@ def main(argv: list[str]) -> int:
         }
     )
     bench.calibrate("nothing (the start)")
-    measure(bench)
+    with run.removals_deferred(args.workdir):
+        measure(bench)
     bench.results["loadavg_after"] = os.getloadavg()
     every = [t for c in bench.calibrations for t in c["seconds"]]
     bench.results["calibration"] = {

@@ -34,7 +34,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from run import TreeSampler, scale_throughput
+from run import TreeSampler, removals_deferred, remove, scale_throughput
 
 WAIT = "/__jouleboard__/wait"
 VERSION = "/__jouleboard__/version"
@@ -190,7 +190,7 @@ def pick_measurement(data: Path) -> tuple[str, Path]:
 
 def prepare_site(project: Path, data: Path, workdir: Path) -> Path:
     site = workdir / "i19-serve-site"
-    shutil.rmtree(site, ignore_errors=True)
+    remove(site)
     site.mkdir(parents=True)
     shutil.copytree(data, site / "data")
     shutil.copytree(project / "templates", site / "templates")  # the packaged templates
@@ -204,7 +204,7 @@ def measure_serve(
     """Start serve on a copy of ``data`` and time ``repeat`` edits of each kind."""
     site = prepare_site(project, data, workdir)
     out = workdir / "i19-serve-out"
-    shutil.rmtree(out, ignore_errors=True)
+    remove(out)
     sys.path.insert(0, str(project))
     from jouleboard.core.urls import model_slug
 
@@ -334,7 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache is not None:
         env["JOULEBOARD_CACHE"] = str(args.cache)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    result = measure_serve(project, args.data.resolve(), args.workdir.resolve(), env, args.repeat)
+    with removals_deferred(args.workdir.resolve()):
+        result = measure_serve(
+            project, args.data.resolve(), args.workdir.resolve(), env, args.repeat
+        )
     for kind, runs in result.get("edits", {}).items():
         times = " ".join(
             f"{r['reload_seconds']:.3f}" if r["reload_seconds"] is not None else "-" for r in runs
