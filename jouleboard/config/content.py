@@ -21,6 +21,7 @@ from jouleboard.config.schema import NAV_PAGES, NavLink
 from jouleboard.core.markdown_limits import ABOUT_MAX_BYTES, markdown_problems
 from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.resources import content_dir
+from jouleboard.core.safe_read import read_bounded
 from jouleboard.core.urls import PAGE_NAME_PATTERN, RESERVED_PAGE_NAMES
 
 
@@ -100,7 +101,7 @@ def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, list[tuple[str, st
         kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
         return b"", [("content.not-regular", f"is {kind}", "make it a regular file")]
     with os.fdopen(fd, "rb") as f:
-        raw = f.read(max_bytes + 1)  # bounded even if the file grows meanwhile
+        raw = read_bounded(f, max_bytes)  # bounded even if the file grows meanwhile
     if len(raw) > max_bytes:
         return b"", [
             ("content.too-large", f"over the {max_bytes:,}-byte cap", "make the file smaller")

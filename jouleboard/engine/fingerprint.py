@@ -32,6 +32,7 @@ from jouleboard.core.safe_read import (
     STATIC_FILE_CAP,
     STATIC_HIDDEN_PUBLISHED,
     STATIC_TOTAL_CAP,
+    read_bounded,
     stat_refusal,
 )
 
@@ -139,7 +140,7 @@ def _file_digest(path: str | Path, cap: int) -> bytes:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
             raise _Unseen(path)
-        data = f.read(cap + 1)
+        data = read_bounded(f, cap)
     if len(data) > cap:
         raise _Unseen(path)
     return hashlib.sha256(data).digest()

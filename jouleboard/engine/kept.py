@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from jouleboard.core.safe_read import read_bounded
 from jouleboard.engine.fingerprint import in_package
 from jouleboard.engine.fresh import Hashing
 
@@ -250,7 +251,7 @@ def trusted_payload(path: Path, magic: bytes) -> bytes | None:
         info = os.fstat(f.fileno())
         if not _trusted(info):
             return None
-        data = f.read(_CAP + 1)
+        data = read_bounded(f, _CAP)
     head, _, rest = data.partition(b"\n")
     checksum, _, payload = rest.partition(b"\n")
     if head + b"\n" != magic or hashlib.sha256(payload).hexdigest().encode() != checksum:
