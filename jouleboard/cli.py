@@ -162,7 +162,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(argv: Sequence[str] | None = None) -> NoReturn:
     """The ``jouleboard`` command (and ``python -m jouleboard``, ``python build.py``):
     :func:`main`, then :func:`exit_now`."""
+    _collect_less_often()
     exit_now(main(argv))
+
+
+def _collect_less_often() -> None:
+    """Run the cyclic garbage collector after 200,000 new objects instead of 700, as mypy's
+    command line does. A build makes millions of objects and frees nearly all of them by
+    their reference counts; each young collection also walks what the last ones kept, and the
+    default thresholds spent about 90 ms of an edit rebuild's 1.0 s of CPU on it. Only the
+    command's own process: a program that imports jouleboard keeps its own settings."""
+    if sys.implementation.name == "cpython":
+        import gc
+
+        gc.set_threshold(200_000, 30, 30)
 
 
 def exit_now(code: int) -> NoReturn:

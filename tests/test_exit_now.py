@@ -6,6 +6,7 @@ leaves no temporary folder and takes the short way out."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -71,6 +72,30 @@ def test_the_teardown_is_skipped(tmp_path: Path) -> None:
     assert not (tmp_path / "freed").exists()
     assert python(code.format(end="sys.exit"), tmp_path).returncode == 0
     assert (tmp_path / "freed").exists()
+
+
+def test_the_command_collects_garbage_less_often_and_a_library_caller_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    """The command's process raises the collector's first threshold (as mypy's does: a build
+    frees nearly everything by reference counts); a program calling :func:`cli.main` keeps
+    the thresholds it set."""
+    done = python(
+        f"""
+        import atexit, gc
+        from jouleboard import cli
+        gc.set_threshold(1234, 5, 6)
+        cli.main(["validate", "--data", {str(GOLDEN_DATA)!r}])
+        print(gc.get_threshold())
+        atexit.register(lambda: print(gc.get_threshold()))
+        cli.run(["validate", "--data", {str(GOLDEN_DATA)!r}])
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    library, command = (ast.literal_eval(x) for x in done.stdout.splitlines() if x[:1] == "(")
+    assert library == (1234, 5, 6)
+    assert command[0] >= 100_000
 
 
 def test_a_thread_still_running_is_waited_for(tmp_path: Path) -> None:
