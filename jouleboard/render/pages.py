@@ -38,15 +38,17 @@ from jouleboard.render.sandbox import (
     page_text,
 )
 
+# (label, target) pairs, not NavLink models: making one would build the model's validator,
+# which a rebuild whose site.yaml it kept from the last build otherwise never needs.
 _DEFAULT_NAV = (
-    NavLink(label="Leaderboard", target="leaderboard"),
-    NavLink(label="Models", target="models"),
-    NavLink(label="GPUs", target="gpus"),
-    NavLink(label="Compare", target="compare"),
-    NavLink(label="MLPerf", target="mlperf"),
-    NavLink(label="Downloads", target="downloads"),
-    NavLink(label="Changelog", target="changelog"),
-    NavLink(label="About", target="about"),
+    ("Leaderboard", "leaderboard"),
+    ("Models", "models"),
+    ("GPUs", "gpus"),
+    ("Compare", "compare"),
+    ("MLPerf", "mlperf"),
+    ("Downloads", "downloads"),
+    ("Changelog", "changelog"),
+    ("About", "about"),
 )
 
 
@@ -318,10 +320,11 @@ def navigation(
             return target
         return urls.url(urls.page(target))  # a page of the site's own (content/<name>.md)
 
+    entries = [(item.label, item.target) for item in nav] or _DEFAULT_NAV
     return tuple(
-        Link(item.label, href(item.target))
-        for item in (nav or _DEFAULT_NAV)
-        if (item.target != "changelog" or has_changelog) and (item.target != "mlperf" or has_mlperf)
+        Link(label, href(target))
+        for label, target in entries
+        if (target != "changelog" or has_changelog) and (target != "mlperf" or has_mlperf)
     )
 
 
