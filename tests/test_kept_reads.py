@@ -30,7 +30,7 @@ from jouleboard.engine.state import KeptReads
 from jouleboard.kinds import registered
 from jouleboard.loading import dataset
 from jouleboard.render import chart_files
-from tests.golden.tree import DATA
+from tests.golden.tree import DATA, REPO
 from tests.sitebuild import copy_chart_cache
 from tests.speech_kind import SpeechKind
 from tests.test_incremental_and_serve import tree
@@ -646,6 +646,62 @@ def test_the_registries_are_loaded_again_only_when_a_file_beside_the_measurement
         assert len(loaded) == loads, name
     build(project, "clean")
     assert tree(project / "site") == tree(project / "clean")
+
+
+def test_the_mlperf_results_are_read_again_only_when_a_file_beside_the_measurements_changed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new process takes the MLPerf results an earlier one read and checked, under the
+    registries' rule: an edited measurement reads none; an edited result, or a registry its
+    check reads, reads them again; a damaged kept file reads them again; the site is a clean
+    build's every time."""
+    sources = sorted((REPO / "data" / "mlperf").rglob("*.json"))
+    for path in [p for p in sources if "llama2-70b-99/" in p.as_posix()][:2]:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc["system"]["gpu_model"] = None  # a GPU the golden registries do not have
+        out = project / "data" / "mlperf" / path.relative_to(REPO / "data" / "mlperf")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(doc), encoding="utf-8")
+    loaded: list[Path] = []
+    real = dataset.load_mlperf
+
+    def counting(data_dir: Path, *args: Any) -> Any:
+        loaded.append(data_dir)
+        return real(data_dir, *args)
+
+    monkeypatch.setattr(dataset, "load_mlperf", counting)
+
+    def same_as_clean() -> None:
+        shutil.rmtree(project / "clean", ignore_errors=True)
+        build(project, "clean")
+        assert tree(project / "site") == tree(project / "clean")
+
+    build(project)
+    assert len(loaded) == 1
+    edit_one(project)
+    build(project)
+    assert len(loaded) == 1
+    same_as_clean()
+    result = next((project / "data" / "mlperf").rglob("Server.json"))
+    doc = json.loads(result.read_text(encoding="utf-8"))
+    doc["accuracy"] += " (edited)"
+    result.write_text(json.dumps(doc), encoding="utf-8")
+    build(project)
+    assert len(loaded) == 3  # (and the clean build's)
+    same_as_clean()
+    models = project / "data" / "models.yaml"
+    models.write_text(models.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    build(project)
+    assert len(loaded) == 5
+    kept_mlperf = kept_path(project).with_suffix(".mlperf")
+    basis, _ = kept.recall(kept_mlperf, b"jouleboard-kept-mlperf-1\n")
+    forged = kept.Writer(kept_mlperf, basis, b"jouleboard-kept-mlperf-1\n")
+    forged.add("mlperf", b"", b"not a pickle")
+    forged.commit()
+    edit_one(project, 1.002)
+    build(project)
+    assert len(loaded) == 6
+    same_as_clean()
 
 
 @pytest.fixture()

@@ -336,7 +336,11 @@ def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:
     if changes.data or last is None:
         memo = state.measurements
         load = functools.partial(
-            load_dataset, read=memo.read, check=memo.check, registries=memo.registries
+            load_dataset,
+            read=memo.read,
+            check=memo.check,
+            registries=memo.registries,
+            mlperf=memo.mlperf,
         )
         sources = load_sources(
             inputs.data, inputs.project, inputs.runs, inputs.require_prometheus, inputs.strict, load

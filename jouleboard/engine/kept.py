@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from jouleboard.config.registry import Registry
     from jouleboard.kinds import Kinds
     from jouleboard.kinds.base import Record
+    from jouleboard.kinds.mlperf import SystemResult
     from jouleboard.loading.dataset import MeasurementFile
 
 _MAGIC = b"jouleboard-kept-reads-4\n"
@@ -105,6 +106,12 @@ def unpickled_registry(data: bytes) -> Registry | None:
     """Kept registries, or None if they cannot be made (a damaged pickle)."""
     registry: Registry | None = _loaded(data)
     return registry
+
+
+def unpickled_results(data: bytes) -> tuple[SystemResult, ...] | None:
+    """Kept MLPerf results, or None if they cannot be made (a damaged pickle)."""
+    results = _loaded(data)
+    return results if isinstance(results, tuple) else None
 
 
 def unpickled(data: bytes) -> MeasurementFile | None:

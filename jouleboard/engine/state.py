@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from jouleboard.engine.sources import Sources
     from jouleboard.kinds import Kinds
     from jouleboard.kinds.base import Record
+    from jouleboard.kinds.mlperf import SystemResult
     from jouleboard.loading.dataset import MeasurementFile
     from jouleboard.plan.views import Plan
     from jouleboard.render.embeds import ChartInfo
@@ -216,6 +217,15 @@ class MeasurementMemo:
             return self._kept.registries(data_dir, known)
         return registries_of(data_dir, known)
 
+    def mlperf(
+        self, data_dir: Path, registry: Registry, data_root: Path
+    ) -> tuple[tuple[SystemResult, ...], list[Problem]]:
+        from jouleboard.loading.dataset import load_mlperf
+
+        if self._kept is not None:  # a command-line build: an earlier process's, if the same
+            return self._kept.mlperf(data_dir, registry, data_root)
+        return load_mlperf(data_dir, registry, data_root)
+
     def check(
         self, file: MeasurementFile, registry: Registry
     ) -> tuple[Record | None, list[Problem]]:
@@ -243,6 +253,7 @@ class MeasurementMemo:
 
 
 _REGISTRIES = b"jouleboard-kept-registries-1\n"  # the registries a build loaded, kept
+_MLPERF = b"jouleboard-kept-mlperf-1\n"  # and its MLPerf results, checked against them
 # A record checked by an earlier process: the registries' key, name, source and record.
 Done = tuple[str, str, str, "Record"] | None
 
@@ -286,6 +297,9 @@ class KeptReads:
         self._reading: dict[int, tuple[MeasurementFile, Path, tuple[bytes, ...], Done]] = {}
         self._known: tuple[Path, Kinds] | None = None  # the data folder and kinds read with
         self._registry: tuple[Registry, str] | None = None  # and its data_key
+        # The digest of the data folder's files but the measurements, and the kinds: what
+        # the registries and the MLPerf results are read and checked from.
+        self._folder_key: bytes | None = None
         # A file read last time is edited or gone, or a new one is there: its charts change
         # (a new file may fail to parse: the failed build then stops the worker this
         # starts). Not when every one is gone: another data folder built into this output
@@ -313,7 +327,7 @@ class KeptReads:
             for where, sha in self.seen.files.items()
             if where.startswith(top) and not where.startswith(skip)
         )
-        key = hashlib.sha256(repr((known.order(), read)).encode()).digest()
+        key = self._folder_key = hashlib.sha256(repr((known.order(), read)).encode()).digest()
         path = self.path.with_suffix(".registries")
         if self.basis:
             earlier_basis, earlier = kept.recall(path, _REGISTRIES)
@@ -327,6 +341,31 @@ class KeptReads:
             writer.add("registries", key, pickle.dumps(registry, pickle.HIGHEST_PROTOCOL))
             writer.commit()
         return registry, problems
+
+    def mlperf(
+        self, data_dir: Path, registry: Registry, data_root: Path
+    ) -> tuple[tuple[SystemResult, ...], list[Problem]]:
+        """The MLPerf results of ``data_dir`` checked against ``registry``: those an earlier
+        process kept, when the files they and the registries are read from (every file of
+        the data folder but the measurements, mlperf/ among them) and the kinds are as it
+        read them; else loaded and checked, and kept if they pass."""
+        from jouleboard.loading.dataset import load_mlperf
+
+        key = self._folder_key  # set by registries, which a load calls first
+        if key is None or not self.basis:
+            return load_mlperf(data_dir, registry, data_root)
+        path = self.path.with_suffix(".mlperf")
+        earlier_basis, earlier = kept.recall(path, _MLPERF)
+        last = earlier.get("mlperf") if earlier_basis == self.basis else None
+        results = kept.unpickled_results(last[1]) if last and last[0] == key else None
+        if results is not None:
+            return results, []
+        results, problems = load_mlperf(data_dir, registry, data_root)
+        if not problems:
+            writer = kept.Writer(path, self.basis, _MLPERF)
+            writer.add("mlperf", key, pickle.dumps(results, pickle.HIGHEST_PROTOCOL))
+            writer.commit()
+        return results, problems
 
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         from jouleboard.loading.dataset import MeasurementFile

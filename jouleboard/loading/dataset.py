@@ -33,6 +33,10 @@ from jouleboard.loading.repeats import dataset_of, fold_repeats
 from jouleboard.measure.checks import check_boundaries, check_duplicates, read_json
 from jouleboard.rank.noise import UNKNOWN, Noise, RepeatGroup
 
+# The MLPerf results of a data folder, checked against its registries: (data folder,
+# registries, the data folder resolved) -> (results, problems); see :func:`load_mlperf`.
+MLPerfLoader = Callable[[Path, Registry, Path], tuple[tuple[SystemResult, ...], list[Problem]]]
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -293,12 +297,14 @@ def load_dataset(
     check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]] = check_file,
     allow_kind_code: bool = False,
     registries: Callable[[Path, Kinds], tuple[Registry | None, list[Problem]]] = registries_of,
+    mlperf: MLPerfLoader | None = None,
 ) -> Dataset:
     """Read and validate everything (measurement files, and raw ML.ENERGY run trees in
     ``runs``; ``require_prometheus`` drops runs without prometheus.json, with a warning);
     raise ValidationFailed listing every problem. ``read`` and ``check`` do each file's
-    two halves, ``registries`` loads the registries for the kinds known (a long-running
-    process passes memoised ones, a command-line build kept ones: jouleboard/engine/state.py).
+    two halves, ``registries`` loads the registries for the kinds known and ``mlperf`` the
+    MLPerf results (a long-running process passes memoised ones, a command-line build kept
+    ones: jouleboard/engine/state.py; default :func:`load_mlperf`).
     The kinds site.yaml declares are code: they run only with ``allow_kind_code`` or the
     process's consent (jouleboard/kinds/site_kinds.py), else each is a located problem."""
     forget_resolved_folders()
@@ -306,7 +312,15 @@ def load_dataset(
         raise ValidationFailed(unsafe)
     try:
         return _load(
-            data_dir, extra, runs, require_prometheus, read, check, allow_kind_code, registries
+            data_dir,
+            extra,
+            runs,
+            require_prometheus,
+            read,
+            check,
+            allow_kind_code,
+            registries,
+            mlperf or load_mlperf,
         )
     except ValidationFailed as e:  # what is misplaced often explains what is missing
         raise ValidationFailed([*e.problems, *unread_problems(data_dir)]) from None
@@ -321,6 +335,7 @@ def _load(
     check: Callable[[MeasurementFile, Registry], tuple[Record | None, list[Problem]]],
     allow_kind_code: bool,
     registries: Callable[[Path, Kinds], tuple[Registry | None, list[Problem]]],
+    mlperf: MLPerfLoader,
 ) -> Dataset:
     """:func:`load_dataset` once the data folder is known to be safe to read."""
     site_kinds: list[TaskKind] = []  # before tasks name their kinds
@@ -359,7 +374,7 @@ def _load(
     if problems:
         raise ValidationFailed(problems)
     share_provenances(configs)
-    results, problems = load_mlperf(data_dir, registry, data_root)
+    results, problems = mlperf(data_dir, registry, data_root)
     if problems:
         raise ValidationFailed(problems)
     folded, repeats = fold_repeats(sorted(configs, key=lambda c: (c.identity, c.source)))
