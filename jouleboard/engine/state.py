@@ -349,11 +349,12 @@ class KeptReads:
         process kept, when the files they and the registries are read from (every file of
         the data folder but the measurements, mlperf/ among them) and the kinds are as it
         read them; else loaded and checked, and kept if they pass."""
+        from jouleboard.kinds.mlperf import MLPERF_DIR
         from jouleboard.loading.dataset import load_mlperf
 
         key = self._folder_key  # set by registries, which a load calls first
-        if key is None or not self.basis:
-            return load_mlperf(data_dir, registry, data_root)
+        if key is None or not self.basis or not (data_dir / MLPERF_DIR).exists():
+            return load_mlperf(data_dir, registry, data_root)  # (none: nothing to keep)
         path = self.path.with_suffix(".mlperf")
         earlier_basis, earlier = kept.recall(path, _MLPERF)
         last = earlier.get("mlperf") if earlier_basis == self.basis else None
