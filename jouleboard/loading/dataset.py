@@ -102,6 +102,11 @@ def name_problem(path: Path) -> Problem | None:
     )
 
 
+def _name_problem_at(folder: str, name: str) -> Problem | None:
+    """:func:`name_problem` of ``folder/name``, making a Path only for a bad name."""
+    return name_problem(Path(folder, name)) if hidden_characters(name) else None
+
+
 def _walk_problem(error: OSError) -> Problem:
     """A folder os.walk could not list (unreadable, path over the OS limit): never skipped."""
     return Problem(
@@ -179,35 +184,35 @@ def data_folder_problems(data_dir: Path) -> list[Problem]:
     return problems
 
 
-def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
-    """Every *.json below ``root`` into ``found``; links to folders, unlistable folders, bad
-    names and other files into ``problems``."""
+def _walk(root: Path, found: list[str], problems: list[Problem]) -> None:
+    """Every *.json below ``root`` into ``found`` (as paths' text: a Path per file cost
+    more than the rest of the walk); links to folders, unlistable folders, bad names and
+    other files into ``problems``."""
     for folder, dirs, files in os.walk(root, onerror=lambda e: problems.append(_walk_problem(e))):
         for name in sorted(dirs):
-            path = Path(folder) / name
             if name.startswith("."):
-                problems.extend([] if name in _QUIET_HIDDEN else [_hidden(path)])
-            else:
-                bad = _symlinked_folder(path) if _is_link(path) else name_problem(path)
-                problems.extend([bad] if bad else [])
-        dirs[:] = sorted(
-            d for d in dirs if not d.startswith(".") and not name_problem(Path(folder) / d)
-        )  # os.walk does not follow links to folders itself
+                if name not in _QUIET_HIDDEN:
+                    problems.append(_hidden(Path(folder, name)))
+            elif os.path.islink(os.path.join(folder, name)):
+                problems.append(_symlinked_folder(Path(folder, name)))
+            elif bad := _name_problem_at(folder, name):
+                problems.append(bad)
+        # os.walk does not follow links to folders itself
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not hidden_characters(d))
         for name in sorted(files):
-            path = Path(folder) / name
             if name.startswith(".") and name.endswith(".json"):
-                problems.append(_hidden(path))
+                problems.append(_hidden(Path(folder, name)))
                 continue
             if name.startswith(".") or name in {"README.md"}:
                 continue  # .gitkeep, .DS_Store...: not measurements, and never read
-            if bad := name_problem(path):
+            if bad := _name_problem_at(folder, name):
                 problems.append(bad)
             elif name.endswith(".json"):
-                found.append(path)
+                found.append(os.path.join(folder, name))
             else:
                 problems.append(
                     Problem(
-                        shown_path(path),
+                        shown_path(Path(folder, name)),
                         "",
                         "file.unexpected",
                         "not a .json measurement file",
@@ -217,8 +222,10 @@ def _walk(root: Path, found: list[Path], problems: list[Problem]) -> None:
 
 
 def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
-    """Every *.json below the given files/folders, sorted; other files are problems."""
+    """Every *.json below the given files/folders, sorted (as paths sort: by their parts);
+    other files are problems."""
     found: list[Path] = []
+    walked: list[str] = []
     problems: list[Problem] = []
     for root in paths:
         if root.is_symlink() and root.is_dir():
@@ -226,7 +233,7 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
         elif root.is_file() or root.is_symlink():  # a link to a file: read_json refuses it
             found.append(root)
         elif root.is_dir():
-            _walk(root, found, problems)
+            _walk(root, walked, problems)
         elif os.path.lexists(root):  # a pipe, device or socket: never opened
             refused = refusal(root, 0)
             assert refused is not None
@@ -239,7 +246,7 @@ def measurement_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]
                     shown_path(root), "", "file.missing", "no such file or folder", "check the path"
                 )
             )
-    return sorted(set(found)), problems
+    return sorted({*found, *map(Path, walked)}, key=lambda path: path.parts), problems
 
 
 @dataclass(frozen=True)
