@@ -118,13 +118,6 @@ def _walk_problem(error: OSError) -> Problem:
     )
 
 
-def _is_link(path: Path) -> bool:
-    try:
-        return path.is_symlink()
-    except OSError:  # a path over the OS limit: reported when os.walk fails to list it
-        return False
-
-
 def _symlinked_folder(path: Path) -> Problem:
     return Problem(
         shown_path(path),
