@@ -620,20 +620,27 @@ def test_a_kept_record_of_other_registries_with_a_damaged_pickle_parses_the_file
     assert got == fresh and got[0] is not None
 
 
+def calls_to(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Path]:
+    """The data folders ``dataset.<name>`` is called with from now on, in order (it still
+    runs)."""
+    calls: list[Path] = []
+    real = getattr(dataset, name)
+
+    def counting(data_dir: Path, *args: Any) -> Any:
+        calls.append(data_dir)
+        return real(data_dir, *args)
+
+    monkeypatch.setattr(dataset, name, counting)
+    return calls
+
+
 def test_the_registries_are_loaded_again_only_when_a_file_beside_the_measurements_changed(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A new process takes the registries an earlier one loaded while every file of the data
     folder but the measurements is the same: an edited measurement loads none; an edited
     models.yaml or quality file loads them again; the site is a clean build's."""
-    loaded: list[Path] = []
-    real = dataset.load_registry
-
-    def counting(data_dir: Path, *args: Any) -> Any:
-        loaded.append(data_dir)
-        return real(data_dir, *args)
-
-    monkeypatch.setattr(dataset, "load_registry", counting)
+    loaded = calls_to(monkeypatch, "load_registry")
     build(project)
     assert len(loaded) == 1
     edit_one(project)
@@ -662,14 +669,7 @@ def test_the_mlperf_results_are_read_again_only_when_a_file_beside_the_measureme
         out = project / "data" / "mlperf" / path.relative_to(REPO / "data" / "mlperf")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(doc), encoding="utf-8")
-    loaded: list[Path] = []
-    real = dataset.load_mlperf
-
-    def counting(data_dir: Path, *args: Any) -> Any:
-        loaded.append(data_dir)
-        return real(data_dir, *args)
-
-    monkeypatch.setattr(dataset, "load_mlperf", counting)
+    loaded = calls_to(monkeypatch, "load_mlperf")
 
     def same_as_clean() -> None:
         shutil.rmtree(project / "clean", ignore_errors=True)
