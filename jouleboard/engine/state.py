@@ -252,8 +252,13 @@ class MeasurementMemo:
         self._seen = set()
 
 
-_REGISTRIES = b"jouleboard-kept-registries-1\n"  # the registries a build loaded, kept
-_MLPERF = b"jouleboard-kept-mlperf-1\n"  # and its MLPerf results, checked against them
+# What a build keeps beside its reads for the next process, each in a file of its own: the
+# registries it loaded, and its MLPerf results as checked against them. By name: the file's
+# first line.
+_VALUES = {
+    "registries": b"jouleboard-kept-registries-1\n",
+    "mlperf": b"jouleboard-kept-mlperf-1\n",
+}
 # A record checked by an earlier process: the registries' key, name, source and record.
 Done = tuple[str, str, str, "Record"] | None
 
@@ -328,18 +333,13 @@ class KeptReads:
             if where.startswith(top) and not where.startswith(skip)
         )
         key = self._folder_key = hashlib.sha256(repr((known.order(), read)).encode()).digest()
-        path = self.path.with_suffix(".registries")
-        if self.basis:
-            earlier_basis, earlier = kept.recall(path, _REGISTRIES)
-            last = earlier.get("registries") if earlier_basis == self.basis else None
-            registry = kept.unpickled_registry(last[1]) if last and last[0] == key else None
-            if registry is not None:
-                return registry, []
+        taken = self._taken("registries", key)
+        registry = kept.unpickled_registry(taken) if taken is not None else None
+        if registry is not None:
+            return registry, []
         registry, problems = registries_of(data_dir, known)
-        if registry is not None and self.basis:
-            writer = kept.Writer(path, self.basis, _REGISTRIES)
-            writer.add("registries", key, pickle.dumps(registry, pickle.HIGHEST_PROTOCOL))
-            writer.commit()
+        if registry is not None:
+            self._keep_value("registries", key, registry)
         return registry, problems
 
     def mlperf(
@@ -353,20 +353,32 @@ class KeptReads:
         from jouleboard.loading.dataset import load_mlperf
 
         key = self._folder_key  # set by registries, which a load calls first
-        if key is None or not self.basis or not (data_dir / MLPERF_DIR).exists():
+        if key is None or not (data_dir / MLPERF_DIR).exists():
             return load_mlperf(data_dir, registry, data_root)  # (none: nothing to keep)
-        path = self.path.with_suffix(".mlperf")
-        earlier_basis, earlier = kept.recall(path, _MLPERF)
-        last = earlier.get("mlperf") if earlier_basis == self.basis else None
-        results = kept.unpickled_results(last[1]) if last and last[0] == key else None
+        taken = self._taken("mlperf", key)
+        results = kept.unpickled_results(taken) if taken is not None else None
         if results is not None:
             return results, []
         results, problems = load_mlperf(data_dir, registry, data_root)
         if not problems:
-            writer = kept.Writer(path, self.basis, _MLPERF)
-            writer.add("mlperf", key, pickle.dumps(results, pickle.HIGHEST_PROTOCOL))
-            writer.commit()
+            self._keep_value("mlperf", key, results)
         return results, problems
+
+    def _taken(self, what: str, key: bytes) -> bytes | None:
+        """The pickle of ``what`` (registries, mlperf) an earlier process kept beside its
+        reads, if it kept it under this build's basis and ``key``; else None."""
+        if not self.basis:
+            return None
+        earlier_basis, earlier = kept.recall(self.path.with_suffix(f".{what}"), _VALUES[what])
+        last = earlier.get(what) if earlier_basis == self.basis else None
+        return last[1] if last and last[0] == key else None
+
+    def _keep_value(self, what: str, key: bytes, value: object) -> None:
+        """Keep ``value`` as ``what`` under ``key`` for the next process (see _taken)."""
+        if self.basis:
+            writer = kept.Writer(self.path.with_suffix(f".{what}"), self.basis, _VALUES[what])
+            writer.add(what, key, pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+            writer.commit()
 
     def read(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
         from jouleboard.loading.dataset import MeasurementFile
