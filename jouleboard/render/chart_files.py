@@ -226,10 +226,12 @@ def _render(job: tuple[str, str | None, bool]) -> tuple[bytes | None, bytes | No
     twice and the SVG never travels back to a worker."""
     import vl_convert
 
+    from jouleboard.render import compiled
+
     spec_json, svg_text, want_png = job
     rendered = None
     if svg_text is None:
-        svg_text = stable_ids(vl_convert.vegalite_to_svg(spec_json))
+        svg_text = stable_ids(compiled.svg(spec_json))
         rendered = svg_text.encode("utf-8")
     png: bytes | None = vl_convert.svg_to_png(svg_text, scale=2) if want_png else None
     return rendered, png
@@ -504,13 +506,14 @@ def _warm(specs: Sequence[str]) -> int:
     while the build loads, not after (see :meth:`Pool.start`). It stops as soon as the build
     has a chart for the workers: the chart then compiles that code, and each spec warmed
     after it came (0.1-0.13 s each) would only delay it. Returns how many it rendered."""
-    import vl_convert
+    from jouleboard.render import compiled
 
     for done, spec in enumerate(specs):
         if _work_waiting is not None and _work_waiting.is_set():
             return done
-        with contextlib.suppress(ValueError):  # (vl-convert's error for a spec it refuses)
-            vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+        # (vl-convert's error for a spec it refuses; a published spec may have been edited)
+        with contextlib.suppress(ValueError, RecursionError):
+            compiled.svg(spec)  # which also compiles its template for the build's charts
     return len(specs)
 
 
