@@ -40,7 +40,7 @@ def svg(spec_json: str) -> str:
 
     spec = json.loads(spec_json)
     datasets = spec.get("datasets") if isinstance(spec, dict) else None
-    if isinstance(datasets, dict) and datasets:
+    if isinstance(datasets, dict) and datasets and all(map(_rows, datasets.values())):
         names = sorted(datasets)
         spec["datasets"] = {name: [{_ROWS: i}] for i, name in enumerate(names)}
         template = dumps_canonical(spec)
@@ -54,6 +54,12 @@ def svg(spec_json: str) -> str:
             filled = _MARKER.sub(lambda marker: rows[int(marker.group(1))], vega)
             return vl_convert.vega_to_svg(filled, allowed_base_urls=[])
     return vl_convert.vegalite_to_svg(spec_json, allowed_base_urls=[])
+
+
+def _rows(dataset: object) -> bool:
+    """Whether ``dataset`` is rows, as the marker that stands for it is: a list of objects,
+    not empty (Vega-Lite may compile other data differently)."""
+    return isinstance(dataset, list) and bool(dataset) and all(isinstance(r, dict) for r in dataset)
 
 
 def _compile(template: str) -> str | None:
