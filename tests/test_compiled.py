@@ -8,6 +8,9 @@ import json
 import random
 import subprocess
 import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,7 +39,7 @@ for cid, text in specs.items():
     ours = compiled.svg(text)
     if len(compiles) == before:
         reused.append(cid)  # its template was compiled for an earlier chart
-    theirs = vl_convert.vegalite_to_svg(text, allowed_base_urls=[])
+    theirs = vl_convert.vegalite_to_svg(text, **compiled.fetching_nothing())
     svgs[cid] = [chart_files.stable_ids(svg) for svg in (ours, theirs)]
 kept = [template for template, vega in compiled._compiled.items() if vega is not None]
 json.dump({"svgs": svgs, "reused": reused, "kept": kept, "templates": len(set(compiles))},
@@ -165,6 +168,128 @@ def test_data_that_is_not_rows_is_rendered_whole(rows: list[Any]) -> None:
     spec["datasets"]["rows"] = rows
     text = dumps_canonical(spec)
     before = dict(compiled._compiled)
-    theirs = vl_convert.vegalite_to_svg(text, allowed_base_urls=[])
+    theirs = vl_convert.vegalite_to_svg(text, **compiled.fetching_nothing())
     assert stable_ids(compiled.svg(text)) == stable_ids(theirs)
     assert compiled._compiled == before  # no template made for it
+
+
+@pytest.fixture
+def http_log(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """An HTTP server in its own process (vl-convert holds the interpreter's lock while it
+    converts, so a server thread here could not answer it): its URL, and its log."""
+    log = tmp_path / "requests.log"
+    (tmp_path / "rows.json").write_text('[{"a": 1}]', encoding="utf-8")
+    with open(log, "w", encoding="utf-8") as err:
+        server = subprocess.Popen(
+            [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
+    try:
+        assert server.stdout is not None
+        port = server.stdout.readline().split(" port ")[1].split()[0]  # "Serving HTTP on ..."
+        yield f"http://127.0.0.1:{port}/rows.json", log
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _charts_reading(url: str, file: Path) -> dict[str, Any]:
+    point = {"mark": "point", "encoding": {"x": {"field": "a", "type": "quantitative"}}}
+    return {
+        "url": {"data": {"url": url}, **point},
+        "file": {"data": {"url": str(file)}, **point},
+        # rows (a compiled template, whose Vega reads the URL) and a layer that reads it
+        "layer": {
+            "datasets": {"rows": [{"a": 1.5}]},
+            "layer": [{"data": {"name": "rows"}, **point}, {"data": {"url": url}, **point}],
+        },
+    }
+
+
+@pytest.mark.parametrize("reads", ["url", "file", "layer"])
+def test_a_chart_that_names_a_url_or_a_file_is_refused_unread(
+    reads: str, http_log: tuple[str, Path], tmp_path: Path
+) -> None:
+    """A spec is drawn from its own rows only: a chart whose spec names a URL or a file (a
+    published spec a worker warms up on may have been edited) fails, and nothing is read."""
+    from jouleboard.render import compiled
+
+    url, log = http_log
+    spec = _charts_reading(url, tmp_path / "rows.json")[reads]
+    # (vl-convert 1 raises ValueError, 2 PermissionError)
+    with pytest.raises((ValueError, PermissionError), match=r"not allowed|denied"):
+        compiled.svg(dumps_canonical(spec))
+    assert "GET" not in log.read_text(encoding="utf-8")
+
+
+def test_a_warm_up_passes_over_a_spec_that_names_a_url(
+    http_log: tuple[str, Path], tmp_path: Path
+) -> None:
+    from jouleboard.render import chart_files
+
+    url, log = http_log
+    edited = dumps_canonical(_charts_reading(url, tmp_path / "rows.json")["url"])
+    assert chart_files._warm([edited, _with_domain_to(3.0)]) == 2  # and the next one drawn
+    assert "GET" not in log.read_text(encoding="utf-8")
+
+
+def test_vl_convert_2_is_given_the_rule_once_and_before_its_first_conversion(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """vl-convert 2 takes ``allowed_base_urls`` through ``configure``, once for the process,
+    and refuses it in a conversion (TypeError; checked by hand against 2.0.0rc7). A stand-in
+    with that interface: the rule is set once, before a worker's first conversion, and each
+    conversion runs."""
+    from jouleboard.render import chart_files, compiled
+
+    calls: list[str] = []
+    rules: list[dict[str, Any]] = []
+
+    def conversion(name: str, result: Any) -> Any:
+        def convert(spec: Any, **options: Any) -> Any:
+            if "allowed_base_urls" in options:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'allowed_base_urls'")
+            calls.append(name)
+            return result(spec) if callable(result) else result
+
+        return convert
+
+    def vega(spec: str) -> dict[str, Any]:
+        doc = json.loads(spec)
+        if "usermeta" in doc:  # the number check's probe
+            return {"usermeta": doc["usermeta"]}
+        values = [{"name": name, "values": rows} for name, rows in doc["datasets"].items()]
+        return {"data": values, "padding": 2.5}
+
+    def configure(**options: Any) -> None:
+        calls.append("configure")
+        rules.append(options)
+
+    two = types.ModuleType("vl_convert")
+    two.configure = configure  # type: ignore[attr-defined]
+    two.vegalite_to_svg = conversion("vegalite_to_svg", "<svg></svg>")  # type: ignore[attr-defined]
+    two.vega_to_svg = conversion("vega_to_svg", "<svg></svg>")  # type: ignore[attr-defined]
+    two.vegalite_to_vega = conversion("vegalite_to_vega", vega)  # type: ignore[attr-defined]
+    two.svg_to_png = conversion("svg_to_png", b"")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vl_convert", two)
+    monkeypatch.setattr(compiled, "_fetch_rule", None)
+    monkeypatch.setattr(compiled, "_compiled", {})
+
+    chart_files._start_renderer(None)  # a worker's start
+    spec = json.loads(_with_domain_to(3.0))
+    compiled.svg(dumps_canonical(spec))
+    spec["datasets"]["rows"][0]["v"] = 2.5
+    compiled.svg(dumps_canonical(spec))  # its template is compiled already
+    spec["datasets"]["rows"] = []
+    compiled.svg(dumps_canonical(spec))  # not rows: rendered whole
+    assert rules == [{"allowed_base_urls": []}]
+    assert calls == [
+        "configure",
+        *("vegalite_to_svg", "svg_to_png"),  # the renderer's start
+        *("vegalite_to_vega", "vegalite_to_vega", "vega_to_svg"),  # compile, check, draw
+        "vega_to_svg",
+        "vegalite_to_svg",
+    ]

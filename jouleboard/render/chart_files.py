@@ -202,9 +202,12 @@ def _start_renderer(fonts_config: Path | None) -> None:
     configuration again."""
     import vl_convert
 
+    from jouleboard.render.compiled import fetching_nothing
+
     with contextlib.nullcontext() if fonts_config is None else _fonts_configured(fonts_config):
         svg = vl_convert.vegalite_to_svg(
-            '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}'
+            '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}',
+            **fetching_nothing(),
         )
         vl_convert.svg_to_png(svg)
 
@@ -515,8 +518,9 @@ def _warm(specs: Sequence[str]) -> int:
     for done, spec in enumerate(specs):
         if _work_waiting is not None and _work_waiting.is_set():
             return done
-        # (vl-convert's error for a spec it refuses; a published spec may have been edited)
-        with contextlib.suppress(ValueError, RecursionError):
+        # (vl-convert's errors for a spec it refuses, PermissionError from vl-convert 2 for
+        # one that names a URL or a file: a published spec may have been edited)
+        with contextlib.suppress(ValueError, PermissionError, RecursionError):
             compiled.svg(spec)  # which also compiles its template for the build's charts
     return len(specs)
 

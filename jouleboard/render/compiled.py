@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypedDict
 
 from jouleboard.core.jsonio import dumps_canonical
 
@@ -33,11 +33,40 @@ _KEPT = 256  # templates a worker keeps compiled; a long-lived one (serve's) sta
 _compiled: dict[str, str | None] = {}  # template -> its Vega JSON with markers (None: unsafe)
 
 
+class FetchRule(TypedDict, total=False):
+    allowed_base_urls: list[str]
+
+
+_fetch_rule: FetchRule | None = None  # see fetching_nothing
+
+
+def fetching_nothing() -> FetchRule:
+    """The keyword arguments that keep a conversion from reading any URL or file (a spec a
+    worker warms up on is read from the published site, which someone may have edited).
+    vl-convert 1 takes ``allowed_base_urls`` with each conversion. vl-convert 2 takes it once
+    for the process, through ``configure`` (a conversion given it raises TypeError): the
+    first call sets it, before this process's first conversion if it comes first (a change
+    of the rule restarts vl-convert's engine, ~0.08 s). A program that imports jouleboard
+    and builds a site in its own process keeps the rule for its own conversions then."""
+    global _fetch_rule
+    if _fetch_rule is None:
+        import vl_convert
+
+        configure = getattr(vl_convert, "configure", None)
+        if configure is None:
+            _fetch_rule = {"allowed_base_urls": []}
+        else:
+            configure(allowed_base_urls=[])
+            _fetch_rule = {}
+    return _fetch_rule
+
+
 def svg(spec_json: str) -> str:
     """The SVG of the Vega-Lite spec ``spec_json`` (canonical JSON, data inline: nothing is
     fetched), as ``vl_convert.vegalite_to_svg`` draws it."""
     import vl_convert
 
+    rule = fetching_nothing()  # (first: see its note)
     spec = json.loads(spec_json)
     datasets = spec.get("datasets") if isinstance(spec, dict) else None
     if isinstance(datasets, dict) and datasets and all(map(_rows, datasets.values())):
@@ -52,8 +81,8 @@ def svg(spec_json: str) -> str:
         if vega is not None:
             rows = [dumps_canonical(datasets[name]) for name in names]
             filled = _MARKER.sub(lambda marker: rows[int(marker.group(1))], vega)
-            return vl_convert.vega_to_svg(filled, allowed_base_urls=[])
-    return vl_convert.vegalite_to_svg(spec_json, allowed_base_urls=[])
+            return vl_convert.vega_to_svg(filled, **rule)
+    return vl_convert.vegalite_to_svg(spec_json, **rule)
 
 
 def _rows(dataset: object) -> bool:
