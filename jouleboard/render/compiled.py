@@ -34,6 +34,8 @@ _compiled: dict[str, str | None] = {}  # template -> its Vega JSON with markers 
 
 
 class FetchRule(TypedDict, total=False):
+    """A conversion's keyword arguments for what it may read: see :func:`fetching_nothing`."""
+
     allowed_base_urls: list[str]
 
 
@@ -43,11 +45,11 @@ _fetch_rule: FetchRule | None = None  # see fetching_nothing
 def fetching_nothing() -> FetchRule:
     """The keyword arguments that keep a conversion from reading any URL or file (a spec a
     worker warms up on is read from the published site, which someone may have edited).
-    vl-convert 1 takes ``allowed_base_urls`` with each conversion. vl-convert 2 takes it once
-    for the process, through ``configure`` (a conversion given it raises TypeError): the
-    first call sets it, before this process's first conversion if it comes first (a change
-    of the rule restarts vl-convert's engine, ~0.08 s). A program that imports jouleboard
-    and builds a site in its own process keeps the rule for its own conversions then."""
+    vl-convert 1 takes ``allowed_base_urls`` with each conversion; vl-convert 2 refuses it
+    there (TypeError) and takes it once for the process, through ``configure``, which the
+    first call here does. Call it before the process's first conversion: vl-convert 2
+    restarts its engine when the rule changes (~0.08 s). A program that imports jouleboard
+    and builds a site in its own process keeps the rule for its own conversions."""
     global _fetch_rule
     if _fetch_rule is None:
         import vl_convert
@@ -66,7 +68,7 @@ def svg(spec_json: str) -> str:
     fetched), as ``vl_convert.vegalite_to_svg`` draws it."""
     import vl_convert
 
-    rule = fetching_nothing()  # (first: see its note)
+    rule = fetching_nothing()  # before any conversion: see its note
     spec = json.loads(spec_json)
     datasets = spec.get("datasets") if isinstance(spec, dict) else None
     if isinstance(datasets, dict) and datasets and all(map(_rows, datasets.values())):
