@@ -433,20 +433,28 @@ def _heap_set_aside() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("_heap_set_aside")
-@pytest.mark.parametrize("resident", [False, True])
+@pytest.mark.parametrize("case", ["kept", "nothing kept", "resident"])
 def test_a_command_line_build_lets_go_of_what_it_no_longer_needs(
-    project: Path, monkeypatch: pytest.MonkeyPatch, resident: bool
+    project: Path, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
     """A command-line build keeps what it parsed on disk for the next process and lets it
     go once its data is loaded, and the records once its plan (which holds none) is made,
     so it plans without the parsed files and renders without either; serve (a resident
-    state) holds both for its next edit."""
+    state) holds both for its next edit. A build that keeps nothing for the next process
+    (a kind named by import path is code its inputs digest cannot see) parses every file
+    through the state's own memo, and lets that go just the same."""
     from jouleboard.engine import assemble
     from jouleboard.engine.build import build as build_with
     from jouleboard.engine.state import Inputs, State
     from jouleboard.kinds.diffusion import DiffusionConfiguration
     from jouleboard.kinds.token_records import Configuration
 
+    resident = case == "resident"
+    if case == "nothing kept":
+        monkeypatch.setenv("JOULEBOARD_ALLOW_KIND_CODE", "1")
+        with (project / "data" / "site.yaml").open("a", encoding="utf-8") as site_yaml:
+            site_yaml.write("kinds:\n  - tests.speech_kind:SpeechKind\n")
+        assert fingerprint.inputs_digest(project / "data", project, (), {}) is None
     planning: list[int] = []
     rendering: list[int] = []
     plan, render = assemble.plan_site, assemble.render_page
@@ -468,8 +476,10 @@ def test_a_command_line_build_lets_go_of_what_it_no_longer_needs(
     build_with(inputs, project / "site", State(resident=resident))
     assert planning == [FILES if resident else 0]
     assert rendering[0] > 20 if resident else rendering == [0]  # (25: repeats are folded)
-    if not resident:  # what the build let go is on disk for the next process
+    if case == "kept":  # what the build let go is on disk for the next process
         assert len(kept.recall(kept_path(project))[1]) == FILES
+    else:
+        assert not kept_path(project).exists()
     build(project, "clean")
     assert tree(project / "site") == tree(project / "clean")
 
