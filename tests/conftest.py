@@ -249,6 +249,22 @@ def new_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every measurement file parsed from its bytes during the test, in order."""
+    from jouleboard.loading import dataset
+
+    seen: list[Path] = []
+    real = dataset.read_measurement
+
+    def counting(path: Path, *args: object, **kwargs: object) -> dataset.MeasurementFile:
+        seen.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dataset, "read_measurement", counting)
+    return seen
+
+
 @pytest.fixture(scope="session")
 def default_dataset() -> Dataset:
     """The committed data/, loaded once per test process. Read-only: a test that changes data

@@ -39,20 +39,6 @@ FILES = len(list((DATA / "measurements").rglob("*.json")))
 
 
 @pytest.fixture()
-def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
-    """Every measurement file parsed from its bytes, in order."""
-    seen: list[Path] = []
-    real = dataset.read_measurement
-
-    def counting(path: Path, *args: object, **kwargs: object) -> dataset.MeasurementFile:
-        seen.append(path)
-        return real(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(dataset, "read_measurement", counting)
-    yield seen
-
-
-@pytest.fixture()
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden_site: Path) -> Path:
     """A site folder with the golden data, and a chart cache of its own that holds the
     charts (the run's, rendered for the shared golden site) but no kept reads."""
