@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -105,6 +106,40 @@ def test_rewriting_a_file_with_its_own_bytes_is_no_change(project: Path) -> None
 def test_another_option_builds(project: Path, option: dict[str, object]) -> None:
     again = build_site(project / "data", project / "site", project=project, **option)
     assert not again.unchanged and again.written > 0
+
+
+@pytest.mark.parametrize("library", ["markdown", "nh3", "altair"])
+def test_another_version_of_a_library_that_shapes_the_output_builds(
+    project: Path, monkeypatch: pytest.MonkeyPatch, library: str
+) -> None:
+    """After an upgrade of a library that shapes what is published (Markdown and nh3 make
+    a description's HTML, Altair a chart's spec), a build of unchanged inputs runs: with
+    the new version a clean build could differ."""
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata, "version", lambda name: "0.0.0" if name == library else real(name)
+    )
+    assert not build_site(project / "data", project / "site", project=project).unchanged
+
+
+def test_every_runtime_dependency_but_the_importers_own_shapes_the_output() -> None:
+    """The libraries whose versions the inputs digest reads are the runtime dependencies
+    pyproject.toml declares (and two that come with them: pydantic-core, MarkupSafe), but
+    ruamel.yaml, which only the importers use; each is installed under that name."""
+    import tomllib
+
+    from jouleboard.engine.fingerprint import OUTPUT_LIBRARIES, _version
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    names = {
+        re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0].lower()
+        for d in declared["project"]["dependencies"]
+    }
+    assert sorted(names - set(OUTPUT_LIBRARIES)) == ["ruamel.yaml"]
+    assert sorted(set(OUTPUT_LIBRARIES) - names) == ["markupsafe", "pydantic-core"]
+    assert [name for name in OUTPUT_LIBRARIES if _version(name) == "-"] == []
 
 
 def edited_output(site: Path) -> None:

@@ -5,9 +5,9 @@ output folder still exactly as that build left it, has nothing to do (``jouleboa
 after no change returns in a fraction of a second). The digest covers the content of every
 file of the data folder, the site's and the packaged templates and content, the package's
 own code, registered task kinds, the raw run trees (by size and modification time: they can
-be large), the versions that shape the output (jouleboard, vl-convert, Python) and the
-build's options. Anything it cannot see (a kind imported by name from site.yaml) disables
-the shortcut.
+be large), the versions that shape the output (jouleboard, Python and the libraries of
+:data:`OUTPUT_LIBRARIES`) and the build's options. Anything it cannot see (a kind imported
+by name from site.yaml) disables the shortcut.
 
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
 data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
@@ -159,6 +159,25 @@ def _imports_kinds_by_name(data_dir: Path) -> bool:
     )
 
 
+# The libraries whose versions shape what a build publishes: another version of any of them
+# and the build runs, as after an edit (a Markdown or nh3 upgrade changes a description's
+# HTML, an Altair upgrade a chart's spec, a pydantic upgrade the published JSON schema).
+# Every runtime dependency is here but ruamel.yaml, which only the importers use
+# (tests/test_unchanged_rebuild.py checks the list against pyproject.toml's).
+OUTPUT_LIBRARIES = (
+    "altair",
+    "ijson",
+    "jinja2",
+    "markdown",
+    "markupsafe",  # Jinja2's escaping
+    "nh3",
+    "pydantic",
+    "pydantic-core",
+    "pyyaml",
+    "vl-convert-python",
+)
+
+
 def _version(package: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -184,7 +203,7 @@ def inputs_digest(
     if _imports_kinds_by_name(data_dir):
         return None
     digest = hashlib.sha256()
-    versions = (_version("jouleboard"), _version("vl-convert-python"), sys.version)
+    versions = (_version("jouleboard"), *map(_version, OUTPUT_LIBRARIES), sys.version)
     digest.update(
         repr(
             (versions, sorted(options.items()), str(data_dir.resolve()), str(project.resolve()))
