@@ -21,6 +21,7 @@ import pytest
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import build_site
 from jouleboard.engine.kept_parts import parts_file
+from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.writer import last_record
 from jouleboard.plan import site as plan_site_module
 from jouleboard.plan.views import Part, SiteView
@@ -122,6 +123,58 @@ def test_a_registry_edit_plans_every_part_again(project: Path, planned: list[str
     assert sorted(planned) == every_page(project / "data")
     build(project, "clean")
     assert tree(project / "site") == tree(project / "clean")
+
+
+def test_an_edited_repeat_run_plans_again_every_task_its_noise_reaches(
+    project: Path, planned: list[str]
+) -> None:
+    """The measurement noise comes from the repeat runs of each data set and kind of task
+    (docs/measurement-format.md), and it sets the rank ranges on every page of a task of
+    that kind. The golden data's one repeat run is of a gpqa configuration: edited, it
+    plans again the pages of gpqa and of image-chat (a language model's task too, whose
+    configurations did not change), not text-to-image's (diffusion), and the site is a
+    clean build's."""
+    data = project / "data"
+    build(project)
+    [repeat] = (data / "measurements").rglob("*-r2.json")
+    assert repeat.relative_to(data).parts[1] == "gpqa"
+    doc = json.loads(repeat.read_text(encoding="utf-8"))
+    noise = load_dataset(data).noise.per_run
+    for name in ("avg_power_watts", "energy_per_token_joules", "energy_per_response_joules"):
+        doc["metrics"][name] *= 1.05  # the run used 5 % more energy
+    repeat.write_text(json.dumps(doc), encoding="utf-8")
+    assert load_dataset(data).noise.per_run > noise
+    planned.clear()
+    build(project)
+    by_task = measured(data)
+    assert sorted(by_task) == ["gpqa", "image-chat", "text-to-image"]
+    language = ("gpqa", "image-chat")
+    models = {m for task in language for m in by_task[task]}
+    assert sorted(planned) == sorted(
+        [*(f"task:{t}" for t in language), *(f"model:{m}" for m in models)]
+    )
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
+
+
+@pytest.mark.parametrize("library", ["altair", "markdown"])
+def test_another_version_of_a_library_that_plans_plans_every_part_again(
+    project: Path, planned: list[str], monkeypatch: pytest.MonkeyPatch, library: str
+) -> None:
+    """A part holds what Altair (chart templates) and markdown (descriptions) made: with
+    another version of either installed, nothing kept is taken (after an edit of one task,
+    which alone plans that task's pages again)."""
+    import importlib.metadata
+
+    build(project)
+    edit_in(project / "data", "gpqa")
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata, "version", lambda name: "0.0.0" if name == library else real(name)
+    )
+    planned.clear()
+    build(project)
+    assert sorted(planned) == every_page(project / "data")
 
 
 @pytest.mark.parametrize("damage", ["a changed byte", "writable by the group"])
