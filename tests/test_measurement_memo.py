@@ -23,15 +23,17 @@ SOURCE = "measurements/gpqa/Qwen/Qwen3-8B/B200-x1-bfloat16-tp1-ep1-dp1-seqs128.j
 
 
 @pytest.fixture
-def measurement(tmp_path: Path) -> Path:
-    path = tmp_path / "data" / SOURCE
-    path.parent.mkdir(parents=True)
-    shutil.copyfile(DATA / SOURCE, path)
-    return path
+def root(tmp_path: Path) -> Path:
+    """A data folder holding one measurement file, :data:`SOURCE`."""
+    data = (tmp_path / "data").resolve()
+    (data / SOURCE).parent.mkdir(parents=True)
+    shutil.copyfile(DATA / SOURCE, data / SOURCE)
+    return data
 
 
-def _data_root(measurement: Path) -> Path:
-    return measurement.parents[len(Path(SOURCE).parents) - 1].resolve()
+@pytest.fixture
+def measurement(root: Path) -> Path:
+    return root / SOURCE
 
 
 def _resave(path: Path) -> None:
@@ -60,11 +62,11 @@ def _clock_stands_still(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
 
 
 def test_a_settled_file_with_its_status_unchanged_is_not_parsed_again(
-    measurement: Path, parsed: list[Path]
+    root: Path, measurement: Path, parsed: list[Path]
 ) -> None:
     long_ago = os.lstat(measurement).st_mtime_ns - 60 * 10**9
     os.utime(measurement, ns=(long_ago, long_ago))
-    memo, root, known = MeasurementMemo(), _data_root(measurement), registered()
+    memo, known = MeasurementMemo(), registered()
     first = memo.read(measurement, root, known)
     assert memo.read(measurement, root, known) is first
     assert parsed == [measurement]
@@ -74,9 +76,9 @@ def test_a_settled_file_with_its_status_unchanged_is_not_parsed_again(
 
 
 def test_a_file_saved_twice_within_one_tick_is_read_again(
-    measurement: Path, parsed: list[Path], monkeypatch: pytest.MonkeyPatch
+    root: Path, measurement: Path, parsed: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memo, root, known = MeasurementMemo(), _data_root(measurement), registered()
+    memo, known = MeasurementMemo(), registered()
     first = memo.read(measurement, root, known)
     _clock_stands_still(monkeypatch, measurement)
     _resave(measurement)
