@@ -10,7 +10,6 @@ image or HTML to the report.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from jouleboard.core.escape import markdown_text
+from jouleboard.core.git import commit_of, ref_problem
 from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.core.safe_read import ArchiveRefused, extract_tar_stream
 from jouleboard.kinds.base import Record
@@ -54,48 +54,6 @@ class RefRefused(ValueError):
     data comes from the site's own repository only."""
 
 
-# git check-ref-format's rules for a ref name: no component starting with '.' or ending in
-# '.lock', no '..', '@{', '//', control character, space or any of ~^:?*[\\, not ending in
-# '/' or '.', not '@'; and here, no leading '-' (it would read as a command-line option).
-_REF_BREAKS = re.compile(r"(^|/)\.|\.lock(/|$)|\.\.|@\{|//|[\x00-\x20\x7f~^:?*\[\\]|/$|\.$|^@$|^-")
-
-
-def ref_problem(ref: str) -> str | None:
-    """Why ``ref`` cannot be a git branch, tag or commit name (None when it can)."""
-    if not ref:
-        return "it is empty"
-    if _REF_BREAKS.search(ref):
-        return (
-            "it is not a git ref name (a path such as ../other-data is one: no '..', "
-            "no component starting with '.', no leading '-' or trailing '/')"
-        )
-    return None
-
-
-def _git(args: list[str], cwd: Path) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
-def _commit(rev: str, data_dir: Path) -> tuple[Path, str]:
-    """The repository holding ``data_dir``, and the commit ``rev`` names in it; ValueError
-    when there is no repository or no such commit."""
-    if rev.startswith("-"):
-        raise ValueError("a git revision cannot start with '-'")
-    try:
-        root = Path(_git(["rev-parse", "--show-toplevel"], data_dir))
-        commit = _git(
-            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], data_dir
-        )
-    except (OSError, subprocess.CalledProcessError):
-        raise ValueError(
-            f"no commit {rev!r} in the git repository holding the data folder "
-            "(a tag missing from a shallow clone? fetch it)"
-        ) from None
-    return root, commit
-
-
 @contextmanager
 def git_data(rev: str, data_dir: Path) -> Iterator[Path]:
     """``data_dir`` as committed at ``rev``, a branch, tag or commit of the repository that
@@ -104,7 +62,7 @@ def git_data(rev: str, data_dir: Path) -> Iterator[Path]:
     DATA_FILE_CAP, or more than DATA_FOLDER_CAP bytes in all, stops it at that file's
     header with :class:`ArchiveRefused` naming the ref and the file (a commit can hold a
     1 GiB file that compresses to a few kB)."""
-    root, commit = _commit(rev, data_dir)
+    root, commit = commit_of(rev, data_dir)
     inside = data_dir.resolve().relative_to(root.resolve()).as_posix()
     with tempfile.TemporaryDirectory(prefix="jouleboard-base-") as tmp:
         _unpack(root, commit, inside, Path(tmp), rev)
@@ -151,7 +109,7 @@ def release_data(ref: str, data_dir: Path) -> Iterator[Path]:
     if why is not None:
         raise RefRefused(f"ref {ref!r}: {why}")
     try:
-        _commit(ref, data_dir)
+        commit_of(ref, data_dir)
     except ValueError:
         if Path(ref).is_dir() or (data_dir.parent / ref).is_dir():
             raise RefRefused(
@@ -169,7 +127,7 @@ def base_data(base: str, data_dir: Path) -> Iterator[Path]:
     (a second checkout). A revision wins, so a folder added under a branch's name (say
     origin/main) cannot stand in for that branch."""
     try:
-        _commit(base, data_dir)
+        commit_of(base, data_dir)
     except ValueError:
         if Path(base).is_dir():
             missing = [n for n in REGISTRIES if not (Path(base) / n).is_file()]
