@@ -13,7 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
+from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import build_site
 from jouleboard.output.folder import OutputRefused
 from tests.golden.tree import DATA, REPO
@@ -144,6 +146,64 @@ def test_every_runtime_dependency_but_the_importers_own_shapes_the_output() -> N
     assert sorted(names - set(OUTPUT_LIBRARIES)) == ["ruamel.yaml"]
     assert sorted(set(OUTPUT_LIBRARIES) - names) == ["markupsafe", "pydantic-core"]
     assert [name for name in OUTPUT_LIBRARIES if _version(name) == "-"] == []
+
+
+def release_project(tmp_path: Path) -> tuple[Path, str]:
+    """A git repository whose data/ is the working release v2, with v1's data at the branch
+    release-1 (the golden sample), built once into site/; and a later commit whose data/
+    lacks one of v1's measurement files (v1 corrected)."""
+    root = tmp_path / "repo"
+    shutil.copytree(DATA, root / "data")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+
+    def run(*args: str) -> str:
+        done = subprocess.run([*git, *args], cwd=root, check=True, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    run("init", "-q")
+    run("add", "-A")
+    run("commit", "-qm", "v1")
+    run("branch", "release-1")
+    os.unlink(sorted((root / "data" / "measurements").rglob("*.json"))[0])
+    run("add", "-A")
+    run("commit", "-qm", "v1 corrected")
+    corrected = run("rev-parse", "HEAD")
+    site = yaml.safe_load((root / "data" / "site.yaml").read_text())
+    (root / "data" / "site.yaml").write_text(yaml.safe_dump(site | {"data_version": "v2"}))
+    releases = [
+        {"version": "v2", "date": "2026-03-01", "notes_md": "Second release."},
+        {"version": "v1", "date": "2026-02-16", "notes_md": "First.", "ref": "release-1"},
+    ]
+    (root / "data" / "releases.yaml").write_text(yaml.safe_dump({"releases": releases}))
+    build_site(root / "data", root / "site", project=REPO)
+    return root, corrected
+
+
+def v1_configurations(site: Path) -> int:
+    return len((site / "data" / "v1" / "configurations.csv").read_text().splitlines()) - 1
+
+
+def test_a_release_ref_that_moved_builds_and_one_that_went_fails(tmp_path: Path) -> None:
+    """An older release's data is what its git ref names when the site is built: a ref
+    that moves (a branch that advances, a tag made again) while no file changes must not
+    leave the last build's release data up to date; nor a ref that no longer resolves
+    (a clean build fails on it)."""
+    root, corrected = release_project(tmp_path)
+    data, site = root / "data", root / "site"
+    assert build_site(data, site, project=REPO).unchanged
+    first = v1_configurations(site)
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "branch", "-f", "release-1", corrected], check=True)
+    again = build_site(data, site, project=REPO)
+    assert not again.unchanged
+    assert v1_configurations(site) == first - 1  # the file the corrected v1 lacks
+    build_site(data, tmp_path / "clean", project=REPO)
+    assert tree(site) == tree(tmp_path / "clean")
+    assert build_site(data, site, project=REPO).unchanged  # and then it is up to date
+    subprocess.run([*git, "branch", "-D", "-q", "release-1"], check=True)
+    with pytest.raises(ValidationFailed) as failed:
+        build_site(data, site, project=REPO)
+    assert [p.rule for p in failed.value.problems] == ["release.ref-unreadable"]
 
 
 def edited_output(site: Path) -> None:

@@ -1,12 +1,14 @@
 """What git says of the repository that holds a data folder: which commit a ref names.
 
-Light on purpose, apart from plan/diff.py, which takes a release's data out of a commit.
+Light on purpose: the inputs digest (engine/fingerprint.py) asks on a build with nothing to
+do, before the pipeline is imported; plan/diff.py takes a release's data out of a commit.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 # git check-ref-format's rules for a ref name: no component starting with '.' or ending in
@@ -49,3 +51,18 @@ def commit_of(rev: str, data_dir: Path) -> tuple[Path, str]:
             "(a tag missing from a shallow clone? fetch it)"
         ) from None
     return root, commit
+
+
+def commits_of(refs: Sequence[str], data_dir: Path) -> tuple[str, ...] | None:
+    """The top folder of the repository holding ``data_dir`` and the commit each of ``refs``
+    names in it now, from one call of git; None when one is not a ref name, or git cannot
+    say (no git, no repository, no such commit)."""
+    if any(ref_problem(ref) is not None for ref in refs):  # so none reads as an option
+        return None
+    # (The closing '--' keeps git from taking a name for a file.)
+    args = ["rev-parse", "--show-toplevel", *(f"{ref}^{{commit}}" for ref in refs), "--"]
+    try:
+        lines = git(args, data_dir).splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return tuple(lines[: 1 + len(refs)])

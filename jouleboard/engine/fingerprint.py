@@ -5,9 +5,10 @@ output folder still exactly as that build left it, has nothing to do (``jouleboa
 after no change returns in a fraction of a second). The digest covers the content of every
 file of the data folder, the site's and the packaged templates and content, the package's
 own code, registered task kinds, the raw run trees (by size and modification time: they can
-be large), the versions that shape the output (jouleboard, Python and the libraries of
-:data:`OUTPUT_LIBRARIES`) and the build's options. Anything it cannot see (a kind imported
-by name from site.yaml) disables the shortcut.
+be large), the commits the older releases' git refs name, the versions that shape the
+output (jouleboard, Python and the libraries of :data:`OUTPUT_LIBRARIES`) and the build's
+options. Anything it cannot see (a kind imported by name from site.yaml, a release's ref
+that git cannot resolve) disables the shortcut.
 
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
 data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
@@ -159,6 +160,28 @@ def _imports_kinds_by_name(data_dir: Path) -> bool:
     )
 
 
+def _release_commits(data_dir: Path) -> tuple[str, ...] | None:
+    """What git says the older releases' refs in releases.yaml name now (core/git.py), or
+    None when it cannot say: a build takes a release's data from the commit its ref names
+    then, and a ref can move while every file stays the same (a branch that advances, a
+    tag made again, a tag fetched into a shallow clone). Nothing to ask without such refs."""
+    from jouleboard.core.yamlio import read_yaml
+
+    doc, error, _ = read_yaml(data_dir / "releases.yaml")  # capped; no link, pipe or device
+    entries = doc.get("releases") if error is None and isinstance(doc, dict) else None
+    if not isinstance(entries, list):
+        return ()  # none, or not a list: the build reports it
+    # The first release is the working data: its ref is not read (plan/releases.py).
+    refs = [
+        ref for e in entries[1:] if isinstance(e, dict) and isinstance(ref := e.get("ref"), str)
+    ]
+    if not refs:
+        return ()
+    from jouleboard.core.git import commits_of
+
+    return commits_of(refs, data_dir)
+
+
 # The libraries whose versions shape what a build publishes: another version of any of them
 # and the build runs, as after an edit (a Markdown or nh3 upgrade changes a description's
 # HTML, an Altair upgrade a chart's spec, a pydantic upgrade the published JSON schema).
@@ -200,15 +223,13 @@ def inputs_digest(
     gets what was read on the way (complete only when the digest is not None); ``listed``
     the data folder's entries, before any file of it is read."""
     seen = seen if seen is not None else Seen()
-    if _imports_kinds_by_name(data_dir):
+    releases = _release_commits(data_dir)
+    if releases is None or _imports_kinds_by_name(data_dir):
         return None
     digest = hashlib.sha256()
     versions = (_version("jouleboard"), *map(_version, OUTPUT_LIBRARIES), sys.version)
-    digest.update(
-        repr(
-            (versions, sorted(options.items()), str(data_dir.resolve()), str(project.resolve()))
-        ).encode()
-    )
+    where = (str(data_dir.resolve()), str(project.resolve()))
+    digest.update(repr((versions, sorted(options.items()), where, releases)).encode())
     try:
         _add_tree(digest, "data", data_dir, supplied=True, seen=seen.files, listed=listed)
         _add_tree(
