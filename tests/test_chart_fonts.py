@@ -5,11 +5,16 @@ any other character still renders where the system's fonts (and their fallbacks)
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-from jouleboard.render.chart_files import _BUNDLED_FONT_CHARS, bundled_font_suffices
+from jouleboard.render.chart_files import (
+    _BUNDLED_FONT_CHARS,
+    _no_fonts_config,
+    bundled_font_suffices,
+)
 
 # Renders each spec (a JSON list on stdin) with vl-convert as it comes: system fonts seen.
 _PLAIN = """
@@ -43,7 +48,9 @@ def _labelled(label: str) -> dict:
     }
 
 
-def _svgs(script: str, specs: list[dict], tmp_path: Path) -> list[str]:
+def _svgs(
+    script: str, specs: list[dict], tmp_path: Path, env: dict[str, str] | None = None
+) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path / "cache")],
         input=json.dumps(specs),
@@ -51,6 +58,7 @@ def _svgs(script: str, specs: list[dict], tmp_path: Path) -> list[str]:
         text=True,
         timeout=300,
         check=True,
+        env=env,
     )
     return json.loads(done.stdout)
 
@@ -71,6 +79,20 @@ def test_a_chart_the_bundled_font_cannot_draw_renders_with_the_system_fonts(tmp_
     # Braille, CJK and an emoji: Liberation Sans has none of them; a system font may.
     specs = [_labelled("GPT ⠿⠿ 通义千问 ⚡")]
     assert _svgs(_BUILD, specs, tmp_path) == _svgs(_PLAIN, specs, tmp_path)
+
+
+def test_a_chart_drawn_with_the_system_fonts_is_drawn_again_once_they_change(
+    tmp_path: Path,
+) -> None:
+    """The chart cache keeps such a chart's SVG under the system's fonts as well as its
+    spec: once they change (here all hidden, as if removed) the same cache gives what a
+    fresh one gives, not the SVG drawn with the fonts before."""
+    specs = [_labelled("GPT ⠿⠿ 通义千问 ⚡")]
+    before = _svgs(_BUILD, specs, tmp_path)
+    hidden = {**os.environ, "FONTCONFIG_FILE": str(_no_fonts_config(tmp_path))}
+    after = _svgs(_BUILD, specs, tmp_path, hidden)
+    assert after == _svgs(_BUILD, specs, tmp_path / "fresh", hidden)
+    assert after != before  # the fonts draw this chart: else the test shows nothing
 
 
 def test_which_charts_the_bundled_font_suffices_for() -> None:

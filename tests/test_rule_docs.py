@@ -34,9 +34,10 @@ FILE_SUFFIXES = {
     "csv",
     "png",
 }
-# Dotted strings that are not rule ids: Vega-Lite field paths, an ijson item prefix and the
-# package's own module names (engine/fingerprint.py looks "jouleboard.kinds" up).
-NOT_RULES = {"datum", "results", "jouleboard"}
+# Dotted strings that are not rule ids: Vega-Lite field paths, an ijson item prefix, the
+# package's own module names (engine/fingerprint.py looks "jouleboard.kinds" up) and
+# fontconfig's folder conf.avail (core/fonts.py).
+NOT_RULES = {"datum", "results", "jouleboard", "conf"}
 
 
 def rule_ids_in_code() -> set[str]:

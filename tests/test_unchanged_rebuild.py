@@ -206,6 +206,33 @@ def test_a_release_ref_that_moved_builds_and_one_that_went_fails(tmp_path: Path)
     assert [p.rule for p in failed.value.problems] == ["release.ref-unreadable"]
 
 
+def test_fonts_installed_or_removed_draw_again_the_charts_they_draw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chart whose text vl-convert's own font cannot draw (a model's name in Chinese) is
+    drawn with the system's fonts. After they change (here all hidden, as if removed), a
+    build of unchanged inputs runs and draws those charts again: its site equals a clean
+    build's, and those charts differ from the last build's (else the test shows nothing)."""
+    from jouleboard.render.chart_files import _no_fonts_config
+
+    root = tmp_path / "project"
+    shutil.copytree(DATA, root / "data")
+    models = root / "data" / "models.yaml"
+    name = "通义千问 第三代 八十亿参数"  # the widest name on its charts' axes, so they fit it
+    models.write_text(models.read_text().replace("nickname: Qwen 3 8B", f"nickname: {name}"))
+    site = root / "site"
+    build_site(root / "data", site, project=REPO)
+    before = tree(site)
+    monkeypatch.setenv("FONTCONFIG_FILE", str(_no_fonts_config(tmp_path)))
+    assert not build_site(root / "data", site, project=REPO).unchanged
+    build_site(root / "data", tmp_path / "clean", project=REPO)
+    after = tree(site)
+    assert after == tree(tmp_path / "clean")
+    redrawn = sorted(path for path in after if after[path] != before.get(path))
+    assert redrawn
+    assert all(path.endswith(".svg") and name[:4] in (site / path).read_text() for path in redrawn)
+
+
 def edited_output(site: Path) -> None:
     (site / "index.html").write_text("defaced")
 

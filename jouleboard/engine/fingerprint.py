@@ -5,9 +5,10 @@ output folder still exactly as that build left it, has nothing to do (``jouleboa
 after no change returns in a fraction of a second). The digest covers the content of every
 file of the data folder, the site's and the packaged templates and content, the package's
 own code, registered task kinds, the raw run trees (by size and modification time: they can
-be large), the commits the older releases' git refs name, the versions that shape the
-output (jouleboard, Python and the libraries of :data:`OUTPUT_LIBRARIES`) and the build's
-options. Anything it cannot see (a kind imported by name from site.yaml, a release's ref
+be large), the commits the older releases' git refs name, the system's fonts (a chart
+that vl-convert's own font cannot draw is drawn with them: core/fonts.py), the versions that
+shape the output (jouleboard, Python and the libraries of :data:`OUTPUT_LIBRARIES`) and the
+build's options. Anything it cannot see (a kind imported by name from site.yaml, a release's ref
 that git cannot resolve) disables the shortcut.
 
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jouleboard.core.fonts import system_fonts
 from jouleboard.core.resources import content_dir, templates_dir
 from jouleboard.core.safe_read import (
     DATA_FILE_CAP,
@@ -229,7 +231,8 @@ def inputs_digest(
     digest = hashlib.sha256()
     versions = (_version("jouleboard"), *map(_version, OUTPUT_LIBRARIES), sys.version)
     where = (str(data_dir.resolve()), str(project.resolve()))
-    digest.update(repr((versions, sorted(options.items()), where, releases)).encode())
+    machine = (releases, system_fonts())
+    digest.update(repr((versions, sorted(options.items()), where, machine)).encode())
     try:
         _add_tree(digest, "data", data_dir, supplied=True, seen=seen.files, listed=listed)
         _add_tree(

@@ -163,10 +163,13 @@ def chart_paths(chart: ChartRef, urls: Urls, png: bool) -> tuple[str, ...]:
 
 def chart_context(urls: Urls, settings: SiteSettings, png: bool, sources: str) -> object:
     """What every chart's files depend on besides the chart: what its embed and citation
-    show and the chart renderer's version (computed once per build, not per chart)."""
+    show, the chart renderer's version and the system's fonts, with which a chart that
+    vl-convert's own font cannot draw is drawn (computed once per build, not per chart)."""
     from importlib.metadata import version
 
-    return (urls, _fields(settings), png, sources, version("vl-convert-python"))
+    from jouleboard.core.fonts import system_fonts
+
+    return (urls, _fields(settings), png, sources, version("vl-convert-python"), system_fonts())
 
 
 def _fields(value: object) -> object:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jouleboard.core.console import SILENT, Progress
+from jouleboard.core.fonts import system_fonts
 from jouleboard.core.jsonio import dumps_canonical
 from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
@@ -89,10 +90,13 @@ def _vl_version() -> str:
     return version("vl-convert-python")
 
 
-def _key(spec_json: str, kind: str) -> str:
-    # Entries carry a variant tag: older ones (clip ids numbered by render order, text
-    # measured with whatever system font was installed) are rendered again.
-    return hashlib.sha256(f"{kind}\0{_VARIANT}\0{_vl_version()}\0{spec_json}".encode()).hexdigest()
+def _key(spec_json: str, kind: str, fonts: str = "") -> str:
+    """The cache entry of a chart's ``kind`` (svg, png) export; ``fonts``: the system's
+    fonts (core/fonts.py) for a chart drawn with them, so that one installed or removed
+    draws it again. Entries carry a variant tag: older ones (clip ids numbered by render
+    order, text measured with whatever system font was installed) are rendered again."""
+    basis = f"{kind}\0{_VARIANT}\0{_vl_version()}\0{fonts}\0{spec_json}"
+    return hashlib.sha256(basis.encode()).hexdigest()
 
 
 _VARIANT = "stable-ids-1\0bundled-font-1"
@@ -779,8 +783,10 @@ def start_renders(
     root = cache / _ENTRIES
     wanted = [fmt for fmt in ("svg", "png") if fmt in formats]
     needed = ["svg", "png"] if "png" in wanted else wanted  # a PNG is made from the SVG
+    system = {cid for cid, text in texts.items() if not bundled_font_suffices(text)}
+    fonts = system_fonts() if system else ""
     paths = {
-        (cid, fmt): root / fmt / f"{_key(text, fmt)}.{fmt}"
+        (cid, fmt): root / fmt / f"{_key(text, fmt, fonts if cid in system else '')}.{fmt}"
         for cid, text in texts.items()
         for fmt in needed
         if fmt == "svg" or cid not in svg_only

@@ -1,0 +1,67 @@
+"""core/fonts.py: the digest of the fonts a chart drawn with the system's fonts sees changes
+when a font is installed, removed or replaced where fontconfig looks, and only then."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from jouleboard.core.fonts import system_fonts
+
+
+@pytest.fixture()
+def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An XDG data folder of the test's own: its fonts/ is one of the font folders."""
+    folder = tmp_path / "xdg"
+    (folder / "fonts").mkdir(parents=True)
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))
+    return folder
+
+
+def test_the_digest_follows_the_fonts_of_a_font_folder(xdg: Path) -> None:
+    first = system_fonts()
+    assert system_fonts() == first  # nothing changed
+    font = xdg / "fonts" / "noto" / "NotoSansCJK.ttc"
+    font.parent.mkdir()
+    font.write_bytes(b"a font")
+    installed = system_fonts()
+    assert installed != first
+    font.write_bytes(b"another font")  # replaced by one of another size
+    assert system_fonts() not in (first, installed)
+    font.unlink()
+    assert system_fonts() == first  # the empty folder noto/ adds nothing
+
+
+def test_the_folders_a_configuration_names_count_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: Path
+) -> None:
+    named, beside, under_xdg = tmp_path / "named", tmp_path / "conf" / "mine", xdg / "more"
+    for folder in (named, beside, under_xdg):
+        folder.mkdir(parents=True)
+    config = tmp_path / "conf" / "fonts.conf"
+    config.write_text(
+        f'<fontconfig><dir>{named}</dir><dir>mine</dir><dir prefix="xdg">more</dir></fontconfig>'
+    )
+    monkeypatch.setenv("FONTCONFIG_FILE", str(config))
+    digests = [system_fonts()]
+    for folder in (named, beside, under_xdg):
+        (folder / "x.ttf").write_bytes(b"a font")
+        digests.append(system_fonts())
+    assert len(set(digests)) == 4
+
+
+def test_a_pipe_as_the_configuration_and_a_folder_that_links_to_itself_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: Path
+) -> None:
+    pipe = tmp_path / "fonts.conf"
+    os.mkfifo(pipe)  # nobody writes to it: reading it would wait for ever
+    monkeypatch.setenv("FONTCONFIG_FILE", str(pipe))
+    (xdg / "fonts" / "loop").symlink_to(xdg / "fonts")
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(system_fonts()), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive() and len(found[0]) == 64
