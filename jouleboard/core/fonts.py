@@ -6,7 +6,7 @@ configuration names. A font installed or removed there changes such a chart's SV
 width of a label, and so where the plot starts), so the chart cache's key for such a chart,
 each chart's key in a build and the inputs digest hold :func:`system_fonts`. It reads the
 names, sizes and times of the configuration's and the folders' files, not the fonts: the
-hundred files of a Debian machine with Chromium take well under a millisecond.
+93 files of a Debian machine with Chromium take about 1.2 ms (2.2 ms in a fresh process).
 """
 
 from __future__ import annotations

@@ -5,11 +5,11 @@ output folder still exactly as that build left it, has nothing to do (``jouleboa
 after no change returns in a fraction of a second). The digest covers the content of every
 file of the data folder, the site's and the packaged templates and content, the package's
 own code, registered task kinds, the raw run trees (by size and modification time: they can
-be large), the commits the older releases' git refs name, the system's fonts (a chart
-that vl-convert's own font cannot draw is drawn with them: core/fonts.py), the versions that
+be large), the commits the older releases' git refs name, the system's fonts (a chart that
+vl-convert's own font cannot draw is drawn with them: core/fonts.py), the versions that
 shape the output (jouleboard, Python and the libraries of :data:`OUTPUT_LIBRARIES`) and the
-build's options. Anything it cannot see (a kind imported by name from site.yaml, a release's ref
-that git cannot resolve) disables the shortcut.
+build's options. Anything it cannot see (a kind imported by name from site.yaml, a release's
+ref that git cannot resolve) disables the shortcut.
 
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
 data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
