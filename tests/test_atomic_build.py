@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import shutil
@@ -15,18 +14,10 @@ from pathlib import Path
 import yaml
 
 from jouleboard.engine.build import build_site
-from tests.golden.tree import DATA, REPO
+from tests.golden.tree import DATA, REPO, tree
 
 KILLS = 12
 MAX_KILLS = 36
-
-
-def tree(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def build(data: Path, out: Path) -> subprocess.Popen[bytes]:

@@ -5,7 +5,6 @@ cache never use a partial or damaged entry."""
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import random
@@ -21,18 +20,10 @@ from jouleboard.engine.build import build_site
 from jouleboard.engine.kept import kept_file
 from jouleboard.engine.kept_parts import parts_file
 from jouleboard.output import writer
-from tests.golden.tree import DATA, REPO
+from tests.golden.tree import DATA, REPO, tree
 from tests.sitebuild import copy_chart_cache
 
 TRIALS = 12
-
-
-def tree(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def command(data: Path, out: Path) -> list[str]:

@@ -5,7 +5,6 @@ site is left byte for byte as it was."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Callable
@@ -16,17 +15,9 @@ import pytest
 from jouleboard.core.markdown_limits import ABOUT_MAX_BYTES
 from jouleboard.engine.build import build_site
 from tests.cli_run import jouleboard as jouleboard_here
-from tests.golden.tree import DATA, REPO
+from tests.golden.tree import DATA, REPO, tree
 
 SECRET = "root:x:0:0:secret-marker-4711"
-
-
-def tree(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ build on a data folder holding a hostile file must leave the previous site untou
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -25,6 +24,7 @@ import yaml
 from jouleboard.core.problems import Problem, ValidationFailed
 from jouleboard.loading.dataset import load_dataset
 from tests.cli_run import jouleboard as jouleboard_here
+from tests.golden.tree import tree
 from tests.test_validation_rules import (
     GPUS_YAML,
     MIB,
@@ -170,14 +170,6 @@ def test_symlink_to_an_endless_device_is_rejected(tmp_path: Path) -> None:
 
 
 # --- a hostile file never touches a previously built site --------------------------------
-
-
-def tree(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.fixture(scope="module")

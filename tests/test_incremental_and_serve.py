@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import subprocess
@@ -16,17 +15,9 @@ import pytest
 import yaml
 
 from jouleboard.engine.build import build_site
-from tests.golden.tree import DATA, REPO
+from tests.golden.tree import DATA, REPO, tree
 
 GPQA = Path("measurements/gpqa")
-
-
-def tree(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def new_file(data: Path, project: Path) -> None:

@@ -25,9 +25,8 @@ from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.writer import last_record
 from jouleboard.plan import site as plan_site_module
 from jouleboard.plan.views import Part, SiteView
-from tests.golden.tree import DATA, REPO
+from tests.golden.tree import DATA, REPO, tree
 from tests.sitebuild import copy_chart_cache
-from tests.test_incremental_and_serve import tree
 
 
 @pytest.fixture()

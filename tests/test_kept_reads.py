@@ -30,10 +30,9 @@ from jouleboard.engine.state import KeptReads
 from jouleboard.kinds import registered
 from jouleboard.loading import dataset
 from jouleboard.render import chart_files
-from tests.golden.tree import DATA, REPO
+from tests.golden.tree import DATA, REPO, tree
 from tests.sitebuild import copy_chart_cache
 from tests.speech_kind import SpeechKind
-from tests.test_incremental_and_serve import tree
 
 FILES = len(list((DATA / "measurements").rglob("*.json")))
 

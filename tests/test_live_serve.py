@@ -28,7 +28,8 @@ from jouleboard.loading import dataset as loading
 from jouleboard.loading.dataset import MeasurementFile
 from jouleboard.render import chart_files
 from jouleboard.render.chart_files import DEFAULT_CACHE
-from tests.test_serve_robust import site_folder, start_serve, stop, tree
+from tests.golden.tree import tree
+from tests.test_serve_robust import site_folder, start_serve, stop
 
 MODEL = "Qwen/Qwen3-8B"
 MODEL_PAGE = "/models/qwen--qwen3-8b/"

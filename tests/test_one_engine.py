@@ -15,8 +15,7 @@ import yaml
 
 from jouleboard.engine.build import Inputs, build
 from jouleboard.engine.state import Changes, State
-from tests.golden.tree import DATA, REPO
-from tests.test_incremental_and_serve import tree
+from tests.golden.tree import DATA, REPO, tree
 
 GPQA = Path("measurements/gpqa")
 QWEN = GPQA / "Qwen/Qwen3-8B"

@@ -13,8 +13,7 @@ import pytest
 from jouleboard.engine.build import build_site
 from jouleboard.engine.fresh import key_of
 from jouleboard.output.writer import LastFile, SiteFiles
-from tests.golden.tree import REPO
-from tests.test_incremental_and_serve import tree
+from tests.golden.tree import REPO, tree
 from tests.test_unchanged_rebuild import built_project
 
 # A build in a new process (as `jouleboard build` runs), printing how many pages it rendered:

@@ -9,7 +9,6 @@ stopped in a finally block.
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import json
 import os
@@ -29,15 +28,7 @@ from jouleboard import cli
 from jouleboard.engine.build import build_site
 from jouleboard.engine.serve import snapshot
 from tests.cli_run import jouleboard
-from tests.golden.tree import DATA, REPO
-
-
-def tree(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+from tests.golden.tree import DATA, REPO, tree
 
 
 def site_folder(tmp_path: Path) -> Path:

@@ -18,8 +18,7 @@ import yaml
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import build_site
 from jouleboard.output.folder import OutputRefused
-from tests.golden.tree import DATA, REPO
-from tests.test_incremental_and_serve import tree
+from tests.golden.tree import DATA, REPO, tree
 
 
 def built_project(tmp_path: Path) -> Path:

@@ -7,6 +7,7 @@ Regenerate after an intended change, then review the diff (git diff tests/golden
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import sys
@@ -50,6 +51,16 @@ def svg_signature(svg: bytes) -> dict[str, object]:
 
 def build_sample(out: Path) -> None:
     build_site(DATA, out, project=REPO, png=True)
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Every file below ``root`` (a built site) by its path, with the sha256 of its bytes:
+    two sites are the same when their trees are equal."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def snapshot(site: Path) -> dict[str, bytes | None]:
