@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from tests.git_repo import git
 from tests.golden.tree import DATA, REPO
 
 PAYLOADS = [
@@ -145,9 +145,8 @@ def _write_mlperf(target: Path) -> None:
 def _tag_as_v1(target: Path) -> None:
     """The data folder as a git repository whose tag v1 (the older release's ref) holds this
     same data: the older release is read from git, as a site's would be."""
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "v1"], ["tag", "v1"]):
-        subprocess.run([*git, *cmd], cwd=target, check=True, timeout=60)
+        git(target, *cmd)
 
 
 def _write_quality(target: Path) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from jouleboard.plan.diff import diff_markdown, load_side
 from tests.cli_run import jouleboard as jouleboard_here
+from tests.git_repo import git
 from tests.golden.tree import DATA
 
 GPQA = Path("measurements/gpqa")
@@ -80,10 +80,9 @@ def test_invalid_head_lists_its_problems(tmp_path: Path) -> None:
 def test_cli_diff_against_a_git_ref(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(DATA, repo / "data")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
-    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
-    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
     shutil.rmtree(repo / "data")
     shutil.copytree(make_head(tmp_path), repo / "data")
     out = jouleboard_here("diff", "--base", "HEAD", "--data", "data", cwd=repo, timeout=120)

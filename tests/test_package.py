@@ -21,6 +21,7 @@ import jouleboard
 from jouleboard.commands.init import InitRefused, init_site
 from jouleboard.config.content import about_markdown
 from jouleboard.loading.dataset import load_dataset
+from tests.git_repo import git
 
 REPO = Path(__file__).resolve().parents[1]
 # What a source distribution holds (MANIFEST.in): enough to build the wheel.
@@ -260,13 +261,6 @@ class _Installed:
         return self.text if name == "direct_url.json" else None
 
 
-def _git(folder: Path, *args: str) -> str:
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    return subprocess.run(
-        [*git, "-C", str(folder), *args], capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
 def test_init_requires_jouleboard_from_where_it_was_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -280,9 +274,9 @@ def test_init_requires_jouleboard_from_where_it_was_installed(
 
     checkout = tmp_path / "checkout"
     checkout.mkdir()
-    _git(checkout, "init", "-q")
-    _git(checkout, "commit", "-q", "--allow-empty", "-m", "c")
-    commit = _git(checkout, "rev-parse", "HEAD")
+    git(checkout, "init", "-q")
+    git(checkout, "commit", "-q", "--allow-empty", "-m", "c")
+    commit = git(checkout, "rev-parse", "HEAD")
     cases = [
         (None, f"jouleboard=={jouleboard.__version__}", None),
         (
@@ -312,7 +306,7 @@ def test_init_requires_jouleboard_from_where_it_was_installed(
         got = requirement()
         assert got.line == line and got.archive is None
         assert (got.note is None) if note is None else (note in (got.note or ""))
-    _git(checkout, "remote", "add", "origin", "https://github.com/o/jouleboard")
+    git(checkout, "remote", "add", "origin", "https://github.com/o/jouleboard")
     got = requirement()  # the checkout, now with an https remote
     assert got.line == f"jouleboard @ git+https://github.com/o/jouleboard@{commit}"
     assert got.note is not None and commit[:12] in got.note
@@ -412,9 +406,9 @@ def test_an_init_from_the_wheel_installs_and_builds_as_its_workflows_do_offline(
     assert (site / "requirements.txt").read_text().splitlines()[-1] == f"./vendor/{wheel.name}"
     readme = (site / "README.md").read_text()
     assert "python -m pip install -r requirements.txt && jouleboard build" in readme
-    _git(site, "init", "-q", "-b", "main")
-    _git(site, "add", "-A")
-    _git(site, "commit", "-q", "-m", "My leaderboard")
+    git(site, "init", "-q", "-b", "main")
+    git(site, "add", "-A")
+    git(site, "commit", "-q", "-m", "My leaderboard")
 
     workflows = sorted((site / ".github" / "workflows").glob("*.yml"))
     assert [w.name for w in workflows] == ["deploy.yml", "pull-request.yml"]

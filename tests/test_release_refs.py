@@ -24,10 +24,9 @@ from jouleboard.loading.dataset import load_dataset
 from jouleboard.plan.diff import base_data
 from jouleboard.plan.releases import load_releases
 from tests.cli_run import jouleboard as jouleboard_here
+from tests.git_repo import git
 from tests.golden.tree import DATA, REPO
 from tests.measured import run_measured
-
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
 
 
 def with_releases(data: Path, ref: str) -> None:
@@ -58,7 +57,7 @@ def repo(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     shutil.copytree(DATA, repo / "data")
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "v1"], ["tag", "v1"]):
-        subprocess.run([*GIT, *cmd], cwd=repo, check=True, timeout=60)
+        git(repo, *cmd)
     for other in (tmp_path / "other-data", repo / "other-data"):
         shutil.copytree(DATA, other)
         shutil.rmtree(other / "measurements" / "gpqa" / "Qwen")
@@ -138,7 +137,7 @@ def test_a_shallow_clone_fails_with_the_ref_a_full_clone_publishes_it(
     one; a clone of depth 1 (checkout's default) lacks the tag, a full one has it."""
     with_releases(repo / "data", "v1")
     for cmd in (["add", "data"], ["commit", "-qm", "v2"]):
-        subprocess.run([*GIT, *cmd], cwd=repo, check=True, timeout=60)
+        git(repo, *cmd)
     for depth, name in ((["--depth", "1"], "shallow"), ([], "full")):
         subprocess.run(
             ["git", "clone", "-q", *depth, f"file://{repo}", str(tmp_path / name)],
@@ -227,7 +226,7 @@ def commit_zeros(repo: Path, name: str, tag: str, size: int = GIB) -> None:
         ["rm", "-q", "--cached", name],
         ["commit", "-qm", "no zeros"],
     ):
-        subprocess.run([*GIT, *cmd], cwd=repo, check=True, timeout=60)
+        git(repo, *cmd)
 
 
 @pytest.mark.slow  # writes a 1 GiB blob (~3 s) and runs the command line twice

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import yaml
 
 from jouleboard.config.registry import load_registry
 from jouleboard.engine.build import build_site
+from tests.git_repo import git
 from tests.golden.tree import DATA, REPO
 from tests.test_diff import make_head
 
@@ -27,9 +27,8 @@ def two_releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("releases")
     repo = tmp / "repo"
     shutil.copytree(DATA, repo / "data")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "v1"], ["tag", "v1"]):
-        subprocess.run([*git, *cmd], cwd=repo, check=True)
+        git(repo, *cmd)
     shutil.rmtree(repo / "data")
     shutil.copytree(make_head(tmp), repo / "data")
     (repo / "data" / "releases.yaml").write_text(

@@ -18,6 +18,7 @@ import yaml
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import build_site
 from jouleboard.output.folder import OutputRefused
+from tests.git_repo import git
 from tests.golden.tree import DATA, REPO, tree
 
 
@@ -153,20 +154,14 @@ def release_project(tmp_path: Path) -> tuple[Path, str]:
     lacks one of v1's measurement files (v1 corrected)."""
     root = tmp_path / "repo"
     shutil.copytree(DATA, root / "data")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-
-    def run(*args: str) -> str:
-        done = subprocess.run([*git, *args], cwd=root, check=True, capture_output=True, text=True)
-        return done.stdout.strip()
-
-    run("init", "-q")
-    run("add", "-A")
-    run("commit", "-qm", "v1")
-    run("branch", "release-1")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "v1")
+    git(root, "branch", "release-1")
     os.unlink(sorted((root / "data" / "measurements").rglob("*.json"))[0])
-    run("add", "-A")
-    run("commit", "-qm", "v1 corrected")
-    corrected = run("rev-parse", "HEAD")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "v1 corrected")
+    corrected = git(root, "rev-parse", "HEAD")
     site = yaml.safe_load((root / "data" / "site.yaml").read_text())
     (root / "data" / "site.yaml").write_text(yaml.safe_dump(site | {"data_version": "v2"}))
     releases = [
@@ -191,15 +186,14 @@ def test_a_release_ref_that_moved_builds_and_one_that_went_fails(tmp_path: Path)
     data, site = root / "data", root / "site"
     assert build_site(data, site, project=REPO).unchanged
     first = v1_configurations(site)
-    git = ["git", "-C", str(root)]
-    subprocess.run([*git, "branch", "-f", "release-1", corrected], check=True)
+    git(root, "branch", "-f", "release-1", corrected)
     again = build_site(data, site, project=REPO)
     assert not again.unchanged
     assert v1_configurations(site) == first - 1  # the file the corrected v1 lacks
     build_site(data, tmp_path / "clean", project=REPO)
     assert tree(site) == tree(tmp_path / "clean")
     assert build_site(data, site, project=REPO).unchanged  # and then it is up to date
-    subprocess.run([*git, "branch", "-D", "-q", "release-1"], check=True)
+    git(root, "branch", "-D", "-q", "release-1")
     with pytest.raises(ValidationFailed) as failed:
         build_site(data, site, project=REPO)
     assert [p.rule for p in failed.value.problems] == ["release.ref-unreadable"]
