@@ -691,21 +691,21 @@ class _Jobs:
     runs; :meth:`results` gives ``(index in jobs, result)`` for every job, in completion
     order. Enough work (or any, once ``pool`` runs) is spread over worker processes, the
     biggest specs first so no core idles at the end; a few jobs render in this process (a
-    worker costs ~0.5 s to start), except those that need the system's fonts (see
-    :func:`bundled_font_suffices`). Without a ``pool``, the jobs go to one of their own when
-    :meth:`results` is read."""
+    worker costs ~0.5 s to start), except those that need the system's fonts (``system``,
+    one flag a job: see :func:`bundled_font_suffices`). Without a ``pool``, the jobs go to
+    one of their own when :meth:`results` is read."""
 
     def __init__(
         self,
         jobs: list[tuple[str, str | None, bool]],
+        system: list[bool],
         progress: Progress = SILENT,
         pool: Pool | None = None,
     ) -> None:
-        self.jobs, self.progress = jobs, progress
+        self.jobs, self.system, self.progress = jobs, system, progress
         self.renders = [(job[1] is None) + job[2] for job in jobs]
         started = pool is not None and pool.started
         self.here = not started and (sum(self.renders) < _PARALLEL_FROM or _workers() < 2)
-        self.system = [not bundled_font_suffices(job[0]) for job in jobs]
         self.futures = self._submit(pool) if pool is not None else None
 
     def _submit(self, pool: Pool) -> dict[Future[tuple[bytes | None, bytes | None]], int]:
@@ -812,7 +812,7 @@ def start_renders(
         for cid in missing
     ]
     progress.start("rendering charts", sum((job[1] is None) + job[2] for job in jobs))
-    under_way = _Jobs(jobs, progress, pool)
+    under_way = _Jobs(jobs, [cid in system for cid in missing], progress, pool)
     return Renders(cache, texts, paths, found, wanted, same, missing, under_way)
 
 
