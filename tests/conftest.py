@@ -45,7 +45,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -263,6 +263,22 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
     monkeypatch.setattr(dataset, "read_measurement", counting)
     return seen
+
+
+@pytest.fixture
+def another_version(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """``another_version(name)``: from then on importlib.metadata reports version 0.0.0 of
+    the distribution ``name`` (as after an upgrade), and the real version of every other."""
+    import importlib.metadata
+
+    real = importlib.metadata.version
+
+    def report(library: str) -> None:
+        monkeypatch.setattr(
+            importlib.metadata, "version", lambda name: "0.0.0" if name == library else real(name)
+        )
+
+    return report
 
 
 @pytest.fixture(scope="session")

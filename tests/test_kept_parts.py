@@ -158,19 +158,14 @@ def test_an_edited_repeat_run_plans_again_every_task_its_noise_reaches(
 
 @pytest.mark.parametrize("library", ["altair", "markdown"])
 def test_another_version_of_a_library_that_plans_plans_every_part_again(
-    project: Path, planned: list[str], monkeypatch: pytest.MonkeyPatch, library: str
+    project: Path, planned: list[str], another_version: Callable[[str], None], library: str
 ) -> None:
     """A part holds what Altair (chart templates) and markdown (descriptions) made: with
     another version of either installed, nothing kept is taken (after an edit of one task,
     which alone plans that task's pages again)."""
-    import importlib.metadata
-
     build(project)
     edit_in(project / "data", "gpqa")
-    real = importlib.metadata.version
-    monkeypatch.setattr(
-        importlib.metadata, "version", lambda name: "0.0.0" if name == library else real(name)
-    )
+    another_version(library)
     planned.clear()
     build(project)
     assert sorted(planned) == every_page(project / "data")

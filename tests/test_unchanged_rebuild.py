@@ -116,17 +116,12 @@ def test_another_option_builds(project: Path, option: dict[str, object]) -> None
 
 @pytest.mark.parametrize("library", ["markdown", "nh3", "altair"])
 def test_another_version_of_a_library_that_shapes_the_output_builds(
-    project: Path, monkeypatch: pytest.MonkeyPatch, library: str
+    project: Path, another_version: Callable[[str], None], library: str
 ) -> None:
     """After an upgrade of a library that shapes what is published (Markdown and nh3 make
     a description's HTML, Altair a chart's spec), a build of unchanged inputs runs: with
     the new version a clean build could differ."""
-    import importlib.metadata
-
-    real = importlib.metadata.version
-    monkeypatch.setattr(
-        importlib.metadata, "version", lambda name: "0.0.0" if name == library else real(name)
-    )
+    another_version(library)
     assert not build_site(project / "data", project / "site", project=project).unchanged
 
 
