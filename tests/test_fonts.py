@@ -38,19 +38,54 @@ def test_the_digest_follows_the_fonts_of_a_font_folder(xdg: Path) -> None:
 def test_the_folders_a_configuration_names_count_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: Path
 ) -> None:
-    named, beside, under_xdg = tmp_path / "named", tmp_path / "conf" / "mine", xdg / "more"
-    for folder in (named, beside, under_xdg):
+    """Each folder a <dir> names, where fontconfig (fonts-conf(5)) looks for it; a relative
+    name with no prefix, "cwd" or "default" is under the working folder."""
+    work, system_data = tmp_path / "work", tmp_path / "share"
+    named = {
+        str(tmp_path / "named"): tmp_path / "named",
+        '<dir prefix="relative">mine</dir>': tmp_path / "conf" / "mine",
+        "<dir>here</dir>": work / "here",
+        '<dir prefix="cwd">there</dir>': work / "there",
+        '<dir prefix="xdg">more</dir>': xdg / "more",
+        '<dir prefix="xdg">more</dir> (a system one)': system_data / "more",
+    }
+    for folder in named.values():
         folder.mkdir(parents=True)
     config = tmp_path / "conf" / "fonts.conf"
     config.write_text(
-        f'<fontconfig><dir>{named}</dir><dir>mine</dir><dir prefix="xdg">more</dir></fontconfig>'
+        f"<fontconfig><dir>{tmp_path / 'named'}</dir>"
+        '<dir prefix="relative">mine</dir><dir>here</dir><dir prefix="cwd">there</dir>'
+        '<dir prefix="xdg">more</dir></fontconfig>'
     )
     monkeypatch.setenv("FONTCONFIG_FILE", str(config))
-    digests = [system_fonts()]
-    for folder in (named, beside, under_xdg):
+    monkeypatch.setenv("XDG_DATA_DIRS", f"{tmp_path / 'empty'}:{system_data}")
+    monkeypatch.chdir(work)
+    digests = {"none": system_fonts()}
+    for what, folder in named.items():
         (folder / "x.ttf").write_bytes(b"a font")
-        digests.append(system_fonts())
-    assert len(set(digests)) == 4
+        digests[what] = system_fonts()
+    assert len(set(digests.values())) == len(digests), digests
+
+
+def test_a_folder_named_in_a_comment_or_beside_the_file_by_accident_does_not_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: Path
+) -> None:
+    """A commented-out <dir> is not read by fontconfig, and a relative name with no prefix
+    is not beside the configuration (unless the working folder is)."""
+    commented, beside = tmp_path / "old", tmp_path / "conf" / "here"
+    for folder in (commented, beside):
+        folder.mkdir(parents=True)
+    config = tmp_path / "conf" / "fonts.conf"
+    config.write_text(
+        f"<fontconfig><!-- <dir>{commented}</dir>\n<dir>{commented}</dir> -->"
+        "<dir>here</dir></fontconfig>"
+    )
+    monkeypatch.setenv("FONTCONFIG_FILE", str(config))
+    monkeypatch.chdir(tmp_path)
+    before = system_fonts()
+    for folder in (commented, beside):
+        (folder / "x.ttf").write_bytes(b"a font")
+    assert system_fonts() == before
 
 
 def test_a_pipe_as_the_configuration_and_a_folder_that_links_to_itself_end(
