@@ -21,6 +21,17 @@ def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+def digest_in_time() -> str:
+    """:func:`system_fonts`, which must end within 30 s (a test that would wait for ever
+    fails instead)."""
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(system_fonts()), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive(), "system_fonts() did not end"
+    return found[0]
+
+
 def test_the_digest_follows_the_fonts_of_a_font_folder(xdg: Path) -> None:
     first = system_fonts()
     assert system_fonts() == first  # nothing changed
@@ -88,6 +99,40 @@ def test_a_folder_named_in_a_comment_or_beside_the_file_by_accident_does_not_cou
     assert system_fonts() == before
 
 
+def test_the_files_a_configuration_includes_count_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: Path
+) -> None:
+    """A user's own configuration (Debian's 50-user.conf includes
+    $XDG_CONFIG_HOME/fontconfig/fonts.conf and conf.d/) can name a font folder of its own:
+    an edit of it, and a font in the folder it names, change the digest. Includes that name
+    each other are read once each."""
+    config_home, mine, theirs = tmp_path / "config", tmp_path / "mine", tmp_path / "theirs"
+    for folder in (config_home / "fontconfig" / "conf.d", mine, theirs):
+        folder.mkdir(parents=True)
+    system = tmp_path / "etc" / "fonts.conf"
+    system.parent.mkdir()
+    system.write_text(
+        '<fontconfig><include ignore_missing="yes" prefix="xdg">fontconfig/fonts.conf</include>'
+        '<include prefix="xdg">fontconfig/conf.d</include></fontconfig>'
+    )
+    user = config_home / "fontconfig" / "fonts.conf"
+    user.write_text(f"<fontconfig><include>{system}</include></fontconfig>")  # a loop
+    monkeypatch.setenv("FONTCONFIG_FILE", str(system))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
+    digests = [digest_in_time()]  # (the loop ends)
+    user.write_text(f"<fontconfig><include>{system}</include><dir>{mine}</dir></fontconfig>")
+    digests.append(system_fonts())
+    (mine / "x.ttf").write_bytes(b"a font")
+    digests.append(system_fonts())
+    (config_home / "fontconfig" / "conf.d" / "90-theirs.conf").write_text(
+        f"<fontconfig><dir>{theirs}</dir></fontconfig>"
+    )
+    digests.append(system_fonts())
+    (theirs / "y.otf").write_bytes(b"another font")
+    digests.append(system_fonts())
+    assert len(set(digests)) == len(digests)
+
+
 def test_a_pipe_as_the_configuration_and_a_folder_that_links_to_itself_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: Path
 ) -> None:
@@ -95,8 +140,4 @@ def test_a_pipe_as_the_configuration_and_a_folder_that_links_to_itself_end(
     os.mkfifo(pipe)  # nobody writes to it: reading it would wait for ever
     monkeypatch.setenv("FONTCONFIG_FILE", str(pipe))
     (xdg / "fonts" / "loop").symlink_to(xdg / "fonts")
-    found: list[str] = []
-    reader = threading.Thread(target=lambda: found.append(system_fonts()), daemon=True)
-    reader.start()
-    reader.join(timeout=30)
-    assert not reader.is_alive() and len(found[0]) == 64
+    assert len(digest_in_time()) == 64
