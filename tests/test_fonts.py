@@ -59,6 +59,7 @@ def test_the_folders_a_configuration_names_count_too(
         '<dir prefix="cwd">there</dir>': work / "there",
         '<dir prefix="xdg">more</dir>': xdg / "more",
         '<dir prefix="xdg">more</dir> (a system one)': system_data / "more",
+        '<remap-dir as-path="/usr/share/fonts">mapped</remap-dir>': work / "mapped",
     }
     for folder in named.values():
         folder.mkdir(parents=True)
@@ -66,7 +67,8 @@ def test_the_folders_a_configuration_names_count_too(
     config.write_text(
         f"<fontconfig><dir>{tmp_path / 'named'}</dir>"
         '<dir prefix="relative">mine</dir><dir>here</dir><dir prefix="cwd">there</dir>'
-        '<dir prefix="xdg">more</dir></fontconfig>'
+        '<dir prefix="xdg">more</dir>'
+        '<remap-dir prefix="cwd" as-path="/usr/share/fonts">mapped</remap-dir></fontconfig>'
     )
     monkeypatch.setenv("FONTCONFIG_FILE", str(config))
     monkeypatch.setenv("XDG_DATA_DIRS", f"{tmp_path / 'empty'}:{system_data}")

@@ -30,7 +30,7 @@ _FONT_FOLDERS = (
     "~/Library/Fonts",
 )
 _CONFIG_CAP = 1024 * 1024  # bytes of a fontconfig file read for the folders it names
-_ELEMENT = re.compile(rb"<(dir|include)(\s[^>]*)?>([^<]+)</\1>")
+_ELEMENT = re.compile(rb"<(dir|remap-dir|include)(\s[^>]*)?>([^<]+)</\1>")
 _COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
 _PREFIX = re.compile(rb'\sprefix\s*=\s*["\']([a-z]*)["\']')
 
@@ -103,9 +103,9 @@ def _files(top: str, seen: set[str]) -> Iterator[tuple[str, bytes]]:
 
 
 def _named(config: str) -> tuple[list[str], list[str]]:
-    """The font folders (``<dir>``) and the configuration files or folders (``<include>``)
-    a fontconfig file names outside comments, found as fontconfig finds them
-    (fonts-conf(5)). A relative folder: ``prefix="xdg"`` under each XDG data folder,
+    """The font folders (``<dir>``, ``<remap-dir>``) and the configuration files or folders
+    (``<include>``) a fontconfig file names outside comments, found as fontconfig finds
+    them (fonts-conf(5)). A relative folder: ``prefix="xdg"`` under each XDG data folder,
     ``prefix="relative"`` beside the file, else (``prefix="cwd"``, ``"default"`` or none)
     under the working folder. A relative include: ``prefix="xdg"`` under the XDG config
     folder, else beside the file (fontconfig looks in its configuration folders, which
