@@ -63,7 +63,7 @@ ENVIRONMENT_HELP = """environment variables:
   JOULEBOARD_ALLOW_KIND_CODE
                            1: run the kinds site.yaml declares (Python code), as
                            --allow-kind-code does; never for untrusted data (a PR's files)
-  FONTCONFIG_FILE, FONTCONFIG_PATH, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_DATA_DIRS
+  FONTCONFIG_FILE, XDG_CONFIG_HOME, XDG_DATA_HOME
                            where the system's fonts are: a chart with a character the
                            charts' own font lacks (Chinese, say) is drawn with them, and
                            drawn again when they change

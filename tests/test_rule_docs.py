@@ -33,11 +33,11 @@ FILE_SUFFIXES = {
     "css",
     "csv",
     "png",
+    "conf",  # fontconfig's files (core/fonts.py)
 }
-# Dotted strings that are not rule ids: Vega-Lite field paths, an ijson item prefix, the
-# package's own module names (engine/fingerprint.py looks "jouleboard.kinds" up) and
-# fontconfig's folder conf.avail (core/fonts.py).
-NOT_RULES = {"datum", "results", "jouleboard", "conf"}
+# Dotted strings that are not rule ids: Vega-Lite field paths, an ijson item prefix and the
+# package's own module names (engine/fingerprint.py looks "jouleboard.kinds" up).
+NOT_RULES = {"datum", "results", "jouleboard"}
 
 
 def rule_ids_in_code() -> set[str]:
