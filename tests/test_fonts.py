@@ -42,19 +42,22 @@ def digest_in_time() -> str:
 
 
 def each_font_counts(folders: list[Path]) -> None:
-    """A font added to each of ``folders`` in turn gives a digest not seen before."""
-    digests = [system_fonts()]
+    """A font added to each of ``folders`` (made first) in turn gives a new digest."""
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
+    digests = [system_fonts()]
+    for folder in folders:
         (folder / "x.ttf").write_bytes(b"a font")
         digests.append(system_fonts())
     assert len(set(digests)) == len(digests), [str(f) for f in folders]
 
 
 def no_font_counts(folders: list[Path]) -> None:
-    before = system_fonts()
+    """A font added to each of ``folders`` (made first) leaves the digest as it was."""
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
+    before = system_fonts()
+    for folder in folders:
         (folder / "x.ttf").write_bytes(b"a font")
     assert system_fonts() == before
 

@@ -210,7 +210,7 @@ def _children(text: bytes) -> list[tuple[str, str, str]]:
     parser.CharacterDataHandler = data
     try:
         parser.Parse(text, True)
-    except (xml.parsers.expat.ExpatError, ValueError):
+    except xml.parsers.expat.ExpatError:
         return []
     return children
 
