@@ -9,14 +9,16 @@ import json
 import os
 import random
 import shutil
+import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from jouleboard.engine.build import build_site
+from jouleboard.engine.build import BuildSummary, build_site
 from jouleboard.engine.kept import kept_file
 from jouleboard.engine.kept_parts import parts_file
 from jouleboard.output import writer
@@ -229,6 +231,42 @@ def test_a_damaged_or_foreign_manifest_means_a_full_write(
     assert (summary.written, summary.linked) == (summary.files, 0)
     again = build_site(inputs.b, out, project=REPO, cache=inputs.reference_cache)
     assert (again.written, again.linked) == (0, again.files)  # a sound manifest again
+
+
+@pytest.mark.parametrize("kind", ["pipe", "link to /dev/zero", "link to a manifest"])
+def test_a_manifest_that_is_not_a_regular_file_is_not_read(
+    inputs: Inputs, tmp_path: Path, kind: str
+) -> None:
+    """The manifest sits beside the output, where a pull request can commit a link (git keeps
+    links): a pipe or a link is not opened (reading /dev/zero would take every byte of
+    memory, a pipe would wait for ever); the build writes the whole site and a manifest of
+    its own in its place, and leaves what the link names as it was."""
+    out = tmp_path / "site"
+    build_site(inputs.a, out, project=REPO, cache=inputs.reference_cache)
+    manifest = tmp_path / ".site.manifest.json"
+    kept = tmp_path / "kept.json"
+    shutil.copyfile(manifest, kept)
+    kept_bytes = kept.read_bytes()
+    manifest.unlink()
+    if kind == "pipe":
+        os.mkfifo(manifest)
+    else:
+        manifest.symlink_to("/dev/zero" if kind == "link to /dev/zero" else kept)
+    done: list[BuildSummary] = []
+    builder = threading.Thread(
+        target=lambda: done.append(
+            build_site(inputs.a, out, project=REPO, cache=inputs.reference_cache)
+        ),
+        daemon=True,
+    )
+    builder.start()
+    builder.join(timeout=120)
+    assert done, "the build did not end"
+    assert not done[0].unchanged and (done[0].written, done[0].linked) == (done[0].files, 0)
+    assert tree(out) == inputs.refs[inputs.a]
+    assert stat.S_ISREG(manifest.lstat().st_mode) and kept.read_bytes() == kept_bytes
+    again = build_site(inputs.a, out, project=REPO, cache=inputs.reference_cache)
+    assert again.unchanged  # the new manifest is sound
 
 
 def test_a_manifest_entry_is_trusted_only_inside_the_output_and_unchanged(tmp_path: Path) -> None:

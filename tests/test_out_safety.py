@@ -242,6 +242,16 @@ def test_a_site_from_before_the_marker_is_recognised_by_its_manifest(tmp_path: P
     (out / "a" / "mine.txt").write_text("user file")
     with pytest.raises(OutputRefused, match=r"no \.jouleboard-site marker"):
         OutputFolder(str(out), real_path(out)).check()
+    # A manifest that is a link (to the one that lists the site, or to a device) or a pipe
+    # is not read: the site is not taken as jouleboard's, and nothing waits.
+    (out / "a" / "mine.txt").unlink()
+    manifest, listing = tmp_path / ".site.manifest.json", tmp_path / "listing.json"
+    manifest.rename(listing)
+    for make in (lambda: manifest.symlink_to(listing), lambda: os.mkfifo(manifest)):
+        make()
+        with pytest.raises(OutputRefused, match=r"no \.jouleboard-site marker"):
+            OutputFolder(str(out), real_path(out)).check()
+        manifest.unlink()
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")

@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from jouleboard.core.files import replace_text
+from jouleboard.core.safe_read import FileRefused, open_regular, read_bounded
 from jouleboard.output.folder import (
+    MANIFEST_CAP,
     MARKER,
     MARKER_TEXT,
     OutputFolder,
@@ -407,7 +409,7 @@ def _intact(path: Path, out: Path) -> dict[str, object] | None:
             or not isinstance(doc["files"], dict)
         ):
             return None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, FileRefused, ValueError, KeyError, TypeError, AttributeError):
         return None
     return doc
 
@@ -421,12 +423,15 @@ def _manifest(path: Path) -> dict[str, object] | None:
     inode, size, modification and change times: a build writes a new file, and any edit
     moves the change time) is parsed once."""
     global _last_manifest
-    with open(path, "rb") as f:
+    # A regular file, not a link (a pull request can commit one beside --out), pipe or
+    # device, of at most MANIFEST_CAP bytes: else FileRefused, and no manifest is trusted.
+    with open_regular(path, MANIFEST_CAP) as f:
         st = os.fstat(f.fileno())
         seen = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if _last_manifest is not None and _last_manifest[0] == seen:
             return _last_manifest[1]
-        doc = json.loads(f.read().decode("utf-8"))
+        raw = read_bounded(f, MANIFEST_CAP)
+    doc = json.loads(raw.decode("utf-8")) if len(raw) <= MANIFEST_CAP else None
     intact = None
     if isinstance(doc, dict) and doc.pop("checksum", None) == _manifest_checksum(doc):
         intact = doc
