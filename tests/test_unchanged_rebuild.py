@@ -96,6 +96,62 @@ def test_an_input_change_builds(
     assert tree(project / "site") == tree(clean)
 
 
+def hidden_measurement(project: Path) -> None:
+    src = next((project / "data" / "measurements").rglob("*.json"))
+    shutil.copyfile(src, src.with_name(".draft.json"))
+
+
+def hidden_measurement_folder(project: Path) -> None:
+    src = next((project / "data" / "measurements").rglob("*.json"))
+    (src.parent / ".old").mkdir()
+    shutil.copyfile(src, src.parent / ".old" / src.name)
+
+
+def hidden_static_file(project: Path) -> None:
+    (project / "static").mkdir()
+    (project / "static" / ".env").write_text("TOKEN=x\n")
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        (hidden_measurement, "file.hidden"),
+        (hidden_measurement_folder, "file.hidden"),
+        (hidden_static_file, "static.hidden"),
+    ],
+    ids=["measurement", "measurement folder", "static file"],
+)
+def test_a_hidden_name_no_build_reads_is_still_seen(
+    project: Path, tmp_path: Path, change: Callable[[Path], None], rule: str
+) -> None:
+    """No build reads a hidden file, but a build refuses a hidden measurement and, with
+    --strict, a hidden file in static/: after one is added, a build says so, as a clean
+    build does, instead of "up to date"."""
+    build_site(project / "data", project / "site", project=project, strict=True)
+    change(project)
+    for out in (project / "site", tmp_path / "clean"):
+        with pytest.raises(ValidationFailed) as failed:
+            build_site(project / "data", out, project=project, strict=True)
+        assert rule in [problem.rule for problem in failed.value.problems]
+
+
+def test_a_byte_code_cache_is_never_read(project: Path, tmp_path: Path) -> None:
+    """A __pycache__ folder (which merely running code rewrites) is read neither by the input
+    check nor by the build: with a measurement and a static file in such folders, the site
+    is up to date, and a clean build is the site built before they were added."""
+    before = tree(project / "site")
+    src = next((project / "data" / "measurements").rglob("*.json"))
+    doc = json.loads(src.read_text())
+    doc["serving"]["max_num_seqs"] = 999
+    (src.parent / "__pycache__").mkdir()
+    (src.parent / "__pycache__" / "copy-seqs999.json").write_text(json.dumps(doc))
+    (project / "static" / "__pycache__").mkdir(parents=True)
+    (project / "static" / "__pycache__" / "x.pyc").write_bytes(b"code")
+    assert build_site(project / "data", project / "site", project=project).unchanged
+    build_site(project / "data", tmp_path / "clean", project=project)
+    assert tree(tmp_path / "clean") == before
+
+
 def test_rewriting_a_file_with_its_own_bytes_is_no_change(project: Path) -> None:
     same_bytes_new_mtime(project)
     assert build_site(project / "data", project / "site", project=project).unchanged

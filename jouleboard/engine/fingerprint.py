@@ -63,23 +63,25 @@ class _Unseen(Exception):
     """A file the digest does not read (a link, pipe, device or one over its cap)."""
 
 
-def _entries(root: Path, hidden: frozenset[str] = frozenset()) -> Iterable[tuple[str, str]]:
-    """``(path, path relative to root)`` of every file and folder below ``root`` in a stable
-    order, without hidden ones (which no build reads, but those named in ``hidden``: static/
-    publishes .nojekyll) and Python's byte-code caches (rewritten by merely running the
-    code). Folders count too (an empty one with a bad name fails a build); a link to a folder
-    is an entry, not followed; a folder that cannot be listed raises OSError. Paths are
+def _entries(root: Path, hidden: frozenset[str] = frozenset()) -> Iterable[tuple[str, str, bool]]:
+    """``(path, path relative to root, whether its content counts)`` of every file and folder
+    below ``root`` in a stable order, but Python's byte-code caches (rewritten by merely
+    running the code; no build reads one). A hidden name (but those in ``hidden``: static/
+    publishes .nojekyll) is an entry whose content does not count and whose folder is not
+    entered: no build reads it, but some refuse or warn about it by its name and type (a
+    hidden measurement file, a hidden file in static/ under --strict, a link in a run).
+    Folders count too (an empty one with a bad name fails a build); a link to a folder is
+    an entry, not followed; a folder that cannot be listed raises OSError. Paths are
     strings: a Path per entry cost more than reading and hashing the files (10,000 files)."""
     top = os.fspath(root)
     skip = len(top) if top.endswith(os.sep) else len(top) + 1
     for folder, dirs, names in os.walk(top, onerror=_raise):
-        dirs[:] = sorted(
-            d for d in dirs if d in hidden or not (d.startswith(".") or d == "__pycache__")
-        )
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         inside = folder[skip:] + os.sep if folder != top else ""
         for name in sorted([*dirs, *names]):
-            if name in hidden or not name.startswith("."):
-                yield os.path.join(folder, name), inside + name
+            read = name in hidden or not name.startswith(".")
+            yield os.path.join(folder, name), inside + name, read
+        dirs[:] = [d for d in dirs if d in hidden or not d.startswith(".")]
 
 
 # The entries of a tree as the digest lists them before it reads one: (path, path relative
@@ -103,14 +105,19 @@ def _add_tree(
     every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
     it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
     ``cap`` is :class:`_Unseen`; so are files over ``total_cap`` bytes in all. ``seen``
-    gets each file's sha256 by its absolute path; ``listed`` every entry, once they are
-    listed and before any is read."""
+    gets each file's sha256 by its absolute path; ``listed`` every entry but hidden ones,
+    once they are listed and before any is read."""
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
-    entries = [(path, relative, os.lstat(path)) for path, relative in _entries(root, hidden)]
+    entries: Listing = []
+    unread: Listing = []
+    for path, relative, read in _entries(root, hidden):
+        (entries if read else unread).append((path, relative, os.lstat(path)))
     if listed is not None:
         listed(entries)
+    for _, relative, st in unread:  # a hidden name: its name and type, never its content
+        digest.update(os.fsencode(relative) + f"\0hidden {stat.S_IFMT(st.st_mode)}\0".encode())
     total = 0
     for path, relative, st in entries:
         digest.update(os.fsencode(relative) + b"\0")

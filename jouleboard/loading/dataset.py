@@ -182,6 +182,7 @@ def _walk(root: Path, found: list[str], problems: list[Problem]) -> None:
     more than the rest of the walk); links to folders, unlistable folders, bad names and
     other files into ``problems``."""
     for folder, dirs, files in os.walk(root, onerror=lambda e: problems.append(_walk_problem(e))):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]  # byte code: never read (layout.py)
         for name in sorted(dirs):
             if name.startswith("."):
                 if name not in _QUIET_HIDDEN:

@@ -102,6 +102,7 @@ def static_files(project: Path) -> StaticTree:
         )
 
     for folder, dirs, names in os.walk(root, onerror=unlistable):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]  # byte code: never published
         for name in sorted(dirs):
             path = Path(folder) / name
             bad = _symlinked_folder(path) if path.is_symlink() else name_problem(path)
