@@ -20,6 +20,15 @@ from jouleboard.engine.build import build_site
 from jouleboard.output.folder import OutputRefused
 from tests.git_repo import git
 from tests.golden.tree import DATA, REPO, tree
+from tests.runs_generator import (
+    RunSpec,
+    benchmark_llm_base,
+    write_model_info,
+    write_monolithic,
+    write_run,
+)
+from tests.test_raw_runs import GPUS_YAML, MODELS_YAML, TASKS_YAML
+from tests.test_validation_rules import make_data_dir
 
 
 def built_project(tmp_path: Path) -> Path:
@@ -150,6 +159,40 @@ def test_a_byte_code_cache_is_never_read(project: Path, tmp_path: Path) -> None:
     assert build_site(project / "data", project / "site", project=project).unchanged
     build_site(project / "data", tmp_path / "clean", project=project)
     assert tree(tmp_path / "clean") == before
+
+
+def test_the_files_a_run_build_reads_above_the_runs_given_are_inputs(tmp_path: Path) -> None:
+    """A build of raw runs (--runs .../current/run) also reads the provenance file beside
+    run/ and the benchmark's configs/ folder further up: a change to either builds, as a
+    clean build would, instead of "up to date"."""
+    data = make_data_dir(
+        tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML, tasks_yaml=TASKS_YAML
+    )
+    bench, spec = tmp_path / "bench", RunSpec(num_gpus=4, max_num_seqs=64, avg_power_watts=1600)
+    write_run(benchmark_llm_base(bench, spec), spec)
+    write_model_info(bench, "vllm", "chat", "acme/tiny-1b", {"total_parameters_billion": 1.0})
+    runs = [benchmark_llm_base(bench, spec) / "run"]
+    provenance = runs[0].parent / "jouleboard-provenance.yaml"
+    provenance.write_text("license: Apache-2.0\ndataset: First sweep\n")
+
+    def parallel(degree: int) -> None:
+        write_monolithic(bench, "chat", "acme/tiny-1b", "H100", {"tensor-parallel-size": degree})
+
+    parallel(4)
+    site = tmp_path / "site"
+    build_site(data, site, project=REPO, runs=runs)
+    assert build_site(data, site, project=REPO, runs=runs).unchanged
+    for change in (
+        lambda: provenance.write_text("license: Apache-2.0\ndataset: Renamed sweep\n"),
+        lambda: parallel(2),
+    ):
+        change()
+        assert not build_site(data, site, project=REPO, runs=runs).unchanged
+        clean = tmp_path / "clean"
+        shutil.rmtree(clean, ignore_errors=True)
+        build_site(data, clean, project=REPO, runs=runs)
+        assert tree(site) == tree(clean)
+    assert "Renamed sweep" in (site / "index.html").read_text()
 
 
 def test_rewriting_a_file_with_its_own_bytes_is_no_change(project: Path) -> None:

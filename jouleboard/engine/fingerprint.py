@@ -110,6 +110,10 @@ def _add_tree(
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
+    if not root.is_dir():  # one file (a run's provenance file, above the runs given)
+        st = os.stat(root)
+        digest.update(f"file {st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
+        return
     entries: Listing = []
     unread: Listing = []
     for path, relative, read in _entries(root, hidden):
@@ -263,7 +267,10 @@ def inputs_digest(
         seen.code = code.hexdigest()
         digest.update(code.digest())
         for run in runs:
-            _add_tree(digest, "runs", run, by_content=False)
+            from jouleboard.importers.run_layout import read_outside
+
+            for root in (run, *read_outside(run)):
+                _add_tree(digest, "runs", root, by_content=False)
         for kind in registered_elsewhere():
             source = inspect.getsourcefile(type(kind))
             digest.update(f"\0kind {type(kind).__module__}.{type(kind).__qualname__}\0".encode())

@@ -20,6 +20,8 @@ from pathlib import Path
 from jouleboard.core.problems import Problem, shown_path
 from jouleboard.core.safe_read import refusal
 
+PROVENANCE_FILE = "jouleboard-provenance.yaml"  # fields of the runs below it
+
 LLM_KINDS = ("llm", "mllm")
 DIFFUSION = "diffusion"
 RESULTS_JSON = "results.json"
@@ -142,6 +144,20 @@ def configs_dir(loc: RunLocation) -> Path | None:
         if candidate.is_dir():
             return candidate
     return None
+
+
+def read_outside(given: Path) -> list[Path]:
+    """What a build of the runs at or below ``given`` may read outside it: the provenance
+    file in the folder above it (the nearest one is looked for up to there:
+    run_provenance.ProvenanceFiles), and each folder above it's ``configs/vllm`` and
+    ``configs/xdit`` (:func:`configs_dir` takes the nearest above a run's run/ folder). The
+    input check reads their names, sizes and times with the runs'. By the path as given and
+    through its links (the provenance lookup resolves them, the configs one does not)."""
+    found: list[Path] = []
+    for root in (Path(os.path.abspath(given)), Path(os.path.realpath(given))):
+        found.append(root.parent / PROVENANCE_FILE)
+        found += [folder / "configs" / sub for folder in root.parents for sub in ("vllm", "xdit")]
+    return list(dict.fromkeys(found))
 
 
 def find_run_dirs(paths: Iterable[Path]) -> tuple[list[RunLocation], list[Problem]]:

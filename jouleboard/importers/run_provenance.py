@@ -27,8 +27,8 @@ from jouleboard.config.schema import GPU_COUNTERS
 from jouleboard.core.problems import Problem, pointer, shown_path
 from jouleboard.core.shapes import YamlValue
 from jouleboard.core.yamlio import read_yaml
+from jouleboard.importers.run_layout import PROVENANCE_FILE
 
-PROVENANCE_FILE = "jouleboard-provenance.yaml"
 FIELDS = ("dataset", "version", "date", "license", "citation")
 UNKNOWN_DATE = "unknown"
 _MAX_CHARS = {"dataset": 200, "version": 200, "license": 200, "citation": 500}
