@@ -238,6 +238,18 @@ def test_with_consent_the_command_names_the_file_it_runs(tmp_path: Path) -> None
     assert done.stderr.splitlines() == [f"running kind code: {data / 'kinds' / 'speech.py'}"]
 
 
+def test_a_site_built_with_consent_is_not_up_to_date_without_it(tmp_path: Path) -> None:
+    """Consent is an input of a site with kinds: built with it, then built again without,
+    the build refuses the kind as a clean build does, instead of saying "up to date"."""
+    data = site_with_kinds(tmp_path, ["kinds/speech.py"], SPEECH)
+    args = ("build", "--data", str(data), "--out", str(tmp_path / "out"))
+    assert run(*args, cwd=tmp_path, consent=True).returncode == 0
+    assert "up to date" in run(*args, cwd=tmp_path, consent=True).stdout
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 1 and "up to date" not in done.stdout
+    assert f"{data / 'site.yaml'}: /kinds/0: kinds.not-allowed: " in done.stderr
+
+
 def test_with_consent_an_installed_module_is_named_by_its_file(tmp_path: Path) -> None:
     data = site_with_kinds(tmp_path, ["tests.speech_kind:SpeechKind"])
     done = run("validate", "--allow-kind-code", "--data", str(data), cwd=tmp_path)

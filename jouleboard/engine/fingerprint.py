@@ -5,11 +5,15 @@ output folder still exactly as that build left it, has nothing to do (``jouleboa
 after no change returns in a fraction of a second). The digest covers the content of every
 file of the data folder, the site's and the packaged templates and content, the package's
 own code, registered task kinds, the raw run trees (by size and modification time: they can
-be large), the commits the older releases' git refs name, the system's fonts (a chart that
-vl-convert's own font cannot draw is drawn with them: core/fonts.py), the versions that
-shape the output (jouleboard, Python and the libraries of :data:`OUTPUT_LIBRARIES`) and the
-build's options. Anything it cannot see (a kind imported by name from site.yaml, a release's
-ref that git cannot resolve) disables the shortcut.
+be large) and the files a runs build reads above them, the commits the older releases' git
+refs name, the system's fonts (a chart that vl-convert's own font cannot draw is drawn with
+them: core/fonts.py), the versions that shape the output (jouleboard, Python and the
+libraries of :data:`OUTPUT_LIBRARIES`), the build's options and, for a site with kinds,
+whether their code may run. Anything it cannot see (a kind imported by name from
+site.yaml, a release's ref that git cannot resolve) disables the shortcut. It does not see
+what a kind file of the data folder imports from elsewhere (README: keep a kind's code in
+the data folder); nor a release's own site.yaml, whose kinds git's commit holds unless named
+by import path.
 
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
 data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jouleboard.core.consent import kind_code_allowed
 from jouleboard.core.fonts import system_fonts
 from jouleboard.core.resources import content_dir, templates_dir
 from jouleboard.core.safe_read import (
@@ -160,17 +165,14 @@ def _file_digest(path: str | Path, cap: int) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def _imports_kinds_by_name(data_dir: Path) -> bool:
-    """Whether site.yaml names a kind by import path: code outside every folder hashed here."""
+def _kinds_declared(data_dir: Path) -> list[object]:
+    """The entries of site.yaml's ``kinds`` list (none when it cannot be read: the build
+    reports that, and its output cannot be up to date anyway)."""
     from jouleboard.core.yamlio import read_yaml
 
     doc, error, _ = read_yaml(data_dir / "site.yaml")  # capped; no link, pipe or device
-    if error is not None:
-        return False  # the build reports it; its output cannot be up to date anyway
-    entries = doc.get("kinds") if isinstance(doc, dict) else None
-    return isinstance(entries, list) and any(
-        not (isinstance(entry, str) and entry.endswith(".py")) for entry in entries
-    )
+    entries = doc.get("kinds") if error is None and isinstance(doc, dict) else None
+    return list(entries) if isinstance(entries, list) else []
 
 
 def _release_commits(data_dir: Path) -> tuple[str, ...] | None:
@@ -236,13 +238,16 @@ def inputs_digest(
     gets what was read on the way (complete only when the digest is not None); ``listed``
     the data folder's entries, before any file of it is read."""
     seen = seen if seen is not None else Seen()
-    releases = _release_commits(data_dir)
-    if releases is None or _imports_kinds_by_name(data_dir):
+    releases, kinds = _release_commits(data_dir), _kinds_declared(data_dir)
+    # A kind named by import path is code outside every folder hashed here.
+    if releases is None or any(not (isinstance(k, str) and k.endswith(".py")) for k in kinds):
         return None
     digest = hashlib.sha256()
     versions = (_version("jouleboard"), *map(_version, OUTPUT_LIBRARIES), sys.version)
     where = (str(data_dir.resolve()), str(project.resolve()))
-    machine = (releases, system_fonts())
+    # Whether a site's kinds may run: without consent, its build fails (value.not-allowed).
+    consent = kind_code_allowed() if kinds else None
+    machine = (releases, system_fonts(), consent)
     digest.update(repr((versions, sorted(options.items()), where, machine)).encode())
     try:
         _add_tree(digest, "data", data_dir, supplied=True, seen=seen.files, listed=listed)
