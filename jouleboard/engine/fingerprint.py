@@ -12,8 +12,8 @@ libraries of :data:`OUTPUT_LIBRARIES`), the build's options and, for a site with
 whether their code may run. Anything it cannot see (a kind imported by name from
 site.yaml, a release's ref that git cannot resolve) disables the shortcut. It does not see
 what a kind file of the data folder imports from elsewhere (README: keep a kind's code in
-the data folder); nor a release's own site.yaml, whose kinds git's commit holds unless named
-by import path.
+the data folder), nor the code of a kind an older release's site.yaml names by import path
+(a kind file of a release is in the commit its ref names).
 
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
 data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
