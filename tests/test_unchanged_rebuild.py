@@ -347,6 +347,16 @@ def test_a_changed_output_is_rebuilt_to_a_clean_build(
     assert tree(site) == expected
 
 
+def test_a_folder_added_to_the_output_is_not_up_to_date(project: Path, tmp_path: Path) -> None:
+    """An empty folder added to the output (no file in it to refuse) is not what the last
+    build left: the build runs, and the site is a clean build's, without it."""
+    site = project / "site"
+    (site / "models" / "empty" / "deeper").mkdir(parents=True)
+    assert not build_site(project / "data", site, project=project).unchanged
+    assert not (site / "models" / "empty").exists()
+    assert build_site(project / "data", site, project=project).unchanged
+
+
 def test_a_file_added_to_the_output_is_refused_not_deleted(project: Path) -> None:
     """A file the last build did not write is someone's (a CNAME): the build refuses, naming
     it, rather than delete it; once it is gone (moved to static/) the site is rebuilt."""

@@ -488,7 +488,7 @@ class LastBuild:
 def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
     """The last build into ``out`` if it was made from ``inputs`` (a digest of
     :mod:`jouleboard.engine.fingerprint`) and the folder is still exactly what it wrote: every file
-    it lists unchanged (size, mtime, inode), nothing added. Else None: build."""
+    it lists unchanged (size, mtime, inode), no file or folder added. Else None: build."""
     path = out.resolve()
     doc = _intact(manifest_path(path), path)
     record = doc.get("build") if doc is not None else None
@@ -497,11 +497,18 @@ def unchanged_build(out: Path, inputs: str) -> LastBuild | None:
     files = doc["files"]
     assert isinstance(files, dict)
     try:
+        implied = {"."}  # the folders of the files it lists, and theirs: no other folder
         for name, entry in files.items():
             _trusted_digest(path, name, entry)
+            folder = posixpath.dirname(name) or "."
+            while folder not in implied:
+                implied.add(folder)
+                folder = posixpath.dirname(folder) or "."
         found = 0
         for folder, _dirs, names in os.walk(path):
             below = Path(os.path.relpath(folder, path)).as_posix()  # once per folder
+            if below not in implied:  # a folder added (an empty one a full build removes)
+                return None
             prefix = "" if below == "." else below + "/"
             for name in names:
                 if prefix + name not in files:
