@@ -245,7 +245,7 @@ def inputs_digest(
     digest = hashlib.sha256()
     versions = (_version("jouleboard"), *map(_version, OUTPUT_LIBRARIES), sys.version)
     where = (str(data_dir.resolve()), str(project.resolve()))
-    # Whether a site's kinds may run: without consent, its build fails (value.not-allowed).
+    # Whether a site's kinds may run: without consent, its build fails (kinds.not-allowed).
     consent = kind_code_allowed() if kinds else None
     machine = (releases, system_fonts(), consent)
     digest.update(repr((versions, sorted(options.items()), where, machine)).encode())
@@ -271,9 +271,9 @@ def inputs_digest(
         _add_tree(code, "code", _PACKAGE)
         seen.code = code.hexdigest()
         digest.update(code.digest())
-        for run in runs:
+        if runs:  # (the importers only for --runs)
             from jouleboard.importers.run_layout import read_outside
-
+        for run in runs:
             for root in (run, *read_outside(run)):
                 _add_tree(digest, "runs", root, by_content=False)
         for kind in registered_elsewhere():

@@ -149,8 +149,8 @@ def configs_dir(loc: RunLocation) -> Path | None:
 def read_outside(given: Path) -> list[Path]:
     """What a build of the runs at or below ``given`` may read outside it: the provenance
     file in the folder above it (the nearest one is looked for up to there:
-    run_provenance.ProvenanceFiles), and each folder above it's ``configs/vllm`` and
-    ``configs/xdit`` (:func:`configs_dir` takes the nearest above a run's run/ folder). The
+    run_provenance.ProvenanceFiles), and ``configs/vllm`` and ``configs/xdit`` in every
+    folder above it (:func:`configs_dir` takes the nearest above a run's run/ folder). The
     input check reads their names, sizes and times with the runs'. By the path as given and
     through its links (the provenance lookup resolves them, the configs one does not)."""
     found: list[Path] = []
