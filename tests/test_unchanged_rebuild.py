@@ -164,7 +164,8 @@ def test_a_byte_code_cache_is_never_read(project: Path, tmp_path: Path) -> None:
 def test_the_files_a_run_build_reads_above_the_runs_given_are_inputs(tmp_path: Path) -> None:
     """A build of raw runs (--runs .../current/run) also reads the provenance file beside
     run/ and the benchmark's configs/ folder further up: a change to either builds, as a
-    clean build would, instead of "up to date"."""
+    clean build would, instead of "up to date". So does a run file written again with its
+    modification time put back (its status-change time moved)."""
     data = make_data_dir(
         tmp_path, models_yaml=MODELS_YAML, gpus_yaml=GPUS_YAML, tasks_yaml=TASKS_YAML
     )
@@ -182,7 +183,15 @@ def test_the_files_a_run_build_reads_above_the_runs_given_are_inputs(tmp_path: P
     site = tmp_path / "site"
     build_site(data, site, project=REPO, runs=runs)
     assert build_site(data, site, project=REPO, runs=runs).unchanged
+    results = next(runs[0].rglob("results.json"))
+    written = results.stat()
+
+    def same_size_same_time() -> None:  # rewritten, its modification time put back
+        results.write_bytes(results.read_bytes())
+        os.utime(results, ns=(written.st_atime_ns, written.st_mtime_ns))
+
     for change in (
+        same_size_same_time,
         lambda: provenance.write_text("license: Apache-2.0\ndataset: Renamed sweep\n"),
         lambda: parallel(2),
     ):

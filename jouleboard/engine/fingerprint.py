@@ -4,8 +4,8 @@ A build records it in the output's manifest; the next build with the same digest
 output folder still exactly as that build left it, has nothing to do (``jouleboard build``
 after no change returns in a fraction of a second). The digest covers the content of every
 file of the data folder, the site's and the packaged templates and content, the package's
-own code, registered task kinds, the raw run trees (by size and modification time: they can
-be large) and the files a runs build reads above them, the commits the older releases' git
+own code, registered task kinds, the raw run trees (by size, inode and times: they can be
+large) and the files a runs build reads above them, the commits the older releases' git
 refs name, the system's fonts (a chart that vl-convert's own font cannot draw is drawn with
 them: core/fonts.py), the versions that shape the output (jouleboard, Python and the
 libraries of :data:`OUTPUT_LIBRARIES`), the build's options and, for a site with kinds,
@@ -117,7 +117,7 @@ def _add_tree(
         return
     if not root.is_dir():  # one file (a run's provenance file, above the runs given)
         st = os.stat(root)
-        digest.update(f"file {st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
+        digest.update(f"file {_status_line(st)}".encode())
         return
     entries: Listing = []
     unread: Listing = []
@@ -148,7 +148,14 @@ def _add_tree(
             if seen is not None:
                 seen[os.path.abspath(path)] = sha
         else:
-            digest.update(f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\0".encode())
+            digest.update(_status_line(st).encode())
+
+
+def _status_line(st: os.stat_result) -> str:
+    """A file read by its status, not its bytes (a run's): size, inode, modification time and
+    status-change time, which any write moves, also one that puts the modification time
+    back (``touch -d``, a copy that keeps times)."""
+    return f"{st.st_size} {st.st_ino} {st.st_mtime_ns} {st.st_ctime_ns}\0"
 
 
 def _file_digest(path: str | Path, cap: int) -> bytes:
