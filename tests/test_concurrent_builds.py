@@ -12,17 +12,17 @@ import shutil
 import stat
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from jouleboard.engine.build import BuildSummary, build_site
+from jouleboard.engine.build import build_site
 from jouleboard.engine.kept import kept_file
 from jouleboard.engine.kept_parts import parts_file
 from jouleboard.output import writer
 from tests.golden.tree import DATA, REPO, tree
+from tests.in_time import in_time
 from tests.sitebuild import copy_chart_cache
 
 TRIALS = 12
@@ -252,17 +252,10 @@ def test_a_manifest_that_is_not_a_regular_file_is_not_read(
         os.mkfifo(manifest)
     else:
         manifest.symlink_to("/dev/zero" if kind == "link to /dev/zero" else kept)
-    done: list[BuildSummary] = []
-    builder = threading.Thread(
-        target=lambda: done.append(
-            build_site(inputs.a, out, project=REPO, cache=inputs.reference_cache)
-        ),
-        daemon=True,
+    done = in_time(
+        lambda: build_site(inputs.a, out, project=REPO, cache=inputs.reference_cache), 120
     )
-    builder.start()
-    builder.join(timeout=120)
-    assert done, "the build did not end"
-    assert not done[0].unchanged and (done[0].written, done[0].linked) == (done[0].files, 0)
+    assert not done.unchanged and (done.written, done.linked) == (done.files, 0)
     assert tree(out) == inputs.refs[inputs.a]
     assert stat.S_ISREG(manifest.lstat().st_mode) and kept.read_bytes() == kept_bytes
     again = build_site(inputs.a, out, project=REPO, cache=inputs.reference_cache)

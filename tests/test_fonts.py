@@ -6,13 +6,13 @@ what fontdb 0.23 and fontconfig-parser 0.5 do (the crates vl-convert 1.9 draws w
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
 
 from jouleboard.core import fonts
 from jouleboard.core.fonts import system_fonts
+from tests.in_time import in_time
 
 
 @pytest.fixture()
@@ -31,14 +31,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def digest_in_time() -> str:
-    """:func:`system_fonts`, which must end within 30 s (a test that would wait for ever
-    fails instead)."""
-    found: list[str] = []
-    reader = threading.Thread(target=lambda: found.append(system_fonts()), daemon=True)
-    reader.start()
-    reader.join(timeout=30)
-    assert not reader.is_alive(), "system_fonts() did not end"
-    return found[0]
+    """:func:`system_fonts`, which must end within 30 s."""
+    return in_time(system_fonts, 30)
 
 
 def each_font_counts(folders: list[Path]) -> None:

@@ -86,7 +86,7 @@ def _entries(root: Path, hidden: frozenset[str] = frozenset()) -> Iterable[tuple
         for name in sorted([*dirs, *names]):
             read = name in hidden or not name.startswith(".")
             yield os.path.join(folder, name), inside + name, read
-        dirs[:] = [d for d in dirs if d in hidden or not d.startswith(".")]
+        dirs[:] = [d for d in dirs if d in hidden or not d.startswith(".")]  # listed, not entered
 
 
 # The entries of a tree as the digest lists them before it reads one: (path, path relative
