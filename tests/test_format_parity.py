@@ -6,15 +6,13 @@ the browser's deadline wording and file names are Python's."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from jouleboard.measure.formats import PRECISION_LABELS, show
+from tests.missing_tool import missing_tool
 
 REPO = Path(__file__).resolve().parents[1]
 EXPLORE = REPO / "tests" / "golden" / "expected" / "explore"
@@ -85,9 +83,7 @@ def node_call(module: str, function: str, cases: list[list[Any]]) -> list[Any]:
     argument list of ``cases``."""
     node = shutil.which("node")
     if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but node is not installed")
-        pytest.skip("node is not installed")
+        missing_tool("node is not installed")
     script = (
         "const { pathToFileURL } = require('node:url');\n"
         "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"

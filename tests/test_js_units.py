@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.missing_tool import missing_tool
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -15,9 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 def test_node_unit_tests_pass() -> None:
     node = shutil.which("node")
     if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but node is not installed: the JS unit tests cannot run")
-        pytest.skip("node is not installed")
+        missing_tool("node is not installed: the JS unit tests cannot run")
     result = subprocess.run(
         [node, "--test", str(REPO / "tests" / "js")],
         cwd=REPO,

@@ -32,6 +32,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.missing_tool import missing_tool
+
 LAUNCH_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -101,9 +103,7 @@ def site_url(site_dir: Path) -> Iterator[str]:
 
 
 def _no_browser(message: str) -> NoReturn:
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but no browser could be launched: {message}", pytrace=False)
-    pytest.skip(f"no browser could be launched: {message}")
+    missing_tool(f"no browser could be launched: {message}")
 
 
 def launch_chromium(playwright: Any) -> tuple[Any, list[str]]:
