@@ -12,6 +12,7 @@ the site and not a fault: ``CHANGED`` below holds the reasons, and a test keeps 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -65,12 +66,16 @@ def test_the_config_changes_only_the_documented_rules() -> None:
         assert CHANGED[rule].startswith("off") == (setting == "off"), rule
 
 
-def test_the_tool_is_pinned() -> None:
+def test_the_tools_are_pinned() -> None:
+    """html-validate and axe-core (tests/browser/test_accessibility.py) at exact versions,
+    the lock's."""
     package = json.loads((TOOL / "package.json").read_text(encoding="utf-8"))
     lock = json.loads((TOOL / "package-lock.json").read_text(encoding="utf-8"))
-    version = package["devDependencies"]["html-validate"]
-    assert version[0].isdigit(), "pin an exact version"
-    assert lock["packages"]["node_modules/html-validate"]["version"] == version
+    wanted = package["devDependencies"]
+    assert set(wanted) == {"axe-core", "html-validate"}
+    for name, version in wanted.items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"pin an exact version of {name}"
+        assert lock["packages"][f"node_modules/{name}"]["version"] == version, name
 
 
 def validate(paths: list[Path], report: Path) -> list[dict[str, object]]:

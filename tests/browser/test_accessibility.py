@@ -1,7 +1,10 @@
 """axe-core on every page type, light and dark, at 390 and 1280 px; visible keyboard focus.
 
-axe runs every rule it has (WCAG 2 A and AA, best practices) and the test fails on a violation
-of any impact. No rule is turned off. A page with a chart is audited with one chart made
+axe-core is the npm package tools/htmlvalidate/package-lock.json pins (``npm ci --prefix
+tools/htmlvalidate``, as the README's test command runs), and a page with a fault of each kind
+shows that the audit sees them (test_the_audit_finds_each_kind_of_fault). axe runs every rule
+it has (WCAG 2 A and AA, best practices) and the test fails on a violation of any impact. No
+rule is turned off. A page with a chart is audited with one chart made
 interactive (vega-embed adds its own markup: the actions menu), and the compare page with two
 models chosen (its results table and chart appear only then).
 
@@ -10,9 +13,10 @@ load on some pages) and audited with every rule; then switched to the other sche
 reader's setting switches it (its live charts are drawn again in that scheme:
 test_chart_scheme.py), and audited with axe's colour rules. The switch changes colours and
 nothing else (test_the_dark_scheme_changes_only_colours), so the other rules would see the
-same page again. This halves the loads and charts drawn (about 5 s for the 19 pages) and the
-audits of the other rules (about 2.6 s); the colour rules (about 6.4 s) still run on every
-page in both schemes.
+same page again. This halves the loads and charts drawn and the audits of the other rules;
+the colour rules still run on every page in both schemes. (With axe-core 4.14.1, at one
+width: loads 5-6 s for the 19 pages, the audits with every rule 7.5 s, of the colour rules
+3.8 s; 4.12.1 took 11 and 7.5 s for the two audits, most of it in color-contrast.)
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import pytest
 
 from jouleboard.render.charts import AXIS_GREY, DARK_TEXT, THEME_STYLE
 from tests.golden.tree import REPO
+from tests.missing_tool import missing_tool
 
 PAGES = [
     "/",
@@ -74,6 +79,16 @@ def _violations(results: dict[str, Any]) -> list[str]:
     ]
 
 
+AXE = REPO / "tools" / "htmlvalidate" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_script() -> str:
+    """axe-core's browser script, as tools/htmlvalidate/package-lock.json pins it."""
+    if not AXE.is_file():
+        missing_tool("axe-core is not installed: run `npm ci --prefix tools/htmlvalidate`")
+    return AXE.read_text(encoding="utf-8")
+
+
 # The colour rules of the audit: axe's rules of category 'cat.color' but the AAA contrast rule
 # (color-contrast-enhanced), which the audit with every rule does not run either.
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
@@ -86,11 +101,55 @@ REDRAWN = """(grey) => !document.querySelector(
   `figure.chart .vega svg [fill="${grey}"], figure.chart .vega svg [stroke="${grey}"]`)"""
 
 
+def _audit(page: Any, colour_only: bool) -> list[str]:
+    """axe's violations on ``page`` (its script loaded): of every rule, or of the colour
+    rules only."""
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if colour_only:
+        options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}
+    return _violations(page.evaluate("(o) => axe.run(o)", options))
+
+
+# A page with a fault of each kind the audit must see: text too faint in either scheme, a
+# link told from its text by colour alone, an image with no text alternative.
+CANARY = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Canary</title>
+<style>
+  body { color: #222; background: #fff }
+  .faint { color: #aaa }
+  a { color: #333; text-decoration: none }
+  @media (prefers-color-scheme: dark) {
+    body { color: #ddd; background: #111 } .faint { color: #444 } a { color: #ccc }
+  }
+</style></head>
+<body><main><h1>Canary</h1><p class="faint">Faint text in both schemes.</p>
+<p>Text with <a href="#here">a link in it</a> and more text after the link.</p>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="20" height="20">
+</main></body></html>"""
+
+
+@pytest.mark.browser
+def test_the_audit_finds_each_kind_of_fault(pw_browser: Any) -> None:
+    """The pinned axe runs, and the audit's two passes see what they are for: every rule in
+    the first scheme, the colour rules (and only they) in the second."""
+    context = pw_browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.emulate_media(color_scheme="light")
+        page.set_content(CANARY)
+        page.evaluate(axe_script())
+        rules = {line.split(" ", 1)[0] for line in _audit(page, colour_only=False)}
+        assert {"color-contrast", "link-in-text-block", "image-alt"} <= rules
+        page.emulate_media(color_scheme="dark")
+        rules = {line.split(" ", 1)[0] for line in _audit(page, colour_only=True)}
+        assert rules == {"color-contrast", "link-in-text-block"}
+    finally:
+        context.close()
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("width", WIDTHS)
 def test_no_axe_violations(pw_browser: Any, site_url: str, width: int) -> None:
-    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
-    script = axe_module.Axe().axe_script
+    script = axe_script()
     context = pw_browser.new_context(viewport={"width": width, "height": 900})
     context.set_default_timeout(20_000)
     page = context.new_page()
@@ -104,13 +163,11 @@ def test_no_axe_violations(pw_browser: Any, site_url: str, width: int) -> None:
             _wake_up(page, path)
             page.evaluate(script)
             assert page.evaluate(COLOUR_RULES_OF_AXE) == COLOUR_RULES
-            options: dict[str, Any] = {"resultTypes": ["violations"]}
             for scheme in schemes:
                 if scheme != schemes[0]:
                     page.emulate_media(color_scheme=scheme)
                     page.wait_for_function(REDRAWN, arg=GREY[scheme])
-                    options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}
-                if bad := _violations(page.evaluate("(o) => axe.run(o)", options)):
+                if bad := _audit(page, colour_only=scheme != schemes[0]):
                     found[f"{path} ({scheme})"] = bad
     finally:
         context.close()
