@@ -150,6 +150,37 @@ def test_ci_and_workflows_install_from_the_lock_file() -> None:
     assert any(line.startswith("vl-convert-python==") for line in pins)
 
 
+def readme_test_command() -> list[str]:
+    """The parts of the README's test command (its second code block), split at ``&&``."""
+    readme = (WORKFLOWS.parents[1] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.DOTALL)
+    return [part.strip() for part in blocks[1].split("&&")]
+
+
+def runs(command: str, line: str) -> bool:
+    """Whether ``line`` runs ``command``, with any options added: each word of ``command`` in
+    ``line``, in order."""
+    words = iter(line.split())
+    return all(word in words for word in command.split())
+
+
+def test_ci_and_the_pull_request_check_install_what_the_readme_test_command_does() -> None:
+    """.ci/run and, before its test step, the pull request check run each install of the
+    README's test command (the npm tools as well: under CI a missing html-validate or
+    axe-core fails its test), then the command's pytest; the check with CI set."""
+    *installs, tests = readme_test_command()
+    assert tests == "python -m pytest" and len(installs) == 2, installs
+    ci = (WORKFLOWS.parents[1] / ".ci" / "run").read_text().splitlines()
+    ci_command = next(line for line in ci if line.endswith(f"&& {tests}")).split("&&")[:-1]
+    assert len(ci_command) == len(installs), ci_command
+    assert all(map(runs, installs, ci_command)), ci_command
+    steps = load(PR)["jobs"]["check"]["steps"]
+    test_step = next(i for i, step in enumerate(steps) if step.get("run") == tests)
+    assert steps[test_step]["env"]["CI"] == "true"
+    for install in installs:
+        assert any(runs(install, str(step.get("run", ""))) for step in steps[:test_step]), install
+
+
 RELEASE = WORKFLOWS / "release.yml"
 BUILD_FRONTEND = re.compile(r"python -m build(?=\s|$)")
 
