@@ -4,9 +4,9 @@ axe-core is the npm package tools/htmlvalidate/package-lock.json pins (``npm ci 
 tools/htmlvalidate``, as the README's test command runs), and a page with a fault of each kind
 shows that the audit sees them (test_the_audit_finds_each_kind_of_fault). axe runs every rule
 it has (WCAG 2 A and AA, best practices) and the test fails on a violation of any impact. No
-rule is turned off. A page with a chart is audited with one chart made
-interactive (vega-embed adds its own markup: the actions menu), and the compare page with two
-models chosen (its results table and chart appear only then).
+rule is turned off. A page with a chart is audited with one chart made interactive (vega-embed
+adds its own markup: the actions menu), and the compare page with two models chosen (its
+results table and chart appear only then).
 
 Each page is loaded once per width, in one scheme (light and dark in turn, so each is a first
 load on some pages) and audited with every rule; then switched to the other scheme, as a
@@ -16,7 +16,7 @@ nothing else (test_the_dark_scheme_changes_only_colours), so the other rules wou
 same page again. This halves the loads and charts drawn and the audits of the other rules;
 the colour rules still run on every page in both schemes. (With axe-core 4.14.1, at one
 width: loads 5-6 s for the 19 pages, the audits with every rule 7.5 s, of the colour rules
-3.8 s; 4.12.1 took 11 and 7.5 s for the two audits, most of it in color-contrast.)
+3.8 s; 4.12.1 took 11 and 7.5 s for the two audits.)
 """
 
 from __future__ import annotations
