@@ -3,6 +3,7 @@ input, an option or the output itself makes it build (and the result equals a cl
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -11,11 +12,13 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from jouleboard.core.problems import ValidationFailed
+from jouleboard.engine import build as build_module
 from jouleboard.engine.build import build_site
 from jouleboard.output.folder import OutputRefused
 from tests.git_repo import git
@@ -207,6 +210,61 @@ def test_the_files_a_run_build_reads_above_the_runs_given_are_inputs(tmp_path: P
 def test_rewriting_a_file_with_its_own_bytes_is_no_change(project: Path) -> None:
     same_bytes_new_mtime(project)
     assert build_site(project / "data", project / "site", project=project).unchanged
+
+
+def snapshot(project: Path) -> dict[Path, bytes]:
+    """The bytes of every file of the project's data and templates."""
+    folders = (project / "data", project / "templates")
+    return {p: p.read_bytes() for folder in folders for p in folder.rglob("*") if p.is_file()}
+
+
+def put_back(project: Path, files: dict[Path, bytes]) -> None:
+    """An editor's undo: every file as :func:`snapshot` found it (the same bytes, written
+    again), and none it did not find."""
+    for path in set(snapshot(project)) - set(files):
+        path.unlink()
+    for path, data in files.items():
+        if path.read_bytes() != data:
+            path.write_bytes(data)
+
+
+# Changes a build reads after its digest. (An edited data file is not among them when the
+# last build kept its reads, jouleboard/engine/kept.py: they are taken by the bytes the
+# digest hashed, and the build does not see the edit.)
+READ_AFTER_THE_DIGEST = [site_template, new_data_file]
+
+
+@pytest.mark.parametrize(
+    "change", READ_AFTER_THE_DIGEST, ids=[c.__name__ for c in READ_AFTER_THE_DIGEST]
+)
+def test_an_edit_made_during_a_build_and_undone_after_it_builds_again(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]
+) -> None:
+    """An input edited after the build took its inputs digest, and put back as it was once
+    that build is done: the build read the edited input, so the next one is not "up to
+    date" over its output, and leaves the site a clean build would. (The builds take
+    another base URL than the fixture's: a build of the fixture's inputs has nothing to
+    do, before the edit and after the undo alike.)"""
+    build = functools.partial(build_site, project / "data", project=project, base_url="/sub/")
+    files = snapshot(project)
+    real_digest = build_module.inputs_digest
+
+    def digest_then_edit(*args: Any, **kwargs: Any) -> str | None:
+        digest = real_digest(*args, **kwargs)
+        change(project)
+        return digest
+
+    monkeypatch.setattr(build_module, "inputs_digest", digest_then_edit)
+    assert not build(project / "site").unchanged
+    made_from_the_edit = tree(project / "site")
+    monkeypatch.undo()
+    put_back(project, files)
+    assert snapshot(project) == files
+    again = build(project / "site")
+    build(tmp_path / "clean")
+    assert made_from_the_edit != tree(tmp_path / "clean")
+    assert not again.unchanged
+    assert tree(project / "site") == tree(tmp_path / "clean")
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from jouleboard.config.content import about_markdown
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.urls import Urls
-from jouleboard.engine.fingerprint import render_digest
+from jouleboard.engine.fingerprint import Seen, render_digest
 from jouleboard.engine.fresh import Content, chart_ids, key_of, view_key
 from jouleboard.engine.kept_parts import KeptParts
 from jouleboard.engine.kept_templates import KeptTemplates
@@ -85,6 +85,7 @@ def assemble(
     state: State,
     changes: Changes,
     digest: str | None,
+    digested: Seen,
     waiting: Callable[[], Sequence[str]],
     publish: Publish | None,
     progress: Progress,
@@ -274,11 +275,12 @@ def assemble(
     # what the next build needs to know it has nothing to do, and which files it need not
     # make again (never after warnings: they are worth seeing again; never without a
     # digest: inputs it cannot see, such as kinds imported by name, or serve, whose state
-    # is in memory).
+    # is in memory). The digest only if no input changed after it was taken (an edit saved
+    # while the build ran: Seen.unchanged); the keys are each product's own, as it was made.
     record: dict[str, object] = {"chart_templates": chart_kinds.templates_made()}
     if digest is not None and not summary.warnings:
         record |= {
-            "inputs": digest,
+            "inputs": digest if digested.unchanged() else None,
             "pages": len(plan.pages),
             "site_url": urls.origin,
             "keys": products.keys,

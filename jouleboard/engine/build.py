@@ -180,7 +180,9 @@ def _built(
     from jouleboard.engine.assemble import assemble
 
     try:
-        summary = assemble(inputs, target, state, changes, digest, waiting, publish, progress, pool)
+        summary = assemble(
+            inputs, target, state, changes, digest, seen, waiting, publish, progress, pool
+        )
         if state.parts is not None:  # only a build that succeeded: every part is whole
             state.parts.keep()
     finally:  # after a failed build too: the fix is then the only file read again

@@ -15,6 +15,10 @@ what a kind file of the data folder imports from elsewhere (README: keep a kind'
 the data folder), nor the code of a kind an older release's site.yaml names by import path
 (a kind file of a release is in the commit its ref names).
 
+A build records the digest only if every file and folder it listed still has the status it
+had (:meth:`Seen.unchanged`, at the commit): an input edited while the build ran, even one
+put back afterwards as it was, makes the next build run.
+
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
 data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
 then None and the build runs, reporting the file as validation does.
@@ -58,10 +62,30 @@ def _raise(error: OSError) -> None:
 class Seen:
     """What :func:`inputs_digest` read on its way: the sha256 of each data-folder file (by
     absolute path) and the digest of the package's code, for what a build keeps between
-    processes (jouleboard/engine/kept.py)."""
+    processes (jouleboard/engine/kept.py); and the status of every file and folder it
+    listed, for :meth:`unchanged`."""
 
     files: dict[str, bytes] = field(default_factory=dict)
     code: str = ""
+    statuses: list[tuple[str, bool, os.stat_result]] = field(default_factory=list)
+
+    def unchanged(self) -> bool:
+        """Whether every file and folder the digest listed still has the status it had:
+        none written (its times, a write that puts the modification time back included),
+        replaced, added to or removed from a folder since. A build that read an input
+        edited after its digest was taken must not record that digest: an undo would bring
+        the inputs back to it, and the next build would call its output up to date."""
+        try:
+            return all(
+                _status(os.stat(path) if follow else os.lstat(path)) == _status(st)
+                for path, follow, st in self.statuses
+            )
+        except OSError:  # gone
+            return False
+
+
+def _status(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class _Unseen(Exception):
@@ -105,24 +129,31 @@ def _add_tree(
     total_cap: int | None = None,
     seen: dict[str, bytes] | None = None,
     listed: Callable[[Listing], object] | None = None,
+    statuses: list[tuple[str, bool, os.stat_result]] | None = None,
 ) -> None:
     """Add ``root``'s names and files to ``digest``. ``supplied`` (the data folder, static/):
     every entry must be a folder or a regular file of at most ``cap`` bytes, checked before
     it is opened, else :class:`_Unseen`; elsewhere links are followed and only a file over
     ``cap`` is :class:`_Unseen`; so are files over ``total_cap`` bytes in all. ``seen``
     gets each file's sha256 by its absolute path; ``listed`` every entry but hidden ones,
-    once they are listed and before any is read."""
+    once they are listed and before any is read; ``statuses`` the status of ``root`` and of
+    every entry (a link's own, and its target's when followed), as :attr:`Seen.statuses`."""
     digest.update(f"\0tree {label} {root}\0".encode("utf-8", "surrogateescape"))
     if not root.exists():
         return
+    statuses = statuses if statuses is not None else []
     if not root.is_dir():  # one file (a run's provenance file, above the runs given)
         st = os.stat(root)
+        statuses.append((os.fspath(root), True, st))
         digest.update(f"file {_status_line(st)}".encode())
         return
+    statuses.append((os.fspath(root), True, os.stat(root)))
     entries: Listing = []
     unread: Listing = []
     for path, relative, read in _entries(root, hidden):
-        (entries if read else unread).append((path, relative, os.lstat(path)))
+        st = os.lstat(path)
+        statuses.append((path, False, st))
+        (entries if read else unread).append((path, relative, st))
     if listed is not None:
         listed(entries)
     for _, relative, st in unread:  # a hidden name: its name and type, never its content
@@ -138,6 +169,7 @@ def _add_tree(
         if stat.S_ISLNK(st.st_mode):
             digest.update(b"link " + os.fsencode(os.readlink(path)) + b"\0")
             st = os.stat(path)
+            statuses.append((path, True, st))
         if stat.S_ISDIR(st.st_mode):
             digest.update(b"folder\0")
         elif not stat.S_ISREG(st.st_mode):  # a pipe or device: never read (it could block)
@@ -256,8 +288,17 @@ def inputs_digest(
     consent = kind_code_allowed() if kinds else None
     machine = (releases, system_fonts(), consent)
     digest.update(repr((versions, sorted(options.items()), where, machine)).encode())
+    statuses = seen.statuses
     try:
-        _add_tree(digest, "data", data_dir, supplied=True, seen=seen.files, listed=listed)
+        _add_tree(
+            digest,
+            "data",
+            data_dir,
+            supplied=True,
+            seen=seen.files,
+            listed=listed,
+            statuses=statuses,
+        )
         _add_tree(
             digest,
             "static",
@@ -266,6 +307,7 @@ def inputs_digest(
             supplied=True,
             hidden=STATIC_HIDDEN_PUBLISHED,
             total_cap=STATIC_TOTAL_CAP,
+            statuses=statuses,
         )
         for label, root in (
             ("site templates", project / "templates"),
@@ -273,16 +315,16 @@ def inputs_digest(
             ("templates", templates_dir()),
             ("content", content_dir()),
         ):
-            _add_tree(digest, label, root)
+            _add_tree(digest, label, root, statuses=statuses)
         code = hashlib.sha256()
-        _add_tree(code, "code", _PACKAGE)
+        _add_tree(code, "code", _PACKAGE, statuses=statuses)
         seen.code = code.hexdigest()
         digest.update(code.digest())
         if runs:  # (the importers only for --runs)
             from jouleboard.importers.run_layout import read_outside
         for run in runs:
             for root in (run, *read_outside(run)):
-                _add_tree(digest, "runs", root, by_content=False)
+                _add_tree(digest, "runs", root, by_content=False, statuses=statuses)
         for kind in registered_elsewhere():
             source = inspect.getsourcefile(type(kind))
             digest.update(f"\0kind {type(kind).__module__}.{type(kind).__qualname__}\0".encode())
