@@ -276,11 +276,12 @@ def assemble(
     # make again (never after warnings: they are worth seeing again; never without a
     # digest: inputs it cannot see, such as kinds imported by name, or serve, whose state
     # is in memory). The digest only if no input changed after it was taken (an edit saved
-    # while the build ran: Seen.unchanged); the keys are each product's own, as it was made.
+    # while the build ran: Statuses.unchanged); the keys are each product's own, as it was
+    # made.
     record: dict[str, object] = {"chart_templates": chart_kinds.templates_made()}
     if digest is not None and not summary.warnings:
         record |= {
-            "inputs": digest if digested.unchanged() else None,
+            "inputs": digest if digested.statuses.unchanged() else None,
             "pages": len(plan.pages),
             "site_url": urls.origin,
             "keys": products.keys,

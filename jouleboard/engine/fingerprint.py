@@ -16,8 +16,8 @@ the data folder), nor the code of a kind an older release's site.yaml names by i
 (a kind file of a release is in the commit its ref names).
 
 A build records the digest only if every file and folder it listed still has the status it
-had (:meth:`Seen.unchanged`, at the commit): an input edited while the build ran, even one
-put back afterwards as it was, makes the next build run.
+had (:meth:`Statuses.unchanged`, at the commit): an input edited while the build ran, even
+one put back afterwards as it was, makes the next build run.
 
 Nothing is read before it is checked: a link, pipe, device or a file over its cap in the
 data folder or static/ (or a file over the cap anywhere else) is never opened; the digest is
@@ -81,7 +81,9 @@ class Statuses:
     def unchanged(self) -> bool:
         """Whether every file and folder listed still has the status it had: none written
         (its times, a write that puts the modification time back included), replaced,
-        added to or removed from a folder since."""
+        added to or removed from a folder since. A build that read an input edited after
+        its digest was taken must not record that digest: an undo would bring the inputs
+        back to it, and the next build would call its output up to date."""
         now = bytearray()
         try:
             for path, followed in zip(self.paths, self.followed, strict=True):
@@ -102,18 +104,11 @@ class Seen:
     """What :func:`inputs_digest` read on its way: the sha256 of each data-folder file (by
     absolute path) and the digest of the package's code, for what a build keeps between
     processes (jouleboard/engine/kept.py); and the status of every file and folder it
-    listed, for :meth:`unchanged`."""
+    listed, for :meth:`Statuses.unchanged`."""
 
     files: dict[str, bytes] = field(default_factory=dict)
     code: str = ""
     statuses: Statuses = field(default_factory=Statuses)
-
-    def unchanged(self) -> bool:
-        """Whether every file and folder the digest listed still has the status it had
-        (:meth:`Statuses.unchanged`). A build that read an input edited after its digest
-        was taken must not record that digest: an undo would bring the inputs back to it,
-        and the next build would call its output up to date."""
-        return self.statuses.unchanged()
 
 
 class _Unseen(Exception):
