@@ -7,6 +7,7 @@ only what the step touched."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -101,3 +102,37 @@ def test_incremental_serve_and_clean_builds_agree_after_every_step(tmp_path: Pat
             if not changes.templates:
                 assert summary.rendered < clean.pages, (step.__name__, summary.rendered)
             assert summary.linked > 0 and summary.written < summary.files, step.__name__
+
+
+_SVG = re.compile(r'<img src="/charts/([^"/]+)\.svg"')
+
+
+def test_a_template_sees_the_charts_of_its_page_and_no_other(tmp_path: Path) -> None:
+    """A site's base.html that prints the ids in ``charts`` prints, on each page, the charts
+    that page shows (read independently from its images), so a rebuild after a task's
+    charts are gone equals a clean build (``charts`` was the whole site's: the pages not made
+    again kept a list no key covered)."""
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "templates", project / "templates")
+    shutil.copytree(REPO / "content", project / "content")
+    shutil.copytree(DATA, project / "data")
+    base = project / "templates" / "base.html"
+    links = '<p class="site-links">'
+    assert links in base.read_text()
+    printed = '<p class="chart-ids">[{{ charts | sort | join(" ") }}]</p>\n  '
+    base.write_text(base.read_text().replace(links, printed + links))
+    inputs = Inputs(project / "data", project)
+    out = tmp_path / "out"
+    build(inputs, out)
+    framed = [p for p in out.rglob("index.html") if "embed" not in p.parts]  # embed.html: none
+    assert len(framed) > 10
+    for page in framed:
+        html = page.read_text()
+        shown = sorted(set(_SVG.findall(html)))
+        assert re.findall(r'<p class="chart-ids">\[([^]]*)\]</p>', html) == [" ".join(shown)], page
+    assert "[]" in (out / "about" / "index.html").read_text()  # a page with no chart
+
+    delete_task_folder(project)  # the only task of a model: its pages and charts go
+    build(inputs, out)  # a new process: a new state
+    build(inputs, tmp_path / "clean")
+    assert tree(out) == tree(tmp_path / "clean")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -148,7 +148,10 @@ def assemble(
             infos |= charts_of({c.id: c for c in part.charts}, early.__setitem__).finish()
             early |= dict(part.files)
             frame = page_frame()[1]
-            early |= {p.path: render_page(env, p, frame, infos) for p in part.pages}
+            early |= {
+                p.path: render_page(env, p, frame, own_charts(infos, chart_ids(p.body)))
+                for p in part.pages
+            }
         if early:
             assert publish is not None
             publish(_as_bytes(page_frame()[0] | early))
@@ -185,7 +188,10 @@ def assemble(
         unmade = {d.path: d for d in plan.downloads}  # sized by making them now
         pages = {
             p.path: render_page(
-                env, sized(p, lambda path: download_size(unmade[path])), frame, infos
+                env,
+                sized(p, lambda path: download_size(unmade[path])),
+                frame,
+                own_charts(infos, chart_ids(p.body)),
             )
             for p in plan.pages
             if p.path in wanted
@@ -225,8 +231,9 @@ def assemble(
         """Add ``page`` (its last build's, or rendered now); 1 if it was rendered."""
         page = sized(page, files.size)  # the downloads are made
         frame, before = page_frame()[1], products.made
-        render = partial(render_page, env, page, frame, infos)
-        key = page_key(page, frame, infos, basis, state.parts, charts_shown(page))
+        own = own_charts(infos, charts_shown(page))
+        render = partial(render_page, env, page, frame, own)
+        key = page_key(page, frame, own, basis, state.parts)
         files.add(page.path, products.get(page.path, key, render))
         return products.made - before
 
@@ -316,20 +323,26 @@ def _charts_started(
     return made
 
 
+def own_charts(infos: Mapping[str, ChartInfo], ids: Iterable[str]) -> dict[str, ChartInfo]:
+    """The entries of the charts a page shows (``ids``): all of ``charts`` its template is
+    given and all its key holds. A template that looks past them (the site's chart count,
+    another page's chart) finds nothing, rather than a value no key covers, which a rebuild
+    would leave stale and a cold build would read as far as its renders had got."""
+    return {cid: infos[cid] for cid in sorted(ids)}
+
+
 def page_key(
     page: Page,
     frame: SiteContext,
-    infos: Mapping[str, ChartInfo],
+    charts: Mapping[str, ChartInfo],
     basis: str,
     parts: KeptParts | None = None,
-    shown: set[str] | None = None,
 ) -> str:
     """The key of a page: its view's (:func:`view_key`; a kept part's page has it from the
-    process that made it: ``parts``), the frame, the entries of the charts it shows (their
-    ids: ``shown``, if known), and ``basis`` (templates and code)."""
+    process that made it: ``parts``), the frame, the entries of the charts it shows
+    (:func:`own_charts`), and ``basis`` (templates and code)."""
     view = (parts.view_key(page) if parts is not None else None) or view_key(page)
-    ids = shown if shown is not None else chart_ids(page.body)
-    return key_of((view, frame, {cid: infos[cid] for cid in sorted(ids)}), basis)
+    return key_of((view, frame, charts), basis)
 
 
 def _sources(inputs: Inputs, state: State, changes: Changes) -> Sources:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import stat
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -329,9 +329,10 @@ def navigation(
 
 
 def render_page(
-    env: jinja2.Environment, page: Page, site: SiteContext, charts: dict[str, ChartInfo]
+    env: jinja2.Environment, page: Page, site: SiteContext, charts: Mapping[str, ChartInfo]
 ) -> str:
-    """HTML of a page; ``charts`` gives every chart's sizes, exports and embed code.
+    """HTML of a page; ``charts`` gives the sizes, exports and embed code of the charts it
+    shows, and of no other (the page's key holds those alone).
     Raises :class:`ValidationFailed` on a template error or a refused template file."""
     chart = first_chart(page.body)
     og_image = charts[chart.id].png_url if chart is not None else ""
