@@ -142,3 +142,48 @@ def test_live_compare_chart_is_legible_on_a_phone(pw_browser: Any, site_url: str
         assert rec.page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     finally:
         ctx.close()
+
+
+BOXES = """(imgs) => imgs.map((i) => {
+  const r = i.getBoundingClientRect();
+  return [Math.round(r.width), Math.round(r.height), i.naturalWidth];
+})"""
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_each_chart_holds_its_place_before_its_image_arrives(
+    pw_browser: Any, site_url: str, size: dict[str, int]
+) -> None:
+    """A chart image's box is the size it is drawn at before its file arrives (from its
+    width and height, and the phone render's on its <source>), so the page does not jump as
+    the lazy images load: with every chart file refused, each box is the one the loaded
+    chart has (the style once set `width: auto`, and each image was 0 x 0 until loaded)."""
+    paths = ("/", "/tasks/gpqa/", "/models/openai--gpt-oss-20b/")
+    boxes: dict[tuple[bool, str], list[list[int]]] = {}
+    for refused in (True, False):
+        ctx = pw_browser.new_context(viewport=size)
+        try:
+            page = ctx.new_page()
+            if refused:
+                page.route("**/charts/*.svg", lambda route: route.abort())
+            for path in paths:
+                page.goto(site_url + path)
+                if not refused:
+                    page.evaluate(
+                        "() => document.querySelectorAll('img').forEach((i) => i.loading = 'eager')"
+                    )
+                    page.wait_for_function(
+                        "() => Array.from(document.querySelectorAll('figure.chart img'))"
+                        ".every((i) => i.complete)"
+                    )
+                boxes[refused, path] = page.eval_on_selector_all("figure.chart img", BOXES)
+        finally:
+            ctx.close()
+    for path in paths:
+        waiting, loaded = boxes[True, path], boxes[False, path]
+        assert loaded and all(natural > 0 for *_, natural in loaded), (path, loaded)
+        assert all(natural == 0 for *_, natural in waiting), (path, waiting)  # none arrived
+        # Within a pixel: the width and height given are the chart's, rounded.
+        pairs = zip(waiting, loaded, strict=True)
+        moved = [(a, b) for a, b in pairs if max(abs(a[0] - b[0]), abs(a[1] - b[1])) > 1]
+        assert not moved, (path, moved)

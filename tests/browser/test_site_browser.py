@@ -270,10 +270,16 @@ def test_tables_and_images_without_javascript(nojs_page: Recorder, path: str) ->
     )
     size = first.evaluate("(img) => [img.naturalWidth, img.getBoundingClientRect().height]")
     assert size[0] > 0 and size[1] > 0, f"{path}: first chart image not drawn: {size}"
-    # The "Explore interactively" buttons need the script: they stay hidden.
+    # The "Explore interactively" buttons and the forms that re-rank or price a table need
+    # the script: they stay hidden (a form's display once overrode its hidden attribute).
     buttons = page.locator("button.interactive")
     for i in range(buttons.count()):
         assert not buttons.nth(i).is_visible(), f"{path}: a dead 'Explore' button is shown"
+    forms = page.locator("form.explore, form.calculator")
+    if path == "/tasks/gpqa/":
+        assert forms.count() == 2
+    for i in range(forms.count()):
+        assert not forms.nth(i).is_visible(), f"{path}: a dead form is shown"
     assert nojs_page.external_requests() == []
 
 
