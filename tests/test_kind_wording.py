@@ -55,3 +55,18 @@ def test_energy_budget_error_is_in_the_tasks_unit() -> None:
         rank_task(data, "text-to-image", energy_budget=-1.0)
     with pytest.raises(ValueError, match="J per token"):
         rank_task(data, "gpqa", energy_budget=0.0)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.15, "0.150 images per kJ"), (2.96, "2.96 images per kJ"), (1234.6, "1,235 images per kJ")],
+)
+def test_a_standing_sentence_gives_three_significant_digits_as_the_tables_do(
+    value: float, text: str
+) -> None:
+    """A model page's standing sentence read "0.15 images per kJ" where every table showed
+    0.150 (Python's ``.3g`` drops trailing zeros, and writes 1234.6 as 1.23e+03)."""
+    from jouleboard.kinds import registered
+
+    image = registered().by_task_kind["diffusion"]
+    assert image.standing_value(TaskUnits("image", 1000), value) == text

@@ -27,6 +27,7 @@ from jouleboard.core.problems import Problem
 from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import deadline_slug
 from jouleboard.measure.checks import MeasurementHead
+from jouleboard.measure.formats import significant
 from jouleboard.measure.units import TaskUnits
 from jouleboard.rank.tables import Column, Field, Tabled
 
@@ -170,8 +171,9 @@ class TaskKind(ABC):
         return float(c.latency_ms(percentile)) / self.latency.scale_ms
 
     def standing_value(self, units: TaskUnits, value: float) -> str:
-        """A model's efficiency in its standing sentence, e.g. ``2.96 images per kJ``."""
-        return f"{value:.3g} {units.efficiency_words}"
+        """A model's efficiency in its standing sentence, e.g. ``2.96 images per kJ``: three
+        significant digits, as the tables show it (``0.150``, not ``0.15``)."""
+        return f"{significant(value, 3)} {units.efficiency_words}"
 
     def download_slug(self, ms: float, percentile: Percentile) -> str:
         """The deadline in a download's file name, e.g. ``p50-300ms``."""
