@@ -72,7 +72,9 @@ class TokenMetrics(Strict):
     """Steady-state metrics of an LLM or multimodal-LLM configuration."""
 
     energy_per_token_joules: PositiveFloat = Field(description="GPU energy per output token, J.")
-    avg_power_watts: PositiveFloat = Field(description="Average GPU power over all GPUs, W.")
+    avg_power_watts: PositiveFloat = Field(
+        description="Average power of all the GPUs together (their sum, not one GPU's), W."
+    )
     output_throughput_tokens_per_sec: PositiveFloat
     energy_per_response_joules: PositiveFloat = Field(
         description="energy_per_token_joules x avg_output_len_tokens, J."

@@ -197,7 +197,7 @@ def power_problems(m: MeasurementHead, shown: str, registry: Registry) -> list[P
                 "bounds.power-above-limit",
                 f"{power:g} W exceeds {m.num_gpus} x {gpu.board_power_watts:g} W board limit of "
                 f"{m.gpu_model}",
-                "power is the average over all GPUs in watts; check num_gpus and units",
+                "power is the sum over all num_gpus GPUs, in watts; check num_gpus and units",
             )
         )
     if power < m.num_gpus * MIN_WATTS_PER_GPU:
