@@ -462,7 +462,8 @@ def explore(site: SiteView, t: TaskView) -> tuple[Explorer, Part]:
         latency_unit=latency.unit,
         latency_scale_ms=latency.scale_ms,
         percentiles=tuple(t.kind.percentiles),
-        budget_unit=t.units.energy_label,
+        budget_unit=t.units.energy_scaled_label,  # as the table's energy column reads
+        budget_scale_joules=t.units.scale_joules,
     )
     return explorer, Part(files=((path, explore_file(site, t)),))
 

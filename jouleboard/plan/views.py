@@ -194,7 +194,8 @@ class Explorer:
     latency_unit: str = "ms"  # what the deadline box shows (the data stay in ms)
     latency_scale_ms: float = 1.0
     percentiles: tuple[str, ...] = ("p50", "p90", "p95", "p99")
-    budget_unit: str = "J/token"
+    budget_unit: str = "J/token"  # what the budget box reads in (the state and URL keep J)
+    budget_scale_joules: int = 1
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,31 @@ def test_a_non_positive_energy_budget_is_refused_beside_the_field(rec: Any) -> N
     assert "budget=0.05" in rec.page.url
 
 
+def test_the_energy_budget_box_reads_in_the_tables_unit(rec: Any) -> None:
+    """On a video task the budget box reads MJ/video, as the table's energy column does (it
+    read J/video, so 0.07 typed from the table admitted nothing); the URL keeps joules."""
+    rec.goto("/tasks/text-to-video/")
+    assert "MJ/video" in rec.page.locator("label[for=budget]").inner_text()
+    cells = "#ranking-text-to-video tbody tr:not([hidden]) td.col-energy_per_output_scaled"
+
+    def shown() -> list[float]:
+        texts = rec.page.locator(cells).all_inner_texts()
+        return [float(t.replace(",", "")) for t in texts]
+
+    everyone = shown()
+    assert min(everyone) < 0.07 < max(everyone)
+    rec.page.fill("#budget", "0.07")
+    rec.page.locator("#budget").dispatch_event("change")
+    rec.page.wait_for_url(re.compile(r"[?&]budget=70000(&|$)"))
+    fewer = "([sel, n]) => document.querySelectorAll(sel).length < n"
+    rec.page.wait_for_function(fewer, arg=[cells, len(everyone)])
+    within = shown()
+    assert within and len(within) < len(everyone) and max(within) <= 0.07, within
+    rec.goto("/tasks/text-to-video/?budget=70000")
+    assert rec.page.locator("#budget").input_value() == "0.07"
+    assert shown() == within
+
+
 def test_slider_offers_round_deadlines_including_1000_ms(rec: Any) -> None:
     rec.goto("/tasks/gpqa/")
     ticks = rec.page.locator(".ticks button")

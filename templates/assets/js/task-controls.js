@@ -5,6 +5,8 @@ import { fieldError } from "./field-error.js";
 import { addTicks, logScale } from "./slider.js";
 
 const values = (boxes) => boxes.map((b) => b.value);
+// A scaled figure without the last bit's noise (0.07 MJ is 70000 J, not 70000.00000000001).
+const rounded = (x) => +x.toPrecision(12);
 
 // The controls of `form`, with the page's defaults and choices as its markup states them.
 export function readControls(form) {
@@ -13,10 +15,12 @@ export function readControls(form) {
   const precisionBoxes = Array.from(form.querySelectorAll("input[name=precision]"));
   const percentile = form.querySelector("#percentile");
   const calc = document.querySelector("form.calculator");
-  // The deadline box shows the kind's unit (ms or s); state and URL keep ms.
+  // The deadline box shows the kind's unit (ms or s); state and URL keep ms. The budget
+  // box reads as the table's energy column (J/token, kJ/image, MJ/video); they keep J.
   const scale = Number(d.scale || 1);
+  const budgetScale = Number(d.budgetScale || 1);
   return {
-    d, calc, gpuBoxes, precisionBoxes, percentile, scale,
+    d, calc, gpuBoxes, precisionBoxes, percentile, scale, budgetScale,
     unit: { scale, unit: d.unit || "ms" },
     range: form.querySelector("#deadline-range"),
     number: form.querySelector("#deadline-ms"),
@@ -45,7 +49,7 @@ export function showState(controls, state) {
   c.percentile.value = state.pct;
   c.gpuBoxes.forEach((b) => { b.checked = state.gpu.includes(b.value); });
   c.precisionBoxes.forEach((b) => { b.checked = state.precision.includes(b.value); });
-  c.budget.value = state.budget;
+  c.budget.value = state.budget === "" ? "" : String(rounded(Number(state.budget) / c.budgetScale));
   c.search.value = state.q;
   if (c.calc) showCalculator(c.calc, state);
 }
@@ -86,7 +90,7 @@ function wireBudget(c, page) {
     fieldError(c.budget, ok ? "" : `An energy budget is more than 0 ${c.d.budgetUnit || "J"}; ` +
       "leave it empty for none.");
     if (!ok) return;
-    page.state.budget = empty ? "" : c.budget.value;
+    page.state.budget = empty ? "" : String(rounded(value * c.budgetScale));
     page.update(true);
   });
 }
