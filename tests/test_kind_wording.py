@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +40,14 @@ def test_home_intro_names_every_kind(site: Any) -> None:
     (page,) = home_page(site).pages
     # The golden data has token tasks (gpqa, image-chat) and one text-to-image task.
     assert "the most tokens per joule or images per kJ of GPU energy" in page.body.intro
+
+
+def test_home_says_what_its_own_tasks_rank_by(golden_site: Path) -> None:
+    """The home page's line under the intro said "tokens per joule (images per kJ, videos per
+    MJ)" on every site, a chat-only one too: it names the site's own kinds."""
+    home = (golden_site / "index.html").read_text()
+    assert "Rankings by tokens per joule or images per kJ; higher is better." in home
+    assert "videos per MJ" not in home  # the golden data has no video task
 
 
 def test_gpu_description_names_the_kinds_measured_on_it(site: Any) -> None:

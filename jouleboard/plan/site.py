@@ -123,10 +123,11 @@ def home_page(site: SiteView) -> Part:
         out += part
     settings = site.registry.site
     gpus = measured_gpus(settings.default_gpus, (c for t in site.tasks.values() for c in t.configs))
+    ranked_by = efficiency_phrase(t.units for t in site.tasks.values())
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
-        "meets the latency deadline: the one that produces the most "
-        f"{efficiency_phrase(t.units for t in site.tasks.values())} of GPU energy. Energy "
+        f"meets the latency deadline: the one that produces the most {ranked_by} of GPU "
+        "energy. Energy "
         "is measured on the GPUs only, in the steady state "
         f"of a serving benchmark on {in_words(gpus)} GPUs."
     )
@@ -142,6 +143,7 @@ def home_page(site: SiteView) -> Part:
                     tuple(sections),
                     mlperf_link(site.mlperf, site.urls),
                     tuple(home_card(site, t) for t in tasks if t.configs),
+                    ranked_by,
                 ),
             ),
         )

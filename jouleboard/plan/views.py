@@ -108,6 +108,7 @@ class HomeBody:
     # The MLPerf pages, at the wall (plan/mlperf.py): a closing section links them.
     mlperf: Link | None = None
     cards: tuple[HomeCard, ...] = ()
+    ranked_by: str = "tokens per joule"  # what the site's tasks rank by, each wording once
 
 
 @dataclass(frozen=True)
