@@ -127,9 +127,8 @@ def home_page(site: SiteView) -> Part:
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
         f"meets the latency deadline: the one that produces the most {ranked_by} of GPU "
-        "energy. Energy "
-        "is measured on the GPUs only, in the steady state "
-        f"of a serving benchmark on {in_words(gpus)} GPUs."
+        "energy. Energy is measured on the GPUs only, in the steady state of a serving "
+        f"benchmark on {in_words(gpus)} GPUs."
     )
     return out + Part(
         pages=(
