@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,17 @@ def test_a_view_s_finding_states_that_view(site: SiteView) -> None:
     assert "≤ 50 ms" in tight and "31.49 tokens/J" in tight and "300 ms" not in tight
     h100 = task_finding(site, t, View(base.ms, "p50", frozenset({"H100"}))).sentence
     assert ", on H100, " in h100 and "1× H100" in h100 and "B200" not in h100
+
+
+def test_a_budget_reads_in_the_tables_unit(site: SiteView) -> None:
+    """A budget is kept in joules but stated as the budget box and the table read it: 70,000
+    J/video is 0.07 MJ/video, 0.05 J/token stays 0.05 J/token."""
+
+    def sentence(task: str, budget: float) -> str:
+        t = site.tasks[task]
+        base = default_view(site, t)
+        return task_finding(site, t, replace(base, budget=budget)).sentence
+
+    video = sentence("text-to-video", 70_000)
+    assert ", at most 0.07 MJ/video" in video and "70000" not in video, video
+    assert ", at most 0.05 J/token" in sentence("gpqa", 0.05)

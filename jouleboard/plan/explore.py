@@ -89,7 +89,9 @@ def explore_payload(
             "efficiency_words": units.efficiency_words,
             "efficiency_axis": units.efficiency_axis,
             "energy_axis": f"Energy per {units.output} (J, log scale)",
-            "energy_label": units.energy_label,
+            # The budget box's unit (J/token, kJ/image, MJ/video) and J per it.
+            "energy_scaled_label": units.energy_scaled_label,
+            "scale_joules": units.scale_joules,
             "efficiency_show": units.efficiency_show,
             "efficiency_unit_lower": units.efficiency_unit_lower,
             "response": units.response,

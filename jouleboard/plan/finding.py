@@ -56,7 +56,8 @@ def standings(
 
 def where_text(site: SiteView, t: TaskView, view: View) -> str:
     """``Chat, with median inter-token latency ≤ 300 ms``, and what else narrows a view
-    other than the default: ``, on H100``, ``, FP8 only``, ``, at most 0.1 J/token``."""
+    other than the default: ``, on H100``, ``, FP8 only``, ``, at most 0.1 J/token`` (the
+    budget in the table's scale: ``, at most 0.07 MJ/video``, as the budget box reads)."""
     text = f"{t.info.name}, with {t.kind.latency.text(view.ms, view.percentile)}"
     if view.gpus != frozenset(site.default_gpus):
         text += f", on {' and '.join(sorted(view.gpus)) or 'no GPU'}"
@@ -64,7 +65,8 @@ def where_text(site: SiteView, t: TaskView, view: View) -> str:
         shown = [precision_label(p) for p in sorted(view.precisions)]
         text += f", {', '.join(shown) or 'no precision'} only"
     if view.budget is not None:
-        text += f", at most {view.budget:g} {t.units.energy_label}"
+        budget = t.units.energy_scaled(view.budget)
+        text += f", at most {budget:g} {t.units.energy_scaled_label}"
     return text
 
 

@@ -179,6 +179,11 @@ def test_the_energy_budget_box_reads_in_the_tables_unit(rec: Any) -> None:
     rec.goto("/tasks/text-to-video/?budget=70000")
     assert rec.page.locator("#budget").input_value() == "0.07"
     assert shown() == within
+    # The words that restate the view read the budget as the box does (they said 70000 J/video).
+    assert "at most 0.07 MJ/video" in rec.page.locator(".status").inner_text()
+    rec.goto(f"/tasks/text-to-video/?budget={min(everyone) * 1e6 / 2:g}")
+    empty = rec.page.locator("#ranking-text-to-video tbody td").first.inner_text()
+    assert f"energy budget of {min(everyone) / 2:g} MJ/video" in empty, empty
 
 
 def test_slider_offers_round_deadlines_including_1000_ms(rec: Any) -> None:

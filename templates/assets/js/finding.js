@@ -205,8 +205,9 @@ function whereText(data, view) {
     text += `, ${shown.join(", ") || "no precision"} only`;
   }
   if (view.budget !== null) {
-    // Python's {:g}: six significant digits, no trailing zeros.
-    text += `, at most ${+Number(view.budget).toPrecision(6)} ${data.units.energy_label}`;
+    // Python's {:g}: six significant digits, no trailing zeros; in the budget box's unit.
+    const budget = +(Number(view.budget) / data.units.scale_joules).toPrecision(6);
+    text += `, at most ${budget} ${data.units.energy_scaled_label}`;
   }
   return text;
 }

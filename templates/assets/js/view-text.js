@@ -9,8 +9,14 @@ export function viewText(state, data, text, allPrecisions) {
     parts.push(`${state.precision.map((p) => data.precisions[p] || p).join(", ") ||
       "no precision"} only`);
   }
-  if (state.budget !== "") parts.push(`at most ${state.budget} ${data.units.energy_label}`);
+  if (state.budget !== "") parts.push(`at most ${budgetText(state, data)}`);
   return parts.join(", ");
+}
+
+// The energy budget (kept in J) as the budget box reads it: "0.07 MJ/video".
+function budgetText(state, data) {
+  const value = +(Number(state.budget) / data.units.scale_joules).toPrecision(12);
+  return `${value} ${data.units.energy_scaled_label}`;
 }
 
 // Why a ranking is empty, and what would fill it; `scale`: ms per unit of the deadline box.
@@ -21,8 +27,7 @@ export function emptyText(state, data, scale) {
   const pool = data.configs.filter((c) => state.gpu.includes(c.gpu_model) &&
     state.precision.includes(c.weight_precision) && c[data.order.energy] <= budgetJ);
   if (!pool.length) {
-    return `No configuration fits an energy budget of ${state.budget} ` +
-      `${data.units.energy_label} on these GPUs.`;
+    return `No configuration fits an energy budget of ${budgetText(state, data)} on these GPUs.`;
   }
   const fastest = Math.min(...pool.map((c) => latency(c, state.pct, data.order)));
   const step = scale >= 1000 ? 100 : 0.1;
