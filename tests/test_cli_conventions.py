@@ -115,7 +115,11 @@ def test_build_progress_on_stderr_and_quiet(tmp_path: Path) -> None:
         if re.match(r"^\S+\s+\d+\.\d\d s$", line)
     ]
     assert stages == ["load+validate", "rank+plan", "charts", "render", "write"]
-    assert "warning: site_url is empty" in normal.stderr
+    assert "warning: site_url is empty" in normal.stderr and "sitemap.xml" in normal.stderr
+    # What the warning says: the sitemap's entries are paths, and robots.txt names no sitemap.
+    locs = re.findall(r"<loc>([^<]*)</loc>", (tmp_path / "a" / "sitemap.xml").read_text())
+    assert locs and all(loc.startswith("/") for loc in locs), locs[:3]
+    assert "Sitemap:" not in (tmp_path / "a" / "robots.txt").read_text()
     assert normal.stdout.startswith("built ")
     quiet = cli(
         "-q",

@@ -89,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
     warn(summary.warnings, strict=False)
     if not summary.site_url and not summary.unchanged:  # said when the site was built
         print(
-            "warning: site_url is empty, so embed codes, citations, feeds and og:image "
-            "links are relative to this site; set site_url in site.yaml or pass --site-url",
+            "warning: site_url is empty, so embed codes, citations, feeds, og:image links "
+            "and sitemap.xml are relative to this site (and robots.txt names no sitemap); "
+            "set site_url in site.yaml or pass --site-url",
             file=sys.stderr,
         )
     print(summary)

@@ -334,8 +334,8 @@ class SiteSettings(Strict):
         default="",
         pattern=SITE_URL_PATTERN,
         description="Origin the site is published at, e.g. "
-        "https://example.org; makes embed codes, citations and Open Graph "
-        "links absolute.",
+        "https://example.org; makes embed codes, citations, feeds, Open Graph "
+        "links and the sitemap absolute.",
     )
     attribution_md: Annotated[str, Field(max_length=5_000), AfterValidator(_markdown)] = ""
     # Theme (all optional): a logo file of the site folder's templates/assets/, an accent
