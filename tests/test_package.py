@@ -162,6 +162,8 @@ def test_fresh_venv_init_build_validate_rank_outside_the_checkout(
     assert (site / "site" / "index.html").is_file()
     assert (site / "site" / "tasks" / "chat" / "index.html").is_file()
     assert "Example LLM 8B" in (site / "site" / "tasks" / "chat" / "index.html").read_text()
+    b200 = (site / "site" / "gpus" / "b200" / "index.html").read_text()  # no config ran on it
+    assert "<p>No task has a configuration measured on NVIDIA B200 yet.</p>" in b200
     assert run([cli, "validate"], cwd=site).stdout.startswith("ok: 1 configuration valid")
     # The documentation a hint cites is there for a wheel user, outside any checkout.
     assert run([cli, "docs", "howto", "Add a GPU"], cwd=site).stdout.startswith("## Add a GPU")

@@ -444,24 +444,34 @@ def gpu_page(site: SiteView, gpu: str) -> Part:
         ("Memory", f"{info.memory_gb:g} GB"),
         ("Board power limit", f"{info.board_power_watts:g} W"),
     )
+    systems = mlperf.section(
+        [r for r in site.mlperf if r.result.system.gpu_model == gpu],
+        site.urls,
+        site.registry,
+        f"Systems with {info.name} in MLPerf Inference (whole system at the wall)",
+        "mlperf-gpu",
+    )
+    # A GPU of the registry that no task's measurement ran on (`jouleboard init`'s B200).
+    unmeasured = (
+        ""
+        if sections
+        else f"No task has a configuration measured on {info.name} yet"
+        + ("; MLPerf's systems with it follow." if systems else ".")
+    )
     page = Page(
         site.urls.gpu(gpu),
         "gpu.html",
         f"{info.name} energy leaderboard",
-        f"Models ranked by "
+        unmeasured
+        or f"Models ranked by "
         f"{efficiency_phrase(t.units for t in site.tasks.values() if t.id in shown)} "
         f"on {info.name}.",
         body := GpuBody(
             info.name,
             facts,
             tuple(sections),
-            mlperf.section(
-                [r for r in site.mlperf if r.result.system.gpu_model == gpu],
-                site.urls,
-                site.registry,
-                f"Systems with {info.name} in MLPerf Inference (whole system at the wall)",
-                "mlperf-gpu",
-            ),
+            systems,
+            unmeasured=unmeasured,
         ),
     )
     first = gpu_first_view(

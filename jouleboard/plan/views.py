@@ -270,6 +270,8 @@ class GpuBody:
     # Tables cut on the first view, by table id (empty on a full view), and the full view.
     more: dict[str, MoreRows] = field(default_factory=dict)
     full_url: str = ""
+    # Said in place of the tables when no task has a configuration on this GPU.
+    unmeasured: str = ""
 
 
 @dataclass(frozen=True)
