@@ -34,7 +34,15 @@ from jouleboard.plan.views import (
 )
 from jouleboard.rank import ranking
 from jouleboard.rank.ranking import runs_of
-from jouleboard.rank.tables import MODEL, Cell, Column, Table, configurations_table, model_cell
+from jouleboard.rank.tables import (
+    MODEL,
+    Cell,
+    Column,
+    Table,
+    configurations_table,
+    figure_second,
+    model_cell,
+)
 from jouleboard.render import charts
 from jouleboard.render.finding import summary
 from jouleboard.render.labels import WIDTH, EnergyLabel, band, label_height, label_svg
@@ -142,7 +150,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         if runs_of(c) > 1
     )
 
-    fields = kind.configuration_fields(t.info)
+    fields = figure_second(kind.configuration_fields(t.info), kind.ranked_key)
     configs_table = configurations_table(
         f"configs-{t.id}",
         f"Every configuration of {info.nickname} on {t.info.name}",

@@ -287,6 +287,15 @@ def ranking_table(
     )
 
 
+def figure_second(fields: Sequence[Field], key: str) -> tuple[Field, ...]:
+    """``fields`` with the column ``key`` (what the task ranks by) moved to follow the first
+    (the GPU): a phone's first screen of a model's table then shows each row's figure beside
+    its GPU, as a task's table shows it beside the model, not columns alike in every row."""
+    figure = tuple(f for f in fields if f.column.key == key)
+    rest = tuple(f for f in fields if f.column.key != key)
+    return (*rest[:1], *figure, *rest[1:])
+
+
 def configurations_table(
     table_id: str,
     caption: str,
