@@ -13,7 +13,12 @@ from jouleboard.measure.formats import precision_label, show
 from jouleboard.measure.units import boundary_words, in_words, measured_gpus
 from jouleboard.plan.explore import explore_payload
 from jouleboard.plan.first_view import full_view_path, task_first_view, with_full_view
-from jouleboard.plan.task_charts import chart_colors, scatter_colors, sensitivity_chart
+from jouleboard.plan.task_charts import (
+    accuracy_spec,
+    chart_colors,
+    scatter_colors,
+    sensitivity_chart,
+)
 from jouleboard.plan.views import (
     Calculator,
     ChartRef,
@@ -374,31 +379,24 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
     chart = None
     if rows:
         points: list[Row] = []
-        front_best, fronts = -1.0, 0
+        front_best = -1.0
         for r in sorted(rows, key=lambda r: r.config.energy_per_response_joules):
             acc = t.accuracy.get(r.config.model_id) or 0.0
             on_front = acc > front_best
             front_best = max(front_best, acc)
-            fronts += on_front
             info = models[r.config.model_id]
             points.append(
                 {
                     "model": info.nickname,
                     "builder": info.builder,
                     "accuracy": acc,
-                    "side": charts.side(
-                        r.config.energy_per_response_joules,
-                        [x.config.energy_per_response_joules for x in rows],
-                    ),
-                    "below": on_front and fronts % 2 == 0,
                     "energy": r.config.energy_per_response_joules,
                     "per_correct": objective(r.config),
                     "frontier": on_front,
                 }
             )
-        spec = charts.bind(
-            charts.accuracy_energy(),
-            {"table": points},
+        spec = accuracy_spec(
+            points,
             f"{t.info.name}: accuracy vs energy per response",
             *chart_colors(site, t, [r.config.model_id for r in rows]),
         )

@@ -4,6 +4,8 @@ Pure functions of the site view (plan/task.py puts them on the task page)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,7 +17,8 @@ from jouleboard.plan.views import ChartRef, SiteView, TaskView, chart_ref
 from jouleboard.rank import ranking
 from jouleboard.render import charts
 from jouleboard.render.line_labels import log_pixels, log_value, spread
-from jouleboard.render.text_fit import wrap
+from jouleboard.render.point_names import NAME_SIZE, Box, Render, place_names
+from jouleboard.render.text_fit import text_width, wrap
 
 
 def task_models(t: TaskView) -> list[str]:
@@ -256,3 +259,64 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> tuple[ChartRef, str] | Non
         boundary=boundary_words(t.boundary),
     )
     return ref, effect.sentence
+
+
+ACCURACY_HEIGHT = 380  # px: the accuracy chart's plot (charts.accuracy_energy)
+# px of the phone render's plot: its whole width less the y axis (labels and title).
+ACCURACY_PHONE_PLOT = charts.PHONE_WIDTH - 48
+DIRECT_DY = 7  # px from a point to the top of its name when its colour is shared
+
+
+def accuracy_spec(
+    points: Sequence[Row], title: str, colors: dict[str, str], direct: Sequence[str]
+) -> charts.Spec:
+    """The accuracy chart: ``points`` (model, accuracy, energy, frontier...) on axes over
+    fixed ranges, so each front name's place (render/point_names.py: above or below its
+    point, left or right, clear of the other points, the front's steps and the other
+    names) is chosen on the desktop render and the phone one alike (their rows differ
+    only in ``side`` and ``below``)."""
+    energy = [_float(p["energy"]) for p in points]
+    accuracy = [_float(p["accuracy"]) for p in points]
+    xs = 10 ** math.floor(math.log10(min(energy))), 10 ** math.ceil(math.log10(max(energy)))
+    pad = max(max(accuracy) - min(accuracy), 1.0) * 0.04  # a point on an edge stays whole
+    ys = min(accuracy) - pad, max(accuracy) + pad
+    front = sorted((i for i, p in enumerate(points) if p["frontier"]), key=lambda i: energy[i])
+
+    def render(width: float) -> Render:
+        at = [
+            (
+                width * math.log(e / xs[0]) / math.log(xs[1] / xs[0]),
+                ACCURACY_HEIGHT * (ys[1] - a) / (ys[1] - ys[0]),
+            )
+            for e, a in zip(energy, accuracy, strict=True)
+        ]
+        # The front's steps (step-after): right to the next point, then up to it.
+        line = [corner for i, j in itertools.pairwise(front)
+                for corner in (at[i], (at[j][0], at[i][1]))] + [at[front[-1]]]  # fmt: skip
+        fixed: list[Box] = []
+        for i, p in enumerate(points):  # the names of shared colours, centred under them
+            if str(p["model"]) in direct and not p["frontier"]:
+                w, (x, y) = text_width(str(p["model"]), NAME_SIZE), at[i]
+                fixed.append((x - w / 2, y + DIRECT_DY, x + w / 2, y + DIRECT_DY + NAME_SIZE))
+        return Render(width, ACCURACY_HEIGHT, at, line, fixed)
+
+    names = [(i, str(points[i]["model"])) for i in front]
+    rows = []
+    for width in (charts.WIDTH, ACCURACY_PHONE_PLOT):
+        places = dict(zip(front, place_names(names, render(width)), strict=True))
+        rows.append(
+            [
+                {
+                    **p,
+                    "side": "right" if i in places and places[i].left else "left",
+                    "below": i in places and places[i].below,
+                }
+                for i, p in enumerate(points)
+            ]
+        )
+    spec = charts.bind(charts.accuracy_energy(), {"table": rows[0]}, title, colors, direct)
+    phone_rows: list[JsonValue] = [{**r} for r in rows[1]]
+    return {
+        **charts.with_domains(spec, {"x": xs, "y": ys}),
+        "usermeta": {"phone": {"datasets": {"table": phone_rows}}},
+    }

@@ -792,9 +792,9 @@ def accuracy_energy() -> Spec:
             alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f"),
         ],
     )
-    # Only the models on the front are named (the others' names would collide); each name
-    # sits on the side of its point with more room.
-    # Neighbours on the front alternate above and below their points (``below``).
+    # Only the models on the front are named (the others' names would collide), each where
+    # its row says: on its point's left (``side`` "right") or right, ``below`` it or above
+    # (plan/task_charts.py accuracy_spec, clear of the other marks).
     labels = [
         base.transform_calculate(
             shown=(

@@ -187,3 +187,42 @@ def test_each_chart_holds_its_place_before_its_image_arrives(
         pairs = zip(waiting, loaded, strict=True)
         moved = [(a, b) for a, b in pairs if max(abs(a[0] - b[0]), abs(a[1] - b[1])) > 1]
         assert not moved, (path, moved)
+
+
+# Where a drawn name (a text mark) crosses a line mark: each line's path sampled every px.
+NAMES_ON_LINES = """(svg) => {
+  const names = Array.from(svg.querySelectorAll('g.mark-text.role-mark text'))
+    .filter((t) => t.textContent.trim()).map((t) => [t.textContent, t.getBoundingClientRect()]);
+  const crossed = new Set();
+  for (const path of svg.querySelectorAll('g.mark-line path')) {
+    const m = path.getScreenCTM();
+    for (let s = 0; s <= path.getTotalLength(); s += 1) {
+      const p = path.getPointAtLength(s);
+      const x = m.a * p.x + m.c * p.y + m.e, y = m.b * p.x + m.d * p.y + m.f;
+      for (const [name, r] of names) {
+        const inside = x > r.left + 1 && x < r.right - 1 && y > r.top + 1 && y < r.bottom - 1;
+        if (inside) crossed.add(name);
+      }
+    }
+  }
+  return [names.length, [...crossed]];
+}"""
+
+
+@pytest.mark.parametrize("render", ["svg", "phone.svg"])
+def test_no_name_on_the_accuracy_chart_crosses_the_front(
+    pw_browser: Any, site_url: str, render: str
+) -> None:
+    """The accuracy chart names the models on its Pareto front; the front's dashed steps ran
+    through "GPT OSS 20B" and "Qwen 3 30B A3B Thinking" (names alternated above and below
+    their points). A name now sits below and right of its point, or above and left, where no
+    step of a front rising to the right can pass."""
+    ctx = pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = ctx.new_page()
+        text = ctx.request.get(f"{site_url}/charts/accuracy--gpqa.{render}").text()
+        page.set_content(f"<!doctype html><body style='margin:0'>{text}</body>")
+        names, crossed = page.eval_on_selector("svg", NAMES_ON_LINES)
+        assert names >= 4 and crossed == [], (names, crossed)  # the front's four and more
+    finally:
+        ctx.close()

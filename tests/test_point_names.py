@@ -1,0 +1,59 @@
+"""render/point_names.py: where a point's name goes, on hand-drawn plots. Boxes are worked
+out by hand from the module's stated offsets (7 px beside the point, the name's middle 10 px
+above or below it, 11 px tall); "Model" is 29.953 px wide at 11 px (Liberation Sans)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jouleboard.render.point_names import Place, Render, name_box, place_names
+from jouleboard.render.text_fit import text_width
+
+ABOVE_LEFT, BELOW_RIGHT = Place(True, False), Place(False, True)
+ABOVE_RIGHT, BELOW_LEFT = Place(False, False), Place(True, True)
+WIDE = text_width("Model", 11)
+
+
+def test_name_boxes_by_hand() -> None:
+    assert abs(WIDE - 29.953) < 1e-3
+    assert name_box(100, 50, WIDE, ABOVE_LEFT) == pytest.approx((63.047, 34.5, 93.0, 45.5))
+    assert name_box(100, 50, WIDE, BELOW_RIGHT) == pytest.approx((107.0, 54.5, 136.953, 65.5))
+
+
+def test_an_open_plot_puts_a_name_above_and_left() -> None:
+    assert place_names([(0, "Model")], Render(200, 100, [(100, 50)])) == [ABOVE_LEFT]
+
+
+def test_a_point_on_the_left_edge_names_itself_on_its_right() -> None:
+    """Above and left would start at x = 20 - 7 - 29.95 < 0, outside the plot."""
+    assert place_names([(0, "Model")], Render(200, 100, [(20, 50)])) == [BELOW_RIGHT]
+
+
+def test_the_step_line_and_points_are_avoided_where_there_is_a_free_place() -> None:
+    """A point at x = 20: its names on the left would start below 0, outside the plot.
+    Below and right (27..57 px, 54.5..65.5 px) is free, even with the front's step running
+    right at y = 50 and up at x = 40. A point at (40, 60) covers it: then above and right
+    (27..57, 34.5..45.5) is free, and is taken; the step rising at x = 40 through that box
+    too leaves every place one mark (or the plot's edge): the first in order, above-left."""
+    step = [(20.0, 50.0), (40.0, 50.0), (40.0, 10.0)]
+    assert place_names([(0, "Model")], Render(200, 100, [(20, 50)], step[:2])) == [BELOW_RIGHT]
+    crowded = [(20.0, 50.0), (40.0, 60.0)]
+    assert place_names([(0, "Model")], Render(200, 100, crowded)) == [ABOVE_RIGHT]
+    assert place_names([(0, "Model")], Render(200, 100, crowded, step)) == [ABOVE_LEFT]
+
+
+def test_a_placed_name_is_an_obstacle_for_the_next() -> None:
+    """The first name goes above and left of (100, 100): 63.05..93 px, 84.5..95.5 px. The
+    second point's (95, 108) box there, 58.05..88 and 92.5..103.5, would overlap it (and
+    no point), so it goes below and right; alone, it would have gone above and left."""
+    render = Render(300, 200, [(100, 100), (95, 108)])
+    assert place_names([(0, "Model"), (1, "Model")], render) == [ABOVE_LEFT, BELOW_RIGHT]
+    assert place_names([(1, "Model")], render) == [ABOVE_LEFT]
+
+
+def test_past_the_foot_of_the_plot_counts_and_above_it_does_not() -> None:
+    """A point 3 px under the plot's top on the right edge: above and left reaches up past
+    the top, which is allowed (the SVG grows); a point at the foot on the left edge: below
+    and right would run past the foot, so above and right is taken."""
+    assert place_names([(0, "Model")], Render(200, 100, [(195, 3)])) == [ABOVE_LEFT]
+    assert place_names([(0, "Model")], Render(200, 100, [(5, 97)])) == [ABOVE_RIGHT]
