@@ -4,6 +4,8 @@ above or below it, 11 px tall); "Model" is 29.953 px wide at 11 px (Liberation S
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from jouleboard.render.point_names import Place, Render, name_box, place_names
@@ -57,3 +59,19 @@ def test_past_the_foot_of_the_plot_counts_and_above_it_does_not() -> None:
     and right would run past the foot, so above and right is taken."""
     assert place_names([(0, "Model")], Render(200, 100, [(195, 3)])) == [ABOVE_LEFT]
     assert place_names([(0, "Model")], Render(200, 100, [(5, 97)])) == [ABOVE_RIGHT]
+
+
+@pytest.mark.parametrize("energies", [[1000.0], [1000.0, 1000.0], [60.0, 25_000.0]])
+def test_the_accuracy_chart_spans_whole_decades_around_its_points(energies: list[float]) -> None:
+    """One model at exactly 1,000 J had a range from 1,000 to 1,000 J (a division by nought
+    placing its name); the range is whole decades, at least one, holding every point."""
+    from jouleboard.plan.task_charts import accuracy_spec
+
+    points = [
+        {"model": f"M{i}", "accuracy": 60.0 + i, "energy": e, "frontier": True}
+        for i, e in enumerate(energies)
+    ]
+    spec = accuracy_spec(points, "t", {p["model"]: "#123456" for p in points}, ())
+    ((low, high),) = {tuple(layer["encoding"]["x"]["scale"]["domain"]) for layer in spec["layer"]}
+    assert math.log10(low).is_integer() and math.log10(high).is_integer()
+    assert low <= min(energies) and max(energies) <= high and high >= 10 * low

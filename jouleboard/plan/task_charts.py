@@ -277,7 +277,8 @@ def accuracy_spec(
     only in ``side`` and ``below``)."""
     energy = [_float(p["energy"]) for p in points]
     accuracy = [_float(p["accuracy"]) for p in points]
-    xs = 10 ** math.floor(math.log10(min(energy))), 10 ** math.ceil(math.log10(max(energy)))
+    low = math.floor(math.log10(min(energy)))
+    xs = 10.0**low, 10.0 ** max(math.ceil(math.log10(max(energy))), low + 1)  # 1 decade or more
     pad = max(max(accuracy) - min(accuracy), 1.0) * 0.04  # a point on an edge stays whole
     ys = min(accuracy) - pad, max(accuracy) + pad
     front = sorted((i for i, p in enumerate(points) if p["frontier"]), key=lambda i: energy[i])
