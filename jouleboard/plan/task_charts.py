@@ -273,8 +273,8 @@ def accuracy_spec(
     """The accuracy chart: ``points`` (model, accuracy, energy, frontier...) on axes over
     fixed ranges, so each front name's place (render/point_names.py: above or below its
     point, left or right, clear of the other points, the front's steps and the other
-    names) is chosen on the desktop render and the phone one alike (their rows differ
-    only in ``side`` and ``below``)."""
+    names) is chosen for the desktop render and again for the narrower phone one (their
+    rows differ only in ``side`` and ``below``)."""
     energy = [_float(p["energy"]) for p in points]
     accuracy = [_float(p["accuracy"]) for p in points]
     low = math.floor(math.log10(min(energy)))
