@@ -142,7 +142,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         charts.ranking_bar(f"{t.units.efficiency_axis} (higher is better)"),
         {"table": rows},
         f"{t.info.name}: top {len(top)} by {words}",
-        *chart_colors(site, t),
+        chart_colors(site, t)[0],
     )
     return chart_ref(
         site.urls,

@@ -17,8 +17,8 @@ from jouleboard.plan.views import ChartRef, SiteView, TaskView, chart_ref
 from jouleboard.rank import ranking
 from jouleboard.render import charts
 from jouleboard.render.line_labels import log_pixels, log_value, spread
-from jouleboard.render.point_names import NAME_SIZE, Box, Render, place_names
-from jouleboard.render.text_fit import text_width, wrap
+from jouleboard.render.point_names import Render, place_names
+from jouleboard.render.text_fit import wrap
 
 
 def task_models(t: TaskView) -> list[str]:
@@ -30,10 +30,10 @@ def task_models(t: TaskView) -> list[str]:
 def chart_colors(
     site: SiteView, t: TaskView, model_ids: Sequence[str] | None = None
 ) -> tuple[dict[str, str], tuple[str, ...]]:
-    """What charts.bind takes for a chart of ``t`` drawing ``model_ids`` (in legend order;
-    None: every model of the task, as the browser may draw when it re-ranks the task): each
-    one's colour by display name, and the names the chart must label beside their marks
-    (those whose colour another drawn model has). Colours are the task's (charts.model_colors
+    """For a chart of ``t`` drawing ``model_ids`` (in legend order; None: every model of
+    the task, as the browser may draw when it re-ranks the task): each one's colour by
+    display name (what charts.bind takes), and the names the chart must label beside their
+    marks (those whose colour another drawn model has). Colours are the task's (charts.model_colors
     over task_models), so a model has one colour on every chart of its task, the best
     ranked the most distinct ones."""
     picks = charts.model_colors(task_models(t))
@@ -264,17 +264,18 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> tuple[ChartRef, str] | Non
 ACCURACY_HEIGHT = 380  # px: the accuracy chart's plot (charts.accuracy_energy)
 # px of the phone render's plot: its whole width less the y axis (labels and title).
 ACCURACY_PHONE_PLOT = charts.PHONE_WIDTH - 48
-DIRECT_DY = 7  # px from a point to the top of its name when its colour is shared
 
 
 def accuracy_spec(
-    points: Sequence[Row], title: str, colors: dict[str, str], direct: Sequence[str]
+    points: Sequence[Row], title: str, colors: dict[str, str], shared: Sequence[str]
 ) -> charts.Spec:
     """The accuracy chart: ``points`` (model, accuracy, energy, frontier...) on axes over
-    fixed ranges, so each front name's place (render/point_names.py: above or below its
-    point, left or right, clear of the other points, the front's steps and the other
-    names) is chosen for the desktop render and again for the narrower phone one (their
-    rows differ only in ``side`` and ``below``)."""
+    fixed ranges. It names the front's models and those whose colour another shares
+    (``shared``), each placed (render/point_names.py: above or below its point, on its left,
+    its right or centred, clear of the other points, the front's steps and the names placed
+    before it)
+    for the desktop render and again for the narrower phone one (their rows differ only in
+    ``name_at`` and ``below``); the front's names first, in the front's order."""
     energy = [_float(p["energy"]) for p in points]
     accuracy = [_float(p["accuracy"]) for p in points]
     low = math.floor(math.log10(min(energy)))
@@ -282,6 +283,7 @@ def accuracy_spec(
     pad = max(max(accuracy) - min(accuracy), 1.0) * 0.04  # a point on an edge stays whole
     ys = min(accuracy) - pad, max(accuracy) + pad
     front = sorted((i for i, p in enumerate(points) if p["frontier"]), key=lambda i: energy[i])
+    named = front + [i for i, p in enumerate(points) if p["model"] in shared and i not in front]
 
     def render(width: float) -> Render:
         at = [
@@ -294,28 +296,24 @@ def accuracy_spec(
         # The front's steps (step-after): right to the next point, then up to it.
         line = [corner for i, j in itertools.pairwise(front)
                 for corner in (at[i], (at[j][0], at[i][1]))] + [at[front[-1]]]  # fmt: skip
-        fixed: list[Box] = []
-        for i, p in enumerate(points):  # the names of shared colours, centred under them
-            if str(p["model"]) in direct and not p["frontier"]:
-                w, (x, y) = text_width(str(p["model"]), NAME_SIZE), at[i]
-                fixed.append((x - w / 2, y + DIRECT_DY, x + w / 2, y + DIRECT_DY + NAME_SIZE))
-        return Render(width, ACCURACY_HEIGHT, at, line, fixed)
+        return Render(width, ACCURACY_HEIGHT, at, line)
 
-    names = [(i, str(points[i]["model"])) for i in front]
+    names = [(i, str(points[i]["model"])) for i in named]
     rows = []
     for width in (charts.WIDTH, ACCURACY_PHONE_PLOT):
-        places = dict(zip(front, place_names(names, render(width)), strict=True))
+        places = dict(zip(named, place_names(names, render(width)), strict=True))
         rows.append(
             [
                 {
                     **p,
-                    "side": "right" if i in places and places[i].left else "left",
+                    "named": i in places,
+                    "name_at": places[i].at if i in places else "",
                     "below": i in places and places[i].below,
                 }
                 for i, p in enumerate(points)
             ]
         )
-    spec = charts.bind(charts.accuracy_energy(), {"table": rows[0]}, title, colors, direct)
+    spec = charts.bind(charts.accuracy_energy(), {"table": rows[0]}, title, colors)
     phone_rows: list[JsonValue] = [{**r} for r in rows[1]]
     return {
         **charts.with_domains(spec, {"x": xs, "y": ys}),

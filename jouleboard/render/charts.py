@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 
 from jouleboard.core.shapes import JsonObject, JsonValue, Scalar
+from jouleboard.render.point_names import NAME_DX, NAME_DY, NAME_DY_CENTRE, NAME_SIZE
 from jouleboard.render.text_fit import measured, text_width, wrap
 
 if TYPE_CHECKING:  # imported where a chart is built (first use only)
@@ -431,37 +432,12 @@ def _deadline_label() -> alt.Chart:
     return label
 
 
-DIRECT = "direct"  # the spec parameter bind fills with the models labelled on the chart
-
-
-def _direct_labels(base: alt.Chart, x: alt.X, y: alt.Y, which: str) -> alt.Chart:
-    """The names of the models whose colour another model on the chart also has (the grey
-    of those past the palette), centred under the marks ``which`` (a Vega expression)
-    selects: the sides of a point hold the names of its neighbours on a Pareto front."""
-    import altair as alt
-
-    labels: alt.Chart = (
-        base.transform_calculate(
-            named=f"indexof({DIRECT}, datum.model) >= 0 && ({which}) ? datum.model : ''"
-        )
-        .mark_text(align="center", baseline="top", dy=7, fontSize=11, color=AXIS_GREY)
-        .encode(x=x, y=y, text=alt.Text("named:N"))
-    )
-    return labels
-
-
-def _with_direct(spec: Spec) -> Spec:
-    params = spec.setdefault("params", [])
-    if not isinstance(params, list):
-        raise TypeError(f"a spec's params are a list, not {params!r}")
-    params.append({"name": DIRECT, "value": []})
-    return spec
-
-
-# A label's filter test on ``side``, its alignment and its offset from its point (px).
-LABEL_SIDES: tuple[tuple[str, Literal["left", "right"], int], ...] = (
-    ("!==", "left", 7),
-    ("===", "right", -7),
+# Where a point's name is drawn (its row's ``name_at``): the text's alignment and its
+# offset from the point, across and (up or down) along (px; render/point_names.py).
+NAME_PLACES: tuple[tuple[str, Literal["left", "center", "right"], int, int], ...] = (
+    ("left", "right", -NAME_DX, NAME_DY),
+    ("centre", "center", 0, NAME_DY_CENTRE),
+    ("right", "left", NAME_DX, NAME_DY),
 )
 
 
@@ -763,7 +739,7 @@ def compare_pareto(latency_title: str) -> Spec:
 def accuracy_energy() -> Spec:
     """Accuracy against energy per response (log x), one point per model, with the Pareto
     front of models that no other beats on both; the front's models are named, and any
-    model whose colour another shares (bind ``direct``)."""
+    model whose colour another shares (rows with ``named``)."""
     import altair as alt
 
     base = alt.Chart(alt.NamedData("table"))
@@ -792,24 +768,22 @@ def accuracy_energy() -> Spec:
             alt.Tooltip("per_correct:Q", title="J/correct answer", format=",.0f"),
         ],
     )
-    # Only the models on the front are named (the others' names would collide), each where
-    # its row says: on its point's left (``side`` "right") or right, ``below`` it or above
-    # (plan/task_charts.py accuracy_spec, clear of the other marks).
+    # The front's models are named, and those whose colour another shares (``named``; the
+    # others' names would collide), each where its row says (``name_at``, ``below``: chosen
+    # clear of the other marks by plan/task_charts.py accuracy_spec).
     labels = [
         base.transform_calculate(
             shown=(
-                f"datum.frontier && datum.side {op} 'right' && {'' if low else '!'}datum.below "
+                f"datum.named && datum.name_at === '{at}' && {'' if low else '!'}datum.below "
                 "? datum.model : ''"
             )
         )
-        .mark_text(align=align, dx=dx, dy=10 if low else -10, fontSize=11, color=AXIS_GREY)
+        .mark_text(align=align, dx=dx, dy=dy if low else -dy, fontSize=NAME_SIZE, color=AXIS_GREY)
         .encode(x=x, y=y, text=alt.Text("shown:N"))
-        for op, align, dx in LABEL_SIDES
+        for at, align, dx, dy in NAME_PLACES
         for low in (False, True)
     ]
-    # A model whose colour another on the chart shares (past the palette) is named too.
-    direct = _direct_labels(base, x, y, "!datum.frontier")
-    return _with_direct(_finish(alt.layer(front, points, *labels, direct), 380))
+    return _finish(alt.layer(front, points, *labels), 380)
 
 
 SENSITIVITY_HEIGHT = 300  # px of the deadline chart's plot
@@ -1337,10 +1311,6 @@ def with_model_colors(spec: Spec, colors: Mapping[str, str]) -> Spec:
     return adapt(spec)
 
 
-def _is_direct(param: JsonValue) -> bool:
-    return isinstance(param, dict) and param.get("name") == DIRECT
-
-
 def title_of(spec: Spec) -> str:
     """The title :func:`bind` gave a chart."""
     title = spec["title"]
@@ -1354,17 +1324,11 @@ def bind(
     datasets: Mapping[str, Sequence[Mapping[str, Scalar]]],
     title: str,
     colors: Mapping[str, str] | None = None,
-    direct: Collection[str] = (),
 ) -> Spec:
     """A page's chart: the template with its data and title (the template is not changed).
     ``colors``: each model's colour (model_colors) by its display name, in legend order,
-    for every model the chart may draw; ``direct``: the names the chart labels."""
+    for every model the chart may draw."""
     spec = with_model_colors(template, colors) if colors else dict(template)
-    params = spec.get("params", [])
-    if isinstance(params, list) and any(_is_direct(p) for p in params):
-        spec["params"] = [
-            {"name": DIRECT, "value": [*sorted(direct)]} if _is_direct(p) else p for p in params
-        ]
     if "deadline" in datasets:
         xs = [_number(r.get("latency", 0)) for r in datasets["table"]]
         datasets = {
