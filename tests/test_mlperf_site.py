@@ -210,3 +210,29 @@ def test_a_task_mixing_boundaries_does_not_validate(tmp_path: Path) -> None:
         rf"{re.escape(shown)}: /provenance/boundary: dataset.mixed-boundary: task 'gpqa' mixes",
         done.stderr,
     ), done.stderr
+
+
+def test_an_mlperf_chart_credits_mlperf_not_the_sites_measurements(default_site: Path) -> None:
+    """An MLPerf chart's citation, BibTeX and embed credit named "The ML.ENERGY Benchmark v3"
+    (the site's own measurements) for figures MLCommons publishes, and the embed wrote "not
+    verified by mlcommons" (Jinja's capitalize lowers the rest). Each now names MLPerf
+    Inference, the rounds its systems come from (read from downloads/mlperf.csv), and
+    MLCommons; a GPU-energy chart still cites the site's measurements."""
+    with (default_site / "downloads" / "mlperf.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    checked = 0
+    for benchmark in sorted({r["benchmark"] for r in rows}):
+        rounds = sorted({r["round"] for r in rows if r["benchmark"] == benchmark})
+        named = f"MLPerf Inference {' and '.join(rounds)} (MLCommons)"
+        page = (default_site / "mlperf" / benchmark / "index.html").read_text(encoding="utf-8")
+        cite = re.search(r'<p class="cite">(.*?)</p>', page, re.S)
+        assert cite is not None and f"Measurements: {named}." in cite.group(1), benchmark
+        assert "ML.ENERGY" not in cite.group(1) and f"Measurements: {named}" in page  # BibTeX
+        embed = default_site / "embed" / f"mlperf--{benchmark}" / "index.html"
+        credit = re.search(r'<p class="credit">(.*?)</p>', embed.read_text(encoding="utf-8"))
+        assert credit is not None and f"measurements from {named}" in credit.group(1)
+        assert "ML.ENERGY" not in credit.group(1) and "not verified by MLCommons" in credit.group(1)
+        checked += 1
+    assert checked >= 8 and len(rounds) >= 1
+    gpqa = (default_site / "embed" / "top--gpqa" / "index.html").read_text(encoding="utf-8")
+    assert "measurements from The ML.ENERGY Benchmark v3" in gpqa

@@ -153,4 +153,5 @@ def benchmark_chart(
         "derived figures not verified by MLCommons",
         table_id=f"mlperf-{ordered[0].result.scenario.lower()}",
         boundary=boundary_words("system-ac"),
+        cites=f"MLPerf Inference {listed(sorted({r.result.round for r in ordered}))} (MLCommons)",
     )

@@ -59,6 +59,9 @@ class ChartRef:
     table_id: str = ""
     boundary: str = ""  # what its energy includes ("GPU energy only"), "" for none
     live: LiveView | None = None  # a chart that follows the task page's controls
+    # The data its citation and embed credit where not the site's measurements (an MLPerf
+    # chart's: "MLPerf Inference v4.1 and v5.1 (MLCommons)"); "" for the site's.
+    cites: str = ""
 
     def export(self, urls: Urls, ext: str) -> str:
         """URL of an export: svg, png, vl.json or csv."""
@@ -496,12 +499,23 @@ def chart_ref(
     table_id: str = "",
     boundary: str = "",
     live: LiveView | None = None,
+    cites: str = "",
 ) -> ChartRef:
     """A chart of a page; its id names it (see urls.chart_id); ``boundary``: what its
     energy figures include ("GPU energy only": measure/units.py), "" for none; ``live``:
-    how its embed page draws it at a reader's settings (None: it has no settings)."""
+    how its embed page draws it at a reader's settings (None: it has no settings);
+    ``cites``: the data it credits where not the site's measurements."""
     return ChartRef(
-        chart_id(kind, *parts), title, alt, spec, urls.url(page), note, table_id, boundary, live
+        chart_id(kind, *parts),
+        title,
+        alt,
+        spec,
+        urls.url(page),
+        note,
+        table_id,
+        boundary,
+        live,
+        cites,
     )
 
 

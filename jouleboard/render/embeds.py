@@ -48,7 +48,8 @@ def chart_info(
 ) -> ChartInfo:
     """``phone``: the size of its phone render;
     ``png``: whether the build rendered the chart's 2x PNG; ``sources``: the data sets the
-    citation names (render/citation.py measured_by)."""
+    citation names (render/citation.py measured_by), unless the chart cites its own."""
+    sources = chart.cites or sources
     embed_abs = urls.absolute(urls.embed(chart.id))
     height = size[1] + EMBED_CHROME_PX
     snippet = (
