@@ -162,6 +162,12 @@ def test_compare_says_when_outputs_differ(site_page: Recorder) -> None:
     assert (
         "Outputs differ: SANA 1.5 1.6B at 1024×1024, 20 steps; FLUX.1 Dev at 1024×1024, 50 steps."
     ) in items, items
+    # The chart's energy axis is the image's, one title (it read "Energy per image (J, log
+    # scale), Energy per token (J, log scale), Energy per image (J, log scale)").
+    page.wait_for_selector("#compare-results figure.chart svg .role-axis-title text")
+    titles = page.locator("#compare-results figure.chart svg .role-axis-title text")
+    assert "Energy per image (J, log scale)" in titles.all_text_contents()
+    assert not [t for t in titles.all_text_contents() if "token" in t]
     assert site_page.problems() == []
 
 

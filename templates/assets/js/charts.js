@@ -123,7 +123,9 @@ export function drawFrontiers(figure, data, chosen, best, state) {
     spec.datasets = { table: points, deadline: deadlineRule(state.deadline, data, points) };
     spec.title = `Energy vs latency: ${chosen.map((m) => data.models[m].nickname).join(", ")}`;
     retitle(spec, "latency", data.latency.axis[state.pct]);
-    retitle(spec, "energy", data.units.energy_axis);
+    // The energy axis's title on every layer that draws on it (the whiskers' "low" too:
+    // Vega-Lite joins different titles of one axis with commas).
+    for (const field of ["energy", "low"]) retitle(spec, field, data.units.energy_axis);
     // The palette in the order the models were chosen: the first colours are the most
     // distinct ones (for colour-blind readers too), and no two chosen models share one.
     const palette = colourScale(spec, "model")?.range || [];
