@@ -12,6 +12,7 @@ from jouleboard.core.shapes import JsonLike, Row
 from jouleboard.kinds.base import Record, field_value
 from jouleboard.measure.formats import precision_label
 from jouleboard.plan.views import TaskView
+from jouleboard.rank.noise import table_note
 from jouleboard.rank.ranking import runs_of
 from jouleboard.rank.tables import MODEL
 from jouleboard.render.footprint import ENERGY_STEPS, NUMBER_STEPS, footprint_columns
@@ -53,10 +54,14 @@ def explore_payload(
     registry: Registry,
     model_url: Callable[[str], str],
     gpu_url: Callable[[str], str],
+    glossary_url: str = "",
 ) -> dict[str, JsonLike]:
     """One task's configurations for the browser: columns + rows (compact), the table's
-    column descriptors, the ranking order, the units and wording, and the model and GPU
-    names and links the re-ranked table shows."""
+    column descriptors, the ranking order, the units and wording, the model and GPU names
+    and links the re-ranked table shows, and what a page that shows several tasks' tables
+    in turn (/compare/) says beside the table: what places mean under the task's noise,
+    and where its accuracy comes from."""
+    quality = registry.quality.get(t.id)
     rows = [browser_row(t, c) for c in t.configs]
     columns = sorted({k for row in rows for k in row})
     models = sorted({c.model_id for c in t.configs})
@@ -68,6 +73,13 @@ def explore_payload(
         "columns": columns,
         "rows": [[row.get(k) for k in columns] for row in rows],
         "table": [f.browser() for f in fields],
+        "glossary_url": glossary_url,
+        "rank_note": table_note(t.noise),
+        "quality_note": ""
+        if quality is None
+        else f"† Accuracy is vendor-reported {quality.benchmark} accuracy, not measured with "
+        "the energy run. J/correct answer = J/response ÷ accuracy. A dash means no published "
+        "figure.",
         "ranked_key": t.kind.ranked_key,
         # How a download names the deadline's percentile (p50-300ms, batch-30s).
         "slug_prefix": {

@@ -474,5 +474,6 @@ def explore_file(site: SiteView, t: TaskView) -> str:
             site.registry,
             lambda m: urls.url(urls.model(m)),
             lambda g: urls.url(urls.gpu(g)),
+            urls.url(urls.glossary),
         )
     )

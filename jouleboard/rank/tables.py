@@ -141,6 +141,9 @@ class Field:
             "show": self.show,
             "numeric": c.numeric,
             **({"by_percentile": dict(self.by_percentile)} if self.by_percentile else {}),
+            # The header's tooltip and glossary term, as the server's header has them.
+            **({"title": c.title} if c.title else {}),
+            **({"term": c.term} if c.term else {}),
         }
 
 

@@ -188,3 +188,40 @@ def test_task_url_deadline_in_seconds_and_old_ms_links(site_page: Recorder) -> N
     compare = page.locator("a.compare-link").get_attribute("href") or ""
     assert "deadline=90s" in compare, compare
     assert site_page.problems() == []
+
+
+HEADER = """(id) => Array.from(document.getElementById(id).tHead.rows[0].cells).map((th) => {
+  const def = th.querySelector('a.def');
+  return [th.className.replace(' ranked', ''), def ? def.getAttribute('href') : '', th.title];
+})"""
+
+
+@pytest.mark.browser
+def test_compare_table_keeps_what_the_task_table_says(site_page: Recorder) -> None:
+    """The compare page rebuilds its table for the task picked: its header lost every
+    glossary link and tooltip, its note kept GPQA's noise ("−23% to +31%") on image tasks
+    whose noise is unknown, and an "Accuracy †" column had no † note. Each column now has
+    the link and tooltip the task page's header has; the note and the † line follow the
+    task."""
+    page = site_page.page
+    site_page.goto("/tasks/gpqa/")
+    task_header = {c: (d, t) for c, d, t in page.evaluate(HEADER, "ranking-gpqa")}
+    site_page.goto("/compare/?task=gpqa&models=openai/gpt-oss-20b,Qwen/Qwen3-8B")
+    page.wait_for_function("() => document.querySelectorAll('#compare-table td.col-model').length")
+    compare_header = page.evaluate(HEADER, "compare-table")
+    assert len(compare_header) >= 8
+    for cls, definition, title in compare_header:
+        if cls in task_header:  # every column both tables have reads the same
+            assert (definition, title) == task_header[cls], cls
+    assert sum(bool(d) for _, d, _ in compare_header) >= 7  # every column but Model
+    note = page.locator("#compare-table-places").inner_text()
+    assert "−23% to +31%" in note and "How places are set" in note
+    quality = page.locator("#compare-results .quality-note")
+    assert "Accuracy †" in page.locator("#compare-table thead").inner_text()
+    assert quality.is_visible() and quality.inner_text().startswith("† Accuracy is vendor-reported")
+    site_page.goto("/compare/?task=text-to-image&models=black-forest-labs/FLUX.1-dev")
+    page.wait_for_function("() => document.querySelectorAll('#compare-table td.col-model').length")
+    note = page.locator("#compare-table-places").inner_text()
+    assert note.startswith("Measurement noise unknown") and "−23%" not in note, note
+    assert not quality.is_visible()
+    assert site_page.problems() == []

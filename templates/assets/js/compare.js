@@ -94,7 +94,15 @@ function startCompare(form) {
     const best = rank(data.configs.filter((c) => chosen.includes(c.model_id)), {
       deadlineMs: state.deadline, percentile: state.pct, gpus: null, precisions: null,
       energyBudget: null, order: data.order, noise: data.noise });
-    rankingHeader(table, data.table, data.ranked_key);
+    rankingHeader(table, data.table, data.ranked_key, data.glossary_url);
+    // What places mean under this task's noise, and where its accuracy comes from.
+    const places = document.getElementById("compare-table-places");
+    if (places && places.firstChild) places.firstChild.textContent = `${data.rank_note} `;
+    const quality = out.querySelector(".quality-note");
+    if (quality) {
+      quality.textContent = data.quality_note;
+      quality.hidden = !data.quality_note;
+    }
     fillBody(table, best.map((r) => rankingRow(r, data, state.pct)),
       chosen.length ? "None of these models meets the deadline." : PICK);
     const missing = chosen.filter((m) => !best.some((r) => r.config.model_id === m));

@@ -102,23 +102,36 @@ function span(className, text) {
 
 // A header row of [label, unit, numeric, key] (the compare page follows the chosen task);
 // the column keyed `ranked` is marked as the server marks it (macros.html table).
-export function headerCells(table, labels, ranked = "") {
+// A header row as templates/macros.html writes it: each column's label, unit, tooltip
+// (`title`) and, with a `glossary` URL, its "?" link to the term that defines it (`term`).
+export function headerCells(table, labels, ranked = "", glossary = "") {
   const row = table.tHead.rows[0];
-  row.replaceChildren(...labels.map(([label, unit, numeric, key]) => {
+  row.replaceChildren(...labels.map(([label, unit, numeric, key, title, term]) => {
     const th = document.createElement("th");
     th.scope = "col";
     th.className = [numeric ? "num" : "", key ? `col-${key}` : "",
       key && key === ranked ? "ranked" : ""].filter(Boolean).join(" ");
+    if (title) th.title = title;
     th.append(label);
     if (unit) th.append(" ", span("unit", unit));
     if (key && key === ranked) th.append(" ", span("ranked-mark", "ranked by"));
+    if (term && glossary) {
+      const a = document.createElement("a");
+      a.className = "def";
+      a.href = `${glossary}#${term}`;
+      a.setAttribute("aria-label", `Definition of ${label}`);
+      a.textContent = "?";
+      th.append(a);
+    }
     return th;
   }));
   table.dataset.sortable = "";
   makeSortable(table);
 }
 
-export function rankingHeader(table, columns, ranked) {
-  headerCells(table, [["#", "", true, "rank"], ["Model", "", false, "model"],
-    ...columns.map((d) => [d.label, d.unit, d.numeric, d.key])], ranked);
+// rank/glossary.py COLUMN_TERMS["rank"]: the place column's term.
+export function rankingHeader(table, columns, ranked, glossary = "") {
+  headerCells(table, [["#", "", true, "rank", "", "rank-range"], ["Model", "", false, "model"],
+    ...columns.map((d) => [d.label, d.unit, d.numeric, d.key, d.title, d.term])],
+  ranked, glossary);
 }
