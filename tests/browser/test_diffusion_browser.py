@@ -126,8 +126,22 @@ def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None
     page.locator("#compare-deadline").dispatch_event("change")
     page.wait_for_function("() => location.search.includes('deadline=60s')")
     assert "batch latency ≤ 60 s" in page.locator(".compare-deadline").inner_text()
+    # A deadline the page cannot use is refused beside the box, as the task page does (it
+    # stayed in the box with no word, while the comparison went on at 60 s).
+    error = page.locator("#compare-deadline-error")
+    for bad in ("-3", "0"):
+        page.fill("#compare-deadline", bad)
+        page.locator("#compare-deadline").dispatch_event("change")
+        assert error.is_visible() and error.inner_text() == (
+            "Enter a deadline above 0. The comparison still uses 60."
+        )
+        assert (
+            "deadline=60s" in page.url
+            and "≤ 60 s" in page.locator(".compare-deadline").inner_text()
+        )
     page.select_option("#compare-task", "gpqa")
     assert (unit.inner_text(), page.input_value("#compare-deadline")) == ("ms", "300")
+    assert not error.is_visible()  # the new task's box holds a deadline it uses
     assert site_page.problems() == []
 
 

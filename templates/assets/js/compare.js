@@ -4,6 +4,7 @@ import { calculatorDefaults, footprintHeader, footprintRows, showCalculator,
   wireCalculator } from "./calculator.js";
 import { drawFrontiers } from "./charts.js";
 import { ratioItems } from "./compare-ratios.js";
+import { fieldError } from "./field-error.js";
 import { rank } from "./rank.js";
 import { fillBody, rankingHeader, rankingRow } from "./table.js";
 import { loadData } from "./task-data.js";
@@ -66,6 +67,7 @@ function startCompare(form) {
     const task = tasks[state.task];
     taskSelect.value = state.task;
     number.value = String(state.deadline / task.scale);
+    fieldError(number, "");
     if (unitLabel) unitLabel.textContent = task.unit;
     percentile.value = state.pct;
     if (percentileControl) percentileControl.hidden = task.percentiles.length < 2;
@@ -126,10 +128,13 @@ function startCompare(form) {
   });
   number.addEventListener("change", () => {
     const value = Number(number.value);
-    if (Number.isFinite(value) && value > 0) {
-      state.deadline = value * tasks[state.task].scale;
-      update(true);
-    }
+    const ok = Number.isFinite(value) && value > 0;
+    // As the task page's box says it (js/task-controls.js): not taken, and what still holds.
+    fieldError(number, ok ? "" : "Enter a deadline above 0. The comparison still uses " +
+      `${state.deadline / tasks[state.task].scale}.`);
+    if (!ok) return;
+    state.deadline = value * tasks[state.task].scale;
+    update(true);
   });
   percentile.addEventListener("change", () => { state.pct = percentile.value; update(true); });
   form.addEventListener("submit", (event) => { event.preventDefault(); update(true); });
