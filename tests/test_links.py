@@ -182,3 +182,25 @@ def test_every_page_has(pages: dict[str, Page], check: object, problem: str) -> 
     assert callable(check)
     failing = sorted(name for name, page in pages.items() if not check(page))
     assert failing == [], f"{problem}: {failing}"
+
+
+def test_every_column_a_task_page_shows_links_its_definition(site: Path) -> None:
+    """A reader taps a column's "?" for what it means. The image and video tables' Batch,
+    Steps and Output and every page's Electricity, Cost and CO₂e columns had none (nor a
+    glossary entry). Now every header of every table on every task page, but the model's
+    name, links a glossary entry that exists."""
+    import re
+
+    glossary = (site / "glossary" / "index.html").read_text(encoding="utf-8")
+    defined = set(re.findall(r'id="([^"]+)"', glossary))
+    missing, seen = [], 0
+    for page in sorted((site / "tasks").glob("*/index.html")):
+        for th in re.findall(r'<th scope="col" (.*?)</th>', page.read_text(encoding="utf-8")):
+            key = re.search(r'class="[^"]*col-([A-Za-z0-9_]+)', th)
+            link = re.search(r'<a class="def" href="/glossary/#([^"]+)"', th)
+            seen += 1
+            if key and key.group(1) == "model":
+                continue
+            if link is None or link.group(1) not in defined:
+                missing.append((page.parent.name, key.group(1) if key else th[:40]))
+    assert seen > 100 and not missing, sorted(set(missing))

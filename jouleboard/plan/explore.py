@@ -123,7 +123,13 @@ def explore_payload(
         # The calculator table's header, and the steps its figures scale by (Wh to TWh;
         # k, M, B, T), as the server-rendered calculator has them.
         "footprint_columns": [
-            {"key": c.key, "label": c.label, "unit": c.unit, "numeric": c.numeric}
+            {
+                "key": c.key,
+                "label": c.label,
+                "unit": c.unit,
+                "numeric": c.numeric,
+                **({"term": c.term} if c.term else {}),
+            }
             for c in (MODEL, *footprint_columns(scales))
         ],
         "footprint_steps": {

@@ -67,6 +67,35 @@ TERMS: tuple[tuple[str, str, str], ...] = (
         "For image and video models: the time to generate one batch of outputs, in seconds.",
     ),
     (
+        "batch-size",
+        "Batch (image and video models)",
+        "How many images or videos one generation call makes at once. A larger batch shares "
+        "the GPU's work among more outputs, usually lowering the energy per output, and "
+        "lengthens the batch latency. It is not a language model's batch cap.",
+    ),
+    (
+        "steps",
+        "Steps (denoising steps)",
+        "How many denoising steps an image or video model takes for each output. Its energy "
+        "grows about in proportion, so two models at different step counts do not do the same "
+        "work per output; the pages say so where they differ.",
+    ),
+    (
+        "output",
+        "Output (image or video)",
+        "What one output of an image or video model is: its resolution, and for a video its "
+        "frames and frame rate. Energy per image or per video compares like with like only "
+        "between equal outputs.",
+    ),
+    (
+        "footprint",
+        "Electricity, cost, CO₂e",
+        "GPU energy for many outputs or responses (a billion tokens, a million responses, a "
+        "thousand videos) times the PUE, in kWh; what that electricity costs at the price "
+        "given; and its emissions at the grid's carbon intensity (grams of CO₂-equivalent per "
+        "kWh). The defaults are illustrative: set your own in the calculator.",
+    ),
+    (
         "batch-cap",
         "Batch cap (max_num_seqs)",
         "The most requests the server runs at once. A larger cap shares each GPU step among "
@@ -162,7 +191,18 @@ COLUMN_TERMS: dict[str, str] = {
     "rank": "rank-range",
     "scenario": "mlperf-scenario",  # MLPerf tables (plan/mlperf.py)
     "system": "mlperf-system",
+    "batch_size": "batch-size",  # image and video models (kinds/diffusion.py)
+    "inference_steps": "steps",
+    "resolution": "output",
 }
+# Footprint columns (render/footprint.py) are named by what and per how much:
+# kwh_per_btok, cost_per_mresp, co2_per_kout...
+FOOTPRINT_PREFIXES = ("kwh_per_", "cost_per_", "co2_per_")
+
+
+def column_term(key: str) -> str:
+    """The glossary anchor that defines the column ``key``, or ""."""
+    return COLUMN_TERMS.get(key) or ("footprint" if key.startswith(FOOTPRINT_PREFIXES) else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from jouleboard.core.urls import Urls
 from jouleboard.measure.checks import boundary_of
 from jouleboard.measure.formats import FORMATS, show
 from jouleboard.measure.units import boundary_words
-from jouleboard.rank.glossary import COLUMN_TERMS
+from jouleboard.rank.glossary import column_term
 from jouleboard.rank.noise import UNKNOWN, Noise, table_note
 from jouleboard.rank.ranking import Rankable, RankedRow, runs_of
 
@@ -43,7 +43,7 @@ class Column:
     @property
     def term(self) -> str:
         """The glossary anchor that defines this column, or ""."""
-        return COLUMN_TERMS.get(self.key, "")
+        return column_term(self.key)
 
 
 @dataclass(frozen=True, slots=True)

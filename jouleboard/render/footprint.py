@@ -115,5 +115,9 @@ def footprint_table(
             ]
         body.append((model_cell(r.config.model_id, registry, urls), *cells))
     return Table(
-        table_id, caption, (Column("model", "Model"), *footprint_columns(scales)), tuple(body)
+        table_id,
+        caption,
+        (Column("model", "Model"), *footprint_columns(scales)),
+        tuple(body),
+        glossary_url=urls.url(urls.glossary),  # each figure's header links what it means
     )

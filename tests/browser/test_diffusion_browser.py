@@ -230,6 +230,9 @@ def test_compare_table_keeps_what_the_task_table_says(site_page: Recorder) -> No
     assert sum(bool(d) for _, d, _ in compare_header) >= 7  # every column but Model
     note = page.locator("#compare-table-places").inner_text()
     assert "−23% to +31%" in note and "How places are set" in note
+    # The footprint table, rebuilt too: each figure's header links the glossary's entry.
+    footprint = page.evaluate(HEADER, "compare-footprint")
+    assert len(footprint) == 7 and all(d == "/glossary/#footprint" for _, d, _ in footprint[1:])
     quality = page.locator("#compare-results .quality-note")
     assert "Accuracy †" in page.locator("#compare-table thead").inner_text()
     assert quality.is_visible() and quality.inner_text().startswith("† Accuracy is vendor-reported")

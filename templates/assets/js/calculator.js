@@ -67,5 +67,6 @@ export function footprintRows(configs, data, state) {
 
 // The calculator's header, from the explore JSON's footprint columns (render/footprint.py).
 export function footprintHeader(table, data) {
-  headerCells(table, data.footprint_columns.map((c) => [c.label, c.unit, c.numeric, c.key]));
+  headerCells(table, data.footprint_columns.map((c) =>
+    [c.label, c.unit, c.numeric, c.key, "", c.term]), "", data.glossary_url);
 }
