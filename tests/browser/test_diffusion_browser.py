@@ -176,6 +176,10 @@ def test_compare_says_when_outputs_differ(site_page: Recorder) -> None:
     assert (
         "Outputs differ: SANA 1.5 1.6B at 1024×1024, 20 steps; FLUX.1 Dev at 1024×1024, 50 steps."
     ) in items, items
+    # One image is one response: one ratio, per image (it said "per response (1.8× per
+    # image; ...)", two names for one figure).
+    ratio = next(i for i in items if " uses " in i)
+    assert "× the energy per image of " in ratio and "response" not in ratio, ratio
     # The chart's energy axis is the image's, one title (it read "Energy per image (J, log
     # scale), Energy per token (J, log scale), Energy per image (J, log scale)").
     page.wait_for_selector("#compare-results figure.chart svg .role-axis-title text")

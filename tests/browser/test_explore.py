@@ -809,9 +809,11 @@ def test_compare_page(site_page: Recorder) -> None:
     assert noise.per_run is not None
     u = [noise.per_run / math.sqrt(c.runs) for c in (base, other)]
     assert math.log(per_token) > 3.1824463052837078 * math.hypot(*u)
+    # The noise's word sits beside the per-token ratio it is about (it read "(6.1× per
+    # token; within ...)" after the per-response ratio, as if about that one).
     sentence = (
         f"Qwen 3 8B uses {times:.1f}× the energy per response of GPT OSS 20B at this "
-        f"deadline ({per_token:.1f}× per token; a real difference, beyond measurement noise)."
+        f"deadline; per token, {per_token:.1f}×, a real difference, beyond measurement noise."
     )
     ratios = [t.strip() for t in page.locator("#compare-results ul.ratios li").all_inner_texts()]
     assert ratios == [sentence]
@@ -838,8 +840,8 @@ def test_compare_page(site_page: Recorder) -> None:
     page.wait_for_selector("#compare-results ul.ratios li", state="attached")
     ratio = page.locator("#compare-results ul.ratios li").first.inner_text()
     assert ratio.endswith(
-        "within measurement noise: not distinguishable; 2 runs of each would separate them if "
-        "these values held)."
+        "per token, 1.4×, within measurement noise: not distinguishable; 2 runs of each would "
+        "separate them if these values held."
     ), ratio
     assert_clean(site_page)
 

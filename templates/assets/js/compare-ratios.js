@@ -26,9 +26,14 @@ function ratioLines(best, data) {
   return best.filter((r) => r.config !== base).map(({ config: c }) => {
     const times = c.energy_per_response_joules / base.energy_per_response_joules;
     const perOutput = c.energy_per_output_joules / base.energy_per_output_joules;
-    return `${name(c)} uses ${grouped(times, 1)}× the energy per response of ${name(base)} ` +
-      `at this deadline (${grouped(perOutput, 1)}× per ${data.units.output}; ` +
-      `${distinguishable(base, c, data)}).`;
+    const { output, response } = data.units;
+    const uses = `${name(c)} uses ${grouped(times, 1)}× the energy per ${response} of ` +
+      `${name(base)} at this deadline`;
+    // The noise is judged on the energy per output: said beside that ratio, so it is not
+    // read as a word on the per-response one (which the output's length also moves).
+    if (response === output) return `${uses} (${distinguishable(base, c, data)}).`;
+    return `${uses}; per ${output}, ${grouped(perOutput, 1)}×, ` +
+      `${distinguishable(base, c, data)}.`;
   });
 }
 
