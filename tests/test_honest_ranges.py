@@ -264,3 +264,24 @@ def test_the_home_page_cards_name_each_task_s_places(default_site: Path) -> None
             assert all(m in answer for m in sharing), (task, answer)
         else:
             assert "within measurement noise of it" not in answer
+
+
+def test_a_download_leaves_the_bounds_empty_where_the_noise_is_unknown(
+    default_dataset: object,
+) -> None:
+    """Text to Image has no repeat run, so its noise is unknown: its ranking download gave
+    each bound equal to the value ("337.94, 337.94, 337.94"), which a script reads as an
+    exact figure. The bounds are now empty there, as relative_uncertainty is; a task whose
+    noise is known still gives bounds around the value."""
+    from jouleboard.api import rank_task
+
+    unknown = rank_task(default_dataset, "text-to-image").records  # type: ignore[arg-type]
+    known = rank_task(default_dataset, "gpqa").records  # type: ignore[arg-type]
+    assert unknown and known
+    for r in unknown:
+        assert r["relative_uncertainty"] is None and r["rank_best"] == r["rank_worst"]
+        for key in ("energy_per_output_joules", "outputs_per_joule"):
+            assert r[f"{key}_low"] is None and r[f"{key}_high"] is None, r
+    for r in known:
+        value = r["energy_per_token_joules"]
+        assert r["energy_per_token_joules_low"] < value < r["energy_per_token_joules_high"]

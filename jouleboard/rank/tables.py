@@ -373,14 +373,14 @@ def with_noise(
     """A ranking download row with the noise columns: how many runs, the relative standard
     uncertainty of its energy (None: unknown), its places, the critical value c they and the
     intervals used and the degrees of freedom of s behind it (None: unknown, or s taken as
-    exact), and each interval metric's bounds at the noise's confidence (equal to the value
-    when the noise is unknown)."""
+    exact), and each interval metric's bounds at the noise's confidence (None when the
+    noise is unknown: the value repeated would read as exact)."""
     bounds: Row = {}
     for key in interval:
         value = record[key]
         if not isinstance(value, int | float):
             raise TypeError(f"{key} has no interval: {value!r} is not a number")
-        low, high = noise.interval(value, row.u)
+        low, high = (None, None) if row.u is None else noise.interval(value, row.u)
         bounds[f"{key}_low"], bounds[f"{key}_high"] = low, high
     return {
         **record,
