@@ -285,3 +285,11 @@ def test_a_download_leaves_the_bounds_empty_where_the_noise_is_unknown(
     for r in known:
         value = r["energy_per_token_joules"]
         assert r["energy_per_token_joules_low"] < value < r["energy_per_token_joules_high"]
+
+
+def test_the_glossary_speaks_to_readers_not_to_maintainers(site: SiteView) -> None:
+    """The glossary is for readers: it said "site.yaml declares no uncertainty" and
+    "(rule dataset.mixed-boundary)", a file and a validation rule a reader never sees."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", glossary_html(noise_scopes(site))))
+    assert "measurement noise unknown" in text  # the default data has such tasks
+    assert not re.findall(r"\w+\.yaml|dataset\.[a-z-]+|\brule\b", text)

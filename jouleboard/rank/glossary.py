@@ -234,9 +234,9 @@ def scope_html(scope: NoiseScope) -> str:
     if not noise.known:
         return (
             f"<p><strong>{listed}</strong>: measurement noise unknown. None of these tasks' "
-            "configurations was measured more than once, site.yaml declares no uncertainty, and "
-            "an estimate from other kinds of task or data sets is not used here, so their places "
-            "are by point value and no range is shown.</p>\n"
+            "configurations was measured more than once, the leaderboard states no uncertainty "
+            "for them, and an estimate from other kinds of task or data sets is not used here, "
+            "so their places are by point value and no range is shown.</p>\n"
         )
     text = f"<p><strong>{listed}</strong>: {markup(describe(noise))}</p>\n"
     if noise.declared is not None or not noise.groups:
@@ -291,9 +291,8 @@ fans and all accelerators) measured by an external power analyzer through SPEC P
 as MLPerf Inference requires. It is larger than the GPU energy of the same work, by an
 amount that depends on the server, so the MLPerf pages rank systems among themselves only.</li>
 </ul>
-<p>Neither includes the data centre's cooling and power distribution (its PUE). A task
-whose measurements state two boundaries does not build (rule
-<code>dataset.mixed-boundary</code>).</p>
+<p>Neither includes the data centre's cooling and power distribution (its PUE). No table
+mixes the two: a task's measurements all have one boundary.</p>
 """
 
 

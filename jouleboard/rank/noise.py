@@ -333,8 +333,8 @@ def describe(noise: Noise) -> str:
     if noise.per_run is None:
         return (
             "Measurement noise unknown: no configuration was measured more than once and "
-            "site.yaml declares no uncertainty, so every place is by point value and no range "
-            "is shown."
+            "the leaderboard states no uncertainty, so every place is by point value and no "
+            "range is shown."
         )
     s, conf = noise.per_run, percent(noise.confidence)
     if noise.declared is not None:
