@@ -124,10 +124,10 @@ def test_one_colour_per_model_on_a_tasks_charts_and_look_alikes_named(
         task = name.removesuffix(".vl.json").rsplit("--", 1)[-1]
         datasets = spec.get("datasets", {})
         drawn = {row["model"] for rows in datasets.values() for row in rows if "model" in row}
-        direct = {
-            m for p in spec.get("params", []) if p.get("name") == "direct" for m in p["value"]
-        }
-        # A chart that names every line at its end (the deadline chart) needs no legend.
+        # A chart names a model beside its mark where its row says so (``named``: the
+        # accuracy chart, render/point_names.py), or names every line at its end (the
+        # deadline chart), which then needs no legend.
+        direct = {row["model"] for rows in datasets.values() for row in rows if row.get("named")}
         direct |= {row["model"] for row in datasets.get("ends", [])}
         for node in _nodes(spec):
             color = node.get("color")
