@@ -204,3 +204,29 @@ def test_every_column_a_task_page_shows_links_its_definition(site: Path) -> None
             if link is None or link.group(1) not in defined:
                 missing.append((page.parent.name, key.group(1) if key else th[:40]))
     assert seen > 100 and not missing, sorted(set(missing))
+
+
+def test_the_downloads_page_says_what_every_column_holds(site: Path) -> None:
+    """A researcher opening a CSV met columns named repeat, runs, critical_value or
+    rank_best that nothing on the site explained. The downloads page now lists every
+    column the published CSV files have (read from their header lines), each with its
+    meaning, and no column they lack."""
+    import csv
+    import html
+    import re
+
+    from jouleboard.plan.columns import COLUMNS
+
+    headers: set[str] = set()
+    for path in sorted((site / "downloads").rglob("*.csv")):
+        with path.open(encoding="utf-8") as f:
+            headers |= set(next(csv.reader(f)))
+    page = (site / "downloads" / "index.html").read_text(encoding="utf-8")
+    listed = {
+        name: html.unescape(meaning)
+        for name, meaning in re.findall(r"<dt><code>([^<]+)</code></dt><dd>([^<]*)</dd>", page)
+    }
+    assert len(headers) > 80 and set(listed) == headers, set(listed) ^ headers
+    assert not [n for n, m in listed.items() if "own kind" in m or len(m) < 12]
+    assert set(COLUMNS) == headers  # no entry for a column no file has
+    assert '<a href="#columns">Columns</a>' in page

@@ -16,6 +16,7 @@ from jouleboard.kinds import Kinds
 from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset
 from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
+from jouleboard.plan.columns import column_lines
 from jouleboard.plan.downloads import (
     Records,
     configuration_downloads,
@@ -159,8 +160,8 @@ def size_text(size: int) -> str:
 
 def downloads_page(urls: Urls, downloads: Sequence[Download]) -> Page:
     """Every published file, grouped as planned (the full data set, each release, each
-    task's rankings), one line per file with its formats and row count; its sizes are
-    known once the files are made (:func:`sized`)."""
+    task's rankings), one line per file with its formats and row count, and what each of
+    their columns means; its sizes are known once the files are made (:func:`sized`)."""
     items: dict[str, dict[str, list[Download]]] = {}
     for d in downloads:
         items.setdefault(d.group, {}).setdefault(d.path.rsplit(".", 1)[0], []).append(d)
@@ -187,7 +188,7 @@ def downloads_page(urls: Urls, downloads: Sequence[Download]) -> Page:
         "downloads.html",
         "Downloads",
         "Every ranking and the full data set as CSV and JSON.",
-        DownloadsBody((*groups, ("Format", (schema,)))),
+        DownloadsBody((*groups, ("Format", (schema,))), column_lines(downloads)),
     )
 
 
@@ -201,7 +202,7 @@ def sized(page: Page, size_of: Callable[[str], int]) -> Page:
     groups = tuple(
         (title, tuple(_sized(item, size_of) for item in items)) for title, items in page.body.groups
     )
-    return dataclasses.replace(page, body=DownloadsBody(groups))
+    return dataclasses.replace(page, body=dataclasses.replace(page.body, groups=groups))
 
 
 def _sized(item: DownloadItem, size_of: Callable[[str], int]) -> DownloadItem:

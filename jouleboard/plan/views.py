@@ -348,6 +348,7 @@ class DownloadItem:
 @dataclass(frozen=True)
 class DownloadsBody:
     groups: tuple[tuple[str, tuple[DownloadItem, ...]], ...]
+    columns: tuple[tuple[str, str], ...] = ()  # each column's name and meaning
 
 
 @dataclass(frozen=True)
