@@ -14,7 +14,7 @@ from jouleboard.measure.formats import precision_label
 from jouleboard.plan.views import TaskView
 from jouleboard.rank.noise import table_note
 from jouleboard.rank.ranking import runs_of
-from jouleboard.rank.tables import MODEL
+from jouleboard.rank.tables import MODEL, RANK
 from jouleboard.render.footprint import ENERGY_STEPS, NUMBER_STEPS, footprint_columns
 
 IDENTITY = (
@@ -74,6 +74,7 @@ def explore_payload(
         "rows": [[row.get(k) for k in columns] for row in rows],
         "table": [f.browser() for f in fields],
         "glossary_url": glossary_url,
+        "rank_term": RANK.term,  # the place column's glossary term, as its header links it
         "rank_note": table_note(t.noise),
         "quality_note": ""
         if quality is None

@@ -100,10 +100,9 @@ function span(className, text) {
   return el;
 }
 
-// A header row of [label, unit, numeric, key] (the compare page follows the chosen task);
-// the column keyed `ranked` is marked as the server marks it (macros.html table).
-// A header row as templates/macros.html writes it: each column's label, unit, tooltip
-// (`title`) and, with a `glossary` URL, its "?" link to the term that defines it (`term`).
+// A header row of [label, unit, numeric, key, title, term] as templates/macros.html writes
+// it (the compare page follows the chosen task): the column keyed `ranked` marked, and with
+// a `glossary` URL each column's "?" link to the term that defines it.
 export function headerCells(table, labels, ranked = "", glossary = "") {
   const row = table.tHead.rows[0];
   row.replaceChildren(...labels.map(([label, unit, numeric, key, title, term]) => {
@@ -129,9 +128,10 @@ export function headerCells(table, labels, ranked = "", glossary = "") {
   makeSortable(table);
 }
 
-// rank/glossary.py COLUMN_TERMS["rank"]: the place column's term.
-export function rankingHeader(table, columns, ranked, glossary = "") {
-  headerCells(table, [["#", "", true, "rank", "", "rank-range"], ["Model", "", false, "model"],
+// The place and model columns, then the task's (`columns`: the explore JSON's `table`).
+export function rankingHeader(table, columns, ranked, data) {
+  headerCells(table, [["#", "", true, "rank", "", data.rank_term],
+    ["Model", "", false, "model"],
     ...columns.map((d) => [d.label, d.unit, d.numeric, d.key, d.title, d.term])],
-  ranked, glossary);
+  ranked, data.glossary_url);
 }
