@@ -261,7 +261,6 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> tuple[ChartRef, str] | Non
     return ref, effect.sentence
 
 
-ACCURACY_HEIGHT = 380  # px: the accuracy chart's plot (charts.accuracy_energy)
 # px of the phone render's plot: its whole width less the y axis (labels and title).
 ACCURACY_PHONE_PLOT = charts.PHONE_WIDTH - 48
 
@@ -273,9 +272,9 @@ def accuracy_spec(
     fixed ranges. It names the front's models and those whose colour another shares
     (``shared``), each placed (render/point_names.py: above or below its point, on its left,
     its right or centred, clear of the other points, the front's steps and the names placed
-    before it)
-    for the desktop render and again for the narrower phone one (their rows differ only in
-    ``name_at`` and ``below``); the front's names first, in the front's order."""
+    before it) for the desktop render and again for the narrower phone one (their rows
+    differ only in ``name_at`` and ``below``); the front's names first, in the front's
+    order."""
     energy = [_float(p["energy"]) for p in points]
     accuracy = [_float(p["accuracy"]) for p in points]
     low = math.floor(math.log10(min(energy)))
@@ -289,14 +288,14 @@ def accuracy_spec(
         at = [
             (
                 width * math.log(e / xs[0]) / math.log(xs[1] / xs[0]),
-                ACCURACY_HEIGHT * (ys[1] - a) / (ys[1] - ys[0]),
+                charts.ACCURACY_HEIGHT * (ys[1] - a) / (ys[1] - ys[0]),
             )
             for e, a in zip(energy, accuracy, strict=True)
         ]
         # The front's steps (step-after): right to the next point, then up to it.
         line = [corner for i, j in itertools.pairwise(front)
                 for corner in (at[i], (at[j][0], at[i][1]))] + [at[front[-1]]]  # fmt: skip
-        return Render(width, ACCURACY_HEIGHT, at, line)
+        return Render(width, charts.ACCURACY_HEIGHT, at, line)
 
     names = [(i, str(points[i]["model"])) for i in named]
     rows = []

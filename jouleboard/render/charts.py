@@ -735,6 +735,9 @@ def compare_pareto(latency_title: str) -> Spec:
     return _finish(alt.layer(lines, whiskers, points, _deadline_rule(), _deadline_label()), 340)
 
 
+ACCURACY_HEIGHT = 380  # px of the accuracy chart's plot (its names are placed in it)
+
+
 @template
 def accuracy_energy() -> Spec:
     """Accuracy against energy per response (log x), one point per model, with the Pareto
@@ -783,7 +786,7 @@ def accuracy_energy() -> Spec:
         for at, align, dx, dy in NAME_PLACES
         for low in (False, True)
     ]
-    return _finish(alt.layer(front, points, *labels), 380)
+    return _finish(alt.layer(front, points, *labels), ACCURACY_HEIGHT)
 
 
 SENSITIVITY_HEIGHT = 300  # px of the deadline chart's plot
