@@ -17,7 +17,7 @@ from jouleboard.plan.views import ChartRef, SiteView, TaskView, chart_ref
 from jouleboard.rank import ranking
 from jouleboard.render import charts
 from jouleboard.render.line_labels import log_pixels, log_value, spread
-from jouleboard.render.point_names import Render, place_names
+from jouleboard.render.point_names import Place, Render, place_names
 from jouleboard.render.text_fit import wrap
 
 
@@ -261,8 +261,15 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> tuple[ChartRef, str] | Non
     return ref, effect.sentence
 
 
-# px of the phone render's plot: its whole width less the y axis (labels and title).
-ACCURACY_PHONE_PLOT = charts.PHONE_WIDTH - 48
+ACCURACY_AXIS = 48  # px left of the accuracy chart's plot: its y axis (labels, title), padding
+# px of the phone render's plot: its whole width less the y axis.
+ACCURACY_PHONE_PLOT = charts.PHONE_WIDTH - ACCURACY_AXIS
+# Whole widths (px) the interactive view draws the accuracy chart at: the widest that fits
+# its figure (js/live-chart.js), with the names placed for it. The desktop render's and the
+# phone render's, and steps between and below them (a 360 px and a 320 px screen), so no
+# figure draws names placed for a wider plot.
+ACCURACY_LIVE = (charts.WIDTH + ACCURACY_AXIS, 620, 560, 500, 450, 400,
+                 charts.PHONE_WIDTH, 328, 288)  # fmt: skip
 
 
 def accuracy_spec(
@@ -272,8 +279,9 @@ def accuracy_spec(
     fixed ranges. It names the front's models and those whose colour another shares
     (``shared``), each placed (render/point_names.py: above or below its point, on its left,
     its right or centred, clear of the other points, the front's steps and the names placed
-    before it) for the desktop render and again for the narrower phone one (their rows
-    differ only in ``name_at`` and ``below``); the front's names first, in the front's
+    before it) for the desktop render, again for the narrower phone one (their rows differ
+    only in ``name_at`` and ``below``) and for each of the interactive view's widths
+    (usermeta.live: each width's places by model); the front's names first, in the front's
     order."""
     energy = [_float(p["energy"]) for p in points]
     accuracy = [_float(p["accuracy"]) for p in points]
@@ -298,23 +306,39 @@ def accuracy_spec(
         return Render(width, charts.ACCURACY_HEIGHT, at, line)
 
     names = [(i, str(points[i]["model"])) for i in named]
-    rows = []
-    for width in (charts.WIDTH, ACCURACY_PHONE_PLOT):
-        places = dict(zip(named, place_names(names, render(width)), strict=True))
-        rows.append(
-            [
-                {
-                    **p,
-                    "named": i in places,
-                    "name_at": places[i].at if i in places else "",
-                    "below": i in places and places[i].below,
-                }
-                for i, p in enumerate(points)
-            ]
-        )
-    spec = charts.bind(charts.accuracy_energy(), {"table": rows[0]}, title, colors)
-    phone_rows: list[JsonValue] = [{**r} for r in rows[1]]
+
+    def places(plot: float) -> dict[int, Place]:
+        return dict(zip(named, place_names(names, render(plot)), strict=True))
+
+    def table(at: dict[int, Place]) -> list[Row]:
+        return [
+            {
+                **p,
+                "named": i in at,
+                "name_at": at[i].at if i in at else "",
+                "below": i in at and at[i].below,
+            }
+            for i, p in enumerate(points)
+        ]
+
+    live: list[JsonValue] = [
+        {
+            "width": whole,
+            "names": {
+                str(points[i]["model"]): [p.at, p.below]
+                for i, p in places(whole - ACCURACY_AXIS).items()
+            },
+        }
+        for whole in ACCURACY_LIVE
+    ]
+    spec = charts.bind(
+        charts.accuracy_energy(), {"table": table(places(charts.WIDTH))}, title, colors
+    )
+    phone_rows: list[JsonValue] = [{**r} for r in table(places(ACCURACY_PHONE_PLOT))]
     return {
         **charts.with_domains(spec, {"x": xs, "y": ys}),
-        "usermeta": {"phone": {"datasets": {"table": phone_rows}}},
+        "usermeta": {
+            "phone": {"datasets": {"table": phone_rows}},
+            "live": {"dataset": "table", "widths": live},
+        },
     }

@@ -235,3 +235,32 @@ def test_no_name_on_the_accuracy_chart_covers_the_front_or_a_point(
         assert names == 6 and covered == [], (names, covered)  # the front's four, two greys
     finally:
         ctx.close()
+
+
+def test_the_interactive_accuracy_chart_keeps_its_names_clear(
+    pw_browser: Any, site_url: str
+) -> None:
+    """The interactive view fitted its figure, narrower than the plots the names were
+    placed for: at 390 px "DeepSeek V3.1" sat on the front's step. It is now drawn at the
+    widest of the widths its names were placed for that fits (usermeta.live), at its own
+    size: Vega finds the point under the pointer in unscaled pixels, so a chart shrunk to
+    fit would show the wrong tooltips. Phone, small tablet, tablet, desktop."""
+    ctx = pw_browser.new_context(viewport=DESKTOP)
+    try:
+        page = ctx.new_page()
+        for width in (390, 600, 768, 1280):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{site_url}/tasks/gpqa/")
+            figure = page.locator("#chart-accuracy--gpqa")
+            figure.locator("button.interactive").click()
+            svg = figure.locator("svg.marks")
+            svg.locator("g.mark-text text").first.wait_for(state="attached")
+            names, covered = svg.evaluate(NAMES_ON_MARKS)
+            assert names == 6 and covered == [], (width, names, covered)
+            drawn, shown, room = svg.evaluate(
+                "(s) => [Number(s.getAttribute('width')), s.getBoundingClientRect().width,"
+                " s.closest('figure').clientWidth]"
+            )
+            assert drawn == round(shown) and drawn <= room, (width, drawn, shown, room)
+    finally:
+        ctx.close()

@@ -62,6 +62,24 @@ function phoneLayout(spec, width) {
   if (wrapped && Number.isInteger(spec.height)) spec.height = Math.round(spec.height * 28 / 24);
 }
 
+// The room a live chart has: its holder's width less the 38 px vega-embed keeps right of it
+// for the actions button, which a narrow screen's style puts above the chart instead.
+const ACTIONS_ABOVE = "(max-width: 600px)";
+
+// A chart whose names are placed for set widths (usermeta.live: plan/task_charts.py
+// accuracy_spec) is drawn at the widest of them that fits its room, with that width's
+// places: names placed for a wider plot could cover its points and steps.
+function placedWidth(spec, room) {
+  const live = spec.usermeta && spec.usermeta.live;
+  if (!live) return;
+  const fit = live.widths.find((w) => w.width <= room) || live.widths[live.widths.length - 1];
+  spec.width = fit.width;
+  for (const row of spec.datasets[live.dataset]) {
+    const place = fit.names[row.model];
+    if (place) [row.name_at, row.below] = place;
+  }
+}
+
 // A live chart is themed as it is drawn: when the reader's light or dark setting changes
 // while the page is open, each one is drawn again, as it was last drawn, in the new scheme
 // (the static images follow the setting by their own style rules).
@@ -113,6 +131,7 @@ export async function embedChart(figure, adjust) {
   // A narrow screen gets the phone layout (render/charts.py phone): text at its own size.
   if (figure.clientWidth < 480) phoneLayout(spec, figure.clientWidth);
   const holder = holderOf(figure);
+  placedWidth(spec, holder.clientWidth - (window.matchMedia(ACTIONS_ABOVE).matches ? 0 : 38));
   if (figure.jbView) figure.jbView.finalize();
   // ast: true makes Vega interpret expressions instead of compiling them: no eval, so the
   // page's Content-Security-Policy needs no 'unsafe-eval'.
