@@ -94,30 +94,23 @@ def problem_report(error: ValidationFailed) -> str:
     return "\n".join([*(text_line(p) for p in error.problems), total])
 
 
-def github_annotations(problems: Sequence[Problem]) -> list[str]:
-    """``::error`` workflow commands, so a pull request shows each problem on its file."""
+def github_annotations(problems: Sequence[Problem], level: str = "error") -> list[str]:
+    """``::error`` (or ``::warning``) workflow commands, so a pull request shows each
+    problem on its file, at its line and column where they can be told (core/locate.py).
+    Escaped as GitHub's own toolkit escapes them: a message's ``%``, CR and LF; a
+    property's ``:`` and ``,`` too, so a file name holding ``::`` cannot end the properties
+    early."""
+    from jouleboard.core.locate import position
 
-    def clean(text: str) -> str:
+    def data(text: str) -> str:
         return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def prop(text: str) -> str:
+        return data(text).replace(":", "%3A").replace(",", "%2C")
 
     lines = []
     for p in problems:
-        line = _line_of(p)
-        where = f"file={clean(p.file).replace(',', '%2C')}" + (f",line={line}" if line else "")
-        lines.append(f"::error {where},title={clean(p.rule)}::{clean(str(p))}")
+        at = position(p)
+        where = f"file={prop(p.file)}" + (f",line={at[0]},col={at[1]}" if at else "")
+        lines.append(f"::{level} {where},title={prop(p.rule)}::{data(str(p))}")
     return lines
-
-
-def _line_of(problem: Problem) -> int | None:
-    """The line where the pointer's last key appears in the file (best effort)."""
-    key = problem.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-    if not key or key.isdigit():
-        return None
-    try:
-        text = Path(problem.file).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if f'"{key}"' in line or line.lstrip().startswith(f"{key}:"):
-            return number
-    return None

@@ -155,7 +155,11 @@ def load_registry(
                     )
                 )
     releases = _load_releases(data_dir / "releases.yaml", shown("releases.yaml"), site, problems)
-    quality = _load_quality(data_dir / "quality", models, tasks, problems)
+    # Ids are checked against a registry only when it loaded whole: against a broken one,
+    # every id it failed to give would look unknown.
+    quality = _load_quality(
+        data_dir / "quality", None if p1 else models, None if p3 else tasks, problems
+    )
     if problems or site is None:
         return None, problems
     return Registry(
@@ -164,9 +168,13 @@ def load_registry(
 
 
 def _load_quality(
-    folder: Path, models: dict[str, ModelInfo], tasks: dict[str, TaskInfo], problems: list[Problem]
+    folder: Path,
+    models: dict[str, ModelInfo] | None,
+    tasks: dict[str, TaskInfo] | None,
+    problems: list[Problem],
 ) -> dict[str, QualityFile]:
-    """data/quality/<task>.yaml: accuracy scores, each for a known model and task."""
+    """data/quality/<task>.yaml: accuracy scores, each for a known model and task (not
+    checked against a registry given as None: one that did not load)."""
     quality: dict[str, QualityFile] = {}
     if folder.is_symlink():  # like a registry file, a link could read from anywhere
         problems.append(
@@ -193,7 +201,7 @@ def _load_quality(
         except ValidationError as e:
             problems.extend(problems_from(e, display, QualityFile, schema="quality"))
             continue
-        if doc.task not in tasks:
+        if tasks is not None and doc.task not in tasks:
             problems.append(
                 Problem(
                     display,
@@ -216,7 +224,7 @@ def _load_quality(
         seen: set[str] = set()
         for i, score in enumerate(doc.scores):
             where = pointer("scores", i, "model_id")
-            if score.model_id not in models:
+            if models is not None and score.model_id not in models:
                 problems.append(
                     Problem(
                         display,

@@ -345,13 +345,19 @@ def _load(
     for kind in site_kinds:
         known = known.with_kind(kind)
     registry, problems = registries(data_dir, known)
-    if registry is None or kind_problems:
-        raise ValidationFailed(kind_problems + problems)
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
+    data_root = resolved(data_dir)
+    if registry is None or kind_problems:
+        # What a measurement file's own reading finds (its syntax, its schema) needs no
+        # registry, so it is listed too; unless a kind was refused, which would make each
+        # file of that kind look unknown.
+        if not kind_problems:
+            files, listed = measurement_files(roots)
+            problems += listed + [p for f in files for p in read(f, data_root, known).problems]
+        raise ValidationFailed(kind_problems + problems)
     files, problems = measurement_files(roots)
     configs: list[Record] = []
     shown: dict[str, str] = {}
-    data_root = resolved(data_dir)
     for path in files:
         file = read(path, data_root, known)
         shown[file.source] = file.name

@@ -1,0 +1,98 @@
+"""`validate --format github`: each problem an ``::error`` workflow command that GitHub's
+runner reads back whole (its file name, line and column, rule and message), at the place in
+the file the problem is about. The lines expected are counted in the texts written here."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from jouleboard.commands.common import github_annotations
+from jouleboard.core.problems import Problem
+from tests.cli_run import jouleboard
+from tests.golden.tree import DATA
+
+MEASUREMENT = Path("measurements/gpqa/Qwen/Qwen3-8B/B200-x1-bfloat16-tp1-ep1-dp1-seqs128.json")
+
+
+def unescape(text: str) -> str:
+    for code, char in (("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%")):
+        text = text.replace(code, char)
+    return text
+
+
+def parsed(command: str) -> tuple[dict[str, str], str]:
+    """A workflow command as the runner reads it: the properties end at the first ``::``,
+    split at commas, each at its first ``=``; the message is the rest."""
+    assert command.startswith("::error ")
+    properties, _, message = command[len("::error ") :].partition("::")
+    pairs = (p.split("=", 1) for p in properties.split(","))
+    return {key: unescape(value) for key, value in pairs}, unescape(message)
+
+
+def annotation(problem: Problem) -> dict[str, str]:
+    (command,) = github_annotations([problem])
+    properties, message = parsed(command)
+    assert message == str(problem)
+    return properties
+
+
+def test_a_file_name_with_colons_commas_and_percents_reads_back_whole(tmp_path: Path) -> None:
+    """``a::b`` ended the properties early (only ``,`` and ``%`` were escaped), so the
+    annotation named a file ``a`` and the rest spilled into the message."""
+    name = str(tmp_path / "a::b,c%d.json")
+    got = annotation(Problem(name, "", "file.x", "line\none: 100%", "fix, it"))
+    assert got == {"file": name, "title": "file.x"}
+
+
+def test_each_key_is_found_under_its_own_parent(tmp_path: Path) -> None:
+    """The line was the first anywhere in the file with the pointer's last key: a problem
+    with the second model's nickname was put on the first model's."""
+    registry = tmp_path / "models.yaml"
+    registry.write_text("a:\n  nickname: One\nb:\n  builder: B\n  nickname: Two\n")
+    got = annotation(Problem(str(registry), "/b/nickname", "value.too-long", "too long"))
+    assert (got.get("line"), got.get("col")) == ("5", "13")  # "  nickname: Two": Two at column 13
+
+
+def test_a_key_written_twice_is_the_second(tmp_path: Path) -> None:
+    """A duplicate key is the later one, the one a reader keeps (it was put on the first)."""
+    doc = tmp_path / "m.json"
+    doc.write_text('{\n  "schema_version": 1,\n  "x": [1, {"y": 2}],\n  "schema_version": 1\n}\n')
+    got = annotation(Problem(str(doc), "/schema_version", "json.duplicate-key", "twice"))
+    assert (got.get("line"), got.get("col")) == ("4", "21")
+    got = annotation(Problem(str(doc), "/x/1/y", "value.x", "deep"))
+    assert (got.get("line"), got.get("col")) == ("3", "18")
+
+
+def test_a_missing_field_is_put_on_its_object(tmp_path: Path) -> None:
+    doc = tmp_path / "m.json"
+    doc.write_text('{\n  "metrics":\n    {"power": 1}\n}\n')
+    got = annotation(Problem(str(doc), "/metrics/throughput", "field.missing", "missing"))
+    assert (got.get("line"), got.get("col")) == ("3", "5")
+
+
+def test_the_validate_command_puts_syntax_errors_on_their_line(tmp_path: Path) -> None:
+    """A syntax error's line and column were only in the message, so GitHub showed it on
+    no line. Real problems from the real readers: a JSON comma twice, a YAML list left
+    open. The broken registry once hid the measurement's problem, and made up one for each
+    model the quality file names ("unknown model"): models.yaml had given none."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    text = json.dumps(json.loads((data / MEASUREMENT).read_text()), indent=2)
+    lines = text.splitlines()
+    lines[3] += ","  # the reader stops at this second comma, the line's last character
+    (data / MEASUREMENT).write_text("\n".join(lines) + "\n")
+    models = (data / "models.yaml").read_text().splitlines()
+    models[4] = "  key: [unclosed"
+    (data / "models.yaml").write_text("\n".join(models) + "\n")
+    out = jouleboard("validate", str(data), "--format", "github", timeout=120)
+    assert out.returncode == 1, out.stderr
+    found = {
+        Path(props["file"]).name: (props.get("line"), props.get("col"), props["title"])
+        for props, _ in map(parsed, out.stdout.splitlines())
+    }
+    assert found.pop(MEASUREMENT.name) == ("4", str(len(lines[3])), "json.syntax")
+    ((line, _, rule),) = found.values()  # models.yaml, and no quality file
+    assert int(line) in {5, 6} and rule == "yaml.syntax", found
+
