@@ -96,3 +96,19 @@ def test_the_validate_command_puts_syntax_errors_on_their_line(tmp_path: Path) -
     ((line, _, rule),) = found.values()  # models.yaml, and no quality file
     assert int(line) in {5, 6} and rule == "yaml.syntax", found
 
+
+def test_a_file_not_read_is_a_warning_on_the_pull_request(tmp_path: Path) -> None:
+    """A measurement in a misspelt folder is never read: `validate --format github` said so
+    only in the job's log (stderr), and passed, so the pull request showed nothing."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    misplaced = data / "measurement" / MEASUREMENT.relative_to("measurements")
+    misplaced.parent.mkdir(parents=True)
+    shutil.copy(data / MEASUREMENT, misplaced.with_name("B200-x1-bfloat16-seqs256.json"))
+    out = jouleboard("validate", str(data), "--format", "github", timeout=120)
+    assert out.returncode == 0, out.stderr
+    (command,) = [line for line in out.stdout.splitlines() if line.startswith("::")]
+    properties, message = parsed(command.replace("::warning ", "::error ", 1))
+    assert command.startswith("::warning ") and properties["title"] == "file.unread"
+    assert Path(properties["file"]).is_relative_to(data / "measurement"), properties
+    assert message.startswith(properties["file"]) and "file.unread" in message

@@ -302,3 +302,13 @@ def test_release_refuses_a_tag_other_than_the_package_version(
     assert (result.returncode == 0) is ok, result.stdout + result.stderr
     if not ok:
         assert "does not match the package version" in result.stdout
+
+
+@pytest.mark.parametrize("path", [PR, NEW_SITE / "pull-request.yml"], ids=["repo", "new-site"])
+def test_a_pull_request_build_fails_on_warnings(path: Path) -> None:
+    """A measurement in a misspelt folder (measurement/) is a warning, file.unread: the
+    repository's check built without --strict, so such a pull request passed every step and
+    its measurement was never published."""
+    runs = [step.get("run", "") for job in load(path)["jobs"].values() for step in job["steps"]]
+    builds = [run for run in runs if "build.py" in run or "jouleboard build" in run]
+    assert builds and all("--strict" in run for run in builds), builds

@@ -8,7 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jouleboard.commands.common import kind_code_option, require_prometheus_option, warn
+from jouleboard.commands.common import (
+    github_annotations,
+    kind_code_option,
+    require_prometheus_option,
+    warn,
+)
 from jouleboard.core.problems import Problem, ValidationFailed
 
 if TYPE_CHECKING:
@@ -34,7 +39,7 @@ def add_arguments(v: argparse.ArgumentParser) -> None:
         "--format",
         choices=("text", "github"),
         default="text",
-        help="github: also print problems as GitHub Actions error annotations",
+        help="github: also print problems and warnings as GitHub Actions annotations",
     )
     kind_code_option(v)
 
@@ -90,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise ValidationFailed(problems)
     warn(warnings, args.strict)
+    if args.format == "github":  # a file not read shows on the pull request, not only in its log
+        print("\n".join(github_annotations(warnings, "warning")))
     runs_dropped = sum(w.rule != UNREAD for w in warnings)  # the rest: files not read
     unread = len(warnings) - runs_dropped
     said = [
