@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,11 +57,12 @@ def test_diff_reports_the_known_changes(tmp_path: Path) -> None:
     )[1]
     section = section.split("###")[0]
     # Qwen 3 8B (now 10 tokens/J) passes Nemotron Nano 9B (7.56) within the noise: both
-    # keep places 2-3. GPT OSS 20B stays first but falls from 35.15 to its next-best
+    # keep places 2-3, so only Qwen 3 8B's figure is news (the tables print places, not the
+    # order within them). GPT OSS 20B stays first but falls from 35.15 to its next-best
     # configuration: another configuration is a real change, never noise.
     beyond, _, noisy = section.partition("Within measurement noise:")
-    assert "| 2–3 | Qwen 3 8B | ↑ from 2–3 | 5.77 → 10.00 |" in noisy
-    assert "| 2–3 | NVIDIA Nemotron Nano 9B V2 | ↓ from 2–3 | 7.56 → 7.56 |" in noisy
+    assert "| 2–3 | Qwen 3 8B | = from 2–3 | 5.77 → 10.00 |" in noisy
+    assert "Nemotron" not in section
     assert "| 1 | GPT OSS 20B | = from 1 | 35.15 → " in beyond
 
 
@@ -166,3 +168,45 @@ def test_diff_separates_changes_within_measurement_noise(tmp_path: Path) -> None
     report = scale(2.5)
     assert "**Changed measurements** (1)" in report
     assert "**Changed within measurement noise**" not in report
+
+
+def test_a_new_noise_estimate_moves_places_where_no_measurement_did(tmp_path: Path) -> None:
+    """Removing the sample's one repeat run leaves no repeat pair: the noise becomes
+    unknown and places are by point value, so Nemotron Nano 9B (7.56 tokens/J) and Qwen 3 8B
+    (5.77), which shared places 2-3, now take 2 and 3 (as `rank` prints them). The report
+    chose its rows by the point order, which did not change, and said "No ranking
+    changes", while every range of the task had."""
+    head = tmp_path / "head"
+    shutil.copytree(DATA, head)
+    (head / GPQA / "openai/gpt-oss-20b/H100-x1-mxfp4-tp1-ep1-dp1-seqs96-r2.json").unlink()
+    report = diff_markdown(load_side(DATA), load_side(head))
+    # s = ln(1.0519) / sqrt 2 = 0.0358; c = t(0.975, 1) = 12.71.
+    assert (
+        "**The noise estimate changed**: s = 0.0358 per run (Student's t with 1 degree of "
+        "freedom, c = 12.71) → unknown."
+    ) in report
+    section = report.split(
+        "### Problem Solving with Reasoning at median inter-token latency ≤ 300 ms"
+    )[1].split("###")[0]
+    assert "| 2 | NVIDIA Nemotron Nano 9B V2 | ↑ from 2–3 | 7.56 → 7.56 |" in section
+    assert "| 3 | Qwen 3 8B | ↓ from 2–3 | 5.77 → 5.77 |" in section
+    assert "No ranking changes" not in report
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "move"),
+    [((2, 3), (2, 3), "="), ((1, 2), (1, 3), "↓"), ((2, 4), (1, 3), "↑"),
+     ((5, 5), (2, 8), "widened"), ((2, 8), (4, 6), "narrowed")],
+)  # fmt: skip
+def test_a_move_is_read_from_the_places_printed(
+    before: tuple[int, int], after: tuple[int, int], move: str
+) -> None:
+    """An unchanged "1–2" was listed as "↓ from 1–2" because the hidden point rank fell."""
+    from types import SimpleNamespace
+
+    from jouleboard.plan.diff import _move
+
+    def row(places: tuple[int, int]) -> Any:
+        return SimpleNamespace(rank_best=places[0], rank_worst=places[1])
+
+    assert _move(row(before), row(after)) == move

@@ -253,3 +253,31 @@ def test_sitemap_is_well_formed_under_any_base_url() -> None:
     root = ET.fromstring(sitemap(Urls(base="/x&y/"), [page]))
     locs = [e.text for e in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
     assert locs == ["/x&y/models/a&b/"]
+
+
+def test_diff_report_shows_a_hostile_output_unit_as_text(tmp_path: Path) -> None:
+    """A task's output_unit makes the unit of its tables' header ("Images/kJ"), which the
+    report printed as it was: an HTML comment hid the rest of the job summary, a pipe broke
+    the table into a paragraph, and a link came through."""
+    unit = "image <!-- @octocat | [x](javascript:alert(1))"
+    head = tmp_path / "head"
+    shutil.copytree(DATA, head)
+    tasks = (head / "tasks.yaml").read_text(encoding="utf-8")
+    (head / "tasks.yaml").write_text(
+        tasks.replace("output_unit: image\n", f"output_unit: '{unit}'\n"), encoding="utf-8"
+    )
+    image = next((head / "measurements/text-to-image").rglob("*.json"))
+    doc = json.loads(image.read_text())
+    doc["metrics"]["energy_per_output_joules"] *= 0.5  # twice as efficient: a rank move
+    doc["metrics"]["throughput_outputs_per_sec"] *= 2
+    doc["metrics"]["batch_latency_s"] /= 2
+    image.write_text(json.dumps(doc))
+    head_side = load_side(head)
+    assert head_side.data is not None, head_side.problems
+    report = diff_markdown(load_side(DATA), head_side)
+    assert "octocat" in report  # the section is there
+    html = _html(report)
+    for tag in ("<a", "<!--", "@octocat"):
+        assert tag not in html, tag
+    rows = [line for line in report.splitlines() if line.startswith("| ")]
+    assert rows and all(row.count("|") == 5 for row in rows), rows  # 4 cells: 5 pipes

@@ -261,6 +261,12 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
             "confidence, not a simultaneous statement.",
             "",
         ]
+    if base.data and _estimate(base.data.noise) != _estimate(noise):
+        out += [
+            f"**The noise estimate changed**: {_estimate(base.data.noise)} → {_estimate(noise)}. "
+            "Every rank range it serves may move, even where no measurement did.",
+            "",
+        ]
     out += _listing(
         "New models",
         [f"{_name(head.data, m)} ({markdown_text(m)})" for m in sorted(new_models - old_models)],
@@ -289,6 +295,14 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
         out += ["No ranking changes at the default or preset deadlines.", ""]
     out += mlperf_markdown(base.data.mlperf if base.data else (), head.data.mlperf, threshold)
     return "\n".join(out)
+
+
+def _estimate(noise: Noise) -> str:
+    """The noise of one run as the report states it: ``s = 0.0837 per run (Student's t
+    with 3 degrees of freedom, c = 3.18)``, or ``unknown``."""
+    if noise.per_run is None:
+        return "unknown"
+    return f"s = {noise.per_run:.3g} per run ({critical_words(noise)})"
 
 
 def _within_noise(o: RankedRow[Record], r: RankedRow[Record], noise: Noise) -> bool:
@@ -323,13 +337,12 @@ def _rank_moves(
                 f"| {r.places} | {_name(data, r.config.model_id)} | new | {eff(r.config)} |"
             )
         elif (
-            o.rank != r.rank
+            (o.rank_best, o.rank_worst) != (r.rank_best, r.rank_worst)
             or o.config.identity != r.config.identity
             or o.config.energy_per_output_joules != r.config.energy_per_output_joules
         ):
-            move = "=" if o.rank == r.rank else ("↑" if r.rank < o.rank else "↓")
             line = (
-                f"| {r.places} | {_name(data, r.config.model_id)} | {move} from "
+                f"| {r.places} | {_name(data, r.config.model_id)} | {_move(o, r)} from "
                 f"{o.places} | {eff(o.config)} → "
                 f"{eff(r.config)} |"
             )
@@ -341,5 +354,19 @@ def _rank_moves(
                 f"| – | {markdown_text(model_id)} | dropped out (was {o.places}) | "
                 f"{eff(o.config)} → – |"
             )
-    head = [f"| rank | model | move | {unit} |", "|---:|---|---|---:|"]
+    head = [f"| rank | model | move | {markdown_text(unit)} |", "|---:|---|---|---:|"]
     return ([*head, *real] if real else []), ([*head, *noisy] if noisy else [])
+
+
+def _move(o: RankedRow[Record], r: RankedRow[Record]) -> str:
+    """How a model's places moved, as the tables print them (rank ranges, not the order
+    within one): "=" (the same), "↑" or "↓" (one end or both, the same way), else
+    "widened" or "narrowed"."""
+    best, worst = r.rank_best - o.rank_best, r.rank_worst - o.rank_worst
+    if best == worst == 0:
+        return "="
+    if best <= 0 and worst <= 0:
+        return "↑"
+    if best >= 0 and worst >= 0:
+        return "↓"
+    return "widened" if best < 0 else "narrowed"
