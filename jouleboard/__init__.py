@@ -9,18 +9,34 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it)
-__all__ = ["Configurations", "Leaderboard", "Ranking", "__version__", "load", "rank_task"]
+__all__ = [
+    "Configurations",
+    "Leaderboard",
+    "Problem",
+    "Ranking",
+    "ValidationFailed",
+    "__version__",
+    "load",
+    "rank_task",
+]
 
 if TYPE_CHECKING:
     from jouleboard.api import Configurations, Leaderboard, Ranking, load, rank_task
+    from jouleboard.core.problems import Problem, ValidationFailed
 
 
 def __getattr__(name: str) -> object:
-    """The API's names (typed by the import above for checkers), imported on first use."""
+    """The API's names (typed by the import above for checkers), imported on first use:
+    what it returns, and what it raises (ValidationFailed, whose ``.problems`` are
+    Problems)."""
     if name in {"Configurations", "Leaderboard", "Ranking", "load", "rank_task"}:
         from jouleboard import api
 
         return getattr(api, name)
+    if name in {"Problem", "ValidationFailed"}:
+        from jouleboard.core import problems
+
+        return getattr(problems, name)
     raise AttributeError(f"module 'jouleboard' has no attribute {name!r}")
 
 

@@ -4,6 +4,7 @@ B200 and H100), which was written from the ML.ENERGY data independently of this 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 import jouleboard
 from jouleboard.core.problems import ValidationFailed
 from tests.cli_run import jouleboard as jouleboard_here
+from tests.golden.tree import DATA
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -266,3 +268,16 @@ def test_api_errors_speak_of_the_api(tmp_path: Path, monkeypatch: pytest.MonkeyP
         jouleboard.load(".")
     assert str(invalid.value) == invalid.value.report()
     assert "gpus.yaml" in str(invalid.value) and "file.missing" in str(invalid.value)
+
+
+def test_a_notebook_catches_the_error_the_docs_name(tmp_path: Path) -> None:
+    """docs/api.md says a folder with problems raises `jouleboard.ValidationFailed`, which
+    the package did not expose: the documented `except` failed with AttributeError."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    (data / "measurements/gpqa/broken.json").write_text("{bad")
+    with pytest.raises(jouleboard.ValidationFailed) as info:
+        jouleboard.load(data)
+    (problem,) = info.value.problems
+    assert isinstance(problem, jouleboard.Problem) and problem.rule == "json.syntax"
+    assert {"ValidationFailed", "Problem"} <= set(dir(jouleboard))
