@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 import tracemalloc
 from array import array
 from pathlib import Path
@@ -37,6 +38,7 @@ from jouleboard.importers.run_provenance import RunProvenance
 from jouleboard.importers.run_results import read_results
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.rank.ranking import Deadline, rank
+from tests.cli_run import jouleboard as jouleboard_here
 from tests.runs_generator import (
     DELETE,
     DiffusionSpec,
@@ -1068,7 +1070,7 @@ def test_configs_give_parallelism_and_precision(runs: Path, registry: Registry) 
 
 
 def test_an_unknown_model_error_prints_its_models_yaml_entry_and_add_models_adds_it(
-    runs: Path, data: Path
+    runs: Path, data: Path, tmp_path: Path
 ) -> None:
     write_run(runs, RunSpec(model_id="newco/fresh-7b"))
     write_model_info(
@@ -1083,12 +1085,19 @@ def test_an_unknown_model_error_prints_its_models_yaml_entry_and_add_models_adds
             "weight_precision": "bfloat16",
         },
     )
-    with pytest.raises(ValidationFailed) as info:
-        import_runs([runs], data)
-    (p,) = info.value.problems
-    assert p.rule == "registry.unknown-model"
-    assert "newco/fresh-7b:\n  nickname: Fresh 7B\n" in p.hint and "--add-models" in p.hint
-    assert "total_params_billions: 7.0" in p.hint
+    # The report shows a problem on one line: the entry printed on several came out with
+    # literal "\n"s, which no one could paste. Pasted as printed, it is now a valid entry.
+    out = jouleboard_here("import-runs", str(runs), "--out", str(data), timeout=120)
+    (line,) = [ln for ln in out.stderr.splitlines() if "registry.unknown-model" in ln]
+    assert out.returncode == 1 and "--add-models" in line and "\\n" not in line, out.stderr
+    pasted = tmp_path / "pasted"
+    shutil.copytree(data, pasted)
+    with (pasted / "models.yaml").open("a", encoding="utf-8") as models:
+        models.write(line.split("as one line: ", 1)[1].removesuffix(")") + "\n")
+    registry, problems = load_registry(pasted)
+    assert problems == [] and registry is not None, problems
+    fresh = registry.models["newco/fresh-7b"]
+    assert (fresh.nickname, fresh.total_params_billions) == ("Fresh 7B", 7.0)
     summary = import_runs([runs], data, RunOptions(add_models=True))
     assert summary.added_models == ("newco/fresh-7b",) and len(summary.written) == 1
     assert load_dataset(data).registry.models["newco/fresh-7b"].nickname == "Fresh 7B"

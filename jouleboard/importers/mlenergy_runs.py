@@ -48,6 +48,7 @@ from jouleboard.importers.llm_runs import (
 from jouleboard.importers.mlenergy_site import BUILDERS, measurement_path
 from jouleboard.importers.run_configs import (
     ModelFacts,
+    entry_line,
     entry_yaml,
     inferred_precision,
     model_facts,
@@ -225,7 +226,7 @@ def _unknown_model(run: AnyRun, registry: Registry) -> tuple[JsonObject, Problem
         "/model_id",
         "registry.unknown-model",
         f"unknown model {model_id!r}",
-        f"{how}:\n{entry_yaml(model_id, entry)}",
+        f"{how}; as one line: {entry_line(model_id, entry)}",
     )
 
 
