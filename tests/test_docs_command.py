@@ -26,6 +26,14 @@ def test_lists_every_page_with_its_title() -> None:
         assert re.search(rf"^{re.escape(page.stem)} +{re.escape(title)}$", out, re.M), page
 
 
+def test_help_names_every_page() -> None:
+    """README names `api` a page of `jouleboard docs`; its --help left it out."""
+    help_text = re.sub(r"-\s+", "-", docs("--help").stdout)  # a name wrapped at its hyphen
+    help_text = " ".join(help_text.split())
+    named = re.search(r"a page \(([^)]*)\)", help_text)
+    assert named and set(named[1].split(", ")) == {p.stem for p in DOCS.glob("*.md")}
+
+
 def test_prints_a_page_whole() -> None:
     text = (DOCS / "howto.md").read_text(encoding="utf-8")
     assert docs("howto").stdout == text

@@ -25,7 +25,7 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
     d.add_argument(
         "topic",
         nargs="?",
-        help="a page (measurement-format, howto, architecture, raw-runs, mlperf, aiperf) or "
+        help="a page (measurement-format, howto, api, architecture, raw-runs, mlperf, aiperf) or "
         "a rule id such as registry.unknown-gpu; none: list the pages",
     )
     d.add_argument("section", nargs="?", help="a section title of the page, e.g. 'Add a GPU'")
