@@ -164,6 +164,7 @@ def test_diff_separates_changes_within_measurement_noise(tmp_path: Path) -> None
     )[1].split("###")[0]
     noisy = section.split("Within measurement noise:")[1]
     assert "| Qwen 3 8B | = from " in noisy  # its place holds; its figure moved within noise
+    assert "\n\n\n" not in report  # no empty table of real moves leaves a gap before it
 
     report = scale(2.5)
     assert "**Changed measurements** (1)" in report

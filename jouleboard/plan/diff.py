@@ -288,7 +288,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
         )
         if beyond or inside:
             moved_any = True
-            out += [f"### {view[1]}", "", *beyond, ""]
+            out += [f"### {view[1]}", "", *([*beyond, ""] if beyond else [])]
             if inside:
                 out += ["Within measurement noise:", "", *inside, ""]
     if not moved_any:
