@@ -83,10 +83,25 @@ def test_interval_by_hand() -> None:
 
 
 def test_within_noise_of_a_change() -> None:
-    noise = Noise(0.1)  # threshold for two measurements: 1.96 x 0.1 x sqrt(2) = 0.2772
-    assert noise.within(1.0, math.exp(0.27), 0.1)
-    assert not noise.within(1.0, math.exp(0.28), 0.1)
-    assert not Noise(None).within(1.0, 1.0, None)
+    noise = Noise(0.1)  # threshold for two single runs: 1.96 x 0.1 x sqrt(2) = 0.2772
+    assert noise.within(1.0, math.exp(0.27), (1, 1))
+    assert not noise.within(1.0, math.exp(0.28), (1, 1))
+    assert not Noise(None).within(1.0, 1.0, (1, 1))
+
+
+def test_a_repeat_added_is_judged_by_half_the_difference_it_makes() -> None:
+    """A second run x added to a first run m makes the mean sqrt(m x): the change, half of
+    ln(x / m), has the variance s^2 (1/1 - 1/2) = s^2 / 2 (the first run is on both
+    sides), so the limit is 1.96 x 0.1 / sqrt 2 = 0.1386. The diff applied two runs' u to
+    two independent measurements, a limit of 1.96 x 0.1 = 0.196: a new run 55% above the
+    first (a +22% move) passed for noise at s = 0.084. Two means of one and of two runs
+    that share none differ by up to 1.96 x 0.1 x sqrt(1 + 1/2) = 0.2400."""
+    noise = Noise(0.1)
+    assert noise.within(1.0, math.exp(0.138), (1, 2), nested=True)
+    assert not noise.within(1.0, math.exp(0.140), (1, 2), nested=True)
+    assert not noise.within(1.0, math.exp(0.140), (2, 1), nested=True)  # the repeat removed
+    assert noise.within(1.0, math.exp(0.239), (1, 2))
+    assert not noise.within(1.0, math.exp(0.241), (1, 2))
 
 
 def test_fold_takes_geometric_means_and_keeps_ratios() -> None:
@@ -392,3 +407,4 @@ def test_rank_ranges_equal_every_pair_compared(
     noise = Noise(s, freedom=freedom)
     us = [noise.u(r) or 0.0 for r in runs[: len(values)]]
     assert rank_ranges(values, us, noise) == pairwise_ranges(values, us, noise)
+

@@ -27,6 +27,7 @@ from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.measure import metrics
 from jouleboard.measure.formats import show
 from jouleboard.plan.diff_mlperf import mlperf_markdown
+from jouleboard.plan.entities import run_sources
 from jouleboard.rank.noise import Noise, critical_words
 from jouleboard.rank.ranking import Deadline, RankedRow, rank, runs_of
 
@@ -240,8 +241,7 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
                 f"{_config_text(head.data, new[key])}: J/output {a:.4g} → {b:.4g} "
                 f"({(b - a) / a:+.1%})"
             )
-            mine = head.data.noise_for([new[key]])
-            quiet = mine.within(a, b, mine.u(runs_of(new[key])))
+            quiet = _changed_within(old[key], new[key], head.data.noise_for([new[key]]))
             (within if quiet else changed).append(line)
     old_models = {c.model_id for c in old.values()}
     new_models = {c.model_id for c in new.values()}
@@ -305,13 +305,32 @@ def _estimate(noise: Noise) -> str:
     return f"s = {noise.per_run:.3g} per run ({critical_words(noise)})"
 
 
+def _changed_within(
+    old: Record,
+    new: Record,
+    noise: Noise,
+    before: float | None = None,
+    after: float | None = None,
+) -> bool:
+    """One configuration's change (energy per output, else ``before`` to ``after``) lies
+    within its measurements' noise, counting how many runs each side is the mean of and
+    whether one side's runs are the other's and more (a repeat added or removed)."""
+    a, b = set(run_sources(old) or (old.source,)), set(run_sources(new) or (new.source,))
+    return noise.within(
+        old.energy_per_output_joules if before is None else before,
+        new.energy_per_output_joules if after is None else after,
+        (runs_of(old), runs_of(new)),
+        nested=a != b and (a < b or b < a),
+    )
+
+
 def _within_noise(o: RankedRow[Record], r: RankedRow[Record], noise: Noise) -> bool:
     """A model's move that the measurement noise explains: the same configuration, whose
     energy changed by no more than two measurements of it differ, and its new place lies in
     its old range. A model now chosen in another configuration moved for a real reason."""
     return (
         o.config.identity == r.config.identity
-        and noise.within(o.value, r.value, r.u)
+        and _changed_within(o.config, r.config, noise, o.value, r.value)
         and o.rank_best <= r.rank <= o.rank_worst
         and r.rank_best <= o.rank <= r.rank_worst
     )

@@ -169,12 +169,20 @@ class Noise:
             return a < b
         return math.log(b / a) > self.critical * math.hypot(u_a, u_b)
 
-    def within(self, before: float, after: float, u: float | None) -> bool:
-        """A change of one configuration's value lies within the noise of two measurements
-        of it: |ln(after / before)| <= c u sqrt(2). Never, when u is unknown."""
-        if u is None:
+    def within(
+        self, before: float, after: float, runs: tuple[int, int], nested: bool = False
+    ) -> bool:
+        """A configuration's value changed from ``before`` (the geometric mean of
+        ``runs[0]`` runs) to ``after`` (of ``runs[1]``) by no more than its measurements'
+        noise allows: |ln(after / before)| <= c s sqrt(v). The two means share no run (a
+        configuration measured again): v = 1/n0 + 1/n1, so 2 for single runs. One's runs are
+        the other's and more (``nested``: a repeat added or removed): the shared runs cancel,
+        v = |1/n0 - 1/n1| (1/2 for a second run added). Never, when s is unknown."""
+        if self.per_run is None:
             return False
-        return abs(math.log(after / before)) <= self.critical * u * math.sqrt(2)
+        n0, n1 = runs
+        v = abs(1 / n0 - 1 / n1) if nested else 1 / n0 + 1 / n1
+        return abs(math.log(after / before)) <= self.critical * self.per_run * math.sqrt(v)
 
     def s_interval(self) -> tuple[float, float] | None:
         """The interval of s itself at the confidence, from the chi-square distribution with
