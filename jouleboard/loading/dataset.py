@@ -348,12 +348,12 @@ def _load(
     roots = [data_dir / MEASUREMENTS_DIR, *extra]
     data_root = resolved(data_dir)
     if registry is None or kind_problems:
-        # What a measurement file's own reading finds (its syntax, its schema) needs no
-        # registry, so it is listed too; unless a kind was refused, which would make each
-        # file of that kind look unknown.
-        if not kind_problems:
-            files, listed = measurement_files(roots)
-            problems += listed + [p for f in files for p in read(f, data_root, known).problems]
+        # A file that cannot be read as JSON at all is broken whatever the registries say,
+        # so it is listed too. Its schema waits: with a task's kind refused or unknown, each
+        # file of that kind would repeat the registry's one problem.
+        files, listed = measurement_files(roots)
+        unreadable = [p for f in files for p in read(f, data_root, known).problems]
+        problems += listed + [p for p in unreadable if p.rule.startswith(("json.", "file."))]
         raise ValidationFailed(kind_problems + problems)
     files, problems = measurement_files(roots)
     configs: list[Record] = []
