@@ -112,6 +112,9 @@ def test_diffusion_reranks_like_the_cli(
     assert site_page.problems() == []
 
 
+BOXES = "(els) => els.map((e) => { const r = e.getBoundingClientRect(); return [r.x, r.y]; })"
+
+
 @pytest.mark.browser
 def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None:
     """Image tasks' deadlines are batch latencies in seconds: the compare page's box shows
@@ -128,13 +131,18 @@ def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None
     assert "batch latency ≤ 60 s" in page.locator(".compare-deadline").inner_text()
     # A deadline the page cannot use is refused beside the box, as the task page does (it
     # stayed in the box with no word, while the comparison went on at 60 s).
+    # It takes a row of its own under the controls: inside the deadline's control it
+    # widened it, and the Task box beside it moved down 24 px (1280 px wide).
     error = page.locator("#compare-deadline-error")
+    controls = "#compare-task, #compare-deadline"
+    placed = page.eval_on_selector_all(controls, BOXES)
     for bad in ("-3", "0"):
         page.fill("#compare-deadline", bad)
         page.locator("#compare-deadline").dispatch_event("change")
         assert error.is_visible() and error.inner_text() == (
             "Enter a deadline above 0. The comparison still uses 60."
         )
+        assert page.eval_on_selector_all(controls, BOXES) == placed
         assert (
             "deadline=60s" in page.url
             and "≤ 60 s" in page.locator(".compare-deadline").inner_text()

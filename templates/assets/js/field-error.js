@@ -1,4 +1,6 @@
-// A message under an input that holds a value the page cannot use (none: clear it).
+// A message under an input that holds a value the page cannot use (none: clear it). In a
+// form's row of controls it takes a row of its own under them (style.css .field-error):
+// inside its control it widened it and moved the controls beside it.
 export function fieldError(input, message) {
   let note = document.getElementById(`${input.id}-error`);
   if (!note) {
@@ -6,7 +8,7 @@ export function fieldError(input, message) {
     note.id = `${input.id}-error`;
     note.className = "field-error";
     note.setAttribute("role", "alert");
-    input.after(note);
+    (input.closest("form .control") || input).after(note);
     input.setAttribute("aria-describedby",
       `${input.getAttribute("aria-describedby") || ""} ${note.id}`.trim());
   }
