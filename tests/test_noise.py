@@ -408,3 +408,35 @@ def test_rank_ranges_equal_every_pair_compared(
     us = [noise.u(r) or 0.0 for r in runs[: len(values)]]
     assert rank_ranges(values, us, noise) == pairwise_ranges(values, us, noise)
 
+
+def test_only_an_estimate_from_the_data_promises_more_runs_will_help() -> None:
+    """A declared s (site.yaml) does not change when runs are added, yet the glossary said
+    "Each further run of a configuration adds one degree of freedom: ten more would bring
+    c from 2.78 to ...": only an estimate from the data's repeats gains from them."""
+    from jouleboard.rank.noise import describe
+
+    declared = describe(Noise.of([], relative=0.05, freedom=4))
+    assert "degrees of freedom" in declared and "further run" not in declared
+    estimated = Noise(0.05, freedom=4)  # as Noise.of makes it from repeats: no declaration
+    assert "Each further run of a configuration adds one degree of freedom" in describe(estimated)
+
+
+def test_the_about_page_states_the_bundled_repeats_as_they_differ() -> None:
+    """The About page said the same configuration measured twice "uses a few percent more
+    or less energy"; the bundled data's three repeat pairs differ by 5%, 10% and 19%. The
+    figures it now states are those of the data's -r2 files against their first runs."""
+    import json
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    differ = []
+    for second in sorted((repo / "data" / "measurements").rglob("*-r2.json")):
+        first = second.with_name(second.name.replace("-r2.json", ".json"))
+        a, b = (
+            json.loads(p.read_text())["metrics"]["energy_per_token_joules"] for p in (first, second)
+        )
+        differ.append(round((max(a, b) / min(a, b) - 1) * 100))
+    about = (repo / "content" / "about.md").read_text(encoding="utf-8")
+    stated = re.search(r"measured twice here differ by (\d+)%, (\d+)% and (\d+)%", about)
+    assert stated and sorted(map(int, stated.groups())) == sorted(differ), differ

@@ -135,7 +135,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
         "places when their energies differ by less than the noise of the two measurements "
         "allows, each pair compared on its own at the stated confidence (a range is not a "
         "simultaneous statement about the whole table). The order within a range is by point "
-        "value; a single number is a place the noise cannot move. The whiskers on bar and "
+        "value; a single number is a place no other model's energy comes within the noise "
+        "of, at that confidence. Where the noise is unknown (no repeat runs), places go by "
+        "point value alone and every place is a single number. The whiskers on bar and "
         "Pareto charts show the interval a value lies in at the same confidence. Repeat runs "
         "of one configuration are one row (their geometric mean), with a narrower interval.",
     ),

@@ -209,11 +209,16 @@ class Noise:
 
     def browser(self) -> dict[str, float | None] | None:
         """What the browser's re-ranking needs (rank.js ``noise``): s and the critical value
-        c, so it needs no distribution of its own, and nu for the view's download (None: s
-        taken as exact); None when unknown."""
+        c, so it needs no distribution of its own, nu for the view's download (None: s taken
+        as exact) and the confidence its sentences state; None when unknown."""
         if self.per_run is None:
             return None
-        return {"s": self.per_run, "c": self.critical, "nu": self.freedom}
+        return {
+            "s": self.per_run,
+            "c": self.critical,
+            "nu": self.freedom,
+            "confidence": self.confidence,
+        }
 
 
 UNKNOWN = Noise(None)
@@ -373,12 +378,15 @@ def describe(noise: Noise) -> str:
     text += (
         f"Intervals and rank ranges use {critical_words(noise)}: at {conf} confidence one "
         f"run's energy lies within {signed_percent(low - 1)} to {signed_percent(high - 1)} of "
-        "its value, and a model ranks surely ahead of another only when their energies differ "
-        f"by more than a factor exp(c √(u₁² + u₂²)), {pair:.2f}× for two single runs. Each "
+        f"its value, and a model ranks ahead of another at {conf} confidence only when their "
+        f"energies differ by more than a factor exp(c √(u₁² + u₂²)), {pair:.2f}× for two "
+        "single runs. Each "
         f"such comparison is of one pair at {conf} confidence; a range is not a simultaneous "
         "statement about the whole table."
     )
-    if noise.freedom is not None and noise.freedom < FEW_DEGREES:
+    # An estimate from the data's repeats gains from more of them; a declared one does not
+    # (site.yaml states it, whatever the data holds).
+    if noise.declared is None and noise.freedom is not None and noise.freedom < FEW_DEGREES:
         more = noise.freedom + 10
         later = critical_value(noise.confidence, more)
         text += (

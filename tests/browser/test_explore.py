@@ -813,7 +813,8 @@ def test_compare_page(site_page: Recorder) -> None:
     # token; within ...)" after the per-response ratio, as if about that one).
     sentence = (
         f"Qwen 3 8B uses {times:.1f}× the energy per response of GPT OSS 20B at this "
-        f"deadline; per token, {per_token:.1f}×, a real difference, beyond measurement noise."
+        f"deadline; per token, {per_token:.1f}×, a difference beyond measurement noise at 95% "
+        "confidence."
     )
     ratios = [t.strip() for t in page.locator("#compare-results ul.ratios li").all_inner_texts()]
     assert ratios == [sentence]

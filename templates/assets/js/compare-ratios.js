@@ -10,7 +10,9 @@ function distinguishable(a, b, data) {
   const e = data.order.energy;
   const [low, high] = a[e] <= b[e] ? [a, b] : [b, a];
   if (surelyLower(low[e], low.runs || 1, high[e], high.runs || 1, data.noise)) {
-    return "a real difference, beyond measurement noise";
+    // At the confidence the comparison uses, as rank/noise.py percent() writes it (95%).
+    const confidence = +(data.noise.confidence * 100).toPrecision(3);
+    return `a difference beyond measurement noise at ${confidence}% confidence`;
   }
   const runs = runsToSeparate(high[e] / low[e], data.noise);
   const settle = runs === null ? "" : `; ${runs} runs of each would separate them if these ` +
