@@ -293,3 +293,30 @@ def test_the_glossary_speaks_to_readers_not_to_maintainers(site: SiteView) -> No
     text = html.unescape(re.sub(r"<[^>]+>", "", glossary_html(noise_scopes(site))))
     assert "measurement noise unknown" in text  # the default data has such tasks
     assert not re.findall(r"\w+\.yaml|dataset\.[a-z-]+|\brule\b", text)
+
+
+def test_a_bar_chart_claims_intervals_only_where_the_noise_is_known(default_site: Path) -> None:
+    """Every bar chart's description ended "Each bar carries the interval measurement noise
+    allows", also for text-to-image and text-to-video, which have no repeat run: their bars
+    carry none (the chart data's interval is "unknown", low = high)."""
+    for task in (*TOKEN_TASKS, *DIFFUSION_TASKS):
+        page = (default_site / "tasks" / task / "index.html").read_text()
+        alt = html.unescape(re.search(r'alt="(Bar chart of [^"]*)"', page)[1])
+        unknown = task in DIFFUSION_TASKS
+        assert alt.endswith(
+            "Measurement noise unknown: the bars carry no interval."
+            if unknown
+            else "Each bar carries the interval measurement noise allows."
+        ), (task, alt)
+
+
+def test_the_correct_answer_ranking_says_its_ranges_leave_out_accuracy(
+    default_site: Path,
+) -> None:
+    """Energy per correct answer divides by a vendor-reported accuracy whose own
+    uncertainty (GPQA Diamond's 198 questions alone: 3-6% of the figure) the ranges do not
+    count; the page presented them like the energy rankings' ranges."""
+    page = (default_site / "tasks" / "gpqa" / "index.html").read_text()
+    section = page.split('id="energy-per-correct-answer"')[1].split("<table")[0]
+    assert "count the energy's measurement noise only" in section
+    assert "narrower than the whole uncertainty" in section

@@ -66,8 +66,11 @@ COLUMNS: dict[str, str] = {
     "more than one).",
     "relative_uncertainty": "Relative standard uncertainty of the energy (0.05 is 5%); "
     "empty where the measurement noise is unknown.",
-    "rank_best": "The best place the measurement noise allows.",
-    "rank_worst": "The worst place the measurement noise allows.",
+    "rank_best": "The best place the measurement noise allows (where the noise is unknown, "
+    "the place by point value, as rank_worst; by energy per correct answer, the energy's "
+    "noise alone: the accuracy is taken as published).",
+    "rank_worst": "The worst place the measurement noise allows (where the noise is "
+    "unknown, the place by point value, as rank_best).",
     "critical_value": "The factor c the intervals and places use (Student's t or the normal "
     "quantile at the stated confidence); empty where the noise is unknown.",
     "degrees_of_freedom": "Degrees of freedom of the noise estimate behind c; empty where "

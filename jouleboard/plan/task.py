@@ -152,7 +152,11 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         f"Bar chart of {words} for the {len(top)} most efficient models at "
         f"{t.deadline_text()}: "
         + "; ".join(f"{row['model']} {row['label']}" for row in rows)
-        + ". Each bar carries the interval measurement noise allows.",
+        + (
+            ". Each bar carries the interval measurement noise allows."
+            if t.noise.known
+            else ". Measurement noise unknown: the bars carry no interval."
+        ),
         spec,
         site.urls.task(t.id),
         f"at {t.deadline_text()}",

@@ -218,14 +218,19 @@ def shares_a_place(a: Standing, at_a: int, b: Standing, at_b: int) -> bool:
 
 
 def biggest_move(before: Sequence[Standing], after: Sequence[Standing]) -> Move | None:
-    """The model whose rank changes most (dropping out counts as the largest fall); ties go
+    """The model whose places change most (dropping out counts as the largest fall); ties go
     to the higher-ranked model. A model whose places read the same before and after (2nd–4th
-    in both, its point place moved within them) has not moved for a reader."""
+    in both, its point place moved within them) has not moved for a reader; one whose point
+    place holds while its range changes (3rd to 2nd–3rd) has, by as much as an end moved."""
     where = {s.model: (i, s) for i, s in enumerate(after, start=1)}
     best: tuple[float, Move] | None = None
     for i, s in enumerate(before, start=1):
         now = where.get(s.model)
-        shift = float("inf") if now is None else abs(now[0] - i)
+        shift = (
+            float("inf")
+            if now is None
+            else max(abs(now[0] - i), abs(now[1].best - s.best), abs(now[1].worst - s.worst))
+        )
         if now is not None and place(s, i) == place(now[1], now[0]):
             continue
         if shift > 0 and (best is None or shift > best[0]):

@@ -115,7 +115,9 @@ function biggestMove(before, after) {
   let best = null;
   before.forEach((s, i) => {
     const now = where.get(s.model);
-    const shift = now === undefined ? Infinity : Math.abs(now[0] - (i + 1));
+    // A range's end moving counts as a move (3rd to 2nd–3rd), as finding.py biggest_move.
+    const shift = now === undefined ? Infinity : Math.max(Math.abs(now[0] - (i + 1)),
+      Math.abs(now[1].best - s.best), Math.abs(now[1].worst - s.worst));
     if (now !== undefined && place(s, i + 1) === place(now[1], now[0])) return;
     if (shift > 0 && (best === null || shift > best.shift)) {
       best = { shift, model: s.model, was: i + 1, now: now ? now[0] : null,
