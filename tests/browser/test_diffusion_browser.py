@@ -150,6 +150,12 @@ def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None
     page.select_option("#compare-task", "gpqa")
     assert (unit.inner_text(), page.input_value("#compare-deadline")) == ("ms", "300")
     assert not error.is_visible()  # the new task's box holds a deadline it uses
+    # With the percentile's "on" beside the box too: it wrapped under the message.
+    controls = "#compare-task, #compare-deadline, #compare-percentile"
+    placed = page.eval_on_selector_all(controls, BOXES)
+    page.fill("#compare-deadline", "-3")
+    page.locator("#compare-deadline").dispatch_event("change")
+    assert error.is_visible() and page.eval_on_selector_all(controls, BOXES) == placed
     assert site_page.problems() == []
 
 
