@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise ValidationFailed(problems)
     warn(warnings, args.strict)
-    if args.format == "github":  # a file not read shows on the pull request, not only in its log
+    if args.format == "github" and warnings:  # on the pull request, not only in its log
         print("\n".join(github_annotations(warnings, "warning")))
     runs_dropped = sum(w.rule != UNREAD for w in warnings)  # the rest: files not read
     unread = len(warnings) - runs_dropped

@@ -37,7 +37,7 @@ def position(problem: Problem) -> Position | None:
     try:
         offset = _json_offset(text, tokens) if path.suffix == ".json" else None
         return _line_col(text, offset) if offset is not None else _yaml_position(text, tokens)
-    except (ValueError, yaml.YAMLError, RecursionError):
+    except (ValueError, IndexError, yaml.YAMLError, RecursionError):  # text not as validated
         return None
 
 

@@ -242,6 +242,6 @@ def entry_line(model_id: str, entry: JsonObject) -> str:
     """``entry`` as one line of models.yaml (its facts a flow mapping): what a problem's
     hint can hold, since a report shows each problem on one line (a line break as ``\n``)."""
     pair = yaml.safe_dump(
-        {model_id: entry}, sort_keys=False, allow_unicode=True, default_flow_style=True, width=1e9
+        {model_id: entry}, sort_keys=False, allow_unicode=True, default_flow_style=True, width=10**9
     )
     return pair.strip()[1:-1]  # a flow mapping of one pair, less its braces: a block line

@@ -305,22 +305,16 @@ def _estimate(noise: Noise) -> str:
     return f"s = {noise.per_run:.3g} per run ({critical_words(noise)})"
 
 
-def _changed_within(
-    old: Record,
-    new: Record,
-    noise: Noise,
-    before: float | None = None,
-    after: float | None = None,
-) -> bool:
-    """One configuration's change (energy per output, else ``before`` to ``after``) lies
-    within its measurements' noise, counting how many runs each side is the mean of and
-    whether one side's runs are the other's and more (a repeat added or removed)."""
+def _changed_within(old: Record, new: Record, noise: Noise) -> bool:
+    """One configuration's change of energy per output (what the noise is estimated on)
+    lies within its measurements' noise, counting how many runs each side is the mean of
+    and whether one side's runs are the other's and more (a repeat added or removed)."""
     a, b = set(run_sources(old) or (old.source,)), set(run_sources(new) or (new.source,))
     return noise.within(
-        old.energy_per_output_joules if before is None else before,
-        new.energy_per_output_joules if after is None else after,
+        old.energy_per_output_joules,
+        new.energy_per_output_joules,
         (runs_of(old), runs_of(new)),
-        nested=a != b and (a < b or b < a),
+        nested=a < b or b < a,
     )
 
 
@@ -330,7 +324,7 @@ def _within_noise(o: RankedRow[Record], r: RankedRow[Record], noise: Noise) -> b
     its old range. A model now chosen in another configuration moved for a real reason."""
     return (
         o.config.identity == r.config.identity
-        and _changed_within(o.config, r.config, noise, o.value, r.value)
+        and _changed_within(o.config, r.config, noise)
         and o.rank_best <= r.rank <= o.rank_worst
         and r.rank_best <= o.rank <= r.rank_worst
     )

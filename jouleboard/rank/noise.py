@@ -380,9 +380,8 @@ def describe(noise: Noise) -> str:
         f"run's energy lies within {signed_percent(low - 1)} to {signed_percent(high - 1)} of "
         f"its value, and a model ranks ahead of another at {conf} confidence only when their "
         f"energies differ by more than a factor exp(c √(u₁² + u₂²)), {pair:.2f}× for two "
-        "single runs. Each "
-        f"such comparison is of one pair at {conf} confidence; a range is not a simultaneous "
-        "statement about the whole table."
+        f"single runs. Each such comparison is of one pair at {conf} confidence; a range is "
+        "not a simultaneous statement about the whole table."
     )
     # An estimate from the data's repeats gains from more of them; a declared one does not
     # (site.yaml states it, whatever the data holds).

@@ -1,6 +1,7 @@
 // A message under an input that holds a value the page cannot use (none: clear it). In a
-// form's row of controls it takes a row of its own under them (style.css .field-error):
-// inside its control it widened it and moved the controls beside it.
+// form's controls it follows the input's control, and style.css gives it a row of its own:
+// after the row of controls on a wide screen, under its control on a phone (inside the
+// control it widened it and moved the controls beside it).
 export function fieldError(input, message) {
   let note = document.getElementById(`${input.id}-error`);
   if (!note) {

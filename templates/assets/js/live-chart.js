@@ -62,8 +62,9 @@ function phoneLayout(spec, width) {
   if (wrapped && Number.isInteger(spec.height)) spec.height = Math.round(spec.height * 28 / 24);
 }
 
-// The room a live chart has: its holder's width less the 38 px vega-embed keeps right of it
-// for the actions button, which a narrow screen's style puts above the chart instead.
+// The room a live chart has: its holder's width less the px vega-embed keeps right of it for
+// the actions button, which a narrow screen's style (style.css) puts above the chart instead.
+const ACTIONS = 38;
 const ACTIONS_ABOVE = "(max-width: 600px)";
 
 // A chart whose names are placed for set widths (usermeta.live: plan/task_charts.py
@@ -131,7 +132,7 @@ export async function embedChart(figure, adjust) {
   // A narrow screen gets the phone layout (render/charts.py phone): text at its own size.
   if (figure.clientWidth < 480) phoneLayout(spec, figure.clientWidth);
   const holder = holderOf(figure);
-  placedWidth(spec, holder.clientWidth - (window.matchMedia(ACTIONS_ABOVE).matches ? 0 : 38));
+  placedWidth(spec, holder.clientWidth - (window.matchMedia(ACTIONS_ABOVE).matches ? 0 : ACTIONS));
   if (figure.jbView) figure.jbView.finalize();
   // ast: true makes Vega interpret expressions instead of compiling them: no eval, so the
   // page's Content-Security-Policy needs no 'unsafe-eval'.
