@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from jouleboard.render.point_names import Place, Render, name_box, place_names
+from jouleboard.render.point_names import Place, Render, clear_places, name_box, place_names
 from jouleboard.render.text_fit import text_width
 
 ABOVE_LEFT, BELOW_RIGHT = Place("left", False), Place("right", True)
@@ -94,3 +94,17 @@ def test_the_accuracy_chart_spans_whole_decades_around_its_points(energies: list
     ((low, high),) = {tuple(layer["encoding"]["x"]["scale"]["domain"]) for layer in spec["layer"]}
     assert math.log10(low).is_integer() and math.log10(high).is_integer()
     assert low <= min(energies) and max(energies) <= high and high >= 10 * low
+
+
+def test_a_name_with_no_clear_place_is_left_out_where_only_clear_names_go() -> None:
+    """Steps at y = 40 and y = 61 run through all six places of the name of the point at
+    (100, 50): the above ones span y 34.5-45.5 or 32.5-43.5 (5.5 or 3.5 px deep, more than
+    a 3 px graze), the below ones 54.5-65.5 or 56.5-67.5 (4.5 px). place_names still takes
+    the first; clear_places leaves the name out (a live chart 320 px wide drew "DeepSeek
+    R1" over a point), and the point at (100, 90) below gets its place above and left,
+    which nothing covers."""
+    line = [(0.0, 40.0), (200.0, 40.0), (200.0, 61.0), (0.0, 61.0)]
+    render = Render(200, 100, [(100, 50), (100, 90)], line)
+    names = [(0, "Model"), (1, "Model")]
+    assert place_names(names, render)[0] == ABOVE_LEFT
+    assert clear_places(names, render) == [None, ABOVE_LEFT]

@@ -17,7 +17,7 @@ from jouleboard.plan.views import ChartRef, SiteView, TaskView, chart_ref
 from jouleboard.rank import ranking
 from jouleboard.render import charts
 from jouleboard.render.line_labels import log_pixels, log_value, spread
-from jouleboard.render.point_names import Place, Render, place_names
+from jouleboard.render.point_names import Place, Render, clear_places, place_names
 from jouleboard.render.text_fit import wrap
 
 
@@ -321,12 +321,17 @@ def accuracy_spec(
             for i, p in enumerate(points)
         ]
 
+    # The interactive view names only what its width leaves room for (render/point_names.py
+    # clear_places): a 320 px embed has no clear place for some names.
     live: list[JsonValue] = [
         {
             "width": whole,
             "names": {
                 str(points[i]["model"]): [p.at, p.below]
-                for i, p in places(whole - ACCURACY_AXIS).items()
+                for i, p in zip(
+                    named, clear_places(names, render(whole - ACCURACY_AXIS)), strict=True
+                )
+                if p is not None
             },
         }
         for whole in ACCURACY_LIVE

@@ -105,8 +105,34 @@ def place_names(names: Sequence[tuple[int, str]], render: Render) -> list[Place]
     placed: list[Box] = []
     out = []
     for index, name in names:
-        width, (x, y) = text_width(name, NAME_SIZE), render.points[index]
-        best = min(PLACES, key=lambda p: _cost(name_box(x, y, width, p), index, render, placed))
-        placed.append(name_box(x, y, width, best))
+        best, _, box = _best(index, name, render, placed)
+        placed.append(box)
         out.append(best)
     return out
+
+
+def clear_places(names: Sequence[tuple[int, str]], render: Render) -> list[Place | None]:
+    """As :func:`place_names`, but a name whose best place still covers a mark (a point, a
+    name, a step it crosses more than grazes, the plot's edge) is left out (None): on a
+    plot too narrow to name it clear, its point is named by the legend and the tooltip."""
+    placed: list[Box] = []
+    out: list[Place | None] = []
+    for index, name in names:
+        best, cost, box = _best(index, name, render, placed)
+        if cost >= 1:
+            out.append(None)
+            continue
+        placed.append(box)
+        out.append(best)
+    return out
+
+
+def _best(index: int, name: str, render: Render, placed: Sequence[Box]) -> tuple[Place, float, Box]:
+    """The place of :data:`PLACES` where ``name`` covers the fewest marks (the first of
+    equals), what it covers there, and its box."""
+    width, (x, y) = text_width(name, NAME_SIZE), render.points[index]
+    costs = [
+        (_cost(name_box(x, y, width, p), index, render, placed), i) for i, p in enumerate(PLACES)
+    ]
+    cost, i = min(costs)
+    return PLACES[i], cost, name_box(x, y, width, PLACES[i])

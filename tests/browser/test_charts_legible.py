@@ -244,11 +244,13 @@ def test_the_interactive_accuracy_chart_keeps_its_names_clear(
     placed for: at 390 px "DeepSeek V3.1" sat on the front's step. It is now drawn at the
     widest of the widths its names were placed for that fits (usermeta.live), at its own
     size: Vega finds the point under the pointer in unscaled pixels, so a chart shrunk to
-    fit would show the wrong tooltips. Phone, small tablet, tablet, desktop."""
+    fit would show the wrong tooltips. A width too narrow to name a model clear of the
+    other marks leaves its name out (at 360 px "DeepSeek V3.1" crossed the step). Small
+    phone, phone, small tablet, tablet, desktop."""
     ctx = pw_browser.new_context(viewport=DESKTOP)
     try:
         page = ctx.new_page()
-        for width in (390, 600, 768, 1280):
+        for width in (360, 390, 600, 768, 1280):
             page.set_viewport_size({"width": width, "height": 800})
             page.goto(f"{site_url}/tasks/gpqa/")
             figure = page.locator("#chart-accuracy--gpqa")
@@ -256,7 +258,9 @@ def test_the_interactive_accuracy_chart_keeps_its_names_clear(
             svg = figure.locator("svg.marks")
             svg.locator("g.mark-text text").first.wait_for(state="attached")
             names, covered = svg.evaluate(NAMES_ON_MARKS)
-            assert names == 6 and covered == [], (width, names, covered)
+            # Every name from a phone's width up; at 360 px, those with a clear place.
+            assert names == 6 if width >= 390 else names >= 3, (width, names)
+            assert covered == [], (width, covered)
             drawn, shown, room = svg.evaluate(
                 "(s) => [Number(s.getAttribute('width')), s.getBoundingClientRect().width,"
                 " s.closest('figure').clientWidth]"

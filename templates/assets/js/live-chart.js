@@ -69,7 +69,8 @@ const ACTIONS_ABOVE = "(max-width: 600px)";
 
 // A chart whose names are placed for set widths (usermeta.live: plan/task_charts.py
 // accuracy_spec) is drawn at the widest of them that fits its room, with that width's
-// places: names placed for a wider plot could cover its points and steps.
+// places: names placed for a wider plot could cover its points and steps. A width names
+// only the models it has a clear place for.
 function placedWidth(spec, room) {
   const live = spec.usermeta && spec.usermeta.live;
   if (!live) return;
@@ -77,6 +78,7 @@ function placedWidth(spec, room) {
   spec.width = fit.width;
   for (const row of spec.datasets[live.dataset]) {
     const place = fit.names[row.model];
+    row.named = place !== undefined;
     if (place) [row.name_at, row.below] = place;
   }
 }
