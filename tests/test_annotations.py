@@ -8,7 +8,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from jouleboard.commands.common import github_annotations
+from jouleboard.core.escape import text_line
 from jouleboard.core.problems import Problem
 from tests.cli_run import jouleboard
 from tests.golden.tree import DATA
@@ -34,7 +37,7 @@ def parsed(command: str) -> tuple[dict[str, str], str]:
 def annotation(problem: Problem) -> dict[str, str]:
     (command,) = github_annotations([problem])
     properties, message = parsed(command)
-    assert message == str(problem)
+    assert message == text_line(str(problem))  # one line, its controls shown escaped
     return properties
 
 
@@ -52,24 +55,85 @@ def test_each_key_is_found_under_its_own_parent(tmp_path: Path) -> None:
     registry = tmp_path / "models.yaml"
     registry.write_text("a:\n  nickname: One\nb:\n  builder: B\n  nickname: Two\n")
     got = annotation(Problem(str(registry), "/b/nickname", "value.too-long", "too long"))
-    assert (got.get("line"), got.get("col")) == ("5", "13")  # "  nickname: Two": Two at column 13
+    assert (got.get("line"), got.get("col")) == ("5", "3")  # "  nickname: Two": its key
 
 
 def test_a_key_written_twice_is_the_second(tmp_path: Path) -> None:
-    """A duplicate key is the later one, the one a reader keeps (it was put on the first)."""
+    """A duplicate key is the later one, the one a reader keeps (it was put on the first);
+    a member is put on its key."""
     doc = tmp_path / "m.json"
     doc.write_text('{\n  "schema_version": 1,\n  "x": [1, {"y": 2}],\n  "schema_version": 1\n}\n')
     got = annotation(Problem(str(doc), "/schema_version", "json.duplicate-key", "twice"))
-    assert (got.get("line"), got.get("col")) == ("4", "21")
+    assert (got.get("line"), got.get("col")) == ("4", "3")
     got = annotation(Problem(str(doc), "/x/1/y", "value.x", "deep"))
-    assert (got.get("line"), got.get("col")) == ("3", "18")
+    assert (got.get("line"), got.get("col")) == ("3", "13")  # '  "x": [1, {"y"': column 13
 
 
 def test_a_missing_field_is_put_on_its_object(tmp_path: Path) -> None:
     doc = tmp_path / "m.json"
     doc.write_text('{\n  "metrics":\n    {"power": 1}\n}\n')
     got = annotation(Problem(str(doc), "/metrics/throughput", "field.missing", "missing"))
-    assert (got.get("line"), got.get("col")) == ("3", "5")
+    assert (got.get("line"), got.get("col")) == ("2", "3")  # the key of its object
+
+
+def test_a_number_too_long_to_convert_does_not_stop_the_walk(tmp_path: Path) -> None:
+    """The walk converted numbers, and Python refuses a 5,000-digit one: every problem of
+    the file lost its line. Numbers are now only skipped."""
+    doc = tmp_path / "m.json"
+    doc.write_text('{\n  "num_gpus": ' + "9" * 5000 + ',\n  "repeat": NaN\n}\n')
+    got = annotation(Problem(str(doc), "/repeat", "json.non-finite", "NaN"))
+    assert (got.get("line"), got.get("col")) == ("3", "3")
+
+
+def test_a_syntax_error_is_put_where_the_reader_says_not_where_a_key_does(
+    tmp_path: Path,
+) -> None:
+    """A duplicate YAML key named " at line 1 column 1" moved its own annotation to line 1:
+    the readers state the real place last ("… at line 19"), or first for a markdown line
+    ("line 149: …")."""
+    name = str(tmp_path / "gpus.yaml")
+    message = "duplicate key ' at line 1 column 1' at line 19"
+    got = annotation(Problem(name, "", "yaml.duplicate-key", message))
+    assert (got.get("line"), got.get("col")) == ("19", "1")
+    got = annotation(Problem(name, "", "markdown.too-deep", "line 149: nested too deep"))
+    assert (got.get("line"), got.get("col")) == ("149", "1")
+
+
+def test_a_key_read_as_null_is_named_and_found_as_written(tmp_path: Path) -> None:
+    """YAML reads the keys `null:` and `true:` as None and True: the pointer said /None,
+    which the file does not hold, and the annotation fell back to the file's first line."""
+    from jouleboard.core.problems import pointer
+
+    registry = tmp_path / "models.yaml"
+    registry.write_text("a/b:\n  nickname: A\nnull: {}\ntrue: {}\n")
+    assert (pointer(None), pointer(True)) == ("/null", "/true")
+    got = annotation(Problem(str(registry), pointer(None), "value.bad-identifier", "bad"))
+    assert (got.get("line"), got.get("col")) == ("3", "1")
+
+
+def test_a_file_is_read_once_however_many_problems_it_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each problem read its file again and walked it from the start: a models.yaml of
+    10 KB with 400 problems took two minutes to annotate."""
+    from jouleboard.core import locate
+
+    registry = tmp_path / "models.yaml"
+    registry.write_text("".join(f"m{i}:\n  nickname: {i}\n" for i in range(400)))
+    reads: list[Path] = []
+    read = locate.read_capped
+    monkeypatch.setattr(locate, "read_capped", lambda p, cap: reads.append(p) or read(p, cap))
+    problems = [Problem(str(registry), f"/m{i}/nickname", "x", "y") for i in range(400)]
+    lines = github_annotations(problems)
+    assert reads == [registry]
+    assert all(f",line={2 * i + 2},col=3," in line for i, line in enumerate(lines))
+
+
+def test_a_message_shows_its_controls_escaped(tmp_path: Path) -> None:
+    """The text report escapes a bidi override; the annotation carried it raw, where it
+    reorders what GitHub shows of the message."""
+    (command,) = github_annotations([Problem("m.json", "/a\u202eb", "field.unknown", "x")])
+    assert "\u202e" not in command and "\\u202e" in command
 
 
 def test_the_validate_command_puts_syntax_errors_on_their_line(tmp_path: Path) -> None:

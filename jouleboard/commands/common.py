@@ -99,8 +99,9 @@ def github_annotations(problems: Sequence[Problem], level: str = "error") -> lis
     problem on its file, at its line and column where they can be told (core/locate.py).
     Escaped as GitHub's own toolkit escapes them: a message's ``%``, CR and LF; a
     property's ``:`` and ``,`` too, so a file name holding ``::`` cannot end the properties
-    early."""
-    from jouleboard.core.locate import position
+    early. A message shows its controls (a bidi override, say) escaped, as the text report
+    does (core/text_rules.py text_line)."""
+    from jouleboard.core.locate import positions
 
     def data(text: str) -> str:
         return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -109,8 +110,7 @@ def github_annotations(problems: Sequence[Problem], level: str = "error") -> lis
         return data(text).replace(":", "%3A").replace(",", "%2C")
 
     lines = []
-    for p in problems:
-        at = position(p)
+    for p, at in zip(problems, positions(problems), strict=True):
         where = f"file={prop(p.file)}" + (f",line={at[0]},col={at[1]}" if at else "")
-        lines.append(f"::{level} {where},title={prop(p.rule)}::{data(str(p))}")
+        lines.append(f"::{level} {where},title={prop(p.rule)}::{data(text_line(str(p)))}")
     return lines

@@ -59,8 +59,13 @@ def did_you_mean(value: str, known: Iterable[str]) -> str:
 
 
 def pointer(*parts: object) -> str:
-    """JSON pointer (RFC 6901) for a path of keys and indices."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    """JSON pointer (RFC 6901) for a path of keys and indices; a key YAML read as null or a
+    boolean is spelt as the file has it (``null``, ``true``), not as Python does."""
+    return "".join("/" + _token(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _token(part: object) -> str:
+    return "null" if part is None else str(part).lower() if isinstance(part, bool) else str(part)
 
 
 @functools.lru_cache(maxsize=4)
