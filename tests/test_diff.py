@@ -211,3 +211,17 @@ def test_a_move_is_read_from_the_places_printed(
         return SimpleNamespace(rank_best=places[0], rank_worst=places[1])
 
     assert _move(row(before), row(after)) == move
+
+
+def test_a_renamed_task_is_the_same_task(tmp_path: Path) -> None:
+    """The report keyed its rankings by the task's display name, so renaming a task listed
+    every model of it as "new" in every view, with nothing else changed."""
+    head = tmp_path / "head"
+    shutil.copytree(DATA, head)
+    tasks = (head / "tasks.yaml").read_text(encoding="utf-8")
+    (head / "tasks.yaml").write_text(
+        tasks.replace("name: Problem Solving with Reasoning\n", "name: Reasoning\n"),
+        encoding="utf-8",
+    )
+    report = diff_markdown(load_side(DATA), load_side(head))
+    assert "| new |" not in report and "No ranking changes" in report, report

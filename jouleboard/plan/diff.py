@@ -146,8 +146,9 @@ def base_data(base: str, data_dir: Path) -> Iterator[Path]:
         yield folder
 
 
-def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Record]]]:
-    """Every ranking the site publishes: per task, default and preset deadlines."""
+def _views(data: Dataset) -> dict[tuple[str, float], tuple[str, list[RankedRow[Record]]]]:
+    """Every ranking the site publishes, by task id and deadline (a task renamed is the same
+    task): its heading, and its rows."""
     views = {}
     gpus = set(data.registry.site.default_gpus)
     for task, info in data.registry.tasks.items():
@@ -157,8 +158,9 @@ def _views(data: Dataset) -> dict[tuple[str, str], list[RankedRow[Record]]]:
             # "batch latency ≤ 30 s" (images and videos).
             label = f"{markdown_text(info.name)} at {latency.text(ms, d.percentile)}"
             configs = data.for_task(task)
-            views[(task, label)] = rank(
-                configs, Deadline(ms, d.percentile), gpus=gpus, noise=data.noise_for(configs)
+            views[(task, ms)] = (
+                label,
+                rank(configs, Deadline(ms, d.percentile), gpus=gpus, noise=data.noise_for(configs)),
             )
     return views
 
@@ -282,13 +284,13 @@ def diff_markdown(base: Side, head: Side, threshold: float = 0.01) -> str:
 
     before = _views(base.data) if base.data else {}
     moved_any = False
-    for view, rows in _views(head.data).items():
+    for view, (label, rows) in _views(head.data).items():
         beyond, inside = _rank_moves(
-            before.get(view, []), rows, head.data, *_efficiency(head.data, view[0])
+            before.get(view, ("", []))[1], rows, head.data, *_efficiency(head.data, view[0])
         )
         if beyond or inside:
             moved_any = True
-            out += [f"### {view[1]}", "", *([*beyond, ""] if beyond else [])]
+            out += [f"### {label}", "", *([*beyond, ""] if beyond else [])]
             if inside:
                 out += ["Within measurement noise:", "", *inside, ""]
     if not moved_any:
