@@ -280,3 +280,79 @@ def test_a_client_reading_the_answer_slowly_is_dropped_at_the_total(preview: Pat
             reader.join(5)
             slow.close()
     assert answered < total + 3.0, f"answered after {answered:.1f} s"
+
+
+def head(port: int, path: str, headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path, headers=headers or {})
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return response
+
+
+def test_a_rebuilt_file_is_never_served_from_the_browsers_cache(preview: Path) -> None:
+    """Files from the preview folder carried Last-Modified alone, so Chromium showed a
+    chart and a visited page from its cache after a rebuild changed them (and a second's
+    resolution cannot tell two rebuilds in one second apart). The browser must now ask
+    each time, and its copy is current only while the tag (size, mtime in ns) holds."""
+    chart = preview / "chart.svg"
+    chart.write_text("<svg>21.42</svg>")
+    with running(preview) as port:
+        first = head(port, "/chart.svg")
+        tag = first.getheader("ETag")
+        assert first.status == 200 and first.getheader("Cache-Control") == "no-cache" and tag
+        assert head(port, "/chart.svg", {"If-None-Match": tag}).status == 304
+        before = chart.stat()
+        chart.write_text("<svg>42.83</svg>")  # the same size, within the same second
+        os.utime(chart, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000))
+        again = head(port, "/chart.svg", {"If-None-Match": tag})
+        assert again.status == 200 and again.getheader("ETag") != tag
+
+
+def test_a_long_failure_report_says_how_much_the_page_leaves_out() -> None:
+    """The open pages' banner cut a failed rebuild's report at 20,000 characters, mid-line
+    and with no sign: 888 problems showed as about 101 lines and no total."""
+    lines = [
+        f"data/measurements/f{i}.json: /gpu_model: registry.unknown-gpu: x" for i in range(888)
+    ]
+    report = "\n".join([*lines, "888 problem(s) in 888 file(s)"])
+    shown = serve.capped(report).splitlines()
+    assert len("\n".join(shown)) <= serve.ERROR_CAP
+    kept = shown[:-2]
+    assert kept == lines[: len(kept)]  # whole lines, in order
+    assert shown[-2] == f"… and {888 - len(kept):,} more lines in the terminal"
+    assert shown[-1] == "888 problem(s) in 888 file(s)"
+    assert serve.capped("short\n1 problem(s) in 1 file(s)") == "short\n1 problem(s) in 1 file(s)"
+
+
+def test_each_rebuild_says_its_warnings(capsys: pytest.CaptureFixture[str]) -> None:
+    """A measurement in a misspelt folder (data/measurment/) is never read: `build` and
+    `validate` warn of it, while serve printed only "built ..." and the run just did not
+    show."""
+    from jouleboard.core.problems import Problem
+    from jouleboard.engine.state import BuildSummary
+
+    unread = Problem("data/measurment", "", "file.unread", "not read", "did you mean it?")
+
+    class Live:
+        def update(self, changes: object, waiting: object, publish: object) -> BuildSummary:
+            return BuildSummary(Path("site"), pages=1, warnings=(unread,))
+
+    assert serve._update(Live(), serve._State(), None)  # type: ignore[arg-type]
+    out = capsys.readouterr()
+    assert out.out.startswith("built 1 pages")
+    assert out.err == f"warning: {unread}\n"
+
+
+def test_a_data_folder_moved_away_is_missing_not_unreadable(tmp_path: Path) -> None:
+    """`mv data ../elsewhere` while serving: the rebuild said "file.unreadable: cannot list
+    this folder ... (check its permissions ...)"; a folder that is not there is missing."""
+    from jouleboard.core.problems import ValidationFailed
+    from jouleboard.loading.dataset import load_dataset
+
+    with pytest.raises(ValidationFailed) as info:
+        load_dataset(tmp_path / "data")
+    assert [(p.rule, p.message) for p in info.value.problems] == [
+        ("file.missing", "no such file or folder")
+    ]

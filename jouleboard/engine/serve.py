@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 
+from jouleboard.core.escape import text_line
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine.build import find_project
 from jouleboard.engine.live import Changes, LiveSite, output_path
@@ -118,6 +119,26 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _HOST = re.compile(r"(?:\[(?P<ip6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
 
 
+def capped(report: str) -> str:
+    """A failed rebuild's report as the open pages show it: whole lines up to
+    :data:`ERROR_CAP` characters, then how many more the terminal shows, then the report's
+    last line (its count of problems). It was cut at the cap mid-line, with no sign."""
+    if len(report) <= ERROR_CAP:
+        return report
+    *lines, last = report.splitlines()
+    if len(last) > ERROR_CAP // 2:  # one line, or a last line too long to keep whole
+        return report[: ERROR_CAP - 1] + "…"
+    kept: list[str] = []
+    size = len(last) + 100  # room for the last line and the note
+    for line in lines:
+        if size + len(line) + 1 > ERROR_CAP:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    more = len(lines) - len(kept)
+    return "\n".join([*kept, f"… and {more:,} more line{'s' * (more != 1)} in the terminal", last])
+
+
 class _State:
     """The build version, and a condition that wakes every held reload request when it
     changes (a page reloads within milliseconds of its update, not at its next poll).
@@ -170,7 +191,7 @@ class _State:
     def fail(self, report: str) -> None:
         """An update failed: every open page shows ``report`` over the previous site."""
         with self.changed:
-            self.error = report[:ERROR_CAP]
+            self.error = capped(report)
             self.version += 1
             self.changed.notify_all()
 
@@ -416,9 +437,21 @@ def _handler(
 
         def _file_head(self, file: BinaryIO, name: str) -> BinaryIO | None:
             """Headers for an open file (304 when the browser's copy is current), as the
-            standard library's send_head sends them."""
+            standard library's send_head sends them, and more: the browser must ask again
+            each time (no-cache) and its copy is current only when its tag, the file's size
+            and nanosecond mtime, still is. With Last-Modified alone Chromium reused a chart
+            or a page from its cache after a rebuild changed it (and a second's resolution
+            cannot tell two rebuilds apart)."""
             status = os.fstat(file.fileno())
+            tag = f'"{status.st_size:x}-{status.st_mtime_ns:x}"'
             since = self.headers.get("If-Modified-Since")
+            if self.headers.get("If-None-Match") == tag:
+                self.send_response(304)
+                self.send_header("ETag", tag)
+                self.send_header("Cache-Control", "no-cache")
+                self.end_headers()
+                file.close()
+                return None
             if since and "If-None-Match" not in self.headers:
                 try:
                     when = email.utils.parsedate_to_datetime(since)
@@ -436,6 +469,8 @@ def _handler(
             self.send_header("Content-type", self.guess_type(name))
             self.send_header("Content-Length", str(status.st_size))
             self.send_header("Last-Modified", self.date_time_string(status.st_mtime))
+            self.send_header("ETag", tag)
+            self.send_header("Cache-Control", "no-cache")
             self.end_headers()
             return file
 
@@ -482,6 +517,8 @@ def _update(live: LiveSite, state: _State, changes: Changes, first: bool = False
         state.built()
         state.settle(bump=not published and not first)
         print(summary, flush=True)
+        for warning in summary.warnings:  # as `jouleboard build` says them: a file not read
+            print(f"warning: {text_line(warning)}", file=sys.stderr, flush=True)
         return True
     finally:
         if state.ahead is not None:  # failed after publishing: back to the previous site

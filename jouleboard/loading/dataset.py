@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
@@ -108,7 +109,17 @@ def _name_problem_at(folder: str, name: str) -> Problem | None:
 
 
 def _walk_problem(error: OSError) -> Problem:
-    """A folder os.walk could not list (unreadable, path over the OS limit): never skipped."""
+    """A folder os.walk could not list (unreadable, path over the OS limit): never skipped.
+    One gone meanwhile (moved away while `serve` watched it) is missing, as a folder never
+    there is."""
+    if error.errno == errno.ENOENT:
+        return Problem(
+            shown_path(Path(os.fsdecode(error.filename or ""))),
+            "",
+            "file.missing",
+            "no such file or folder",
+            "check the path",
+        )
     return Problem(
         shown_path(Path(os.fsdecode(error.filename or ""))),
         "",
