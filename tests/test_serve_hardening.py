@@ -356,3 +356,16 @@ def test_a_data_folder_moved_away_is_missing_not_unreadable(tmp_path: Path) -> N
     assert [(p.rule, p.message) for p in info.value.problems] == [
         ("file.missing", "no such file or folder")
     ]
+
+
+def test_a_missing_page_is_the_sites_404_page_which_reloads(preview: Path) -> None:
+    """A page open at a path an edit removed got the standard library's error page, which
+    has no reload script: restoring the page never brought the tab back. The site's own
+    404 page (a preview build's carries the script) is served instead, still with 404."""
+    page = '<p>not here</p><script src="/__jouleboard__/reload.js"></script>'
+    (preview / "404.html").write_text(page)
+    with running(preview) as port:
+        assert get(port, "/models/gone/") == (404, page)
+        (preview / "404.html").unlink()
+        status, body = get(port, "/models/gone/")
+        assert status == 404 and "reload.js" not in body  # none: the plain error page

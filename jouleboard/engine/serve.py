@@ -99,6 +99,7 @@ RELOAD_JS = """// jouleboard serve: reload once the site is rebuilt; show a rebu
 })();
 """
 ERROR_CAP = 20_000  # characters of a failed rebuild's report shown over the page
+ERROR_PAGE_CAP = 1024 * 1024  # bytes of the site's 404.html served for a missing path
 WAIT_S = 25.0  # how long a reload request is held open without a rebuild
 COMMIT_WAIT_S = 120.0  # the longest a request waits for an update's commit
 WORKERS = 32  # handler threads: every connection is served by one of these
@@ -426,7 +427,7 @@ def _handler(
                         self._redirect(url_path + "/")
                         return None
             except (OSError, ValueError):
-                self.send_error(404, "File not found")
+                self._not_found()
                 return None
             file = os.fdopen(fd, "rb")
             try:
@@ -474,6 +475,21 @@ def _handler(
             self.end_headers()
             return file
 
+        def _not_found(self) -> None:
+            """404 with the site's own 404 page, which carries the reload script: a page
+            open at a path an edit removed comes back by itself once an edit restores it
+            (the standard library's error page has no script and stayed)."""
+            try:
+                fd = open_inside(str(out), ["404.html"])
+                with os.fdopen(fd, "rb") as page:
+                    body = page.read(ERROR_PAGE_CAP + 1)
+            except (OSError, ValueError):
+                body = b""
+            if not body or len(body) > ERROR_PAGE_CAP:
+                self.send_error(404, "File not found")
+            else:
+                self._send(body, "text/html; charset=utf-8", 404)
+
         def _redirect(self, location: str) -> None:
             self.send_response(301)
             self.send_header("Location", location)
@@ -486,7 +502,8 @@ def _handler(
             self.send_header("Cache-Control", "no-store")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if self.command != "HEAD":
+                self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:
             pass
