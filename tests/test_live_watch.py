@@ -73,3 +73,31 @@ def test_inotify_is_used_on_linux(tmp_path: Path) -> None:
         assert isinstance(w, InotifyWatch) == sys.platform.startswith("linux")
     finally:
         w.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_a_new_file_is_reported_once_it_is_written_and_closed(tmp_path: Path) -> None:
+    """An editor saving a new measurement creates it, then writes it: the watch reported
+    it at its creation, and serve's rebuild read it empty ("json.syntax: not valid JSON:
+    Expecting value at line 1 column 1") before the next one read it whole."""
+    import threading
+    import time
+
+    data, _, out = make(tmp_path)
+    new = data / "measurements" / "a" / "two.json"
+    text = '{"schema_version": 1}'
+    w = InotifyWatch([data], out)
+
+    def save() -> None:
+        with new.open("w") as file:
+            time.sleep(0.4)  # created, not yet written
+            file.write(text)
+
+    writer = threading.Thread(target=save)
+    try:
+        writer.start()
+        changed = w.changes(timeout=5)
+        assert str(new) in changed and new.read_text() == text
+    finally:
+        writer.join()
+        w.close()

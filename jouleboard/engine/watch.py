@@ -35,6 +35,9 @@ _MASK = (
 )
 QUIET_S = 0.02  # an edit is over when no event came for this long (a save is often 2 events)
 MOST_S = 0.3  # ... or after this long, whatever keeps coming
+# A file created and not yet closed is still being written (an editor saving a new file, a
+# large copy): the edit is over when it is closed, or after this long.
+WRITING_S = 2.0
 
 
 def snapshot(roots: Iterable[Path], skip: Path | None = None) -> dict[str, int]:
@@ -101,6 +104,7 @@ class InotifyWatch:
         if self.fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1 failed")
         self.folders: dict[int, str] = {}  # watch descriptor -> folder
+        self.writing: set[str] = set()  # files created and not yet closed
         self._watch_all()
 
     def _watch(self, folder: str) -> None:
@@ -160,11 +164,16 @@ class InotifyWatch:
             changed.add(path)
             if mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
                 self._watch_tree(path)  # a new folder (or a root that appeared)
+            elif mask & _IN_CREATE and not mask & _IN_ISDIR:
+                self.writing.add(path)
+            elif mask & (_IN_CLOSE_WRITE | _IN_DELETE | _IN_MOVED_FROM):
+                self.writing.discard(path)
         return changed
 
     def changes(self, timeout: float) -> set[str]:
         """The paths changed since the last call: waits up to ``timeout`` seconds for a
-        first event, then until events stop for QUIET_S (at most MOST_S)."""
+        first event, then until events stop for QUIET_S (at most MOST_S), and until each
+        file created meanwhile is closed (at most WRITING_S)."""
         poller = select.poll()
         poller.register(self.fd, select.POLLIN)
         end = time.monotonic() + timeout
@@ -177,6 +186,12 @@ class InotifyWatch:
         first = time.monotonic()
         while time.monotonic() - first < MOST_S and poller.poll(QUIET_S * 1000):
             changed |= self._read()
+        # A new file still open for writing: read it once it is closed, not half written
+        # (a build would report a JSON error for a file the editor was still saving).
+        while self.writing and (left := first + WRITING_S - time.monotonic()) > 0:
+            if poller.poll(left * 1000):
+                changed |= self._read()
+        self.writing.clear()  # one never closed (a link made in place) is not waited again
         return changed
 
     def close(self) -> None:
