@@ -369,3 +369,25 @@ def test_a_missing_page_is_the_sites_404_page_which_reloads(preview: Path) -> No
         (preview / "404.html").unlink()
         status, body = get(port, "/models/gone/")
         assert status == 404 and "reload.js" not in body  # none: the plain error page
+
+
+def test_pages_published_ahead_of_a_failed_rebuild_are_withdrawn() -> None:
+    """serve publishes the open page before the whole site builds. When the rest then
+    failed, that page stayed on screen with the new content under a banner saying "this
+    page is the previous site". The status now names the version whose pages were
+    withdrawn, and reload.js reloads a page loaded at it into the previous site."""
+    import json
+
+    state = serve._State()
+    state.publish({"about/index.html": b"<p>SAVE-ALL-MARKER-1</p>"})
+    published = json.loads(state.status())
+    assert published["error"] == "" and published["withdrawn"] == ""
+    state.withdraw()
+    state.fail("templates/model.html: template.undefined")
+    failed = json.loads(state.status())
+    assert failed["withdrawn"] == published["version"] != failed["version"]
+    assert state.ahead_of("about/index.html") is None  # the folder's page, the previous one
+    state.fail("again, with nothing published")  # a later failure withdraws nothing new
+    assert json.loads(state.status())["withdrawn"] == published["version"]
+    state.built()
+    assert json.loads(state.status())["withdrawn"] == ""

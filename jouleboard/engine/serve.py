@@ -88,8 +88,13 @@ RELOAD_JS = """// jouleboard serve: reload once the site is rebuilt; show a rebu
       // Held open by the server until the build version differs from `seen` (or ~25 s).
       const query = seen === null ? "" : `?since=${encodeURIComponent(seen)}${page}`;
       const response = await fetch(`/__jouleboard__/wait${query}`, { cache: "no-store" });
-      const { version, error } = await response.json();
-      if (seen !== null && version !== seen && !error) { location.reload(); return; }
+      const { version, error, withdrawn } = await response.json();
+      // A rebuild that failed after this page was published ahead of it withdrew the page:
+      // reload into the previous site, where the error shows (not over what never built).
+      if (seen !== null && version !== seen && (!error || seen === withdrawn)) {
+        location.reload();
+        return;
+      }
       if (error) showError(error);
       seen = version;
       wait();
@@ -154,6 +159,9 @@ class _State:
         self.last_page = ""  # the output path of the last page served
         self.ahead: dict[str, bytes] | None = None
         self.error = ""  # the last rebuild's report when it failed ("" when it built)
+        # The version whose pages, published ahead, the update's failure withdrew: a page
+        # loaded at it shows what the site never had, and reloads into the previous site.
+        self.withdrawn = ""
 
     def wait_past(self, since: str, timeout: float, page: str = "") -> int:
         """The version once it is not ``since`` (at once if it already is), or after
@@ -179,6 +187,7 @@ class _State:
         with self.changed:
             self.ahead = files
             self.error = ""
+            self.withdrawn = ""
             self.version += 1
             self.changed.notify_all()
 
@@ -188,6 +197,14 @@ class _State:
             self.ahead = None
             self.version += bump
             self.changed.notify_all()
+
+    def withdraw(self) -> None:
+        """The update failed after publishing pages ahead: they go (the folder holds the
+        previous site), and the pages loaded from them reload into it."""
+        with self.changed:
+            if self.ahead is not None:
+                self.withdrawn = str(self.version)
+        self.settle(bump=True)
 
     def fail(self, report: str) -> None:
         """An update failed: every open page shows ``report`` over the previous site."""
@@ -200,10 +217,12 @@ class _State:
         """An update succeeded: no error to show any more."""
         with self.changed:
             self.error = ""
+            self.withdrawn = ""
 
     def status(self) -> bytes:
         with self.changed:
-            return json.dumps({"version": str(self.version), "error": self.error}).encode()
+            status = {"version": str(self.version), "error": self.error}
+            return json.dumps({**status, "withdrawn": self.withdrawn}).encode()
 
     def ahead_of(self, path: str) -> bytes | None:
         """``path``'s bytes if published ahead; else None once no update is in flight."""
@@ -539,7 +558,7 @@ def _update(live: LiveSite, state: _State, changes: Changes, first: bool = False
         return True
     finally:
         if state.ahead is not None:  # failed after publishing: back to the previous site
-            state.settle(bump=True)
+            state.withdraw()
     print(report, flush=True)
     print("rebuild failed; still serving the previous site (open pages show why)", flush=True)
     state.fail(report)
