@@ -100,7 +100,7 @@ def github_annotations(problems: Sequence[Problem], level: str = "error") -> lis
     Escaped as GitHub's own toolkit escapes them: a message's ``%``, CR and LF; a
     property's ``:`` and ``,`` too, so a file name holding ``::`` cannot end the properties
     early. A message shows its controls (a bidi override, say) escaped, as the text report
-    does (core/text_rules.py text_line)."""
+    does (core/escape.py text_line)."""
     from jouleboard.core.locate import positions
 
     def data(text: str) -> str:
