@@ -126,11 +126,12 @@ def test_serve_serves_rebuilds_and_stops(tmp_path: Path) -> None:
 
         held = urllib.request.urlopen(url + "__jouleboard__/wait?since=0", timeout=5)
         # (nothing changed within the hold: WAIT_S cut short)
-        assert json.loads(held.read()) == {"version": "0", "error": ""}
+        assert json.loads(held.read()) == {"version": "0", "error": "", "withdrawn": ""}
         site = yaml.safe_load((data / "site.yaml").read_text())
         site["title"] = "Edited while serving"
         (data / "site.yaml").write_text(yaml.safe_dump(site))
-        assert wait("0") == {"version": "1", "error": ""}
+        # Built, so nothing withdrawn (a failure after publishing names its version).
+        assert wait("0") == {"version": "1", "error": "", "withdrawn": ""}
         # The rebuilt site is in place when the reload is signalled.
         assert "Edited while serving" in urllib.request.urlopen(url).read().decode()
 
