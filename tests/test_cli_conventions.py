@@ -133,6 +133,18 @@ def test_build_progress_on_stderr_and_quiet(tmp_path: Path) -> None:
     )
     assert quiet.returncode == 0 and quiet.stderr == ""
     assert quiet.stdout.startswith("built ")
+    # With site_url the sitemap's entries are full URLs, as the sitemap protocol requires
+    # (they were paths, which search engines reject).
+    locs = re.findall(r"<loc>([^<]*)</loc>", (tmp_path / "b" / "sitemap.xml").read_text())
+    assert locs and all(loc.startswith("https://example.org/") for loc in locs), locs[:3]
+    assert "https://example.org/tasks/gpqa/" in locs
+    # Each page names its own address as canonical (a view's query string is not part of
+    # it), the 404 page none: it is served at every missing address.
+    page = (tmp_path / "b" / "tasks" / "gpqa" / "index.html").read_text()
+    assert '<link rel="canonical" href="https://example.org/tasks/gpqa/">' in page
+    assert '<meta property="og:url" content="https://example.org/tasks/gpqa/">' in page
+    assert 'rel="canonical"' not in (tmp_path / "b" / "404.html").read_text()
+    assert 'rel="canonical"' not in (tmp_path / "a" / "tasks" / "gpqa" / "index.html").read_text()
 
 
 def test_chart_progress_is_a_bar_on_a_terminal_and_plain_lines_otherwise() -> None:

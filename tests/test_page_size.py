@@ -137,3 +137,22 @@ def test_the_default_site_cuts_nothing() -> None:
     data = load_dataset(Path(__file__).resolve().parents[1] / "data")
     most = max(len({c.model_id for c in data.for_task(t)}) for t in data.registry.tasks)
     assert data.registry.site.table_rows >= most
+
+
+def test_a_full_view_names_its_first_view_as_canonical() -> None:
+    """A full view repeats its first view with every row: search engines are told to list
+    the first view (when the origin is known)."""
+    from typing import cast
+
+    from jouleboard.plan.first_view import with_full_view
+    from jouleboard.plan.views import Page, TaskBody
+    from jouleboard.render.pages import SiteContext, canonical_url
+
+    first, whole = cast(TaskBody, object()), cast(TaskBody, object())
+    page = Page("tasks/chat/index.html", "task.html", "Chat", "Chat.", whole)
+    shown, full = with_full_view(page, first)
+    site = cast(SiteContext, type("Site", (), {"origin": "https://x.org", "base_url": "/b/"}))
+    assert canonical_url(shown, site) == "https://x.org/b/tasks/chat/"
+    assert full.path != shown.path and canonical_url(full, site) == "https://x.org/b/tasks/chat/"
+    unknown = cast(SiteContext, type("Site", (), {"origin": "", "base_url": "/"}))
+    assert canonical_url(shown, unknown) == ""

@@ -109,5 +109,6 @@ def with_full_view(page: Page, first: TaskBody | GpuBody) -> tuple[Page, ...]:
             path=full_view_path(page.path),
             title=f"{page.title}: every model",
             in_sitemap=False,
+            canonical=page.path,
         ),
     )

@@ -230,7 +230,7 @@ def measurement_schema_text(kinds: Kinds) -> str:
 
 def sitemap(urls: Urls, pages: Sequence[Page]) -> str:
     entries = "".join(
-        f"  <url><loc>{markup(urls.url(p.path))}</loc></url>\n"
+        f"  <url><loc>{markup(urls.absolute(p.path))}</loc></url>\n"
         for p in sorted(pages, key=lambda p: p.path)
         if p.in_sitemap
     )

@@ -413,6 +413,9 @@ class Page:
     description: str
     body: Body
     in_sitemap: bool = True
+    # The page search engines should list for this one (its rel=canonical, when the site's
+    # origin is known): "" for itself, a first view's path for its full view.
+    canonical: str = ""
 
 
 @dataclass(frozen=True)

@@ -328,6 +328,15 @@ def navigation(
     )
 
 
+def canonical_url(page: Page, site: SiteContext) -> str:
+    """The page's absolute address without a view's query (a task page's controls write
+    theirs into the address bar), or of the page it repeats; "" when the origin is unknown,
+    and for the 404 page, which is served at every missing address."""
+    if not site.origin or page.path == Urls.not_found:
+        return ""
+    return Urls(base=site.base_url, origin=site.origin).absolute(page.canonical or page.path)
+
+
 def render_page(
     env: jinja2.Environment, page: Page, site: SiteContext, charts: Mapping[str, ChartInfo]
 ) -> str:
@@ -344,6 +353,7 @@ def render_page(
             site=site,
             charts=charts,
             og_image=site.origin + og_image if og_image else "",
+            canonical=canonical_url(page, site),
         )
         return page_text(chunks, template.filename or page.template)
     except TEMPLATE_FAILURES as e:  # a site's template: one located line, no traceback
