@@ -12,7 +12,7 @@ from jouleboard.api import rank_task
 from jouleboard.core.urls import Urls
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.units import TaskUnits, efficiency_phrase
-from jouleboard.plan.entities import gpu_page
+from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.site import home_page, site_view
 from tests.golden.tree import DATA
 
@@ -56,6 +56,19 @@ def test_gpu_description_names_the_kinds_measured_on_it(site: Any) -> None:
     for gpu, text in descriptions.items():
         words = "tokens per joule or images per kJ" if gpu in image_gpus else "tokens per joule"
         assert text.startswith(f"Models ranked by {words} on "), text
+
+
+def test_a_model_description_names_the_tasks_it_was_measured_on(site: Any) -> None:
+    """It said "on 1 task(s)", and "(NVIDIA (Efficient-Large-Model))" for a builder with
+    parentheses: search snippets and link previews show it."""
+    for model_id, info in site.registry.models.items():
+        if model_id not in site.by_model:
+            continue
+        tasks = [t.info.name for t in site.tasks.values() if t.id in site.by_model[model_id]]
+        text = model_page(site, model_id).pages[0].description
+        assert "(s)" not in text and tasks, text
+        assert text.startswith(f"Energy efficiency and latency of {info.nickname} by "), text
+        assert all(name in text for name in tasks), (tasks, text)
 
 
 def test_energy_budget_error_is_in_the_tasks_unit() -> None:

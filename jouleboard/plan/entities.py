@@ -11,7 +11,7 @@ from jouleboard.core.shapes import Row
 from jouleboard.core.urls import model_slug
 from jouleboard.kinds.base import Record
 from jouleboard.measure.formats import precision_label, show, significant
-from jouleboard.measure.units import boundary_words, efficiency_phrase
+from jouleboard.measure.units import boundary_words, efficiency_phrase, in_words
 from jouleboard.plan import mlperf
 from jouleboard.plan.finding import standings
 from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full_view
@@ -309,8 +309,8 @@ def model_page(site: SiteView, model_id: str) -> Part:
         site.urls.model(model_id),
         "model.html",
         f"{info.nickname} energy efficiency",
-        f"Energy efficiency and latency of {info.nickname} "
-        f"({info.builder}) on {len(tasks)} task(s).",
+        f"Energy efficiency and latency of {info.nickname} by {info.builder}, "
+        f"measured on {in_words(t.info.name for t in tasks)}.",
         body,
     )
     return out + Part(pages=(page,))
