@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from jouleboard.api import rank_task
 from jouleboard.core.urls import Urls
@@ -14,6 +16,7 @@ from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.units import TaskUnits, efficiency_phrase
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.site import home_page, site_view
+from jouleboard.plan.task import task_table
 from tests.golden.tree import DATA
 
 
@@ -92,3 +95,31 @@ def test_a_standing_sentence_gives_three_significant_digits_as_the_tables_do(
 
     image = registered().by_task_kind["diffusion"]
     assert image.standing_value(TaskUnits("image", 1000), value) == text
+
+
+@pytest.mark.parametrize("percentile", ["p50", "p90"])
+def test_a_tables_latency_column_is_the_deadlines_percentile(
+    percentile: str, tmp_path: Path
+) -> None:
+    """A task whose deadline is on p90 ranked at p90 but showed each row's median under
+    "Median ITL": the column shows the percentile the deadline is on, named so."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    tasks_file = data / "tasks.yaml"
+    tasks = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
+    tasks["gpqa"]["default_deadline"] = {"ms": 300.0, "percentile": percentile}
+    tasks_file.write_text(yaml.safe_dump(tasks), encoding="utf-8")
+    view = site_view(load_dataset(data), Urls())
+    t = view.tasks["gpqa"]
+    table = task_table(view, t, "x", "x", t.ranking)
+    (column,) = [c for c in table.columns if c.key == "median_itl_ms"]
+    name = {"p50": "Median", "p90": "P90"}[percentile]
+    assert (column.label, column.title) == (f"{name} ITL", f"{name} inter-token latency.")
+    where = table.columns.index(column)
+    shown = [row[where].value for row in table.rows]
+    field = {"p50": "median_itl_ms", "p90": "p90_itl_ms"}[percentile]
+    figures = [getattr(r.config, field) for r in t.ranking]
+    assert shown == figures and len(set(shown)) > 1
+    if percentile == "p90":  # differs from the median in every row of the golden data
+        assert all(s > r.config.median_itl_ms for s, r in zip(shown, t.ranking, strict=True))
+

@@ -27,7 +27,7 @@ from jouleboard.core.problems import Problem
 from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import deadline_slug
 from jouleboard.measure.checks import MeasurementHead
-from jouleboard.measure.formats import significant
+from jouleboard.measure.formats import capital, significant
 from jouleboard.measure.units import TaskUnits
 from jouleboard.rank.tables import Column, Field, Tabled
 
@@ -91,8 +91,7 @@ class Latency:
         return f"{ms / self.scale_ms:g} {self.unit}"
 
     def axis_title(self, percentile: Percentile) -> str:
-        word = self.words[percentile]
-        return f"{word[0].upper()}{word[1:]} ({self.unit}, log scale)"
+        return f"{capital(self.words[percentile])} ({self.unit}, log scale)"
 
     def browser(self) -> JsonObject:
         return {

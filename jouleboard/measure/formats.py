@@ -59,6 +59,11 @@ def precision_label(precision: str) -> str:
     return PRECISION_LABELS.get(precision, precision.upper())
 
 
+def capital(text: str) -> str:
+    """The first letter in upper case, the rest unchanged (``on H100 alone``)."""
+    return text[:1].upper() + text[1:]
+
+
 def significant(value: float, digits: int) -> str:
     """``value`` with ``digits`` significant digits, grouped thousands, no exponent."""
     if value == 0 or not math.isfinite(value):

@@ -57,7 +57,10 @@ def task_table(
     is in view on any screen (js/table.js rankedFirst orders the browser's rows alike)."""
     key = ranked or t.kind.ranked_key
     fields = t.kind.ranking_fields(t.info, quality=t.id in site.registry.quality)
-    fields = tuple(sorted(fields, key=lambda f: f.column.key != key))  # stable: rest in order
+    fields = tuple(  # stable: the rest in order
+        f.at(t.deadline.percentile, t.kind.latency)
+        for f in sorted(fields, key=lambda f: f.column.key != key)
+    )
     return ranking_table(
         table_id,
         caption,

@@ -3,21 +3,25 @@ fields (jouleboard/kinds/). Nothing here knows a kind of task."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Provenance
 from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import Urls
 from jouleboard.measure.checks import boundary_of
-from jouleboard.measure.formats import FORMATS, show
+from jouleboard.measure.formats import FORMATS, capital, show
 from jouleboard.measure.units import boundary_words
 from jouleboard.rank.glossary import column_term
 from jouleboard.rank.noise import UNKNOWN, Noise, table_note
 from jouleboard.rank.ranking import Rankable, RankedRow, runs_of
+
+if TYPE_CHECKING:
+    from jouleboard.kinds.base import Latency
 
 
 class Tabled(Rankable, Protocol):
@@ -129,8 +133,25 @@ class Field:
 
     column: Column
     show: str = "sig3"
-    # The latency column follows the deadline's percentile in the browser: key per percentile.
+    # The latency column follows the deadline's percentile: key per percentile (see at).
     by_percentile: Mapping[str, str] | None = None
+    value_key: str = ""  # what the cells read, when not the column's key (see at)
+
+    def at(self, percentile: str, latency: Latency) -> Field:
+        """The field in a table ranked at ``percentile``: the latency column shows that
+        percentile's figure, headed with its name (a p90 deadline's table showed the median
+        under "Median ITL"). Its key stays, as the browser's table keeps it when its
+        percentile control changes (js/table.js columnField, js/task.js
+        labelLatencyColumn)."""
+        key = (self.by_percentile or {}).get(percentile, self.column.key)
+        if key == self.column.key:
+            return self
+        column = dataclasses.replace(
+            self.column,
+            label=capital(latency.short[percentile]),
+            title=f"{capital(latency.words[percentile])}.",
+        )
+        return dataclasses.replace(self, column=column, value_key=key)
 
     def browser(self) -> JsonObject:
         c = self.column
@@ -243,7 +264,7 @@ def field_cell(f: Field, c: Tabled, values: Mapping[str, Scalar], urls: Urls) ->
         return gpu_cell(c, urls)
     if f.show == "provenance":
         return provenance_cell(c)
-    value = values[f.column.key]
+    value = values[f.value_key or f.column.key]
     if value is None or isinstance(value, str | int):  # a float: nearly every one differs
         return _shared_cell(f.show, value)
     return Cell(value, show(f.show, value))

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jouleboard.measure.formats import show
+from jouleboard.measure.formats import capital, show
 from jouleboard.rank.noise import UNKNOWN, Noise, ordinal, place_words, rank_text
 
 
@@ -244,11 +244,6 @@ def biggest_move(before: Sequence[Standing], after: Sequence[Standing]) -> Move 
             )
             best = (shift, move)
     return None if best is None else best[1]
-
-
-def capital(text: str) -> str:
-    """The first letter in upper case, the rest unchanged (``on H100 alone``)."""
-    return text[:1].upper() + text[1:]
 
 
 def leader_clause(

@@ -434,8 +434,12 @@ def test_other_settings_match_python(site_page: Recorder, setting: str) -> None:
         [c.itl_ms(percentile) for c in expected], rel=1e-9
     )  # type: ignore[arg-type]
     if percentile == "p90":
-        header = page.locator(f"{TABLE} thead th").nth(COL_ITL).inner_text()
-        assert header.startswith("P90 ITL"), header
+        header = page.locator(f"{TABLE} thead th").nth(COL_ITL)
+        assert header.inner_text().startswith("P90 ITL"), header.inner_text()
+        # Its tooltip and definition link name the percentile too ("Median ..." before).
+        assert header.get_attribute("title") == "P90 inter-token latency."
+        link = header.locator("a.def").get_attribute("aria-label")
+        assert link == "Definition of P90 ITL", link
     if "budget" in args:
         assert max(column_values(page, COL_JPT)) <= args["budget"]
 
@@ -844,6 +848,21 @@ def test_compare_page(site_page: Recorder) -> None:
         "per token, 1.4×, within measurement noise: not distinguishable; 2 runs of each would "
         "separate them if these values held."
     ), ratio
+
+    # At p90 the latency column shows each model's p90 under that name: it kept the header
+    # "Median ITL" over p90 figures.
+    site_page.goto(f"/compare/?task={TASK}&models={','.join(chosen)}&pct=p90")
+    at_p90 = {row.config.model_id: row.config for row in rank(configs, Deadline(300, "p90"))}
+    want_itl = sorted(c.itl_ms("p90") for c in at_p90.values())
+    shown = eventually(
+        page,
+        lambda: sorted(column_values(page, COL_ITL, "#compare-table")),
+        lambda v: bool(v == pytest.approx(want_itl, rel=1e-9)),
+    )
+    assert shown == pytest.approx(want_itl, rel=1e-9)
+    header = page.locator("#compare-table thead th").nth(COL_ITL)
+    assert header.inner_text().startswith("P90 ITL"), header.inner_text()
+    assert header.get_attribute("title") == "P90 inter-token latency."
     assert_clean(site_page)
 
 

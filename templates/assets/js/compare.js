@@ -96,7 +96,7 @@ function startCompare(form) {
     const best = rank(data.configs.filter((c) => chosen.includes(c.model_id)), {
       deadlineMs: state.deadline, percentile: state.pct, gpus: null, precisions: null,
       energyBudget: null, order: data.order, noise: data.noise });
-    rankingHeader(table, data.table, data.ranked_key, data);
+    rankingHeader(table, data.table, data.ranked_key, data, state.pct);
     // What places mean under this task's noise, and where its accuracy comes from.
     const places = document.getElementById("compare-table-places");
     if (places && places.firstChild) places.firstChild.textContent = `${data.rank_note} `;

@@ -3,6 +3,7 @@
 // only: never innerHTML with data.
 import { show } from "./formats.js";
 import { makeSortable } from "./sortable.js";
+import { capital } from "./wording.js";
 
 export function cell(value, text, options = {}) {
   const td = document.createElement("td");
@@ -128,10 +129,22 @@ export function headerCells(table, labels, ranked = "", glossary = "") {
   makeSortable(table);
 }
 
-// The place and model columns, then the task's (`columns`: the explore JSON's `table`).
-export function rankingHeader(table, columns, ranked, data) {
+// A column's header and tooltip in a table ranked at `percentile`: the latency column's
+// name that percentile's (Field.at in jouleboard/rank/tables.py).
+export function columnHeading(column, data, percentile) {
+  const short = column.by_percentile && data.latency.short[percentile];
+  if (!short) return [column.label, column.title];
+  return [capital(short), `${capital(data.latency.words[percentile])}.`];
+}
+
+// The place and model columns, then the task's (`columns`: the explore JSON's `table`), at
+// `percentile`.
+export function rankingHeader(table, columns, ranked, data, percentile) {
   headerCells(table, [["#", "", true, "rank", "", data.rank_term],
     ["Model", "", false, "model"],
-    ...columns.map((d) => [d.label, d.unit, d.numeric, d.key, d.title, d.term])],
+    ...columns.map((d) => {
+      const [label, title] = columnHeading(d, data, percentile);
+      return [label, d.unit, d.numeric, d.key, title, d.term];
+    })],
   ranked, data.glossary_url);
 }

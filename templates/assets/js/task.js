@@ -7,13 +7,13 @@ import { followEmbedCodes } from "./embed-codes.js";
 import { rank } from "./rank.js";
 import { filterRows } from "./search.js";
 import { sortTable } from "./sortable.js";
-import { fillBody, rankingRow } from "./table.js";
+import { columnHeading, fillBody, rankingRow } from "./table.js";
 import { loadData } from "./task-data.js";
 import { readControls, showState, wireControls } from "./task-controls.js";
 import { viewFollowers } from "./task-follow.js";
 import { EMBED_KEYS, taskState, viewQuery, writeUrl } from "./url-state.js";
 import { emptyText, viewText } from "./view-text.js";
-import { capital, deadlineText, statusText } from "./wording.js";
+import { deadlineText, statusText } from "./wording.js";
 
 // The settings that make a view other than the server-rendered one (q and sort do not).
 const VIEW_KEYS = ["deadline", "pct", "gpu", "precision", "budget", "price", "pue", "co2"];
@@ -32,13 +32,17 @@ function applySort(table, sort) {
   if (table.tHead.rows[0].cells[Number(index)]) sortTable(table, Number(index), direction);
 }
 
-// The latency column's header follows the percentile.
+// The latency column's header, tooltip and definition link follow the percentile.
 function labelLatencyColumn(table, data, pct) {
   data.table.forEach((column, i) => {
     if (!column.by_percentile) return;
     const th = table.tHead.rows[0].cells[i + 2];  // after the rank and model columns
+    const [heading, title] = columnHeading(column, data, pct);
     const label = th.querySelector("button") || th;
-    label.firstChild.textContent = `${capital(data.latency.short[pct])} `;
+    label.firstChild.textContent = `${heading} `;
+    th.title = title;
+    const definition = th.querySelector("a.def");
+    if (definition) definition.setAttribute("aria-label", `Definition of ${heading}`);
   });
 }
 
