@@ -16,7 +16,7 @@ from jouleboard.loading.dataset import load_dataset
 from jouleboard.measure.units import TaskUnits, efficiency_phrase
 from jouleboard.plan.entities import gpu_page, model_page
 from jouleboard.plan.site import home_page, site_view
-from jouleboard.plan.task import task_table
+from jouleboard.plan.task import explore, task_table
 from tests.golden.tree import DATA
 
 
@@ -123,3 +123,17 @@ def test_a_tables_latency_column_is_the_deadlines_percentile(
     if percentile == "p90":  # differs from the median in every row of the golden data
         assert all(s > r.config.median_itl_ms for s, r in zip(shown, t.ranking, strict=True))
 
+
+@pytest.mark.parametrize("ms", [0.5, 300.0, 1e6])
+def test_the_slider_reaches_the_default_deadline(ms: float, tmp_path: Path) -> None:
+    """A deadline past every latency measured (or short of every one) was off the slider:
+    its thumb sat at an end and could not return to it."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    tasks_file = data / "tasks.yaml"
+    tasks = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
+    tasks["gpqa"]["default_deadline"] = {"ms": ms, "percentile": "p50"}
+    tasks_file.write_text(yaml.safe_dump(tasks), encoding="utf-8")
+    view = site_view(load_dataset(data), Urls())
+    explorer, _ = explore(view, view.tasks["gpqa"])
+    assert explorer.min_ms <= ms <= explorer.max_ms, (explorer.min_ms, explorer.max_ms)

@@ -444,7 +444,9 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
 def explore(site: SiteView, t: TaskView) -> tuple[Explorer, Part]:
     """The task page's controls, and the data the browser re-ranks."""
     d, latency = t.deadline, t.kind.latency
-    latencies = [c.latency_ms(p) for c in t.configs for p in t.kind.percentiles] or [d.ms]
+    # The default deadline is on the slider too, beyond every latency measured: its thumb
+    # sat at the end, below the deadline the box showed, and could never return to it.
+    latencies = [c.latency_ms(p) for c in t.configs for p in t.kind.percentiles] + [d.ms]
     path = site.urls.explore_data(t.id)
     # The slider reaches the next round value (1 or 3 × 10^k) past the slowest latency, so
     # a round deadline such as 1,000 ms is a tick, not something to type.
