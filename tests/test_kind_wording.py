@@ -137,3 +137,31 @@ def test_the_slider_reaches_the_default_deadline(ms: float, tmp_path: Path) -> N
     view = site_view(load_dataset(data), Urls())
     explorer, _ = explore(view, view.tasks["gpqa"])
     assert explorer.min_ms <= ms <= explorer.max_ms, (explorer.min_ms, explorer.max_ms)
+
+
+def test_chart_tooltips_give_energy_in_the_tasks_unit(golden_site: Path) -> None:
+    """The scatter and Pareto charts of an image task said "J/token" over joules per image."""
+    import json
+
+    def energy_tooltips(node: object) -> list[str]:
+        if isinstance(node, list):
+            return [title for item in node for title in energy_tooltips(item)]
+        if not isinstance(node, dict):
+            return []
+        own = [
+            t["title"]
+            for t in node.get("tooltip", [])
+            if isinstance(t, dict) and t.get("field") == "energy"
+        ]
+        return own + [title for value in node.values() for title in energy_tooltips(value)]
+
+    checked = 0
+    for spec_file in sorted((golden_site / "charts").glob("*.vl.json")):
+        if not spec_file.name.startswith(("configurations--", "pareto--")):
+            continue
+        titles = set(energy_tooltips(json.loads(spec_file.read_text(encoding="utf-8"))))
+        unit = "J/image" if "text-to-image" in spec_file.name else "J/token"
+        assert titles == {unit}, (spec_file.name, titles)
+        checked += 1
+    assert checked >= 6
+

@@ -185,7 +185,11 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         for low, high in (t.energy_interval(c),)
     ]
     spec = charts.bind(
-        charts.pareto(kind.latency.axis_title(d.percentile), f"Energy per {t.units.output} (J)"),
+        charts.pareto(
+            kind.latency.axis_title(d.percentile),
+            f"Energy per {t.units.output} (J)",
+            t.units.energy_label,
+        ),
         {"table": points, "deadline": t.deadline_rows()},
         f"{info.nickname} on {t.info.name}: energy vs {kind.latency.noun}",
     )

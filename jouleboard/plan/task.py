@@ -231,7 +231,9 @@ def scatter_chart(
         "every chosen one and the Pareto front)"
     )
     spec = charts.bind(
-        charts.task_scatter(latency.axis_title(p), f"Energy per {t.units.output} (J)"),
+        charts.task_scatter(
+            latency.axis_title(p), f"Energy per {t.units.output} (J)", t.units.energy_label
+        ),
         {"table": rows, "deadline": t.deadline_rows()},
         f"{t.info.name}: every configuration"
         if not note

@@ -451,7 +451,9 @@ def side(value: float, values: list[float]) -> str:
 
 
 @template
-def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
+def task_scatter(
+    latency_title: str, energy_title: str = "Energy per token (J)", energy_unit: str = "J/token"
+) -> Spec:
     """Every configuration: energy per token vs latency (log-log), colour by model (the
     models past the palette in one grey, :data:`OTHER`), shape by GPU; each model's chosen
     configuration drawn large and outlined."""
@@ -495,7 +497,7 @@ def task_scatter(latency_title: str, energy_title: str = "Energy per token (J)")
             tooltip=[
                 alt.Tooltip("model:N", title="Model"),
                 alt.Tooltip("config:N", title="Setup"),
-                alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+                alt.Tooltip("energy:Q", title=energy_unit, format=".4f"),
                 alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
             ],
         )
@@ -547,7 +549,9 @@ def _energy_whiskers(which: str, latency_title: str, energy_title: str) -> alt.C
 
 
 @template
-def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Spec:
+def pareto(
+    latency_title: str, energy_title: str = "Energy per token (J)", energy_unit: str = "J/token"
+) -> Spec:
     """One model's configurations with its Pareto frontier drawn as a step line."""
     import altair as alt
 
@@ -577,7 +581,7 @@ def pareto(latency_title: str, energy_title: str = "Energy per token (J)") -> Sp
         ),
         tooltip=[
             alt.Tooltip("config:N", title="Setup"),
-            alt.Tooltip("energy:Q", title="J/token", format=".4f"),
+            alt.Tooltip("energy:Q", title=energy_unit, format=".4f"),
             alt.Tooltip("latency:Q", title=latency_title, format=".1f"),
         ],
     )
