@@ -165,3 +165,9 @@ def test_chart_tooltips_give_energy_in_the_tasks_unit(golden_site: Path) -> None
         checked += 1
     assert checked >= 6
 
+
+def test_the_calculators_token_scale_says_output_tokens(golden_site: Path) -> None:
+    """J/token is energy per output token: "per 1B tokens" read as input and output tokens
+    together, which a fleet plans by."""
+    page = (golden_site / "tasks" / "gpqa" / "index.html").read_text(encoding="utf-8")
+    assert "per 1B output tokens" in page and "per 1B tokens" not in page

@@ -247,6 +247,7 @@ class TokenKind(TaskKind):
     def footprint_scales(self, units: TaskUnits) -> tuple[tuple[str, str, float, str], ...]:
         # Amounts whose cost reads in dollars, not fractions of a cent (0.000948 USD).
         return (
-            ("btok", f"per 1B {units.output}s", 1e9, "energy_per_output_joules"),
+            # J/token counts output tokens only (prompt processing is folded into it).
+            ("btok", f"per 1B output {units.output}s", 1e9, "energy_per_output_joules"),
             ("mresp", f"per 1M {units.response}s", 1e6, "energy_per_response_joules"),
         )

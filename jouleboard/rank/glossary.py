@@ -90,7 +90,7 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     (
         "footprint",
         "Electricity, cost, CO₂e",
-        "GPU energy for many outputs or responses (a billion tokens, a million responses, a "
+        "GPU energy for many outputs or responses (a billion output tokens, a million responses, a "
         "thousand videos) times the PUE, in kWh; what that electricity costs at the price "
         "given; and its emissions at the grid's carbon intensity (grams of CO₂-equivalent per "
         "kWh). The defaults are illustrative: set your own in the calculator.",
