@@ -89,7 +89,15 @@ function startCompare(form) {
       state.models = kept;
       writeUrl(state, defaults, false, tasks[state.task]);
     }
-    form.querySelector(".model-choices").replaceChildren(...modelChoices(data, state, max, update));
+    // The boxes are made again (the task's models): the one in focus keeps it, or a
+    // keyboard user ticking models is sent back to the top of the page each time.
+    const choices = form.querySelector(".model-choices");
+    const focused = choices.contains(document.activeElement) ? document.activeElement.value : null;
+    choices.replaceChildren(...modelChoices(data, state, max, update));
+    if (focused !== null) {
+      const box = Array.from(choices.querySelectorAll("input")).find((b) => b.value === focused);
+      if (box) box.focus();
+    }
     const chosen = state.models;
     out.querySelector(".compare-deadline").textContent =
       deadlineText(state.deadline, state.pct, data.latency);

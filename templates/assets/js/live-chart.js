@@ -148,9 +148,35 @@ export async function embedChart(figure, adjust) {
   // vega-embed's actions menu opens from an icon alone: its summary needs a name.
   const actions = holder.querySelector("details > summary");
   if (actions) actions.setAttribute("aria-label", "Chart actions: save as SVG or PNG");
+  // One name for the drawing, not Vega's "Vega visualization" over a label per mark
+  // (about 190 raw floats and field names on a task's bar chart).
+  const svg = holder.querySelector("svg.marks");
+  if (svg) {
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", `Interactive chart: ${chartName(figure)}`);
+  }
   const button = figure.querySelector("button.interactive");
   if (button) button.remove();
   return result;
+}
+
+// A chart's title and view ("Top 7 by tokens per joule (median ITL ≤ 50 ms)"): its
+// caption's, or an embed page's heading.
+function chartName(figure) {
+  const title = figure.querySelector(".chart-title") || document.querySelector("main > h1");
+  const note = figure.querySelector(".chart-note");
+  const text = title ? title.textContent.trim() : "chart";
+  return note ? `${text} (${note.textContent.trim()})` : text;
+}
+
+// Where focus goes once a chart is drawn from its "interactive" button, which is gone:
+// the chart's actions, or the chart.
+function focusChart(figure) {
+  const holder = figure.querySelector(".vega");
+  const target = (holder && holder.querySelector("details > summary")) || holder;
+  if (!target) return;
+  if (target === holder) holder.tabIndex = -1;
+  target.focus();
 }
 
 // Each figure's "interactive" button (every page has it, embed pages too) loads its chart.
@@ -160,8 +186,10 @@ export function wireChartButtons() {
     if (!button) continue;
     button.hidden = false;
     button.addEventListener("click", () => {
+      const focused = document.activeElement === button;
       button.disabled = true;
-      embedChart(figure).catch(() => { button.disabled = false; });
+      embedChart(figure).then(() => { if (focused) focusChart(figure); })
+        .catch(() => { button.disabled = false; });
     });
   }
 }

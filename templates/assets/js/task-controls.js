@@ -42,10 +42,21 @@ export function readControls(form) {
   };
 }
 
+// The slider at deadline `ms`, its value read out as the deadline ("300 ms"), not the
+// thumb's position on its 0-1000 scale.
+function placeThumb(c, ms) {
+  c.range.value = String(c.slider.toSlider(ms));
+  sayDeadline(c, ms);
+}
+
+function sayDeadline(c, ms) {
+  c.range.setAttribute("aria-valuetext", `${ms / c.scale} ${c.unit.unit}`);
+}
+
 export function showState(controls, state) {
   const c = controls;
   c.number.value = String(state.deadline / c.scale);
-  c.range.value = String(c.slider.toSlider(state.deadline));
+  placeThumb(c, state.deadline);
   c.percentile.value = state.pct;
   c.gpuBoxes.forEach((b) => { b.checked = state.gpu.includes(b.value); });
   c.precisionBoxes.forEach((b) => { b.checked = state.precision.includes(b.value); });
@@ -56,13 +67,23 @@ export function showState(controls, state) {
 
 // The deadline controls: the slider's drag (the view follows, one history entry when let
 // go), the number box and the round-deadline ticks.
+// Slider changes this close together (arrow keys held or pressed in a run) make one entry
+// in the browser's history, not one per step.
+const ONE_GESTURE_MS = 1000;
+
 function wireDeadline(c, page) {
   c.range.addEventListener("input", () => {
     page.state.deadline = c.slider.fromSlider(Number(c.range.value));
     c.number.value = String(page.state.deadline / c.scale);
+    sayDeadline(c, page.state.deadline);
     page.render();
   });
-  c.range.addEventListener("change", () => page.update(true));
+  let lastChange = -Infinity;
+  c.range.addEventListener("change", () => {
+    const now = performance.now();
+    page.update(now - lastChange > ONE_GESTURE_MS);
+    lastChange = now;
+  });
   c.number.addEventListener("change", () => {
     const value = Number(c.number.value) * c.scale;
     const ok = Number.isFinite(value) && value > 0;
@@ -70,7 +91,7 @@ function wireDeadline(c, page) {
       `Enter a deadline above 0. The ranking still uses ${page.state.deadline / c.scale}.`);
     if (!ok) return;
     page.state.deadline = value;
-    c.range.value = String(c.slider.toSlider(value));
+    placeThumb(c, value);
     page.update(true);
   });
   addTicks(c.range, Number(c.d.min), Number(c.d.max), c.unit.unit, c.scale, (ms) => {
