@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
 LEVELS = (1, 4, 16)
 MODEL = "example-org/example-llm-8b"
-OPTIONS = ("--out", "data", "--task", "chat", "--model", MODEL)
+OPTIONS = ("--out", "data", "--task", "chat", "--model", MODEL, "--tensor-parallel", "2")
 # The sweep's import, as a team would type it.
 IMPORT = (
     "import-aiperf",

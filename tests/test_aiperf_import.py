@@ -25,7 +25,8 @@ FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
 SWEEP = FIXTURES / "sweep"
 LEVELS = (1, 4, 16)
 MODEL = "example-org/example-llm-8b"
-OPTIONS = ServingOptions(task="chat", model=MODEL, engine="simulated 1.0")
+# The simulated server stands for a model split over its two GPUs (TP2).
+OPTIONS = ServingOptions(task="chat", model=MODEL, engine="simulated 1.0", tensor_parallel=2)
 
 
 def export(level: int) -> dict:
@@ -116,7 +117,7 @@ def test_a_sweep_is_one_configuration_per_level(data: Path) -> None:
 
 def test_a_server_batch_cap_smaller_than_the_load_is_the_cap_in_effect(data: Path) -> None:
     runs, _, _ = read_exports([SWEEP])
-    options = ServingOptions(task="chat", model=MODEL, max_num_seqs=8)
+    options = ServingOptions(task="chat", model=MODEL, max_num_seqs=8, tensor_parallel=2)
     plan, problems = plan_runs("import-aiperf", runs, options, registry(data), data)
     assert not problems
     caps = sorted(

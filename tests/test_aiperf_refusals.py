@@ -23,7 +23,7 @@ from jouleboard.kinds import task_kind_order
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
 GOOD = FIXTURES / "sweep" / "concurrency_4" / "profile_export_aiperf.json"
-OPTIONS = ServingOptions(task="chat", model="example-org/example-llm-8b")
+OPTIONS = ServingOptions(task="chat", model="example-org/example-llm-8b", tensor_parallel=2)
 
 
 def one_problem(path: Path) -> Problem:
@@ -255,3 +255,31 @@ def test_an_unknown_gpu_is_named(tmp_path: Path) -> None:
     assert [(p.rule, p.file) for p in problems] == [("registry.unknown-gpu", shown_path(path))]
     assert "'NVIDIA GeForce RTX 5090'" in problems[0].message
     assert "--gpu-map 'NVIDIA GeForce RTX 5090=ID'" in problems[0].hint
+
+
+@pytest.mark.parametrize(
+    ("degrees", "rules"),
+    [
+        ({}, ["serving.no-parallelism"]),  # two GPUs, no degree: TP1 EP1 DP1 had one idle
+        ({"data_parallel": 2}, []),  # one degree given: the others are 1
+        ({"tensor_parallel": 2}, []),
+    ],
+)
+def test_two_gpus_need_the_servers_parallel_degrees(
+    degrees: dict[str, int], rules: list[str], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
+    registry, _ = load_registry(data, task_kind_order())
+    assert registry is not None
+    runs, _, problems = read_exports([GOOD])
+    assert not problems and all(r.num_gpus == 2 for r in runs)  # the server's two GPUs
+    options = ServingOptions(task="chat", model="example-org/example-llm-8b", **degrees)
+    plan, problems = plan_runs("import-aiperf", runs, options, registry, data)
+    assert [p.rule for p in problems] == rules * len(runs), problems
+    if rules:
+        assert "--tensor-parallel 2" in problems[0].hint
+        return
+    serving = [json.loads(text)["serving"] for text in plan.files.values()]
+    want = {"tensor_parallel": 1, "expert_parallel": 1, "data_parallel": 1, **degrees}
+    assert serving and all({k: s[k] for k in want} == want for s in serving)

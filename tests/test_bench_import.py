@@ -27,6 +27,7 @@ OPTIONS = ServingOptions(
     model="example-org/example-llm-8b",
     gpu="H100",
     num_gpus=2,
+    tensor_parallel=2,
     engine="TensorRT-LLM",
 )
 

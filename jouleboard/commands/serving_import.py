@@ -65,9 +65,9 @@ def add_arguments(p: argparse.ArgumentParser, what: str, default_dataset: str) -
         p.add_argument(
             f"--{degree}-parallel",
             type=positive,
-            default=1,
             metavar="N",
-            help=f"{degree} parallel degree of the server (default 1)",
+            help=f"{degree} parallel degree of the server (default 1; on more than one GPU, "
+            "give at least one degree)",
         )
     p.add_argument(
         "--max-num-seqs",

@@ -85,9 +85,10 @@ class ServingOptions:
     num_gpus: int | None = None
     gpu: str | None = None  # a gpus.yaml id
     gpu_map: Mapping[str, str] = field(default_factory=dict)  # telemetry GPU name -> id
-    tensor_parallel: int = 1
-    expert_parallel: int = 1
-    data_parallel: int = 1
+    # The server's parallel degrees (None: not given; 1 on one GPU, else asked for).
+    tensor_parallel: int | None = None
+    expert_parallel: int | None = None
+    data_parallel: int | None = None
     max_num_seqs: int | None = None  # the server's batch cap
     engine: str = ""  # e.g. "vLLM 0.11.0": serving.notes
     dataset: str = "Serving benchmark runs"
@@ -197,6 +198,25 @@ def gpu_count(run: RunResult, options: ServingOptions) -> int | Problem:
     return found
 
 
+def parallel_degrees(
+    run: RunResult, options: ServingOptions, gpus: int | Problem
+) -> tuple[int, int, int] | Problem:
+    """Tensor, expert and data parallel degrees: 1 each on one GPU; on more, at least one
+    given (a degree not given is 1). Nothing in a result says how the model was split, and
+    TP1 EP1 DP1 on two GPUs would publish one of them as idle."""
+    given = (options.tensor_parallel, options.expert_parallel, options.data_parallel)
+    if isinstance(gpus, int) and gpus > 1 and given == (None, None, None):
+        return _problem(
+            run,
+            "serving.no-parallelism",
+            f"the energy covers {gpus} GPUs, but not how the server split the model over them",
+            f"give the server's degrees, e.g. --tensor-parallel {gpus} (and --expert-parallel or "
+            "--data-parallel where it used them)",
+        )
+    tp, ep, dp = (d or 1 for d in given)
+    return tp, ep, dp
+
+
 def batch_cap(run: RunResult, options: ServingOptions) -> int | Problem:
     """``serving.max_num_seqs``: the batch cap in effect, the smaller of the server's cap
     (--max-num-seqs) and the requests the load kept in flight (its concurrency)."""
@@ -216,17 +236,19 @@ def document(
     run: RunResult, options: ServingOptions, registry: Registry, repeat: int
 ) -> JsonObject | list[Problem]:
     """The measurement document of ``run`` (not yet checked), or why it cannot be made."""
+    count = gpu_count(run, options)
     found = (
         model_id(run, options, registry),
         gpu_model(run, options, registry),
-        gpu_count(run, options),
+        count,
         batch_cap(run, options),
+        parallel_degrees(run, options, count),
     )
     problems = [p for p in found if isinstance(p, Problem)]
-    model, gpu, gpus, cap = found
+    model, gpu, gpus, cap, degrees = found
     if problems or not isinstance(model, str) or not isinstance(gpu, str):
         return problems
-    assert isinstance(gpus, int) and isinstance(cap, int)
+    assert isinstance(gpus, int) and isinstance(cap, int) and isinstance(degrees, tuple)
     per_token = run.energy_joules / run.output_tokens
     figures: dict[str, float] = {
         "energy_per_token_joules": per_token,
@@ -249,9 +271,9 @@ def document(
     }
     serving: JsonObject = {
         "max_num_seqs": cap,
-        "tensor_parallel": options.tensor_parallel,
-        "expert_parallel": options.expert_parallel,
-        "data_parallel": options.data_parallel,
+        "tensor_parallel": degrees[0],
+        "expert_parallel": degrees[1],
+        "data_parallel": degrees[2],
         "notes": options.engine,
     }
     if run.load.concurrency is not None:

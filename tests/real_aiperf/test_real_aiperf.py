@@ -121,7 +121,11 @@ def test_a_leaderboard_ranks_each_level_under_its_deadline(runs: Path, tmp_path:
     found, _, problems = read_exports([runs / "sweep"])
     assert not problems
     plan, problems = plan_runs(
-        "import-aiperf", found, ServingOptions(task="chat", model=MODEL), registry, data
+        "import-aiperf",
+        found,
+        ServingOptions(task="chat", model=MODEL, tensor_parallel=2),
+        registry,
+        data,
     )
     assert not problems
     assert len(write_plan(plan, data).written) == 3
