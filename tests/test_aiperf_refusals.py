@@ -283,3 +283,32 @@ def test_two_gpus_need_the_servers_parallel_degrees(
     serving = [json.loads(text)["serving"] for text in plan.files.values()]
     want = {"tensor_parallel": 1, "expert_parallel": 1, "data_parallel": 1, **degrees}
     assert serving and all({k: s[k] for k in want} == want for s in serving)
+
+
+def test_a_run_imported_again_with_other_options_is_refused(tmp_path: Path) -> None:
+    """The same run imported under a second model (or with other parallel degrees) was
+    written beside the first file: one run published as two configurations."""
+    from jouleboard.loading.dataset import load_dataset
+
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
+    registry, _ = load_registry(data, task_kind_order())
+    assert registry is not None
+    runs, _, problems = read_exports([GOOD])
+    assert not problems
+    plan, problems = plan_runs("import-aiperf", runs, OPTIONS, registry, data)
+    assert not problems
+    for rel, text in plan.files.items():
+        (data / rel).parent.mkdir(parents=True, exist_ok=True)
+        (data / rel).write_text(text, encoding="utf-8")
+    (first,) = plan.files
+    existing = load_dataset(data).configurations
+    # Again, as it was: the same file, nothing refused (an import is repeatable).
+    _, problems = plan_runs("import-aiperf", runs, OPTIONS, registry, data, existing)
+    assert problems == []
+    # Again with other degrees: another file name, the same run.
+    other = ServingOptions(task="chat", model="example-org/example-llm-8b", data_parallel=2)
+    again, problems = plan_runs("import-aiperf", runs, other, registry, data, existing)
+    assert list(again.files) != [first]
+    assert [p.rule for p in problems] == ["serving.already-imported"], problems
+    assert shown_path(data / first) in problems[0].message

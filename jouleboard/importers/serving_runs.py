@@ -358,6 +358,7 @@ def plan_runs(
     made: list[Record] = []
     shown_of: dict[str, str] = {}
     given: dict[str, str] = {}  # run id -> the file that gave it
+    made_runs: list[RunResult] = []
     for run in sorted(runs, key=lambda r: r.shown):
         if (other := given.setdefault(run.run_id, run.shown)) != run.shown:
             problems.append(
@@ -377,7 +378,32 @@ def plan_runs(
             plan.files[rel] = dumps_canonical(doc, indent=2) + "\n"
             made.append(record)
             shown_of[rel] = run.shown
+            made_runs.append(run)
     others = [c for c in existing if c.source not in plan.files]
     shown_of |= {c.source: shown_path(data_dir / c.source) for c in others}
+    problems += already_imported(made_runs, others, data_dir)
     problems += check_duplicates([*others, *made], shown_of)
     return plan, problems
+
+
+def already_imported(
+    runs: Sequence[RunResult], others: Sequence[Record], data_dir: Path
+) -> list[Problem]:
+    """A run the data folder already has in a file of another name (its file names end with
+    the run's id: measurement_path): imported again with other options (another model, other
+    parallel degrees), it would be published twice, as two configurations."""
+    by_run = {
+        Path(source).stem.rsplit("-", 1)[-1]: source
+        for c in others
+        for source in getattr(c, "run_sources", ()) or (c.source,)  # each repeat's file
+    }
+    return [
+        _problem(
+            run,
+            "serving.already-imported",
+            f"this run is already in the data folder, as {shown_path(data_dir / earlier)}",
+            "remove that file to import the run again with other options",
+        )
+        for run in runs
+        if (earlier := by_run.get(run.run_id)) is not None
+    ]
