@@ -33,11 +33,11 @@ def with_source(p: Provenance) -> object:
 def test_a_site_of_ones_own_cites_its_own_measurements() -> None:
     ours = [with_source(provenance("Our lab runs", "2026.1"))] * 3
     sources = citation.measured_by(ours)
-    assert sources == "Our lab runs 2026.1"
+    assert sources == "Our lab runs 2026.1 (CC0-1.0)"
     text = citation.plain("Chart", "https://x.org/tasks/chat/", SITE, sources)
     bib = citation.bibtex("k", "Chart", "https://x.org/tasks/chat/", SITE, sources)
     for cited in (text, bib):
-        assert "Our lab runs 2026.1" in cited and "ML.ENERGY" not in cited
+        assert "Our lab runs 2026.1 (CC0-1.0)" in cited and "ML.ENERGY" not in cited
 
 
 def test_each_data_set_once_with_its_citation_and_no_doubled_version() -> None:
@@ -47,11 +47,23 @@ def test_each_data_set_once_with_its_citation_and_no_doubled_version() -> None:
         with_source(provenance("MLPerf Inference", "v5.1")),
     ]
     assert citation.measured_by(mixed) == (
-        "MLPerf Inference v5.1; The ML.ENERGY Benchmark v3 (Chung et al., NeurIPS 2025)"
+        "MLPerf Inference v5.1 (CC0-1.0); "
+        "The ML.ENERGY Benchmark v3 (CC0-1.0; Chung et al., NeurIPS 2025)"
     )
     assert citation.measured_by(mixed, full=False) == (
-        "MLPerf Inference v5.1; The ML.ENERGY Benchmark v3"
+        "MLPerf Inference v5.1 (CC0-1.0); The ML.ENERGY Benchmark v3 (CC0-1.0)"
     )
+
+
+def test_a_credit_names_the_licence_unless_none_is_stated() -> None:
+    """A credit of Apache-2.0 or CC-BY data names the licence (the site's embeds, citations
+    and BibTeX did not); SPDX's NOASSERTION names none, so it is not said."""
+    stated = [with_source(provenance("Our lab runs", "v1"))]
+    unstated = [
+        with_source(provenance("Their runs", "v2").model_copy(update={"license": "NOASSERTION"}))
+    ]
+    assert citation.measured_by(stated, full=False) == "Our lab runs v1 (CC0-1.0)"
+    assert citation.measured_by(unstated) == "Their runs v2"
 
 
 def test_no_provenance_cites_no_measurements() -> None:

@@ -9,20 +9,25 @@ from collections.abc import Iterable
 from jouleboard.config.schema import SiteSettings
 from jouleboard.rank.tables import Tabled
 
+# Licence values that name none (SPDX's "no assertion"): not said.
+NO_LICENSE = ("", "NOASSERTION", "NONE")
+
 
 def measured_by(configs: Iterable[Tabled], full: bool = True) -> str:
-    """The data sets behind ``configs``, each once, by name and version; ``full`` adds each
-    one's citation: ``The ML.ENERGY Benchmark v3 (Jae-Won Chung et al., ...)``. "" when
-    none states its provenance."""
-    seen: dict[tuple[str, str, str], None] = {}
+    """The data sets behind ``configs``, each once, by name, version and licence (which a
+    credit must name: Apache-2.0's, CC-BY's); ``full`` adds each one's citation:
+    ``The ML.ENERGY Benchmark v3 (Apache-2.0; Jae-Won Chung et al., ...)``. "" when none
+    states its provenance."""
+    seen: dict[tuple[str, str, str, str], None] = {}
     for c in configs:
         p = c.provenance
         if p is not None:
-            seen[(p.dataset, p.version, p.citation)] = None
+            seen[(p.dataset, p.version, p.license, p.citation)] = None
     return "; ".join(
         (name if not version or name.endswith(f" {version}") else f"{name} {version}")
-        + (f" ({cite})" if full and cite else "")
-        for name, version, cite in sorted(seen)
+        + (f" ({'; '.join(notes)})" if notes else "")
+        for name, version, licence, cite in sorted(seen)
+        for notes in ([n for n in (licence not in NO_LICENSE and licence, full and cite) if n],)
     )
 
 
