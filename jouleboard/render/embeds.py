@@ -13,7 +13,20 @@ from jouleboard.plan.views import ChartRef
 from jouleboard.rank.tables import Table
 from jouleboard.render import citation
 
-EMBED_CHROME_PX = 110  # title, caption and credit around the chart on the embed page
+# The embed page's title, "Explore interactively" button and credit around the chart, in
+# px, at their tallest on the default site's embeds: at 640 px and wider (the desktop
+# render), and at 320-390 px (the phone render), where they wrap onto more lines. Measured
+# in Chromium; tests/browser/test_embed_frames.py holds every embed to its frame.
+EMBED_CHROME_PX = 180
+PHONE_CHROME_PX = 220
+
+
+def frame_height(size: tuple[int, int], phone: tuple[int, int] | None) -> int:
+    """The iframe's height for a chart of ``size`` (and its phone render's): the embed page
+    whole in any column from 320 px up. The desktop chart's height alone cut off the credit
+    (source, licence, link back) below about 800 px, where the embed shows the taller phone
+    render and its text wraps."""
+    return max(size[1] + EMBED_CHROME_PX, (phone[1] if phone else 0) + PHONE_CHROME_PX)
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,7 @@ class ChartInfo:
     phone_url: str = ""  # the phone render (SVG), shown on narrow screens
     phone_width: int = 0
     phone_height: int = 0
+    frame_height: int = 0  # the embed code's iframe height (frame_height)
     # No site_url: the embed code and citation hold root-relative paths, which the page's
     # script makes absolute from its own address (site.js) and a note asks for site_url.
     relative: bool = False
@@ -51,10 +65,11 @@ def chart_info(
     citation names (render/citation.py measured_by), unless the chart cites its own."""
     sources = chart.cites or sources
     embed_abs = urls.absolute(urls.embed(chart.id))
-    height = size[1] + EMBED_CHROME_PX
+    height = frame_height(size, phone)
+    # (width="100%" is not valid HTML: an iframe's width is a number of pixels.)
     snippet = (
         f'<iframe src="{markup(embed_abs)}" title="{markup(chart.title)}" '
-        f'width="100%" height="{height}" style="border:0;max-width:{size[0] + 40}px" '
+        f'height="{height}" style="width:100%;border:0;max-width:{size[0] + 40}px" '
         'loading="lazy"></iframe>'
     )
     page_abs = urls.origin + chart.page_url
@@ -74,6 +89,7 @@ def chart_info(
         phone_url="" if phone is None else chart.export(urls, "phone.svg"),
         phone_width=0 if phone is None else phone[0],
         phone_height=0 if phone is None else phone[1],
+        frame_height=height,
         relative=not urls.origin,
     )
 
@@ -88,7 +104,7 @@ def oembed(chart: ChartRef, info: ChartInfo, urls: Urls, site: SiteSettings) -> 
         "title": chart.title,
         "html": info.snippet,
         "width": info.width + 40,
-        "height": info.height + EMBED_CHROME_PX,
+        "height": info.frame_height,
         **(
             {
                 "thumbnail_url": urls.origin + info.png_url,

@@ -135,3 +135,47 @@ def test_an_embeds_first_view_is_small_and_loads_vega_only_on_demand(
         assert vega.value.ok and "/assets/vega-" in vega.value.url
     finally:
         context.close()
+
+
+# One embed of each kind, the tallest of its kind on the default site where they differ.
+EVERY_KIND = [
+    "accuracy--gpqa",
+    "configurations--lm-arena-chat",
+    "deadlines--image-chat",
+    "gpu-compare--b200--gpqa",
+    "lengths--qwen--qwen3-8b--gpqa",
+    "mlperf--llama2-70b-99",
+    "pareto--openai--gpt-oss-20b--gpqa",
+    "top--gpqa",
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [320, 390, 640, 800])
+def test_an_embed_is_whole_in_the_frame_its_code_gives(
+    pw_browser: Any, site_url: str, site_dir: Path, width: int
+) -> None:
+    """The embed code's height was the desktop chart's plus 110 px: below about 800 px the
+    embed shows the taller phone render and its text wraps, and the credit (source, licence,
+    link back) was cut off: 14 of 15 embeds at 320 px. Each kind's embed, as a column of
+    ``width`` px shows it in a frame of the code's height, scrolls no further than that."""
+    import json
+    import re
+
+    context = pw_browser.new_context(viewport={"width": width, "height": 600})
+    page = context.new_page()
+    rec = watch(context, page, site_url)
+    try:
+        for cid in EVERY_KIND:
+            code = json.loads((site_dir / "embed" / cid / "oembed.json").read_text())["html"]
+            height = int(re.search(r' height="(\d+)"', code).group(1))  # type: ignore[union-attr]
+            assert 'width="100%"' not in code  # not valid HTML for an iframe
+            page.set_viewport_size({"width": width, "height": height})
+            rec.goto(f"/embed/{cid}/")
+            page.locator("figure.chart img").wait_for()
+            page.locator(".credit a", has_text="Full page").wait_for()
+            whole = page.evaluate("document.documentElement.scrollHeight")
+            assert whole <= height, (cid, width, whole, height)
+    finally:
+        context.close()
+    assert rec.problems() == []
