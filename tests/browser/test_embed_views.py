@@ -180,7 +180,12 @@ def test_an_embed_code_carries_the_view_the_reader_set(
             page.goto(f"{elsewhere}/article.html")
             bars = page.frame_locator("iframe").nth(0)
             bars.locator("figure.chart svg.marks .role-axis-label text").first.wait_for()
-            assert "50 ms" in bars.locator("h1").inner_text()
+            # The title names the whole view (the GPUs were only in the credit line, which
+            # a short frame cuts), and "Full page" opens the task page at it.
+            heading = bars.locator("h1").inner_text()
+            assert "50 ms" in heading and "on H100" in heading, heading
+            full = bars.locator(".credit a", has_text="Full page").get_attribute("href") or ""
+            assert full.endswith("/tasks/gpqa/?deadline=50&gpu=H100"), full
             names = bars.locator("figure.chart svg.marks").evaluate(
                 """(svg) => Array.from(svg.querySelectorAll('.role-axis-label text'))
                      .map((t) => Array.from(t.childNodes).map((n) => n.textContent).join(' '))

@@ -37,8 +37,12 @@ export async function drawEmbedView(figure) {
     order: data.order, noise: data.noise,
   });
   const text = deadlineText(state.deadline, state.pct, data.latency);
+  const view = viewText(state, data, text, choices.precisions);
   const note = document.querySelector(".credit .chart-note");
-  if (note) note.textContent = capital(viewText(state, data, text, choices.precisions));
+  if (note) note.textContent = capital(view);
+  // "Full page" opens the task page at this view, not its default one.
+  const full = Array.from(document.querySelectorAll(".credit a")).find((a) => a.target);
+  if (full) full.search = location.search;
   const top = rows.slice(0, Number(f.top));
   if (f.view === "bar" && !top.length) {
     const empty = document.createElement("p");
@@ -48,7 +52,9 @@ export async function drawEmbedView(figure) {
     return;
   }
   if (f.view === "bar") {
-    const title = `${f.taskName}: top ${top.length} by ${data.units.efficiency_words} at ${text}`;
+    // The whole view (GPUs, precisions) in the title: the credit line, which says it too,
+    // is the first text a short frame cuts.
+    const title = `${f.taskName}: top ${top.length} by ${data.units.efficiency_words} at ${view}`;
     document.querySelector("h1").textContent = title;
     drawBars(figure, data, top, title);
   } else {
