@@ -174,6 +174,13 @@ def test_with_png_every_chart_page_links_its_png(site: Path) -> None:
     og = re.search(r'<meta property="og:image" content="([^"]*)"', html)
     assert og is not None and og.group(1).endswith(".png")
     assert (site / og.group(1).lstrip("/")).is_file()
+    # The preview image has the chart's text alternative (link previews had none).
+    chart = og.group(1).rsplit("/", 1)[1].removesuffix(".png")
+    img = re.search(rf'id="chart-{re.escape(chart)}".*?<img [^>]*alt="([^"]+)"', html, re.S)
+    assert img is not None
+    for name in ("og:image:alt", "twitter:image:alt"):
+        meta = re.search(rf'<meta [^>]*"{name}"[^>]*>', html)
+        assert meta is not None and f'content="{img.group(1)}"' in meta.group(0), name
 
 
 def test_every_energy_label_prints_its_figure_as_the_task_table_does(site: Path) -> None:
