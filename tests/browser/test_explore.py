@@ -863,6 +863,29 @@ def test_compare_page(site_page: Recorder) -> None:
     header = page.locator("#compare-table thead th").nth(COL_ITL)
     assert header.inner_text().startswith("P90 ITL"), header.inner_text()
     assert header.get_attribute("title") == "P90 inter-token latency."
+
+    # A task page on H100 alone links to a comparison on H100 alone: it ranked on every GPU,
+    # and gave an H100-only reader B200 figures.
+    open_task(site_page)
+    page.uncheck("input[name=gpu][value=B200]")
+    link = page.locator("form.explore a.compare-link")
+    page.wait_for_function("a => a.href.includes('gpu=H100')", arg=link.element_handle())
+    href = urlsplit(link.get_attribute("href") or "")
+    site_page.goto(f"{href.path}?{href.query}&models={','.join(chosen)}")
+    on_h100 = {
+        row.config.model_id: row.config for row in rank(configs, Deadline(300), gpus={"H100"})
+    }
+    gpus = eventually(
+        page,
+        lambda: sorted(
+            r["cells"][COL_GPU]["value"]
+            for r in snapshot(page, "#compare-table")
+            if len(r["cells"]) > COL_GPU
+        ),
+        lambda v: len(v) == len(on_h100),
+    )
+    assert gpus == sorted(f"{c.num_gpus}x {c.gpu_model}" for c in on_h100.values())
+    assert page.locator(".compare-deadline").inner_text().endswith(", on H100 only")
     assert_clean(site_page)
 
 

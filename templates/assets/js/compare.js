@@ -59,7 +59,7 @@ function startCompare(form) {
   const tasks = readTasks(taskSelect);
   const first = taskSelect.options[0].value;
   const defaults = { task: first, models: [], deadline: tasks[first].deadline,
-    pct: tasks[first].pct, ...(calc ? calculatorDefaults(calc) : {}) };
+    pct: tasks[first].pct, gpu: [], ...(calc ? calculatorDefaults(calc) : {}) };
   const readState = () => compareState(location.search, tasks, first, defaults, max);
   let state = readState();
 
@@ -99,9 +99,15 @@ function startCompare(form) {
       if (box) box.focus();
     }
     const chosen = state.models;
+    // A task page's GPUs, when its link gave them: said in the heading, and every figure
+    // (table, ratios, calculator, chart) on them alone.
+    const gpus = state.gpu.filter((g) => ownKey(data.gpus, g));
+    const view = gpus.length
+      ? { ...data, configs: data.configs.filter((c) => gpus.includes(c.gpu_model)) } : data;
     out.querySelector(".compare-deadline").textContent =
-      deadlineText(state.deadline, state.pct, data.latency);
-    const best = rank(data.configs.filter((c) => chosen.includes(c.model_id)), {
+      deadlineText(state.deadline, state.pct, data.latency) +
+      (gpus.length ? `, on ${gpus.join(" and ")} only` : "");
+    const best = rank(view.configs.filter((c) => chosen.includes(c.model_id)), {
       deadlineMs: state.deadline, percentile: state.pct, gpus: null, precisions: null,
       energyBudget: null, order: data.order, noise: data.noise });
     rankingHeader(table, data.table, data.ranked_key, data, state.pct);
@@ -120,7 +126,7 @@ function startCompare(form) {
     if (calc) showFootprint(data, best);
     const figure = out.querySelector("figure.chart");
     figure.hidden = chosen.length === 0;
-    if (chosen.length) drawFrontiers(figure, data, chosen, best, state);
+    if (chosen.length) drawFrontiers(figure, view, chosen, best, state);
   }
 
   function update(push) {

@@ -66,17 +66,19 @@ export function viewFollowers(form, controls, table) {
     if (note) note.dataset.default = note.textContent;
   }
   const finding = findingFollower(controls.choices.precisions);
-  // The compare link carries the page's deadline and percentile.
+  // The compare link carries the page's deadline, percentile and GPUs (compare ranked on
+  // every GPU: an H100-only reader got B200 figures there).
   const compareLink = form.querySelector("a.compare-link");
   const compareBase = compareLink ? compareLink.getAttribute("href") : "";
 
   function followCompareLink(state) {
     const { defaults } = controls;
     const moved = state.deadline !== defaults.deadline || state.pct !== defaults.pct;
-    compareLink.href = moved
-      ? `${compareBase}&deadline=${deadlineValue(state.deadline, controls.unit)}` +
-        `&pct=${encodeURIComponent(state.pct)}`
-      : compareBase;
+    const gpus = state.gpu.join(",");
+    compareLink.href = compareBase +
+      (moved ? `&deadline=${deadlineValue(state.deadline, controls.unit)}` +
+        `&pct=${encodeURIComponent(state.pct)}` : "") +
+      (gpus !== defaults.gpu.join(",") ? `&gpu=${encodeURIComponent(gpus)}` : "");
   }
 
   function rankByCorrectAnswer(page, options, view, plain) {

@@ -79,6 +79,9 @@ export function compareState(search, tasks, first, defaults, max) {
     models: (p.get("models") || "").split(",").filter(Boolean).slice(0, max),
     deadline: deadlineParam(p.get("deadline")) ?? tasks[task].deadline,
     pct: choiceParam(p, "pct", tasks[task].percentiles, tasks[task].pct),
+    // GPUs the view keeps to (none: any), as a task page's link gives them; checked against
+    // the task's own once its data is loaded.
+    gpu: (p.get("gpu") || "").split(",").filter(Boolean),
     ...(defaults.price !== undefined ? calculatorState(p, defaults) : {}),
   };
 }
