@@ -61,3 +61,31 @@ def test_the_working_release_and_the_full_data_set_share_their_rows() -> None:
     ]
     other = dataclasses.replace(data, configurations=data.configurations[:3])
     assert sum(len(records) for _, records in rows(other)) == 3
+
+
+def test_only_a_release_from_git_is_called_permanent() -> None:
+    """The newest release's files are the data folder's, rewritten by any edit made without
+    a new release: the downloads page called them "permanent ... never rewritten"."""
+    import dataclasses
+
+    from jouleboard.config.schema import Release
+    from jouleboard.core.urls import Urls
+    from jouleboard.loading.dataset import load_dataset
+    from jouleboard.plan.diff import Side
+    from jouleboard.plan.releases import ReleaseData, release_downloads
+
+    data = load_dataset(DATA)
+    releases = [
+        ReleaseData(Release(version="v2", date="2026-02-01"), Side(data)),
+        ReleaseData(Release(version="v1", date="2026-01-01", ref="v1"), Side(data)),
+    ]
+    described = {d.path.split("/")[1]: d.description for d in release_downloads(releases, Urls())}
+    assert "permanent" not in described["v2"] and "never rewritten" not in described["v2"]
+    assert described["v1"].startswith("permanent: this release's data, never rewritten")
+    # The kinds of task named are the data's own: a text-only data set is not "multimodal".
+    text_only = dataclasses.replace(
+        data,
+        configurations=[c for c in data.configurations if c.task == "gpqa"],
+    )
+    (token, *_) = release_downloads([ReleaseData(releases[1].release, Side(text_only))], Urls())
+    assert token.description.endswith("(text)"), token.description

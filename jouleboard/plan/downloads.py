@@ -72,7 +72,11 @@ def configuration_downloads(
     name)`` places them."""
     out = []
     for kind, records in rows(data):  # (only kinds that have any)
-        tasks = " and ".join(sorted(set(kind.task_kinds.values()))).lower()
+        # The kinds of task the data has ("text", not "multimodal and text" on a text-only
+        # site: the kind's every possible one).
+        tasks = " and ".join(
+            sorted({kind.task_kinds[data.registry.tasks[str(r["task"])].kind] for r in records})
+        ).lower()
         out += [
             Download(
                 path(ext, kind.download_name),

@@ -85,10 +85,17 @@ def release_downloads(
     """/data/<version>/<kind's name>.{csv,json}: every configuration of every kind,
     permanent, one folder per release."""
     out = []
-    for r in releases:
+    for i, r in enumerate(releases):
         if r.side.data is None:
             continue
         version = r.release.version
+        # The newest release's files are the data folder's: an edit without a new release
+        # changes them, so they are not called permanent until a newer release is made.
+        kept = (
+            "this release's data, kept as it is once a newer release is made"
+            if i == 0 or r.release.ref is None
+            else "permanent: this release's data, never rewritten"
+        )
 
         def path(ext: str, name: str, version: str = version) -> str:
             return urls.release_download(version, ext, name)
@@ -97,7 +104,7 @@ def release_downloads(
             r.side.data,
             path,
             "By release",
-            "permanent: this release's data, never rewritten",
+            kept,
             rows,
         )
     return out
