@@ -130,3 +130,14 @@ def test_the_unknown_gpu_hint_nests_no_brackets(
     assert status == 1
     assert line.endswith("(did you mean 'H100'? Or add 'h100' to gpus.yaml)"), line
     assert nesting(line) == 1
+
+
+def test_validate_of_a_registry_file_says_to_give_its_folder(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``validate data/gpus.yaml`` read it as a measurement file: "json.syntax: not valid
+    JSON ... (check brackets, commas and quotes)", about a valid YAML file."""
+    status, _, err = jouleboard(capsys, "validate", str(site / "data" / "gpus.yaml"))
+    assert status == 2
+    assert "json.syntax" not in err and "not valid JSON" not in err
+    assert "is not a measurement file" in err and f"give it ({site / 'data'})" in err

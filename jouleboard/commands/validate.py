@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jouleboard.commands.common import (
+    UsageError,
     github_annotations,
     kind_code_option,
     require_prometheus_option,
@@ -56,6 +57,13 @@ def run(args: argparse.Namespace) -> int:
     from jouleboard.plan.site import plan_site
     from jouleboard.rank.ranking import runs_of
 
+    for p in args.paths:  # read as a measurement file, it failed as "not valid JSON"
+        if p.suffix in (".yaml", ".yml") and p.is_file():
+            raise UsageError(
+                f"{p} is not a measurement file: validate checks a data folder's YAML files "
+                f"(the registries, quality/) with the folder; give it ({p.parent}), or no "
+                "path to check --data"
+            )
     data_dirs = [p for p in args.paths if (p / "site.yaml").exists()] or [args.data]
     others = [p for p in args.paths if not (p / "site.yaml").exists()]
     runs = [p for p in others if is_run_tree(p)]
