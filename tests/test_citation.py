@@ -64,6 +64,9 @@ def test_a_credit_names_the_licence_unless_none_is_stated() -> None:
     ]
     assert citation.measured_by(stated, full=False) == "Our lab runs v1 (CC0-1.0)"
     assert citation.measured_by(unstated) == "Their runs v2"
+    # An importer's "unknown" version is not said either ("AIPerf runs unknown").
+    unknown = [with_source(provenance("AIPerf runs", "unknown"))]
+    assert citation.measured_by(unknown) == "AIPerf runs (CC0-1.0)"
 
 
 def test_no_provenance_cites_no_measurements() -> None:
