@@ -171,3 +171,28 @@ def test_the_calculators_token_scale_says_output_tokens(golden_site: Path) -> No
     together, which a fleet plans by."""
     page = (golden_site / "tasks" / "gpqa" / "index.html").read_text(encoding="utf-8")
     assert "per 1B output tokens" in page and "per 1B tokens" not in page
+
+
+def test_deadline_chart_tooltips_name_the_unit_and_read_as_the_tables(
+    golden_site: Path,
+) -> None:
+    """The deadline chart's tooltip read "Deadline from 325.5" (ms on a text task, s on an
+    image task) and "21.4" or "2" where the tables read 21.42 and 2.00."""
+    import csv
+    import json
+
+    for task, unit in (("gpqa", "ms"), ("image-chat", "ms"), ("text-to-image", "s")):
+        spec = json.loads((golden_site / "charts" / f"deadlines--{task}.vl.json").read_text())
+        (tooltips,) = [
+            layer["encoding"]["tooltip"]
+            for layer in spec["layer"]
+            if "tooltip" in layer.get("encoding", {})
+        ]
+        by_field = {t["field"]: t for t in tooltips}
+        assert by_field["latency"]["title"] == f"Deadline from ({unit})", task
+        if unit == "ms":  # tokens per joule: two decimals, as every table shows them
+            assert by_field["value"]["format"] == ",.2f"
+            page = (golden_site / "tasks" / task / "index.html").read_text(encoding="utf-8")
+            rows = csv.DictReader((golden_site / "charts" / f"deadlines--{task}.csv").open())
+            best = max(float(r["value"]) for r in rows)
+            assert f">{best:,.2f}<" in page, (task, best)

@@ -220,6 +220,8 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> tuple[ChartRef, str] | Non
             f"Deadline: {latency.words[p]} ({latency.unit})",
             f"Best {units.efficiency_axis[:1].lower()}{units.efficiency_axis[1:]}",
             "rule" if effect.inside else "",
+            latency.unit,
+            charts.D3_FORMATS[units.efficiency_show],
         ),
         {
             "table": rows,

@@ -798,13 +798,26 @@ LINE_LABEL_SIZE = 12  # px: a line's name at its end, the size of a legend's
 LINE_LABEL_GAP = 14  # px between two line names' baselines
 
 
+# The tables' display rules (measure/formats.py show) in d3's format language, for tooltips:
+# fixed2 21.42 and 2.00; sig3 2.96, 37.7 and 0.0123.
+D3_FORMATS = {"fixed2": ",.2f", "sig3": ",.3r"}
+
+
 @template
-def deadline_sensitivity(latency_title: str, value_title: str, rule: str = "") -> Spec:
+def deadline_sensitivity(
+    latency_title: str,
+    value_title: str,
+    rule: str = "",
+    deadline_unit: str = "ms",
+    value_format: str = ",.2f",
+) -> Spec:
     """Each model's best efficiency as the deadline loosens (a step line per model, log x
     and log y, so lines far apart in value all keep their shape): where lines cross, the
     ranking changes. Each line is named at its right end (bind ``ends``: the rows of
     plan/task_charts.py sensitivity_ends, names moved apart so none overlaps), not by a
-    legend; ``rule``: "rule" draws the default deadline (when it lies inside the data)."""
+    legend; ``rule``: "rule" draws the default deadline (when it lies inside the data).
+    The tooltip gives the deadline in ``deadline_unit`` and the value in d3's
+    ``value_format``, which reads as the tables do (21.42 tokens/J, not 21.4)."""
     import altair as alt
 
     x = alt.X(
@@ -834,8 +847,8 @@ def deadline_sensitivity(latency_title: str, value_title: str, rule: str = "") -
         order=alt.Order("latency:Q"),
         tooltip=[
             alt.Tooltip("model:N", title="Model"),
-            alt.Tooltip("latency:Q", title="Deadline from", format=",.4~g"),
-            alt.Tooltip("value:Q", title=value_title, format=",.3~g"),
+            alt.Tooltip("latency:Q", title=f"Deadline from ({deadline_unit})", format=",.4~g"),
+            alt.Tooltip("value:Q", title=value_title, format=value_format),
         ],
     )
     ends = alt.Chart(alt.NamedData("ends"))
