@@ -7,7 +7,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Provenance
@@ -20,8 +20,17 @@ from jouleboard.rank.glossary import column_term
 from jouleboard.rank.noise import UNKNOWN, Noise, table_note
 from jouleboard.rank.ranking import Rankable, RankedRow, runs_of
 
-if TYPE_CHECKING:
-    from jouleboard.kinds.base import Latency
+
+class LatencyNames(Protocol):
+    """How a kind names its latency at each percentile (jouleboard/kinds/base.py Latency)."""
+
+    @property
+    def words(self) -> Mapping[str, str]:
+        """Percentile -> "median inter-token latency"."""
+
+    @property
+    def short(self) -> Mapping[str, str]:
+        """Percentile -> "median ITL"."""
 
 
 class Tabled(Rankable, Protocol):
@@ -137,7 +146,7 @@ class Field:
     by_percentile: Mapping[str, str] | None = None
     value_key: str = ""  # what the cells read, when not the column's key (see at)
 
-    def at(self, percentile: str, latency: Latency) -> Field:
+    def at(self, percentile: str, latency: LatencyNames) -> Field:
         """The field in a table ranked at ``percentile``: the latency column shows that
         percentile's figure, headed with its name (a p90 deadline's table showed the median
         under "Median ITL"). Its key stays, as the browser's table keeps it when its
