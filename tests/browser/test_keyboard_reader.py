@@ -115,3 +115,32 @@ def test_sort_buttons_are_named_without_their_arrow(site_page: Recorder) -> None
     button.click()
     assert ax_name(page, "#ranking-gpqa th.col-energy_per_token_joules button.sort") == "J/token"
     assert site_page.errors() == []
+
+
+def test_a_focused_task_link_on_a_phone_is_not_faded_or_clipped(
+    pw_browser: Any, site_url: str
+) -> None:
+    """At 320 px the row of task links scrolls, its right end faded out: a link focused by
+    Tab scrolled just into view, into the fade ("Chat" 100% inside it), its ring clipped."""
+    context = pw_browser.new_context(viewport={"width": 320, "height": 700})
+    try:
+        page = context.new_page()
+        rec = watch(context, page, site_url)
+        rec.goto("/about/")
+        links = page.locator(".tasks-nav ul a")
+        assert links.count() >= 5
+        page.wait_for_function("() => document.querySelector('.tasks-nav ul.more')")
+        for i in range(links.count()):
+            links.nth(i).focus()
+            seen = links.nth(i).evaluate(
+                """(a) => { const ul = a.closest('ul'), box = ul.getBoundingClientRect();
+                  const r = a.getBoundingClientRect(), style = getComputedStyle(ul);
+                  return {mask: style.maskImage || style.webkitMaskImage,
+                          inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5,
+                          room: r.top - box.top};}"""
+            )
+            assert seen["mask"] == "none" and seen["inside"], (i, str(seen))
+            assert seen["room"] >= 3, (i, seen)  # the 3 px focus ring above the link
+        assert rec.errors() == []
+    finally:
+        context.close()

@@ -58,6 +58,11 @@ function wireTaskRows() {
     cue();
     row.addEventListener("scroll", cue, { passive: true });
     window.addEventListener("resize", cue);
+    // A link focused from the keyboard comes whole into view: the browser scrolls a link
+    // partly in view no further, and left it cut at the row's edge.
+    row.addEventListener("focusin", (event) => {
+      event.target.scrollIntoView({ block: "nearest", inline: "nearest" });
+    });
   }
 }
 
