@@ -61,9 +61,9 @@ def test_after_re_ranking_every_caption_and_download_names_the_settings(rec: Any
     assert any("≤ 50 ms, on H100" in c for c in now["figures"])
     assert now["links"] == ["gpqa-p90-50ms-h100.csv"]
     # The finding states this view (test_the_finding_follows_the_view), and the compare link
-    # carries the view.
+    # carries the view, its GPUs too (c1823c6).
     compare = rec.page.get_attribute("a.compare-link", "href") or ""
-    assert compare.endswith("compare/?task=gpqa&deadline=50&pct=p90"), compare
+    assert compare.endswith("compare/?task=gpqa&deadline=50&pct=p90&gpu=H100"), compare
     assert all(now["embedNotes"])  # every embed code says it shows the default view
     assert now["wide"] <= SIZES["phone"]["width"] or rec.page.viewport_size["width"] > 390
     # The generated file holds the view: H100 rows only, GPT OSS 20B first at 22.62 tokens/J
