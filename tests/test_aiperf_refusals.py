@@ -312,3 +312,39 @@ def test_a_run_imported_again_with_other_options_is_refused(tmp_path: Path) -> N
     assert list(again.files) != [first]
     assert [p.rule for p in problems] == ["serving.already-imported"], problems
     assert shown_path(data / first) in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("flags", "said", "hint"),
+    [
+        ({"gpu": "h100"}, "--gpu 'h100' is not in gpus.yaml", "did you mean 'H100'?"),
+        (
+            {"gpu_map": {"NVIDIA H100 80GB HBM3": "H10"}},
+            "--gpu-map gives 'NVIDIA H100 80GB HBM3' the id 'H10', which is not in gpus.yaml",
+            "did you mean 'H100'?",
+        ),
+        (
+            {"model": "example-org/example-llm-8B"},
+            "--model 'example-org/example-llm-8B'",
+            "did you mean 'example-org/example-llm-8b'?",
+        ),
+    ],
+)
+def test_a_mistyped_flag_is_named_with_the_id_it_was_near(
+    flags: dict[str, object], said: str, hint: str, tmp_path: Path
+) -> None:
+    """A typo in --gpu-map blamed the export ("GPU 'NVIDIA H100 80GB HBM3' is not in
+    gpus.yaml ... map it with --gpu-map", which was given) and named neither the id given
+    nor the one meant; --gpu and --model typos had no did-you-mean, as validate's have."""
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
+    registry, _ = load_registry(data, task_kind_order())
+    assert registry is not None
+    runs, _, problems = read_exports([GOOD])
+    assert not problems
+    options = ServingOptions(
+        **{"task": "chat", "model": "example-org/example-llm-8b", "tensor_parallel": 2, **flags}  # type: ignore[arg-type]
+    )
+    _, problems = plan_runs("import-aiperf", runs, options, registry, data)
+    assert len(problems) == 1, problems
+    assert said in problems[0].message and problems[0].hint.startswith(hint), problems[0]

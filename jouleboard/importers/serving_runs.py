@@ -26,7 +26,7 @@ from pathlib import Path
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import SCHEMA_VERSION
 from jouleboard.core.jsonio import dumps_canonical
-from jouleboard.core.problems import Problem, resolved, shown_path
+from jouleboard.core.problems import Problem, closest, resolved, shown_path
 from jouleboard.core.shapes import JsonObject
 from jouleboard.importers.contract import ImportPlan, same_source
 from jouleboard.kinds import check_measurement
@@ -125,17 +125,20 @@ def _problem(run: RunResult, rule: str, message: str, hint: str, where: str = ""
 def model_id(run: RunResult, options: ServingOptions, registry: Registry) -> str | Problem:
     """The models.yaml id of the run's model: --model, else --model-map's entry for the
     served name, else the served name itself when models.yaml has it."""
-    found = options.model or options.model_map.get(run.served_model) or run.served_model
+    mapped = options.model_map.get(run.served_model)
+    found = options.model or mapped or run.served_model
     if found in registry.models:
         return found
-    named = f"model {found!r}" + (
-        f" (served as {run.served_model!r})" if found != run.served_model else ""
-    )
+    given = "--model" if options.model else "--model-map" if mapped else ""
+    named = f"{given} {found!r}" if given else f"model {found!r}"
+    named += f" (served as {run.served_model!r})" if found != run.served_model else ""
+    near = closest(found, sorted(registry.models))
     return _problem(
         run,
         "registry.unknown-model",
         f"{named} is not in models.yaml",
-        f"add it to models.yaml, or name its id with --model ID or --model-map "
+        (f"did you mean {near!r}? Or " if near else "")
+        + f"add it to models.yaml, or name its id with --model ID or --model-map "
         f"'{run.served_model}=ORG/NAME'",
     )
 
@@ -163,14 +166,25 @@ def gpu_model(run: RunResult, options: ServingOptions, registry: Registry) -> st
         found = options.gpu_map.get(name) or next(iter(by_name + by_word), None)
     if found in registry.gpus:
         return found
-    what = f"GPU {run.gpu_name!r}" if options.gpu is None else f"--gpu {found!r}"
+    known = sorted(registry.gpus)
+    near = closest(found, known) if found is not None else None
+    ids = f"did you mean {near!r}?" if near else f"gpus.yaml has {', '.join(known) or 'none'}"
+    if options.gpu is not None:  # the flag's id, not the telemetry's name
+        return _problem(
+            run, "registry.unknown-gpu", f"--gpu {found!r} is not in gpus.yaml", f"{ids}"
+        )
+    if found is not None and found == options.gpu_map.get(run.gpu_name or ""):
+        return _problem(
+            run,
+            "registry.unknown-gpu",
+            f"--gpu-map gives {run.gpu_name!r} the id {found!r}, which is not in gpus.yaml",
+            f"{ids} Or add it to gpus.yaml",
+        )
     return _problem(
         run,
         "registry.unknown-gpu",
-        f"{what} is not in gpus.yaml",
-        f"add it to gpus.yaml, or map it with --gpu-map '{run.gpu_name}=ID'"
-        if options.gpu is None
-        else "use an id of gpus.yaml",
+        f"GPU {run.gpu_name!r} is not in gpus.yaml",
+        f"add it to gpus.yaml, or map it with --gpu-map '{run.gpu_name}=ID'",
     )
 
 
