@@ -104,6 +104,11 @@ def test_every_level_is_a_configuration_with_aiperfs_figures(site: Path) -> None
             rel_tol=1e-9,
         )
         assert row["num_gpus"] == 2 and row["gpu_model"] == "H100"
+        # The load level, as AIPerf ran it (it was in no download: two levels capped alike
+        # by --max-num-seqs were two rows alike in all but their source).
+        (profiling,) = [p for p in doc["input_config"]["phases"] if p["kind"] == "profiling"]
+        assert row["concurrency"] == profiling["concurrency"]
+        assert row["request_rate_per_sec"] is None
         assert row["p99_itl_ms"] == doc["inter_token_latency"]["p99"]
         assert row["output_throughput_tokens_per_sec"] == doc["output_token_throughput"]["avg"]
 

@@ -106,6 +106,10 @@ class TokenKind(TaskKind):
         "tensor_parallel",
         "expert_parallel",
         "data_parallel",
+        # The load a serving benchmark offered: two levels of one sweep are two rows that
+        # differ in nothing else (empty where the data does not say: the ML.ENERGY data).
+        "concurrency",
+        "request_rate_per_sec",
         "repeat",
         "energy_per_token_joules",
         "tokens_per_joule",

@@ -25,6 +25,10 @@ COLUMNS: dict[str, str] = {
     "tensor_parallel": "GPUs each layer's matrices are split over (tensor parallelism).",
     "expert_parallel": "GPUs a mixture-of-experts model's experts are spread over.",
     "data_parallel": "Whole copies of the model run side by side.",
+    "concurrency": "Requests the benchmark's load generator kept in flight (AIPerf "
+    "--concurrency); empty where the data does not say.",
+    "request_rate_per_sec": "Requests per second the load generator sent (AIPerf "
+    "--request-rate); empty where the data does not say.",
     "batch_size": "Image and video models: outputs generated together in one batch.",
     "inference_steps": "Denoising steps per image or video.",
     "width_px": "Width of an image or video, pixels.",
