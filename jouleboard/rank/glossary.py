@@ -283,15 +283,16 @@ BOUNDARY_HTML = """<h2 id="boundary">Measurement boundary: what an energy figure
 boundaries are never ranked together.</p>
 <ul>
 <li><strong>GPU energy</strong> (boundary <code>gpu</code>): the energy the GPUs themselves
-report through their energy counters (NVML, read by Zeus in the ML.ENERGY Benchmark),
-summed over the GPUs that serve the model. It leaves out the host CPUs, memory, network,
+report through their energy counters (NVML on NVIDIA GPUs: the ML.ENERGY Benchmark reads
+them with Zeus, AIPerf through DCGM), summed over the GPUs that serve the model. It leaves out the host CPUs, memory, network,
 fans, power supplies and cooling. Every task leaderboard, model and GPU ranking measures
 this.</li>
 <li><strong>Whole system at the wall</strong> (boundary <code>system-ac</code>): the
 alternating-current power of the whole server (every power supply: host CPUs, memory,
 fans and all accelerators) measured by an external power analyzer through SPEC PTDaemon,
 as MLPerf Inference requires. It is larger than the GPU energy of the same work, by an
-amount that depends on the server, so the MLPerf pages rank systems among themselves only.</li>
+amount that depends on the server, so systems measured this way (MLPerf's) are ranked
+among themselves only.</li>
 </ul>
 <p>Neither includes the data centre's cooling and power distribution (its PUE). No table
 mixes the two: a task's measurements all have one boundary.</p>
