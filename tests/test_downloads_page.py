@@ -89,3 +89,16 @@ def test_only_a_release_from_git_is_called_permanent() -> None:
     )
     (token, *_) = release_downloads([ReleaseData(releases[1].release, Side(text_only))], Urls())
     assert token.description.endswith("(text)"), token.description
+
+
+def test_the_csv_files_are_as_the_page_says(golden_site: Path) -> None:
+    """The page states the CSV files' encoding and line ends (it named only the JSON
+    schema); every CSV the site publishes is checked against that statement."""
+    page = (golden_site / "downloads" / "index.html").read_text(encoding="utf-8")
+    assert "UTF-8 without a byte-order mark, comma-separated, one header row, LF" in page
+    files = sorted(golden_site.rglob("*.csv"))
+    assert len(files) >= 10
+    for path in files:
+        raw = path.read_bytes()
+        raw.decode("utf-8")  # raises if it is not UTF-8
+        assert not raw.startswith(b"\xef\xbb\xbf") and b"\r" not in raw, path
