@@ -170,9 +170,7 @@ def gpu_model(run: RunResult, options: ServingOptions, registry: Registry) -> st
     near = closest(found, known) if found is not None else None
     ids = f"did you mean {near!r}?" if near else f"gpus.yaml has {', '.join(known) or 'none'}"
     if options.gpu is not None:  # the flag's id, not the telemetry's name
-        return _problem(
-            run, "registry.unknown-gpu", f"--gpu {found!r} is not in gpus.yaml", f"{ids}"
-        )
+        return _problem(run, "registry.unknown-gpu", f"--gpu {found!r} is not in gpus.yaml", ids)
     if found is not None and found == options.gpu_map.get(run.gpu_name or ""):
         return _problem(
             run,

@@ -71,11 +71,12 @@ def configuration_downloads(
     """CSV and JSON of every configuration, one pair per kind that has any; ``path(ext,
     name)`` places them."""
     out = []
+    # The kinds of task the data has ("text", not "multimodal and text" on a text-only site:
+    # a kind's every possible one).
+    present = {data.registry.tasks[c.task].kind for c in data.configurations}
     for kind, records in rows(data):  # (only kinds that have any)
-        # The kinds of task the data has ("text", not "multimodal and text" on a text-only
-        # site: the kind's every possible one).
         tasks = " and ".join(
-            sorted({kind.task_kinds[data.registry.tasks[str(r["task"])].kind] for r in records})
+            sorted(name for k, name in kind.task_kinds.items() if k in present)
         ).lower()
         out += [
             Download(

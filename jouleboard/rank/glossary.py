@@ -284,9 +284,9 @@ boundaries are never ranked together.</p>
 <ul>
 <li><strong>GPU energy</strong> (boundary <code>gpu</code>): the energy the GPUs themselves
 report through their energy counters (NVML on NVIDIA GPUs: the ML.ENERGY Benchmark reads
-them with Zeus, AIPerf through DCGM), summed over the GPUs that serve the model. It leaves out the host CPUs, memory, network,
-fans, power supplies and cooling. Every task leaderboard, model and GPU ranking measures
-this.</li>
+them with Zeus, AIPerf through DCGM), summed over the GPUs that serve the model. It leaves
+out the host CPUs, memory, network, fans, power supplies and cooling. Every task
+leaderboard, model and GPU ranking measures this.</li>
 <li><strong>Whole system at the wall</strong> (boundary <code>system-ac</code>): the
 alternating-current power of the whole server (every power supply: host CPUs, memory,
 fans and all accelerators) measured by an external power analyzer through SPEC PTDaemon,
