@@ -65,12 +65,12 @@ export function showState(controls, state) {
   if (c.calc) showCalculator(c.calc, state);
 }
 
-// The deadline controls: the slider's drag (the view follows, one history entry when let
-// go), the number box and the round-deadline ticks.
 // Slider changes this close together (arrow keys held or pressed in a run) make one entry
 // in the browser's history, not one per step.
 const ONE_GESTURE_MS = 1000;
 
+// The deadline controls: the slider's drag (the view follows, one history entry when let
+// go), the number box and the round-deadline ticks.
 function wireDeadline(c, page) {
   c.range.addEventListener("input", () => {
     page.state.deadline = c.slider.fromSlider(Number(c.range.value));
