@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jouleboard.config.registry import load_registry
+from jouleboard.config.registry import Registry, load_registry
 from jouleboard.core.problems import Problem, shown_path
 from jouleboard.importers.aiperf import read_export, read_exports
 from jouleboard.importers.serving_runs import ServingOptions, plan_runs
@@ -24,6 +24,15 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "aiperf"
 GOOD = FIXTURES / "sweep" / "concurrency_4" / "profile_export_aiperf.json"
 OPTIONS = ServingOptions(task="chat", model="example-org/example-llm-8b", tensor_parallel=2)
+
+
+def skeleton_data(tmp_path: Path) -> tuple[Path, Registry]:
+    """A copy of the data folder `jouleboard init` writes, and its registries."""
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
+    registry, _ = load_registry(data, task_kind_order())
+    assert registry is not None
+    return data, registry
 
 
 def one_problem(path: Path) -> Problem:
@@ -246,10 +255,7 @@ def test_an_unknown_gpu_is_named(tmp_path: Path) -> None:
     path = changed(
         tmp_path, lambda d: [g.update(gpu_name="NVIDIA GeForce RTX 5090") for g in gpus(d).values()]
     )
-    data = tmp_path / "data"
-    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
-    registry, _ = load_registry(data, task_kind_order())
-    assert registry is not None
+    data, registry = skeleton_data(tmp_path)
     runs, _, problems = read_exports([path])
     _, problems = plan_runs("import-aiperf", runs, OPTIONS, registry, data)
     assert [(p.rule, p.file) for p in problems] == [("registry.unknown-gpu", shown_path(path))]
@@ -268,10 +274,7 @@ def test_an_unknown_gpu_is_named(tmp_path: Path) -> None:
 def test_two_gpus_need_the_servers_parallel_degrees(
     degrees: dict[str, int], rules: list[str], tmp_path: Path
 ) -> None:
-    data = tmp_path / "data"
-    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
-    registry, _ = load_registry(data, task_kind_order())
-    assert registry is not None
+    data, registry = skeleton_data(tmp_path)
     runs, _, problems = read_exports([GOOD])
     assert not problems and all(r.num_gpus == 2 for r in runs)  # the server's two GPUs
     options = ServingOptions(task="chat", model="example-org/example-llm-8b", **degrees)
@@ -290,10 +293,7 @@ def test_a_run_imported_again_with_other_options_is_refused(tmp_path: Path) -> N
     written beside the first file: one run published as two configurations."""
     from jouleboard.loading.dataset import load_dataset
 
-    data = tmp_path / "data"
-    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
-    registry, _ = load_registry(data, task_kind_order())
-    assert registry is not None
+    data, registry = skeleton_data(tmp_path)
     runs, _, problems = read_exports([GOOD])
     assert not problems
     plan, problems = plan_runs("import-aiperf", runs, OPTIONS, registry, data)
@@ -336,10 +336,7 @@ def test_a_mistyped_flag_is_named_with_the_id_it_was_near(
     """A typo in --gpu-map blamed the export ("GPU 'NVIDIA H100 80GB HBM3' is not in
     gpus.yaml ... map it with --gpu-map", which was given) and named neither the id given
     nor the one meant; --gpu and --model typos had no did-you-mean, as validate's have."""
-    data = tmp_path / "data"
-    shutil.copytree(REPO / "jouleboard" / "skeleton" / "data", data)
-    registry, _ = load_registry(data, task_kind_order())
-    assert registry is not None
+    data, registry = skeleton_data(tmp_path)
     runs, _, problems = read_exports([GOOD])
     assert not problems
     options = ServingOptions(
