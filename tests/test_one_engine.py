@@ -97,8 +97,12 @@ def test_incremental_serve_and_clean_builds_agree_after_every_step(tmp_path: Pat
         assert tree(serve_out) == expected, step.__name__
         # Only the pages the step touched were rendered again (every page after a template
         # edit), and most files were unchanged (linked from the last build, not written).
+        # A rename changes the downloads' source column alone: a page shows it only in a
+        # file's size, which moves in steps of 0.1 kB (28a220b's columns left this rename
+        # within one), so it may render no page.
+        least = 0 if step is rename_file else 1
         for summary in (cli, served):
-            assert 0 < summary.rendered <= clean.rendered == clean.pages, step.__name__
+            assert least <= summary.rendered <= clean.rendered == clean.pages, step.__name__
             if not changes.templates:
                 assert summary.rendered < clean.pages, (step.__name__, summary.rendered)
             assert summary.linked > 0 and summary.written < summary.files, step.__name__
