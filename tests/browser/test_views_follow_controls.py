@@ -75,6 +75,21 @@ def test_after_re_ranking_every_caption_and_download_names_the_settings(rec: Any
     lines = csv.strip().splitlines()
     assert lines[0].startswith("rank,model_id,nickname,gpu_model")
     assert {line.split(",")[3] for line in lines[1:]} == {"H100"}
+    # What the text beside it says the file holds, and the prebuilt ones besides, is so
+    # (two reviews took it for a prebuilt file and missed the uncertainty columns).
+    said = rec.page.inner_text("#ranking-downloads .view-download")
+    assert "the table's columns and each row's places" in said, said
+    assert "also give each row's runs, uncertainty and intervals" in said, said
+    header = lines[0].split(",")
+    assert {"rank_best", "rank_worst"} <= set(header) and "relative_uncertainty" not in header
+    prebuilt = (
+        rec.page.evaluate(
+            "() => fetch('/downloads/rankings/gpqa-p50-300ms.csv').then((r) => r.text())"
+        )
+        .splitlines()[0]
+        .split(",")
+    )
+    assert {"runs", "relative_uncertainty", "tokens_per_joule_low"} <= set(prebuilt)
 
 
 def test_empty_states_say_why(rec: Any) -> None:
