@@ -232,3 +232,19 @@ def test_no_phone_chart_shortens_two_names_alike(site: Path) -> None:
                 assert len(labels) == len(set(labels)), (svg.name, labels)
                 axes += 1
     assert axes > 100
+
+
+def test_an_embed_pages_text_alternative_names_no_table_it_lacks(site: Path) -> None:
+    """Embed pages said "the ranking table lists the chosen ones", "the comparison table
+    gives the same figures": a chart alone in an article's frame has no table. Its page's
+    text alternative still says where the figures are."""
+    checked = 0
+    for page in sorted((site / "embed").glob("*/index.html")):
+        html = page.read_text(encoding="utf-8")
+        assert "<table" not in html
+        (alt,) = re.findall(r'<img src="[^"]*" alt="([^"]*)"', html)
+        assert not re.search(r"\btables?\b", alt), (page.parent.name, alt)
+        checked += 1
+    assert checked >= 50
+    task = (site / "tasks" / "gpqa" / "index.html").read_text(encoding="utf-8")
+    assert "enlarged. The ranking table lists the chosen ones." in task

@@ -399,12 +399,12 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
         [gpu, t.id],
         charts.title_of(spec),
         f"Dot plot of each model's best {units.efficiency_words} on each GPU at "
-        f"{t.deadline_text()}, for {which} measured on more than one GPU; "
-        "the comparison table gives the same figures.",
+        f"{t.deadline_text()}, for {which} measured on more than one GPU.",
         spec,
         site.urls.gpu(gpu),
         f"at {t.deadline_text()}",
         boundary=boundary_words(t.boundary),
+        table_alt="The comparison table gives the same figures.",
     )
 
 

@@ -247,12 +247,12 @@ def scatter_chart(
         charts.title_of(spec),
         f"Scatter plot of energy per {t.units.output} against {latency.words[p]} for {what}, "
         f"with the {latency.value(t.deadline.ms)} deadline drawn "
-        "and each model's chosen configuration enlarged; the ranking table lists the chosen "
-        "ones.",
+        "and each model's chosen configuration enlarged.",
         spec,
         site.urls.task(t.id),
         f"deadline: {t.deadline_text()}",
         table_id=f"ranking-{t.id}",
+        table_alt="The ranking table lists the chosen ones.",
         boundary=boundary_words(t.boundary),
         live=live_view(site, t, "scatter"),
     ), note
@@ -416,12 +416,12 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             charts.title_of(spec),
             f"Scatter plot of {quality.benchmark} accuracy against energy per response for "
             f"{len(points)} models at {t.deadline_text()}; the dashed line joins the models no "
-            "other beats on both. The table ranked by energy per correct answer lists the "
-            "same figures.",
+            "other beats on both.",
             spec,
             urls.task(t.id),
             f"at {t.deadline_text()}",
             table_id=f"correct-{t.id}",
+            table_alt="The table ranked by energy per correct answer lists the same figures.",
             boundary=boundary_words(t.boundary),
         )
         out += Part(charts=(chart,))

@@ -252,12 +252,12 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> tuple[ChartRef, str] | Non
             if effect.inside
             else f"every configuration meets the default {default} deadline. "
         )
-        + "Where two lines cross, the two models swap ranks. The ranking tables list the "
-        "figures at set deadlines.",
+        + "Where two lines cross, the two models swap ranks.",
         spec,
         site.urls.task(t.id),
         f"default deadline {default} drawn" if effect.inside else f"default deadline {default}",
         table_id=f"ranking-{t.id}",
+        table_alt="The ranking tables list the figures at set deadlines.",
         boundary=boundary_words(t.boundary),
     )
     return ref, effect.sentence

@@ -52,7 +52,7 @@ class ChartRef:
 
     id: str
     title: str
-    alt: str  # the text alternative; the table it visualises is linked too
+    alt: str  # the text alternative, whole where the chart is alone (its embed page)
     spec: JsonObject
     page_url: str  # the page that shows the chart in full context
     note: str  # what the chart depends on besides the data, e.g. the deadline
@@ -62,6 +62,14 @@ class ChartRef:
     # The data its citation and embed credit where not the site's measurements (an MLPerf
     # chart's: "MLPerf Inference v4.1 and v5.1 (MLCommons)"); "" for the site's.
     cites: str = ""
+    # What the page's own table holds of it ("the ranking table lists the chosen ones"):
+    # said on the page, not on the embed page, which has no table (page_alt).
+    table_alt: str = ""
+
+    @property
+    def page_alt(self) -> str:
+        """The text alternative on its page: :attr:`alt`, then what the page's table holds."""
+        return f"{self.alt} {self.table_alt}" if self.table_alt else self.alt
 
     def export(self, urls: Urls, ext: str) -> str:
         """URL of an export: svg, png, vl.json or csv."""
@@ -504,6 +512,7 @@ def chart_ref(
     boundary: str = "",
     live: LiveView | None = None,
     cites: str = "",
+    table_alt: str = "",
 ) -> ChartRef:
     """A chart of a page; its id names it (see urls.chart_id); ``boundary``: what its
     energy figures include ("GPU energy only": measure/units.py), "" for none; ``live``:
@@ -520,6 +529,7 @@ def chart_ref(
         boundary,
         live,
         cites,
+        table_alt,
     )
 
 

@@ -353,7 +353,7 @@ def render_page(
             site=site,
             charts=charts,
             og_image=site.origin + og_image if og_image else "",
-            og_image_alt=chart.alt if og_image and chart is not None else "",
+            og_image_alt=chart.page_alt if og_image and chart is not None else "",
             canonical=canonical_url(page, site),
         )
         return page_text(chunks, template.filename or page.template)
