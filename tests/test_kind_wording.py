@@ -97,19 +97,25 @@ def test_a_standing_sentence_gives_three_significant_digits_as_the_tables_do(
     assert image.standing_value(TaskUnits("image", 1000), value) == text
 
 
+def gpqa_deadline(tmp_path: Path, ms: float, percentile: str) -> Any:
+    """The golden data's site view with the gpqa task's default deadline set to ``ms`` on
+    ``percentile``."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    tasks_file = data / "tasks.yaml"
+    tasks = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
+    tasks["gpqa"]["default_deadline"] = {"ms": ms, "percentile": percentile}
+    tasks_file.write_text(yaml.safe_dump(tasks), encoding="utf-8")
+    return site_view(load_dataset(data), Urls())
+
+
 @pytest.mark.parametrize("percentile", ["p50", "p90"])
 def test_a_tables_latency_column_is_the_deadlines_percentile(
     percentile: str, tmp_path: Path
 ) -> None:
     """A task whose deadline is on p90 ranked at p90 but showed each row's median under
     "Median ITL": the column shows the percentile the deadline is on, named so."""
-    data = tmp_path / "data"
-    shutil.copytree(DATA, data)
-    tasks_file = data / "tasks.yaml"
-    tasks = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
-    tasks["gpqa"]["default_deadline"] = {"ms": 300.0, "percentile": percentile}
-    tasks_file.write_text(yaml.safe_dump(tasks), encoding="utf-8")
-    view = site_view(load_dataset(data), Urls())
+    view = gpqa_deadline(tmp_path, 300.0, percentile)
     t = view.tasks["gpqa"]
     table = task_table(view, t, "x", "x", t.ranking)
     (column,) = [c for c in table.columns if c.key == "median_itl_ms"]
@@ -128,13 +134,7 @@ def test_a_tables_latency_column_is_the_deadlines_percentile(
 def test_the_slider_reaches_the_default_deadline(ms: float, tmp_path: Path) -> None:
     """A deadline past every latency measured (or short of every one) was off the slider:
     its thumb sat at an end and could not return to it."""
-    data = tmp_path / "data"
-    shutil.copytree(DATA, data)
-    tasks_file = data / "tasks.yaml"
-    tasks = yaml.safe_load(tasks_file.read_text(encoding="utf-8"))
-    tasks["gpqa"]["default_deadline"] = {"ms": ms, "percentile": "p50"}
-    tasks_file.write_text(yaml.safe_dump(tasks), encoding="utf-8")
-    view = site_view(load_dataset(data), Urls())
+    view = gpqa_deadline(tmp_path, ms, "p50")
     explorer, _ = explore(view, view.tasks["gpqa"])
     assert explorer.min_ms <= ms <= explorer.max_ms, (explorer.min_ms, explorer.max_ms)
 
