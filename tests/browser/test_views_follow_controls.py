@@ -79,8 +79,10 @@ def test_after_re_ranking_every_caption_and_download_names_the_settings(rec: Any
     with rec.page.expect_download() as download:
         rec.page.click("#ranking-downloads .view-download a")
     assert download.value.suggested_filename == "gpqa-p90-50ms-h100.csv"
-    csv = Path(download.value.path()).read_text(encoding="utf-8")
-    lines = csv.strip().splitlines()
+    raw = Path(download.value.path()).read_bytes()
+    # Encoded as the downloads page says every CSV file is: no BOM, LF line ends (it had CRLF).
+    assert not raw.startswith(b"\xef\xbb\xbf") and b"\r" not in raw and raw.endswith(b"\n")
+    lines = raw.decode("utf-8").strip().split("\n")
     assert lines[0].startswith("rank,model_id,nickname,gpu_model")
     assert {line.split(",")[3] for line in lines[1:]} == {"H100"}
     # What the text beside it says the file holds, and the prebuilt ones besides, is so

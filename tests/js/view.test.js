@@ -24,15 +24,15 @@ test("a ranking CSV holds the view's rows at full precision", () => {
   const rows = [{ rank: 1, config: { model_id: "a/x", gpu_model: "H100", num_gpus: 2,
     tokens_per_joule: 22.616138585108775, median_itl_ms: 10, p90_itl_ms: 12.5 } }];
   const header = "rank,model_id,nickname,gpu_model,num_gpus,tokens_per_joule,p90_itl_ms," +
-    "rank_best,rank_worst,critical_value,degrees_of_freedom\r\n";
+    "rank_best,rank_worst,critical_value,degrees_of_freedom\n";
   // Noise unknown: exact places, no critical value.
   assert.equal(E.rankingCsv(rows, data, "p90"),
-    `${header}1,a/x,"X, the model",H100,2,22.616138585108775,12.5,1,1,,\r\n`);
+    `${header}1,a/x,"X, the model",H100,2,22.616138585108775,12.5,1,1,,\n`);
   // Known: the row's places and the critical value and degrees of freedom Python chose.
   const shared = [{ ...rows[0], rankBest: 1, rankWorst: 2 }];
   const noisy = { ...data, noise: { s: 0.0837, c: 3.1824463052837078, nu: 3 } };
   assert.equal(E.rankingCsv(shared, noisy, "p90"),
-    `${header}1,a/x,"X, the model",H100,2,22.616138585108775,12.5,1,2,3.1824463052837078,3\r\n`);
+    `${header}1,a/x,"X, the model",H100,2,22.616138585108775,12.5,1,2,3.1824463052837078,3\n`);
 });
 
 test("slider ticks: 1 and 3 times powers of ten inside the range, decades when crowded", () => {

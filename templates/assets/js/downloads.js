@@ -23,6 +23,7 @@ const NOISE_KEYS = ["rank_best", "rank_worst", "critical_value", "degrees_of_fre
 // A ranking as CSV: rank, model id and name, the GPUs (the columns the prebuilt ranking
 // files begin with), then the table's columns at full precision, then the places the noise
 // allows and the critical value and degrees of freedom behind them (empty when unknown).
+// UTF-8 with LF line ends, as the downloads page says of every CSV file (core/escape.py).
 export function rankingCsv(rows, data, percentile) {
   const keys = data.table.filter((d) => d.show !== "gpu").map((d) => columnField(d, percentile));
   const lines = [["rank", "model_id", "nickname", "gpu_model", "num_gpus", ...keys,
@@ -34,7 +35,7 @@ export function rankingCsv(rows, data, percentile) {
       c.num_gpus, ...keys.map((k) => c[k]), r.rankBest ?? r.rank, r.rankWorst ?? r.rank,
       noise.c ?? null, noise.nu ?? null].map(csvField).join(","));
   }
-  return `${lines.join("\r\n")}\r\n`;
+  return `${lines.join("\n")}\n`;
 }
 
 // The view's file name: task, deadline, GPUs, then the precisions and budget if narrowed.
