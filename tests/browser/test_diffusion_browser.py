@@ -128,7 +128,8 @@ def test_compare_deadline_box_speaks_the_kinds_unit(site_page: Recorder) -> None
     page.fill("#compare-deadline", "60")
     page.locator("#compare-deadline").dispatch_event("change")
     page.wait_for_function("() => location.search.includes('deadline=60s')")
-    assert "batch latency ≤ 60 s" in page.locator(".compare-deadline").inner_text()
+    # The words follow once the page has re-ranked, after its data arrives.
+    page.locator(".compare-deadline", has_text="batch latency ≤ 60 s").wait_for()
     # A deadline the page cannot use is refused beside the box, as the task page does (it
     # stayed in the box with no word, while the comparison went on at 60 s).
     # It takes a row of its own under the controls: inside the deadline's control it
