@@ -5,10 +5,12 @@ a page turned dark."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from jouleboard.render.charts import AXIS_GREY, DARK_TEXT
-from tests.browser.conftest import SIZES, Tabs, taken_tab
+from tests.browser.conftest import SIZES, Tabs, taken_tab, watch
 
 pytestmark = pytest.mark.browser
 
@@ -46,3 +48,34 @@ def test_a_live_chart_is_drawn_again_when_the_scheme_changes(
             assert after["texts"] == before["texts"], scheme  # the same view, redrawn
             assert len(after["fills"]) == len(before["fills"]), scheme
         assert rec.page_errors == []
+
+
+# Every fetch of the page waits 700 ms: a slow network, where a reader's second change comes
+# while the first one's spec and data are still on their way.
+SLOW_FETCH = """{ const f = window.fetch;
+  window.fetch = (...a) => new Promise((r) => setTimeout(r, 700)).then(() => f(...a)); }"""
+
+
+def test_a_chart_asked_twice_while_loading_is_drawn_once(pw_context: Any, site_url: str) -> None:
+    """Two models ticked on /compare/ one after the other, on a slow network, each asked for
+    the comparison chart: both draws ran into the same place, and the chart had two actions
+    menus, one of them nameless (axe: summary-name). The newer request now wins."""
+    pw_context.add_init_script(SLOW_FETCH)
+    rec = watch(pw_context, pw_context.new_page(), site_url)
+    rec.goto("/compare/")
+    boxes = rec.page.locator(".model-choices input[type=checkbox]")
+    boxes.nth(1).wait_for()
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    rec.page.locator("#compare-results:not([hidden]) #chart-compare svg.marks").wait_for()
+    # Every draw asked for has settled (live-chart.js keeps the figure's latest in jbDrawing).
+    drawn = rec.page.evaluate("""async () => {
+      const figure = document.querySelector('#chart-compare');
+      for (let p = null; p !== figure.jbDrawing; ) { p = figure.jbDrawing; await p; }
+      const holder = figure.querySelector('.vega');
+      return { marks: holder.querySelectorAll('svg.marks').length,
+               menus: Array.from(holder.querySelectorAll('details > summary'),
+                                 (s) => s.getAttribute('aria-label')) };
+    }""")
+    assert drawn == {"marks": 1, "menus": ["Chart actions: save as SVG or PNG"]}, drawn
+    assert rec.errors() == []

@@ -123,8 +123,19 @@ function holderOf(figure) {
   return holder;
 }
 
-// Render a figure's chart with vega-embed; `adjust` may rebind the spec's data first.
-export async function embedChart(figure, adjust) {
+// Render a figure's chart with vega-embed; `adjust` may rebind the spec's data first. One
+// draw at a time per figure, and the newest request wins: two in flight (two quick changes
+// while the spec loads) each added vega-embed's actions menu, so the chart had two.
+export function embedChart(figure, adjust) {
+  const turn = (figure.jbTurn || 0) + 1;
+  figure.jbTurn = turn;
+  const before = figure.jbDrawing || Promise.resolve();
+  figure.jbDrawing = before.catch(() => {})
+    .then(() => (figure.jbTurn === turn ? drawChart(figure, adjust) : undefined));
+  return figure.jbDrawing;
+}
+
+async function drawChart(figure, adjust) {
   const [embed, spec] = await Promise.all([loadVega(), fetchSpec(figure.dataset.spec)]);
   if (adjust) adjust(spec);
   // The figure's caption (an embed page's h1) says the title: the chart does not repeat it.
@@ -138,16 +149,23 @@ export async function embedChart(figure, adjust) {
   if (figure.jbView) figure.jbView.finalize();
   // ast: true makes Vega interpret expressions instead of compiling them: no eval, so the
   // page's Content-Security-Policy needs no 'unsafe-eval'.
-  const result = await embed(holder, themed(spec), {
-    ast: true,
-    renderer: "svg",
-    actions: { export: true, source: false, compiled: false, editor: false },
-  });
+  // vega-embed's actions menu opens from an icon alone: its summary needs a name, from the
+  // moment vega-embed adds it (before its promise settles; a check then found it nameless).
+  const naming = new MutationObserver(() => nameActions(holder));
+  naming.observe(holder, { childList: true, subtree: true });
+  let result;
+  try {
+    result = await embed(holder, themed(spec), {
+      ast: true,
+      renderer: "svg",
+      actions: { export: true, source: false, compiled: false, editor: false },
+    });
+  } finally {
+    naming.disconnect();
+  }
+  nameActions(holder);
   figure.jbView = result.view;
   followScheme(figure, adjust);
-  // vega-embed's actions menu opens from an icon alone: its summary needs a name.
-  const actions = holder.querySelector("details > summary");
-  if (actions) actions.setAttribute("aria-label", "Chart actions: save as SVG or PNG");
   // One name for the drawing, not Vega's "Vega visualization" over a label per mark
   // (about 190 raw floats and field names on a task's bar chart).
   const svg = holder.querySelector("svg.marks");
@@ -158,6 +176,13 @@ export async function embedChart(figure, adjust) {
   const button = figure.querySelector("button.interactive");
   if (button) button.remove();
   return result;
+}
+
+function nameActions(holder) {
+  const actions = holder.querySelector("details > summary");
+  if (actions && !actions.hasAttribute("aria-label")) {
+    actions.setAttribute("aria-label", "Chart actions: save as SVG or PNG");
+  }
 }
 
 // A chart's title and view ("Top 7 by tokens per joule (median ITL ≤ 50 ms)"): its
