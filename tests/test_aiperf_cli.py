@@ -167,3 +167,23 @@ def test_import_bench_takes_a_result_with_energy_and_refuses_one_without(tmp_pat
     assert lines[1:] == ["1 problem(s) in 1 file(s)", "validation failed"], refused.stderr
     assert ": /energy: bench.no-energy: no energy recorded" in lines[0]
     assert digest(folder / "data") == before
+
+
+def test_the_site_says_the_energy_covers_each_whole_run(site: Path) -> None:
+    """AIPerf's GPU telemetry spans the whole run, ramp-up and drain included: the exports'
+    own telemetry window starts with the benchmark and ends after it. Every page's footer
+    and the home page said the energy was "measured in the steady state of each run"."""
+    for level in LEVELS:
+        doc = export(level)
+        window = doc["telemetry_data"]["summary"]
+        assert window["start_time"] <= doc["start_time"] and window["end_time"] >= doc["end_time"]
+    pages = site / "site"
+    home = (pages / "index.html").read_text()
+    model = (pages / "models" / "example-org--example-llm-8b" / "index.html").read_text()
+    for page in (home, model, (pages / "about" / "index.html").read_text()):
+        footer = page[page.index("<footer") :]
+        assert "GPU energy only, measured over each benchmark run as a whole." in footer
+    assert "steady state" not in home
+    assert "Energy measured over each benchmark run as a whole." in model
+    rows = json.loads((pages / "downloads" / "configurations.json").read_text())
+    assert {r["energy_window"] for r in rows} == {"whole-run"}

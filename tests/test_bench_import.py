@@ -71,6 +71,12 @@ def test_a_result_with_energy_imports_with_its_own_figures(data: Path) -> None:
     assert doc["provenance"]["date"] == "-".join(
         (result["date"][:4], result["date"][4:6], result["date"][6:8])
     )
+    # Its energy spans the benchmark's whole duration (energy / duration is its average
+    # power), and the file says so: no steady state is claimed for it.
+    assert math.isclose(
+        energy["total_energy_j"] / result["duration"], energy["total_gpu_power_w"], rel_tol=1e-3
+    )
+    assert doc["provenance"]["window"] == "whole-run"
 
 
 def test_without_energy_it_is_refused_in_one_line(data: Path) -> None:

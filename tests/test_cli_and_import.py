@@ -36,7 +36,7 @@ NOISE_COLUMNS = (
     "tokens_per_joule_high",
 )
 # Then what the energy includes (issue 28: gpu, or system-ac for wall power).
-RANK_COLUMNS = (*TokenKind.rank_columns, *NOISE_COLUMNS, "energy_boundary")
+RANK_COLUMNS = (*TokenKind.rank_columns, *NOISE_COLUMNS, "energy_boundary", "energy_window")
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -70,6 +70,7 @@ def test_rank_csv_prints_the_reference_table():
             "energy_per_correct_answer_joules",
             *NOISE_COLUMNS,
             "energy_boundary",
+            "energy_window",
         )
         == RANK_COLUMNS
     )
@@ -282,6 +283,10 @@ def test_import_mlenergy_keeps_files_it_did_not_write_and_drops_only_its_own_sta
     assert "2 configurations found, 2 published, 0 dropped" in first.stdout
     folder = out / "measurements" / "gpqa" / "openai" / "gpt-oss-20b"
     assert len(list(folder.glob("*.json"))) == 2
+    # The ML.ENERGY Benchmark measures each run's steady state (docs/metrics.md): so say the
+    # files, and a site built from them.
+    for f in folder.glob("*.json"):
+        assert json.loads(f.read_text())["provenance"]["window"] == "steady-state"
     mine = folder / "README.md"  # a person's notes beside the imported files
     mine.write_text("notes", encoding="utf-8")
     write_site_data(src, [_site_config(64, 400.0)])  # upstream dropped the 128 configuration

@@ -30,7 +30,8 @@ def test_a_new_site_names_only_its_measured_gpu(tmp_path: Path) -> None:
     assert len(data.registry.site.default_gpus) > 1  # the premise: several defaults
     site = site_view(data, Urls())
     (home,) = home_page(site).pages
-    assert home.body.intro.endswith("a serving benchmark on H100 GPUs.")
+    # (The example measurement states no energy window: no steady state is claimed.)
+    assert home.body.intro.endswith("Energy is measured on the H100 GPUs only.")
     task = next(iter(site.tasks.values()))
     page = next(p for p in task_page(site, task).pages if p.template == "task.html")
     assert page.body.gpus_text == "H100"

@@ -1025,9 +1025,11 @@ def test_provenance_is_the_runs_own_never_the_sites(runs: Path, registry: Regist
         "license": "CC-BY-4.0",
         "citation": "Acme 2026",
         "source": "",
-        # Raw runs are the ML.ENERGY toolkit's: GPU energy, whatever the provenance file says.
+        # Raw runs are the ML.ENERGY toolkit's: GPU energy in each run's steady window
+        # (docs/raw-run-format.md), whatever the provenance file says.
         "boundary": "gpu",
         "instrument": "NVML energy counters (Zeus)",
+        "window": "steady-state",
     }
 
 

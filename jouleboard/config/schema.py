@@ -154,6 +154,10 @@ Boundary = Literal["gpu", "system-ac"]
 BOUNDARIES: tuple[Boundary, ...] = ("gpu", "system-ac")
 # How the ML.ENERGY Benchmark and its raw runs measure: Zeus reads the GPUs' NVML counters.
 GPU_COUNTERS = "NVML energy counters (Zeus)"
+# The part of a run its energy covers (docs/measurement-format.md, "Energy window"): only
+# its steady state, when the server is full (the ML.ENERGY Benchmark), or the benchmark's
+# whole measuring phase, ramp-up, drain and idle moments included (AIPerf, benchmark_serving).
+Window = Literal["steady-state", "whole-run"]
 
 
 class Provenance(Strict):
@@ -181,6 +185,14 @@ class Provenance(Strict):
         default="",
         description='How the energy was measured, e.g. "NVML energy counters (Zeus)" or '
         '"SPEC PTDaemon power analyzer".',
+    )
+    window: Window | None = Field(
+        default=None,
+        description='The part of each run the energy covers: "steady-state" (only while the '
+        "server is full, start-up and drain left out, as the ML.ENERGY Benchmark measures) or "
+        '"whole-run" (the benchmark\'s whole measuring phase, ramp-up, drain and idle moments '
+        "included, as AIPerf and TensorRT-LLM's benchmark_serving measure). Absent: not stated "
+        "(files written before this field existed); the site then claims neither.",
     )
 
 

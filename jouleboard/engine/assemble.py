@@ -39,6 +39,7 @@ from jouleboard.engine.sources import (
 )
 from jouleboard.engine.state import BuildSummary, Built, Changes, Inputs, Publish, State
 from jouleboard.loading.dataset import load_dataset
+from jouleboard.measure.units import window_words
 from jouleboard.output.folder import OutputFolder
 from jouleboard.output.static import add_static
 from jouleboard.output.writer import LastFile, SiteFiles, last_record
@@ -113,7 +114,11 @@ def assemble(
     # Cached chart templates are used only as the last build into this output made them.
     chart_kinds.trust_templates(last_record(target.path).get("chart_templates"))
     cited = measured_by(sources.data.configurations)
-    measured = measured_by(sources.data.configurations, full=False)  # (in the page frame)
+    # (in the page frame: the data sets, and the part of each run their energy covers)
+    measured = (
+        measured_by(sources.data.configurations, full=False),
+        window_words(c.provenance for c in sources.data.configurations),
+    )
 
     def charts_of(charts: Mapping[str, ChartRef], add: Add) -> Charts:
         return start_charts(

@@ -428,17 +428,23 @@ def download_text(download: Download) -> str:
 
 
 def site_context(
-    sources: Sources, urls: Urls, names: Mapping[str, str], preview: bool, measured: str
+    sources: Sources,
+    urls: Urls,
+    names: Mapping[str, str],
+    preview: bool,
+    measured: tuple[str, str],
 ) -> SiteContext:
     """What every page's frame shows; ``names``: the hashed asset names; ``measured``: the
-    data sets measured (:func:`~jouleboard.render.citation.measured_by`, short)."""
+    data sets measured (:func:`~jouleboard.render.citation.measured_by`, short) and the part
+    of each run their energy covers (:func:`~jouleboard.measure.units.window_words`)."""
     settings = sources.data.registry.site
 
     def asset(name: str) -> str:
         return urls.url(urls.asset(names[name]))
 
     return SiteContext(
-        measured_by=measured,
+        measured_by=measured[0],
+        energy_window=measured[1],
         title=settings.title,
         tagline=settings.tagline,
         data_version=settings.data_version,

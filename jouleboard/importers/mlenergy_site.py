@@ -634,6 +634,7 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
         "citation": CITATION,
         "boundary": "gpu",
         "instrument": GPU_COUNTERS,
+        "window": "steady-state",
     }
     problems += [p for p in map(_folder_problem, (src / "models", src / "tasks")) if p]
     if problems:

@@ -194,8 +194,15 @@ def resolve(
         date = given.date
     else:
         date = own_date or from_file.get("date") or UNKNOWN_DATE
-    # Raw runs are the ML.ENERGY toolkit's: GPU energy from NVML counters (through Zeus).
-    return {**fields, "date": date, "boundary": "gpu", "instrument": GPU_COUNTERS}
+    # Raw runs are the ML.ENERGY toolkit's: GPU energy from NVML counters (through Zeus), in
+    # each run's steady window (an LLM run's) or its full batches (a diffusion run's).
+    return {
+        **fields,
+        "date": date,
+        "boundary": "gpu",
+        "instrument": GPU_COUNTERS,
+        "window": "steady-state",
+    }
 
 
 def with_options(options: dict[str, str | None]) -> tuple[RunProvenance, set[str]]:

@@ -312,6 +312,8 @@ def document(
             "citation": options.citation,
             "boundary": "gpu",
             "instrument": run.instrument,
+            # A serving benchmark's energy spans its whole measuring phase (docs/aiperf.md).
+            "window": "whole-run",
         },
     }
 

@@ -269,6 +269,12 @@ def boundary_of(c: object) -> str:
     return str(getattr(getattr(c, "provenance", None), "boundary", "gpu"))
 
 
+def window_of(c: object) -> str | None:
+    """The part of each run a record's energy covers (provenance.window; None: not stated)."""
+    window = getattr(getattr(c, "provenance", None), "window", None)
+    return None if window is None else str(window)
+
+
 def check_boundaries(configs: Sequence[_Bounded], shown: dict[str, str]) -> list[Problem]:
     """A task ranks figures of one measurement boundary only: GPU energy and whole-system
     wall energy are not comparable (docs/measurement-format.md, "Measurement boundary")."""

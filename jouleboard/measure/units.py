@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jouleboard.config.schema import TaskInfo
+from jouleboard.config.schema import Provenance, TaskInfo
 
 if TYPE_CHECKING:
     from jouleboard.rank.ranking import Rankable as Record
@@ -21,6 +21,30 @@ BOUNDARY_SHORT = {"gpu": "GPU energy", "system-ac": "wall energy"}
 def boundary_words(boundary: str, short: bool = False) -> str:
     """``GPU energy only`` / ``whole system at the wall`` (``short``: for badges)."""
     return (BOUNDARY_SHORT if short else BOUNDARY_WORDS).get(boundary, boundary)
+
+
+# The part of each run the energy covers (config/schema.py Window), as every page's footer
+# and the home page's intro state it.
+WINDOW_WORDS = {
+    "steady-state": "in the steady state of each run",
+    "whole-run": "over each benchmark run as a whole",
+}
+MIXED_WINDOWS = (
+    "in the steady state of some runs and over whole runs of others (each model page says which)"
+)
+
+
+def window_words(provenances: Iterable[Provenance | None]) -> str:
+    """The part of each run the GPU energy of records of ``provenances`` covers, in words:
+    ``in the steady state of each run`` when every one says so; "" when one does not say
+    (no claim is made)."""
+    found = {
+        None if p is None else p.window for p in provenances if p is None or p.boundary == "gpu"
+    }
+    stated = sorted(w for w in found if w is not None)
+    if not stated or len(stated) < len(found):
+        return ""
+    return WINDOW_WORDS[stated[0]] if len(stated) == 1 else MIXED_WINDOWS
 
 
 def per_thousand(joules_per_response: float, response: str) -> str:

@@ -98,6 +98,9 @@ COLUMNS: dict[str, str] = {
     "where it folds several runs; the model's page lists them all).",
     "energy_boundary": "What the energy includes: gpu (the GPUs' own energy counters) or "
     "system-ac (the whole system at the wall).",
+    "energy_window": "The part of each run the energy covers: steady-state (only while the "
+    "server is full; start-up and drain left out) or whole-run (the benchmark's whole "
+    "measuring phase); empty where the source does not say.",
     # MLPerf Inference results
     "round": "The MLPerf Inference round: v4.1, v5.1...",
     "submitter": "Who submitted the result to MLCommons.",

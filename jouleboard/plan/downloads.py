@@ -8,23 +8,25 @@ from jouleboard.config.registry import Registry
 from jouleboard.core.shapes import Row
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.loading.dataset import Dataset
-from jouleboard.measure.checks import boundary_of
+from jouleboard.measure.checks import boundary_of, window_of
 from jouleboard.plan.views import Download
 from jouleboard.rank.ranking import runs_of
 from jouleboard.render.downloads import csv_chunks, json_chunks
 
 # Appended to a kind's configuration columns in the full data set (downloads and the API).
-APPENDED_COLUMNS = ("runs", "energy_boundary")
+APPENDED_COLUMNS = ("runs", "energy_boundary", "energy_window")
 
 
 def configuration_row(kind: TaskKind, c: Record, registry: Registry) -> Row:
     """A full-data-set row: the kind's columns, the repeat runs folded into it
-    (loading/repeats.py) and what its energy includes (gpu or system-ac)."""
+    (loading/repeats.py), what its energy includes (gpu or system-ac) and the part of each
+    run it covers (steady-state or whole-run; None: not stated)."""
     info = registry.models[c.model_id]
     return {
         **kind.configuration_record(c, info.nickname, info.builder),
         "runs": runs_of(c),
         "energy_boundary": boundary_of(c),
+        "energy_window": window_of(c),
     }
 
 

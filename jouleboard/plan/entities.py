@@ -11,7 +11,7 @@ from jouleboard.core.shapes import Row
 from jouleboard.core.urls import model_slug
 from jouleboard.kinds.base import Record
 from jouleboard.measure.formats import precision_label, show, significant
-from jouleboard.measure.units import boundary_words, efficiency_phrase, in_words
+from jouleboard.measure.units import WINDOW_WORDS, boundary_words, efficiency_phrase, in_words
 from jouleboard.plan import mlperf
 from jouleboard.plan.finding import standings
 from jouleboard.plan.first_view import full_view_path, gpu_first_view, with_full_view
@@ -262,12 +262,13 @@ def data_sources(configs: Iterable[Record]) -> tuple[DataSource, ...]:
     """The distinct data sets of ``configs`` (a citation is long: cited once, not per row),
     in the order of their names, each with how many configurations (and measurements: repeat
     runs folded) it gives."""
-    count: Counter[tuple[str, str, str, str, str]] = Counter()
-    runs: Counter[tuple[str, str, str, str, str]] = Counter()
+    count: Counter[tuple[str, str, str, str, str, str]] = Counter()
+    runs: Counter[tuple[str, str, str, str, str, str]] = Counter()
     for c in configs:
         p = c.provenance
         if p is not None:
-            key = (p.dataset, p.version, p.date, p.license, p.citation)
+            window = WINDOW_WORDS[p.window] if p.window else ""
+            key = (p.dataset, p.version, p.date, p.license, p.citation, window)
             count[key] += 1
             runs[key] += runs_of(c)
     return tuple(DataSource(*key, n, runs[key]) for key, n in sorted(count.items()))

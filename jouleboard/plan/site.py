@@ -15,7 +15,7 @@ from jouleboard.core.urls import Urls
 from jouleboard.kinds import Kinds
 from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset
-from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus
+from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus, window_words
 from jouleboard.plan.columns import column_lines
 from jouleboard.plan.downloads import (
     Records,
@@ -125,11 +125,12 @@ def home_page(site: SiteView) -> Part:
     settings = site.registry.site
     gpus = measured_gpus(settings.default_gpus, (c for t in site.tasks.values() for c in t.configs))
     ranked_by = efficiency_phrase(t.units for t in site.tasks.values())
+    window = window_words(c.provenance for t in site.tasks.values() for c in t.configs)
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
         f"meets the latency deadline: the one that produces the most {ranked_by} of GPU "
-        "energy. Energy is measured on the GPUs only, in the steady state of a serving "
-        f"benchmark on {in_words(gpus)} GPUs."
+        f"energy. Energy is measured on the {in_words(gpus)} GPUs only"
+        + (f", {window}." if window else ".")
     )
     return out + Part(
         pages=(

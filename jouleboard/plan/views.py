@@ -241,6 +241,7 @@ class DataSource:
     date: str
     license: str
     citation: str
+    window: str  # the part of each run its energy covers, in words ("": not stated)
     configurations: int
     measurements: int = 0  # runs behind them (more than configurations where repeated)
 

@@ -167,7 +167,11 @@ TERMS: tuple[tuple[str, str, str], ...] = (
         "steady-state",
         "Steady state",
         "The part of a benchmark run when the server is full (as many requests running as the "
-        "batch cap allows); energy is measured only there, so start-up and drain do not count.",
+        "batch cap allows). Energy measured in the steady state (as the ML.ENERGY Benchmark "
+        "measures it) counts only that part, so start-up and drain do not count; energy "
+        "measured over the whole run (as AIPerf and TensorRT-LLM's benchmark_serving measure "
+        "it) counts them too. Each model page's data sources, and the energy_window column of "
+        "the downloads, say which.",
     ),
 )
 

@@ -13,7 +13,7 @@ from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Provenance
 from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import Urls
-from jouleboard.measure.checks import boundary_of
+from jouleboard.measure.checks import boundary_of, window_of
 from jouleboard.measure.formats import FORMATS, capital, show
 from jouleboard.measure.units import boundary_words
 from jouleboard.rank.glossary import column_term
@@ -389,11 +389,13 @@ NOISE_COLUMNS = (
 
 def noise_columns(interval: Sequence[str]) -> tuple[str, ...]:
     """The columns :func:`with_noise` appends: the noise ones, each interval's bounds, and
-    what the energy includes (``energy_boundary``: gpu or system-ac)."""
+    what the energy includes (``energy_boundary``: gpu or system-ac) and the part of each run
+    it covers (``energy_window``)."""
     return (
         *NOISE_COLUMNS,
         *(f"{c}_{end}" for c in interval for end in ("low", "high")),
         "energy_boundary",
+        "energy_window",
     )
 
 
@@ -422,6 +424,7 @@ def with_noise(
         "degrees_of_freedom": noise.freedom,
         **bounds,
         "energy_boundary": boundary_of(row.config),
+        "energy_window": window_of(row.config),
     }
 
 

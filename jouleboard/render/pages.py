@@ -83,6 +83,7 @@ class SiteContext:
     glossary_url: str = ""  # every term defined (footer link)
     measured_by: str = ""  # the data sets the measurements come from, by name and version
     mlperf_url: str = ""  # the MLPerf pages (energy at the wall, not GPU-only); "": none
+    energy_window: str = ""  # measure/units.py window_words: the part of each run measured
 
 
 TEMPLATE_MAX_BYTES = 1024 * 1024  # a template of a theme folder
