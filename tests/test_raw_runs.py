@@ -1033,6 +1033,35 @@ def test_provenance_is_the_runs_own_never_the_sites(runs: Path, registry: Regist
     }
 
 
+def test_a_run_on_an_amd_gpu_names_the_counters_zeus_read_there(tmp_path: Path) -> None:
+    """Zeus reads AMD GPUs through AMD SMI, not NVML: a run on an MI300X was published as
+    measured by "NVML energy counters (Zeus)". A GPU of a vendor Zeus has no reader for
+    named here is said to be read by its counters, without naming a library."""
+    amd = "MI300X:\n  name: AMD Instinct MI300X\n  vendor: AMD\n  generation: CDNA 3\n"
+    other = "X1:\n  name: Example X1\n  vendor: Example Corp\n  generation: One\n"
+    board = "  memory_gb: 192.0\n  board_power_watts: 750.0\n"
+    data = make_data_dir(
+        tmp_path,
+        models_yaml=MODELS_YAML,
+        gpus_yaml=GPUS_YAML + amd + board + other + board,
+        tasks_yaml=TASKS_YAML,
+    )
+    reg, problems = load_registry(data)
+    assert reg is not None, problems
+    runs = tmp_path / "runs"
+    for gpu in ("MI300X", "X1", "H100"):
+        write_run(runs, RunSpec(gpu_model=gpu))
+    instruments = {
+        p.measurement["gpu_model"]: p.measurement["provenance"]["instrument"]
+        for p in load_runs([runs], reg).published
+    }
+    assert instruments == {
+        "MI300X": "AMD SMI energy counters (Zeus)",
+        "X1": "GPU energy counters (Zeus)",
+        "H100": "NVML energy counters (Zeus)",
+    }
+
+
 def test_a_bad_provenance_file_is_an_error(runs: Path, registry: Registry) -> None:
     write_run(runs, RunSpec())
     (runs / "jouleboard-provenance.yaml").write_text("licence: MIT\ndate: March\n")

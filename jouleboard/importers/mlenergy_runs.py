@@ -293,8 +293,14 @@ def load_runs(
         seen[key] += 1
         from_file, problems = files.for_run(run.location.run_dir)
         errors.extend(p for p in problems if p not in errors)
+        gpu = run.location.gpu_model if isinstance(run, RawRun) else run.results.gpu_model
+        vendor = registry.gpus[gpu].vendor if gpu in registry.gpus else None
         prov = resolve(
-            options.provenance, set(options.explicit), from_file, run_date(run.results.date)
+            options.provenance,
+            set(options.explicit),
+            from_file,
+            run_date(run.results.date),
+            vendor,
         )
         doc = (
             llm_document(run, precision, seen[key], prov)

@@ -30,6 +30,8 @@ from jouleboard.core.yamlio import read_yaml
 from jouleboard.importers.run_layout import PROVENANCE_FILE
 
 FIELDS = ("dataset", "version", "date", "license", "citation")
+# Zeus reads each vendor's own energy counters: NVML on NVIDIA GPUs, AMD SMI on AMD ones.
+ZEUS_COUNTERS = {"NVIDIA": GPU_COUNTERS, "AMD": "AMD SMI energy counters (Zeus)"}
 UNKNOWN_DATE = "unknown"
 _MAX_CHARS = {"dataset": 200, "version": 200, "license": 200, "citation": 500}
 
@@ -182,10 +184,21 @@ class ProvenanceFiles:
         return {}, []
 
 
+def zeus_counters(vendor: str | None) -> str:
+    """How Zeus read the energy of a GPU of ``vendor`` (gpus.yaml; None: not in it)."""
+    first = (vendor or "").split()[:1]
+    return ZEUS_COUNTERS.get(first[0].upper() if first else "", "GPU energy counters (Zeus)")
+
+
 def resolve(
-    given: RunProvenance, explicit: set[str], from_file: dict[str, str], own_date: str | None
+    given: RunProvenance,
+    explicit: set[str],
+    from_file: dict[str, str],
+    own_date: str | None,
+    vendor: str | None,
 ) -> dict[str, str]:
-    """The provenance of one run; ``explicit``: fields set on the command line."""
+    """The provenance of one run; ``explicit``: fields set on the command line; ``vendor``:
+    its GPU's (gpus.yaml)."""
     fields = {
         k: getattr(given, k) if k in explicit or k not in from_file else from_file[k]
         for k in ("dataset", "version", "license", "citation")
@@ -194,13 +207,13 @@ def resolve(
         date = given.date
     else:
         date = own_date or from_file.get("date") or UNKNOWN_DATE
-    # Raw runs are the ML.ENERGY toolkit's: GPU energy from NVML counters (through Zeus), in
-    # each run's steady window (an LLM run's) or its full batches (a diffusion run's).
+    # Raw runs are the ML.ENERGY toolkit's: GPU energy from the GPUs' counters (through Zeus),
+    # in each run's steady window (an LLM run's) or its full batches (a diffusion run's).
     return {
         **fields,
         "date": date,
         "boundary": "gpu",
-        "instrument": GPU_COUNTERS,
+        "instrument": zeus_counters(vendor),
         "window": "steady-state",
     }
 
