@@ -144,3 +144,31 @@ def test_a_focused_task_link_on_a_phone_is_not_faded_or_clipped(
         assert rec.errors() == []
     finally:
         context.close()
+
+
+# What moves when a live chart's actions menu opens: the menu's animation and the button's
+# fade (vega-embed's own CSS: scale-in, opacity transitions).
+MOTION = """() => {
+  const menu = document.querySelector('figure#chart-top--gpqa .vega-actions');
+  const button = document.querySelector('figure#chart-top--gpqa .vega details > summary');
+  return [getComputedStyle(menu).animationName, getComputedStyle(button).transitionDuration];
+}"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_the_chart_menu_moves_only_for_readers_who_do_not_ask_for_less(
+    pw_context: Any, site_url: str, motion: str
+) -> None:
+    """vega-embed scaled its menu in and faded its button under prefers-reduced-motion."""
+    page = pw_context.new_page()
+    page.emulate_media(reduced_motion=motion)
+    rec = watch(pw_context, page, site_url)
+    rec.goto("/tasks/gpqa/")
+    page.locator("figure#chart-top--gpqa button.interactive").click()
+    page.locator("figure#chart-top--gpqa .vega details > summary").click()
+    animation, transition = page.evaluate(MOTION)
+    if motion == "reduce":
+        assert (animation, transition) == ("none", "0s")
+    else:  # (the premise: vega-embed animates them)
+        assert animation != "none" and transition != "0s", (animation, transition)
+    assert rec.errors() == []
