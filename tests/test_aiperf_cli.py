@@ -187,3 +187,18 @@ def test_the_site_says_the_energy_covers_each_whole_run(site: Path) -> None:
     assert "Energy measured over each benchmark run as a whole." in model
     rows = json.loads((pages / "downloads" / "configurations.json").read_text())
     assert {r["energy_window"] for r in rows} == {"whole-run"}
+
+
+def test_the_model_page_names_the_data_set_by_what_is_known(site: Path) -> None:
+    """The data sources read "AIPerf runs unknown, 2026-12-03, NOASSERTION": a version and a
+    licence the import does not know, said as if they were ones. The date is the run's."""
+    page = (site / "site" / "models" / "example-org--example-llm-8b" / "index.html").read_text()
+    sources = page[
+        page.index('id="data-sources"') : page.index("</section>", page.index('id="data-sources"'))
+    ]
+    day = export(LEVELS[0])["start_time"][:10]
+    assert f"<strong>AIPerf runs</strong> ({day}): 3 configurations." in sources, sources
+    assert "unknown" not in sources and "NOASSERTION" not in sources
+    # The configuration table's caption names its one source the same way.
+    assert f"Chat, from AIPerf runs ({day}) <span" in page
+    assert "unknown" not in page and "NOASSERTION" not in page

@@ -73,6 +73,8 @@ def test_the_bundled_site_says_its_steady_state_and_where_it_is_not(default_site
     model = (default_site / "models/openai--gpt-oss-20b/index.html").read_text(encoding="utf-8")
     sources = model[model.index('id="data-sources"') :]
     assert "Energy measured in the steady state of each run." in sources
+    # (Its name says its version: not "The ML.ENERGY Benchmark v3 v3".)
+    assert "<strong>The ML.ENERGY Benchmark v3</strong> (2026-02-16, Apache-2.0): " in sources
     text = (default_site / "downloads/configurations.csv").read_text(encoding="utf-8")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) > 100 and {r["energy_window"] for r in rows} == {"steady-state"}

@@ -160,6 +160,24 @@ GPU_COUNTERS = "NVML energy counters (Zeus)"
 Window = Literal["steady-state", "whole-run"]
 
 
+# Values that say nothing, which pages leave out: a licence of none (SPDX's "no assertion"),
+# a version the importers write when the source states none ("AIPerf runs unknown").
+NO_LICENSE = ("", "NOASSERTION", "NONE")
+NO_VERSION = ("", "unknown")
+
+
+def data_set_name(name: str, version: str) -> str:
+    """A data set by name and version (``AIPerf runs``, not ``AIPerf runs unknown``; ``The
+    ML.ENERGY Benchmark v3``, whose name says its version already)."""
+    return name if version in NO_VERSION or name.endswith(f" {version}") else f"{name} {version}"
+
+
+def known_details(date: str, licence: str) -> str:
+    """A data set's date and licence, those it states: ``2026-02-16, Apache-2.0``."""
+    known = (date != "unknown" and date, licence not in NO_LICENSE and licence)
+    return ", ".join(k for k in known if k)
+
+
 class Provenance(Strict):
     """Where a measurement comes from and what its energy includes; shown on model pages,
     the citation once per data set."""

@@ -236,10 +236,8 @@ class ModelTaskSection:
 class DataSource:
     """One data set behind a model page's configurations, cited once below its tables."""
 
-    dataset: str
-    version: str
-    date: str
-    license: str
+    name: str  # with its version (config/schema.py data_set_name)
+    details: str  # its date and licence, those known ("2026-02-16, Apache-2.0")
     citation: str
     window: str  # the part of each run its energy covers, in words ("": not stated)
     configurations: int

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from jouleboard.config.registry import Registry
-from jouleboard.config.schema import Provenance
+from jouleboard.config.schema import Provenance, data_set_name, known_details
 from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import Urls
 from jouleboard.measure.checks import boundary_of, window_of
@@ -250,14 +250,18 @@ def model_cell(model_id: str, registry: Registry, urls: Urls) -> Cell:
 
 
 def source_text(c: Tabled) -> str:
-    """``The ML.ENERGY Benchmark v3 (v3, 2026-02-16, Apache-2.0)``; "" when not known."""
+    """``The ML.ENERGY Benchmark v3 (2026-02-16, Apache-2.0)``, of what the record's provenance
+    states; "" when it has none."""
     p = c.provenance
-    return "" if p is None else f"{p.dataset} ({p.version}, {p.date}, {p.license})"
+    if p is None:
+        return ""
+    details = known_details(p.date, p.license)
+    return data_set_name(p.dataset, p.version) + (f" ({details})" if details else "")
 
 
 def provenance_cell(c: Tabled) -> Cell:
-    """Data set, then version, date and licence, of a record's provenance (– when unknown;
-    the page cites each data set once, below its tables)."""
+    """Data set and version, then date and licence, of a record's provenance, those it states
+    (– when unknown; the page cites each data set once, below its tables)."""
     return _provenance_cell(c.provenance)
 
 
@@ -265,7 +269,8 @@ def provenance_cell(c: Tabled) -> Cell:
 def _provenance_cell(p: Provenance | None) -> Cell:
     if p is None:
         return Cell(None, "–")
-    return Cell(p.dataset, p.dataset, note=f"{p.version}, {p.date}, {p.license}")
+    details = known_details(p.date, p.license)
+    return Cell(p.dataset, data_set_name(p.dataset, p.version), note=details)
 
 
 def field_cell(f: Field, c: Tabled, values: Mapping[str, Scalar], urls: Urls) -> Cell:

@@ -6,13 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jouleboard.config.schema import SiteSettings
+from jouleboard.config.schema import NO_LICENSE, SiteSettings, data_set_name
 from jouleboard.rank.tables import Tabled
-
-# Licence values that name none (SPDX's "no assertion"): not said.
-NO_LICENSE = ("", "NOASSERTION", "NONE")
-# A version the importers write when the results do not say one ("AIPerf runs unknown").
-NO_VERSION = ("", "unknown")
 
 
 def measured_by(configs: Iterable[Tabled], full: bool = True) -> str:
@@ -26,8 +21,7 @@ def measured_by(configs: Iterable[Tabled], full: bool = True) -> str:
         if p is not None:
             seen[(p.dataset, p.version, p.license, p.citation)] = None
     return "; ".join(
-        (name if version in NO_VERSION or name.endswith(f" {version}") else f"{name} {version}")
-        + (f" ({'; '.join(notes)})" if notes else "")
+        data_set_name(name, version) + (f" ({'; '.join(notes)})" if notes else "")
         for name, version, licence, cite in sorted(seen)
         for notes in ([n for n in (licence not in NO_LICENSE and licence, full and cite) if n],)
     )
