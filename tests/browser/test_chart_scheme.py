@@ -68,10 +68,10 @@ def test_a_chart_asked_twice_while_loading_is_drawn_once(pw_context: Any, site_u
     boxes.nth(0).check()
     boxes.nth(1).check()
     rec.page.locator("#compare-results:not([hidden]) #chart-compare svg.marks").wait_for()
-    # Every draw asked for has settled (live-chart.js keeps the figure's latest in jbDrawing).
+    # Every draw asked for has settled (live-chart.js keeps the figure's newest in jbQueue).
     drawn = rec.page.evaluate("""async () => {
       const figure = document.querySelector('#chart-compare');
-      for (let p = null; p !== figure.jbDrawing; ) { p = figure.jbDrawing; await p; }
+      for (let p = null; p !== figure.jbQueue; ) { p = figure.jbQueue; await p; }
       const holder = figure.querySelector('.vega');
       return { marks: holder.querySelectorAll('svg.marks').length,
                menus: Array.from(holder.querySelectorAll('details > summary'),
@@ -79,3 +79,57 @@ def test_a_chart_asked_twice_while_loading_is_drawn_once(pw_context: Any, site_u
     }""")
     assert drawn == {"marks": 1, "menus": ["Chart actions: save as SVG or PNG"]}, drawn
     assert rec.errors() == []
+
+
+# Three draws of one figure asked for at once, through the page's own module: when each
+# request settles, is its chart there?
+THREE_AT_ONCE = """async () => {
+  const entry = document.querySelector('script[type=module][src$="/site.js"]').src;
+  const { embedChart } = await import(entry.replace(/site\\.js$/, 'live-chart.js'));
+  const figure = document.querySelector('#chart-top--gpqa');
+  const drawn = () => figure.querySelectorAll('.vega svg.marks').length;
+  const settled = await Promise.all(['a', 'b', 'c'].map(
+    (name) => embedChart(figure).then(() => [name, drawn()])));
+  return { settled, menus: figure.querySelectorAll('.vega details').length };
+}"""
+
+
+def test_a_replaced_request_settles_when_the_chart_is_drawn(pw_context: Any, site_url: str) -> None:
+    """A draw a newer one replaced resolved at once, before any chart was there: the
+    "Explore interactively" button then moved focus to a chart not yet drawn."""
+    pw_context.add_init_script(SLOW_FETCH)
+    rec = watch(pw_context, pw_context.new_page(), site_url)
+    rec.goto("/tasks/gpqa/")
+    got = rec.page.evaluate(THREE_AT_ONCE)
+    assert got == {"settled": [["a", 1], ["b", 1], ["c", 1]], "menus": 1}, got
+    assert rec.errors() == []
+
+
+# The first request for a chart's spec fails, as on a dropped connection; later ones work.
+FIRST_SPEC_FAILS = """{ const f = window.fetch; let failed = false;
+  window.fetch = (url, ...rest) => {
+    if (!failed && String(url).endsWith('.vl.json')) {
+      failed = true;
+      return Promise.reject(new TypeError('network error'));
+    }
+    return f(url, ...rest);
+  }; }"""
+
+
+def test_explore_works_on_a_second_click_after_a_failed_load(
+    pw_context: Any, site_url: str
+) -> None:
+    """A spec whose load failed was kept as failed: "Explore interactively", enabled again,
+    failed on every click until the page was reloaded."""
+    pw_context.add_init_script(FIRST_SPEC_FAILS)
+    rec = watch(pw_context, pw_context.new_page(), site_url)
+    rec.goto("/tasks/gpqa/")
+    button = rec.page.locator("figure#chart-top--gpqa button.interactive")
+    button.click()
+    rec.page.wait_for_function(
+        "() => !document.querySelector('figure#chart-top--gpqa button.interactive').disabled"
+    )
+    assert rec.page.locator("figure#chart-top--gpqa .vega svg.marks").count() == 0
+    button.click()
+    rec.page.locator("figure#chart-top--gpqa .vega svg.marks").wait_for()
+    assert rec.page.locator("figure#chart-top--gpqa .vega details").count() == 1

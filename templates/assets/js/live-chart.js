@@ -1,6 +1,7 @@
 // Live charts: a figure shows its static SVG until a reader asks for the interactive chart
 // (or the task page redraws it); the shared Vega bundle loads only then.
 
+// Each loaded once; a load that failed is forgotten, so that asking again tries again.
 let vega = null;
 function loadVega() {
   if (!vega) {
@@ -11,13 +12,18 @@ function loadVega() {
       script.onerror = reject;
       document.head.append(script);
     });
+    vega.catch(() => { vega = null; });
   }
   return vega;
 }
 
 const specs = new Map();
 function fetchSpec(url) {
-  if (!specs.has(url)) specs.set(url, fetch(url).then((response) => response.json()));
+  if (!specs.has(url)) {
+    const loading = fetch(url).then((response) => response.json());
+    loading.catch(() => specs.delete(url));
+    specs.set(url, loading);
+  }
   return specs.get(url).then((spec) => JSON.parse(JSON.stringify(spec)));
 }
 
@@ -88,8 +94,7 @@ function placedWidth(spec, room) {
 // (the static images follow the setting by their own style rules).
 const DARK = "(prefers-color-scheme: dark)";
 let live = null;  // the figures drawn live, from the first one on
-function followScheme(figure, adjust) {
-  figure.jbAdjust = adjust;
+function followScheme(figure) {
   if (!live) {
     live = new Set();
     window.matchMedia(DARK).addEventListener("change", () => {
@@ -125,14 +130,21 @@ function holderOf(figure) {
 
 // Render a figure's chart with vega-embed; `adjust` may rebind the spec's data first. One
 // draw at a time per figure, and the newest request wins: two in flight (two quick changes
-// while the spec loads) each added vega-embed's actions menu, so the chart had two.
-export function embedChart(figure, adjust) {
+// while the spec loads) each added vega-embed's actions menu, so the chart had two. A
+// request a newer one replaced settles as that one does, once its chart is drawn (or not).
+const REPLACED = Symbol("replaced");
+export async function embedChart(figure, adjust) {
   const turn = (figure.jbTurn || 0) + 1;
   figure.jbTurn = turn;
-  const before = figure.jbDrawing || Promise.resolve();
-  figure.jbDrawing = before.catch(() => {})
-    .then(() => (figure.jbTurn === turn ? drawChart(figure, adjust) : undefined));
-  return figure.jbDrawing;
+  // The view to draw again in the other colour scheme: the newest asked for, drawn or not.
+  figure.jbAdjust = adjust;
+  const before = figure.jbQueue || Promise.resolve();
+  const mine = before.catch(() => {})
+    .then(() => (figure.jbTurn === turn ? drawChart(figure, adjust) : REPLACED));
+  figure.jbQueue = mine;
+  let result = await mine;
+  while (result === REPLACED) result = await figure.jbQueue;
+  return result;
 }
 
 async function drawChart(figure, adjust) {
@@ -165,7 +177,7 @@ async function drawChart(figure, adjust) {
   }
   nameActions(holder);
   figure.jbView = result.view;
-  followScheme(figure, adjust);
+  followScheme(figure);
   // One name for the drawing, not Vega's "Vega visualization" over a label per mark
   // (about 190 raw floats and field names on a task's bar chart).
   const svg = holder.querySelector("svg.marks");
