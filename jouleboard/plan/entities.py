@@ -111,6 +111,7 @@ def _lengths_chart(
         spec,
         site.urls.model(model_id),
         "all configurations",
+        data=configs,
     )
 
 
@@ -208,6 +209,7 @@ def model_section(site: SiteView, t: TaskView, model_id: str) -> tuple[ModelTask
         f"deadline: {t.deadline_text()}",
         table_id=f"configs-{t.id}",
         boundary=boundary_words(t.boundary),
+        data=configs,
     )
     lengths = _lengths_chart(site, t, model_id, configs)
     out = Part(charts=(pareto, *((lengths,) if lengths else ())))
@@ -412,6 +414,7 @@ def _gpu_chart(site: SiteView, t: TaskView, gpu: str) -> ChartRef | None:
         f"at {t.deadline_text()}",
         boundary=boundary_words(t.boundary),
         table_alt="The comparison table gives the same figures.",
+        data=t.configs,
     )
 
 

@@ -166,6 +166,7 @@ def bar_chart(site: SiteView, t: TaskView) -> ChartRef | None:
         table_id=f"ranking-{t.id}",
         boundary=boundary_words(t.boundary),
         live=live_view(site, t, "bar"),
+        data=t.configs,
     )
 
 
@@ -255,6 +256,7 @@ def scatter_chart(
         table_alt="The ranking table lists the chosen ones.",
         boundary=boundary_words(t.boundary),
         live=live_view(site, t, "scatter"),
+        data=t.configs,
     ), note
 
 
@@ -423,6 +425,7 @@ def quality_section(site: SiteView, t: TaskView) -> tuple[QualitySection | None,
             table_id=f"correct-{t.id}",
             table_alt="The table ranked by energy per correct answer lists the same figures.",
             boundary=boundary_words(t.boundary),
+            data=t.configs,
         )
         out += Part(charts=(chart,))
     sources = tuple(

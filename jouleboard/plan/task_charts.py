@@ -259,6 +259,7 @@ def sensitivity_chart(site: SiteView, t: TaskView) -> tuple[ChartRef, str] | Non
         table_id=f"ranking-{t.id}",
         table_alt="The ranking tables list the figures at set deadlines.",
         boundary=boundary_words(t.boundary),
+        data=t.configs,
     )
     return ref, effect.sentence
 

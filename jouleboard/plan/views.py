@@ -20,6 +20,7 @@ from jouleboard.measure.units import TaskUnits
 from jouleboard.rank.noise import UNKNOWN, Noise
 from jouleboard.rank.ranking import Deadline, RankedRow, runs_of
 from jouleboard.rank.tables import Table
+from jouleboard.render.citation import measured_by
 from jouleboard.render.finding import Finding
 from jouleboard.render.footprint import FootprintInputs
 
@@ -62,6 +63,9 @@ class ChartRef:
     # The data its citation and embed credit where not the site's measurements (an MLPerf
     # chart's: "MLPerf Inference v4.1 and v5.1 (MLCommons)"); "" for the site's.
     cites: str = ""
+    # The data sets of the measurements it draws, for its embed credit and for its citation
+    # (render/citation.py measured_by: short, full); None: the site's.
+    measured: tuple[str, str] | None = None
     # What the page's own table holds of it ("the ranking table lists the chosen ones"):
     # said on the page, not on the embed page, which has no table (page_alt).
     table_alt: str = ""
@@ -512,11 +516,14 @@ def chart_ref(
     live: LiveView | None = None,
     cites: str = "",
     table_alt: str = "",
+    data: Iterable[Record] | None = None,
 ) -> ChartRef:
     """A chart of a page; its id names it (see urls.chart_id); ``boundary``: what its
     energy figures include ("GPU energy only": measure/units.py), "" for none; ``live``:
     how its embed page draws it at a reader's settings (None: it has no settings);
-    ``cites``: the data it credits where not the site's measurements."""
+    ``cites``: the data it credits where not the site's measurements; ``data``: the
+    measurements it draws from, whose data sets it credits (None: the site's)."""
+    drawn = None if data is None else list(data)
     return ChartRef(
         chart_id(kind, *parts),
         title,
@@ -528,6 +535,7 @@ def chart_ref(
         boundary,
         live,
         cites,
+        None if drawn is None else (measured_by(drawn, full=False), measured_by(drawn)),
         table_alt,
     )
 

@@ -62,8 +62,9 @@ def chart_info(
 ) -> ChartInfo:
     """``phone``: the size of its phone render;
     ``png``: whether the build rendered the chart's 2x PNG; ``sources``: the data sets the
-    citation names (render/citation.py measured_by), unless the chart cites its own."""
-    sources = chart.cites or sources
+    citation names (render/citation.py measured_by), unless the chart cites its own or
+    names the data sets it draws from."""
+    sources = chart.cites or (sources if chart.measured is None else chart.measured[1])
     embed_abs = urls.absolute(urls.embed(chart.id))
     height = frame_height(size, phone)
     # (width="100%" is not valid HTML: an iframe's width is a number of pixels.)
