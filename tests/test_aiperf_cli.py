@@ -184,6 +184,7 @@ def test_the_site_says_the_energy_covers_each_whole_run(site: Path) -> None:
         footer = page[page.index("<footer") :]
         assert "GPU energy only, measured over each benchmark run as a whole." in footer
     assert "steady state" not in home
+    assert "GPUs only, over each benchmark run as a whole, in serving benchmarks on H100" in home
     assert "Energy measured over each benchmark run as a whole." in model
     rows = json.loads((pages / "downloads" / "configurations.json").read_text())
     assert {r["energy_window"] for r in rows} == {"whole-run"}

@@ -69,7 +69,7 @@ def test_the_bundled_site_says_its_steady_state_and_where_it_is_not(default_site
         footer = html[html.index("<footer") :]
         assert "GPU energy only, measured in the steady state of each run, except on" in footer
     home = (default_site / "index.html").read_text(encoding="utf-8")
-    assert "GPUs only, in the steady state of each run." in home
+    assert "GPUs only, in the steady state of each run, in serving benchmarks on B200" in home
     model = (default_site / "models/openai--gpt-oss-20b/index.html").read_text(encoding="utf-8")
     sources = model[model.index('id="data-sources"') :]
     assert "Energy measured in the steady state of each run." in sources

@@ -31,7 +31,7 @@ def test_a_new_site_names_only_its_measured_gpu(tmp_path: Path) -> None:
     site = site_view(data, Urls())
     (home,) = home_page(site).pages
     # (The example measurement states no energy window: no steady state is claimed.)
-    assert home.body.intro.endswith("Energy is measured on the H100 GPUs only.")
+    assert home.body.intro.endswith("on the GPUs only, in serving benchmarks on H100 GPUs.")
     task = next(iter(site.tasks.values()))
     page = next(p for p in task_page(site, task).pages if p.template == "task.html")
     assert page.body.gpus_text == "H100"

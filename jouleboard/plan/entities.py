@@ -7,7 +7,6 @@ from collections.abc import Iterable
 
 from markupsafe import escape
 
-from jouleboard.config.schema import data_set_name, known_details
 from jouleboard.core.shapes import Row
 from jouleboard.core.urls import model_slug
 from jouleboard.kinds.base import Record
@@ -265,18 +264,13 @@ def data_sources(configs: Iterable[Record]) -> tuple[DataSource, ...]:
     """The distinct data sets of ``configs`` (a citation is long: cited once, not per row),
     in the order of their names, each with how many configurations (and measurements: repeat
     runs folded) it gives."""
-    count: Counter[tuple[str, str, str, str]] = Counter()
-    runs: Counter[tuple[str, str, str, str]] = Counter()
+    count: Counter[tuple[str, str, str, str, str, str]] = Counter()
+    runs: Counter[tuple[str, str, str, str, str, str]] = Counter()
     for c in configs:
         p = c.provenance
         if p is not None:
-            # Only what is known: no "unknown" version or date, no NOASSERTION licence.
-            key = (
-                data_set_name(p.dataset, p.version),
-                known_details(p.date, p.license),
-                p.citation,
-                WINDOW_WORDS[p.window] if p.window else "",
-            )
+            window = WINDOW_WORDS[p.window] if p.window else ""
+            key = (p.dataset, p.version, p.date, p.license, p.citation, window)
             count[key] += 1
             runs[key] += runs_of(c)
     return tuple(DataSource(*key, n, runs[key]) for key, n in sorted(count.items()))

@@ -129,8 +129,9 @@ def home_page(site: SiteView) -> Part:
     intro = (
         "Each row is a model's most energy-efficient serving configuration that still "
         f"meets the latency deadline: the one that produces the most {ranked_by} of GPU "
-        f"energy. Energy is measured on the {in_words(gpus)} GPUs only"
-        + (f", {window}." if window else ".")
+        "energy. Energy is measured on the GPUs only"
+        + (f", {window}" if window else "")
+        + (f", in serving benchmarks on {in_words(gpus)} GPUs." if gpus else ".")
     )
     return out + Part(
         pages=(

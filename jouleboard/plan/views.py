@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from jouleboard.config.registry import Registry
-from jouleboard.config.schema import Percentile, TaskInfo
+from jouleboard.config.schema import Percentile, TaskInfo, data_set_name, known_details
 from jouleboard.core.shapes import JsonObject, Row
 from jouleboard.core.urls import Urls, chart_id
 from jouleboard.kinds import Kinds, registered
@@ -238,14 +238,27 @@ class ModelTaskSection:
 
 @dataclass(frozen=True)
 class DataSource:
-    """One data set behind a model page's configurations, cited once below its tables."""
+    """One data set behind a model page's configurations, cited once below its tables (a
+    theme's model.html may read each field as its provenance states it)."""
 
-    name: str  # with its version (config/schema.py data_set_name)
-    details: str  # its date and licence, those known ("2026-02-16, Apache-2.0")
+    dataset: str
+    version: str
+    date: str
+    license: str
     citation: str
     window: str  # the part of each run its energy covers, in words ("": not stated)
     configurations: int
     measurements: int = 0  # runs behind them (more than configurations where repeated)
+
+    @property
+    def name(self) -> str:
+        """With its version, where it states one its name does not (data_set_name)."""
+        return data_set_name(self.dataset, self.version)
+
+    @property
+    def details(self) -> str:
+        """Its date and licence, those known: ``2026-02-16, Apache-2.0``."""
+        return known_details(self.date, self.license)
 
 
 @dataclass(frozen=True)
