@@ -203,3 +203,17 @@ def test_the_model_page_names_the_data_set_by_what_is_known(site: Path) -> None:
     # The configuration table's caption names its one source the same way.
     assert f"Chat, from AIPerf runs ({day}) <span" in page
     assert "unknown" not in page and "NOASSERTION" not in page
+
+
+def test_the_glossary_says_aiperfs_percentiles_are_over_requests(site: Path) -> None:
+    """The glossary said a percentile is over "all token gaps": AIPerf's inter-token latency
+    has one value per request (its count is the request count, not the token gaps')."""
+    for level in LEVELS:
+        doc = export(level)
+        assert doc["inter_token_latency"]["count"] == doc["request_count"]["avg"]
+        assert doc["inter_token_latency"]["count"] < doc["total_osl"]["avg"] / 2
+    glossary = (site / "site" / "glossary" / "index.html").read_text()
+    assert "half of all token gaps" not in glossary
+    assert "AIPerf gives each request&#39;s average gap, so its percentiles are over requests" in (
+        glossary
+    )

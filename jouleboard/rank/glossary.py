@@ -51,8 +51,11 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     (
         "percentile",
         "Percentile (p50, p90, p95, p99)",
-        "p50 (the median) is the ITL half of all token gaps stay under; p90 is the one 90% stay "
-        "under, and so on. A deadline on p90 or p99 also bounds the slow moments.",
+        "p50 (the median) is the ITL half of the measured ones stay under; p90 is the one 90% "
+        "stay under, and so on. The ML.ENERGY Benchmark takes every gap between tokens (a "
+        "chunk's gap shared among its tokens), TensorRT-LLM's benchmark_serving every gap "
+        "between chunks; AIPerf gives each request's average gap, so its percentiles are over "
+        "requests. A deadline on p90 or p99 also bounds the slow moments.",
     ),
     (
         "deadline",
