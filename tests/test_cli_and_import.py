@@ -283,8 +283,8 @@ def test_import_mlenergy_keeps_files_it_did_not_write_and_drops_only_its_own_sta
     assert "2 configurations found, 2 published, 0 dropped" in first.stdout
     folder = out / "measurements" / "gpqa" / "openai" / "gpt-oss-20b"
     assert len(list(folder.glob("*.json"))) == 2
-    # The ML.ENERGY Benchmark measures each run's steady state (docs/metrics.md): so say the
-    # files, and a site built from them.
+    # The ML.ENERGY Benchmark measures each run's steady state (content/about.md,
+    # docs/raw-runs.md): so say the files, and a site built from them.
     for f in folder.glob("*.json"):
         assert json.loads(f.read_text())["provenance"]["window"] == "steady-state"
     mine = folder / "README.md"  # a person's notes beside the imported files
@@ -296,6 +296,26 @@ def test_import_mlenergy_keeps_files_it_did_not_write_and_drops_only_its_own_sta
         "README.md",
     ]
     assert mine.read_text() == "notes"
+
+
+def test_import_mlenergy_names_the_counters_zeus_read_on_each_vendors_gpu(
+    tmp_path: Path,
+) -> None:
+    """Every imported file named "NVML energy counters (Zeus)", whatever the GPU. Zeus reads
+    AMD GPUs through AMD SMI; the vendor is the data folder's gpus.yaml's (an init folder's
+    lists an MI300X, vendor AMD)."""
+    src, site = tmp_path / "src", tmp_path / "site"
+    assert run("init", str(site)).returncode == 0
+    amd = {**_site_config(64, 400.0), "gpu_model": "MI300X"}
+    write_site_data(src, [amd, _site_config(128, 450.0)])
+    done = run("import-mlenergy", str(src), "--out", str(site / "data"))
+    assert done.returncode == 0, done.stderr
+    folder = site / "data" / "measurements" / "gpqa" / "openai" / "gpt-oss-20b"
+    docs = [json.loads(f.read_text()) for f in folder.glob("*.json")]
+    assert {d["gpu_model"]: d["provenance"]["instrument"] for d in docs} == {
+        "MI300X": "AMD SMI energy counters (Zeus)",
+        "H100": "NVML energy counters (Zeus)",
+    }
 
 
 def test_import_mlenergy_validates_everything_before_writing_anything(tmp_path: Path) -> None:

@@ -33,7 +33,6 @@ from pydantic import JsonValue as PydanticJsonValue
 
 from jouleboard.config.registry import load_registry
 from jouleboard.config.schema import (
-    GPU_COUNTERS,
     GPU_ID_PATTERN,
     MODEL_ID_PATTERN,
     SCHEMA_VERSION,
@@ -49,6 +48,7 @@ from jouleboard.core.shapes import JsonLike, JsonObject, JsonValue, json_object
 from jouleboard.core.yamlio import MAX_YAML_BYTES, read_yaml
 from jouleboard.importers.contract import ImportPlan, commit, conflicts, stale_files
 from jouleboard.importers.registry_yaml import RegistryMerge, dump_new, merge_registry
+from jouleboard.importers.run_provenance import zeus_counters
 from jouleboard.kinds import check_measurement
 from jouleboard.measure.checks import MAX_FILE_BYTES
 
@@ -89,6 +89,19 @@ GPUS: dict[str, dict[str, str | float]] = {
         "board_power_watts": 700.0,
     },
 }
+
+
+def _vendors(path: Path) -> dict[str, str]:
+    """Each GPU's vendor: as the data folder's gpus.yaml (``path``) names it, which the
+    import keeps, else as :data:`GPUS` does (a registry it cannot read: its problem is
+    reported with the others)."""
+    value, error, _ = read_yaml(path)
+    found = {gpu: str(info["vendor"]) for gpu, info in GPUS.items()}
+    for gpu, info in value.items() if isinstance(value, dict) and not error else ():
+        vendor = info.get("vendor") if isinstance(info, dict) else None
+        if isinstance(vendor, str):
+            found[str(gpu)] = vendor
+    return found
 
 
 class _Deadline(TypedDict):
@@ -633,7 +646,6 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
         "source": source_ref,
         "citation": CITATION,
         "boundary": "gpu",
-        "instrument": GPU_COUNTERS,
         "window": "steady-state",
     }
     problems += [p for p in map(_folder_problem, (src / "models", src / "tasks")) if p]
@@ -642,6 +654,7 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
 
     counts: dict[str, int] = {}
     used_models: set[str] = set()
+    vendors = _vendors(out / "gpus.yaml")
     for path in sorted((src / "models").glob("*.json")):
         read_model, found = _read(path, SourceModel)
         if read_model is None or read_model[0].task not in kinds:
@@ -680,7 +693,12 @@ def import_mlenergy(src: Path, out: Path) -> Imported:
                 model,
                 c,
                 repeat,
-                {**provenance, "source": f"{provenance['source']}/models/{path.name}"},
+                {
+                    **provenance,
+                    "source": f"{provenance['source']}/models/{path.name}",
+                    # Zeus reads each vendor's counters: NVML on NVIDIA's GPUs.
+                    "instrument": zeus_counters(vendors.get(str(c.get("gpu_model")))),
+                },
             )
             rel = measurement_path(task, model.model_id, c, model.weight_precision, repeat)
             plan.files[rel] = dumps_canonical(doc, indent=2)
