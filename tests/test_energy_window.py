@@ -62,8 +62,8 @@ def test_a_file_of_another_window_is_refused() -> None:
 
 @pytest.mark.slow
 def test_the_bundled_site_says_its_steady_state_and_where_it_is_not(default_site: Path) -> None:
-    """The ML.ENERGY Benchmark measures each run's steady state (docs/metrics.md); MLPerf's
-    pages, at the wall, are named apart."""
+    """The ML.ENERGY Benchmark measures each run's steady state (content/about.md,
+    docs/raw-runs.md); MLPerf's pages, at the wall, are named apart."""
     for page in ("index.html", "about/index.html", "models/openai--gpt-oss-20b/index.html"):
         html = (default_site / page).read_text(encoding="utf-8")
         footer = html[html.index("<footer") :]

@@ -1026,7 +1026,7 @@ def test_provenance_is_the_runs_own_never_the_sites(runs: Path, registry: Regist
         "citation": "Acme 2026",
         "source": "",
         # Raw runs are the ML.ENERGY toolkit's: GPU energy in each run's steady window
-        # (docs/raw-run-format.md), whatever the provenance file says.
+        # (docs/raw-runs.md), whatever the provenance file says.
         "boundary": "gpu",
         "instrument": "NVML energy counters (Zeus)",
         "window": "steady-state",
