@@ -9,11 +9,13 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jouleboard.config.schema import Provenance
 from jouleboard.loading.dataset import Dataset, load_dataset
 from jouleboard.loading.repeats import fold_repeats, geometric_mean
 from jouleboard.rank.glossary import NoiseScope, glossary_html
@@ -440,3 +442,29 @@ def test_the_about_page_states_the_bundled_repeats_as_they_differ() -> None:
     about = (repo / "content" / "about.md").read_text(encoding="utf-8")
     stated = re.search(r"measured twice here differ by (\d+)%, (\d+)% and (\d+)%", about)
     assert stated and sorted(map(int, stated.groups())) == sorted(differ), differ
+
+
+def test_runs_of_two_energy_windows_are_not_folded_as_repeats() -> None:
+    """A configuration measured in its steady state and again over a whole run (an AIPerf
+    import) was folded as two repeats: one row, its window the first run's, and the gap
+    between the windows counted as measurement noise."""
+
+    def measured(repeat: int, window: str | None) -> Any:
+        provenance = Provenance(
+            dataset="d", version="1", date="unknown", license="MIT", source="s", window=window
+        )
+        return dataclasses.replace(
+            config("org/a", ept=0.1 * repeat, seqs=96, repeat=repeat), provenance=provenance
+        )
+
+    steady, whole, steady_again = (
+        measured(1, "steady-state"),
+        measured(2, "whole-run"),
+        measured(3, "steady-state"),
+    )
+    folded, groups = fold_repeats([steady, whole, steady_again])
+    assert [(c.provenance.window, c.runs) for c in folded] == [
+        ("steady-state", 2),
+        ("whole-run", 1),
+    ]
+    assert [g.energy_per_output_joules for g in groups] == [(0.1, pytest.approx(0.3))]

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from jouleboard.config.schema import Provenance
+from jouleboard.measure.checks import window_of
 from jouleboard.rank.noise import RepeatGroup
 from jouleboard.rank.ranking import Rankable
 
@@ -126,7 +127,9 @@ def fold_repeats(configs: Iterable[R]) -> tuple[list[R], list[RepeatGroup]]:
             order.append(len(single))
             single.append(c)
             continue
-        key = configuration_key(c)
+        # Runs of two energy windows are not repeats of one measurement: the whole run's
+        # figure is systematically above the steady state's, not noise around it.
+        key = (*configuration_key(c), window_of(c))
         if key not in groups:
             groups[key] = []
             order.append(key)
