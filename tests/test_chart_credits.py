@@ -61,3 +61,13 @@ def test_each_embed_credits_the_data_sets_of_its_own_task(site: Path) -> None:
 def test_the_cite_text_of_a_chart_names_its_own_data_sets(site: Path) -> None:
     page = (site / "tasks" / "text-to-image" / "index.html").read_text(encoding="utf-8")
     assert "AIPerf" not in page.split("<footer")[0], "the image task's page names AIPerf"
+
+
+def test_the_glossary_says_the_noise_estimate_is_applied_to_the_aiperf_runs(site: Path) -> None:
+    """GPQA's noise estimate rests on the ML.ENERGY data's repeat pair and is applied to
+    the task's AIPerf runs as well (they give them rank ranges); the glossary listed the
+    tasks and GPUs without a repeat, but not that data set."""
+    glossary = (site / "glossary" / "index.html").read_text(encoding="utf-8")
+    said = re.findall(r"<p>No repeat ran on [^<]*</p>", glossary)
+    assert any("the measurements of AIPerf runs" in p and "and data set." in p for p in said), said
+    assert not any(ML_ENERGY in p for p in said), said

@@ -15,6 +15,7 @@ from jouleboard.core.urls import Urls
 from jouleboard.kinds import Kinds
 from jouleboard.kinds.base import Record
 from jouleboard.loading.dataset import Dataset
+from jouleboard.loading.repeats import dataset_of
 from jouleboard.measure.units import efficiency_phrase, in_words, measured_gpus, window_words
 from jouleboard.plan.columns import column_lines
 from jouleboard.plan.downloads import (
@@ -86,14 +87,18 @@ def task_view(data: Dataset, task: str) -> TaskView:
 def noise_scopes(site: SiteView) -> list[NoiseScope]:
     """Each measurement-noise estimate with the tasks it serves (in site order) and the GPUs
     those tasks ran on: the glossary's section on noise."""
-    scopes: dict[Noise, tuple[dict[str, str], set[str]]] = {}
+    scopes: dict[Noise, tuple[dict[str, str], set[str], set[str]]] = {}
     for task, t in site.tasks.items():
         if not t.configs:
             continue
-        names, gpus = scopes.setdefault(t.noise, ({}, set()))
+        names, gpus, datasets = scopes.setdefault(t.noise, ({}, set(), set()))
         names[task] = t.info.name
         gpus.update(c.gpu_model for c in t.configs)
-    return [NoiseScope(noise, names, frozenset(gpus)) for noise, (names, gpus) in scopes.items()]
+        datasets.update(dataset_of(c) for c in t.configs)
+    return [
+        NoiseScope(noise, names, frozenset(gpus), frozenset(datasets))
+        for noise, (names, gpus, datasets) in scopes.items()
+    ]
 
 
 def site_view(data: Dataset, urls: Urls) -> SiteView:

@@ -217,21 +217,25 @@ def column_term(key: str) -> str:
 @dataclass(frozen=True, slots=True)
 class NoiseScope:
     """One measurement-noise estimate and where it is used: the tasks (id -> name, in site
-    order) and the GPUs their configurations ran on."""
+    order), the GPUs their configurations ran on and the data sets they come from."""
 
     noise: Noise
     tasks: Mapping[str, str]
     gpus: frozenset[str]
+    datasets: frozenset[str] = frozenset()
 
-    def unrepeated(self) -> tuple[list[str], list[str]]:
-        """The task names and GPUs the estimate is applied to without a repeat run there."""
+    def unrepeated(self) -> tuple[list[str], list[str], list[str]]:
+        """The task names, GPUs and data sets the estimate is applied to without a repeat
+        run there (a task mixing data sets takes the estimate of those that have repeats)."""
         if self.noise.declared is not None:
-            return [], []
+            return [], [], []
         tasks = {g.task for g in self.noise.groups}
         gpus = {g.gpu for g in self.noise.groups}
+        datasets = {g.dataset for g in self.noise.groups}
         return (
             [name for task, name in self.tasks.items() if task not in tasks],
             sorted(self.gpus - gpus),
+            sorted(d for d in self.datasets - datasets if d),
         )
 
 
@@ -256,16 +260,17 @@ def scope_html(scope: NoiseScope) -> str:
         for g in noise.groups
     )
     text += f"<p>The repeat runs it rests on:</p>\n<ul>\n{runs}</ul>\n"
-    tasks, gpus = scope.unrepeated()
-    if tasks or gpus:
+    tasks, gpus, datasets = scope.unrepeated()
+    if tasks or gpus or datasets:
         where = [
             *([f"the tasks {', '.join(tasks)}"] if tasks else []),
             *([f"{' or '.join(gpus)}"] if gpus else []),
+            *([f"the measurements of {' or '.join(datasets)}"] if datasets else []),
         ]
+        every = "every task of this kind and every GPU" + (" and data set" if datasets else "")
         text += (
             f"<p>No repeat ran on {markup(' or on '.join(where))}; the estimate is applied "
-            "there too, on the assumption that run-to-run noise is the same for every task of "
-            "this kind and every GPU.</p>\n"
+            f"there too, on the assumption that run-to-run noise is the same for {every}.</p>\n"
         )
     return text
 
