@@ -71,3 +71,16 @@ def test_the_glossary_says_the_noise_estimate_is_applied_to_the_aiperf_runs(site
     said = re.findall(r"<p>No repeat ran on [^<]*</p>", glossary)
     assert any("the measurements of AIPerf runs" in p and "and data set." in p for p in said), said
     assert not any(ML_ENERGY in p for p in said), said
+
+
+def test_each_row_of_the_full_data_set_names_its_data_set_and_licence(site: Path) -> None:
+    """The downloads named neither: the AIPerf rows (those with a load level; no licence
+    stated) could not be told from the Apache-2.0 rows but by their energy window."""
+    import csv
+
+    with (site / "downloads" / "configurations.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    named = {(r["dataset"], r["license"]) for r in rows if r["concurrency"]}
+    others = {(r["dataset"], r["license"]) for r in rows if not r["concurrency"]}
+    assert named == {("AIPerf runs", "NOASSERTION")}, named
+    assert others == {(ML_ENERGY, "Apache-2.0")}, others

@@ -98,6 +98,8 @@ COLUMNS: dict[str, str] = {
     "where it folds several runs; the model's page lists them all).",
     "energy_boundary": "What the energy includes: gpu (the GPUs' own energy counters) or "
     "system-ac (the whole system at the wall).",
+    "dataset": "The data set the measurement comes from, with its version (its citation is "
+    "on the model's page).",
     "energy_window": "The part of each run the energy covers: steady-state (only while the "
     "server is full; start-up and drain left out) or whole-run (the benchmark's whole "
     "measuring phase); empty where the source does not say.",
@@ -137,7 +139,7 @@ COLUMNS: dict[str, str] = {
     "energy_instrument": "How the energy was measured.",
     "derived_figures": "The words every figure derived from the result stands beside.",
     "result_url": "The result's folder in MLCommons' results repository.",
-    "license": "The license of the result's data (SPDX id).",
+    "license": "The license of the row's data (SPDX id; NOASSERTION: none stated).",
 }
 
 

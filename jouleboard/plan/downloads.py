@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from jouleboard.config.registry import Registry
+from jouleboard.config.schema import data_set_name
 from jouleboard.core.shapes import Row
 from jouleboard.kinds.base import Record, TaskKind
 from jouleboard.loading.dataset import Dataset
@@ -14,19 +15,23 @@ from jouleboard.rank.ranking import runs_of
 from jouleboard.render.downloads import csv_chunks, json_chunks
 
 # Appended to a kind's configuration columns in the full data set (downloads and the API).
-APPENDED_COLUMNS = ("runs", "energy_boundary", "energy_window")
+APPENDED_COLUMNS = ("runs", "energy_boundary", "energy_window", "dataset", "license")
 
 
 def configuration_row(kind: TaskKind, c: Record, registry: Registry) -> Row:
     """A full-data-set row: the kind's columns, the repeat runs folded into it
-    (loading/repeats.py), what its energy includes (gpu or system-ac) and the part of each
-    run it covers (steady-state or whole-run; None: not stated)."""
+    (loading/repeats.py), what its energy includes (gpu or system-ac), the part of each
+    run it covers (steady-state or whole-run; None: not stated), and the data set it comes
+    from and that data set's licence (a site may publish runs of several)."""
     info = registry.models[c.model_id]
+    p = c.provenance
     return {
         **kind.configuration_record(c, info.nickname, info.builder),
         "runs": runs_of(c),
         "energy_boundary": boundary_of(c),
         "energy_window": window_of(c),
+        "dataset": None if p is None else data_set_name(p.dataset, p.version),
+        "license": None if p is None else p.license,
     }
 
 
