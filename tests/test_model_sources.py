@@ -22,6 +22,14 @@ CHANGED = {
 }
 
 
+def _named(p: dict[str, str]) -> tuple[str, str]:
+    """A data set as pages name it: its version after its name unless the name ends with it
+    ("The ML.ENERGY Benchmark v3", not "... v3 v3"), then its date and licence."""
+    name, version = p["dataset"], p["version"]
+    shown = name if name.endswith(f" {version}") else f"{name} {version}"
+    return shown, f"{p['date']}, {p['license']}"
+
+
 def _rows(page: str, table_id: str) -> list[str]:
     table = re.search(rf'<table[^>]*id="{table_id}".*?</table>', page, re.S)
     assert table is not None, table_id
@@ -58,17 +66,14 @@ def test_every_configuration_row_names_its_source(site: Path) -> None:
         p = doc["provenance"]
         table = re.search(rf'<table[^>]*id="configs-{doc["task"]}".*?</table>', text, re.S)
         assert table is not None
+        name, details = _named(p)
         if ">Source<" in table.group(0):  # sources differ: each row names its own
-            expected = (
-                f'{escape(p["dataset"])}<span class="note">'
-                f"{p['version']}, {p['date']}, {p['license']}</span>"
-            )
+            expected = f'{escape(name)}<span class="note">{details}</span>'
             assert any(expected in row for row in rows), path
         else:  # one source for every row: the caption names it once (issue 29, item 3)
             caption = re.search(r"<caption[^>]*>(.*?)</caption>", table.group(0), re.S)
             assert caption is not None
-            named = f"from {escape(p['dataset'])} ({p['version']}, {p['date']}, {p['license']})"
-            assert named in caption.group(1), path
+            assert f"from {escape(name)} ({details})" in caption.group(1), path
 
 
 def test_a_source_column_only_where_sources_differ(site: Path) -> None:
@@ -109,7 +114,7 @@ def test_each_data_set_is_cited_once_below_the_tables(site: Path) -> None:
     for path in sorted((site / "data" / "measurements").rglob("*.json")):
         doc = json.loads(path.read_text())
         p = doc["provenance"]
-        key = (p["dataset"], p.get("citation", ""))
+        key = (_named(p)[0], p.get("citation", ""))
         per_page = files.setdefault(model_slug(doc["model_id"]), {})
         per_page[key] = per_page.get(key, 0) + 1
         # A repeat run (repeat > 1) is folded into its configuration's row.
