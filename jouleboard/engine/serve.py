@@ -63,7 +63,10 @@ Address: TypeAlias = "tuple[str | int, ...]"
 
 RELOAD_JS = """// jouleboard serve: reload once the site is rebuilt; show a rebuild that failed.
 (() => {
-  let seen = null;
+  // The build version this page is of (the server's cookie on the page): a rebuild that
+  // came in before this script asked is one too. Without it, the first answer's version.
+  const stamp = document.cookie.match(/(?:^|; )jouleboard_version=([0-9]+)/);
+  let seen = stamp ? stamp[1] : null;
   // This page's path goes with the request: serve renders the pages waiting first.
   const page = `&page=${encodeURIComponent(location.pathname)}`;
   // The last rebuild failed: its located problems over the page (text only), until the
@@ -103,6 +106,7 @@ RELOAD_JS = """// jouleboard serve: reload once the site is rebuilt; show a rebu
   wait();
 })();
 """
+VERSION_COOKIE = "jouleboard_version"  # set on each page: the build version it is of
 ERROR_CAP = 20_000  # characters of a failed rebuild's report shown over the page
 ERROR_PAGE_CAP = 1024 * 1024  # bytes of the site's 404.html served for a missing path
 WAIT_S = 25.0  # how long a reload request is held open without a rebuild
@@ -353,6 +357,7 @@ def _handler(
 ) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         timeout = timeout_s  # set on each connection's socket (StreamRequestHandler.setup)
+        _page_version: str | None = None  # the build version of the page a request gets
 
         def __init__(
             self, request: Request, client_address: Address, server: socketserver.BaseServer
@@ -374,6 +379,7 @@ def _handler(
 
         def parse_request(self) -> bool:
             """Refuse (421) a request that does not name this preview in its one Host."""
+            self._page_version = None  # (set for a page: end_headers)
             parsed = super().parse_request()
             self._limits.head = None  # the headers are in
             if not parsed:
@@ -415,6 +421,9 @@ def _handler(
             wanted = output_path(path)
             if wanted.endswith(".html"):
                 state.last_page = wanted
+                # Read before the page's bytes: an edit's rebuild between the two makes the
+                # page reload once more, never miss one (its reload request came after it).
+                self._page_version = str(state.version)
             started = time.monotonic()
             content = state.ahead_of(wanted)
             self._held(started)
@@ -514,6 +523,15 @@ def _handler(
             self.send_header("Location", location)
             self.send_header("Content-Length", "0")
             self.end_headers()
+
+        def end_headers(self) -> None:
+            """A page's headers carry the build version it is of (its reload script's
+            starting point); 304s too, since the browser's copy is then the current one."""
+            if self._page_version is not None:
+                self.send_header(
+                    "Set-Cookie", f"{VERSION_COOKIE}={self._page_version}; Path=/; SameSite=Strict"
+                )
+            super().end_headers()
 
         def _send(self, body: bytes, kind: str, status: int = 200) -> None:
             self.send_response(status)

@@ -96,3 +96,43 @@ def test_a_failed_rebuild_shows_in_the_open_page_until_the_next_build(
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# The page's first reload request waits this long (ms) before it leaves: as on a busy
+# machine where the script runs late, an edit's whole rebuild lands before it is asked.
+LATE_FIRST_REQUEST = """{ const f = window.fetch; let first = true;
+  window.fetch = (...a) => {
+    const late = first && String(a[0]).includes('/__jouleboard__/wait');
+    if (late) first = false;
+    return late ? new Promise((r) => setTimeout(r, 8000)).then(() => f(...a)) : f(...a);
+  }; }"""
+
+
+def test_a_page_reloads_after_an_edit_rebuilt_before_its_script_asked(
+    pw_context: Any, tmp_path: Path
+) -> None:
+    """The reload script took the version of its first answer as the page's own: an edit
+    rebuilt between the page's load and that answer was taken for the page, which kept
+    its old content for good (found with every fetch of the browser suite delayed)."""
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    proc, url = start_serve(data, tmp_path / "preview")
+    try:
+        pw_context.add_init_script(LATE_FIRST_REQUEST)
+        page = pw_context.new_page()
+        page.goto(url)
+        assert page.title().endswith("jouleboard sample")
+        site = yaml.safe_load((data / "site.yaml").read_text())
+        site["title"] = "Edited in the editor"
+        (data / "site.yaml").write_text(yaml.safe_dump(site))
+        line, deadline = "", time.monotonic() + 60
+        while not line.startswith("built "):  # the rebuild is in, the script has not asked
+            assert time.monotonic() < deadline, "no end of the update"
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+        assert page.title().endswith("jouleboard sample")  # (the premise: not reloaded yet)
+        while not page.title().endswith("Edited in the editor"):
+            assert time.monotonic() < deadline, "the page did not reload after the edit"
+            page.wait_for_timeout(100)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
