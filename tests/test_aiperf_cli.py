@@ -54,6 +54,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         example.unlink()
     done = cli(*IMPORT, cwd=folder)
     assert done.returncode == 0, done.stderr
+    (folder.parent / "import.stderr").write_text(done.stderr, encoding="utf-8")
     assert done.stdout.count("\nwrote ") + done.stdout.startswith("wrote ") == 3, done.stdout
     built = cli("build", "-q", cwd=folder)
     assert built.returncode == 0, built.stderr
@@ -113,10 +114,28 @@ def test_every_level_is_a_configuration_with_aiperfs_figures(site: Path) -> None
         assert row["output_throughput_tokens_per_sec"] == doc["output_token_throughput"]["avg"]
 
 
-def test_the_model_page_names_each_level_and_the_engine(site: Path) -> None:
+def test_the_model_page_names_each_level_the_engine_and_the_workload(site: Path) -> None:
+    """The sweep's requests were AIPerf's synthetic prompts with --osl 48 (input_config)."""
     page = (site / "site" / "models" / "example-org--example-llm-8b" / "index.html").read_text()
     for level in LEVELS:
-        assert f"concurrency {level} (vLLM 0.11.0)" in page
+        (dataset,) = export(level)["input_config"]["datasets"]
+        assert dataset["type"] == "synthetic"
+        answers = dataset["prompts"]["osl"]["mean"]
+        assert (
+            f"concurrency {level} (vLLM 0.11.0; synthetic prompts, {answers:.0f}-token answers)"
+            in page
+        )
+
+
+def test_the_import_warns_once_per_run_of_synthetic_requests(site: Path) -> None:
+    """Imported, but told on stderr, each on its export, with how to compare it fairly."""
+    said = (site.parent / "import.stderr").read_text(encoding="utf-8").splitlines()
+    warned = [line for line in said if ": aiperf.synthetic-workload: " in line]
+    assert len(warned) == len(LEVELS)
+    for level in LEVELS:
+        (line,) = [w for w in warned if f"concurrency_{level}/profile_export_aiperf.json" in w]
+        assert line.startswith("warning: ")
+        assert "/input_config/datasets/0/type" in line and "energy per token" in line
 
 
 def test_importing_again_changes_nothing(site: Path) -> None:

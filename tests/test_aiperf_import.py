@@ -108,7 +108,9 @@ def test_a_sweep_is_one_configuration_per_level(data: Path) -> None:
         level = d["serving"]["concurrency"]
         assert d["serving"]["max_num_seqs"] == level  # the batch cap in effect
         assert d["provenance"]["boundary"] == "gpu"
-        assert d["serving"]["notes"] == "simulated 1.0"
+        # The engine given, then the workload the export records it asked for (--osl 48).
+        _, _, osl = requested(export(level))
+        assert d["serving"]["notes"] == f"simulated 1.0; synthetic prompts, {osl:.0f}-token answers"
         tokens_per_joule = 1 / d["metrics"]["energy_per_token_joules"]
         assert math.isclose(
             tokens_per_joule, export(level)["nvidia_output_tokens_per_joule"]["avg"], rel_tol=1e-9
@@ -148,3 +150,91 @@ def test_a_measurement_without_a_load_level_keeps_the_identity_it_had(data: Path
         "chat", MODEL, "H100", 1, "bfloat16", 64, 1, 1, 1, 1,
     )  # fmt: skip
     assert loaded.identity == (*plain.identity, (8, 0.0))
+
+
+def requested(doc: dict) -> tuple[str, float, float]:
+    """What the run asked AIPerf for, as its ``input_config`` records it: the data set's type
+    and the prompt and answer lengths (``--isl`` and ``--osl``)."""
+    (dataset,) = doc["input_config"]["datasets"]
+    prompts = dataset["prompts"]
+    return dataset["type"], prompts["isl"]["mean"], prompts["osl"]["mean"]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_synthetic_run_says_what_its_requests_were(level: int) -> None:
+    """The sweep ran AIPerf's synthetic prompts with --isl 64 --osl 48 (the fixtures' README):
+    the run is imported, with a warning, and its source and serving notes say so, with the
+    lengths the requests had (measured), which are the ones asked for (input_config)."""
+    run = read_export(SWEEP / f"concurrency_{level}" / "profile_export_aiperf.json")
+    assert not isinstance(run, list), run
+    kind, isl, osl = requested(export(level))
+    assert (kind, isl, osl) == ("synthetic", 64, 48)
+    (warning,) = run.warnings
+    assert (warning.pointer, warning.rule) == (
+        "/input_config/datasets/0/type",
+        "aiperf.synthetic-workload",
+    )
+    said = (
+        f"synthetic prompts AIPerf generated ({isl:.0f} tokens on average), "
+        f"each answered in exactly {osl:.0f} tokens"
+    )
+    assert f"the run's requests were {said}: its energy per response" in warning.message
+    assert "energy per token" in warning.hint
+    assert run.source.endswith(f"; requests: {said})")
+    assert run.workload == f"synthetic prompts, {osl:.0f}-token answers"
+
+
+def edited(tmp_path: Path, kind: str, lengths: tuple[float, float], count: int = 282) -> Path:
+    """A copy of a real export whose data set type and answer lengths (min, max) are changed
+    (avg, which the figures use, is kept)."""
+    doc = export(4)
+    doc["input_config"]["datasets"][0]["type"] = kind
+    spread = doc["output_sequence_length"]
+    spread["min"], spread["max"], spread["count"] = *lengths, count
+    spread["std"] = 0.0 if lengths[0] == lengths[1] else 4.0
+    path = tmp_path / kind / "profile_export_aiperf.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "lengths", "count", "pointer", "label"),
+    [
+        # The task's own prompts, answers of the model's own lengths: nothing to say.
+        ("file", (31.0, 77.0), 282, None, ""),
+        # One answer alone says nothing of a fixed length.
+        ("file", (48.0, 48.0), 1, None, ""),
+        # A length no request has (a hand-edited export): not named, so no source overflows.
+        ("file", (1e300, 1e300), 282, None, ""),
+        ("file", (48.0, 48.0), 282, "/output_sequence_length", "48-token answers"),
+        ("synthetic", (31.0, 77.0), 282, "/input_config/datasets/0/type", "synthetic prompts"),
+    ],
+)
+def test_a_run_is_called_synthetic_only_for_what_its_export_shows(
+    tmp_path: Path,
+    kind: str,
+    lengths: tuple[float, float],
+    count: int,
+    pointer: str | None,
+    label: str,
+) -> None:
+    run = read_export(edited(tmp_path, kind, lengths, count))
+    assert not isinstance(run, list), run
+    assert run.workload == label
+    assert [w.pointer for w in run.warnings] == ([pointer] if pointer else [])
+    assert ("; requests: " in run.source) == bool(pointer)
+    if kind == "file" and pointer:
+        assert (
+            "requests were prompts each answered in exactly 48 tokens:" in run.warnings[0].message
+        )
+
+
+def test_the_engine_keeps_the_notes_when_both_would_not_fit(data: Path) -> None:
+    runs, _, _ = read_exports([SWEEP / "concurrency_4"])
+    engine = "e" * 190  # serving.notes holds 200 characters
+    options = ServingOptions(task="chat", model=MODEL, engine=engine, tensor_parallel=2)
+    plan, problems = plan_runs("import-aiperf", runs, options, registry(data), data)
+    assert not problems
+    (doc,) = map(json.loads, plan.files.values())
+    assert doc["serving"]["notes"] == engine

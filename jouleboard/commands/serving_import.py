@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
-from jouleboard.commands.common import UsageError
+from jouleboard.commands.common import UsageError, warn
 
 if TYPE_CHECKING:
     from jouleboard.core.problems import Problem
@@ -152,6 +152,7 @@ def run_import(args: argparse.Namespace, importer: str, read: Reader) -> int:
         print(f"changed {line}")
     for rel in sorted(plan.files):
         print(f"{'unchanged' if rel in done.unchanged else 'wrote'} {args.out / rel}")
+    warn([w for run in runs for w in run.warnings], strict=False)  # imported, but told
     print(
         f"{len(runs)} runs read: {len(done.written)} measurement files written, "
         f"{len(done.unchanged)} already there unchanged, {len(done.skipped)} files skipped"

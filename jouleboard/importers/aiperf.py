@@ -26,9 +26,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
-from jouleboard.core.problems import Problem, shown_path
+from jouleboard.core.problems import Problem, pointer, shown_path
 from jouleboard.core.shapes import JsonValue
 from jouleboard.importers.aiperf_export import Export, find_exports, open_export
 from jouleboard.importers.contract import Skipped
@@ -311,11 +313,13 @@ def _run(e: Export, load: Load) -> RunResult | None:
     model = e.at("input_config", "models", "items", 0, "name")
     start = e.time("start_time")
     assert start is not None  # _window
+    workload = _workload(e)
+    requests = f"; requests: {workload.text}" if workload is not None else ""
     return RunResult(
         shown=e.shown,
         run_id=run_id,
         source=f"{e.name[-200:]} (AIPerf {version}, benchmark {run_id}; profiling window "
-        f"{start.isoformat()} + {window:.3f} s; energy to {grace:.3f} s after it)",
+        f"{start.isoformat()} + {window:.3f} s; energy to {grace:.3f} s after it{requests})",
         instrument=f"{INSTRUMENTS[collector]} via AIPerf {version}, scrapes {interval:.3f} s apart",
         date=start.date().isoformat(),
         served_model=model[:200] if isinstance(model, str) else "",
@@ -329,4 +333,65 @@ def _run(e: Export, load: Load) -> RunResult | None:
         avg_power_watts=f["power"],
         itl_ms=(f["itl_p50"], f["itl_p90"], f["itl_p95"], f["itl_p99"]),
         ttft_ms=(f["ttft_avg"], f["ttft_p50"], f["ttft_p99"]),
+        workload=workload.label if workload is not None else "",
+        warnings=(workload.warning(e.shown),) if workload is not None else (),
+    )
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Requests that were not a task's own prompts and answers, and where the export says so."""
+
+    text: str  # "synthetic prompts AIPerf generated (64 tokens on average), each answered ..."
+    label: str  # the same, short, for serving.notes: "synthetic prompts, 48-token answers"
+    where: tuple[str | int, ...]
+
+    def warning(self, shown: str) -> Problem:
+        return Problem(
+            shown,
+            pointer(*self.where),
+            "aiperf.synthetic-workload",
+            f"the run's requests were {self.text}: its energy per response (and per correct "
+            "answer) is that of these requests, not of the task's prompts and answers",
+            "compare it with other data by energy per token, or import it into a task of its "
+            "own in tasks.yaml that names this workload",
+        )
+
+
+def _workload(e: Export) -> Workload | None:
+    """What the run's requests were when the export shows they were not a task's own: prompts
+    AIPerf generated (every ``input_config.datasets[].type`` is "synthetic", as with --isl),
+    or answers all of one length (``output_sequence_length`` min = max over two or more
+    requests: the benchmark fixed it, as --osl does with a server that stops at max_tokens;
+    a model's own answers vary). None when neither holds."""
+    datasets = e.at("input_config", "datasets")
+    synthetic = (
+        isinstance(datasets, list)
+        and bool(datasets)
+        and all(isinstance(d, dict) and d.get("type") == "synthetic" for d in datasets)
+    )
+    low, high, count = (e.at("output_sequence_length", k) for k in ("min", "max", "count"))
+    fixed = _tokens(low) and _tokens(high) and _tokens(count) and low == high and count >= 2
+    said, label = [], []  # the whole, for the source and the warning; a few words, notes
+    if synthetic:
+        length = e.at("input_sequence_length", "avg")
+        average = f" ({length:,.0f} tokens on average)" if _tokens(length) else ""
+        said.append(f"synthetic prompts AIPerf generated{average}")
+        label.append("synthetic prompts")
+    if fixed:
+        said.append(f"{'each' if said else 'prompts each'} answered in exactly {high:,.0f} tokens")
+        label.append(f"{high:,.0f}-token answers")
+    if not said:
+        return None
+    where = ("input_config", "datasets", 0, "type") if synthetic else ("output_sequence_length",)
+    return Workload(", ".join(said), ", ".join(label), where)
+
+
+MAX_TOKENS = 10**7  # a length or count of requests past it is not one a run had
+
+
+def _tokens(value: JsonValue) -> TypeGuard[int | float]:
+    """A JSON number from 1 to :data:`MAX_TOKENS` (true is not one)."""
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= MAX_TOKENS
     )

@@ -31,6 +31,7 @@ from jouleboard.core.shapes import JsonObject
 from jouleboard.importers.contract import ImportPlan, same_source
 from jouleboard.kinds import check_measurement
 from jouleboard.kinds.base import Record
+from jouleboard.kinds.token_records import NOTES_CAP
 from jouleboard.measure.checks import check_duplicates
 
 UNKNOWN = "unknown"
@@ -72,6 +73,10 @@ class RunResult:
     avg_power_watts: float
     itl_ms: tuple[float, float, float, float]  # median, p90, p95, p99
     ttft_ms: tuple[float | None, float | None, float | None] = (None, None, None)  # mean, p50, p99
+    # Requests that were not a task's own, in a few words for serving.notes ("synthetic
+    # prompts, 48-token answers"), and what the import says of them but imports anyway.
+    workload: str = ""
+    warnings: tuple[Problem, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -286,7 +291,7 @@ def document(
         "tensor_parallel": degrees[0],
         "expert_parallel": degrees[1],
         "data_parallel": degrees[2],
-        "notes": options.engine,
+        "notes": notes(options.engine, run.workload),
     }
     if run.load.concurrency is not None:
         serving["concurrency"] = run.load.concurrency
@@ -316,6 +321,14 @@ def document(
             "window": "whole-run",
         },
     }
+
+
+def notes(engine: str, workload: str) -> str:
+    """serving.notes: the engine, then the workload where the run says it was not a task's
+    own ("vLLM 0.11.0; synthetic prompts, 48-token answers"), which a model page shows
+    beside each configuration; the engine alone where both would not fit."""
+    both = "; ".join(filter(None, (engine, workload)))
+    return both if len(both) <= NOTES_CAP else engine
 
 
 def measurement_path(doc: JsonObject, run: RunResult) -> str:

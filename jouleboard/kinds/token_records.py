@@ -47,6 +47,9 @@ TOKENS_PER_JOULE_PER_BOARD_WATT = 0.35
 # --- the measurement file -----------------------------------------------------------------
 
 
+NOTES_CAP = 200  # characters of serving.notes
+
+
 class Serving(Strict):
     """Serving settings that distinguish configurations of the same model on the same GPUs."""
 
@@ -54,7 +57,7 @@ class Serving(Strict):
     tensor_parallel: PositiveInt = 1
     expert_parallel: PositiveInt = 1
     data_parallel: PositiveInt = 1
-    notes: Annotated[str, Field(max_length=200)] = ""
+    notes: Annotated[str, Field(max_length=NOTES_CAP)] = ""
     # The load a serving benchmark offered (one configuration per level of a sweep):
     concurrency: PositiveInt | None = Field(
         default=None,

@@ -109,6 +109,13 @@ def test_the_energy_is_aiperfs_and_within_the_counters_bias_bound(runs: Path, le
         rel_tol=1e-9,
     )
     Served.read(runs / "sweep" / "served.json").check(doc)
+    # make_exports.py runs AIPerf's synthetic prompts with a fixed --osl: the import says so.
+    (dataset,) = doc["input_config"]["datasets"]
+    assert dataset["type"] == "synthetic"
+    (warning,) = run.warnings
+    assert warning.rule == "aiperf.synthetic-workload"
+    answers = dataset["prompts"]["osl"]["mean"]
+    assert run.workload == f"synthetic prompts, {answers:.0f}-token answers"
 
 
 def test_a_leaderboard_ranks_each_level_under_its_deadline(runs: Path, tmp_path: Path) -> None:
