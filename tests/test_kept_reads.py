@@ -23,6 +23,7 @@ from jouleboard.config.registry import load_registry
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.resources import templates_dir
 from jouleboard.engine import assemble, fingerprint, kept
+from jouleboard.engine import build as engine_build
 from jouleboard.engine.build import build_site
 from jouleboard.engine.fingerprint import Seen
 from jouleboard.engine.fresh import chart_ids
@@ -720,8 +721,11 @@ def test_the_mlperf_results_are_read_again_only_when_a_file_beside_the_measureme
 def order(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A build's steps in order: "start" for each chart worker started (Pool.start), "read"
     for each file of the data folder (the working folder's data/) the input check reads,
-    "render" for each render handed to a worker, "planned" when the plan is made."""
+    "render" for each render handed to a worker, "planned" when the plan is made. The input
+    check runs in this process, as where a command-line build cannot fork (a forked child's
+    reads are not seen here: tests/test_forked_digest.py checks that path)."""
     events: list[str] = []
+    monkeypatch.setattr(engine_build, "forks", lambda: False)
     real_start, real_submit = chart_files.Pool.start, chart_files.Pool.submit
     real_digest, real_plan = fingerprint._file_digest, assemble.plan_site
 
