@@ -23,6 +23,7 @@ from jouleboard.config.schema import (
     Strict,
     TaskInfo,
 )
+from jouleboard.core.frozen import quick_pickle
 from jouleboard.core.problems import Problem
 from jouleboard.core.shapes import Row
 from jouleboard.core.urls import deadline_slug
@@ -91,6 +92,7 @@ class DiffusionMeasurement(Strict):
     provenance: Provenance
 
 
+@quick_pickle
 @dataclass(frozen=True, slots=True)
 class DiffusionConfiguration:
     """One validated text-to-image or text-to-video configuration, flat."""

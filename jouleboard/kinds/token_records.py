@@ -23,6 +23,7 @@ from jouleboard.config.schema import (
     SchemaVersion,
     Strict,
 )
+from jouleboard.core.frozen import quick_pickle
 from jouleboard.core.problems import Problem
 from jouleboard.measure import metrics
 from jouleboard.measure.checks import (
@@ -129,6 +130,7 @@ class Measurement(Strict):
 # --- the flat record ---------------------------------------------------------------------
 
 
+@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Configuration:
     """One validated configuration, flat. Derived metrics are properties (see metrics.py)."""

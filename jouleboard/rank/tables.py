@@ -11,6 +11,7 @@ from typing import Protocol, TypeVar
 
 from jouleboard.config.registry import Registry
 from jouleboard.config.schema import Provenance, data_set_name, known_details
+from jouleboard.core.frozen import quick_pickle
 from jouleboard.core.shapes import JsonObject, Row, Scalar
 from jouleboard.core.urls import Urls
 from jouleboard.measure.checks import boundary_of, window_of
@@ -45,6 +46,7 @@ class Tabled(Rankable, Protocol):
 R = TypeVar("R", bound=Tabled)
 
 
+@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Column:
     key: str
@@ -59,6 +61,7 @@ class Column:
         return column_term(self.key)
 
 
+@quick_pickle  # every page's key pickles its cells (engine/fresh.py): 28,000 in the bundled site
 @dataclass(frozen=True, slots=True)
 class Cell:
     value: str | int | float | None  # for sorting, CSV and JSON
@@ -66,17 +69,8 @@ class Cell:
     href: str | None = None
     note: str = ""  # secondary text under the display (e.g. model builder)
 
-    # Pickled as a tuple: every page's key pickles its cells (engine/fresh.py), 28,000 in
-    # the bundled site, and the __getstate__ that dataclasses gives a slotted class walks
-    # its fields on every call.
-    def __getstate__(self) -> tuple[str | int | float | None, str, str | None, str]:
-        return (self.value, self.display, self.href, self.note)
 
-    def __setstate__(self, state: tuple[str | int | float | None, str, str | None, str]) -> None:
-        for name, value in zip(("value", "display", "href", "note"), state, strict=True):
-            object.__setattr__(self, name, value)
-
-
+@quick_pickle
 @dataclass(frozen=True, slots=True)
 class RowGroup:
     """Rows of a table that belong together (a model's configurations on one GPU count):
@@ -86,6 +80,7 @@ class RowGroup:
     label: str
 
 
+@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Table:
     id: str
