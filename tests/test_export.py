@@ -128,6 +128,13 @@ if __name__ == "__main__":
 """
 
 
+def test_a_chart_worker_runs_at_a_lower_priority_than_its_build() -> None:
+    """The build's own process is what every page waits on: a worker takes what it leaves."""
+    with chart_files.Pool() as pool:
+        niceness = pool.submit(os.nice, 0).result(timeout=120)
+    assert niceness == os.nice(0) + chart_files.WORKER_NICENESS > os.nice(0)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
