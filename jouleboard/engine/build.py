@@ -270,12 +270,13 @@ def forks() -> bool:
 
 def _digest_beside(inputs: Inputs, out: Path, ready: Callable[[], None]) -> tuple[str | None, Seen]:
     """:func:`inputs_digest` and what it saw, taken by a forked child while this process
-    imports the pipeline. Once the child has listed the data folder and found a measurement
-    file edited since the output's last build (:func:`_edits_listed`), a build is all but
-    sure to follow: this process calls ``ready`` (a chart worker starts) and imports what
-    the build runs (~0.25 s) on one core while the child reads and hashes the inputs
-    (~0.15 s) on the other. With nothing listed as edited, nothing is imported before the
-    digest decides, as in one process. If the child does not say (it failed, or was
+    imports the pipeline. Once the child has found a measurement file edited since the
+    output's last build (by the files' times, before its check starts:
+    :func:`_edited_since_last_build`; else as its check lists them: :func:`_edits_listed`),
+    a build is all but sure to follow: this process calls ``ready`` (a chart worker starts)
+    and imports what the build runs (~0.25 s) on one core while the child reads and hashes
+    the inputs (~0.15 s) on the other. With nothing found edited, nothing is imported before
+    the digest decides, as in one process. If the child does not say (it failed, or was
     killed), the digest is taken here."""
     import pickle
 
