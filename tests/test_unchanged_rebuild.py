@@ -471,3 +471,16 @@ def test_nothing_to_do_imports_no_pipeline(project: Path) -> None:
     )
     assert "built" in again.stdout
     assert "'jouleboard.engine.assemble'" in again.stdout.splitlines()[-1]
+
+
+def test_the_code_digest_of_a_build_without_an_input_check_is_the_checks_own() -> None:
+    """Pages and charts are keyed by the package's code (engine/fingerprint.py code_digest):
+    the input check's digest of it where a build took one (the command line), else the
+    process's own (serve). Both must be the same value, or a serve after a command-line
+    build, and the other way round, would make every page and chart again."""
+    from jouleboard.engine.fingerprint import Seen, code_digest, inputs_digest
+
+    seen = Seen()
+    assert inputs_digest(DATA, REPO, (), {}, seen) is not None
+    assert len(seen.code) == 64
+    assert code_digest(Seen()) == code_digest(seen) == seen.code

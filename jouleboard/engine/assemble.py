@@ -17,7 +17,7 @@ from jouleboard.config.content import about_markdown
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.problems import ValidationFailed
 from jouleboard.core.urls import Urls
-from jouleboard.engine.fingerprint import Seen, render_digest
+from jouleboard.engine.fingerprint import Seen, code_digest, render_digest
 from jouleboard.engine.fresh import Content, chart_ids, key_of, view_key
 from jouleboard.engine.kept_parts import KeptParts
 from jouleboard.engine.kept_templates import KeptTemplates
@@ -102,8 +102,9 @@ def assemble(
     urls = site_urls(settings, inputs.base_url, inputs.site_url)
     summary.site_url = urls.origin
     replan = last is None or changes.data or changes.content
-    basis = render_digest(sources.themes)  # pages and downloads
-    chart_basis = render_digest(())  # charts: the code only (no template draws them)
+    code = code_digest(digested)
+    basis = render_digest(sources.themes, code)  # pages and downloads
+    chart_basis = render_digest((), code)  # charts: the code only (no template draws them)
     if last is not None and not changes.templates:
         env = last.env
     else:  # templates compiled by an earlier process are loaded, not compiled again

@@ -26,6 +26,7 @@ then None and the build runs, reporting the file as validation does.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import os
@@ -373,16 +374,38 @@ def in_package(source: str | None) -> bool:
     return source is not None and Path(source).resolve().is_relative_to(_PACKAGE)
 
 
-def render_digest(themes: Sequence[Path]) -> str:
+def render_digest(themes: Sequence[Path], code: str) -> str:
     """The hex digest of what turns a page's view into HTML: the template folders (first
-    match wins, so their order counts), the package's code, and the versions of Python,
-    Jinja2 and MarkupSafe. An unreadable file gives a digest no build matches."""
+    match wins, so their order counts), the package's code (``code``:
+    :func:`code_digest`), and the versions of Python, Jinja2 and MarkupSafe. An unreadable
+    file gives a digest no build matches."""
     digest = hashlib.sha256(
         repr((_version("jinja2"), _version("markupsafe"), sys.version)).encode()
     )
     try:
-        for root in (*themes, _PACKAGE):
+        for root in themes:
             _add_tree(digest, "render", root)
     except (OSError, RuntimeError, _Unseen):
         return "unreadable " + os.urandom(16).hex()
+    digest.update(f"\0code {code}\0".encode())
     return digest.hexdigest()
+
+
+def code_digest(seen: Seen) -> str:
+    """The digest of the package's code: the one the inputs digest took (``seen.code``),
+    else this process's, taken once (the code a process runs is the code it loaded; a
+    build's key for its pages and charts hashed the package's ~150 files twice, 12 ms
+    each)."""
+    return seen.code or _code_now()
+
+
+@functools.cache
+def _code_now() -> str:
+    """:attr:`Seen.code` as :func:`inputs_digest` takes it (an unreadable file: a digest
+    no build matches)."""
+    code = hashlib.sha256()
+    try:
+        _add_tree(code, "code", _PACKAGE)
+    except (OSError, RuntimeError, _Unseen):
+        return "unreadable " + os.urandom(16).hex()
+    return code.hexdigest()
