@@ -25,7 +25,10 @@ def quick_pickle(cls: type[T]) -> type[T]:
     cost twice as much. A state of another length raises ValueError, as a damaged pickle."""
     names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
     if len(names) < 2 or not all(name.isidentifier() for name in names):
-        raise TypeError(f"{cls.__name__}: quick_pickle is for classes of two fields or more")
+        raise TypeError(
+            f"{cls.__name__}: quick_pickle is for classes of two fields or more, each named "
+            "as a Python identifier"
+        )
     values = operator.attrgetter(*names)  # one call, a tuple: no loop in Python
 
     def getstate(self: Any) -> tuple[Any, ...]:
