@@ -17,14 +17,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from jouleboard.core.problems import ValidationFailed
+from jouleboard.engine import kept, kept_parts
 from jouleboard.engine.build import build_site
 from jouleboard.engine.kept_parts import parts_file
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.writer import last_record
 from jouleboard.plan import site as plan_site_module
 from jouleboard.plan.views import Part, SiteView
+from jouleboard.render import markdown
 from tests.golden.tree import DATA, REPO, tree
 from tests.sitebuild import copy_chart_cache
 
@@ -156,19 +159,96 @@ def test_an_edited_repeat_run_plans_again_every_task_its_noise_reaches(
     assert tree(project / "site") == tree(project / "clean")
 
 
-@pytest.mark.parametrize("library", ["altair", "markdown"])
+@pytest.mark.parametrize("library", ["altair", "markdown", "nh3"])
 def test_another_version_of_a_library_that_plans_plans_every_part_again(
     project: Path, planned: list[str], another_version: Callable[[str], None], library: str
 ) -> None:
-    """A part holds what Altair (chart templates) and markdown (descriptions) made: with
-    another version of either installed, nothing kept is taken (after an edit of one task,
-    which alone plans that task's pages again)."""
+    """A part holds what Altair (chart templates) and markdown (descriptions, as nh3 cleans
+    them) made: with another version of any of them installed, nothing kept is taken (after
+    an edit of one task, which alone plans that task's pages again)."""
     build(project)
     edit_in(project / "data", "gpqa")
     another_version(library)
     planned.clear()
     build(project)
     assert sorted(planned) == every_page(project / "data")
+
+
+@pytest.fixture()
+def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each Markdown text rendered (not taken from a memo), from an empty memo: what a new
+    process renders."""
+    texts: list[str] = []
+    real = markdown._render
+
+    def counting(text: str) -> str:
+        texts.append(text)
+        return real(text)
+
+    monkeypatch.setattr(markdown, "_render", counting)
+    monkeypatch.setattr(markdown, "_rendered", {})
+    return texts
+
+
+def describe(data: Path, text: str) -> str:
+    """Give the first model of the registry the description ``text``; its old one."""
+    models = data / "models.yaml"
+    doc = yaml.safe_load(models.read_text(encoding="utf-8"))
+    first = doc[next(iter(doc))]
+    old, first["description_md"] = first["description_md"], text
+    models.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    assert old and old != text
+    return str(old)
+
+
+def new_process() -> None:
+    """Forget what this process rendered, as a new process has (the kept texts stay)."""
+    markdown._rendered.clear()
+
+
+def test_a_rebuild_renders_only_the_texts_that_changed(project: Path, rendered: list[str]) -> None:
+    """The Markdown texts a build rendered are kept for the next process: after an edited
+    measurement it renders none, after an edited description only that one (each rendered
+    from the file's text as a clean build renders it), and the site is a clean build's."""
+    data = project / "data"
+    build(project)
+    first = list(rendered)
+    assert first and len(set(first)) == len(first)  # each text rendered once per build
+    for task in ("gpqa", "text-to-image"):
+        new_process()
+        rendered.clear()
+        edit_in(data, task)
+        build(project)
+        assert rendered == [], task
+    describe(data, "An *edited* description.")
+    new_process()
+    rendered.clear()
+    build(project)
+    assert rendered == ["An *edited* description."]
+    new_process()
+    build(project, "clean")  # another output: nothing kept for it
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_a_text_no_build_asks_for_is_dropped(
+    project: Path, rendered: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text is kept while builds ask for it, and dropped after _RENDERED_BUILDS builds in a
+    row that did not (here 2): an edited description's old text does not stay for good."""
+    monkeypatch.setattr(kept_parts, "_RENDERED_BUILDS", 2)
+    data = project / "data"
+    build(project)
+    old = describe(data, "Replaced.")
+
+    def kept_texts() -> set[str]:
+        _, earlier = kept.recall(parts_file(project / "cache", project / "site"), kept_parts._MAGIC)
+        return set(kept_parts._kept_renders(earlier[kept_parts._RENDERED][1]))
+
+    build(project)  # asks for the new text, not the old
+    assert {old, "Replaced."} <= kept_texts()
+    edit_in(data, "gpqa")
+    build(project)  # the second build in a row that did not ask for it
+    assert "Replaced." in kept_texts() and old not in kept_texts()
 
 
 @pytest.mark.parametrize("damage", ["a changed byte", "writable by the group"])

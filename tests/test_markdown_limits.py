@@ -28,6 +28,7 @@ from jouleboard.core.markdown_limits import (
     MAX_TAGS,
     markdown_issues,
 )
+from jouleboard.render import markdown
 from jouleboard.render.markdown import MarkdownRefused, render_markdown
 from tests.golden.tree import DATA, REPO
 
@@ -64,11 +65,18 @@ def best_time(action: Callable[[], object], repeats: int = 5) -> float:
     return best
 
 
+def fresh_render(text: str) -> str:
+    """``render_markdown(text)`` as the first call for ``text`` makes it: the renderer keeps
+    each text's HTML, and a timing or a comparison of renders must not see a kept one."""
+    markdown._rendered.pop(text, None)
+    return render_markdown(text)
+
+
 def checked_render(text: str) -> str | None:
     """What every source of markdown does: check, then render only what passes."""
     if markdown_issues(text, max_chars=len(text)):
         return None
-    return render_markdown(text)
+    return fresh_render(text)
 
 
 def doubling_ratio(make: Callable[[int], str], n: int, work: Callable[[str], object]) -> float:
@@ -130,7 +138,7 @@ AT_THE_LIMITS: dict[str, Callable[[int], str]] = {
 def test_markdown_at_the_limits_renders_in_linear_time(case: str) -> None:
     make = AT_THE_LIMITS[case]
     assert not markdown_issues(make(20_000), max_chars=20_000), "meant to pass the check"
-    ratio = linear_ratio(make, 10_000, render_markdown)
+    ratio = linear_ratio(make, 10_000, fresh_render)
     assert ratio < 3, f"{case}: doubling the input took {ratio:.1f}x the time"
 
 
@@ -244,7 +252,7 @@ def test_validate_command_reports_the_reported_case_quickly(data: Path) -> None:
 def _in_a_new_thread(text: str) -> str:
     """``render_markdown(text)`` by a fresh converter: the first of a new thread."""
     with concurrent.futures.ThreadPoolExecutor(1) as thread:
-        return thread.submit(render_markdown, text).result()
+        return thread.submit(fresh_render, text).result()
 
 
 def test_one_text_leaves_nothing_behind_for_the_next() -> None:
@@ -260,7 +268,39 @@ def test_one_text_leaves_nothing_behind_for_the_next() -> None:
         "## Results\n",
     ]
     for text in [*texts, *reversed(texts)]:
-        assert render_markdown(text) == _in_a_new_thread(text), text
-    assert 'id="results"' in render_markdown("## Results\n")
-    assert "example.org" in render_markdown(texts[0])
-    assert "example.org" not in render_markdown(texts[1])
+        assert fresh_render(text) == _in_a_new_thread(text), text
+    assert 'id="results"' in fresh_render("## Results\n")
+    assert "example.org" in fresh_render(texts[0])
+    assert "example.org" not in fresh_render(texts[1])
+
+
+def test_a_text_is_rendered_once_and_a_refused_one_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The renderer keeps each text's HTML (a pure function of the text): asked again, it
+    gives the same HTML without rendering, also after other texts; a text it refuses is
+    refused every time; and it keeps at most _RENDERED_CAP texts (here 3)."""
+    renders: list[str] = []
+    real = markdown._render
+
+    def counting(text: str) -> str:
+        renders.append(text)
+        return real(text)
+
+    monkeypatch.setattr(markdown, "_render", counting)
+    monkeypatch.setattr(markdown, "_rendered", {})
+    monkeypatch.setattr(markdown, "_RENDERED_CAP", 3)
+    texts = [f"## Part {i}\n\nSee [the *paper*](https://example.org/{i})." for i in range(5)]
+    first = [render_markdown(t) for t in texts[:2]]
+    assert [render_markdown(t) for t in reversed(texts[:2])] == first[::-1]
+    assert renders == texts[:2]
+    assert first == [_in_a_new_thread(t) for t in texts[:2]]  # as a fresh converter renders
+    renders.clear()
+    deep = ">" * (MAX_NESTING + 5) + " x\n"
+    for _ in range(2):
+        with pytest.raises(MarkdownRefused, match=r"markdown\.too-deep"):
+            render_markdown(deep)
+    assert renders == [deep] * 2
+    for text in texts:
+        render_markdown(text)
+        assert len(markdown._rendered) <= 3

@@ -166,6 +166,8 @@ def assemble(
     files = SiteFiles()
     charts = charts_of({}, files.add)
     if replan or last is None:
+        if state.parts is not None:  # what an earlier process kept, before a text is rendered
+            state.parts.start()
         plan = plan_site(
             sources.data,
             urls,

@@ -34,7 +34,17 @@ if TYPE_CHECKING:
     from jouleboard.plan.views import Page, Part, SiteView
 
 _MAGIC = b"jouleboard-kept-parts-1\n"
-_PLANNERS = ("altair", "markdown")  # libraries whose output a part holds
+# Libraries whose output a part holds: Altair's chart templates, markdown's HTML as nh3
+# cleans it.
+_PLANNERS = ("altair", "markdown", "nh3")
+# Kept beside the parts, under a name no route has: the Markdown texts builds rendered,
+# with their HTML (jouleboard/render/markdown.py), so the next process renders none of them
+# again (the home page's task descriptions, the about page...: 0.03-0.05 s, half of it
+# making the converter). A text no build has asked for in _RENDERED_BUILDS builds in a row
+# is dropped: one edited away, or one of a part taken all that time (rendered again, once,
+# when its part is made).
+_RENDERED = "\0markdown"
+_RENDERED_BUILDS = 64
 
 
 class Reads(Protocol):
@@ -67,10 +77,12 @@ class KeptParts:
         self._shared = ""  # the digest of what every route reads
         self._tasks: dict[str, str] = {}  # task id -> the digest of its data
         self._view_keys: dict[int, tuple[Page, str]] = {}  # id(page) -> (page, view key)
+        # The texts kept rendered: each one's HTML, and the builds in a row that did not ask.
+        self._rendered: dict[str, tuple[str, int]] = {}
 
     def __call__(self, site: SiteView, route: Route) -> Part:
         if self.basis is None:
-            self._start()
+            self.start()
         if not self.basis or route.tasks is None:
             return route.make()
         key = self._key(site, route.tasks)
@@ -94,19 +106,35 @@ class KeptParts:
         return known[1] if known is not None and known[0] is page else None
 
     def keep(self) -> None:
-        """Put this build's parts in place for the next process, if any was made anew (else
-        the kept ones are still the same)."""
-        if self.writer is not None and self.made:
-            self.writer.commit()
+        """Put this build's parts and rendered texts in place for the next process, if any
+        part was made or text rendered anew (else the kept ones are still the same)."""
+        if self.writer is not None:
+            from jouleboard.render.markdown import rendered_since  # (imported by start)
+
+            rendered = {text: (html, 0) for text, html in rendered_since().items()}
+            for text, (html, unasked) in self._rendered.items():
+                if text not in rendered and unasked + 1 < _RENDERED_BUILDS:
+                    rendered[text] = (html, unasked + 1)
+            data = pickle.dumps(dict(sorted(rendered.items())), pickle.HIGHEST_PROTOCOL)
+            self.writer.add(_RENDERED, b"", data)
+            if self.made or data != self.earlier.get(_RENDERED, (b"", b""))[1]:
+                self.writer.commit()
         self.discard()
 
     def discard(self) -> None:
         if self.writer is not None:
+            from jouleboard.render.markdown import rendered_since
+
+            rendered_since()  # (stops noting them)
             self.writer.discard()
             self.writer = None
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Take the parts and rendered texts an earlier process kept, if they are of this
+        build's basis (once its data is loaded: before the plan renders a text)."""
         from importlib.metadata import PackageNotFoundError, version
+
+        from jouleboard.render.markdown import take_rendered
 
         reads = self.reads.basis or ""
         try:
@@ -120,6 +148,8 @@ class KeptParts:
         earlier_basis, earlier = kept.recall(self.path, _MAGIC)
         self.earlier = earlier if earlier_basis == self.basis else {}
         self.writer = kept.Writer(self.path, self.basis, _MAGIC)
+        self._rendered = _kept_renders(self.earlier.get(_RENDERED, (b"", b""))[1])
+        take_rendered({text: html for text, (html, _) in self._rendered.items()})
 
     def _key(self, site: SiteView, tasks: tuple[str, ...]) -> bytes:
         """The digest of what a route reading ``tasks`` reads."""
@@ -141,6 +171,19 @@ class KeptParts:
     def _add(self, path: str, key: bytes, data: bytes) -> None:
         if self.writer is not None:
             self.writer.add(path, key, data)
+
+
+def _kept_renders(data: bytes) -> dict[str, tuple[str, int]]:
+    """The rendered texts kept (see _RENDERED), or none (none kept, a damaged pickle)."""
+    try:
+        kept_renders = pickle.loads(data) if data else {}
+        return {
+            text: (html, unasked)
+            for text, (html, unasked) in kept_renders.items()
+            if isinstance(text, str) and isinstance(html, str) and isinstance(unasked, int)
+        }
+    except Exception:
+        return {}
 
 
 def _unpickled(data: bytes) -> tuple[Part, tuple[str, ...]] | None:

@@ -78,7 +78,47 @@ def render_markdown(text: str) -> str:
 
     Raises :class:`MarkdownRefused` for text nested past the limits of
     :mod:`jouleboard.core.markdown_limits` (checked per paragraph, so text joined from checked
-    parts, like the changelog, passes)."""
+    parts, like the changelog, passes).
+
+    The HTML is a pure function of the text (and of the markdown and nh3 versions): a text
+    rendered once in a process is not rendered again, nor one an earlier process rendered
+    and kept (:func:`take_rendered`)."""
+    html = _rendered.get(text)
+    if html is None:
+        html = _render(text)
+        if len(_rendered) >= _RENDERED_CAP:  # (serve, after many edits of descriptions)
+            _rendered.clear()
+        _rendered[text] = html
+    if _used is not None:
+        _used.add(text)
+    return html
+
+
+# Each text rendered in this process, with its HTML; and, between take_rendered and
+# rendered_since, the texts asked for (a build's: what it keeps for the next process).
+_rendered: dict[str, str] = {}
+_RENDERED_CAP = 20_000  # texts (the 100,000-configuration data renders ~4,300)
+_used: set[str] | None = None
+
+
+def take_rendered(earlier: dict[str, str]) -> None:
+    """Take ``earlier``'s renders, an earlier process's (made by the same code and versions:
+    jouleboard/engine/kept_parts.py), and start noting the texts asked for."""
+    global _used
+    for text, html in earlier.items():
+        _rendered.setdefault(text, html)
+    _used = set()
+
+
+def rendered_since() -> dict[str, str]:
+    """The texts asked for since :func:`take_rendered`, with their HTML (to keep for the next
+    process); stops noting them."""
+    global _used
+    used, _used = _used or set(), None
+    return {text: _rendered[text] for text in sorted(used) if text in _rendered}
+
+
+def _render(text: str) -> str:
     issues = markdown_issues(text, structure_only=True)
     if issues:
         raise MarkdownRefused("; ".join(f"{i.rule}: {i}" for i in issues))
