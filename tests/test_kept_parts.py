@@ -345,28 +345,41 @@ def test_the_data_key_is_the_same_in_every_process() -> None:
     assert len(set(keys[0])) == len(keys[0]) == 4  # the registry's, and 3 tasks'
 
 
-def _cli_build(project: Path) -> dict[str, str]:
-    """``jouleboard build`` in a new process; the chart templates its manifest trusts."""
-    subprocess.run(
-        [sys.executable, "-m", "jouleboard", "build", "--data", "data", "--out", "site"],
+_CLI = (
+    "import sys\n"
+    "from jouleboard.cli import main\n"
+    "status = main(['build', '-q', '--data', 'data', '--out', 'site'])\n"
+    "print(status, sorted(m for m in ('markdown', 'nh3') if m in sys.modules))\n"
+)
+
+
+def _cli_build(project: Path) -> tuple[dict[str, str], str]:
+    """``jouleboard build`` in a new process: the chart templates its manifest trusts, and
+    its status with the renderer's libraries it imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CLI],
         cwd=project,
         capture_output=True,
+        text=True,
         timeout=300,
         check=True,
     )
     record = last_record(project / "site").get("chart_templates")
     assert isinstance(record, dict) and record
-    return record
+    return record, done.stdout.splitlines()[-1]
 
 
 @pytest.mark.slow  # three builds, each in a new process
 def test_the_manifest_still_trusts_the_templates_of_the_charts_taken(tmp_path: Path) -> None:
     """A rebuild that takes parts from the last plan binds none of their charts to a template,
     yet its manifest still records their templates: the build after it, which may plan those
-    parts again, reads them from the cache instead of making them with Altair."""
+    parts again, reads them from the cache instead of making them with Altair. Such a
+    rebuild takes every text it shows from the last build's renders, and imports neither
+    markdown nor nh3."""
     shutil.copytree(DATA, tmp_path / "data")
-    first = _cli_build(tmp_path)
+    first, imported = _cli_build(tmp_path)
+    assert imported == "0 ['markdown', 'nh3']"  # (the first build renders every text)
     edit_in(tmp_path / "data", "gpqa")
-    assert _cli_build(tmp_path) == first
+    assert _cli_build(tmp_path) == (first, "0 []")
     edit_in(tmp_path / "data", "text-to-image")
-    assert _cli_build(tmp_path) == first
+    assert _cli_build(tmp_path) == (first, "0 []")

@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import example, given
+from hypothesis import strategies as st
+from markdown.extensions.toc import slugify
 
 from jouleboard.config.registry import load_registry
 from jouleboard.engine.build import build_site
+from jouleboard.plan.releases import slug
 from tests.git_repo import git
 from tests.golden.tree import DATA, REPO
 from tests.test_diff import make_head
@@ -147,3 +151,14 @@ def test_release_registry_rules(tmp_path: Path) -> None:
         "registry.release-order",
         "schema.missing-field",
     } <= rules
+
+
+@given(st.text())
+@example("v3.1 (2026-11-30)")
+@example("Ünïcödé  --  ‹release› 2.0_rc1!")
+@example(" \t-x-\n ")
+def test_the_feeds_heading_ids_are_markdowns(text: str) -> None:
+    """The feeds link each release to its changelog heading by the id markdown's toc
+    extension gives it: plan/releases.py makes the id without importing markdown, and
+    makes markdown's own."""
+    assert slug(text) == slugify(text, "-")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,9 +163,15 @@ def changelog_page(
 
 def anchor(r: Release) -> str:
     """The changelog heading's id (as markdown's toc extension makes it)."""
-    from markdown.extensions.toc import slugify
+    return slug(f"{r.version} ({r.date})")
 
-    return str(slugify(f"{r.version} ({r.date})", "-"))
+
+def slug(text: str) -> str:
+    """``markdown.extensions.toc.slugify(text, "-")``, without importing markdown: the feeds
+    are made in every build, and a rebuild that renders no text imports no markdown
+    (tests/test_releases.py compares the two)."""
+    ascii_only = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_only).strip().lower())
 
 
 def _entry_id(r: Release) -> str:

@@ -8,11 +8,14 @@ handles in linear time; :func:`render_markdown` checks the per-paragraph limits 
 from __future__ import annotations
 
 import threading
-
-import markdown as md
-import nh3
+from typing import TYPE_CHECKING
 
 from jouleboard.core.markdown_limits import markdown_issues
+
+# markdown and nh3 are imported by the first text rendered: a rebuild that takes every text
+# it shows from the last build's renders never imports them (markdown is 0.02 s of imports).
+if TYPE_CHECKING:
+    import markdown as md
 
 _TAGS = {
     "a",
@@ -65,6 +68,8 @@ def _converter() -> md.Markdown:
     at 100,000 configurations the plan's 4,300 texts spent 3 of their 4 s making them."""
     converter: md.Markdown | None = getattr(_converters, "markdown", None)
     if converter is None:
+        import markdown as md
+
         # toc gives headings ids from their text, so sections can be linked to.
         converter = md.Markdown(extensions=["tables", "toc"], output_format="html")
         _converters.markdown = converter
@@ -119,6 +124,8 @@ def rendered_since() -> dict[str, str]:
 
 
 def _render(text: str) -> str:
+    import nh3
+
     issues = markdown_issues(text, structure_only=True)
     if issues:
         raise MarkdownRefused("; ".join(f"{i.rule}: {i}" for i in issues))
