@@ -51,6 +51,9 @@ FOLDER = "kept-1"  # in the chart cache
 _CAP = 1024 * 1024 * 1024  # bytes; the 100k synthetic data set keeps ~250 MB
 _OUTPUTS = 8  # kept for the outputs built last; older ones are deleted
 _STALE_SECONDS = 24 * 3600  # a file being written this long ago was left by a killed build
+# The writer's buffer, in bytes: a frame is a few kB, and io's default of 8 kB wrote about
+# two a call (1,858 frames of the bundled data: 27 ms against 14 ms with this buffer).
+_BUFFER = 1024 * 1024
 
 # By absolute path: the sha256 of the bytes parsed, what they parsed to, pickled (a parsed
 # file takes ~6x the memory as objects: each is unpickled when it is used, so neither a
@@ -203,7 +206,7 @@ class Writer:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd, name = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
             self.temporary = Path(name)
-            self.file = os.fdopen(fd, "wb")
+            self.file = os.fdopen(fd, "wb", buffering=_BUFFER)
             self.file.write(magic + b"0" * 64 + b"\n")  # the checksum's place
         except OSError:
             self.discard()

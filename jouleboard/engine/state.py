@@ -297,9 +297,10 @@ class KeptReads:
         self.writer: kept.Writer | None = None  # this build's reads, for the next process
         self.parsed = 0  # files parsed anew
         self.checked = 0  # files checked anew (parsed, or their registries changed)
-        # Each file read and not yet checked: its path, its fields for the kept file (sha256,
-        # pickle, checked record) and the checked record kept for it, unpickled.
-        self._reading: dict[int, tuple[MeasurementFile, Path, tuple[bytes, ...], Done]] = {}
+        # Each file read and not yet checked: its path (as given, and absolute), its fields
+        # for the kept file (sha256, pickle, checked record) and the checked record kept for
+        # it, unpickled.
+        self._reading: dict[int, tuple[MeasurementFile, Path, str, tuple[bytes, ...], Done]] = {}
         self._known: tuple[Path, Kinds] | None = None  # the data folder and kinds read with
         self._registry: tuple[Registry, str] | None = None  # and its data_key
         # The digest of the data folder's files but the measurements, and the kinds: what
@@ -392,12 +393,14 @@ class KeptReads:
             file = MeasurementFile(done[1], done[2], None, ()) if done else None
             file = file or kept.unpickled(last[1])
             if file is not None:
-                self._reading[id(file)] = (file, path, last, done)
+                self._reading[id(file)] = (file, path, where, last, done)
                 return file
-        return self._parse(path, data_root, known)
+        return self._parse(path, data_root, known, where)
 
-    def _parse(self, path: Path, data_root: Path, known: Kinds) -> MeasurementFile:
-        """Read and parse the file at ``path`` from its bytes."""
+    def _parse(
+        self, path: Path, data_root: Path, known: Kinds, where: str | None = None
+    ) -> MeasurementFile:
+        """Read and parse the file at ``path`` (absolute: ``where``) from its bytes."""
         from jouleboard.core.safe_read import FileRefused, read_capped
         from jouleboard.loading.dataset import read_measurement
         from jouleboard.measure.checks import MAX_FILE_BYTES
@@ -410,7 +413,7 @@ class KeptReads:
         file = read_measurement(path, data_root, known, raw)
         if self.writer is not None:  # not pickled when nothing is kept (a site's kinds)
             fields = (hashlib.sha256(raw).digest(), kept.pickled(file), b"")
-            self._reading[id(file)] = (file, path, fields, None)
+            self._reading[id(file)] = (file, path, where or os.path.abspath(path), fields, None)
         if self._rebuild() and not file.problems:
             self._changed()  # a new file (an edited one has called it)
         return file
@@ -425,21 +428,21 @@ class KeptReads:
         reading = self._reading.pop(id(file), None)
         if reading is None or reading[0] is not file:  # not kept (a site's kinds, a refusal)
             return check_file(file, registry)
-        _, path, (sha, pickled, done), kept_check = reading
+        _, path, where, (sha, pickled, done), kept_check = reading
         key = self._registry_key(registry)
         if kept_check is not None:  # a record was kept: see read
             if kept_check[0] == key:
-                self._add(path, sha, pickled, done)
+                self._add(where, sha, pickled, done)
                 return kept_check[3], []
             unpickled = kept.unpickled(pickled)  # the registries changed: the file again
             if unpickled is None:  # a damaged pickle: parse the file
                 assert self._known is not None  # (set by the first read)
-                return self.check(self._parse(path, *self._known), registry)
+                return self.check(self._parse(path, *self._known, where), registry)
             file = unpickled
         self.checked += 1
         record, problems = check_file(file, registry)
         done = kept.checked(key, file, record) if record is not None and not problems else b""
-        self._add(path, sha, pickled, done)
+        self._add(where, sha, pickled, done)
         return record, problems
 
     def keep(self) -> None:
@@ -466,9 +469,9 @@ class KeptReads:
             self._registry = (registry, kept.data_key(registry))
         return self._registry[1]
 
-    def _add(self, path: Path, *fields: bytes) -> None:
+    def _add(self, where: str, *fields: bytes) -> None:
         if self.writer is not None:
-            self.writer.add(os.path.abspath(path), *fields)
+            self.writer.add(where, *fields)
 
     def _rebuild(self) -> bool:
         """The earlier reads are this build's to take: the same code, versions and kinds."""

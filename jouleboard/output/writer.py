@@ -449,11 +449,13 @@ def added_files(out: Path) -> list[str]:
     files = doc["files"]
     assert isinstance(files, dict)
     added = []
-    for folder, dirs, names in os.walk(out):
+    top = os.fspath(out)
+    for folder, dirs, names in os.walk(top):
         links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        # The folder's path relative to out, once per folder: a file's is then one join.
-        below = Path(os.path.relpath(folder, out)).as_posix()
-        prefix = "" if below == "." else below + "/"
+        # The folder's path relative to out, once per folder (os.walk joins each folder to
+        # ``top``: its text after top's is the relative path), so a file's is one join.
+        below = folder[len(top) :].lstrip(os.sep).replace(os.sep, "/")
+        prefix = below + "/" if below else ""
         added += [prefix + name for name in (*names, *links) if prefix + name not in files]
     return sorted(added)
 
