@@ -349,3 +349,21 @@ class ScipyQuantiles:
 def scipy_quantiles() -> ScipyQuantiles:
     """:class:`ScipyQuantiles`, made when a test asks (SciPy is a test dependency only)."""
     return ScipyQuantiles()
+
+
+@pytest.fixture()
+def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each Markdown text rendered (not taken from the renderer's memo), from an empty memo:
+    what a new process renders."""
+    from jouleboard.render import markdown
+
+    texts: list[str] = []
+    real = markdown._render
+
+    def counting(text: str) -> str:
+        texts.append(text)
+        return real(text)
+
+    monkeypatch.setattr(markdown, "_render", counting)
+    monkeypatch.setattr(markdown, "_rendered", {})
+    return texts

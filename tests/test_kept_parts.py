@@ -174,22 +174,6 @@ def test_another_version_of_a_library_that_plans_plans_every_part_again(
     assert sorted(planned) == every_page(project / "data")
 
 
-@pytest.fixture()
-def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Each Markdown text rendered (not taken from a memo), from an empty memo: what a new
-    process renders."""
-    texts: list[str] = []
-    real = markdown._render
-
-    def counting(text: str) -> str:
-        texts.append(text)
-        return real(text)
-
-    monkeypatch.setattr(markdown, "_render", counting)
-    monkeypatch.setattr(markdown, "_rendered", {})
-    return texts
-
-
 def describe(data: Path, text: str) -> str:
     """Give the first model of the registry the description ``text``; its old one."""
     models = data / "models.yaml"

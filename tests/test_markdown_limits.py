@@ -275,20 +275,12 @@ def test_one_text_leaves_nothing_behind_for_the_next() -> None:
 
 
 def test_a_text_is_rendered_once_and_a_refused_one_every_time(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, rendered: list[str]
 ) -> None:
     """The renderer keeps each text's HTML (a pure function of the text): asked again, it
     gives the same HTML without rendering, also after other texts; a text it refuses is
     refused every time; and it keeps at most _RENDERED_CAP texts (here 3)."""
-    renders: list[str] = []
-    real = markdown._render
-
-    def counting(text: str) -> str:
-        renders.append(text)
-        return real(text)
-
-    monkeypatch.setattr(markdown, "_render", counting)
-    monkeypatch.setattr(markdown, "_rendered", {})
+    renders = rendered
     monkeypatch.setattr(markdown, "_RENDERED_CAP", 3)
     texts = [f"## Part {i}\n\nSee [the *paper*](https://example.org/{i})." for i in range(5)]
     first = [render_markdown(t) for t in texts[:2]]
