@@ -4,17 +4,19 @@ site is the same as when everything was held in memory."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from jouleboard.engine import outputs
+from jouleboard.engine import assemble, outputs
 from jouleboard.engine.build import build_site
 from jouleboard.output import writer as write
 from jouleboard.output.folder import MARKER, MARKER_TEXT
 from jouleboard.output.writer import DuplicatePath, LastFile, OutputChanged, SiteFiles
+from jouleboard.plan.views import Download
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_DATA = REPO / "tests" / "golden" / "data"
@@ -159,3 +161,68 @@ def test_a_file_of_the_last_build_edited_before_the_commit_fails_it_cleanly(
     assert (out / "kept.html").read_text() == "edited by hand"
     assert not (out / "new.html").exists()
     assert [p.name for p in tmp_path.iterdir() if "-new-" in p.name] == []  # no staging left
+
+
+@pytest.mark.parametrize("limit", [1000, 0], ids=["held", "spooled"])
+def test_a_copy_has_the_files_content_made_once(tmp_path: Path, limit: int) -> None:
+    """add_copy gives a path the content of a file added before, held or spooled: the
+    commit writes both, each equal to the original, and the next commit links both."""
+    spool_dir = tmp_path / "spool"
+    spool_dir.mkdir()
+    made: list[int] = []
+
+    def chunks() -> Iterator[str]:
+        for i in range(3):
+            made.append(i)
+            yield f"row {i}\n"
+
+    files = SiteFiles(memory_limit=limit, spool_dir=spool_dir)
+    files.add_chunks("downloads/all.csv", chunks())
+    files.add_copy("data/v1/all.csv", "downloads/all.csv")
+    with pytest.raises(DuplicatePath):
+        files.add_copy("data/v1/all.csv", "downloads/all.csv")
+    text = b"row 0\nrow 1\nrow 2\n"
+    assert made == [0, 1, 2]
+    assert files.content("data/v1/all.csv") == files.content("downloads/all.csv") == text
+    assert files.total_bytes() == 2 * len(text)
+    stats = files.commit(tmp_path / "site")
+    assert stats.written == 3  # both files, and the marker
+    for path in ("downloads/all.csv", "data/v1/all.csv"):
+        assert (tmp_path / "site" / path).read_bytes() == text
+    assert list(spool_dir.iterdir()) == []
+    again = SiteFiles(memory_limit=limit, spool_dir=spool_dir)
+    again.add("downloads/all.csv", text)
+    again.add_copy("data/v1/all.csv", "downloads/all.csv")
+    assert again.commit(tmp_path / "site").linked == 3
+
+
+def test_a_release_of_the_working_data_makes_each_download_text_once(
+    golden_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release's downloads of the working data hold the full data set's rows: each text is
+    made once for both files, and both equal the full data set's download of a site that
+    has no release (golden_site, the same data)."""
+    data = tmp_path / "data"
+    shutil.copytree(GOLDEN_DATA, data)
+    (data / "releases.yaml").write_text(
+        "releases:\n  - version: v3\n    date: '2026-02-16'\n    notes_md: First.\n"
+    )
+    started: list[str] = []
+    real = assemble.download_chunks
+
+    def counted(download: Download) -> Iterator[str]:
+        started.append(download.path)  # (when its text is asked for, not when it is called)
+        yield from real(download)
+
+    monkeypatch.setattr(assemble, "download_chunks", counted)
+    build_site(data, tmp_path / "site", project=REPO)
+    full = sorted(p.name for p in (golden_site / "downloads").glob("configurations*"))
+    assert full
+    for name in full:
+        both = [f"downloads/{name}", f"data/v3/{name}"]
+        assert sum(started.count(path) for path in both) == 1, name
+        for path in both:
+            assert (tmp_path / "site" / path).read_bytes() == (
+                golden_site / "downloads" / name
+            ).read_bytes(), path
+    assert len(started) == len(set(started))

@@ -104,6 +104,23 @@ class SiteFiles:
         self._files[path] = held[0] if len(held) == 1 else b"".join(held)
         self._in_memory += size
 
+    def add_copy(self, path: str, of: str) -> None:
+        """Add the file at ``path`` with the content of the file added at ``of``, made once
+        for both (a release's download of the working data is the full data set's): the
+        same bytes held, or a link to (else a copy of) the same spool file."""
+        self._claim(path)
+        entry = self._files[of]
+        if isinstance(entry, _Spooled):
+            assert self._spool is not None and self._committed is None
+            number = len(self._files)
+            source, copy = entry.location(self._spool), _spool_file(self._spool, number)
+            try:
+                os.link(source, copy)
+            except OSError:  # (no hard links here)
+                shutil.copyfile(source, copy)
+            entry = _Spooled(entry.digest, entry.size, number)
+        self._files[path] = entry
+
     def _claim(self, path: str) -> None:
         """Refuse ``path`` unless it is a new relative path inside the site."""
         pure = PurePosixPath(path)
