@@ -26,8 +26,10 @@ from jouleboard.engine.kept_parts import parts_file
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.writer import last_record
 from jouleboard.plan import site as plan_site_module
-from jouleboard.plan.views import Part, SiteView
+from jouleboard.plan.finding import task_finding
+from jouleboard.plan.views import Part, SiteView, TaskView
 from jouleboard.render import markdown
+from jouleboard.render.finding import Finding
 from tests.golden.tree import DATA, REPO, tree
 from tests.sitebuild import copy_chart_cache
 
@@ -60,6 +62,20 @@ def planned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         plan_site_module, "model_page", counting("model", plan_site_module.model_page)
     )
     return calls
+
+
+@pytest.fixture()
+def found(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every task's finding made (not taken), by task id."""
+    made: list[str] = []
+    real = plan_site_module.task_finding
+
+    def counting(site: SiteView, t: TaskView) -> Finding:
+        made.append(t.id)
+        return real(site, t)
+
+    monkeypatch.setattr(plan_site_module, "task_finding", counting)
+    return made
 
 
 def build(project: Path, out: str = "site") -> None:
@@ -110,6 +126,26 @@ def test_after_an_edit_only_the_parts_reading_its_task_are_planned_and_the_site_
     planned.clear()
     build(project, "clean")  # another output: nothing kept for it
     assert sorted(planned) == every_page(data)
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_after_an_edit_only_its_tasks_finding_is_made_again(
+    project: Path, found: list[str]
+) -> None:
+    """Each task's finding (it ranks the task about ten times) is kept with the parts: after
+    an edit of one task, only that task's is made again, and the site is a clean build's."""
+    data = project / "data"
+    build(project)
+    tasks = sorted(measured(data))
+    assert sorted(found) == tasks
+    for task in tasks:
+        found.clear()
+        edit_in(data, task)
+        build(project)
+        assert found == [task]
+    found.clear()
+    build(project, "clean")
+    assert sorted(found) == tasks
     assert tree(project / "site") == tree(project / "clean")
 
 
@@ -285,13 +321,18 @@ def narrowed(site: SiteView, tasks: tuple[str, ...]) -> SiteView:
 def test_each_kept_route_reads_only_the_tasks_it_names(default_view: SiteView) -> None:
     """A route's key covers the data of the tasks it names (and the registry, URLs and
     MLPerf results): made from a view holding only those tasks, each route of the bundled
-    data makes the part it makes from the whole view."""
+    data makes the part it makes from the whole view, and each task's finding is the one
+    the whole view has."""
     routes = [r for r in plan_site_module.page_routes(default_view) if r.tasks is not None]
     assert len(routes) == len(default_view.tasks) + len(default_view.by_model)
     for route in routes:
         alone = narrowed(default_view, route.tasks or ())
         same = next(r for r in plan_site_module.page_routes(alone) if r.path == route.path)
         assert same.make() == route.make(), route.path
+    # and each task's finding, kept as a route that reads that task alone
+    for task in default_view.tasks:
+        alone = narrowed(default_view, (task,))
+        assert task_finding(alone, alone.tasks[task]) == default_view.findings[task], task
 
 
 _KEYS = """

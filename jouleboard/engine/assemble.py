@@ -48,6 +48,7 @@ from jouleboard.plan.downloads import download_chunks
 from jouleboard.plan.site import (
     Route,
     download_size,
+    found_now,
     made_now,
     part_for,
     plan_site,
@@ -176,6 +177,7 @@ def assemble(
             sources.about,
             sources.pages,
             _charts_started(state.parts, charts, pool) if state.parts else made_now,
+            state.parts.found if state.parts else found_now,
         )
         check_links(plan, urls, sources, inputs.data, inputs.project)  # before a byte is written
     else:

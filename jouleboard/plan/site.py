@@ -55,6 +55,7 @@ from jouleboard.plan.views import (
 from jouleboard.rank import ranking
 from jouleboard.rank.glossary import NoiseScope, glossary_html
 from jouleboard.rank.noise import Noise
+from jouleboard.render.finding import Finding
 from jouleboard.render.markdown import render_markdown
 
 
@@ -101,7 +102,20 @@ def noise_scopes(site: SiteView) -> list[NoiseScope]:
     ]
 
 
-def site_view(data: Dataset, urls: Urls) -> SiteView:
+# How each task's finding is had (see :func:`site_view`): made now, or one equal to it.
+Found = Callable[[SiteView, TaskView, Callable[[], Finding]], Finding]
+
+
+def found_now(site: SiteView, t: TaskView, make: Callable[[], Finding]) -> Finding:
+    """A task's finding, made now."""
+    return make()
+
+
+def site_view(data: Dataset, urls: Urls, found: Found = found_now) -> SiteView:
+    """The data as the plan reads it: each task's view and finding, the records by model.
+    ``found`` gives each finding: made now, or one equal to it (a finding an earlier process
+    made from the same task view, registry, URLs and MLPerf results:
+    jouleboard/engine/kept_parts.py)."""
     by_model: dict[str, dict[str, list[Record]]] = {}
     for c in data.configurations:
         by_model.setdefault(c.model_id, {}).setdefault(c.task, []).append(c)
@@ -114,9 +128,10 @@ def site_view(data: Dataset, urls: Urls) -> SiteView:
         mlperf=data.mlperf,
         kinds=data.kinds,
     )
-    return dataclasses.replace(
-        site, findings={t.id: task_finding(site, t) for t in site.tasks.values()}
-    )
+    findings = {
+        t.id: found(site, t, functools.partial(task_finding, site, t)) for t in site.tasks.values()
+    }
+    return dataclasses.replace(site, findings=findings)
 
 
 def home_page(site: SiteView) -> Part:
@@ -286,11 +301,13 @@ def plan_site(
     about_md: str | None = None,
     own: Sequence[OwnPage] = (),
     made: Callable[[SiteView, Route], Part] = made_now,
+    found: Found = found_now,
 ) -> Plan:
     """Every output of the site as values (pure: the caller has read every input).
-    ``made`` gives each route's part: made now, or one equal to it (a part an earlier
-    process made from the same reads: jouleboard/engine/kept_parts.py)."""
-    site = site_view(data, urls)
+    ``made`` gives each route's part, and ``found`` each task's finding: made now, or one
+    equal to it (made by an earlier process from the same reads:
+    jouleboard/engine/kept_parts.py)."""
+    site = site_view(data, urls, found)
     model_ids = sorted(site.by_model)
     part = parts(made(site, route) for route in page_routes(site))
     part += compare_page(site) + models_index(site, model_ids) + gpus_index(site)
