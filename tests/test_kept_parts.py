@@ -23,6 +23,7 @@ from jouleboard.core.problems import ValidationFailed
 from jouleboard.engine import kept, kept_parts
 from jouleboard.engine.build import build_site
 from jouleboard.engine.kept_parts import parts_file
+from jouleboard.kinds import Kinds
 from jouleboard.loading.dataset import load_dataset
 from jouleboard.output.writer import last_record
 from jouleboard.plan import site as plan_site_module
@@ -146,6 +147,32 @@ def test_after_an_edit_only_its_tasks_finding_is_made_again(
     found.clear()
     build(project, "clean")
     assert sorted(found) == tasks
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_the_measurement_schema_is_made_again_only_with_another_basis(
+    project: Path, monkeypatch: pytest.MonkeyPatch, another_version: Callable[[str], None]
+) -> None:
+    """The published measurement schema depends on the code, the kinds and pydantic (all in
+    the kept parts' basis): a rebuild after an edited measurement takes it from the last
+    build; with another pydantic it is made again; and the site is a clean build's."""
+    made: list[int] = []
+    real = plan_site_module.measurement_schema_text
+
+    def counting(kinds: Kinds) -> str:
+        made.append(1)
+        return real(kinds)
+
+    monkeypatch.setattr(plan_site_module, "measurement_schema_text", counting)
+    build(project)
+    edit_in(project / "data", "gpqa")
+    build(project)
+    assert len(made) == 1
+    another_version("pydantic")
+    edit_in(project / "data", "gpqa")
+    build(project)
+    assert len(made) == 2
+    build(project, "clean")
     assert tree(project / "site") == tree(project / "clean")
 
 

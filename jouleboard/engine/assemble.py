@@ -54,6 +54,7 @@ from jouleboard.plan.site import (
     plan_site,
     site_view,
     sized,
+    text_now,
 )
 from jouleboard.plan.views import ChartRef, Page, Part, Plan, SiteView
 from jouleboard.render import charts as chart_kinds
@@ -178,6 +179,7 @@ def assemble(
             sources.pages,
             _charts_started(state.parts, charts, pool) if state.parts else made_now,
             state.parts.found if state.parts else found_now,
+            state.parts.text if state.parts else text_now,
         )
         check_links(plan, urls, sources, inputs.data, inputs.project)  # before a byte is written
     else:

@@ -53,6 +53,9 @@ _RENDERED_BUILDS = 64
 # seven) is kept beside the parts too, by this prefix and the task's id, keyed as a route
 # that reads that task alone (tests/test_kept_parts.py checks that it reads no other).
 _FINDING = "\0finding/"
+# A text that depends on the code and the kinds alone (both in the basis): the measurement
+# schema (pydantic makes it in 0.01-0.02 s), by this prefix and its name.
+_TEXT = "\0text/"
 
 
 class Reads(Protocol):
@@ -125,6 +128,19 @@ class KeptParts:
         made = make()
         self.made += 1
         self._add(_FINDING + t.id, key, pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
+        return made
+
+    def text(self, name: str, make: Callable[[], str]) -> str:
+        """A text for :func:`jouleboard.plan.site.plan_site`'s ``text``: the one an earlier
+        process of the same basis kept, else ``make()`` (and kept)."""
+        if self.basis is None:
+            self.start()
+        if not self.basis:
+            return make()
+        last = self.earlier.get(_TEXT + name)
+        made = last[1].decode("utf-8") if last is not None else make()
+        self.made += last is None
+        self._add(_TEXT + name, b"", made.encode("utf-8"))
         return made
 
     def view_key(self, page: Page) -> str | None:

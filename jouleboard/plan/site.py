@@ -104,6 +104,14 @@ def noise_scopes(site: SiteView) -> list[NoiseScope]:
 
 # How each task's finding is had (see :func:`site_view`): made now, or one equal to it.
 Found = Callable[[SiteView, TaskView, Callable[[], Finding]], Finding]
+# How a text that depends on the code and the kinds alone (the measurement schema) is had,
+# by its name: made now, or the one an earlier process made (jouleboard/engine/kept_parts.py).
+Text = Callable[[str, Callable[[], str]], str]
+
+
+def text_now(name: str, make: Callable[[], str]) -> str:
+    """A text, made now."""
+    return make()
 
 
 def found_now(site: SiteView, t: TaskView, make: Callable[[], Finding]) -> Finding:
@@ -302,11 +310,12 @@ def plan_site(
     own: Sequence[OwnPage] = (),
     made: Callable[[SiteView, Route], Part] = made_now,
     found: Found = found_now,
+    text: Text = text_now,
 ) -> Plan:
     """Every output of the site as values (pure: the caller has read every input).
-    ``made`` gives each route's part, and ``found`` each task's finding: made now, or one
-    equal to it (made by an earlier process from the same reads:
-    jouleboard/engine/kept_parts.py)."""
+    ``made`` gives each route's part, ``found`` each task's finding and ``text`` the
+    measurement schema: made now, or one equal to it (made by an earlier process from the
+    same reads: jouleboard/engine/kept_parts.py)."""
     site = site_view(data, urls, found)
     model_ids = sorted(site.by_model)
     part = parts(made(site, route) for route in page_routes(site))
@@ -339,7 +348,7 @@ def plan_site(
     if about_md is not None:
         part += Part(pages=(about_page(urls, about_md),))
     part += Part(pages=tuple(own_page(urls, page) for page in own))
-    return finish(part, urls, data.kinds)
+    return finish(part, urls, data.kinds, text)
 
 
 def page_routes(site: SiteView) -> list[Route]:
@@ -403,9 +412,9 @@ def about_page(urls: Urls, about_md: str) -> Page:
     )
 
 
-def finish(part: Part, urls: Urls, kinds: Kinds) -> Plan:
+def finish(part: Part, urls: Urls, kinds: Kinds, text: Text = text_now) -> Plan:
     """The outputs every site has whatever its pages: embeds, downloads page, 404, sitemap,
-    robots.txt and the schema."""
+    robots.txt and the schema (``text`` gives it: see :func:`plan_site`)."""
     draft = Plan.of(part)
     embeds = tuple(
         Page(
@@ -440,7 +449,10 @@ def finish(part: Part, urls: Urls, kinds: Kinds) -> Plan:
             files=(
                 (urls.sitemap, sitemap(urls, pages)),
                 ("robots.txt", f"User-agent: *\nAllow: /\n{sitemap_line}"),
-                (urls.schema_download, measurement_schema_text(kinds)),
+                (
+                    urls.schema_download,
+                    text("measurement schema", functools.partial(measurement_schema_text, kinds)),
+                ),
             ),
         )
     )
