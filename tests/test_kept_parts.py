@@ -20,12 +20,13 @@ import pytest
 import yaml
 
 from jouleboard.core.problems import ValidationFailed
-from jouleboard.engine import kept, kept_parts
+from jouleboard.engine import kept, kept_parts, outputs
 from jouleboard.engine.build import build_site
+from jouleboard.engine.fresh import Content
 from jouleboard.engine.kept_parts import parts_file
 from jouleboard.kinds import Kinds
 from jouleboard.loading.dataset import load_dataset
-from jouleboard.output.writer import last_record
+from jouleboard.output.writer import LastFile, last_record
 from jouleboard.plan import site as plan_site_module
 from jouleboard.plan.finding import task_finding
 from jouleboard.plan.views import Part, SiteView, TaskView
@@ -172,6 +173,34 @@ def test_the_measurement_schema_is_made_again_only_with_another_basis(
     edit_in(project / "data", "gpqa")
     build(project)
     assert len(made) == 2
+    build(project, "clean")
+    assert tree(project / "site") == tree(project / "clean")
+
+
+def test_a_rebuild_reads_no_chart_it_takes_from_the_last_build(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What pages need of each chart (its sizes, URLs, embed code) is kept with the parts,
+    by the chart's key: a rebuild takes the charts the edit did not change without reading
+    their SVGs back for their sizes, which it does when nothing was kept; and the site is a
+    clean build's either way."""
+    read: list[str] = []
+    real = outputs.content_of
+
+    def counting(file: Content | LastFile) -> Content | None:
+        if isinstance(file, LastFile):
+            read.append(file.source.name)
+        return real(file)
+
+    monkeypatch.setattr(outputs, "content_of", counting)
+    build(project)
+    edit_in(project / "data", "gpqa")
+    build(project)
+    assert read == []
+    parts_file(project / "cache", project / "site").unlink()  # nothing kept
+    edit_in(project / "data", "gpqa")
+    build(project)
+    assert read and all(name.endswith(".svg") for name in read)
     build(project, "clean")
     assert tree(project / "site") == tree(project / "clean")
 

@@ -137,6 +137,7 @@ def assemble(
             pool,
             progress,
             cited,
+            state.parts.infos if state.parts is not None else None,
         )
 
     @functools.cache

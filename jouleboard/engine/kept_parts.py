@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from jouleboard.plan.site import Route
     from jouleboard.plan.views import Page, Part, SiteView, TaskView
+    from jouleboard.render.embeds import ChartInfo
     from jouleboard.render.finding import Finding
 
 _MAGIC = b"jouleboard-kept-parts-1\n"
@@ -56,6 +57,26 @@ _FINDING = "\0finding/"
 # A text that depends on the code and the kinds alone (both in the basis): the measurement
 # schema (pydantic makes it in 0.01-0.02 s), by this prefix and its name.
 _TEXT = "\0text/"
+# What pages need of each chart (ChartInfo: its sizes, URLs, embed code), by chart id with
+# the chart's key: a chart taken from the last build is then not read back for its sizes
+# (580 SVG files of the bundled data, read and checked against their digests: 0.02 s).
+_CHARTS = "\0charts"
+
+
+class KnownInfos:
+    """The chart infos an earlier process kept, and those of this build (see _CHARTS)."""
+
+    def __init__(self) -> None:
+        self.earlier: dict[str, tuple[str, ChartInfo]] = {}
+        self.now: dict[str, tuple[str, ChartInfo]] = {}
+
+    def get(self, cid: str, key: str) -> ChartInfo | None:
+        """The info of chart ``cid`` as the earlier process made it with ``key``, or None."""
+        known = self.earlier.get(cid)
+        return known[1] if known is not None and known[0] == key else None
+
+    def note(self, cid: str, key: str, info: ChartInfo) -> None:
+        self.now[cid] = (key, info)
 
 
 class Reads(Protocol):
@@ -91,6 +112,7 @@ class KeptParts:
         self._view_keys: dict[int, tuple[Page, str]] = {}  # id(page) -> (page, view key)
         # The texts kept rendered: each one's HTML, and the builds in a row that did not ask.
         self._rendered: dict[str, tuple[str, int]] = {}
+        self.infos = KnownInfos()  # pass to the build's charts (engine/outputs.py)
 
     def __call__(self, site: SiteView, route: Route) -> Part:
         if self.basis is None:
@@ -161,7 +183,12 @@ class KeptParts:
                     rendered[text] = (html, unasked + 1)
             data = pickle.dumps(dict(sorted(rendered.items())), pickle.HIGHEST_PROTOCOL)
             self.writer.add(_RENDERED, b"", data)
-            if self.made or data != self.earlier.get(_RENDERED, (b"", b""))[1]:
+            infos = pickle.dumps(dict(sorted(self.infos.now.items())), pickle.HIGHEST_PROTOCOL)
+            self.writer.add(_CHARTS, b"", infos)
+            kept_now = {_RENDERED: data, _CHARTS: infos}
+            if self.made or any(
+                value != self.earlier.get(name, (b"", b""))[1] for name, value in kept_now.items()
+            ):
                 self.writer.commit()
         self.discard()
 
@@ -193,6 +220,7 @@ class KeptParts:
         self.earlier = earlier if earlier_basis == self.basis else {}
         self.writer = kept.Writer(self.path, self.basis, _MAGIC)
         self._rendered = _kept_renders(self.earlier.get(_RENDERED, (b"", b""))[1])
+        self.infos.earlier = _kept_infos(self.earlier.get(_CHARTS, (b"", b""))[1])
         take_rendered({text: html for text, (html, _) in self._rendered.items()})
 
     def _key(self, site: SiteView, tasks: tuple[str, ...]) -> bytes:
@@ -228,6 +256,21 @@ def _kept_renders(data: bytes) -> dict[str, tuple[str, int]]:
             text: (html, unasked)
             for text, (html, unasked) in kept_renders.items()
             if isinstance(text, str) and isinstance(html, str) and isinstance(unasked, int)
+        }
+    except Exception:
+        return {}
+
+
+def _kept_infos(data: bytes) -> dict[str, tuple[str, ChartInfo]]:
+    """The chart infos kept (see _CHARTS), or none (none kept, a damaged pickle)."""
+    from jouleboard.render.embeds import ChartInfo
+
+    try:
+        kept_infos = pickle.loads(data) if data else {}
+        return {
+            cid: (key, info)
+            for cid, (key, info) in kept_infos.items()
+            if isinstance(cid, str) and isinstance(key, str) and isinstance(info, ChartInfo)
         }
     except Exception:
         return {}

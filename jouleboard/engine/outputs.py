@@ -17,6 +17,7 @@ from jouleboard.core.problems import Problem, ValidationFailed, shown_path
 from jouleboard.core.shapes import JsonObject
 from jouleboard.core.urls import Urls
 from jouleboard.engine.fresh import Content, Products, content_of, key_of
+from jouleboard.engine.kept_parts import KnownInfos
 from jouleboard.engine.sources import Sources
 from jouleboard.output.writer import LastFile
 from jouleboard.plan.downloads import download_chunks
@@ -206,12 +207,14 @@ def start_charts(
     pool: Pool,
     progress: Progress = SILENT,
     sources: str = "",
+    known: KnownInfos | None = None,
 ) -> Charts:
     """Pass to ``add`` the files of every chart whose key is the last build's, and start
     the renders of the others where workers make them: the caller can then make what
     shows none of those before :meth:`Charts.finish` adds them (and add more charts with
-    :meth:`Charts.extend` meanwhile)."""
-    made = _Maker(add, urls, settings, png, products, cache, pool, progress, sources)
+    :meth:`Charts.extend` meanwhile). ``known``: what pages need of each chart, as an
+    earlier process made it (each chart's is noted there too)."""
+    made = _Maker(add, urls, settings, png, products, cache, pool, progress, sources, known)
     started = Charts(made, chart_context(urls, settings, png, sources), basis)
     started.extend(charts)
     return started
@@ -231,10 +234,11 @@ class _Maker:
         pool: Pool,
         progress: Progress,
         sources: str,
+        known: KnownInfos | None = None,
     ) -> None:
         self.add, self.urls, self.settings, self.png = add, urls, settings, png
         self.products, self.cache, self.pool = products, cache, pool
-        self.progress, self.sources = progress, sources
+        self.progress, self.sources, self.known = progress, sources, known
 
     def sort(
         self, charts: Mapping[str, ChartRef], context: object, basis: str
@@ -249,28 +253,41 @@ class _Maker:
             paths = chart_paths(chart, self.urls, self.png)
             found = [self.products.take_file(path, key) for path in paths]
             files = [file for file in found if file is not None]
-            # The SVGs are read for the chart's sizes, and added as files all the same
+            # What pages need of the chart: as an earlier process made it with this key, else
+            # from the SVGs, read for the chart's sizes. They are added as files all the same
             # (linked by the commit, never held or spooled: at 10,000 configurations, 1,512
             # taken SVGs went to the spool folder, 0.3 s, only to be linked from the last
             # build's site).
-            svg = phone = None
+            info = None
             if len(files) == len(paths):  # every file is the last build's
-                svg, phone = content_of(files[0]), content_of(files[1])
-            if svg is None or phone is None:
+                info = self.known.get(cid, key) if self.known is not None else None
+                if info is None:
+                    info = self._info(chart, content_of(files[0]), content_of(files[1]))
+            if info is None:
                 stale.append((chart, key))
                 continue
             for path, content in zip(paths, files, strict=True):
                 self.add(path, content)
-            taken[cid] = chart_info(
-                chart,
-                _svg_size(_text(svg)),
-                self.urls,
-                self.settings,
-                _svg_size(_text(phone)),
-                self.png,
-                self.sources,
-            )
+            taken[cid] = info
+            if self.known is not None:
+                self.known.note(cid, key, info)
         return taken, stale
+
+    def _info(
+        self, chart: ChartRef, svg: Content | None, phone: Content | None
+    ) -> ChartInfo | None:
+        """What pages need of ``chart``, given its SVGs (None if either is gone)."""
+        if svg is None or phone is None:
+            return None
+        return chart_info(
+            chart,
+            _svg_size(_text(svg)),
+            self.urls,
+            self.settings,
+            _svg_size(_text(phone)),
+            self.png,
+            self.sources,
+        )
 
     def start(self, batch: Batch, label: str) -> Callable[[], Arrivals]:
         """The batch's renders, started where workers make them; returns what waits."""
@@ -313,6 +330,8 @@ class _Maker:
             self.add(path, content)
         for render in self._renders(chart.id):
             del exports[render]  # (a batch's renders are let go of chart by chart)
+        if self.known is not None:
+            self.known.note(chart.id, key, info)
         made(chart.id, info)
 
 
