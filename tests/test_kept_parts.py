@@ -318,7 +318,7 @@ def test_a_text_no_build_asks_for_is_dropped(
 
     def kept_texts() -> set[str]:
         _, earlier = kept.recall(parts_file(project / "cache", project / "site"), kept_parts._MAGIC)
-        return set(kept_parts._kept_renders(earlier[kept_parts._RENDERED][1]))
+        return set(kept_parts._kept_pairs(earlier[kept_parts._RENDERED][1], int))
 
     build(project)  # asks for the new text, not the old
     assert {old, "Replaced."} <= kept_texts()

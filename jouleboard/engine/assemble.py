@@ -235,14 +235,14 @@ def assemble(
             )
             continue
         made = products.get(download.path, key, partial(download_chunks, download))
-        rows = (*same_rows, posixpath.splitext(download.path)[1])
+        same_text = (*same_rows, posixpath.splitext(download.path)[1])
         if isinstance(made, str | bytes | LastFile):
             files.add(download.path, made)
-        elif rows in made_at:  # (``made`` is a generator, never run)
-            files.add_copy(download.path, made_at[rows])
+        elif same_text in made_at:  # (``made`` is a generator, never run)
+            files.add_copy(download.path, made_at[same_text])
         else:
             files.add_chunks(download.path, made)
-            made_at[rows] = download.path
+            made_at[same_text] = download.path
     for path, text in sorted(plan.files.items()):
         files.add(path, text)
 

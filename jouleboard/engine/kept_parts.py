@@ -25,7 +25,7 @@ import hashlib
 import pickle
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from jouleboard.engine import kept
 from jouleboard.engine.fresh import view_key
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from jouleboard.render.embeds import ChartInfo
     from jouleboard.render.finding import Finding
 
+T = TypeVar("T")
 _MAGIC = b"jouleboard-kept-parts-1\n"
 # Libraries whose output a part holds: Altair's chart templates, markdown's HTML as nh3
 # cleans it.
@@ -205,6 +206,7 @@ class KeptParts:
         build's basis (once its data is loaded: before the plan renders a text)."""
         from importlib.metadata import PackageNotFoundError, version
 
+        from jouleboard.render.embeds import ChartInfo
         from jouleboard.render.markdown import take_rendered
 
         reads = self.reads.basis or ""
@@ -219,8 +221,8 @@ class KeptParts:
         earlier_basis, earlier = kept.recall(self.path, _MAGIC)
         self.earlier = earlier if earlier_basis == self.basis else {}
         self.writer = kept.Writer(self.path, self.basis, _MAGIC)
-        self._rendered = _kept_renders(self.earlier.get(_RENDERED, (b"", b""))[1])
-        self.infos.earlier = _kept_infos(self.earlier.get(_CHARTS, (b"", b""))[1])
+        self._rendered = _kept_pairs(self.earlier.get(_RENDERED, (b"", b""))[1], int)
+        self.infos.earlier = _kept_pairs(self.earlier.get(_CHARTS, (b"", b""))[1], ChartInfo)
         take_rendered({text: html for text, (html, _) in self._rendered.items()})
 
     def _key(self, site: SiteView, tasks: tuple[str, ...]) -> bytes:
@@ -248,29 +250,15 @@ class KeptParts:
             self.writer.add(path, key, data)
 
 
-def _kept_renders(data: bytes) -> dict[str, tuple[str, int]]:
-    """The rendered texts kept (see _RENDERED), or none (none kept, a damaged pickle)."""
+def _kept_pairs(data: bytes, second: type[T]) -> dict[str, tuple[str, T]]:
+    """A mapping kept beside the parts (_RENDERED, _CHARTS): by name, a text and a value of
+    type ``second``; none when none was kept or its pickle is damaged."""
     try:
-        kept_renders = pickle.loads(data) if data else {}
+        kept_mapping = pickle.loads(data) if data else {}
         return {
-            text: (html, unasked)
-            for text, (html, unasked) in kept_renders.items()
-            if isinstance(text, str) and isinstance(html, str) and isinstance(unasked, int)
-        }
-    except Exception:
-        return {}
-
-
-def _kept_infos(data: bytes) -> dict[str, tuple[str, ChartInfo]]:
-    """The chart infos kept (see _CHARTS), or none (none kept, a damaged pickle)."""
-    from jouleboard.render.embeds import ChartInfo
-
-    try:
-        kept_infos = pickle.loads(data) if data else {}
-        return {
-            cid: (key, info)
-            for cid, (key, info) in kept_infos.items()
-            if isinstance(cid, str) and isinstance(key, str) and isinstance(info, ChartInfo)
+            name: (text, value)
+            for name, (text, value) in kept_mapping.items()
+            if isinstance(name, str) and isinstance(text, str) and isinstance(value, second)
         }
     except Exception:
         return {}
