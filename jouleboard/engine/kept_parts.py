@@ -10,9 +10,14 @@ results and the data of the route's tasks (each task's configurations and its me
 noise). Each kept part is keyed by their digest and the whole by a basis: the kept reads'
 (the package's code, the versions of Python and pydantic, the working folder, the data
 folder and the kinds: jouleboard/engine/kept.py) with the versions of the libraries that
-plan (Altair makes the chart templates, markdown the descriptions). Any difference and the
-part is made again, so a kept part is one a clean build makes the same. The home and GPU
-pages read every task: they are always made (about 0.02 s).
+plan (Altair makes the chart templates, markdown and nh3 the descriptions). Any difference
+and the part is made again, so a kept part is one a clean build makes the same. The home and
+GPU pages read every task: they are always made (about 0.02 s).
+
+Beside the parts, under names no route has, the same file keeps what else a build would
+make again from the same reads: each task's finding (keyed as a route that reads that task
+alone), the measurement schema (the basis covers all it depends on), the Markdown texts
+rendered, and what pages need of each chart by the chart's key.
 
 The parts are kept as the reads are, in the same frames (:class:`kept.Writer`), in their own
 file beside them in the chart cache, and trusted by the same rule.
@@ -173,8 +178,9 @@ class KeptParts:
         return known[1] if known is not None and known[0] is page else None
 
     def keep(self) -> None:
-        """Put this build's parts and rendered texts in place for the next process, if any
-        part was made or text rendered anew (else the kept ones are still the same)."""
+        """Put this build's parts, findings, texts and chart infos in place for the next
+        process, if any was made anew or the kept renders or chart infos changed (else the
+        kept ones are still the same)."""
         if self.writer is not None:
             from jouleboard.render.markdown import rendered_since  # (imported by start)
 
@@ -202,8 +208,8 @@ class KeptParts:
             self.writer = None
 
     def start(self) -> None:
-        """Take the parts and rendered texts an earlier process kept, if they are of this
-        build's basis (once its data is loaded: before the plan renders a text)."""
+        """Take what an earlier process kept (parts, findings, texts, chart infos), if it is
+        of this build's basis (once its data is loaded: before the plan renders a text)."""
         from importlib.metadata import PackageNotFoundError, version
 
         from jouleboard.render.embeds import ChartInfo
