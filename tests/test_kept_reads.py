@@ -88,10 +88,14 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
     real = chart_files.Pool.start
 
     def recording(
-        pool: chart_files.Pool, cache: Path, workers: int | None = None, warm: Any = ()
+        pool: chart_files.Pool,
+        cache: Path,
+        workers: int | None = None,
+        warm: Any = (),
+        fork: bool = False,
     ) -> None:
         calls.append(workers)
-        real(pool, cache, workers, warm)
+        real(pool, cache, workers, warm, fork)
 
     monkeypatch.setattr(chart_files.Pool, "start", recording)
     return calls
@@ -730,7 +734,7 @@ def order(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     check runs in this process, as where a command-line build cannot fork (a forked child's
     reads are not seen here: tests/test_forked_digest.py checks that path)."""
     events: list[str] = []
-    monkeypatch.setattr(engine_build, "forks", lambda: False)
+    monkeypatch.setattr(engine_build, "may_fork", lambda: False)
     real_start, real_submit = chart_files.Pool.start, chart_files.Pool.submit
     real_digest, real_plan = fingerprint._file_digest, assemble.plan_site
 

@@ -15,8 +15,6 @@ writer). Nothing is written before every input has been read and checked.
 from __future__ import annotations
 
 import os
-import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -44,7 +42,7 @@ from jouleboard.output.writer import (
     refuse_added_files,
     unchanged_build,
 )
-from jouleboard.render.chart_files import DEFAULT_CACHE, Pool, check_cache, cold
+from jouleboard.render.chart_files import DEFAULT_CACHE, Pool, check_cache, cold, may_fork
 
 __all__ = ["BuildSummary", "Inputs", "Publish", "build", "build_site", "find_project"]
 
@@ -149,7 +147,7 @@ def _built(
     digest = None
     seen = Seen()
     if changes == EVERYTHING and not state.resident:  # serve knows what changed
-        if ready is not None and forks():
+        if ready is not None and may_fork():
             digest, seen = _digest_beside(inputs, target.path, ready)
         else:
             listed = _edits_listed(target.path, ready) if ready is not None else None
@@ -259,13 +257,6 @@ def _edited_since_last_build(out: Path, data: Path) -> bool:
                     continue
                 times.append(max(st.st_mtime_ns, st.st_ctime_ns))
     return _few_edited(times, since)
-
-
-def forks() -> bool:
-    """Whether this process may take its inputs digest in a forked child: on Linux, with no
-    thread but its own (a child of a process with threads could find a lock taken that no
-    thread of its own will give back)."""
-    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _digest_beside(inputs: Inputs, out: Path, ready: Callable[[], None]) -> tuple[str | None, Seen]:
@@ -379,7 +370,7 @@ def start_one(pool: Pool, cache: Path, out: Path) -> None:
             spec = None
         if isinstance(spec, dict):
             warm.append(dumps_canonical(uncut(static(spec))))
-    pool.start(cache, workers=1, warm=warm)
+    pool.start(cache, workers=1, warm=warm, fork=True)
 
 
 SPEC_CAP = 8 * 1024 * 1024  # bytes of a chart's published spec read to warm a worker
