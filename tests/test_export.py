@@ -242,8 +242,9 @@ def test_a_rebuilds_worker_warms_with_the_last_builds_charts_an_edit_redraws(
 ) -> None:
     """The worker a rebuild readies renders, while the build loads, the static spec of the
     last build's first task scatter and first Pareto chart (by name): an edited measurement
-    redraws one of each, and a worker's first chart of a kind compiles its code. A spec
-    that is a link, not JSON or not an object is passed over, and never followed."""
+    redraws one of each, and a worker's first chart of a kind compiles its code. The worker
+    is started (forked) before the specs are read. A spec that is a link, not JSON or not an
+    object is passed over, and never followed."""
     charts = tmp_path / "site" / "charts"
     charts.mkdir(parents=True)
     first, second = _bars(["a"]) | {"title": "first"}, _bars(["b"])
@@ -253,25 +254,53 @@ def test_a_rebuilds_worker_warms_with_the_last_builds_charts_an_edit_redraws(
     (tmp_path / "elsewhere.json").write_text(json.dumps(second))
     (charts / "pareto--a--t.vl.json").symlink_to(tmp_path / "elsewhere.json")
     (charts / "pareto--b--t.vl.json").write_text(json.dumps(second))
-    started: list[tuple[Path, int | None, list[str]]] = []
+    calls: list[tuple[object, ...]] = []
     pool = Pool()
 
-    def start(
-        cache: Path, workers: int | None = None, warm: Sequence[str] = (), fork: bool = False
-    ) -> None:
-        started.append((cache, workers, list(warm)))
-        assert fork  # a rebuild's one worker is forked when it may be
+    def start(cache: Path, workers: int | None = None, fork: bool = False) -> None:
+        calls.append(("start", cache, workers, fork))
+
+    def warm(specs: Sequence[str]) -> None:
+        calls.append(("warm", list(specs)))
 
     monkeypatch.setattr(pool, "start", start)
+    monkeypatch.setattr(pool, "warm", warm)
+    started = ("start", tmp_path / "cache", 1, True)  # one worker, forked when it may be
     start_one(pool, tmp_path / "cache", tmp_path / "site")
     warmed = dumps_canonical(static(first))
-    assert "title" not in warmed and started == [(tmp_path / "cache", 1, [warmed])]
+    assert "title" not in warmed and calls == [started, ("warm", [warmed])]
     for odd in ("[1, 2]", "{not json"):
         (charts / "configurations--a.vl.json").write_text(odd)
+        calls.clear()
         start_one(pool, tmp_path / "cache", tmp_path / "site")
-        assert started[-1] == (tmp_path / "cache", 1, [])
+        assert calls == [started, ("warm", [])]
+    calls.clear()
     start_one(pool, tmp_path / "cache", tmp_path / "nothing-built")
-    assert started[-1] == (tmp_path / "cache", 1, [])
+    assert calls == [started, ("warm", [])]
+
+
+@pytest.mark.parametrize("bundle", [b"cached", None])
+def test_a_readied_worker_warms_up_unless_it_makes_the_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundle: bytes | None
+) -> None:
+    """Pool.warm hands the readied worker the specs; when that worker makes the Vega bundle
+    instead, the specs would start a second worker only to warm it: they are dropped."""
+    monkeypatch.setattr(chart_files, "_trusted_bundle", lambda path: bundle)
+    submitted: list[object] = []
+    pool = Pool()
+
+    def submit(work: object, *args: object) -> Future[object]:
+        submitted.append(work)
+        return Future()
+
+    monkeypatch.setattr(pool, "submit", submit)
+    monkeypatch.setattr(Pool, "started", True)
+    pool.start(tmp_path, workers=1)
+    pool.warm(["{}"])
+    if bundle is None:
+        assert submitted == [chart_files._make_bundle]
+    else:
+        assert submitted == [_ready, chart_files._warm]
 
 
 def test_a_worker_stopped_while_it_starts_leaves_nothing_in_the_temp_folder(

@@ -88,14 +88,10 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
     real = chart_files.Pool.start
 
     def recording(
-        pool: chart_files.Pool,
-        cache: Path,
-        workers: int | None = None,
-        warm: Any = (),
-        fork: bool = False,
+        pool: chart_files.Pool, cache: Path, workers: int | None = None, fork: bool = False
     ) -> None:
         calls.append(workers)
-        real(pool, cache, workers, warm, fork)
+        real(pool, cache, workers, fork)
 
     monkeypatch.setattr(chart_files.Pool, "start", recording)
     return calls

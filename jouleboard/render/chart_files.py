@@ -695,22 +695,14 @@ class Pool:
                 self._work_waiting.set()
         return future
 
-    def start(
-        self,
-        cache: Path,
-        workers: int | None = None,
-        warm: Sequence[str] = (),
-        fork: bool = False,
-    ) -> None:
+    def start(self, cache: Path, workers: int | None = None, fork: bool = False) -> None:
         """Start ``workers`` workers (default: every one) now; one makes the Vega bundle if
         the cache lacks it. Fewer than every one: the pool keeps that size (and one more
-        that renders while the bundle is made) until :meth:`widen`. ``warm``: specs (JSON
-        text) a started worker renders for nothing once it has started, so that its first
-        charts of those kinds come sooner (a rebuild's worker: the last build's). ``fork``:
-        the first worker is forked from this process if it :func:`may_fork` (see
-        :class:`_Executor`): a rebuild's one worker, whose start and renders are the path
-        the rebuild waits on. A cold build's workers start while it loads the data, which
-        is not waiting for them: they are spawned."""
+        that renders while the bundle is made) until :meth:`widen`. ``fork``: the first
+        worker is forked from this process if it :func:`may_fork` (see :class:`_Executor`):
+        a rebuild's one worker, whose start and renders are the path the rebuild waits on.
+        A cold build's workers start while it loads the data, which is not waiting for
+        them: they are spawned."""
         self._fork = fork and not self._executors
         count = min(workers or _workers(), _workers())
         path = _bundle_path(cache)
@@ -721,11 +713,16 @@ class Pool:
             self._bundle = self.submit(_make_bundle)
             # Cached as soon as it is made, even if this build then fails on invalid data.
             self._bundle.add_done_callback(functools.partial(_store_made, path))
-        for number in range(count - bundle):
-            if number == 0 and warm:
-                self.submit(_warm, list(warm))
-            else:
-                self.submit(_ready)
+        for _ in range(count - bundle):
+            self.submit(_ready)
+
+    def warm(self, specs: Sequence[str]) -> None:
+        """Have the worker :meth:`start` readied render ``specs`` (JSON text) for nothing
+        until the build hands it a chart (see :func:`_warm`), so that its first charts of
+        those kinds come sooner (a rebuild's worker: the last build's). Not when that worker
+        makes the Vega bundle: the build's charts get a worker of their own then."""
+        if specs and self.started and self._bundle is None:
+            self.submit(_warm, list(specs))
 
     def widen(self) -> None:
         """Let the pool grow to every worker as jobs come (after a :meth:`start` with fewer):
