@@ -116,14 +116,17 @@ def test_identical_specs_are_rendered_once_and_pngs_come_from_the_cache(tmp_path
 
 # A process that starts two chart workers, prints their pids and waits to be killed.
 _KILLED_BUILD = """
-import sys, time
-from jouleboard.render.chart_files import Pool, _ready
+import pathlib, sys, time
+from jouleboard.render import chart_files
 if __name__ == "__main__":
-    pool = Pool()
-    executor = pool.executor()
-    for future in [executor.submit(_ready) for _ in range(2)]:
+    chart_files._workers = lambda: 2
+    chart_files._trusted_bundle = lambda path: b"cached"
+    pool = chart_files.Pool()
+    pool.start(pathlib.Path(sys.argv[1]), workers=1, fork=True)  # forked, as a rebuild's
+    pool.widen()
+    for future in [pool.submit(chart_files._ready) for _ in range(2)]:  # one spawned
         future.result()
-    print(" ".join(map(str, executor._processes)), flush=True)
+    print(" ".join(map(str, pool.executor()._processes)), flush=True)
     time.sleep(600)
 """
 
@@ -145,10 +148,12 @@ def _alive(pid: int) -> bool:
 
 
 def test_chart_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
+    """A build killed with kill -9 stops no one: its workers, the forked one a rebuild
+    readies and a spawned one, see their parent gone and end."""
     script = tmp_path / "killed_build.py"  # a file: spawned workers re-import the main module
     script.write_text(_KILLED_BUILD)
     proc = subprocess.Popen(
-        [sys.executable, str(script)],
+        [sys.executable, str(script), str(tmp_path / "cache")],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "TMPDIR": str(tmp_path)},  # what the killed build leaves stays here
@@ -156,7 +161,7 @@ def test_chart_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
     try:
         assert proc.stdout is not None
         workers = [int(pid) for pid in proc.stdout.readline().split()]
-        assert len(workers) >= 1 and all(_alive(pid) for pid in workers)
+        assert len(workers) == 2 and all(_alive(pid) for pid in workers)
     finally:
         proc.kill()
         proc.wait()
@@ -279,6 +284,18 @@ def test_a_rebuilds_worker_warms_with_the_last_builds_charts_an_edit_redraws(
     assert calls == [started, ("warm", [])]
 
 
+def _submitted(pool: Pool, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The work ``pool`` is given from now on, in order; none of it runs."""
+    submitted: list[object] = []
+
+    def submit(work: object, *args: object) -> Future[object]:
+        submitted.append(work)
+        return Future()
+
+    monkeypatch.setattr(pool, "submit", submit)
+    return submitted
+
+
 @pytest.mark.parametrize("bundle", [b"cached", None])
 def test_a_readied_worker_warms_up_unless_it_makes_the_bundle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundle: bytes | None
@@ -286,14 +303,8 @@ def test_a_readied_worker_warms_up_unless_it_makes_the_bundle(
     """Pool.warm hands the readied worker the specs; when that worker makes the Vega bundle
     instead, the specs would start a second worker only to warm it: they are dropped."""
     monkeypatch.setattr(chart_files, "_trusted_bundle", lambda path: bundle)
-    submitted: list[object] = []
     pool = Pool()
-
-    def submit(work: object, *args: object) -> Future[object]:
-        submitted.append(work)
-        return Future()
-
-    monkeypatch.setattr(pool, "submit", submit)
+    submitted = _submitted(pool, monkeypatch)
     monkeypatch.setattr(Pool, "started", True)
     pool.start(tmp_path, workers=1)
     pool.warm(["{}"])
@@ -445,14 +456,8 @@ def test_a_pool_started_small_grows_by_one_while_it_makes_the_bundle(
     (~1.8 s): the renders get a worker of their own rather than wait behind it."""
     monkeypatch.setattr(chart_files, "_workers", lambda: 4)
     monkeypatch.setattr(chart_files, "_trusted_bundle", lambda path: None)
-    submitted: list[object] = []
     pool = Pool()
-
-    def submit(work: object, *args: object) -> Future[object]:
-        submitted.append(work)
-        return Future()
-
-    monkeypatch.setattr(pool, "submit", submit)
+    submitted = _submitted(pool, monkeypatch)
     pool.start(tmp_path, workers=1)
     assert submitted == [chart_files._make_bundle]  # the bundle, no other worker readied
     assert pool._size == 2
