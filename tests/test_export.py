@@ -172,16 +172,23 @@ def test_chart_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
 
 
 # Ctrl-C in a terminal goes to every process of the group: the build and its chart workers.
-# Here the process starts two workers, gives one a 60 s job, and presses Ctrl-C on its group.
+# Here the process starts two workers (one forked, as a rebuild readies it, one spawned),
+# gives one a 60 s job, and presses Ctrl-C on its group.
 _INTERRUPTED_BUILD = """
-import os, signal, sys, time
+import os, pathlib, signal, sys, time
+from jouleboard.render import chart_files
 from jouleboard.render.chart_files import Pool, _ready
 if __name__ == "__main__":
+    chart_files._workers = lambda: 2
+    chart_files._trusted_bundle = lambda path: b"cached"
     started = time.monotonic()
     try:
         with Pool() as pool:
-            for future in [pool.submit(_ready) for _ in range(2)]:
-                future.result()  # both workers have started and wait for work
+            pool.start(pathlib.Path(sys.argv[1]), workers=1, fork=True)  # forked
+            pool.widen()
+            for future in [pool.submit(_ready) for _ in range(2)]:  # and one spawned
+                future.result()
+            assert len(pool.executor()._processes) == 2  # both have started and wait
             pool.submit(time.sleep, 60)
             time.sleep(0.5)  # the job is running
             os.killpg(os.getpgid(0), signal.SIGINT)
@@ -198,7 +205,7 @@ def test_ctrl_c_stops_the_chart_workers_without_a_word_from_them(tmp_path: Path)
     script = tmp_path / "interrupted_build.py"  # a file: spawned workers re-import it
     script.write_text(_INTERRUPTED_BUILD)
     done = subprocess.run(
-        [sys.executable, str(script)],
+        [sys.executable, str(script), str(tmp_path / "cache")],
         capture_output=True,
         text=True,
         timeout=120,
