@@ -437,6 +437,50 @@ def test_a_rebuilds_worker_is_forked_and_the_workers_added_later_are_spawned(
     assert len(svgs) == 1 and drawn[0][2].startswith("<svg")
 
 
+# A rebuild's pool in a process that has started a thread, or vl-convert's engine, or
+# neither: the worker reports which __main__ it has (see _FORKED_THEN_SPAWNED).
+_FORK_REFUSED = """
+import pathlib, sys, threading, time
+from jouleboard.render import chart_files, compiled
+MARK = "imported again"
+def mark():
+    return MARK
+if __name__ == "__main__":
+    MARK = "the build's"
+    chart_files._trusted_bundle = lambda path: b"cached"  # no bundle job
+    if sys.argv[1] == "thread":
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    elif sys.argv[1] == "vl_convert":
+        import vl_convert
+        vl_convert.vegalite_to_svg('{"mark": "point"}', **compiled.fetching_nothing())
+    with chart_files.Pool() as pool:
+        pool.start(pathlib.Path(sys.argv[2]), workers=1, fork=True)
+        print(pool.submit(mark).result(timeout=120))
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "worker"),
+    [("nothing", "the build's"), ("thread", "imported again"), ("vl_convert", "imported again")],
+)
+def test_a_rebuilds_worker_is_spawned_after_a_thread_or_vl_convert_started(
+    tmp_path: Path, before: str, worker: str
+) -> None:
+    """Asked to fork, a pool still spawns its worker when the process runs another thread
+    or has started vl-convert's engine (whose threads Python does not see): a forked child
+    could find a lock taken that no thread of its own gives back, and hang."""
+    script = tmp_path / "rebuild.py"  # a file: a spawned worker imports it again
+    script.write_text(_FORK_REFUSED)
+    done = subprocess.run(
+        [sys.executable, str(script), before, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == worker
+
+
 def test_no_worker_is_forked_from_a_process_with_threads_or_vl_convert(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
