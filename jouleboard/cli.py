@@ -31,7 +31,7 @@ from jouleboard.commands import (
     validate,
 )
 from jouleboard.commands.common import UsageError, github_annotations, problem_report
-from jouleboard.core.problems import ValidationFailed
+from jouleboard.core.problems import RenderFailed, ValidationFailed
 from jouleboard.output.folder import OutputRefused
 
 INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
@@ -152,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except OutputRefused as e:  # an --out a build may not replace: nothing was touched
+    except (OutputRefused, RenderFailed) as e:  # an --out a build may not replace, charts
+        # no worker could draw: nothing was touched
         print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # a file or port the command needs: one line, no traceback

@@ -110,6 +110,7 @@ SLOW_MODULES = frozenset(
         "test_serve_hardening",
         "test_mlperf_import",
         "test_live_watch",
+        "test_render_failed",
     }
 )
 _ALWAYS_SLOW = ("browser", "package")

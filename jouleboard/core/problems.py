@@ -41,6 +41,12 @@ class ValidationFailed(Exception):
         return "\n".join(lines)
 
 
+class RenderFailed(Exception):
+    """The charts could not be drawn, whatever the input: vl-convert did not start, or a
+    chart worker process ended abruptly (killed, out of memory). Its text is one line: what
+    happened and what to do. Nothing has been written when it is raised."""
+
+
 def closest(value: str, known: Iterable[str]) -> str | None:
     """The one of ``known`` that ``value`` was most likely meant to be (a typo, or the
     wrong case: ``h100`` for ``H100``), or None when none is near."""

@@ -31,6 +31,7 @@ import time
 import xml.parsers.expat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from jouleboard.core.console import SILENT, Progress
 from jouleboard.core.fonts import system_fonts
 from jouleboard.core.jsonio import dumps_canonical
-from jouleboard.core.problems import Problem, ValidationFailed, shown_path
+from jouleboard.core.problems import Problem, RenderFailed, ValidationFailed, shown_path
 from jouleboard.core.safe_read import FileRefused, read_capped
 from jouleboard.core.shapes import JsonObject
 
@@ -203,17 +204,24 @@ def _start_renderer(fonts_config: Path | None) -> None:
     and rasterising) in this process: with the system's fonts if ``fonts_config`` is None,
     else with the fonts that configuration lists (see :func:`_no_fonts_config`). Once
     made, a database stays as it is for the life of the process, and never reads the
-    configuration again."""
-    import vl_convert
-
+    configuration again. Raises :class:`RenderFailed` if vl-convert does not load or draw."""
     from jouleboard.render.compiled import fetching_nothing
 
-    with contextlib.nullcontext() if fonts_config is None else _fonts_configured(fonts_config):
-        svg = vl_convert.vegalite_to_svg(
-            '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}',
-            **fetching_nothing(),
-        )
-        vl_convert.svg_to_png(svg)
+    try:
+        import vl_convert
+
+        with contextlib.nullcontext() if fonts_config is None else _fonts_configured(fonts_config):
+            svg = vl_convert.vegalite_to_svg(
+                '{"data":{"values":[{"a":"x"}]},"mark":"text","encoding":{"text":{"field":"a"}}}',
+                **fetching_nothing(),
+            )
+            vl_convert.svg_to_png(svg)
+    except Exception as e:  # (an ImportError from a broken install, vl-convert's own errors)
+        raise RenderFailed(
+            f"vl-convert, which draws the charts, could not start ({type(e).__name__}: {e}); "
+            "check that `python -c 'import vl_convert'` works, and reinstall "
+            "vl-convert-python if it does not"
+        ) from e
 
 
 _renderer_here = False  # whether this process has started its renderer (_render_here)
@@ -481,6 +489,9 @@ def _workers() -> int:
     return min(cores, 4)
 
 
+# Why this worker's renderer did not start, if it did not (see _start_worker).
+_start_failure: RenderFailed | None = None
+
 # Set by the build once it has handed the workers a chart to draw (see Pool.submit): a
 # worker then stops warming up (see _warm). A worker's own copy, given as it starts.
 _work_waiting: EventType | None = None
@@ -540,14 +551,28 @@ def _start_worker(
     (kill -9 leaves no one to stop it, and it would wait for work forever). A worker
     ignores Ctrl-C, which its build handles by stopping it (a Ctrl-C in a terminal goes to
     every process of the build, and a worker it interrupted printed its traceback): see
-    :meth:`Pool.submit`."""
-    global _work_waiting
+    :meth:`Pool.submit`.
+
+    A renderer that does not start is not the initializer's failure, which would print a
+    traceback here and leave the build only a broken pool: every job given to this worker
+    then raises the :class:`RenderFailed` that says why (see :func:`_in_worker`)."""
+    global _work_waiting, _start_failure
     _work_waiting = work_waiting
     if hasattr(os, "nice"):  # (not on Windows)
         os.nice(WORKER_NICENESS)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
-    _start_renderer(None if fonts_config is None else Path(fonts_config))
+    try:
+        _start_renderer(None if fonts_config is None else Path(fonts_config))
+    except RenderFailed as e:
+        _start_failure = e
+
+
+def _in_worker(work: Callable[..., _Made], *args: object) -> _Made:
+    """``work(*args)`` in a worker whose renderer started; else the reason it did not."""
+    if _start_failure is not None:
+        raise _start_failure
+    return work(*args)
 
 
 def _end_with_parent(parent: int) -> None:
@@ -609,12 +634,15 @@ class Pool:
     def __enter__(self) -> Pool:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, *rest: object
+    ) -> None:
         """Stop the workers once no job of theirs is wanted: on Ctrl-C, or when all they
         have left to do is start (a rebuild that drew no chart waited ~0.3 s for the worker
         :meth:`start` had asked for) or end (vl-convert takes ~0.4 s). After any other
         failure a job still running (the Vega bundle) is awaited, and so cached for the
-        next build."""
+        next build. A worker that ended abruptly (a broken pool) is told as a
+        :class:`RenderFailed` that says how it ended."""
         try:
             if (kind is not None and issubclass(kind, KeyboardInterrupt)) or not self._pending:
                 for process in self._workers.values():
@@ -627,6 +655,28 @@ class Pool:
             # them (nor should the build: vl-convert takes ~0.4 s to end).
             if self._fonts is not None:
                 self._fonts.cleanup()
+        if kind is not None and issubclass(kind, BrokenProcessPool):
+            raise RenderFailed(
+                f"a chart worker process ended abruptly{self._how_ended()}; nothing was "
+                "written. Build again: the charts drawn so far are kept in the chart cache"
+            ) from error
+
+    def _how_ended(self) -> str:
+        """How the first worker that ended abruptly ended, if the pool knows: ``" (killed
+        by SIGKILL ...)"``; its other workers were ended with SIGTERM after it."""
+        for process in self._workers.values():
+            code = process.exitcode
+            if code is None or code in (0, -signal.SIGTERM):
+                continue
+            if code > 0:
+                return f" (exit status {code})"
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            cause = ", as the system ends a process when memory runs out" * (name == "SIGKILL")
+            return f" (killed by {name}{cause})"
+        return ""
 
     def release(self) -> None:
         """Tell the workers to end (their memory is freed as they do) without waiting for
@@ -673,12 +723,12 @@ class Pool:
             or threading.current_thread() is not threading.main_thread()  # sets no handler
             or not hasattr(signal, "pthread_sigmask")  # Windows
         ):
-            return self._wanted(work, executor.submit(work, *args))
+            return self._wanted(work, executor.submit(_in_worker, work, *args))
         held = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the mask as it is
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            return self._wanted(work, executor.submit(work, *args))
+            return self._wanted(work, executor.submit(_in_worker, work, *args))
         finally:
             signal.signal(signal.SIGINT, handler)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
