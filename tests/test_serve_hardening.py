@@ -345,6 +345,29 @@ def test_each_rebuild_says_its_warnings(capsys: pytest.CaptureFixture[str]) -> N
     assert out.err == f"warning: {unread}\n"
 
 
+def test_a_rebuild_whose_charts_cannot_be_drawn_says_why_and_keeps_serving(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A chart worker killed during a rebuild (tests/test_render_failed.py): serve prints and
+    shows the build's one line, as `jouleboard build` does, not an exception's class name
+    before it, and goes on serving the previous site."""
+    from jouleboard.core.problems import RenderFailed
+
+    said = "a chart worker process ended abruptly (killed by SIGKILL); nothing was written"
+
+    class Live:
+        def update(self, changes: object, waiting: object, publish: object) -> None:
+            raise RenderFailed(said)
+
+    state = serve._State()
+    assert not serve._update(Live(), state, None)  # type: ignore[arg-type]
+    assert capsys.readouterr().out.splitlines() == [
+        f"error: {said}",
+        "rebuild failed; still serving the previous site (open pages show why)",
+    ]
+    assert state.error == f"error: {said}"
+
+
 def test_a_data_folder_moved_away_is_missing_not_unreadable(tmp_path: Path) -> None:
     """`mv data ../elsewhere` while serving: the rebuild said "file.unreadable: cannot list
     this folder ... (check its permissions ...)"; a folder that is not there is missing."""

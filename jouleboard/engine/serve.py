@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 
 from jouleboard.core.escape import text_line
-from jouleboard.core.problems import ValidationFailed
+from jouleboard.core.problems import RenderFailed, ValidationFailed
 from jouleboard.engine.build import find_project
 from jouleboard.engine.live import Changes, LiveSite, output_path
 from jouleboard.engine.watch import snapshot, watch
@@ -563,6 +563,8 @@ def _update(live: LiveSite, state: _State, changes: Changes, first: bool = False
         summary = live.update(changes, state.pages_waiting, publish)
     except ValidationFailed as e:
         report = e.report()
+    except RenderFailed as e:  # (vl-convert did not start, a chart worker was killed)
+        report = f"error: {e}"
     except OutputRefused:  # --out itself is wrong: no edit will fix it, so stop (one line)
         raise
     except Exception as e:  # a template error, an unreadable file...: the site stays up

@@ -658,7 +658,7 @@ class Pool:
         if kind is not None and issubclass(kind, BrokenProcessPool):
             raise RenderFailed(
                 f"a chart worker process ended abruptly{self._how_ended()}; nothing was "
-                "written. Build again: the charts drawn so far are kept in the chart cache"
+                "written. Build again (the charts drawn so far are kept in the chart cache)"
             ) from error
 
     def _how_ended(self) -> str:
