@@ -409,6 +409,21 @@ if __name__ == "__main__":
 """
 
 
+def _rebuild_script(tmp_path: Path, text: str, argument: str) -> str:
+    """What ``text``, run as a script with ``argument`` and a chart cache in ``tmp_path``,
+    prints (it must succeed). A file: a spawned worker imports its main module again."""
+    script = tmp_path / "rebuild.py"
+    script.write_text(text)
+    done = subprocess.run(
+        [sys.executable, str(script), argument, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_a_rebuilds_worker_is_forked_and_the_workers_added_later_are_spawned(
     tmp_path: Path,
 ) -> None:
@@ -416,17 +431,8 @@ def test_a_rebuilds_worker_is_forked_and_the_workers_added_later_are_spawned(
     interpreter and no imports of what the build has loaded (about 0.15 s of CPU sooner).
     Once the pool's own thread runs, forking is unsafe: the workers a widened pool adds are
     spawned, as a cold build's are. Both kinds draw a chart byte for byte alike."""
-    script = tmp_path / "rebuild.py"  # a file: a spawned worker imports it again
-    script.write_text(_FORKED_THEN_SPAWNED)
     spec = dumps_canonical(_bars(["a", "b", "c"]))
-    done = subprocess.run(
-        [sys.executable, str(script), spec, str(tmp_path / "cache")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    said = json.loads(done.stdout)
+    said = json.loads(_rebuild_script(tmp_path, _FORKED_THEN_SPAWNED, spec))
     assert said["threads"] == 1
     drawn = said["drawn"]
     first_pid = drawn[0][1]
@@ -469,16 +475,7 @@ def test_a_rebuilds_worker_is_spawned_after_a_thread_or_vl_convert_started(
     """Asked to fork, a pool still spawns its worker when the process runs another thread
     or has started vl-convert's engine (whose threads Python does not see): a forked child
     could find a lock taken that no thread of its own gives back, and hang."""
-    script = tmp_path / "rebuild.py"  # a file: a spawned worker imports it again
-    script.write_text(_FORK_REFUSED)
-    done = subprocess.run(
-        [sys.executable, str(script), before, str(tmp_path / "cache")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == worker
+    assert _rebuild_script(tmp_path, _FORK_REFUSED, before).strip() == worker
 
 
 def test_no_worker_is_forked_from_a_process_with_threads_or_vl_convert(
