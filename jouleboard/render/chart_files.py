@@ -219,8 +219,8 @@ def _start_renderer(fonts_config: Path | None) -> None:
     except Exception as e:  # (an ImportError from a broken install, vl-convert's own errors)
         raise RenderFailed(
             f"vl-convert, which draws the charts, could not start ({type(e).__name__}: {e}); "
-            "check that `python -c 'import vl_convert'` works, and reinstall "
-            "vl-convert-python if it does not"
+            "nothing was written. Check that `python -c 'import vl_convert'` works, and "
+            "reinstall vl-convert-python if it does not"
         ) from e
 
 
