@@ -152,8 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except (OutputRefused, RenderFailed) as e:  # an --out a build may not replace, charts
-        # no worker could draw: nothing was touched
+    # An --out a build may not replace, or charts no worker could draw: nothing was touched.
+    except (OutputRefused, RenderFailed) as e:
         print(f"jouleboard {args.command}: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # a file or port the command needs: one line, no traceback

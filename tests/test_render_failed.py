@@ -74,9 +74,10 @@ def _untouched(out: Path, before: dict[str, str]) -> None:
 def test_a_build_whose_vl_convert_does_not_load_says_so_in_one_line(
     tmp_path: Path, golden_site: Path
 ) -> None:
-    """vl-convert's native library fails to load, in every process (a broken install): the
-    rebuild's forked worker and any spawned one cannot start their renderer. Before, each
-    worker printed its initializer's traceback and the build a BrokenProcessPool one."""
+    """vl-convert's native library fails to load, in every process (a broken install). With
+    a fresh chart cache the build spawns its workers as it starts, and none of them can start
+    its renderer. Before, each worker printed its initializer's traceback and the build a
+    BrokenProcessPool one. (A rebuild's forked worker starts through the same function.)"""
     shim = tmp_path / "shim"
     shim.mkdir()
     (shim / "vl_convert.py").write_text(
